@@ -1,0 +1,136 @@
+package core
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Conversation is what the bot remembers between turns: which CLI, where,
+// and the token to continue its session. No process runs between turns.
+type Conversation struct {
+	Plugin      string
+	Workdir     string
+	ResumeToken string
+	Started     time.Time
+	LastUsed    time.Time
+}
+
+// Conversations is the in-memory map of active conversations. It is safe
+// for concurrent use.
+type Conversations struct {
+	mu     sync.RWMutex
+	active map[ConversationKey]Conversation
+	// last remembers the plugin of an ended conversation, for a bare /resume.
+	last map[ConversationKey]string
+	// onChange, when set, is called after every change (outside the lock),
+	// so the map can be mirrored to disk.
+	onChange func()
+}
+
+// NewConversations returns an empty map.
+func NewConversations() *Conversations {
+	return &Conversations{active: make(map[ConversationKey]Conversation), last: make(map[ConversationKey]string)}
+}
+
+// Get returns the active conversation for k.
+func (c *Conversations) Get(k ConversationKey) (Conversation, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	conv, ok := c.active[k]
+	return conv, ok
+}
+
+// Put stores conv as the active conversation for k.
+func (c *Conversations) Put(k ConversationKey, conv Conversation) {
+	c.mu.Lock()
+	c.active[k] = conv
+	delete(c.last, k)
+	c.mu.Unlock()
+	c.changed()
+}
+
+// Update applies f to the active conversation for k, if there is one, and
+// reports whether there was.
+func (c *Conversations) Update(k ConversationKey, f func(*Conversation)) bool {
+	c.mu.Lock()
+	conv, ok := c.active[k]
+	if ok {
+		f(&conv)
+		c.active[k] = conv
+	}
+	c.mu.Unlock()
+	if ok {
+		c.changed()
+	}
+	return ok
+}
+
+// End removes the conversation for k and returns it.
+func (c *Conversations) End(k ConversationKey) (Conversation, bool) {
+	c.mu.Lock()
+	conv, ok := c.active[k]
+	if ok {
+		delete(c.active, k)
+		c.last[k] = conv.Plugin
+	}
+	c.mu.Unlock()
+	if ok {
+		c.changed()
+	}
+	return conv, ok
+}
+
+// LastPlugin returns the plugin of k's active conversation, or of the one
+// that ended last.
+func (c *Conversations) LastPlugin(k ConversationKey) string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if conv, ok := c.active[k]; ok {
+		return conv.Plugin
+	}
+	return c.last[k]
+}
+
+// Len returns the number of active conversations.
+func (c *Conversations) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.active)
+}
+
+// Entry is one active conversation with its key.
+type Entry struct {
+	Key ConversationKey
+	Conversation
+}
+
+// All returns every active conversation, most recently used first.
+func (c *Conversations) All() []Entry {
+	c.mu.RLock()
+	out := make([]Entry, 0, len(c.active))
+	for k, v := range c.active {
+		out = append(out, Entry{k, v})
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].LastUsed.After(out[j].LastUsed) })
+	return out
+}
+
+// Load replaces the map's contents, as at start-up from a saved state.
+func (c *Conversations) Load(entries []Entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range entries {
+		c.active[e.Key] = e.Conversation
+	}
+}
+
+// OnChange sets a function called after each change. Set it before use.
+func (c *Conversations) OnChange(f func()) { c.onChange = f }
+
+func (c *Conversations) changed() {
+	if c.onChange != nil {
+		c.onChange()
+	}
+}

@@ -1,0 +1,294 @@
+package core
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// StreamCoordinator turns a turn's events into a platform's messages: it
+// posts the reply as soon as there is something to show, then edits it as
+// more arrives, no faster than the platform's Limits allow, and continues in
+// new messages when the rendered reply outgrows one. It is safe for
+// concurrent use; each Reply has its own sender goroutine.
+type StreamCoordinator struct {
+	platform Platform
+	limits   Limits
+	clock    Clock
+	logger   *slog.Logger
+
+	mu       sync.Mutex
+	channels map[string]*rate.Limiter
+}
+
+// NewStreamCoordinator returns a coordinator for p. A nil clock is the
+// system clock; a nil logger discards.
+func NewStreamCoordinator(p Platform, clock Clock, logger *slog.Logger) *StreamCoordinator {
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	return &StreamCoordinator{
+		platform: p,
+		limits:   p.Limits(),
+		clock:    clock,
+		logger:   orDiscard(logger),
+		channels: make(map[string]*rate.Limiter),
+	}
+}
+
+// channelLimiter returns the limiter shared by every reply in one channel.
+func (c *StreamCoordinator) channelLimiter(t Target) *rate.Limiter {
+	if c.limits.ChannelInterval <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := t.Channel
+	lim, ok := c.channels[key]
+	if !ok {
+		lim = rate.NewLimiter(rate.Every(c.limits.ChannelInterval), max(1, c.limits.ChannelBurst))
+		c.channels[key] = lim
+	}
+	return lim
+}
+
+// Reply is one streamed answer. Emit may be called from one goroutine at a
+// time; Close from any.
+type Reply struct {
+	c      *StreamCoordinator
+	ctx    context.Context
+	target Target
+	editLm *rate.Limiter
+	chanLm *rate.Limiter
+
+	mu      sync.Mutex
+	blocks  []ResponseBlock
+	version int
+	closed  bool
+
+	// Owned by the sender goroutine.
+	pushed   int
+	pages    []sentPage
+	retryAt  time.Time
+	failures int
+
+	wake chan struct{}
+	done chan struct{}
+}
+
+type sentPage struct {
+	ref  MessageRef
+	text string
+}
+
+// NewReply starts a reply in target. ctx bounds delivery (not the turn): a
+// turn that is stopped still gets its last state delivered.
+func (c *StreamCoordinator) NewReply(ctx context.Context, target Target) *Reply {
+	r := &Reply{
+		c:      c,
+		ctx:    ctx,
+		target: target,
+		chanLm: c.channelLimiter(target),
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
+	}
+	if c.limits.EditInterval > 0 {
+		r.editLm = rate.NewLimiter(rate.Every(c.limits.EditInterval), 1)
+	}
+	go r.send()
+	return r
+}
+
+// Emit folds one event into the reply.
+func (r *Reply) Emit(ev Event) {
+	r.mu.Lock()
+	switch ev.Kind {
+	case EventText:
+		if ev.Text == "" {
+			r.mu.Unlock()
+			return
+		}
+		if n := len(r.blocks); n > 0 && r.blocks[n-1].Kind == BlockText {
+			r.blocks[n-1].Text += ev.Text
+		} else {
+			r.blocks = append(r.blocks, ResponseBlock{Kind: BlockText, Text: ev.Text})
+		}
+	case EventBlock:
+		r.putBlock(ev.Block)
+	default:
+		r.mu.Unlock()
+		return
+	}
+	r.version++
+	r.mu.Unlock()
+	r.poke()
+}
+
+// Add appends or replaces a block, like an EventBlock event.
+func (r *Reply) Add(b ResponseBlock) { r.Emit(BlockEvent(b)) }
+
+func (r *Reply) putBlock(b ResponseBlock) {
+	if b.ID != "" {
+		for i := len(r.blocks) - 1; i >= 0; i-- {
+			if r.blocks[i].ID == b.ID && r.blocks[i].Kind == b.Kind {
+				r.blocks[i] = b
+				return
+			}
+		}
+	}
+	r.blocks = append(r.blocks, b)
+}
+
+// Blocks returns a copy of the blocks so far.
+func (r *Reply) Blocks() []ResponseBlock {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]ResponseBlock(nil), r.blocks...)
+}
+
+// Close marks the reply complete and waits until its final state has been
+// delivered or ctx (or the delivery context) is done.
+func (r *Reply) Close(ctx context.Context) {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.poke()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+	}
+}
+
+func (r *Reply) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// send is the reply's sender goroutine: it pushes the newest state whenever
+// it changes and the limiters allow, and exits once the closed reply is
+// fully delivered.
+func (r *Reply) send() {
+	defer close(r.done)
+	for {
+		select {
+		case <-r.wake:
+		case <-r.ctx.Done():
+			return
+		}
+		for {
+			r.mu.Lock()
+			closed, version := r.closed, r.version
+			r.mu.Unlock()
+			if version == r.pushed || (r.c.limits.FinalOnly && !closed) {
+				if closed {
+					return
+				}
+				break
+			}
+			wait := r.push(version)
+			if wait > 0 {
+				r.c.clock.AfterFunc(wait, r.poke)
+				break
+			}
+		}
+	}
+}
+
+// maxFailures is how often a write may fail (other than by rate limiting)
+// before the sender gives up on the current state and waits for the next.
+const maxFailures = 3
+
+// push renders the blocks and sends or edits every page that changed. It
+// returns how long to wait when a limiter or the platform said not yet.
+func (r *Reply) push(version int) time.Duration {
+	now := r.c.clock.Now()
+	if now.Before(r.retryAt) {
+		return r.retryAt.Sub(now)
+	}
+	pages := r.c.platform.Render(r.Blocks())
+	for i, text := range pages {
+		if i < len(r.pages) && r.pages[i].text == text {
+			continue
+		}
+		editing := i < len(r.pages)
+		if editing {
+			if d := delay(r.editLm, now); d > 0 {
+				return d
+			}
+		}
+		if d := delay(r.chanLm, now); d > 0 {
+			return d
+		}
+		if err := r.write(i, text, editing); err != nil {
+			if rl, ok := AsRateLimit(err); ok {
+				r.retryAt = now.Add(rl.RetryAfter)
+				r.c.logger.Info("rate limited", "target", r.target.Channel, "retry_after", rl.RetryAfter)
+				return max(rl.RetryAfter, time.Millisecond)
+			}
+			r.failures++
+			r.c.logger.Warn("deliver reply", "target", r.target.Channel, "err", err, "failures", r.failures)
+			if r.failures >= maxFailures {
+				r.failures = 0
+				r.pushed = version
+				return 0
+			}
+			return time.Duration(r.failures) * 500 * time.Millisecond
+		}
+		r.failures = 0
+	}
+	r.pushed = version
+	return 0
+}
+
+// write sends page i, or edits it when it was sent before. An edit the
+// platform refuses for a reason other than rate limiting is retried as a
+// new message, so a reply never stays stuck on an old state.
+func (r *Reply) write(i int, text string, editing bool) error {
+	if editing {
+		err := r.c.platform.Edit(r.ctx, r.pages[i].ref, text)
+		if err == nil {
+			r.pages[i].text = text
+			return nil
+		}
+		if _, ok := AsRateLimit(err); ok || r.ctx.Err() != nil {
+			return err
+		}
+		r.c.logger.Warn("edit failed, sending as a new message", "err", err)
+	}
+	ref, err := r.c.platform.Send(r.ctx, r.target, text)
+	if err != nil {
+		return err
+	}
+	if editing {
+		r.pages[i] = sentPage{ref, text}
+	} else {
+		r.pages = append(r.pages, sentPage{ref, text})
+	}
+	return nil
+}
+
+// delay returns how long until lim allows one event at now, taking the
+// token when it is available.
+func delay(lim *rate.Limiter, now time.Time) time.Duration {
+	if lim == nil {
+		return 0
+	}
+	res := lim.ReserveN(now, 1)
+	d := res.DelayFrom(now)
+	if d > 0 {
+		res.CancelAt(now)
+	}
+	return d
+}
+
+func orDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
+}

@@ -1,0 +1,290 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// listLimit is how many past conversations a listing shows.
+const listLimit = 10
+
+// command runs a slash command from m.
+func (r *Router) command(ctx context.Context, a *attached, m Message) {
+	cmd, err := ParseCommand(m.Text, r.cfg.Plugins.IDs())
+	if err != nil {
+		r.replyError(a, m.Target(), err)
+		return
+	}
+	r.logger.Info("command", "conversation", m.Key.String(), "command", string(cmd.Name), "plugin", cmd.Plugin)
+	text, err := r.runCommand(ctx, a, m, cmd)
+	if err != nil {
+		r.replyError(a, m.Target(), err)
+		return
+	}
+	if text != "" {
+		r.reply(a, m.Target(), text)
+	}
+}
+
+func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
+	switch cmd.Name {
+	case CmdHelp:
+		return r.help(), nil
+	case CmdStart:
+		return r.start(m, cmd)
+	case CmdEnd:
+		if _, ok := r.convs.End(m.Key); !ok {
+			return "There is no conversation here to end.", nil
+		}
+		r.stop(m.Key)
+		return "Conversation ended. Its history stays with the CLI: /resume brings it back.", nil
+	case CmdStop:
+		dropped, running := r.stop(m.Key)
+		if !running {
+			return "Nothing is running.", nil
+		}
+		if dropped > 0 {
+			return fmt.Sprintf("Stopping the running turn; %d queued messages dropped.", dropped), nil
+		}
+		return "Stopping the running turn.", nil
+	case CmdStatus:
+		return r.status(m, cmd.Arg == "all")
+	case CmdWorkdir:
+		conv, ok := r.convs.Get(m.Key)
+		if !ok {
+			return "No conversation here. The default workdir is " + r.defaultWorkdir(), nil
+		}
+		return "Workdir: " + conv.Workdir, nil
+	case CmdWorkdirSet:
+		return r.setWorkdir(m, cmd.Arg)
+	case CmdConversations:
+		return r.listConversations(ctx, a, m, cmd.Plugin, "")
+	case CmdResume:
+		return r.resume(ctx, a, m, cmd)
+	}
+	return "", Errorf("command %q is not implemented", cmd.Name)
+}
+
+func (r *Router) help() string {
+	var ps []Plugin
+	for _, id := range r.cfg.Plugins.IDs() {
+		p, _ := r.cfg.Plugins.Get(id)
+		ps = append(ps, p)
+	}
+	return Help(ps)
+}
+
+func (r *Router) defaultWorkdir() string {
+	if r.cfg.DefaultWorkdir != "" {
+		return r.cfg.DefaultWorkdir
+	}
+	return r.cfg.Roots[0]
+}
+
+// workdirFor resolves a user's path for m's conversation, against its
+// current workdir.
+func (r *Router) workdirFor(m Message, path string) (string, error) {
+	base := r.defaultWorkdir()
+	if conv, ok := r.convs.Get(m.Key); ok {
+		base = conv.Workdir
+	}
+	if path == "" {
+		return base, nil
+	}
+	return r.cfg.Roots.Resolve(path, base)
+}
+
+func (r *Router) start(m Message, cmd Command) (string, error) {
+	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
+	wd, err := r.workdirFor(m, cmd.Arg)
+	if err != nil {
+		return "", err
+	}
+	now := r.clock.Now()
+	r.convs.Put(m.Key, Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now})
+	return fmt.Sprintf("%s conversation started in %s. Just type to chat.", p.Name(), wd), nil
+}
+
+func (r *Router) setWorkdir(m Message, path string) (string, error) {
+	if _, ok := r.convs.Get(m.Key); !ok {
+		return "", Errorf("no conversation here; start one with a workdir: /%s start <path>", r.cfg.Plugins.IDs()[0])
+	}
+	wd, err := r.workdirFor(m, path)
+	if err != nil {
+		return "", err
+	}
+	r.convs.Update(m.Key, func(c *Conversation) {
+		if c.Workdir != wd {
+			// Every CLI keys its sessions by directory: the old session
+			// cannot be resumed from the new one.
+			c.ResumeToken = ""
+		}
+		c.Workdir = wd
+	})
+	return "Workdir set to " + wd + ". The next message starts a new session there.", nil
+}
+
+func (r *Router) status(m Message, all bool) (string, error) {
+	if all {
+		if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Key.User) {
+			return "", Errorf("/status all is for admins")
+		}
+		entries := r.convs.All()
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d active conversations", len(entries))
+		for _, e := range entries {
+			fmt.Fprintf(&b, "\n%s: %s in %s, last used %s", e.Key, e.Plugin, e.Workdir, e.LastUsed.Format(time.DateTime))
+		}
+		return b.String(), nil
+	}
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.noConversation(), nil
+	}
+	p, _ := r.cfg.Plugins.Get(conv.Plugin)
+	name := conv.Plugin
+	if p != nil {
+		name = p.Name()
+	}
+	session := conv.ResumeToken
+	if session == "" {
+		session = "new (none yet)"
+	}
+	r.mu.Lock()
+	q, running := r.queues[m.Key]
+	state := "idle"
+	if running {
+		state = fmt.Sprintf("running a turn, %d queued", len(q.pending))
+	}
+	r.mu.Unlock()
+	return fmt.Sprintf("%s in %s\nSession: %s\nStarted: %s\nLast used: %s\nState: %s",
+		name, conv.Workdir, session, conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state), nil
+}
+
+// listConversations shows the plugin's past conversations for this
+// conversation's workdir, as buttons where the platform has them.
+func (r *Router) listConversations(ctx context.Context, a *attached, m Message, pluginID, resumeCmd string) (string, error) {
+	p, _ := r.cfg.Plugins.Get(pluginID)
+	wd, _ := r.workdirFor(m, "")
+	infos, err := p.Conversations(ctx, wd)
+	if err != nil {
+		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
+	}
+	if len(infos) == 0 {
+		return fmt.Sprintf("No %s conversations in %s yet.", p.Name(), wd), nil
+	}
+	if resumeCmd == "" {
+		resumeCmd = "/" + p.ID() + " resume"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s conversations in %s (newest first):", p.Name(), wd)
+	var choices []Choice
+	for i, c := range infos[:min(len(infos), listLimit)] {
+		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.ID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
+		choices = append(choices, Choice{Label: Shorten(c.Title, 40), Command: resumeCmd + " " + c.ID})
+	}
+	if o, ok := a.p.(ChoiceOfferer); ok {
+		if err := o.OfferChoices(ctx, m.Target(), b.String(), choices); err == nil {
+			return "", nil
+		}
+	}
+	fmt.Fprintf(&b, "\nResume one with %s <id or number>.", resumeCmd)
+	return b.String(), nil
+}
+
+func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
+	pluginID := cmd.Plugin
+	if pluginID == "" {
+		pluginID = r.convs.LastPlugin(m.Key)
+		if pluginID == "" {
+			return "", Errorf("no current or previous conversation here; use /<plugin> resume <id>, e.g. /%s resume <id>", r.cfg.Plugins.IDs()[0])
+		}
+	}
+	p, ok := r.cfg.Plugins.Get(pluginID)
+	if !ok {
+		return "", Errorf("plugin %q is not configured", pluginID)
+	}
+	if cmd.Arg == "" {
+		resumeCmd := "/resume"
+		if cmd.Plugin != "" {
+			resumeCmd = "/" + p.ID() + " resume"
+		}
+		return r.listConversations(ctx, a, m, p.ID(), resumeCmd)
+	}
+	wd, _ := r.workdirFor(m, "")
+	infos, err := p.Conversations(ctx, wd)
+	if err != nil {
+		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
+	}
+	info, err := pickConversation(infos, cmd.Arg)
+	if err != nil {
+		if c, ok := p.(ResumeIDChecker); ok && len(infos) == 0 {
+			// A CLI without a listing: trust an id of the right form.
+			if cerr := c.CheckResumeID(cmd.Arg); cerr == nil {
+				info, err = ConversationInfo{ID: cmd.Arg}, nil
+			}
+		}
+		if err != nil {
+			return "", Errorf("%v in %s's %s history. /%s conversations lists them", err, wd, p.Name(), p.ID())
+		}
+	}
+	now := r.clock.Now()
+	r.convs.Put(m.Key, Conversation{Plugin: p.ID(), Workdir: wd, ResumeToken: info.ID, Started: now, LastUsed: now})
+	title := ""
+	if info.Title != "" {
+		title = " (" + Shorten(info.Title, 60) + ")"
+	}
+	return fmt.Sprintf("Resumed %s conversation %s%s in %s. Just type to chat.", p.Name(), info.ID, title, wd), nil
+}
+
+// pickConversation finds arg among infos: a full id, an unambiguous
+// prefix, or a number from the listing.
+func pickConversation(infos []ConversationInfo, arg string) (ConversationInfo, error) {
+	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= min(len(infos), listLimit) && len(arg) <= 2 {
+		return infos[n-1], nil
+	}
+	var found []ConversationInfo
+	for _, c := range infos {
+		if c.ID == arg {
+			return c, nil
+		}
+		if strings.HasPrefix(c.ID, arg) {
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return ConversationInfo{}, fmt.Errorf("no conversation %q", arg)
+	}
+	return ConversationInfo{}, fmt.Errorf("%q matches %d conversations; give more of the id", arg, len(found))
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// Shorten flattens s to one line of at most n runes, marking a cut with an
+// ellipsis.
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n-1]) + "…"
+	}
+	return s
+}
+
+func joinIDs(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = "/" + id
+	}
+	return strings.Join(out, ", ")
+}

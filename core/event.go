@@ -1,0 +1,52 @@
+package core
+
+import "time"
+
+// EventKind says what a plugin Event carries.
+type EventKind int
+
+const (
+	// EventText appends Text to the answer (a streamed delta).
+	EventText EventKind = iota
+	// EventBlock adds Block, or replaces the block with the same ID.
+	EventBlock
+	// EventSession reports the resume token (and model) as soon as the CLI
+	// announces it, so a turn cut short can still be resumed.
+	EventSession
+	// EventDone ends the turn; Result holds its outcome.
+	EventDone
+)
+
+// Event is what a Plugin emits while a turn runs.
+type Event struct {
+	Kind        EventKind
+	Text        string
+	Block       ResponseBlock
+	ResumeToken string
+	Model       string
+	Result      *TurnResult
+}
+
+// TurnResult is a turn's outcome as the CLI reported it.
+type TurnResult struct {
+	ResumeToken string
+	// IsError is true when the CLI reported a failed turn. The plugin has
+	// already emitted an error block saying why.
+	IsError  bool
+	Duration time.Duration
+	CostUSD  float64
+	// InputTokens and OutputTokens are as the CLI reported them; 0 when not.
+	InputTokens  int
+	OutputTokens int
+}
+
+// TextEvent returns an EventText event.
+func TextEvent(s string) Event { return Event{Kind: EventText, Text: s} }
+
+// BlockEvent returns an EventBlock event.
+func BlockEvent(b ResponseBlock) Event { return Event{Kind: EventBlock, Block: b} }
+
+// ErrorEvent returns an EventBlock event with an error block.
+func ErrorEvent(msg string) Event {
+	return Event{Kind: EventBlock, Block: ResponseBlock{Kind: BlockError, Text: msg}}
+}

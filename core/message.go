@@ -1,0 +1,57 @@
+package core
+
+import "fmt"
+
+// ConversationKey identifies one conversation: a user in a channel, and
+// optionally a thread (or forum topic) within it. Adapters decide how their
+// platform's places map onto these fields; the router only compares them.
+type ConversationKey struct {
+	Platform string
+	User     string
+	Channel  string
+	Thread   string
+}
+
+// String returns a compact form for logs.
+func (k ConversationKey) String() string {
+	if k.Thread != "" {
+		return fmt.Sprintf("%s/%s/%s/%s", k.Platform, k.User, k.Channel, k.Thread)
+	}
+	return fmt.Sprintf("%s/%s/%s", k.Platform, k.User, k.Channel)
+}
+
+// Target is where the bot writes: the key's channel and thread.
+func (k ConversationKey) Target() Target {
+	return Target{Platform: k.Platform, Channel: k.Channel, Thread: k.Thread}
+}
+
+// Target is a place a platform can post messages in.
+type Target struct {
+	Platform string
+	Channel  string
+	Thread   string
+	// ReplyTo is an adapter's own reference for replying to the triggering
+	// message or interaction (a Discord interaction token, a Slack
+	// response_url). Adapters that need none leave it empty.
+	ReplyTo string
+}
+
+// Message is one thing a user wrote: plain text or a command.
+type Message struct {
+	Key ConversationKey
+	// ID is the platform's id for the message or event; adapters use it to
+	// drop redelivered events before they reach the router.
+	ID string
+	// UserName is a display name, for logs and replies only.
+	UserName string
+	Text     string
+	// ReplyTo is copied into the Target of the router's replies.
+	ReplyTo string
+}
+
+// Target returns where replies to m go.
+func (m Message) Target() Target {
+	t := m.Key.Target()
+	t.ReplyTo = m.ReplyTo
+	return t
+}

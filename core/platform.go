@@ -1,0 +1,89 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Handler receives every message a platform sees. It returns quickly: turns
+// run in the background.
+type Handler func(ctx context.Context, m Message)
+
+// MessageRef identifies a message the bot posted, so it can be edited.
+type MessageRef struct {
+	Target Target
+	ID     string
+}
+
+// Limits describes how a platform wants to be written to.
+type Limits struct {
+	// EditInterval is the least time between two edits of one message.
+	EditInterval time.Duration
+	// ChannelInterval and ChannelBurst bound all writes (posts and edits)
+	// to one channel; zero means no channel limit.
+	ChannelInterval time.Duration
+	ChannelBurst    int
+	// FinalOnly platforms get each page once, when the turn has ended,
+	// instead of progressive edits (a console writing to a pipe).
+	FinalOnly bool
+}
+
+// Platform is a chat service the bot talks through. Implementations must be
+// safe for concurrent use.
+type Platform interface {
+	// Name is the platform's name in conversation keys and logs.
+	Name() string
+	// Run receives messages and passes each to h until ctx is cancelled or
+	// the platform's input ends; it returns nil in both cases.
+	Run(ctx context.Context, h Handler) error
+	// Render turns blocks into the text of one or more messages, each
+	// within the platform's length limit.
+	Render(blocks []ResponseBlock) []string
+	// Send posts a new message.
+	Send(ctx context.Context, to Target, text string) (MessageRef, error)
+	// Edit replaces the text of a message the bot posted.
+	Edit(ctx context.Context, ref MessageRef, text string) error
+	Limits() Limits
+}
+
+// Typer is implemented by platforms that can show a typing indicator. The
+// router calls Typing repeatedly while a turn runs.
+type Typer interface {
+	Typing(ctx context.Context, to Target) error
+}
+
+// Choice is one option offered to the user; choosing it sends Command as if
+// the user had typed it.
+type Choice struct {
+	Label   string
+	Command string
+}
+
+// ChoiceOfferer is implemented by platforms that can show buttons or a menu.
+// Others get a numbered list.
+type ChoiceOfferer interface {
+	OfferChoices(ctx context.Context, to Target, text string, choices []Choice) error
+}
+
+// RateLimitError is returned by a platform's Send or Edit when the service
+// asked the bot to slow down. The coordinator waits RetryAfter and retries,
+// coalescing edits meanwhile.
+type RateLimitError struct {
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("rate limited, retry after %s: %v", e.RetryAfter, e.Err)
+}
+
+func (e *RateLimitError) Unwrap() error { return e.Err }
+
+// AsRateLimit reports whether err is (or wraps) a RateLimitError.
+func AsRateLimit(err error) (*RateLimitError, bool) {
+	var rl *RateLimitError
+	ok := errors.As(err, &rl)
+	return rl, ok
+}

@@ -1,0 +1,86 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Turn is one message to a coding CLI, with what it needs to continue the
+// conversation.
+type Turn struct {
+	Key     ConversationKey
+	Workdir string
+	Prompt  string
+	// ResumeToken is the CLI's session id from the previous turn, or empty
+	// for a new session.
+	ResumeToken string
+}
+
+// ConversationInfo summarises a past conversation from a CLI's own history.
+type ConversationInfo struct {
+	ID      string
+	Title   string
+	Updated time.Time
+}
+
+// Plugin runs one coding CLI. Implementations must be safe for concurrent
+// use: turns of different conversations run in parallel.
+type Plugin interface {
+	// ID is the command name users type, such as "claude".
+	ID() string
+	// Name is the display name, such as "Claude Code".
+	Name() string
+	// Run runs one turn: it spawns the CLI in t.Workdir, emits events as the
+	// CLI streams, and returns when the CLI has exited. Cancelling ctx must
+	// kill the CLI and everything it started. Run returns an error when the
+	// turn failed in a way it has not already reported as an error block;
+	// a UserError's message is shown as it is.
+	Run(ctx context.Context, t Turn, emit func(Event)) (TurnResult, error)
+	// Conversations lists the CLI's past conversations for workdir, newest
+	// first. A CLI with no history returns none and no error.
+	Conversations(ctx context.Context, workdir string) ([]ConversationInfo, error)
+}
+
+// ResumeIDChecker is implemented by plugins whose resume ids have a known
+// format; the router refuses ids that fail the check before they reach a CLI.
+type ResumeIDChecker interface {
+	CheckResumeID(id string) error
+}
+
+// Registry holds the plugins by ID. It is built once at start-up and only
+// read afterwards, so it is safe for concurrent use without locks.
+type Registry struct {
+	byID map[string]Plugin
+	ids  []string
+}
+
+// NewRegistry returns a registry of plugins. It fails on a duplicate or
+// reserved ID.
+func NewRegistry(plugins ...Plugin) (*Registry, error) {
+	r := &Registry{byID: make(map[string]Plugin)}
+	for _, p := range plugins {
+		id := p.ID()
+		if _, dup := r.byID[id]; dup {
+			return nil, fmt.Errorf("plugin %q registered twice", id)
+		}
+		if slices.Contains(reservedCommands, id) {
+			return nil, fmt.Errorf("plugin id %q clashes with the /%s command", id, id)
+		}
+		r.byID[id] = p
+		r.ids = append(r.ids, id)
+	}
+	sort.Strings(r.ids)
+	return r, nil
+}
+
+// Get returns the plugin with the given ID.
+func (r *Registry) Get(id string) (Plugin, bool) {
+	p, ok := r.byID[id]
+	return p, ok
+}
+
+// IDs returns the registered plugin IDs, sorted.
+func (r *Registry) IDs() []string { return slices.Clone(r.ids) }

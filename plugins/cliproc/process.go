@@ -1,0 +1,174 @@
+package cliproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// ErrNotFound is returned by Start when the CLI's binary is not on PATH.
+var ErrNotFound = errors.New("executable not found")
+
+// Spec says how to start a CLI.
+type Spec struct {
+	Bin  string
+	Args []string
+	Dir  string
+	// Env is added to the bot's own environment.
+	Env []string
+	// Grace is how long the CLI has to exit after SIGTERM before SIGKILL;
+	// zero means 5 seconds.
+	Grace time.Duration
+}
+
+// Process is a running CLI.
+type Process struct {
+	// Stdout is the CLI's standard output. Read it to EOF, then call Wait.
+	Stdout io.Reader
+
+	cmd      *exec.Cmd
+	stdout   *os.File
+	stderr   *tail
+	errDone  chan struct{}
+	exited   chan struct{}
+	waitErr  error
+	waitOnce sync.Once
+	res      Result
+}
+
+// Result is how a CLI ended.
+type Result struct {
+	// ExitCode is -1 when the process was killed by a signal.
+	ExitCode int
+	// Stderr is the last lines the CLI wrote to stderr.
+	Stderr string
+}
+
+var running atomic.Int64
+
+// Running returns how many CLI processes are running now.
+func Running() int64 { return running.Load() }
+
+// Start starts the CLI. Its stdin is /dev/null: some CLIs wait for EOF on
+// a pipe. The returned error wraps ErrNotFound when the binary is missing.
+func Start(ctx context.Context, s Spec) (*Process, error) {
+	path, err := exec.LookPath(s.Bin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Bin, ErrNotFound)
+	}
+	grace := s.Grace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	cmd := exec.CommandContext(ctx, path, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = grace
+
+	// Our own pipes, not exec's copying goroutines, so that Wait returns
+	// when the CLI exits even if something it started still holds them.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		return nil, fmt.Errorf("start %s: %w", s.Bin, err)
+	}
+	running.Add(1)
+	outW.Close()
+	errW.Close()
+	p := &Process{
+		Stdout:  outR,
+		cmd:     cmd,
+		stdout:  outR,
+		stderr:  &tail{max: 8 << 10},
+		errDone: make(chan struct{}),
+		exited:  make(chan struct{}),
+	}
+	go func() {
+		io.Copy(p.stderr, errR)
+		errR.Close()
+		close(p.errDone)
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		// The CLI is gone; so must be everything it started. This also
+		// closes their copies of our pipes, ending the reads.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		running.Add(-1)
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Pid returns the CLI's process id, which is also its process group id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Wait waits for the CLI to exit and returns how it ended. The error is
+// non-nil only when waiting itself failed, not for a non-zero exit.
+func (p *Process) Wait() (Result, error) {
+	<-p.exited
+	<-p.errDone
+	p.waitOnce.Do(func() {
+		p.stdout.Close()
+		p.res = Result{ExitCode: p.cmd.ProcessState.ExitCode(), Stderr: p.stderr.String()}
+	})
+	var exitErr *exec.ExitError
+	if p.waitErr != nil && !errors.As(p.waitErr, &exitErr) && !errors.Is(p.waitErr, exec.ErrWaitDelay) {
+		return p.res, p.waitErr
+	}
+	return p.res, nil
+}
+
+// StderrTail returns the last n lines of s, for error messages.
+func StderrTail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.ToValidUTF8(string(t.buf), "�")
+}
