@@ -120,6 +120,11 @@ func (r *Router) Wait() { r.wg.Wait() }
 func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 	if !r.cfg.Access.Allowed(m.Key.Platform, m.Key.User) {
 		r.logger.Warn("refused user", "platform", m.Key.Platform, "user", m.Key.User)
+		if rf, ok := a.p.(Refuser); ok {
+			if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
+				return
+			}
+		}
 		r.reply(a, m.Target(), Refusal(m))
 		return
 	}
