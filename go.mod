@@ -2,4 +2,13 @@ module github.com/jake-bot/jake-bot
 
 go 1.26.8
 
-require golang.org/x/time v0.16.0
+require (
+	github.com/bwmarrin/discordgo v0.29.0
+	golang.org/x/time v0.16.0
+)
+
+require (
+	github.com/gorilla/websocket v1.5.3 // indirect
+	golang.org/x/crypto v0.0.0-20210421170649-83a5a9bb288b // indirect
+	golang.org/x/sys v0.0.0-20201119102817-f84b799fce68 // indirect
+)

@@ -1,0 +1,271 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+)
+
+// Name is the platform's name in conversation keys and logs.
+const Name = "discord"
+
+// maxLen is Discord's limit on a message's content.
+const maxLen = 2000
+
+// intents are the gateway events the bot needs. MessageContent is
+// privileged: without it Discord blanks the text of guild messages that do
+// not mention the bot, so mentions, DMs and slash commands still work.
+const intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
+	discordgo.IntentsDirectMessages | discordgo.IntentMessageContent
+
+// discordAPI lists the discordgo calls the adapter makes, so a test can
+// stand in for the session. *discordgo.Session implements it.
+type discordAPI interface {
+	AddHandler(handler any) func()
+	Open() error
+	Close() error
+	Channel(channelID string, options ...discordgo.RequestOption) (*discordgo.Channel, error)
+	ChannelEdit(channelID string, data *discordgo.ChannelEdit, options ...discordgo.RequestOption) (*discordgo.Channel, error)
+	ChannelTyping(channelID string, options ...discordgo.RequestOption) error
+	ChannelMessageSendComplex(channelID string, data *discordgo.MessageSend, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	ChannelMessageEditComplex(m *discordgo.MessageEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	ThreadStartComplex(channelID string, data *discordgo.ThreadStart, options ...discordgo.RequestOption) (*discordgo.Channel, error)
+	ApplicationCommandBulkOverwrite(appID, guildID string, commands []*discordgo.ApplicationCommand, options ...discordgo.RequestOption) ([]*discordgo.ApplicationCommand, error)
+	InteractionRespond(i *discordgo.Interaction, resp *discordgo.InteractionResponse, options ...discordgo.RequestOption) error
+	InteractionResponseEdit(i *discordgo.Interaction, edit *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	InteractionResponseDelete(i *discordgo.Interaction, options ...discordgo.RequestOption) error
+	FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error)
+}
+
+var _ discordAPI = (*discordgo.Session)(nil)
+
+// ConversationLookup tells the adapter which places have an active
+// conversation. *core.Conversations implements it.
+type ConversationLookup interface {
+	Get(core.ConversationKey) (core.Conversation, bool)
+}
+
+// Options are what the adapter needs from the rest of the bot. It never
+// sees the router: it gets a core.Handler in Run.
+type Options struct {
+	// Plugins get one application command each; their Conversations feed
+	// the resume autocompletion.
+	Plugins []core.Plugin
+	// Roots and DefaultWorkdir bound the workdir autocompletion and name
+	// threads; an empty DefaultWorkdir means the first root.
+	Roots          core.Roots
+	DefaultWorkdir string
+	// Conversations is the router's map: plain messages in a server are
+	// turns only where the author has an active conversation (or when
+	// they mention the bot).
+	Conversations ConversationLookup
+	Logger        *slog.Logger
+}
+
+// Adapter is the Discord core.Platform. It is safe for concurrent use.
+type Adapter struct {
+	api     discordAPI
+	cfg     Config
+	opts    Options
+	plugins map[string]core.Plugin
+	logger  *slog.Logger
+
+	seen     *recent
+	lanes    lanes
+	channels channelTypes
+	ready    chan struct{}
+
+	mu        sync.Mutex
+	botID     string
+	appID     string
+	readyOnce bool
+	h         core.Handler
+	runCtx    context.Context
+	stopping  bool
+	pending   map[string]*interaction
+	names     map[string]string // threads awaiting their first words
+}
+
+var (
+	_ core.Platform      = (*Adapter)(nil)
+	_ core.Typer         = (*Adapter)(nil)
+	_ core.Refuser       = (*Adapter)(nil)
+	_ core.ChoiceOfferer = (*Adapter)(nil)
+)
+
+// New returns an adapter on a real discordgo session. It does not connect:
+// Run does. discordgo's own rate-limit retry is turned off, since it
+// sleeps inside the call; the coordinator waits instead.
+func New(cfg Config, opts Options) (*Adapter, error) {
+	if !cfg.Enabled() {
+		return nil, errors.New("discord: DISCORD_TOKEN is not set")
+	}
+	token := string(cfg.Token)
+	if !strings.HasPrefix(token, "Bot ") {
+		token = "Bot " + token
+	}
+	s, err := discordgo.New(token)
+	if err != nil {
+		return nil, fmt.Errorf("discord: new session: %w", err)
+	}
+	s.ShouldRetryOnRateLimit = false
+	// Events are handled in the gateway's read loop, so they reach the
+	// router in the order Discord sent them; the handlers only enqueue.
+	s.SyncEvents = true
+	s.Identify.Intents = intents
+	rt, err := newRewriter(discordgo.EndpointAPI, cfg.APIURL, http.DefaultTransport)
+	if err != nil {
+		return nil, err
+	}
+	s.Client = &http.Client{Timeout: 20 * time.Second, Transport: rt}
+	routeLibraryLogs()
+	return newAdapter(s, cfg, opts), nil
+}
+
+func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
+	if cfg.EditInterval <= 0 {
+		cfg.EditInterval = time.Second
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &Adapter{
+		api:     api,
+		cfg:     cfg,
+		opts:    opts,
+		plugins: make(map[string]core.Plugin),
+		logger:  logger.With("platform", Name),
+		seen:    newRecent(4096),
+		ready:   make(chan struct{}),
+		pending: make(map[string]*interaction),
+		names:   make(map[string]string),
+	}
+	for _, p := range opts.Plugins {
+		a.plugins[p.ID()] = p
+	}
+	return a
+}
+
+// Name returns "discord".
+func (a *Adapter) Name() string { return Name }
+
+// Limits allows one edit per EditInterval per message and five writes per
+// five seconds per channel, Discord's documented channel budget.
+func (a *Adapter) Limits() core.Limits {
+	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: time.Second, ChannelBurst: 5}
+}
+
+// Render renders blocks as Discord markdown in pages of at most 2000
+// characters.
+func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+	return formatter.Markdown(blocks, maxLen)
+}
+
+// Run connects to the gateway, registers the slash commands, and passes
+// messages and commands to h until ctx is cancelled. It returns an error
+// when it cannot connect or register the commands.
+func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
+	a.mu.Lock()
+	if a.h != nil {
+		a.mu.Unlock()
+		return errors.New("discord: Run called twice")
+	}
+	a.h, a.runCtx = h, ctx
+	a.mu.Unlock()
+
+	for _, f := range []any{a.onReady, a.onMessage, a.onInteraction} {
+		defer a.api.AddHandler(f)()
+	}
+	if err := a.api.Open(); err != nil {
+		return fmt.Errorf("discord: connect: %w", err)
+	}
+	defer a.close()
+	select {
+	case <-a.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	if err := a.registerCommands(ctx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// close stops passing events on, waits for the handler calls under way and
+// closes the gateway connection.
+func (a *Adapter) close() {
+	a.mu.Lock()
+	a.stopping = true
+	a.mu.Unlock()
+	a.lanes.wait()
+	if err := a.api.Close(); err != nil {
+		a.logger.Warn("close gateway", "err", err)
+	}
+}
+
+func (a *Adapter) onReady(_ *discordgo.Session, r *discordgo.Ready) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r.User != nil {
+		a.botID = r.User.ID
+	}
+	if r.Application != nil {
+		a.appID = r.Application.ID
+	}
+	a.logger.Info("connected", "bot", a.botID, "application", a.appID, "guilds", len(r.Guilds))
+	if !a.readyOnce {
+		a.readyOnce = true
+		close(a.ready)
+	}
+}
+
+func (a *Adapter) registerCommands(ctx context.Context) error {
+	a.mu.Lock()
+	appID := a.appID
+	a.mu.Unlock()
+	cmds := applicationCommands(a.opts.Plugins)
+	if _, err := a.api.ApplicationCommandBulkOverwrite(appID, a.cfg.GuildID, cmds, discordgo.WithContext(ctx)); err != nil {
+		return fmt.Errorf("discord: register slash commands (guild %q): %w", a.cfg.GuildID, err)
+	}
+	a.logger.Info("registered slash commands", "count", len(cmds), "guild", a.cfg.GuildID)
+	return nil
+}
+
+func (a *Adapter) self() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.botID
+}
+
+// handler returns the router's handler and Run's context, or false once
+// Run is stopping.
+func (a *Adapter) handler() (core.Handler, context.Context, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.h, a.runCtx, a.h != nil && !a.stopping
+}
+
+// apiError wraps err from a Discord call, turning discordgo's rate-limit
+// error into core's so the coordinator waits and retries.
+func apiError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var rl *discordgo.RateLimitError
+	if errors.As(err, &rl) {
+		return &core.RateLimitError{RetryAfter: rl.RetryAfter, Err: fmt.Errorf("discord %s: %w", op, err)}
+	}
+	return fmt.Errorf("discord %s: %w", op, err)
+}

@@ -1,0 +1,157 @@
+package discord
+
+import (
+	"context"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// onMessage turns a MESSAGE_CREATE into a core.Message. In a server the
+// bot listens only where the author has an active conversation, or when
+// mentioned; in DMs it always listens. Its own messages and other bots'
+// are ignored, and a message seen twice (a resumed gateway replaying
+// events) is dropped.
+func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
+	m := ev.Message
+	if m == nil || m.Author == nil || m.Author.Bot || m.Author.ID == a.self() {
+		return
+	}
+	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
+		return // system messages: thread created, pins, joins
+	}
+	if !a.seen.add("m" + m.ID) {
+		a.logger.Debug("duplicate message dropped", "id", m.ID)
+		return
+	}
+	key := core.ConversationKey{Platform: Name, User: m.Author.ID, Channel: m.ChannelID}
+	text, mentioned := a.stripMention(m)
+	if m.GuildID != "" && !mentioned && !a.active(key) {
+		return
+	}
+	if text == "" {
+		if !mentioned {
+			return // no Message Content intent, or only an attachment
+		}
+		text = "/help"
+	}
+	msg := core.Message{Key: key, ID: m.ID, UserName: displayName(m.Author), Text: text}
+	if m.Member != nil {
+		msg.Allowed = a.cfg.roleAllowed(m.Member.Roles)
+	}
+	a.dispatch(key, func(ctx context.Context, h core.Handler) {
+		if core.IsCommand(text) {
+			msg = a.moveToThread(ctx, msg, m.GuildID, nil)
+		} else {
+			a.nameThread(ctx, key.Channel, text)
+		}
+		h(ctx, msg)
+	})
+}
+
+// stripMention removes mentions of the bot from m's content and reports
+// whether there were any.
+func (a *Adapter) stripMention(m *discordgo.Message) (string, bool) {
+	self := a.self()
+	text := m.Content
+	mentioned := false
+	for _, u := range m.Mentions {
+		if u != nil && u.ID == self {
+			mentioned = true
+		}
+	}
+	if self != "" {
+		for _, tag := range []string{"<@" + self + ">", "<@!" + self + ">"} {
+			if strings.Contains(text, tag) {
+				mentioned = true
+				text = strings.ReplaceAll(text, tag, "")
+			}
+		}
+	}
+	return strings.TrimSpace(text), mentioned
+}
+
+func (a *Adapter) active(k core.ConversationKey) bool {
+	if a.opts.Conversations == nil {
+		return false
+	}
+	_, ok := a.opts.Conversations.Get(k)
+	return ok
+}
+
+// onInteraction handles slash commands, button presses and autocomplete.
+// A command or button is acknowledged at once with a deferred response,
+// in its own goroutine so the ack never waits behind earlier work, then
+// passed on as the equivalent text command.
+func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionCreate) {
+	i := ev.Interaction
+	if i == nil || !a.seen.add("i"+i.ID) {
+		return
+	}
+	user, roles := interactionUser(i)
+	if user == nil {
+		return
+	}
+	switch i.Type {
+	case discordgo.InteractionApplicationCommandAutocomplete:
+		if _, ctx, ok := a.handler(); ok {
+			go a.autocomplete(ctx, i, user.ID, roles)
+		}
+		return
+	case discordgo.InteractionApplicationCommand, discordgo.InteractionMessageComponent:
+	default:
+		return
+	}
+	text := commandText(i)
+	if text == "" {
+		return
+	}
+	// Someone the configuration does not admit is about to be refused:
+	// defer privately so that only they see the refusal.
+	p := a.track(i, !a.cfg.admits(user.ID, roles))
+	go a.ack(p)
+	key := core.ConversationKey{Platform: Name, User: user.ID, Channel: i.ChannelID}
+	msg := core.Message{Key: key, ID: i.ID, UserName: displayName(user), Text: text, ReplyTo: p.ref(),
+		Allowed: a.cfg.roleAllowed(roles)}
+	a.dispatch(key, func(ctx context.Context, h core.Handler) {
+		select {
+		case <-p.acked:
+		case <-ctx.Done():
+			return
+		}
+		if p.ackErr != nil {
+			// Without an ack the interaction token is useless; reply in
+			// the channel instead.
+			msg.ReplyTo = ""
+		}
+		msg = a.moveToThread(ctx, msg, i.GuildID, p)
+		h(ctx, msg)
+		a.finish(ctx, p)
+	})
+}
+
+// dispatch runs job with the router's handler in key's lane, so one
+// user's messages in one place reach the router in the order sent.
+func (a *Adapter) dispatch(key core.ConversationKey, job func(context.Context, core.Handler)) {
+	h, ctx, ok := a.handler()
+	if !ok {
+		return
+	}
+	a.lanes.run(key, func() { job(ctx, h) })
+}
+
+func interactionUser(i *discordgo.Interaction) (*discordgo.User, []string) {
+	if i.Member != nil && i.Member.User != nil {
+		return i.Member.User, i.Member.Roles
+	}
+	return i.User, nil
+}
+
+func displayName(u *discordgo.User) string {
+	if u.GlobalName != "" {
+		return u.GlobalName
+	}
+	return u.Username
+}

@@ -1,0 +1,183 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+)
+
+// Send posts text in to's channel, or completes the deferred response of
+// the slash command to.ReplyTo names when that is still open. A 429 comes
+// back as a *core.RateLimitError.
+func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
+	content, embeds := errorEmbeds(text)
+	if p := a.interactionFor(to.ReplyTo); p != nil && p.claim() {
+		_, err := a.api.InteractionResponseEdit(p.i, &discordgo.WebhookEdit{Content: &content, Embeds: &embeds,
+			AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+		err = apiError("complete interaction", err)
+		p.settle(err)
+		if err == nil {
+			return core.MessageRef{Target: to, ID: originalID}, nil
+		}
+		if _, ok := core.AsRateLimit(err); ok {
+			return core.MessageRef{}, err
+		}
+		a.logger.Warn("interaction response failed, posting in the channel", "err", err)
+	}
+	msg, err := a.api.ChannelMessageSendComplex(channelOf(to), &discordgo.MessageSend{Content: content, Embeds: embeds,
+		AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+	if err != nil {
+		return core.MessageRef{}, apiError("send message", err)
+	}
+	return core.MessageRef{Target: to, ID: msg.ID}, nil
+}
+
+// Edit replaces the text of a message Send posted.
+func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) error {
+	content, embeds := errorEmbeds(text)
+	if ref.ID == originalID {
+		p := a.interactionFor(ref.Target.ReplyTo)
+		if p == nil {
+			return errors.New("discord: the interaction has expired")
+		}
+		_, err := a.api.InteractionResponseEdit(p.i, &discordgo.WebhookEdit{Content: &content, Embeds: &embeds,
+			AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+		return apiError("edit interaction response", err)
+	}
+	_, err := a.api.ChannelMessageEditComplex(&discordgo.MessageEdit{Channel: channelOf(ref.Target), ID: ref.ID,
+		Content: &content, Embeds: &embeds, AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+	return apiError("edit message", err)
+}
+
+// Typing shows "jake-bot is typing…" in to's channel for ten seconds.
+func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
+	return apiError("typing", a.api.ChannelTyping(channelOf(to), discordgo.WithContext(ctx)))
+}
+
+// Discord's limits on buttons.
+const (
+	maxButtons      = 25
+	buttonsPerRow   = 5
+	maxCustomID     = 100
+	maxButtonLabel  = 80
+	maxChoiceLength = 100
+)
+
+// OfferChoices shows text with one button per choice; pressing a button
+// sends its command. It fails, and the router falls back to a numbered
+// list, when the choices do not fit Discord's limits.
+func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) error {
+	if len(choices) == 0 || len(choices) > maxButtons || utf8.RuneCountInString(text) > maxLen {
+		return errors.New("discord: choices do not fit in buttons")
+	}
+	var rows []discordgo.MessageComponent
+	var row discordgo.ActionsRow
+	seen := map[string]bool{}
+	for _, c := range choices {
+		if len(c.Command) > maxCustomID || seen[c.Command] {
+			return errors.New("discord: choice command too long for a button")
+		}
+		seen[c.Command] = true
+		label := core.Shorten(c.Label, maxButtonLabel)
+		if label == "" {
+			label = core.Shorten(c.Command, maxButtonLabel)
+		}
+		row.Components = append(row.Components, discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: c.Command})
+		if len(row.Components) == buttonsPerRow {
+			rows, row = append(rows, row), discordgo.ActionsRow{}
+		}
+	}
+	if len(row.Components) > 0 {
+		rows = append(rows, row)
+	}
+	if p := a.interactionFor(to.ReplyTo); p != nil && p.claim() {
+		_, err := a.api.InteractionResponseEdit(p.i, &discordgo.WebhookEdit{Content: &text, Components: &rows,
+			AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+		err = apiError("offer choices", err)
+		p.settle(err)
+		return err
+	}
+	_, err := a.api.ChannelMessageSendComplex(channelOf(to), &discordgo.MessageSend{Content: text, Components: rows,
+		AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+	return apiError("offer choices", err)
+}
+
+// channelOf is the Discord channel to write to: a thread is a channel.
+func channelOf(t core.Target) string {
+	if t.Thread != "" {
+		return t.Thread
+	}
+	return t.Channel
+}
+
+// noMentions keeps text from a CLI from pinging anyone (@everyone in a
+// model's answer must stay text).
+func noMentions() *discordgo.MessageAllowedMentions {
+	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+}
+
+// errorColor is Discord's red.
+const errorColor = 0xED4245
+
+// maxEmbeds is how many embeds one message may carry.
+const maxEmbeds = 10
+
+// errorPrefix is how formatter.Markdown starts an error block; asking the
+// formatter keeps the two in step.
+var errorPrefix = func() string {
+	s := formatter.MarkdownText([]core.ResponseBlock{{Kind: core.BlockError, Text: "\x00"}})
+	prefix, _, _ := strings.Cut(s, "\x00")
+	return prefix
+}()
+
+// errorEmbeds moves each error paragraph of a rendered page (outside code
+// blocks) into a red embed and returns the rest as the content. Discord
+// rejects a message with neither, so an empty page becomes a zero-width
+// space.
+func errorEmbeds(text string) (string, []*discordgo.MessageEmbed) {
+	embeds := []*discordgo.MessageEmbed{}
+	if errorPrefix == "" || !strings.Contains(text, errorPrefix) {
+		return nonEmpty(text), embeds
+	}
+	var keep, errLines []string
+	inFence, inError := false, false
+	flush := func() {
+		if len(errLines) > 0 {
+			embeds = append(embeds, &discordgo.MessageEmbed{Title: "Error", Color: errorColor,
+				Description: strings.Join(errLines, "\n")})
+			errLines = nil
+		}
+		inError = false
+	}
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case inError && strings.TrimSpace(line) == "":
+			flush() // the blank line went with the paragraph
+		case inError:
+			errLines = append(errLines, line)
+		case !inFence && strings.HasPrefix(line, errorPrefix) && len(embeds) < maxEmbeds:
+			inError = true
+			errLines = append(errLines, strings.TrimPrefix(line, errorPrefix))
+		default:
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inFence = !inFence
+			}
+			keep = append(keep, line)
+		}
+	}
+	flush()
+	return nonEmpty(strings.Trim(strings.Join(keep, "\n"), "\n")), embeds
+}
+
+func nonEmpty(s string) string {
+	if s == "" {
+		return "\u200b"
+	}
+	return s
+}
