@@ -160,10 +160,14 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 // Name returns "discord".
 func (a *Adapter) Name() string { return Name }
 
-// Limits allows one edit per EditInterval per message and five writes per
-// five seconds per channel, Discord's documented channel budget.
+// channelInterval spaces writes to one channel so that no five-second
+// window holds more than five, Discord's per-channel message budget.
+const channelInterval = 1250 * time.Millisecond
+
+// Limits allows one edit per EditInterval per message and at most five
+// writes in any five seconds per channel (or thread).
 func (a *Adapter) Limits() core.Limits {
-	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: time.Second, ChannelBurst: 5}
+	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: channelInterval, ChannelBurst: 1}
 }
 
 // Render renders blocks as Discord markdown in pages of at most 2000

@@ -1,0 +1,212 @@
+package discord
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+// instantClock is a clock on which every wait is over at once: AfterFunc
+// moves the clock forward by d and runs f. Rate limits still hold in the
+// clock's time, which the fake Discord stamps on every call, so tests
+// assert spacing without waiting for real.
+type instantClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newInstantClock() *instantClock {
+	return &instantClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func (c *instantClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *instantClock) AfterFunc(d time.Duration, f func()) core.Timer {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	go f()
+	return stoppedTimer{}
+}
+
+type stoppedTimer struct{}
+
+func (stoppedTimer) Stop() bool { return false }
+
+// scriptPlugin is a core.Plugin whose turns a test scripts.
+type scriptPlugin struct {
+	run   func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error)
+	convs func(ctx context.Context, workdir string) ([]core.ConversationInfo, error)
+
+	mu    sync.Mutex
+	turns []core.Turn
+}
+
+func (p *scriptPlugin) ID() string   { return "claude" }
+func (p *scriptPlugin) Name() string { return "Claude Code" }
+
+func (p *scriptPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p.mu.Lock()
+	p.turns = append(p.turns, t)
+	p.mu.Unlock()
+	if p.run != nil {
+		return p.run(ctx, t, emit)
+	}
+	emit(core.TextEvent("echo: " + t.Prompt))
+	return core.TurnResult{ResumeToken: "session-1"}, nil
+}
+
+func (p *scriptPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	if p.convs != nil {
+		return p.convs(ctx, workdir)
+	}
+	return nil, nil
+}
+
+func (p *scriptPlugin) Turns() []core.Turn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.turns)
+}
+
+// harness is the whole bot on the fake Discord: the real router, the
+// adapter on a real discordgo session, a scripted plugin.
+type harness struct {
+	t       *testing.T
+	fake    *platformtest.Discord
+	clock   *instantClock
+	plugin  *scriptPlugin
+	router  *core.Router
+	convs   *core.Conversations
+	adapter *Adapter
+	owner   platformtest.DiscordUser
+	root    string
+	cfg     Config
+}
+
+func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord)) *harness {
+	t.Helper()
+	fake := platformtest.NewDiscord(t)
+	clock := newInstantClock()
+	fake.Now = clock.Now
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"proj", "other", ".hidden"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots, err := core.NewRoots([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, fake: fake, clock: clock, owner: fake.NewUser("owner"), root: root, convs: core.NewConversations()}
+	if plugin == nil {
+		h.plugin = &scriptPlugin{}
+		plugin = h.plugin
+	}
+	reg, err := core.NewRegistry(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.cfg = Config{Token: Secret(fake.Token), GuildID: fake.GuildID, AllowedUsers: []string{h.owner.ID},
+		Threads: true, EditInterval: time.Second, APIURL: fake.URL}
+	if configure != nil {
+		configure(&h.cfg, fake)
+	}
+	access := core.NewAccess()
+	h.cfg.ApplyAccess(access)
+	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx, cancel := context.WithCancel(context.Background())
+	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock,
+		Logger: logger}, h.convs)
+	h.adapter, err = New(h.cfg, Options{Plugins: []core.Plugin{plugin}, Roots: roots, Conversations: h.convs, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := h.router.Attach(h.adapter)
+	done := make(chan struct{})
+	var runErr error
+	go func() { runErr = h.adapter.Run(ctx, handler); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		h.router.Shutdown()
+		<-done
+		if runErr != nil {
+			t.Errorf("Run: %v", runErr)
+		}
+		h.router.Wait()
+	})
+	fake.WaitFor("slash commands registered", func() bool {
+		select {
+		case <-done:
+			t.Fatalf("Run returned early: %v", runErr)
+		default:
+		}
+		return len(fake.Commands()) > 0
+	})
+	return h
+}
+
+// start runs "/claude start proj" in the text channel and returns the
+// thread the conversation moved to.
+func (h *harness) start(u platformtest.DiscordUser) string {
+	h.t.Helper()
+	h.fake.Slash(u, h.fake.TextChannel, "claude start", "workdir", "proj")
+	var thread string
+	h.fake.WaitFor("a thread", func() bool {
+		ths := h.fake.Threads(h.fake.TextChannel)
+		if len(ths) > 0 {
+			thread = ths[len(ths)-1].ID
+		}
+		return thread != ""
+	})
+	h.waitBot(thread, "conversation started")
+	return thread
+}
+
+// waitBot waits for a bot message in channel containing text.
+func (h *harness) waitBot(channel, text string) platformtest.DiscordMessage {
+	h.t.Helper()
+	return h.fake.WaitMessage(channel, func(m platformtest.DiscordMessage) bool {
+		return m.AuthorID == h.fake.BotID && !m.Deleted && strings.Contains(m.Content, text)
+	})
+}
+
+// botMessages returns the bot's messages in channel.
+func (h *harness) botMessages(channel string) []platformtest.DiscordMessage {
+	var out []platformtest.DiscordMessage
+	for _, m := range h.fake.Messages(channel) {
+		if m.AuthorID == h.fake.BotID && !m.Deleted {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// response waits for the completed response of an interaction.
+func (h *harness) response(in platformtest.DiscordInteraction) platformtest.DiscordMessage {
+	h.t.Helper()
+	var found platformtest.DiscordMessage
+	h.fake.WaitFor("the response to interaction "+in.ID, func() bool {
+		var ok bool
+		found, ok = h.fake.Response(in)
+		return ok
+	})
+	return found
+}

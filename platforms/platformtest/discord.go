@@ -1,0 +1,398 @@
+package platformtest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Discord is a fake Discord for tests: its REST API runs on httptest and
+// its gateway is a websocket, both speaking Discord's wire protocol to the
+// real discordgo client. Point the client at URL (DISCORD_API_URL); the
+// client finds the gateway through GET gateway as it would at Discord.
+//
+// Discord records every REST call, keeps the messages the bot posted and
+// edited, dispatches events (INTERACTION_CREATE, MESSAGE_CREATE) to the
+// connected client, answers heartbeats, and replays missed events on
+// RESUME. It can answer 429 with retry_after, or hold a call until the
+// test releases it. It is safe for concurrent use.
+type Discord struct {
+	// URL is the REST base URL, ending in "/api/v9/".
+	URL string
+	// Token is the bot token the fake accepts (sent as "Bot <Token>").
+	Token string
+	// AppID, BotID, GuildID and TextChannel name the application, the
+	// bot's user, the one server and a text channel in it.
+	AppID, BotID, GuildID, TextChannel string
+	// Now stamps recorded calls; set it to the test's clock before the
+	// client connects. The default is time.Now.
+	Now func() time.Time
+	// HeartbeatInterval is sent in HELLO; the default is Discord's 41.25 s.
+	HeartbeatInterval time.Duration
+
+	t        testing.TB
+	srv      *httptest.Server // REST
+	gwSrv    *httptest.Server // gateway, on its own host as at Discord
+	upgrader websocket.Upgrader
+
+	mu           sync.Mutex
+	changed      chan struct{}
+	calls        []DiscordCall
+	nextID       int64
+	channels     map[string]*DiscordChannel
+	messages     map[string]*DiscordMessage
+	order        []string
+	interactions map[string]*fakeInteraction // by token
+	commands     []json.RawMessage
+	faults       []*fault
+	holds        []*Hold
+
+	gw gateway
+}
+
+// DiscordCall is one REST request the fake received.
+type DiscordCall struct {
+	Method string
+	// Path is relative to the API base, such as "channels/2/messages".
+	Path string
+	Body []byte
+	// Status is the HTTP status the fake answered.
+	Status int
+	// At is the fake's Now when the request arrived.
+	At time.Time
+	// Authorization is the request's Authorization header.
+	Authorization string
+}
+
+// Decode unmarshals the call's JSON body into v; it fails the test on
+// malformed JSON.
+func (c DiscordCall) Decode(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(c.Body, v); err != nil {
+		t.Fatalf("%s %s: body %q: %v", c.Method, c.Path, c.Body, err)
+	}
+}
+
+// Is reports whether the call has the method and matches pattern, a path
+// whose "*" segments match any one segment ("channels/*/messages").
+func (c DiscordCall) Is(method, pattern string) bool {
+	return c.Method == method && matchPath(pattern, c.Path)
+}
+
+func matchPath(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i := range ps {
+		if ps[i] != "*" && ps[i] != xs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// DiscordChannel is a channel, thread or DM in the fake.
+type DiscordChannel struct {
+	ID       string `json:"id"`
+	Type     int    `json:"type"`
+	GuildID  string `json:"guild_id,omitempty"`
+	ParentID string `json:"parent_id,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// Discord channel types the fake uses.
+const (
+	ChannelText   = 0
+	ChannelDM     = 1
+	ChannelThread = 11
+)
+
+// DiscordMessage is a message as the fake holds it now: after every edit.
+type DiscordMessage struct {
+	ID, ChannelID, AuthorID string
+	Content                 string
+	Embeds                  []DiscordEmbed
+	Components              json.RawMessage
+	Flags                   int
+	// Edits counts the PATCHes the message received.
+	Edits   int
+	Deleted bool
+	// Interaction is the id of the interaction the message answers.
+	Interaction string
+}
+
+// DiscordEmbed is the part of an embed tests look at.
+type DiscordEmbed struct {
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Color       int    `json:"color,omitempty"`
+}
+
+// NewDiscord starts a fake Discord with one server and one text channel;
+// it stops when the test ends.
+func NewDiscord(t testing.TB) *Discord {
+	d := &Discord{
+		Token:             "fake-bot-token",
+		Now:               time.Now,
+		HeartbeatInterval: 41250 * time.Millisecond,
+		t:                 t,
+		changed:           make(chan struct{}),
+		nextID:            1_100_000_000_000_000_000,
+		channels:          make(map[string]*DiscordChannel),
+		messages:          make(map[string]*DiscordMessage),
+		interactions:      make(map[string]*fakeInteraction),
+	}
+	d.AppID, d.BotID, d.GuildID, d.TextChannel = d.newID(), d.newID(), d.newID(), d.newID()
+	d.channels[d.TextChannel] = &DiscordChannel{ID: d.TextChannel, Type: ChannelText, GuildID: d.GuildID, Name: "general"}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/v9/", d.serveREST)
+	d.srv = httptest.NewServer(mux)
+	d.gwSrv = httptest.NewServer(http.HandlerFunc(d.serveGateway))
+	d.URL = d.srv.URL + "/api/v9/"
+	t.Cleanup(d.Close)
+	return d
+}
+
+// Close disconnects the client and stops the server.
+func (d *Discord) Close() {
+	d.Disconnect()
+	d.srv.CloseClientConnections()
+	d.srv.Close()
+	d.gwSrv.CloseClientConnections()
+	d.gwSrv.Close()
+}
+
+// gatewayURL is what GET gateway answers.
+func (d *Discord) gatewayURL() string { return "ws" + strings.TrimPrefix(d.gwSrv.URL, "http") }
+
+func (d *Discord) newID() string {
+	d.nextID++
+	return strconv.FormatInt(d.nextID, 10)
+}
+
+// notify wakes everyone waiting for a change; d.mu must be held.
+func (d *Discord) notify() {
+	close(d.changed)
+	d.changed = make(chan struct{})
+}
+
+// DM returns the id of a DM channel with user, creating it.
+func (d *Discord) DM(user DiscordUser) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.channels {
+		if c.Type == ChannelDM && c.Name == user.ID {
+			return c.ID
+		}
+	}
+	id := d.newID()
+	d.channels[id] = &DiscordChannel{ID: id, Type: ChannelDM, Name: user.ID}
+	return id
+}
+
+// Channel returns a channel by id.
+func (d *Discord) Channel(id string) (DiscordChannel, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c, ok := d.channels[id]
+	if !ok {
+		return DiscordChannel{}, false
+	}
+	return *c, true
+}
+
+// Threads returns the threads opened in channel, oldest first.
+func (d *Discord) Threads(channel string) []DiscordChannel {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []DiscordChannel
+	for _, c := range d.channels {
+		if c.ParentID == channel {
+			out = append(out, *c)
+		}
+	}
+	slices.SortFunc(out, func(a, b DiscordChannel) int { return compareIDs(a.ID, b.ID) })
+	return out
+}
+
+func compareIDs(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+// Calls returns every REST call so far, in the order they completed.
+func (d *Discord) Calls() []DiscordCall {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.calls)
+}
+
+// CallsTo returns the calls with method whose path matches pattern.
+func (d *Discord) CallsTo(method, pattern string) []DiscordCall {
+	var out []DiscordCall
+	for _, c := range d.Calls() {
+		if c.Is(method, pattern) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Messages returns the messages in channel, oldest first, as they are now.
+func (d *Discord) Messages(channel string) []DiscordMessage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []DiscordMessage
+	for _, id := range d.order {
+		if m := d.messages[id]; m.ChannelID == channel {
+			out = append(out, *m)
+		}
+	}
+	return out
+}
+
+// Commands returns the application commands of the last bulk overwrite.
+func (d *Discord) Commands() []json.RawMessage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.commands)
+}
+
+// waitTimeout bounds every wait: a test that waits longer has failed.
+const waitTimeout = 20 * time.Second
+
+// WaitFor blocks until cond holds, checking it now and after every
+// change to the fake (a REST call, a gateway event); it fails the test
+// after a generous timeout. cond may call the fake's methods.
+func (d *Discord) WaitFor(what string, cond func() bool) {
+	d.t.Helper()
+	deadline := time.NewTimer(waitTimeout)
+	defer deadline.Stop()
+	for {
+		d.mu.Lock()
+		ch := d.changed
+		d.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			d.t.Fatalf("fake discord: timed out waiting for %s", what)
+		}
+	}
+}
+
+// WaitCall waits for the first call with method matching pattern for
+// which match (nil: any) holds, and returns it.
+func (d *Discord) WaitCall(method, pattern string, match func(DiscordCall) bool) DiscordCall {
+	d.t.Helper()
+	var found DiscordCall
+	d.WaitFor(method+" "+pattern, func() bool {
+		for _, c := range d.CallsTo(method, pattern) {
+			if match == nil || match(c) {
+				found = c
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// WaitMessage waits until a message in channel satisfies match, and
+// returns it.
+func (d *Discord) WaitMessage(channel string, match func(DiscordMessage) bool) DiscordMessage {
+	d.t.Helper()
+	var found DiscordMessage
+	d.WaitFor("a message in "+channel, func() bool {
+		for _, m := range d.Messages(channel) {
+			if match(m) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// fault answers the next n matching calls with 429.
+type fault struct {
+	method, pattern string
+	retryAfter      time.Duration
+	n               int
+}
+
+// RateLimit makes the next n calls with method matching pattern fail
+// with 429 Too Many Requests and retry_after.
+func (d *Discord) RateLimit(method, pattern string, retryAfter time.Duration, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults = append(d.faults, &fault{method, pattern, retryAfter, n})
+}
+
+func (d *Discord) takeFault(c DiscordCall) *fault {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.faults {
+		if f.n > 0 && c.Is(f.method, f.pattern) {
+			f.n--
+			return f
+		}
+	}
+	return nil
+}
+
+// Hold holds matching calls until Release, so a test can make Discord
+// slow at one point.
+type Hold struct {
+	method, pattern string
+	arrived         chan struct{}
+	once            sync.Once
+	release         chan struct{}
+	releaseOnce     sync.Once
+}
+
+// Hold makes calls with method matching pattern wait until the returned
+// Hold is released. Released on test cleanup at the latest.
+func (d *Discord) Hold(method, pattern string) *Hold {
+	h := &Hold{method: method, pattern: pattern, arrived: make(chan struct{}), release: make(chan struct{})}
+	d.mu.Lock()
+	d.holds = append(d.holds, h)
+	d.mu.Unlock()
+	d.t.Cleanup(h.Release)
+	return h
+}
+
+// Arrived is closed when the first held call arrives.
+func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
+
+// Release lets held calls, and later ones, through.
+func (h *Hold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
+
+func (d *Discord) wait(c DiscordCall) {
+	d.mu.Lock()
+	var hs []*Hold
+	for _, h := range d.holds {
+		if c.Is(h.method, h.pattern) {
+			hs = append(hs, h)
+		}
+	}
+	d.mu.Unlock()
+	for _, h := range hs {
+		h.once.Do(func() { close(h.arrived) })
+		<-h.release
+	}
+}

@@ -1,0 +1,367 @@
+package platformtest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// DiscordUser is a person (or another bot) in the fake.
+type DiscordUser struct {
+	ID, Name string
+	// Roles are the member's role ids in the server.
+	Roles []string
+	Bot   bool
+}
+
+// NewUser returns a user with a fresh id and the given roles.
+func (d *Discord) NewUser(name string, roles ...string) DiscordUser {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return DiscordUser{ID: d.newID(), Name: name, Roles: roles}
+}
+
+// NewID returns a fresh snowflake, for role ids and the like.
+func (d *Discord) NewID() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.newID()
+}
+
+// Mention is how a message mentions the bot.
+func (d *Discord) Mention() string { return "<@" + d.BotID + ">" }
+
+func userJSON(u DiscordUser) map[string]any {
+	return map[string]any{"id": u.ID, "username": u.Name, "global_name": u.Name, "bot": u.Bot}
+}
+
+// Say dispatches MESSAGE_CREATE: u writes content in channel. A mention
+// of the bot in content is listed in the message's mentions, as Discord
+// does. It returns the message id.
+func (d *Discord) Say(u DiscordUser, channel, content string) string {
+	d.mu.Lock()
+	m := d.addMessage(channel, u.ID, "")
+	m.Content = content
+	guild := d.guildOf(channel)
+	d.notify()
+	d.mu.Unlock()
+	d.Dispatch("MESSAGE_CREATE", d.userMessage(m.ID, u, channel, guild, content))
+	return m.ID
+}
+
+// Resend dispatches MESSAGE_CREATE again for a message Say sent, as a
+// gateway replay would.
+func (d *Discord) Resend(u DiscordUser, channel, id string) {
+	d.mu.Lock()
+	m := d.messages[id]
+	guild := d.guildOf(channel)
+	d.mu.Unlock()
+	d.Dispatch("MESSAGE_CREATE", d.userMessage(id, u, channel, guild, m.Content))
+}
+
+func (d *Discord) userMessage(id string, u DiscordUser, channel, guild, content string) map[string]any {
+	ev := map[string]any{"id": id, "channel_id": channel, "author": userJSON(u), "content": content, "type": 0,
+		"mentions": []any{}, "timestamp": time.Unix(0, 0).UTC().Format(time.RFC3339)}
+	if strings.Contains(content, d.Mention()) {
+		ev["mentions"] = []any{d.botUser()}
+	}
+	if guild != "" {
+		ev["guild_id"] = guild
+		ev["member"] = map[string]any{"roles": nonNil(u.Roles)}
+	}
+	return ev
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// guildOf returns a channel's server; d.mu is held.
+func (d *Discord) guildOf(channel string) string {
+	if c := d.channels[channel]; c != nil {
+		return c.GuildID
+	}
+	return ""
+}
+
+// DiscordInteraction names an interaction the fake dispatched.
+type DiscordInteraction struct {
+	ID, Token string
+}
+
+// fakeInteraction is an interaction's server-side state.
+type fakeInteraction struct {
+	id, channel string
+	// response is the callback type, 0 before the callback.
+	response  int
+	ephemeral bool
+	original  string // message id of the response
+	callback  []byte
+}
+
+// Slash dispatches INTERACTION_CREATE for a slash command. command is
+// the command and subcommand as typed ("claude start", "stop"); options
+// are name, value pairs (string or bool values).
+func (d *Discord) Slash(u DiscordUser, channel, command string, options ...any) DiscordInteraction {
+	return d.command(u, channel, 2, command, "", options)
+}
+
+// Autocomplete dispatches an autocomplete interaction while u types into
+// option focus; the other options are as for Slash.
+func (d *Discord) Autocomplete(u DiscordUser, channel, command, focus string, options ...any) DiscordInteraction {
+	return d.command(u, channel, 4, command, focus, options)
+}
+
+func (d *Discord) command(u DiscordUser, channel string, typ int, command, focus string, options []any) DiscordInteraction {
+	words := strings.Fields(command)
+	var leaf []any
+	for i := 0; i+1 < len(options); i += 2 {
+		name, _ := options[i].(string)
+		o := map[string]any{"name": name, "type": 3, "value": options[i+1]}
+		if _, ok := options[i+1].(bool); ok {
+			o["type"] = 5
+		}
+		if name == focus {
+			o["focused"] = true
+		}
+		leaf = append(leaf, o)
+	}
+	opts := leaf
+	for i := len(words) - 1; i >= 1; i-- {
+		opts = []any{map[string]any{"name": words[i], "type": 1, "options": nonNilAny(opts)}}
+	}
+	data := map[string]any{"id": d.NewID(), "name": words[0], "type": 1, "options": nonNilAny(opts)}
+	return d.interact(u, channel, typ, data, nil)
+}
+
+func nonNilAny(s []any) []any {
+	if s == nil {
+		return []any{}
+	}
+	return s
+}
+
+// Press dispatches INTERACTION_CREATE for a button press on message.
+func (d *Discord) Press(u DiscordUser, channel, message, customID string) DiscordInteraction {
+	data := map[string]any{"custom_id": customID, "component_type": 2}
+	return d.interact(u, channel, 3, data, map[string]any{"id": message, "channel_id": channel})
+}
+
+func (d *Discord) interact(u DiscordUser, channel string, typ int, data, message map[string]any) DiscordInteraction {
+	d.mu.Lock()
+	in := DiscordInteraction{ID: d.newID(), Token: "itoken-" + d.newID()}
+	d.interactions[in.Token] = &fakeInteraction{id: in.ID, channel: channel}
+	guild := d.guildOf(channel)
+	d.mu.Unlock()
+	ev := map[string]any{"id": in.ID, "application_id": d.AppID, "type": typ, "data": data, "channel_id": channel,
+		"token": in.Token, "version": 1, "locale": "en-US"}
+	if guild != "" {
+		ev["guild_id"] = guild
+		ev["member"] = map[string]any{"user": userJSON(u), "roles": nonNil(u.Roles), "permissions": "0"}
+	} else {
+		ev["user"] = userJSON(u)
+	}
+	if message != nil {
+		ev["message"] = message
+	}
+	d.Dispatch("INTERACTION_CREATE", ev)
+	return in
+}
+
+// Redispatch sends an interaction's INTERACTION_CREATE again, as a
+// gateway replay would.
+func (d *Discord) Redispatch(in DiscordInteraction) {
+	d.gw.mu.Lock()
+	var again gwFrame
+	for _, f := range d.gw.log {
+		if *f.T == "INTERACTION_CREATE" && strings.Contains(string(f.D), `"token":"`+in.Token+`"`) {
+			again = f
+		}
+	}
+	d.gw.mu.Unlock()
+	if again.T != nil {
+		d.Dispatch("INTERACTION_CREATE", again.D)
+	}
+}
+
+// DiscordResponse is an interaction callback as the fake received it.
+type DiscordResponse struct {
+	Type int `json:"type"`
+	Data struct {
+		Content string            `json:"content"`
+		Flags   int               `json:"flags"`
+		Choices []json.RawMessage `json:"choices"`
+	} `json:"data"`
+}
+
+// Ephemeral is Discord's flag for a message only its recipient sees.
+const Ephemeral = 1 << 6
+
+func (d *Discord) interaction(app, token string) *fakeInteraction {
+	if app != d.AppID {
+		return nil
+	}
+	return d.interactions[token]
+}
+
+func (d *Discord) callback(id, token string, c DiscordCall) restReply {
+	in := d.interactions[token]
+	if in == nil || in.id != id {
+		return notFound("interaction", 10062)
+	}
+	if in.response != 0 {
+		return reply(http.StatusBadRequest, apiError{Message: "Interaction has already been acknowledged.", Code: 40060})
+	}
+	var r struct {
+		Type int `json:"type"`
+		Data *struct {
+			messageBody
+			} `json:"data"`
+	}
+	if err := json.Unmarshal(c.Body, &r); err != nil || r.Type == 0 {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	in.response = r.Type
+	in.callback = c.Body
+	if r.Data != nil {
+		in.ephemeral = r.Data.Flags&Ephemeral != 0
+		if r.Type == 4 {
+			m := d.addMessage(in.channel, d.BotID, in.id)
+			d.apply(m, r.Data.messageBody)
+			in.original = m.ID
+		}
+	}
+	return reply(http.StatusNoContent, nil)
+}
+
+func (d *Discord) webhookEdit(app, token, id string, c DiscordCall) restReply {
+	in := d.interaction(app, token)
+	if in == nil {
+		return notFound("Webhook", 10015)
+	}
+	var b messageBody
+	if err := json.Unmarshal(c.Body, &b); err != nil {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	if id == "@original" {
+		if in.response == 0 || in.response == 8 {
+			return notFound("Message", 10008)
+		}
+		if in.original == "" {
+			// The first edit of a deferred response is the response.
+			m := &DiscordMessage{ChannelID: in.channel, AuthorID: d.BotID, Interaction: in.id}
+			if in.ephemeral {
+				m.Flags = Ephemeral
+			}
+			if status := d.apply(m, b); status != 0 {
+				return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+			}
+			added := d.addMessage(in.channel, d.BotID, in.id)
+			m.ID = added.ID
+			*added = *m
+			in.original = m.ID
+			return reply(http.StatusOK, d.messageJSON(added))
+		}
+		id = in.original
+	}
+	m, ok := d.messages[id]
+	if !ok || m.Interaction != in.id || m.Deleted {
+		return notFound("Message", 10008)
+	}
+	if status := d.apply(m, b); status != 0 {
+		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	m.Edits++
+	return reply(http.StatusOK, d.messageJSON(m))
+}
+
+func (d *Discord) webhookDelete(app, token, id string) restReply {
+	in := d.interaction(app, token)
+	if in == nil {
+		return notFound("Webhook", 10015)
+	}
+	if id == "@original" {
+		if in.response == 0 {
+			return notFound("Message", 10008)
+		}
+		id = in.original
+		if id == "" {
+			// The deferred placeholder goes away.
+			in.original = "deleted"
+			return reply(http.StatusNoContent, nil)
+		}
+	}
+	m, ok := d.messages[id]
+	if !ok || m.Interaction != in.id {
+		return notFound("Message", 10008)
+	}
+	m.Deleted = true
+	return reply(http.StatusNoContent, nil)
+}
+
+func (d *Discord) followup(app, token string, c DiscordCall) restReply {
+	in := d.interaction(app, token)
+	if in == nil {
+		return notFound("Webhook", 10015)
+	}
+	if in.response == 0 {
+		return reply(http.StatusBadRequest, apiError{Message: "Interaction has not been acknowledged.", Code: 40060})
+	}
+	var b messageBody
+	if err := json.Unmarshal(c.Body, &b); err != nil {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	m := d.addMessage(in.channel, d.BotID, in.id)
+	if status := d.apply(m, b); status != 0 {
+		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	return reply(http.StatusOK, d.messageJSON(m))
+}
+
+// Callback returns the interaction's callback (its first answer) as the
+// fake received it.
+func (d *Discord) Callback(in DiscordInteraction) (DiscordResponse, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fi := d.interactions[in.Token]
+	if fi == nil || fi.callback == nil {
+		return DiscordResponse{}, false
+	}
+	var r DiscordResponse
+	_ = json.Unmarshal(fi.callback, &r)
+	return r, true
+}
+
+// Response returns the message that completed the interaction's
+// response, once there is one (and it was not deleted).
+func (d *Discord) Response(in DiscordInteraction) (DiscordMessage, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fi := d.interactions[in.Token]
+	if fi == nil {
+		return DiscordMessage{}, false
+	}
+	m, ok := d.messages[fi.original]
+	if !ok || m.Deleted {
+		return DiscordMessage{}, false
+	}
+	return *m, true
+}
+
+// Followups returns the interaction's followup messages.
+func (d *Discord) Followups(in DiscordInteraction) []DiscordMessage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fi := d.interactions[in.Token]
+	var out []DiscordMessage
+	for _, id := range d.order {
+		if m := d.messages[id]; fi != nil && m.Interaction == fi.id && id != fi.original {
+			out = append(out, *m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+package platformtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// apiError is Discord's JSON error body.
+type apiError struct {
+	Message string `json:"message"`
+	Code    int    `json:"code"`
+}
+
+type restReply struct {
+	status int
+	body   any
+}
+
+func reply(status int, body any) restReply { return restReply{status, body} }
+
+func notFound(what string, code int) restReply {
+	return reply(http.StatusNotFound, apiError{Message: "Unknown " + what, Code: code})
+}
+
+func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	c := DiscordCall{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/api/v9/"), Body: body,
+		At: d.Now(), Authorization: r.Header.Get("Authorization")}
+	d.wait(c)
+	var rep restReply
+	switch f := d.takeFault(c); {
+	case f != nil:
+		secs := f.retryAfter.Seconds()
+		w.Header().Set("Retry-After", fmt.Sprint(int(secs+0.999)))
+		rep = reply(http.StatusTooManyRequests, map[string]any{"message": "You are being rate limited.",
+			"retry_after": secs, "global": false})
+	case c.Authorization != "Bot "+d.Token && !strings.HasPrefix(c.Path, "interactions/") &&
+		!strings.HasPrefix(c.Path, "webhooks/"):
+		rep = reply(http.StatusUnauthorized, apiError{Message: "401: Unauthorized"})
+	default:
+		d.mu.Lock()
+		rep = d.route(c)
+		d.mu.Unlock()
+	}
+	c.Status = rep.status
+	d.mu.Lock()
+	d.calls = append(d.calls, c)
+	d.notify()
+	d.mu.Unlock()
+	if rep.body == nil {
+		w.WriteHeader(rep.status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rep.status)
+	_ = json.NewEncoder(w).Encode(rep.body)
+}
+
+// route answers one call; d.mu is held.
+func (d *Discord) route(c DiscordCall) restReply {
+	seg := strings.Split(c.Path, "/")
+	switch {
+	case c.Is("GET", "gateway"), c.Is("GET", "gateway/bot"):
+		return reply(http.StatusOK, map[string]any{"url": d.gatewayURL(),
+			"shards": 1, "session_start_limit": map[string]int{"total": 1000, "remaining": 1000, "max_concurrency": 1}})
+	case c.Is("GET", "users/@me"):
+		return reply(http.StatusOK, d.botUser())
+	case c.Is("PUT", "applications/*/commands"), c.Is("PUT", "applications/*/guilds/*/commands"):
+		return d.overwriteCommands(c)
+	case c.Is("POST", "interactions/*/*/callback"):
+		return d.callback(seg[1], seg[2], c)
+	case c.Is("PATCH", "webhooks/*/*/messages/*"):
+		return d.webhookEdit(seg[1], seg[2], seg[4], c)
+	case c.Is("DELETE", "webhooks/*/*/messages/*"):
+		return d.webhookDelete(seg[1], seg[2], seg[4])
+	case c.Is("POST", "webhooks/*/*"):
+		return d.followup(seg[1], seg[2], c)
+	case c.Is("GET", "channels/*"):
+		if ch, ok := d.channels[seg[1]]; ok {
+			return reply(http.StatusOK, ch)
+		}
+		return notFound("Channel", 10003)
+	case c.Is("PATCH", "channels/*"):
+		return d.renameChannel(seg[1], c)
+	case c.Is("POST", "channels/*/threads"):
+		return d.startThread(seg[1], c)
+	case c.Is("POST", "channels/*/typing"):
+		if _, ok := d.channels[seg[1]]; !ok {
+			return notFound("Channel", 10003)
+		}
+		return reply(http.StatusNoContent, nil)
+	case c.Is("POST", "channels/*/messages"):
+		return d.postMessage(seg[1], c)
+	case c.Is("PATCH", "channels/*/messages/*"):
+		return d.editMessage(seg[1], seg[3], c)
+	}
+	return reply(http.StatusNotFound, apiError{Message: "404: Not Found"})
+}
+
+func (d *Discord) botUser() map[string]any {
+	return map[string]any{"id": d.BotID, "username": "jake-bot", "bot": true}
+}
+
+func (d *Discord) overwriteCommands(c DiscordCall) restReply {
+	var cmds []map[string]any
+	if err := json.Unmarshal(c.Body, &cmds); err != nil {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	d.commands = nil
+	for _, cmd := range cmds {
+		cmd["id"], cmd["application_id"], cmd["version"] = d.newID(), d.AppID, "1"
+		raw, _ := json.Marshal(cmd)
+		d.commands = append(d.commands, raw)
+	}
+	return reply(http.StatusOK, cmds)
+}
+
+// messageBody is the part of a message payload the fake keeps.
+type messageBody struct {
+	Content    *string          `json:"content"`
+	Embeds     *[]DiscordEmbed  `json:"embeds"`
+	Components *json.RawMessage `json:"components"`
+	Flags      int              `json:"flags"`
+}
+
+func (d *Discord) postMessage(channel string, c DiscordCall) restReply {
+	if _, ok := d.channels[channel]; !ok {
+		return notFound("Channel", 10003)
+	}
+	var b messageBody
+	if err := json.Unmarshal(c.Body, &b); err != nil {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	m := d.addMessage(channel, d.BotID, "")
+	if status := d.apply(m, b); status != 0 {
+		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	d.echo(m)
+	return reply(http.StatusOK, d.messageJSON(m))
+}
+
+func (d *Discord) editMessage(channel, id string, c DiscordCall) restReply {
+	m, ok := d.messages[id]
+	if !ok || m.ChannelID != channel || m.Deleted {
+		return notFound("Message", 10008)
+	}
+	var b messageBody
+	if err := json.Unmarshal(c.Body, &b); err != nil {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	if status := d.apply(m, b); status != 0 {
+		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	m.Edits++
+	return reply(http.StatusOK, d.messageJSON(m))
+}
+
+func (d *Discord) addMessage(channel, author, interaction string) *DiscordMessage {
+	m := &DiscordMessage{ID: d.newID(), ChannelID: channel, AuthorID: author, Interaction: interaction}
+	d.messages[m.ID] = m
+	d.order = append(d.order, m.ID)
+	return m
+}
+
+// apply updates m with the fields b has, as Discord does, and enforces
+// Discord's limits: it returns 400 for content over 2000 characters or a
+// message with neither content nor embeds.
+func (d *Discord) apply(m *DiscordMessage, b messageBody) int {
+	next := *m
+	if b.Content != nil {
+		next.Content = *b.Content
+	}
+	if b.Embeds != nil {
+		next.Embeds = *b.Embeds
+	}
+	if b.Components != nil {
+		next.Components = *b.Components
+	}
+	if b.Flags != 0 {
+		next.Flags = b.Flags
+	}
+	if len([]rune(next.Content)) > 2000 || (next.Content == "" && len(next.Embeds) == 0) {
+		return http.StatusBadRequest
+	}
+	*m = next
+	return 0
+}
+
+func (d *Discord) messageJSON(m *DiscordMessage) map[string]any {
+	out := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "content": m.Content, "type": 0,
+		"author": map[string]any{"id": m.AuthorID, "username": "jake-bot", "bot": m.AuthorID == d.BotID},
+		"embeds": m.Embeds, "flags": m.Flags, "timestamp": time.Unix(0, 0).UTC().Format(time.RFC3339)}
+	if ch := d.channels[m.ChannelID]; ch != nil && ch.GuildID != "" {
+		out["guild_id"] = ch.GuildID
+	}
+	if m.Components != nil {
+		out["components"] = m.Components
+	}
+	return out
+}
+
+// echo dispatches the bot's own new message back to it, as Discord does.
+func (d *Discord) echo(m *DiscordMessage) {
+	data := d.messageJSON(m)
+	go d.Dispatch("MESSAGE_CREATE", data)
+}
+
+func (d *Discord) startThread(parent string, c DiscordCall) restReply {
+	p, ok := d.channels[parent]
+	if !ok {
+		return notFound("Channel", 10003)
+	}
+	if p.Type != ChannelText {
+		return reply(http.StatusBadRequest, apiError{Message: "Cannot execute action on this channel type", Code: 50024})
+	}
+	var b struct {
+		Name string `json:"name"`
+		Type int    `json:"type"`
+	}
+	if err := json.Unmarshal(c.Body, &b); err != nil || b.Name == "" || len([]rune(b.Name)) > 100 {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	if b.Type == 0 {
+		b.Type = ChannelThread
+	}
+	th := &DiscordChannel{ID: d.newID(), Type: b.Type, GuildID: p.GuildID, ParentID: parent, Name: b.Name}
+	d.channels[th.ID] = th
+	go d.Dispatch("THREAD_CREATE", th)
+	return reply(http.StatusCreated, th)
+}
+
+func (d *Discord) renameChannel(id string, c DiscordCall) restReply {
+	ch, ok := d.channels[id]
+	if !ok {
+		return notFound("Channel", 10003)
+	}
+	var b struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(c.Body, &b); err != nil || len([]rune(b.Name)) > 100 {
+		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+	}
+	if b.Name != "" {
+		ch.Name = b.Name
+	}
+	return reply(http.StatusOK, ch)
+}
