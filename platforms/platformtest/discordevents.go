@@ -220,7 +220,7 @@ func (d *Discord) callback(id, token string, c DiscordCall) restReply {
 		Type int `json:"type"`
 		Data *struct {
 			messageBody
-			} `json:"data"`
+		} `json:"data"`
 	}
 	if err := json.Unmarshal(c.Body, &r); err != nil || r.Type == 0 {
 		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
