@@ -201,6 +201,9 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 		return nil
 	}
 	if err := a.registerCommands(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	<-ctx.Done()

@@ -70,6 +70,8 @@ type DiscordCall struct {
 	At time.Time
 	// Authorization is the request's Authorization header.
 	Authorization string
+	// Message is the id of the message the call created or edited.
+	Message string
 }
 
 // Decode unmarshals the call's JSON body into v; it fails the test on

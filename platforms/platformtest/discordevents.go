@@ -264,7 +264,7 @@ func (d *Discord) webhookEdit(app, token, id string, c DiscordCall) restReply {
 			m.ID = added.ID
 			*added = *m
 			in.original = m.ID
-			return reply(http.StatusOK, d.messageJSON(added))
+			return d.messageReply(added)
 		}
 		id = in.original
 	}
@@ -276,7 +276,7 @@ func (d *Discord) webhookEdit(app, token, id string, c DiscordCall) restReply {
 		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m.Edits++
-	return reply(http.StatusOK, d.messageJSON(m))
+	return d.messageReply(m)
 }
 
 func (d *Discord) webhookDelete(app, token, id string) restReply {
@@ -319,7 +319,7 @@ func (d *Discord) followup(app, token string, c DiscordCall) restReply {
 	if status := d.apply(m, b); status != 0 {
 		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
-	return reply(http.StatusOK, d.messageJSON(m))
+	return d.messageReply(m)
 }
 
 // Callback returns the interaction's callback (its first answer) as the

@@ -16,11 +16,12 @@ type apiError struct {
 }
 
 type restReply struct {
-	status int
-	body   any
+	status  int
+	body    any
+	message string // the message created or edited
 }
 
-func reply(status int, body any) restReply { return restReply{status, body} }
+func reply(status int, body any) restReply { return restReply{status: status, body: body} }
 
 func notFound(what string, code int) restReply {
 	return reply(http.StatusNotFound, apiError{Message: "Unknown " + what, Code: code})
@@ -46,7 +47,7 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 		rep = d.route(c)
 		d.mu.Unlock()
 	}
-	c.Status = rep.status
+	c.Status, c.Message = rep.status, rep.message
 	d.mu.Lock()
 	d.calls = append(d.calls, c)
 	d.notify()
@@ -140,7 +141,7 @@ func (d *Discord) postMessage(channel string, c DiscordCall) restReply {
 		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	d.echo(m)
-	return reply(http.StatusOK, d.messageJSON(m))
+	return d.messageReply(m)
 }
 
 func (d *Discord) editMessage(channel, id string, c DiscordCall) restReply {
@@ -156,7 +157,11 @@ func (d *Discord) editMessage(channel, id string, c DiscordCall) restReply {
 		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m.Edits++
-	return reply(http.StatusOK, d.messageJSON(m))
+	return d.messageReply(m)
+}
+
+func (d *Discord) messageReply(m *DiscordMessage) restReply {
+	return restReply{status: http.StatusOK, body: d.messageJSON(m), message: m.ID}
 }
 
 func (d *Discord) addMessage(channel, author, interaction string) *DiscordMessage {
