@@ -1,0 +1,92 @@
+package discord
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+func TestUnknownUserIsRefusedPrivately(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	stranger := h.fake.NewUser("stranger")
+	in := h.fake.Slash(stranger, h.fake.TextChannel, "claude start", "workdir", "proj")
+	resp := h.response(in)
+	if cb, _ := h.fake.Callback(in); cb.Type != 5 || cb.Data.Flags&platformtest.Ephemeral == 0 {
+		t.Errorf("callback = %+v, want a private deferred response", cb)
+	}
+	if resp.Flags&platformtest.Ephemeral == 0 || !strings.Contains(resp.Content, "allow-list") || !strings.Contains(resp.Content, stranger.ID) {
+		t.Errorf("response = %+v, want a private refusal naming the user's id", resp)
+	}
+	if ths := h.fake.Threads(h.fake.TextChannel); len(ths) != 0 {
+		t.Errorf("threads = %v: a refused start opened a thread", ths)
+	}
+
+	// A plain message has no private reply: the refusal is public.
+	dm := h.fake.DM(stranger)
+	h.fake.Say(stranger, dm, "hello")
+	h.waitBot(dm, "allow-list")
+
+	// Autocompletion shows a stranger nothing.
+	ac := h.fake.Autocomplete(stranger, h.fake.TextChannel, "claude start", "workdir", "workdir", "")
+	h.fake.WaitFor("autocomplete answer", func() bool { _, ok := h.fake.Callback(ac); return ok })
+	if cb, _ := h.fake.Callback(ac); cb.Type != 8 || len(cb.Data.Choices) != 0 {
+		t.Errorf("stranger's autocompletion = %+v, want no choices", cb)
+	}
+	if n := len(h.plugin.Turns()); n != 0 {
+		t.Errorf("plugin ran %d turns for a stranger", n)
+	}
+}
+
+// TestThreadsOff checks the conversation stays in the channel with
+// DISCORD_THREADS=false, and that a public slash command's reply
+// completes its deferred response.
+func TestThreadsOff(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, func(c *Config, _ *platformtest.Discord) { c.Threads = false })
+	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude start", "workdir", "proj")
+	if resp := h.response(in); !strings.Contains(resp.Content, "conversation started in "+h.root+"/proj") || resp.Flags != 0 {
+		t.Errorf("response = %+v, want the start confirmation, public", resp)
+	}
+	if ths := h.fake.Threads(h.fake.TextChannel); len(ths) != 0 {
+		t.Errorf("threads = %v, want none", ths)
+	}
+	h.fake.Say(h.owner, h.fake.TextChannel, "no mention needed")
+	h.waitBot(h.fake.TextChannel, "echo: no mention needed")
+}
+
+func TestChannelMessagesNeedAMention(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	other := platformtest.DiscordUser{ID: h.fake.NewID(), Name: "otherbot", Bot: true}
+	h.fake.Say(other, h.fake.TextChannel, h.fake.Mention()+" /help")
+	h.fake.Say(h.owner, h.fake.TextChannel, "talking among humans")
+	h.fake.Say(h.owner, h.fake.TextChannel, h.fake.Mention()+" hello?")
+	h.waitBot(h.fake.TextChannel, "No conversation here yet")
+	// Events are handled in order: had the first two been taken, their
+	// replies would be here by now.
+	if ms := h.botMessages(h.fake.TextChannel); len(ms) != 1 {
+		t.Errorf("bot messages = %+v, want only the answer to the mention", ms)
+	}
+	// A bare mention asks for help.
+	h.fake.Say(h.owner, h.fake.TextChannel, h.fake.Mention())
+	h.waitBot(h.fake.TextChannel, "/claude start [workdir]")
+}
+
+func TestAllowedRoleAdmitsMembersInTheServer(t *testing.T) {
+	t.Parallel()
+	var role string
+	h := newHarness(t, nil, func(c *Config, fake *platformtest.Discord) {
+		role = fake.NewID()
+		c.AllowedRoles = []string{role}
+	})
+	member := h.fake.NewUser("member", role)
+	thread := h.start(member)
+	h.fake.Say(member, thread, "hi from a role")
+	h.waitBot(thread, "echo: hi from a role")
+	// DMs carry no roles.
+	dm := h.fake.DM(member)
+	h.fake.Say(member, dm, "hi in private")
+	h.waitBot(dm, "allow-list")
+}

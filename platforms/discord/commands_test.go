@@ -1,0 +1,205 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+// waitEmbed waits for a bot message in channel with an embed containing
+// text.
+func (h *harness) waitEmbed(channel, text string) platformtest.DiscordMessage {
+	h.t.Helper()
+	return h.fake.WaitMessage(channel, func(m platformtest.DiscordMessage) bool {
+		for _, e := range m.Embeds {
+			if m.AuthorID == h.fake.BotID && strings.Contains(e.Description, text) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestStopEndsTheTurn(t *testing.T) {
+	t.Parallel()
+	ended := make(chan error, 1)
+	p := &scriptPlugin{run: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		emit(core.TextEvent("working on it"))
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return core.TurnResult{}, ctx.Err()
+	}}
+	h := newHarness(t, p, nil)
+	thread := h.start(h.owner)
+	h.fake.Say(h.owner, thread, "a long job")
+	h.waitBot(thread, "working on it")
+	in := h.fake.Slash(h.owner, thread, "stop")
+	if resp := h.response(in); !strings.Contains(resp.Content, "Stopping the running turn") {
+		t.Errorf("/stop response = %q", resp.Content)
+	}
+	if err := <-ended; err == nil {
+		t.Error("the turn's context was not cancelled")
+	}
+	h.waitEmbed(thread, "Stopped.")
+}
+
+func TestAckComesBeforeSlowWork(t *testing.T) {
+	t.Parallel()
+	listing, release := make(chan struct{}), make(chan struct{})
+	p := &scriptPlugin{convs: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
+		select {
+		case listing <- struct{}{}:
+		default:
+		}
+		<-release
+		return []core.ConversationInfo{
+			{ID: "0a1b2c3d-0000-4000-8000-000000000001", Title: "fix the flaky test", Updated: time.Unix(1e9, 0)},
+			{ID: "0a1b2c3d-0000-4000-8000-000000000002", Title: "add a README", Updated: time.Unix(1e9, 0)},
+		}, nil
+	}}
+	h := newHarness(t, p, nil)
+	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude conversations")
+	select {
+	case <-listing:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the plugin was never asked for its conversations")
+	}
+	// The plugin is still listing: the deferred response must be out.
+	if cb, ok := h.fake.Callback(in); !ok || cb.Type != 5 {
+		t.Fatalf("callback while the plugin works = %+v, %v; want a deferred response", cb, ok)
+	}
+	close(release)
+	resp := h.response(in)
+	if !strings.Contains(resp.Content, "fix the flaky test") {
+		t.Errorf("listing = %q", resp.Content)
+	}
+	var rows []struct {
+		Components []struct {
+			Label    string `json:"label"`
+			CustomID string `json:"custom_id"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(resp.Components, &rows); err != nil || len(rows) != 1 || len(rows[0].Components) != 2 {
+		t.Fatalf("components = %s (%v), want one row of two buttons", resp.Components, err)
+	}
+	button := rows[0].Components[0]
+	if button.CustomID != "/claude resume 0a1b2c3d-0000-4000-8000-000000000001" {
+		t.Errorf("button = %+v", button)
+	}
+	press := h.fake.Press(h.owner, h.fake.TextChannel, resp.ID, button.CustomID)
+	if r := h.response(press); !strings.Contains(r.Content, "Resumed Claude Code conversation 0a1b2c3d-0000-4000-8000-000000000001") {
+		t.Errorf("after pressing the button: %q", r.Content)
+	}
+	conv, ok := h.convs.Get(core.ConversationKey{Platform: Name, User: h.owner.ID, Channel: h.fake.TextChannel})
+	if !ok || conv.ResumeToken != "0a1b2c3d-0000-4000-8000-000000000001" {
+		t.Errorf("conversation = %+v, %v", conv, ok)
+	}
+}
+
+func TestStartAcksBeforeOpeningTheThread(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	hold := h.fake.Hold("POST", "channels/*/threads")
+	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude start", "workdir", "proj")
+	<-hold.Arrived()
+	if cb, ok := h.fake.Callback(in); !ok || cb.Type != 5 {
+		t.Fatalf("callback while the thread is being opened = %+v, %v; want a deferred response", cb, ok)
+	}
+	hold.Release()
+	h.response(in)
+}
+
+func TestDuplicateDispatchRunsOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	thread := h.start(h.owner)
+	id := h.fake.Say(h.owner, thread, "once")
+	h.waitBot(thread, "echo: once")
+	h.fake.Resend(h.owner, thread, id)
+	status := h.fake.Slash(h.owner, thread, "status")
+	h.response(status)
+	h.fake.Redispatch(status)
+	marker := h.fake.Slash(h.owner, thread, "help")
+	h.response(marker) // events are handled in order: the duplicates are behind us
+	h.router.Wait()
+	if n := len(h.plugin.Turns()); n != 1 {
+		t.Errorf("the message ran %d turns, want 1", n)
+	}
+	if n := len(h.fake.CallsTo("POST", "interactions/"+status.ID+"/*/callback")); n != 1 {
+		t.Errorf("/status acknowledged %d times, want 1", n)
+	}
+}
+
+func TestGatewayResumeReplaysWithoutRepeats(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	thread := h.start(h.owner)
+	h.fake.Say(h.owner, thread, "before")
+	h.waitBot(thread, "echo: before")
+	h.fake.ReplayOnResume(20) // everything since READY, start included
+	h.fake.Disconnect()
+	h.fake.WaitFor("a resumed session", func() bool { g := h.fake.Gateway(); return g.Resumes == 1 && g.Connected })
+	h.fake.Say(h.owner, thread, "after")
+	h.waitBot(thread, "echo: after")
+	h.router.Wait()
+	if n := len(h.plugin.Turns()); n != 2 {
+		t.Errorf("%d turns, want 2: a replayed message ran again", n)
+	}
+	if n := len(h.fake.Threads(h.fake.TextChannel)); n != 1 {
+		t.Errorf("%d threads, want 1: a replayed /claude start ran again", n)
+	}
+	if g := h.fake.Gateway(); len(g.Identifies) != 1 || g.Heartbeats == 0 {
+		t.Errorf("gateway = %+v, want one IDENTIFY, then RESUME, and heartbeats", g)
+	}
+}
+
+func TestAutocomplete(t *testing.T) {
+	t.Parallel()
+	p := &scriptPlugin{convs: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
+		return []core.ConversationInfo{
+			{ID: "aaaa1111-0000-4000-8000-000000000001", Title: "fix the flaky test"},
+			{ID: "bbbb2222-0000-4000-8000-000000000002", Title: "add a README"},
+		}, nil
+	}}
+	h := newHarness(t, p, nil)
+	choices := func(in platformtest.DiscordInteraction) []string {
+		t.Helper()
+		h.fake.WaitFor("autocomplete answer", func() bool { _, ok := h.fake.Callback(in); return ok })
+		cb, _ := h.fake.Callback(in)
+		if cb.Type != 8 {
+			t.Errorf("callback type %d, want 8", cb.Type)
+		}
+		var out []string
+		for _, raw := range cb.Data.Choices {
+			var c struct{ Value string }
+			_ = json.Unmarshal(raw, &c)
+			out = append(out, c.Value)
+		}
+		return out
+	}
+	tests := []struct {
+		command, option, typed string
+		want                   []string
+	}{
+		{"claude start", "workdir", "", []string{h.root, h.root + "/other", h.root + "/proj"}},
+		{"claude start", "workdir", "pr", []string{h.root + "/proj"}},
+		{"claude start", "workdir", h.root + "/o", []string{h.root + "/other"}},
+		{"claude start", "workdir", ".h", []string{h.root + "/.hidden"}},
+		{"claude start", "workdir", "/", nil}, // outside the roots
+		{"workdir set", "path", "ot", []string{h.root + "/other"}},
+		{"claude resume", "id", "", []string{"aaaa1111-0000-4000-8000-000000000001", "bbbb2222-0000-4000-8000-000000000002"}},
+		{"claude resume", "id", "bbbb", []string{"bbbb2222-0000-4000-8000-000000000002"}},
+		{"claude resume", "id", "flaky", []string{"aaaa1111-0000-4000-8000-000000000001"}},
+	}
+	for _, tt := range tests {
+		in := h.fake.Autocomplete(h.owner, h.fake.TextChannel, tt.command, tt.option, tt.option, tt.typed)
+		if got := choices(in); strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("autocomplete %s %s=%q = %q, want %q", tt.command, tt.option, tt.typed, got, tt.want)
+		}
+	}
+}
