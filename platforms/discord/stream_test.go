@@ -3,7 +3,7 @@ package discord
 import (
 	"context"
 	"fmt"
-		"strings"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
