@@ -213,8 +213,12 @@ func (p *Parser) user(l *line) {
 			continue
 		}
 		b := core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ToolUseID, Tool: name, Status: core.ToolDone}
-		if c.IsError {
+		switch {
+		case c.IsError:
 			b.Status = core.ToolFailed
+			b.Detail = firstLine(resultText(c.Content))
+		case name == "Bash":
+			// A command's first line of output says most about it.
 			b.Detail = firstLine(resultText(c.Content))
 		}
 		b.Text = p.args[c.ToolUseID]
