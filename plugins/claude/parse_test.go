@@ -134,7 +134,7 @@ func TestParseToleratesGarbage(t *testing.T) {
 func TestToolName(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"Bash": "Bash",
+		"Bash":                                  "Bash",
 		"mcp__process-manager__restart_process": "Process Manager · Restart Process",
 		"mcp__github__create_pull_request":      "Github · Create Pull Request",
 		"mcp__solo":                             "Solo",
