@@ -1,8 +1,11 @@
 package discord
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bwmarrin/discordgo"
 
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 )
@@ -89,4 +92,34 @@ func TestAllowedRoleAdmitsMembersInTheServer(t *testing.T) {
 	dm := h.fake.DM(member)
 	h.fake.Say(member, dm, "hi in private")
 	h.waitBot(dm, "allow-list")
+}
+
+// TestWithoutMessageContentIntent: when the application has not enabled
+// the privileged intent, the bot connects without it and still answers
+// mentions and slash commands.
+func TestWithoutMessageContentIntent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, func(_ *Config, fake *platformtest.Discord) {
+		fake.DisallowIntents(int(discordgo.IntentMessageContent))
+	})
+	ids := h.fake.Gateway().Identifies
+	if len(ids) != 2 {
+		t.Fatalf("%d IDENTIFYs, want a refused one and one without the intent", len(ids))
+	}
+	var id struct{ Intents int }
+	_ = json.Unmarshal(ids[1], &id)
+	if id.Intents&int(discordgo.IntentMessageContent) != 0 || id.Intents|int(discordgo.IntentMessageContent) != int(intents) {
+		t.Errorf("second IDENTIFY intents = %b, want %b without Message Content", id.Intents, intents)
+	}
+	// A mention in a channel opens a thread just as the slash command does.
+	h.fake.Say(h.owner, h.fake.TextChannel, h.fake.Mention()+" /claude start proj")
+	var thread string
+	h.fake.WaitFor("a thread", func() bool {
+		ths := h.fake.Threads(h.fake.TextChannel)
+		if len(ths) == 1 {
+			thread = ths[0].ID
+		}
+		return thread != ""
+	})
+	h.waitBot(thread, "conversation started")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
@@ -80,6 +81,10 @@ type Adapter struct {
 	plugins map[string]core.Plugin
 	logger  *slog.Logger
 
+	// withoutMessageContent drops the privileged intent from the next
+	// IDENTIFY; nil when the session is not a real one.
+	withoutMessageContent func()
+
 	seen     *recent
 	lanes    lanes
 	channels channelTypes
@@ -129,7 +134,9 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	}
 	s.Client = &http.Client{Timeout: 20 * time.Second, Transport: rt}
 	routeLibraryLogs()
-	return newAdapter(s, cfg, opts), nil
+	a := newAdapter(s, cfg, opts)
+	a.withoutMessageContent = func() { s.Identify.Intents = intents &^ discordgo.IntentMessageContent }
+	return a, nil
 }
 
 func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
@@ -191,8 +198,8 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	for _, f := range []any{a.onReady, a.onMessage, a.onInteraction} {
 		defer a.api.AddHandler(f)()
 	}
-	if err := a.api.Open(); err != nil {
-		return fmt.Errorf("discord: connect: %w", err)
+	if err := a.open(); err != nil {
+		return err
 	}
 	defer a.close()
 	select {
@@ -207,6 +214,27 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 		return err
 	}
 	<-ctx.Done()
+	return nil
+}
+
+// closeDisallowedIntents is the gateway's close code for privileged
+// intents the application has not enabled in the Developer Portal.
+const closeDisallowedIntents = 4014
+
+// open connects to the gateway. When Discord refuses the Message Content
+// intent because it is not enabled for the application, it connects
+// without it: mentions, DMs and slash commands still work.
+func (a *Adapter) open() error {
+	err := a.api.Open()
+	if websocket.IsCloseError(err, closeDisallowedIntents) && a.withoutMessageContent != nil {
+		a.logger.Warn("the Message Content intent is not enabled for this application in the Discord Developer " +
+			"Portal; continuing without it: only mentions, DMs and slash commands reach the bot")
+		a.withoutMessageContent()
+		err = a.api.Open()
+	}
+	if err != nil {
+		return fmt.Errorf("discord: connect: %w", err)
+	}
 	return nil
 }
 

@@ -39,6 +39,8 @@ type gateway struct {
 	seq     int64
 	log     []gwFrame
 	replay  int
+	// disallowed intents make IDENTIFY fail with 4014.
+	disallowed int
 
 	// Guarded by Discord.mu.
 	stats GatewayStats
@@ -57,6 +59,14 @@ type GatewayStats struct {
 type gwConn struct {
 	ws *websocket.Conn
 	mu sync.Mutex
+}
+
+// close ends the connection with a gateway close code.
+func (c *gwConn) close(code int, text string) {
+	c.mu.Lock()
+	_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, text))
+	c.mu.Unlock()
+	c.ws.Close()
 }
 
 func (c *gwConn) send(f gwFrame) error {
@@ -125,21 +135,24 @@ func (d *Discord) drop(c *gwConn) {
 
 func (d *Discord) identify(c *gwConn, payload json.RawMessage) {
 	var id struct {
-		Token string `json:"token"`
+		Token   string `json:"token"`
+		Intents int    `json:"intents"`
 	}
 	_ = json.Unmarshal(payload, &id)
-	if id.Token != d.Token && id.Token != "Bot "+d.Token {
-		c.mu.Lock()
-		_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4004, "Authentication failed."))
-		c.mu.Unlock()
-		c.ws.Close()
+	d.updateStats(func(s *GatewayStats) { s.Identifies = append(s.Identifies, payload) })
+	switch {
+	case id.Token != d.Token && id.Token != "Bot "+d.Token:
+		c.close(4004, "Authentication failed.")
+		return
+	case id.Intents&d.disallowed() != 0:
+		c.close(4014, "Disallowed intent(s).")
 		return
 	}
 	d.gw.mu.Lock()
 	defer d.gw.mu.Unlock()
-	d.gw.session = fmt.Sprintf("fake-session-%d", len(d.Gateway().Identifies)+1)
+	d.gw.session = fmt.Sprintf("fake-session-%d", len(d.Gateway().Identifies))
 	d.gw.conn = c
-	d.updateStats(func(s *GatewayStats) { s.Identifies = append(s.Identifies, payload); s.Connected = true })
+	d.updateStats(func(s *GatewayStats) { s.Connected = true })
 	d.dispatchLocked("READY", map[string]any{
 		"v": 9, "session_id": d.gw.session, "user": d.botUser(),
 		"resume_gateway_url": d.gatewayURL(),
@@ -217,6 +230,21 @@ func (d *Discord) Disconnect() {
 		d.updateStats(func(s *GatewayStats) { s.Connected = false })
 		c.ws.Close()
 	}
+}
+
+// DisallowIntents makes IDENTIFY fail with close code 4014 when it asks
+// for any intent in mask, as Discord does for privileged intents the
+// application has not enabled (Message Content is 1<<15).
+func (d *Discord) DisallowIntents(mask int) {
+	d.gw.mu.Lock()
+	d.gw.disallowed = mask
+	d.gw.mu.Unlock()
+}
+
+func (d *Discord) disallowed() int {
+	d.gw.mu.Lock()
+	defer d.gw.mu.Unlock()
+	return d.gw.disallowed
 }
 
 // ReplayOnResume makes the next RESUME also replay the last n events the
