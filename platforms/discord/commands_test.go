@@ -42,7 +42,7 @@ func TestStopEndsTheTurn(t *testing.T) {
 	if resp := h.response(in); !strings.Contains(resp.Content, "Stopping the running turn") {
 		t.Errorf("/stop response = %q", resp.Content)
 	}
-	if err := <-ended; err == nil {
+	if err := receive(t, ended, "the end of the turn"); err == nil {
 		t.Error("the turn's context was not cancelled")
 	}
 	h.waitEmbed(thread, "Stopped.")
@@ -56,7 +56,11 @@ func TestAckComesBeforeSlowWork(t *testing.T) {
 		case listing <- struct{}{}:
 		default:
 		}
-		<-release
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		return []core.ConversationInfo{
 			{ID: "0a1b2c3d-0000-4000-8000-000000000001", Title: "fix the flaky test", Updated: time.Unix(1e9, 0)},
 			{ID: "0a1b2c3d-0000-4000-8000-000000000002", Title: "add a README", Updated: time.Unix(1e9, 0)},
@@ -64,11 +68,7 @@ func TestAckComesBeforeSlowWork(t *testing.T) {
 	}}
 	h := newHarness(t, p, nil)
 	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude conversations")
-	select {
-	case <-listing:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the plugin was never asked for its conversations")
-	}
+	receive(t, listing, "the plugin's listing")
 	// The plugin is still listing: the deferred response must be out.
 	if cb, ok := h.fake.Callback(in); !ok || cb.Type != 5 {
 		t.Fatalf("callback while the plugin works = %+v, %v; want a deferred response", cb, ok)
@@ -106,7 +106,7 @@ func TestStartAcksBeforeOpeningTheThread(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	hold := h.fake.Hold("POST", "channels/*/threads")
 	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude start", "workdir", "proj")
-	<-hold.Arrived()
+	receive(t, hold.Arrived(), "the thread to be opened")
 	if cb, ok := h.fake.Callback(in); !ok || cb.Type != 5 {
 		t.Fatalf("callback while the thread is being opened = %+v, %v; want a deferred response", cb, ok)
 	}

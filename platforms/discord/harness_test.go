@@ -210,3 +210,29 @@ func (h *harness) response(in platformtest.DiscordInteraction) platformtest.Disc
 	})
 	return found
 }
+
+// patience bounds a test's waits on its own channels, so that a bug
+// fails the test instead of hanging it.
+const patience = 20 * time.Second
+
+// receive waits for a value on ch.
+func receive[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(patience):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
+}
+
+// send waits until the plugin takes v from ch.
+func send[T any](t *testing.T, ch chan<- T, v T) {
+	t.Helper()
+	select {
+	case ch <- v:
+	case <-time.After(patience):
+		t.Fatalf("timed out handing %v to the plugin: is the turn running?", v)
+	}
+}

@@ -68,7 +68,7 @@ func TestPlainMessagesStreamWithinLimits(t *testing.T) {
 	var text string
 	for i := 1; i <= 5; i++ {
 		part := fmt.Sprintf("part %d. ", i)
-		chunks <- part
+		send(t, chunks, part)
 		text += part
 		h.waitBot(thread, strings.TrimSpace(text)) // the reply shows all so far
 	}
@@ -160,7 +160,7 @@ func TestRateLimitDelaysButLosesNothing(t *testing.T) {
 	var text string
 	for i := 1; i <= 4; i++ {
 		part := fmt.Sprintf("part %d. ", i)
-		chunks <- part
+		send(t, chunks, part)
 		text += part
 		h.waitBot(thread, strings.TrimSpace(text))
 	}
