@@ -13,13 +13,20 @@ import (
 )
 
 // chunkPlugin emits the chunks a test sends, one at a time, and ends the
-// turn when the channel is closed.
+// turn when the channel is closed (or the turn is cancelled).
 func chunkPlugin(chunks <-chan string) *scriptPlugin {
 	return &scriptPlugin{run: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-		for c := range chunks {
-			emit(core.TextEvent(c))
+		for {
+			select {
+			case c, ok := <-chunks:
+				if !ok {
+					return core.TurnResult{ResumeToken: "s1", Duration: 2 * time.Second, CostUSD: 0.0123}, nil
+				}
+				emit(core.TextEvent(c))
+			case <-ctx.Done():
+				return core.TurnResult{}, ctx.Err()
+			}
 		}
-		return core.TurnResult{ResumeToken: "s1", Duration: 2 * time.Second, CostUSD: 0.0123}, nil
 	}}
 }
 
