@@ -1,0 +1,75 @@
+package platformtest
+
+import (
+	"sync"
+	"time"
+)
+
+// fault answers the next n matching calls with 429.
+type fault struct {
+	method, pattern string
+	retryAfter      time.Duration
+	n               int
+}
+
+// RateLimit makes the next n calls with method matching pattern fail
+// with 429 Too Many Requests and retry_after.
+func (d *Discord) RateLimit(method, pattern string, retryAfter time.Duration, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.faults = append(d.faults, &fault{method, pattern, retryAfter, n})
+}
+
+func (d *Discord) takeFault(c DiscordCall) *fault {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.faults {
+		if f.n > 0 && c.Is(f.method, f.pattern) {
+			f.n--
+			return f
+		}
+	}
+	return nil
+}
+
+// Hold holds matching calls until Release, so a test can make Discord
+// slow at one point.
+type Hold struct {
+	method, pattern string
+	arrived         chan struct{}
+	once            sync.Once
+	release         chan struct{}
+	releaseOnce     sync.Once
+}
+
+// Hold makes calls with method matching pattern wait until the returned
+// Hold is released. Released on test cleanup at the latest.
+func (d *Discord) Hold(method, pattern string) *Hold {
+	h := &Hold{method: method, pattern: pattern, arrived: make(chan struct{}), release: make(chan struct{})}
+	d.mu.Lock()
+	d.holds = append(d.holds, h)
+	d.mu.Unlock()
+	d.t.Cleanup(h.Release)
+	return h
+}
+
+// Arrived is closed when the first held call arrives.
+func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
+
+// Release lets held calls, and later ones, through.
+func (h *Hold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
+
+func (d *Discord) wait(c DiscordCall) {
+	d.mu.Lock()
+	var hs []*Hold
+	for _, h := range d.holds {
+		if c.Is(h.method, h.pattern) {
+			hs = append(hs, h)
+		}
+	}
+	d.mu.Unlock()
+	for _, h := range hs {
+		h.once.Do(func() { close(h.arrived) })
+		<-h.release
+	}
+}
