@@ -123,27 +123,16 @@ func (o *OpenAI) respond(w http.ResponseWriter, r *http.Request, body []byte) {
 		output = append(output, item)
 	}
 	if rep.Tool != nil {
-		args, _ := json.Marshal(rep.Tool.Input)
-		callID := rep.Tool.ID
-		if callID == "" {
-			callID = fmt.Sprintf("call_fake%d", n)
-		}
 		idx := len(output)
-		item := map[string]any{
-			"id": fmt.Sprintf("fc_fake%d", n), "type": "function_call", "status": "in_progress",
-			"call_id": callID, "name": rep.Tool.Name, "arguments": "",
-		}
-		sendEvent(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": idx, "item": item})
-		sendEvent(w, "response.function_call_arguments.delta", map[string]any{
-			"type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": idx, "delta": string(args),
-		})
-		done := map[string]any{}
+		item := toolItem(rep.Tool, n)
+		added := map[string]any{}
 		for k, v := range item {
-			done[k] = v
+			added[k] = v
 		}
-		done["status"], done["arguments"] = "completed", string(args)
-		sendEvent(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": idx, "item": done})
-		output = append(output, done)
+		added["status"] = "in_progress"
+		sendEvent(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": idx, "item": added})
+		sendEvent(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": idx, "item": item})
+		output = append(output, item)
 	}
 	resp["status"], resp["output"] = "completed", output
 	resp["usage"] = map[string]any{
@@ -178,4 +167,25 @@ func CodexEnv(t testing.TB, home string) []string {
 func CodexArgs(o *OpenAI) []string {
 	provider := fmt.Sprintf(`model_providers.fake={name="fake",base_url=%q,wire_api="responses",request_max_retries=0,stream_max_retries=0}`, o.URL)
 	return []string{"-c", provider, "-c", "model_provider=fake"}
+}
+
+// toolItem is the output item for a tool call: a function_call with JSON
+// arguments, or, when Input holds only a string "input" (Codex's freeform
+// apply_patch), a custom_tool_call carrying that string.
+func toolItem(tc *ToolCall, n int64) map[string]any {
+	callID := tc.ID
+	if callID == "" {
+		callID = fmt.Sprintf("call_fake%d", n)
+	}
+	if in, ok := tc.Input["input"].(string); ok && len(tc.Input) == 1 {
+		return map[string]any{
+			"id": fmt.Sprintf("ctc_fake%d", n), "type": "custom_tool_call", "status": "completed",
+			"call_id": callID, "name": tc.Name, "input": in,
+		}
+	}
+	args, _ := json.Marshal(tc.Input)
+	return map[string]any{
+		"id": fmt.Sprintf("fc_fake%d", n), "type": "function_call", "status": "completed",
+		"call_id": callID, "name": tc.Name, "arguments": string(args),
+	}
 }
