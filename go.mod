@@ -3,3 +3,5 @@ module github.com/jake-bot/jake-bot
 go 1.26.8
 
 require golang.org/x/time v0.16.0
+
+require github.com/google/go-cmp v0.7.0
