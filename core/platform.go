@@ -67,6 +67,12 @@ type ChoiceOfferer interface {
 	OfferChoices(ctx context.Context, to Target, text string, choices []Choice) error
 }
 
+// Refuser is implemented by platforms that can refuse a user privately (an
+// ephemeral message); others get an ordinary reply.
+type Refuser interface {
+	Refuse(ctx context.Context, m Message, text string) error
+}
+
 // RateLimitError is returned by a platform's Send or Edit when the service
 // asked the bot to slow down. The coordinator waits RetryAfter and retries,
 // coalescing edits meanwhile.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,20 +15,25 @@ import (
 // models/<m>:streamGenerateContent?alt=sse and models/<m>:generateContent
 // answered from a script of replies, and :countTokens. It records every
 // request. It is safe for concurrent use and closes when the test ends.
+//
+// Observed with gemini 0.61 and an explicit -m: one streamGenerateContent
+// per model turn, nothing else. 4xx are not retried, and the process then
+// exits with the HTTP status as its code (400 → 144, 401 → 145, 500 → 244:
+// the status mod 256). 429 and 5xx are retried 10 times with backoff from
+// 5 s up to 30 s, about 4 minutes: script 400 or 401 in tests.
 type Gemini struct {
 	// URL is the API's base URL (GOOGLE_GEMINI_BASE_URL).
 	URL string
 	q   *replyQueue
 }
 
-// NewGemini starts a fake Gemini API that answers each generate request,
-// streamed or not, with the next of replies.
+// NewGemini starts a fake Gemini API on 127.0.0.1 that answers each
+// generate request, streamed or not, with the next of replies
+// (DefaultReply once they run out).
 func NewGemini(t testing.TB, replies ...Reply) *Gemini {
 	t.Helper()
-	g := &Gemini{q: newReplyQueue(t, replies)}
-	srv := httptest.NewServer(http.HandlerFunc(g.serve))
-	t.Cleanup(srv.Close)
-	g.URL = srv.URL
+	g := &Gemini{q: newReplyQueue(replies)}
+	g.URL = startServer(t, g.serve).URL
 	return g
 }
 
@@ -53,16 +57,27 @@ func (g *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 	case method == "countTokens":
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"totalTokens":%d}`, len(body)/4)
-	case method == "streamGenerateContent":
-		g.stream(w, r)
-	case method == "generateContent":
-		g.generate(w, r)
+	case method == "streamGenerateContent", method == "generateContent":
+		rep := g.q.next()
+		if !waitHold(r, rep) {
+			return
+		}
+		if rep.Status != 0 {
+			geminiError(w, rep.Status, rep.Message)
+		} else if method == "generateContent" {
+			g.generate(w, r, rep)
+		} else {
+			g.stream(w, r, rep)
+		}
 	default:
 		geminiError(w, http.StatusNotFound, "fake: no route for "+r.URL.Path)
 	}
 }
 
 func geminiError(w http.ResponseWriter, status int, msg string) {
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
 		"code": status, "message": msg, "status": statusName(status),
 	}})
@@ -108,56 +123,57 @@ func chunk(model string, parts []any, final bool) map[string]any {
 	return c
 }
 
-func toolPart(tc *ToolCall) map[string]any {
-	call := map[string]any{"name": tc.Name, "args": tc.Input}
+func toolPart(tc ToolCall) map[string]any {
+	args := tc.Input
+	if args == nil {
+		args = map[string]any{}
+	}
+	call := map[string]any{"name": tc.Name, "args": args}
 	if tc.ID != "" {
 		call["id"] = tc.ID
 	}
 	return map[string]any{"functionCall": call}
 }
 
-func (g *Gemini) stream(w http.ResponseWriter, r *http.Request) {
-	rep := g.q.next(r.URL.Path)
-	if rep.Status != 0 {
-		geminiError(w, rep.Status, rep.Message)
-		return
-	}
+// stream answers as server-sent events: the thought, one chunk per text
+// piece, then the function calls; the last chunk carries finishReason and
+// usage.
+func (g *Gemini) stream(w http.ResponseWriter, r *http.Request, rep Reply) {
 	model := modelName(r.URL.Path)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	w.(http.Flusher).Flush()
-	waitHold(r, rep)
-	if r.Context().Err() != nil {
-		return
+	var chunks [][]any
+	if rep.Thinking != "" {
+		chunks = append(chunks, []any{map[string]any{"text": rep.Thinking, "thought": true}})
 	}
-	for i, text := range rep.Text {
-		final := i == len(rep.Text)-1 && rep.Tool == nil
-		sendEvent(w, "", chunk(model, []any{map[string]any{"text": text}}, final))
+	for _, text := range rep.Text {
+		chunks = append(chunks, []any{map[string]any{"text": text}})
 	}
-	if rep.Tool != nil || len(rep.Text) == 0 {
-		parts := []any{}
-		if rep.Tool != nil {
-			parts = append(parts, toolPart(rep.Tool))
-		} else {
-			parts = append(parts, map[string]any{"text": ""})
+	var calls []any
+	for _, tc := range rep.toolCalls() {
+		calls = append(calls, toolPart(tc))
+	}
+	if calls != nil || len(chunks) == 0 {
+		if calls == nil {
+			calls = []any{map[string]any{"text": ""}}
 		}
-		sendEvent(w, "", chunk(model, parts, true))
+		chunks = append(chunks, calls)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for i, parts := range chunks {
+		sendEvent(w, "", chunk(model, parts, i == len(chunks)-1))
 	}
 }
 
-func (g *Gemini) generate(w http.ResponseWriter, r *http.Request) {
-	rep := g.q.next(r.URL.Path)
-	if rep.Status != 0 {
-		geminiError(w, rep.Status, rep.Message)
-		return
-	}
-	waitHold(r, rep)
+// generate answers with one JSON response holding every part.
+func (g *Gemini) generate(w http.ResponseWriter, r *http.Request, rep Reply) {
 	var parts []any
+	if rep.Thinking != "" {
+		parts = append(parts, map[string]any{"text": rep.Thinking, "thought": true})
+	}
 	if len(rep.Text) > 0 {
 		parts = append(parts, map[string]any{"text": strings.Join(rep.Text, "")})
 	}
-	if rep.Tool != nil {
-		parts = append(parts, toolPart(rep.Tool))
+	for _, tc := range rep.toolCalls() {
+		parts = append(parts, toolPart(tc))
 	}
 	b, _ := json.Marshal(chunk(modelName(r.URL.Path), parts, true))
 	w.Header().Set("Content-Type", "application/json")

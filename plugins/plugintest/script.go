@@ -3,53 +3,23 @@ package plugintest
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 )
 
-// Reply is one scripted answer of a fake model server. The zero Reply is
-// an empty successful answer.
-type Reply struct {
-	// Text is the answer's text, streamed one chunk per element.
-	Text []string
-	// Tool, when set, makes the answer a tool call after the text.
-	Tool *ToolCall
-	// Status, when non-zero, answers with this HTTP status and an API
-	// error body carrying Message instead of a stream.
-	Status  int
-	Message string
-	// Hold, when set, stalls the stream after its first event until Hold
-	// is closed or the client goes away: a slow model, for cancellation.
-	Hold <-chan struct{}
-}
-
-// ToolCall is a tool the fake model asks the CLI to run.
-type ToolCall struct {
-	ID, Name string
-	Input    map[string]any
-}
-
-// Request is a request a fake model server received.
-type Request struct {
-	Path   string
-	Body   []byte
-	Header http.Header
-}
-
-// Text returns every text found in the conversation the request carries
-// (Anthropic messages, Gemini contents, OpenAI input), one per line, so a
-// test can check that a resumed turn sent the earlier exchange.
-func (r Request) Text() string {
+// otherText writes the conversation text of a Gemini (contents) or OpenAI
+// Responses (input) request body, one text per line: text parts, string
+// contents, tool outputs and tool arguments.
+func otherText(sb *strings.Builder, raw []byte) {
 	var body map[string]any
-	if err := json.Unmarshal(r.Body, &body); err != nil {
-		return ""
+	if json.Unmarshal(raw, &body) != nil {
+		return
 	}
-	var sb strings.Builder
-	for _, key := range []string{"messages", "contents", "input"} {
-		collectText(&sb, body[key], "")
+	for _, key := range []string{"contents", "input"} {
+		collectText(sb, body[key], "")
 	}
-	return sb.String()
 }
 
 // textKeys are the fields that hold conversation text in the three APIs:
@@ -77,20 +47,19 @@ func collectText(sb *strings.Builder, v any, key string) {
 // replyQueue is the queue of replies and the log of requests that every fake
 // model server shares. It is safe for concurrent use.
 type replyQueue struct {
-	t       testing.TB
 	mu      sync.Mutex
 	replies []Reply
 	reqs    []Request
 	arrived chan Request
 }
 
-func newReplyQueue(t testing.TB, replies []Reply) *replyQueue {
-	return &replyQueue{t: t, replies: replies, arrived: make(chan Request, 256)}
+func newReplyQueue(replies []Reply) *replyQueue {
+	return &replyQueue{replies: append([]Reply(nil), replies...), arrived: make(chan Request, 1024)}
 }
 
 // record logs a request and announces it on arrived without blocking.
 func (s *replyQueue) record(r *http.Request, body []byte) Request {
-	req := Request{Path: r.URL.Path, Body: body, Header: r.Header.Clone()}
+	req := Request{Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone()}
 	if r.URL.RawQuery != "" {
 		req.Path += "?" + r.URL.RawQuery
 	}
@@ -104,14 +73,13 @@ func (s *replyQueue) record(r *http.Request, body []byte) Request {
 	return req
 }
 
-// next pops the next scripted reply. With none left, the test fails and
-// the client gets a 400 (not retried) saying so.
-func (s *replyQueue) next(path string) Reply {
+// next pops the next scripted reply; with none left it is DefaultReply,
+// so that a stray request never hangs.
+func (s *replyQueue) next() Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.replies) == 0 {
-		s.t.Errorf("fake model: unscripted request to %s", path)
-		return Reply{Status: http.StatusBadRequest, Message: "fake model: no reply scripted"}
+		return Reply{Text: []string{DefaultReply}}
 	}
 	r := s.replies[0]
 	s.replies = s.replies[1:]
@@ -130,15 +98,37 @@ func (s *replyQueue) requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
-// waitHold waits for the reply's Hold channel or for the client to go away.
-func waitHold(r *http.Request, rep Reply) {
-	if rep.Hold == nil {
-		return
+// waitHold waits for the reply's Hold channel, if any, and reports
+// whether the client is still there to answer.
+func waitHold(r *http.Request, rep Reply) bool {
+	if rep.Hold != nil {
+		select {
+		case <-rep.Hold:
+		case <-r.Context().Done():
+		}
 	}
-	select {
-	case <-rep.Hold:
-	case <-r.Context().Done():
+	return r.Context().Err() == nil
+}
+
+// startServer starts handler on 127.0.0.1 and closes it when the test
+// ends, dropping client connections first so held replies let go.
+func startServer(t testing.TB, handler http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv
+}
+
+// toolCalls returns a reply's tool calls in order: Tool, then Tools.
+func (reply Reply) toolCalls() []ToolCall {
+	calls := reply.Tools
+	if reply.Tool != nil {
+		calls = append([]ToolCall{*reply.Tool}, calls...)
 	}
+	return calls
 }
 
 // sendEvent writes one server-sent event and flushes it.
