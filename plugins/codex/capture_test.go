@@ -15,6 +15,9 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
+// CaptureWorkdir stands for the capture's workdir in recorded streams.
+const CaptureWorkdir = "/workdir"
+
 var capture = flag.Bool("capture", false, "run the pinned codex against the fake model and rewrite testdata/codex/*.jsonl at the repository root")
 
 // captureTurn is one `codex exec` run of a capture: its prompt, the fake
@@ -40,6 +43,9 @@ var captureCases = []struct {
 	}}}},
 	{name: "warning", model: "gpt-5", turns: []captureTurn{{prompt: "say hello", replies: []plugintest.Reply{
 		{Text: []string{"Hello despite the warning."}},
+	}}}},
+	{name: "reasoning", turns: []captureTurn{{prompt: "think first", replies: []plugintest.Reply{
+		{Thinking: "**Checking the workdir**\n\nNothing to look at yet.", Text: []string{"Thought it over."}},
 	}}}},
 	{name: "resume", turns: []captureTurn{
 		{prompt: "remember the number 42", replies: []plugintest.Reply{{Text: []string{"I will remember 42."}}}},
@@ -107,6 +113,9 @@ func TestCapture(t *testing.T) {
 				out = runCodex(t, bin, dir, env, append(args, turn.prompt)...)
 				thread = threadID(out)
 			}
+			// The workdir is a fresh temporary directory; a fixed name
+			// keeps the goldens stable across recaptures.
+			out = bytes.ReplaceAll(out, []byte(dir), []byte(CaptureWorkdir))
 			if err := os.WriteFile(filepath.Join(outDir, c.name+".jsonl"), out, 0o644); err != nil {
 				t.Fatal(err)
 			}

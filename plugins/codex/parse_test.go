@@ -1,51 +1,27 @@
-package codex
+package codex_test
 
 import (
-	"errors"
+	"bytes"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// parseAll feeds a stream through the line reader and a Parser, as Run
-// does, and returns the events.
-func parseAll(r io.Reader, p *Parser) []core.Event {
-	var events []core.Event
-	emit := func(ev core.Event) { events = append(events, ev) }
-	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
-	for {
-		line, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			continue
-		}
-		p.Line(line, emit)
-	}
-	p.Flush(emit)
-	return events
-}
-
-// goldenInputs are the streams recorded from the real CLI (repository
-// testdata/codex) and the hand-written ones beside this test, for item
+// streams are the real CLI's output recorded by TestCapture (repository
+// testdata/codex), and hand-written streams beside this test for item
 // types the fake model cannot make Codex produce.
-func goldenInputs(t *testing.T) []string {
+func streams(t testing.TB) []string {
 	t.Helper()
 	var files []string
-	for _, pattern := range []string{
-		filepath.Join(plugintest.ModuleRoot(), "testdata", "codex", "*.jsonl"),
-		filepath.Join("testdata", "*.jsonl"),
-	} {
+	for _, pattern := range []string{"../../testdata/codex/*.jsonl", "testdata/*.jsonl"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
@@ -53,47 +29,60 @@ func goldenInputs(t *testing.T) []string {
 		files = append(files, m...)
 	}
 	if len(files) == 0 {
-		t.Fatal("no recorded streams")
+		t.Fatal("no recorded streams in testdata/codex")
 	}
 	return files
 }
 
+// parse runs a stream through ReadStream, as Run does, and renders the
+// events and the result.
+func parse(t testing.TB, data []byte, feed func([]byte) []plugintest.Feed, mode int) string {
+	t.Helper()
+	var events []core.Event
+	p := codex.NewParser(func(ev core.Event) { events = append(events, ev) })
+	p.Workdir = codex.CaptureWorkdir
+	if err := codex.ReadStream(feed(data)[mode].Reader, p); err != nil {
+		t.Fatal(err)
+	}
+	return plugintest.FormatEvents(events) + plugintest.FormatResult(p.Result()) + "\n"
+}
+
 func TestParseGolden(t *testing.T) {
-	for _, in := range goldenInputs(t) {
-		name := strings.TrimSuffix(filepath.Base(in), ".jsonl")
+	for _, file := range streams(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			data, err := os.ReadFile(in)
+			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want string
-			for _, f := range plugintest.Feeds(data) {
-				got := plugintest.FormatEvents(parseAll(f.Reader, &Parser{}))
-				if want == "" {
-					want = got
-					plugintest.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
-				} else if got != want {
-					t.Errorf("fed %s, the events differ from fed whole:\n%s", f.Name, got)
+			feeds := plugintest.Feeds(data)
+			whole := parse(t, data, plugintest.Feeds, 0)
+			plugintest.Golden(t, filepath.Join("testdata", name+".golden"), whole, *update)
+			// The same events however the bytes arrive.
+			for i := 1; i < len(feeds); i++ {
+				if got := parse(t, data, plugintest.Feeds, i); got != whole {
+					t.Errorf("fed %s, events differ from fed whole:\n%s", feeds[i].Name, got)
 				}
 			}
 		})
 	}
 }
 
-func FuzzParser(f *testing.F) {
-	for _, in := range goldenInputs(&testing.T{}) {
-		data, err := os.ReadFile(in)
+func FuzzParse(f *testing.F) {
+	for _, file := range streams(f) {
+		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var p Parser
-		for _, line := range strings.Split(string(data), "\n") {
-			p.Line([]byte(line), func(core.Event) {})
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			f.Add(l)
 		}
-		p.Flush(func(core.Event) {})
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p := codex.NewParser(func(core.Event) {})
+		p.Line(line)
+		p.Line(line)
+		p.Flush()
 	})
 }

@@ -79,12 +79,7 @@ func FormatEvent(ev core.Event) string {
 	case core.EventSession:
 		return fmt.Sprintf("session token=%q model=%q", ev.ResumeToken, ev.Model)
 	case core.EventDone:
-		if ev.Result == nil {
-			return "done <nil>"
-		}
-		r := ev.Result
-		return fmt.Sprintf("done token=%q error=%v duration=%s cost=%g in=%d out=%d",
-			r.ResumeToken, r.IsError, r.Duration, r.CostUSD, r.InputTokens, r.OutputTokens)
+		return "done " + FormatResult(ev.Result)
 	case core.EventBlock:
 		return "block " + formatBlock(ev.Block)
 	}
@@ -129,4 +124,13 @@ func Golden(t testing.TB, path, got string, update bool) {
 	if got != string(want) {
 		t.Errorf("%s differs (-want +got; run with -update to accept):\n%s", path, cmp.Diff(string(want), got))
 	}
+}
+
+// FormatResult renders a turn's result on one line; nil is "result none".
+func FormatResult(r *core.TurnResult) string {
+	if r == nil {
+		return "result none"
+	}
+	return fmt.Sprintf("result token=%q error=%v duration=%s cost=%g in=%d out=%d",
+		r.ResumeToken, r.IsError, r.Duration, r.CostUSD, r.InputTokens, r.OutputTokens)
 }
