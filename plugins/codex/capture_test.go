@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,11 @@ func TestCapture(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(outDir, c.name+".jsonl"), out, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			if c.name == "resume" {
+				// The CLI's own history of this session, for the
+				// listing tests.
+				copyHistory(t, filepath.Join(home, ".codex"), filepath.Join(outDir, "history", ".codex"), dir)
+			}
 		})
 	}
 }
@@ -148,3 +154,37 @@ func threadID(out []byte) string {
 	}
 	return ""
 }
+
+// copyHistory copies the CLI's history files (sessions, the project
+// registry) from state to dst, with the workdir replaced by
+// CaptureWorkdir. Caches, logs and databases are left out.
+func copyHistory(t *testing.T, state, dst, workdir string) {
+	t.Helper()
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(state, path)
+		if !keepHistory(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		data = bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir))
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keepHistory(rel string) bool { return strings.HasPrefix(rel, "sessions/") }

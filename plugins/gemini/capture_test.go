@@ -8,11 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
+
+// CaptureWorkdir stands for the capture's workdir in recorded streams.
+const CaptureWorkdir = "/workdir"
 
 var capture = flag.Bool("capture", false, "run the pinned gemini against the fake model and rewrite testdata/gemini/*.jsonl at the repository root")
 
@@ -34,6 +38,17 @@ var captureCases = []struct {
 }{
 	{name: "text", turns: []captureTurn{{prompt: "say hello", replies: []plugintest.Reply{
 		{Text: []string{"Hello", " from", " the fake", " model."}},
+	}}}},
+	{name: "thinking", turns: []captureTurn{{prompt: "think first", replies: []plugintest.Reply{
+		{Thinking: "**Checking the workdir** Nothing to look at yet.", Text: []string{"Thought it over."}},
+	}}}},
+	{name: "parallel", turns: []captureTurn{{prompt: "look around", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "list_directory", Input: map[string]any{"dir_path": "."}},
+			Tools: []plugintest.ToolCall{{Name: "write_todos", Input: map[string]any{"todos": []any{
+				map[string]any{"description": "Look around", "status": "completed"},
+				map[string]any{"description": "Report", "status": "in_progress"},
+			}}}}},
+		{Text: []string{"Looked."}},
 	}}}},
 	{name: "resume", turns: []captureTurn{
 		{prompt: "remember the number 42", replies: []plugintest.Reply{{Text: []string{"I will remember 42."}}}},
@@ -94,8 +109,16 @@ func TestCapture(t *testing.T) {
 				out = runGemini(t, bin, dir, env, args...)
 				session = sessionID(out)
 			}
+			// The workdir is a fresh temporary directory; a fixed name
+			// keeps the goldens stable across recaptures.
+			out = bytes.ReplaceAll(out, []byte(dir), []byte(CaptureWorkdir))
 			if err := os.WriteFile(filepath.Join(outDir, c.name+".jsonl"), out, 0o644); err != nil {
 				t.Fatal(err)
+			}
+			if c.name == "resume" {
+				// The CLI's own history of this session, for the
+				// listing tests.
+				copyHistory(t, filepath.Join(home, ".gemini"), filepath.Join(outDir, "history", ".gemini"), dir)
 			}
 		})
 	}
@@ -125,4 +148,41 @@ func sessionID(out []byte) string {
 		}
 	}
 	return ""
+}
+
+// copyHistory copies the CLI's history files (sessions, the project
+// registry) from state to dst, with the workdir replaced by
+// CaptureWorkdir. Caches, logs and databases are left out.
+func copyHistory(t *testing.T, state, dst, workdir string) {
+	t.Helper()
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(state, path)
+		if !keepHistory(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		data = bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir))
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keepHistory(rel string) bool {
+	return rel == "projects.json" || strings.HasPrefix(rel, "tmp/") &&
+		(strings.HasSuffix(rel, "/.project_root") || strings.Contains(rel, "/chats/"))
 }

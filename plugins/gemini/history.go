@@ -1,0 +1,233 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// geminiDir returns the CLI's state folder, <home>/.gemini.
+func (p *Plugin) geminiDir() (string, error) {
+	home := p.cfg.Home
+	if home == "" {
+		home = os.Getenv("GEMINI_CLI_HOME")
+	}
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		home = h
+	}
+	return filepath.Join(home, ".gemini"), nil
+}
+
+// Conversations lists the CLI's sessions for workdir, newest first, from
+// the chat files under ~/.gemini/tmp/<project>/chats. The CLI's own
+// --list-sessions may first ask the model to summarise, so the files are
+// read directly, and only their heads.
+func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	dir, err := p.geminiDir()
+	if err != nil {
+		return nil, fmt.Errorf("find gemini home: %w", err)
+	}
+	workdir = filepath.Clean(workdir)
+	byID := map[string]core.ConversationInfo{}
+	buf := make([]byte, headSize)
+	for _, project := range projectDirs(dir, workdir) {
+		files, _ := filepath.Glob(filepath.Join(project, "chats", "session-*.json*"))
+		for _, path := range files {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			info, ok := readSession(path, buf)
+			// A resumed legacy session can leave two files with one
+			// id; the newest is the one to list.
+			if old, dup := byID[info.ID]; ok && (!dup || info.Updated.After(old.Updated)) {
+				if dup && info.Title == "" {
+					info.Title = old.Title
+				}
+				byID[info.ID] = info
+			}
+		}
+	}
+	out := make([]core.ConversationInfo, 0, len(byID))
+	for _, info := range byID {
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// projectDirs returns the folders under tmp that may hold workdir's chats:
+// the slug projects.json names (v0.29+), any folder whose .project_root
+// marker names workdir, and the legacy sha256(workdir) folder.
+func projectDirs(geminiDir, workdir string) []string {
+	tmp := filepath.Join(geminiDir, "tmp")
+	seen := map[string]bool{}
+	var dirs []string
+	add := func(d string) {
+		if !seen[d] {
+			seen[d] = true
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	var registry struct {
+		Projects map[string]string `json:"projects"`
+	}
+	if data, err := os.ReadFile(filepath.Join(geminiDir, "projects.json")); err == nil && json.Unmarshal(data, &registry) == nil {
+		if slug := registry.Projects[workdir]; slug != "" && !strings.ContainsAny(slug, `/\`) && ownedBy(filepath.Join(tmp, slug), workdir) {
+			add(filepath.Join(tmp, slug))
+		}
+	}
+	if len(dirs) == 0 {
+		// The registry is missing or stale: look for the marker.
+		markers, _ := filepath.Glob(filepath.Join(tmp, "*", ".project_root"))
+		for _, m := range markers {
+			if ownedBy(filepath.Dir(m), workdir) {
+				add(filepath.Dir(m))
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(workdir))
+	add(filepath.Join(tmp, hex.EncodeToString(sum[:])))
+	return dirs
+}
+
+// ownedBy reports whether a project folder's .project_root marker names
+// workdir; a folder without one is accepted.
+func ownedBy(project, workdir string) bool {
+	data, err := os.ReadFile(filepath.Join(project, ".project_root"))
+	if os.IsNotExist(err) {
+		return true
+	}
+	return err == nil && filepath.Clean(strings.TrimSpace(string(data))) == workdir
+}
+
+// headSize is the most of a chat file that is read: the first prompt
+// follows the metadata line and the session's context (a few KB).
+const headSize = 256 << 10
+
+// readSession reads a chat file's head: the session id from its metadata
+// and the first prompt as the title. ok is false for a subagent's file or
+// one that is not a session.
+func readSession(path string, buf []byte) (core.ConversationInfo, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return core.ConversationInfo{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return core.ConversationInfo{}, false
+	}
+	n, _ := io.ReadFull(f, buf)
+	data := buf[:n]
+	if strings.HasSuffix(path, ".json") {
+		return legacySession(data, fi)
+	}
+	line, data, _ := bytes.Cut(data, []byte("\n"))
+	var meta struct {
+		SessionID string `json:"sessionId"`
+		Kind      string `json:"kind"`
+	}
+	if json.Unmarshal(line, &meta) != nil || meta.SessionID == "" || meta.Kind == "subagent" {
+		return core.ConversationInfo{}, false
+	}
+	info := core.ConversationInfo{ID: meta.SessionID, Updated: fi.ModTime()}
+	for len(data) > 0 {
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		// Message records start with their id; "$set" patches repeat
+		// the context and are skipped without decoding.
+		head := line[:min(len(line), 160)]
+		if !bytes.HasPrefix(head, []byte(`{"id":`)) || !bytes.Contains(head, []byte(`"type":"user"`)) {
+			continue
+		}
+		if title := promptText(line); title != "" {
+			info.Title = core.Shorten(title, 200)
+			break
+		}
+	}
+	return info, true
+}
+
+// promptText is a user message record's text, unless it is the session
+// context the CLI sends first.
+func promptText(line []byte) string {
+	var rec struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Type != "user" {
+		return ""
+	}
+	text := contentText(rec.Content)
+	if strings.HasPrefix(strings.TrimSpace(text), "<session_context>") {
+		return ""
+	}
+	return text
+}
+
+// contentText reads a message's content: a string or a list of parts.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Text != "" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, " ")
+}
+
+// legacySession reads a session saved before v0.39 as one JSON object.
+func legacySession(data []byte, fi os.FileInfo) (core.ConversationInfo, bool) {
+	var s struct {
+		SessionID string `json:"sessionId"`
+		Kind      string `json:"kind"`
+		Messages  []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(data, &s) != nil || s.SessionID == "" || s.Kind == "subagent" {
+		return core.ConversationInfo{}, false
+	}
+	info := core.ConversationInfo{ID: s.SessionID, Updated: fi.ModTime()}
+	for _, m := range s.Messages {
+		if m.Type != "user" {
+			continue
+		}
+		if t := contentText(m.Content); t != "" && !strings.HasPrefix(strings.TrimSpace(t), "<session_context>") {
+			info.Title = core.Shorten(t, 200)
+			break
+		}
+	}
+	return info, true
+}
