@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -33,7 +36,7 @@ func (p *Plugin) home() (string, error) {
 // from the rollout files under $CODEX_HOME/sessions/YYYY/MM/DD. Codex has
 // no listing command for scripts (`codex resume` is a TUI), and its SQLite
 // index is internal, so the rollouts are the stable source. Only each
-// file's head is read.
+// file's head is read, by a few goroutines at once.
 func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
 	home, err := p.home()
 	if err != nil {
@@ -44,15 +47,30 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 		return nil, err
 	}
 	workdir = filepath.Clean(workdir)
+	infos := make([]core.ConversationInfo, len(files))
+	found := make([]bool, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8, len(files)) {
+		wg.Go(func() {
+			buf := make([]byte, headSize)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				infos[i], found[i] = readRollout(files[i], workdir, buf)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var out []core.ConversationInfo
-	buf := make([]byte, headSize)
-	for _, path := range files {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		info, ok := readRollout(path, workdir, buf)
+	for i, ok := range found {
 		if ok {
-			out = append(out, info)
+			out = append(out, infos[i])
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
@@ -84,43 +102,56 @@ func rolloutFiles(root string) ([]string, error) {
 
 // headSize is the most of a rollout that is read. The first prompt comes
 // after the session's instructions and context, about 40 KB into a file
-// of codex 0.169; a bigger AGENTS.md pushes it further.
+// of codex 0.169; a big AGENTS.md pushes it further.
 const headSize = 256 << 10
 
+// readSteps are how far a rollout is read, step by step: the first line's
+// start says whether the file belongs to the workdir, and most prompts
+// lie within 64 KB.
+var readSteps = [...]int{16 << 10, 64 << 10, headSize}
+
 // readRollout reads a rollout's head: the session_meta line (id and cwd)
-// and the first prompt, which is the title. It reads 64 KB, then more
-// while the prompt is not found, up to len(buf). ok is false for a file
-// of another workdir or one that is not a rollout.
-func readRollout(path, workdir string, buf []byte) (core.ConversationInfo, bool) {
+// and the first prompt, which is the title. ok is false for a file of
+// another workdir or one that is not a rollout.
+func readRollout(path, workdir string, buf []byte) (info core.ConversationInfo, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return core.ConversationInfo{}, false
+		return info, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return core.ConversationInfo{}, false
-	}
 	filled := 0
-	for size := min(64<<10, len(buf)); ; size = min(2*size, len(buf)) {
-		n, err := io.ReadFull(f, buf[filled:size])
+	for _, size := range readSteps {
+		n, err := io.ReadFull(f, buf[filled:min(size, len(buf))])
 		filled += n
-		done := err != nil || size == len(buf)
+		end := err != nil || size >= len(buf)
 		line, rest, complete := cutLine(buf[:filled])
-		if !complete && !done {
-			continue
+		if !ok {
+			// A first line cut short still holds the id and cwd, which
+			// come before the long instructions.
+			id, cwd, meta := sessionMeta(line)
+			switch {
+			case !meta && (complete || end):
+				return info, false
+			case !meta:
+				continue
+			case filepath.Clean(cwd) != workdir:
+				return info, false
+			}
+			fi, err := f.Stat()
+			if err != nil {
+				return info, false
+			}
+			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
 		}
-		// A first line cut short still holds the id and cwd, which
-		// come before the long instructions.
-		id, cwd, ok := sessionMeta(line)
-		if !ok || filepath.Clean(cwd) != workdir {
-			return core.ConversationInfo{}, false
+		if title, found := firstPrompt(rest); found {
+			info.Title = core.Shorten(title, 200)
+			return info, true
 		}
-		title, found := firstPrompt(rest)
-		if found || done {
-			return core.ConversationInfo{ID: id, Title: core.Shorten(title, 200), Updated: fi.ModTime()}, true
+		if end {
+			break
 		}
 	}
+	return info, ok
 }
 
 // cutLine returns data's first line and whether its newline was seen.
@@ -133,62 +164,22 @@ func cutLine(data []byte) (line, rest []byte, complete bool) {
 }
 
 // sessionMeta reads the id and cwd of a rollout's first line,
-// {"timestamp":…,"type":"session_meta","payload":{"id":…,"cwd":…,…}}. It
-// walks the JSON tokens and stops at cwd, so the session's long base
-// instructions that follow are never decoded.
+// {"timestamp":…,"type":"session_meta","payload":{"id":…,"cwd":…,…}},
+// stopping at cwd: the long base instructions after it are never read.
 func sessionMeta(line []byte) (id, cwd string, ok bool) {
-	if !bytes.Contains(line[:min(len(line), 200)], []byte(`"session_meta"`)) {
+	if stringField(line, "type") != "session_meta" {
 		return "", "", false
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if !delim(dec, '{') {
-		return "", "", false
-	}
-	for dec.More() {
-		key, _ := dec.Token()
-		if key != "payload" {
-			if skip(dec) != nil {
-				return "", "", false
-			}
-			continue
+	eachField(field(line, "payload"), func(key string, rest []byte) bool {
+		switch key {
+		case "id":
+			id, _ = unquote(value(rest))
+		case "cwd":
+			cwd, _ = unquote(value(rest))
 		}
-		if !delim(dec, '{') {
-			return "", "", false
-		}
-		for dec.More() && (id == "" || cwd == "") {
-			k, _ := dec.Token()
-			switch k {
-			case "id", "cwd":
-				v, err := dec.Token()
-				s, isStr := v.(string)
-				if err != nil || !isStr {
-					return "", "", false
-				}
-				if k == "id" {
-					id = s
-				} else {
-					cwd = s
-				}
-			default:
-				if skip(dec) != nil {
-					return "", "", false
-				}
-			}
-		}
-		return id, cwd, id != "" && cwd != ""
-	}
-	return "", "", false
-}
-
-func delim(dec *json.Decoder, d json.Delim) bool {
-	t, err := dec.Token()
-	return err == nil && t == d
-}
-
-// skip consumes one JSON value.
-func skip(dec *json.Decoder) error {
-	var v json.RawMessage
-	return dec.Decode(&v)
+		return id == "" || cwd == ""
+	})
+	return id, cwd, id != "" && cwd != ""
 }
 
 // firstPrompt finds the first user message among data's complete lines.
@@ -202,38 +193,29 @@ func firstPrompt(data []byte) (string, bool) {
 			return "", false
 		}
 		data = rest
-		head := line[:min(len(line), 200)]
-		if !bytes.Contains(head, []byte(`"event_msg"`)) {
+		if !bytes.Contains(line[:min(len(line), 120)], []byte(`"event_msg"`)) {
 			continue
 		}
-		switch {
-		case bytes.Contains(head, []byte(`"item_completed"`)) && bytes.Contains(line, []byte(`"UserMessage"`)):
-			var rec struct {
-				Payload struct {
-					Item struct {
-						Type    string `json:"type"`
-						Content []struct {
-							Text string `json:"text"`
-						} `json:"content"`
-					} `json:"item"`
-				} `json:"payload"`
+		payload := field(line, "payload")
+		switch stringField(payload, "type") {
+		case "item_completed":
+			item := field(payload, "item")
+			if stringField(item, "type") != "UserMessage" {
+				continue
 			}
-			if json.Unmarshal(line, &rec) == nil && rec.Payload.Item.Type == "UserMessage" {
-				var parts []string
-				for _, c := range rec.Payload.Item.Content {
-					parts = append(parts, c.Text)
-				}
-				return strings.Join(parts, " "), true
+			var content []struct {
+				Text string `json:"text"`
 			}
-		case bytes.Contains(head, []byte(`"user_message"`)):
-			var rec struct {
-				Payload struct {
-					Message string `json:"message"`
-				} `json:"payload"`
+			if json.Unmarshal(value(field(item, "content")), &content) != nil {
+				continue
 			}
-			if json.Unmarshal(line, &rec) == nil {
-				return rec.Payload.Message, true
+			var parts []string
+			for _, c := range content {
+				parts = append(parts, c.Text)
 			}
+			return strings.Join(parts, " "), true
+		case "user_message":
+			return stringField(payload, "message"), true
 		}
 	}
 }
