@@ -10,8 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -35,35 +38,58 @@ func (p *Plugin) geminiDir() (string, error) {
 // Conversations lists the CLI's sessions for workdir, newest first, from
 // the chat files under ~/.gemini/tmp/<project>/chats. The CLI's own
 // --list-sessions may first ask the model to summarise, so the files are
-// read directly, and only their heads.
+// read directly: only their heads, by a few goroutines at once.
 func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
 	dir, err := p.geminiDir()
 	if err != nil {
 		return nil, fmt.Errorf("find gemini home: %w", err)
 	}
 	workdir = filepath.Clean(workdir)
-	byID := map[string]core.ConversationInfo{}
-	buf := make([]byte, headSize)
+	var files []string
 	for _, project := range projectDirs(dir, workdir) {
-		files, _ := filepath.Glob(filepath.Join(project, "chats", "session-*.json*"))
-		for _, path := range files {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			info, ok := readSession(path, buf)
-			// A resumed legacy session can leave two files with one
-			// id; the newest is the one to list.
-			if old, dup := byID[info.ID]; ok && (!dup || info.Updated.After(old.Updated)) {
-				if dup && info.Title == "" {
-					info.Title = old.Title
-				}
-				byID[info.ID] = info
-			}
-		}
+		m, _ := filepath.Glob(filepath.Join(project, "chats", "session-*.json*"))
+		files = append(files, m...)
 	}
-	out := make([]core.ConversationInfo, 0, len(byID))
-	for _, info := range byID {
-		out = append(out, info)
+	infos := make([]core.ConversationInfo, len(files))
+	found := make([]bool, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8, len(files)) {
+		wg.Go(func() {
+			buf := make([]byte, headSize)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				infos[i], found[i] = readSession(files[i], buf)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// A resumed legacy session can leave two files with one id; the
+	// newest is the one to list.
+	byID := map[string]int{}
+	var out []core.ConversationInfo
+	for i, ok := range found {
+		if !ok {
+			continue
+		}
+		info := infos[i]
+		j, dup := byID[info.ID]
+		switch {
+		case !dup:
+			byID[info.ID] = len(out)
+			out = append(out, info)
+		case info.Updated.After(out[j].Updated):
+			if info.Title == "" {
+				info.Title = out[j].Title
+			}
+			out[j] = info
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Updated.Equal(out[j].Updated) {
@@ -122,50 +148,80 @@ func ownedBy(project, workdir string) bool {
 }
 
 // headSize is the most of a chat file that is read: the first prompt
-// follows the metadata line and the session's context (a few KB).
+// follows the metadata line and the session's context (a few KB, more for
+// a big workspace tree).
 const headSize = 256 << 10
+
+// readSteps are how far a chat file is read, step by step, until its first
+// prompt is found.
+var readSteps = [...]int{16 << 10, 64 << 10, headSize}
 
 // readSession reads a chat file's head: the session id from its metadata
 // and the first prompt as the title. ok is false for a subagent's file or
 // one that is not a session.
-func readSession(path string, buf []byte) (core.ConversationInfo, bool) {
+func readSession(path string, buf []byte) (info core.ConversationInfo, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return core.ConversationInfo{}, false
+		return info, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return core.ConversationInfo{}, false
+		return info, false
 	}
-	n, _ := io.ReadFull(f, buf)
-	data := buf[:n]
-	if strings.HasSuffix(path, ".json") {
-		return legacySession(data, fi)
+	legacy := strings.HasSuffix(path, ".json")
+	filled := 0
+	for _, size := range readSteps {
+		if legacy {
+			size = len(buf) // one JSON object: read it whole
+		}
+		n, err := io.ReadFull(f, buf[filled:min(size, len(buf))])
+		filled += n
+		end := err != nil || size >= len(buf)
+		data := buf[:filled]
+		if legacy {
+			return legacySession(data, fi)
+		}
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		if !ok {
+			if !complete && !end {
+				continue
+			}
+			var meta struct {
+				SessionID string `json:"sessionId"`
+				Kind      string `json:"kind"`
+			}
+			if json.Unmarshal(line, &meta) != nil || meta.SessionID == "" || meta.Kind == "subagent" {
+				return info, false
+			}
+			info, ok = core.ConversationInfo{ID: meta.SessionID, Updated: fi.ModTime()}, true
+		}
+		if title, found := firstPrompt(rest); found || end {
+			info.Title = core.Shorten(title, 200)
+			return info, true
+		}
 	}
-	line, data, _ := bytes.Cut(data, []byte("\n"))
-	var meta struct {
-		SessionID string `json:"sessionId"`
-		Kind      string `json:"kind"`
-	}
-	if json.Unmarshal(line, &meta) != nil || meta.SessionID == "" || meta.Kind == "subagent" {
-		return core.ConversationInfo{}, false
-	}
-	info := core.ConversationInfo{ID: meta.SessionID, Updated: fi.ModTime()}
-	for len(data) > 0 {
-		line, data, _ = bytes.Cut(data, []byte("\n"))
-		// Message records start with their id; "$set" patches repeat
-		// the context and are skipped without decoding.
+	return info, ok
+}
+
+// firstPrompt finds the first prompt among data's complete lines. Message
+// records start with their id; the "$set" patches that repeat the context
+// are skipped without decoding.
+func firstPrompt(data []byte) (string, bool) {
+	for {
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		if !complete {
+			return "", false
+		}
+		data = rest
 		head := line[:min(len(line), 160)]
 		if !bytes.HasPrefix(head, []byte(`{"id":`)) || !bytes.Contains(head, []byte(`"type":"user"`)) {
 			continue
 		}
 		if title := promptText(line); title != "" {
-			info.Title = core.Shorten(title, 200)
-			break
+			return title, true
 		}
 	}
-	return info, true
 }
 
 // promptText is a user message record's text, unless it is the session
