@@ -85,13 +85,7 @@ func mcpBlock(it *item) core.ResponseBlock {
 	case it.Error != nil && it.Error.Message != "":
 		b.Status, b.Detail = core.ToolFailed, it.Error.Message
 	case it.Result != nil:
-		var texts []string
-		for _, c := range it.Result.Content {
-			if c.Text != "" {
-				texts = append(texts, c.Text)
-			}
-		}
-		b.Detail = strings.Join(texts, " ")
+		b.Detail = strings.Join(it.Result, " ")
 	}
 	return b
 }
@@ -111,7 +105,7 @@ func toolName(s string) string {
 
 // shortJSON renders tool arguments compactly: the value alone when there
 // is one, key=value pairs otherwise.
-func shortJSON(raw json.RawMessage) string {
+func shortJSON(raw []byte) string {
 	var args map[string]any
 	if json.Unmarshal(raw, &args) != nil || len(args) == 0 {
 		return ""
@@ -131,13 +125,10 @@ func webQuery(it *item) string {
 	if it.Query != "" {
 		return it.Query
 	}
-	if a := it.Action; a != nil {
-		if a.Query != "" {
-			return a.Query
-		}
-		return a.URL
+	if it.ActionQuery != "" {
+		return it.ActionQuery
 	}
-	return ""
+	return it.ActionURL
 }
 
 // checklist renders a todo list on one line: "Plan 1/3: ☑ Read · ☐ Fix".

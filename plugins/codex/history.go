@@ -3,7 +3,6 @@ package codex
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
 // home returns Codex's state directory.
@@ -167,15 +167,15 @@ func cutLine(data []byte) (line, rest []byte, complete bool) {
 // {"timestamp":…,"type":"session_meta","payload":{"id":…,"cwd":…,…}},
 // stopping at cwd: the long base instructions after it are never read.
 func sessionMeta(line []byte) (id, cwd string, ok bool) {
-	if stringField(line, "type") != "session_meta" {
+	if jsonscan.StringField(line, "type") != "session_meta" {
 		return "", "", false
 	}
-	eachField(field(line, "payload"), func(key string, rest []byte) bool {
-		switch key {
+	jsonscan.Walk(jsonscan.Field(line, "payload"), func(key, rest []byte) bool {
+		switch string(key) {
 		case "id":
-			id, _ = unquote(value(rest))
+			id = str(jsonscan.Value(rest))
 		case "cwd":
-			cwd, _ = unquote(value(rest))
+			cwd = str(jsonscan.Value(rest))
 		}
 		return id == "" || cwd == ""
 	})
@@ -196,26 +196,20 @@ func firstPrompt(data []byte) (string, bool) {
 		if !bytes.Contains(line[:min(len(line), 120)], []byte(`"event_msg"`)) {
 			continue
 		}
-		payload := field(line, "payload")
-		switch stringField(payload, "type") {
+		payload := jsonscan.Field(line, "payload")
+		switch jsonscan.StringField(payload, "type") {
 		case "item_completed":
-			item := field(payload, "item")
-			if stringField(item, "type") != "UserMessage" {
-				continue
-			}
-			var content []struct {
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(value(field(item, "content")), &content) != nil {
+			item := jsonscan.Field(payload, "item")
+			if jsonscan.StringField(item, "type") != "UserMessage" {
 				continue
 			}
 			var parts []string
-			for _, c := range content {
-				parts = append(parts, c.Text)
+			for c := range jsonscan.Elements(jsonscan.Value(jsonscan.Field(item, "content"))) {
+				parts = append(parts, jsonscan.StringField(c, "text"))
 			}
 			return strings.Join(parts, " "), true
 		case "user_message":
-			return stringField(payload, "message"), true
+			return jsonscan.StringField(payload, "message"), true
 		}
 	}
 }

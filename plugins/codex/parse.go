@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,7 +46,7 @@ func (p *Parser) Line(line []byte) {
 		return
 	}
 	var ev event
-	if json.Unmarshal(line, &ev) != nil {
+	if !decode(line, &ev) {
 		return
 	}
 	if p.pending != "" {

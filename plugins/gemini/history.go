@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
 // geminiDir returns the CLI's state folder, <home>/.gemini.
@@ -187,14 +188,11 @@ func readSession(path string, buf []byte) (info core.ConversationInfo, ok bool) 
 			if !complete && !end {
 				continue
 			}
-			var meta struct {
-				SessionID string `json:"sessionId"`
-				Kind      string `json:"kind"`
-			}
-			if json.Unmarshal(line, &meta) != nil || meta.SessionID == "" || meta.Kind == "subagent" {
+			id := jsonscan.StringField(line, "sessionId")
+			if id == "" || jsonscan.StringField(line, "kind") == "subagent" {
 				return info, false
 			}
-			info, ok = core.ConversationInfo{ID: meta.SessionID, Updated: fi.ModTime()}, true
+			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
 		}
 		if title, found := firstPrompt(rest); found || end {
 			info.Title = core.Shorten(title, 200)
@@ -227,14 +225,10 @@ func firstPrompt(data []byte) (string, bool) {
 // promptText is a user message record's text, unless it is the session
 // context the CLI sends first.
 func promptText(line []byte) string {
-	var rec struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(line, &rec) != nil || rec.Type != "user" {
+	if jsonscan.StringField(line, "type") != "user" {
 		return ""
 	}
-	text := contentText(rec.Content)
+	text := contentText(jsonscan.Value(jsonscan.Field(line, "content")))
 	if strings.HasPrefix(strings.TrimSpace(text), "<session_context>") {
 		return ""
 	}
@@ -242,21 +236,14 @@ func promptText(line []byte) string {
 }
 
 // contentText reads a message's content: a string or a list of parts.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+func contentText(raw []byte) string {
+	if s, ok := jsonscan.String(raw); ok {
 		return s
 	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) != nil {
-		return ""
-	}
 	var texts []string
-	for _, p := range parts {
-		if p.Text != "" {
-			texts = append(texts, p.Text)
+	for part := range jsonscan.Elements(raw) {
+		if t := jsonscan.StringField(part, "text"); t != "" {
+			texts = append(texts, t)
 		}
 	}
 	return strings.Join(texts, " ")

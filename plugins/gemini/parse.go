@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -39,7 +38,7 @@ func (p *Parser) Line(line []byte) {
 		return
 	}
 	var ev event
-	if json.Unmarshal(line, &ev) != nil {
+	if !decode(line, &ev) {
 		return
 	}
 	switch ev.Type {

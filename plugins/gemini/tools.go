@@ -48,7 +48,7 @@ var argKeys = []string{"command", "file_path", "absolute_path", "dir_path", "pat
 
 // toolArg is a call's short argument: its most telling parameter, else
 // the parameters as compact JSON.
-func toolArg(raw json.RawMessage) string {
+func toolArg(raw []byte) string {
 	var params map[string]any
 	if json.Unmarshal(raw, &params) != nil || len(params) == 0 {
 		return ""
@@ -72,7 +72,7 @@ func toolArg(raw json.RawMessage) string {
 }
 
 // todos renders write_todos' list on one line: "Todos 1/2: ☑ A · ◐ B".
-func todos(raw json.RawMessage) string {
+func todos(raw []byte) string {
 	var params struct {
 		Todos []struct {
 			Description string `json:"description"`
