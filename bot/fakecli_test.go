@@ -63,16 +63,17 @@ func fakeClaude(mode string) int {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Hour)
 	case "load":
-		// FAKE_EVENTS deltas "<i>.<write time>;", one per FAKE_GAP, each
-		// flushed: the load benchmark measures how long each takes to
-		// reach the platform.
+		// FAKE_EVENTS deltas "<i>.<write time>; ", FAKE_BATCH of them
+		// written at once every FAKE_GAP: the load benchmark measures how
+		// long each takes to reach the platform.
 		n, _ := strconv.Atoi(os.Getenv("FAKE_EVENTS"))
+		batch, _ := strconv.Atoi(os.Getenv("FAKE_BATCH"))
 		gap, _ := time.ParseDuration(os.Getenv("FAKE_GAP"))
 		w.Flush()
 		for i := range n {
-			line(delta(fmt.Sprintf("%d.%d;", i, time.Now().UnixMicro())))
-			w.Flush()
-			if gap > 0 {
+			line(delta(fmt.Sprintf("%d.%d; ", i, time.Now().UnixMicro()%1e10)))
+			if batch <= 1 || i%batch == batch-1 {
+				w.Flush()
 				time.Sleep(gap)
 			}
 		}

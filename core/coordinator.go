@@ -78,10 +78,13 @@ type Reply struct {
 	closed  bool
 
 	// Owned by the sender goroutine.
-	pushed   int
-	pages    []sentPage
-	retryAt  time.Time
-	failures int
+	pushed int
+	// notBefore is when the pending wake-up timer fires; until then
+	// events only accumulate.
+	notBefore time.Time
+	pages     []sentPage
+	retryAt   time.Time
+	failures  int
 
 	wake chan struct{}
 	done chan struct{}
@@ -217,8 +220,15 @@ func (r *Reply) send() {
 				}
 				break
 			}
-			wait := r.push(version)
+			now := r.c.clock.Now()
+			if now.Before(r.notBefore) {
+				// A limiter said not yet and a timer will wake us: do not
+				// render the whole reply again for every event meanwhile.
+				break
+			}
+			wait := r.push(version, now)
 			if wait > 0 {
+				r.notBefore = now.Add(wait)
 				r.c.clock.AfterFunc(wait, r.poke)
 				break
 			}
@@ -232,8 +242,7 @@ const maxFailures = 3
 
 // push renders the blocks and sends or edits every page that changed. It
 // returns how long to wait when a limiter or the platform said not yet.
-func (r *Reply) push(version int) time.Duration {
-	now := r.c.clock.Now()
+func (r *Reply) push(version int, now time.Time) time.Duration {
 	if now.Before(r.retryAt) {
 		return r.retryAt.Sub(now)
 	}
