@@ -118,8 +118,8 @@ func (r *Router) Wait() { r.wg.Wait() }
 
 // Handle routes one message from platform a.
 func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
-	if !r.cfg.Access.Allowed(m.Key.Platform, m.Key.User) {
-		r.logger.Warn("refused user", "platform", m.Key.Platform, "user", m.Key.User)
+	if !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
+		r.logger.Warn("refused user", "platform", m.Key.Platform, "user", m.Author())
 		if rf, ok := a.p.(Refuser); ok {
 			if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
 				return
