@@ -129,6 +129,22 @@ func (s *Slack) Disconnect(t testing.TB) {
 	c.ws.Close()
 }
 
+// Drop closes the bot's connection without warning, as a network failure
+// would, and waits until it has reconnected.
+func (s *Slack) Drop(t testing.TB) {
+	t.Helper()
+	s.WaitConnected(t)
+	s.mu.Lock()
+	c, n := s.conn, s.connections
+	s.mu.Unlock()
+	c.ws.Close()
+	s.WaitFor(t, "the bot to reconnect", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.connections > n && s.conn != nil && s.conn != c
+	})
+}
+
 // send writes an envelope to the current connection, remembering it for
 // Redeliver. It waits for a connection.
 func (s *Slack) send(t testing.TB, env map[string]any) string {

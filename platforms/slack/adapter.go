@@ -199,6 +199,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	for {
 		select {
 		case <-ctx.Done():
+			<-done
 			return nil
 		case err := <-done:
 			if ctx.Err() != nil {

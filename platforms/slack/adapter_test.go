@@ -1,6 +1,7 @@
 package slack_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/slack"
 )
 
 func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
@@ -354,5 +356,29 @@ func TestReconnectsAndAnswersPings(t *testing.T) {
 	}
 	h.fake.Post(t, alice, general, thread, "after reconnect")
 	h.waitReply(general, thread, "echo: after reconnect")
+	h.fake.Drop(t)
+	h.fake.Post(t, alice, general, thread, "after a drop")
+	h.waitReply(general, thread, "echo: after a drop")
 	h.fake.Ping(t)
+}
+
+func TestRunFailsOnRefusedTokens(t *testing.T) {
+	t.Parallel()
+	fake := platformtest.NewSlack(t)
+	for _, tc := range []struct{ name, app, bot string }{
+		{"bot token", platformtest.SlackAppToken, "xoxb-wrong"},
+		{"app token", "xapp-wrong", platformtest.SlackBotToken},
+	} {
+		a, err := slack.New(slack.Config{AppToken: tc.app, BotToken: tc.bot, APIURL: fake.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = a.Run(context.Background(), func(context.Context, core.Message) {})
+		if err == nil || !strings.Contains(err.Error(), "invalid_auth") {
+			t.Errorf("%s: Run = %v, want an invalid_auth error", tc.name, err)
+		}
+	}
+	if _, err := slack.New(slack.Config{AppToken: "xoxb-swapped", BotToken: "xapp-swapped"}); err == nil {
+		t.Error("New accepted swapped tokens")
+	}
 }
