@@ -2,11 +2,10 @@ module github.com/jake-bot/jake-bot
 
 go 1.26.8
 
-require golang.org/x/time v0.16.0
-
 require (
-	github.com/caarlos0/env/v11 v11.4.2 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/gorilla/websocket v1.5.3 // indirect
-	github.com/slack-go/slack v0.35.0 // indirect
+	github.com/caarlos0/env/v11 v11.4.2
+	github.com/google/go-cmp v0.7.0
+	github.com/gorilla/websocket v1.5.3
+	github.com/slack-go/slack v0.35.0
+	golang.org/x/time v0.16.0
 )

@@ -16,7 +16,13 @@ const SlackLimit = 3500
 // Slack renders blocks in Slack's mrkdwn, split into pages of at most limit
 // runes each (limit should be a few dozen runes at least).
 func Slack(blocks []core.ResponseBlock, limit int) []string {
-	return SplitMarkdown(wrapLongLines(SlackText(blocks), limit-len("```\n\n```")), limit)
+	return SplitSlack(SlackText(blocks), limit)
+}
+
+// SplitSlack splits mrkdwn text like SplitMarkdown, but never inside one
+// of SlackEscape's entities.
+func SplitSlack(text string, limit int) []string {
+	return SplitMarkdown(wrapLongLines(text, limit-len("```\n\n```")), limit)
 }
 
 // SlackText renders blocks as one mrkdwn text.

@@ -1,5 +1,4 @@
-// Package platformtest helps test chat platform adapters offline: fakes
-// that speak each service's real wire protocols to the real client
-// libraries over 127.0.0.1, record every call, and let a test wait on
-// them instead of sleeping.
+// Package platformtest provides fake chat platforms for tests: a
+// recording core.Platform, and fake servers that speak each real
+// platform's wire protocol to its real client library.
 package platformtest
