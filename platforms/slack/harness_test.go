@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 )
@@ -49,88 +50,6 @@ func (c *changes) notify() {
 		close(c.ch)
 	}
 	c.ch = make(chan struct{})
-}
-
-// fakeClock is a core.Clock that moves only when the test says.
-type fakeClock struct {
-	changes
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	c  *fakeClock
-	at time.Time
-	f  func()
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) core.Timer {
-	c.mu.Lock()
-	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	c.mu.Unlock()
-	c.notify()
-	return t
-}
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	i := slices.Index(t.c.timers, t)
-	if i < 0 {
-		return false
-	}
-	t.c.timers = slices.Delete(t.c.timers, i, i+1)
-	return true
-}
-
-func (c *fakeClock) pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.timers)
-}
-
-// advance moves time on by d and fires the timers that are due.
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []*fakeTimer
-	c.timers = slices.DeleteFunc(c.timers, func(t *fakeTimer) bool {
-		if !t.at.After(c.now) {
-			due = append(due, t)
-			return true
-		}
-		return false
-	})
-	c.mu.Unlock()
-	for _, t := range due {
-		go t.f()
-	}
-	c.notify()
-}
-
-// fireNext moves time to the earliest timer and fires it; it reports
-// whether there was one.
-func (c *fakeClock) fireNext() bool {
-	c.mu.Lock()
-	if len(c.timers) == 0 {
-		c.mu.Unlock()
-		return false
-	}
-	next := slices.MinFunc(c.timers, func(a, b *fakeTimer) int { return a.at.Compare(b.at) })
-	d := max(next.at.Sub(c.now), 0)
-	c.mu.Unlock()
-	c.advance(d)
-	return true
 }
 
 // liveTurn is a turn the test drives event by event.
@@ -257,9 +176,11 @@ func (p *testPlugin) waitTurns(t *testing.T, n int) []core.Turn {
 
 // harness is the real router with the adapter, against the fake Slack.
 type harness struct {
-	t      *testing.T
-	fake   *platformtest.Slack
-	clock  *fakeClock
+	t    *testing.T
+	fake *platformtest.Slack
+	// clock is the manual clock of tests with the scripted plugin; nil
+	// with a real plugin.
+	clock  *coretest.ManualClock
 	plugin *testPlugin
 	router *core.Router
 }
@@ -267,17 +188,26 @@ type harness struct {
 type setup struct {
 	limit  int
 	before func(*platformtest.Slack)
+	// plugin replaces the scripted test plugin, and workdir the temporary
+	// root; with a real plugin the clock is an instant one.
+	plugin  core.Plugin
+	workdir string
 }
 
 func start(t *testing.T, s setup) *harness {
 	t.Helper()
 	fake := platformtest.NewSlack(t)
-	clock := newFakeClock()
-	fake.SetClock(clock.Now)
 	if s.before != nil {
 		s.before(fake)
 	}
-	plugin := newTestPlugin()
+	h := &harness{t: t, fake: fake, plugin: newTestPlugin()}
+	var clock core.Clock = coretest.NewInstantClock()
+	var plugin core.Plugin = s.plugin
+	if plugin == nil {
+		h.clock = coretest.NewManualClock()
+		clock, plugin = h.clock, h.plugin
+	}
+	fake.SetClock(clock.Now)
 	reg, err := core.NewRegistry(plugin)
 	if err != nil {
 		t.Fatal(err)
@@ -288,13 +218,16 @@ func start(t *testing.T, s setup) *harness {
 	}
 	access := core.NewAccess()
 	cfg.Grant(access)
-	roots, err := core.NewRoots([]string{t.TempDir()})
+	if s.workdir == "" {
+		s.workdir = t.TempDir()
+	}
+	roots, err := core.NewRoots([]string{s.workdir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
-	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}, nil)
+	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}, nil)
 	opts := []slack.Option{slack.WithLogger(logger)}
 	if s.limit > 0 {
 		opts = append(opts, slack.WithMessageLimit(s.limit))
@@ -304,36 +237,38 @@ func start(t *testing.T, s setup) *harness {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx, router.Attach(a)) }()
+	go func() { done <- a.Run(ctx, h.router.Attach(a)) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run = %v", err)
 		}
-		router.Shutdown()
-		router.Wait()
+		h.router.Shutdown()
+		h.router.Wait()
 	})
 	fake.WaitConnected(t)
-	return &harness{t: t, fake: fake, clock: clock, plugin: plugin, router: router}
+	return h
 }
 
-// until fires the fake clock's timers one by one until cond holds, so
-// every wait of the coordinator (edit interval, Retry-After) passes
-// without the test sleeping.
+// until moves the fake clock on whenever the coordinator waits on it,
+// until cond holds: every wait (edit interval, Retry-After) passes without
+// the test sleeping.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
 	timeout := time.After(guard)
 	for {
-		fc, cc := h.fake.Changed(), h.clock.wait()
+		changed := h.fake.Changed()
 		if cond() {
 			return
 		}
-		if h.clock.fireNext() {
-			continue
+		var waiting <-chan time.Duration
+		if h.clock != nil {
+			waiting = h.clock.Waiting()
 		}
 		select {
-		case <-fc:
-		case <-cc:
+		case d := <-waiting:
+			h.clock.Advance(d)
+		case <-changed:
 		case <-timeout:
 			h.t.Fatalf("timed out waiting for %s; calls:\n%v", what, h.fake.Calls())
 		}
@@ -363,19 +298,26 @@ func (h *harness) startThread(user, channel string) string {
 	return parent.TS
 }
 
-// waitTimer waits until the coordinator waits on the clock.
-func (h *harness) waitTimer() {
+// waitTimer waits until the coordinator waits on the clock, and returns
+// for how long.
+func (h *harness) waitTimer() time.Duration {
 	h.t.Helper()
-	timeout := time.After(guard)
+	select {
+	case d := <-h.clock.Waiting():
+		return d
+	case <-time.After(guard):
+		h.t.Fatal("the coordinator never waited on the clock")
+		return 0
+	}
+}
+
+// drainTimers forgets the waits so far, so waitTimer sees the next one.
+func (h *harness) drainTimers() {
 	for {
-		ch := h.clock.wait()
-		if h.clock.pending() > 0 {
-			return
-		}
 		select {
-		case <-ch:
-		case <-timeout:
-			h.t.Fatal("the coordinator never waited on the clock")
+		case <-h.clock.Waiting():
+		default:
+			return
 		}
 	}
 }
