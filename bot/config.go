@@ -12,6 +12,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 )
 
@@ -27,6 +28,7 @@ type Config struct {
 	LogLevel       string        `env:"LOG_LEVEL" envDefault:"info"`
 
 	Claude claude.Config
+	Slack  slack.Config
 }
 
 // LoadConfig reads the configuration from environ (os.Environ's form) and,
