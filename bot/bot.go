@@ -77,7 +77,13 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	}
 	access := core.NewAccess()
 	access.Admin(console.Name, console.User)
-	platforms := []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
+	platforms, err := buildPlatforms(cfg, access, logger)
+	if err != nil {
+		return err
+	}
+	if len(platforms) == 0 {
+		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
+	}
 	for _, p := range platforms {
 		access.Report(logger, p.Name(), allowVar(p.Name()))
 	}

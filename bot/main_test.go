@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,10 +14,19 @@ var (
 	buildErr  error
 )
 
-// TestMain lets the test binary act as a fake Claude Code CLI (the os/exec
-// helper-process pattern) when JAKEBOT_FAKE_CLAUDE names a behaviour; see
-// fakeClaude.
+// TestMain also lets the test binary stand in for a CLI (the os/exec
+// helper process pattern): with JAKEBOT_FAKE_STREAM set it prints that
+// recorded stream and exits; with JAKEBOT_FAKE_CLAUDE it behaves as that
+// mode of fakeClaude says.
 func TestMain(m *testing.M) {
+	if stream := os.Getenv("JAKEBOT_FAKE_STREAM"); stream != "" {
+		f, err := os.Open(stream)
+		if err != nil {
+			os.Exit(2)
+		}
+		io.Copy(os.Stdout, f)
+		os.Exit(0)
+	}
 	if mode := os.Getenv("JAKEBOT_FAKE_CLAUDE"); mode != "" {
 		os.Exit(fakeClaude(mode))
 	}
