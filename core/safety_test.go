@@ -89,7 +89,10 @@ func FuzzParseRate(f *testing.F) {
 
 func TestRouterUserRateLimit(t *testing.T) {
 	t.Parallel()
-	f := newRouterFixtureWith(t, echo, nil, func(c *core.RouterConfig) { c.UserRate = core.Rate{N: 2, Per: time.Minute} })
+	f := newRouterFixtureWith(t, echo, nil, func(c *core.RouterConfig) {
+		c.UserRate = core.Rate{N: 2, Per: time.Minute}
+		c.Access.Admin("fake", "root")
+	})
 	f.say("alice", "/help")
 	f.expect("Commands:")
 	f.say("alice", "/help")
@@ -98,6 +101,10 @@ func TestRouterUserRateLimit(t *testing.T) {
 	f.expect("faster than this bot allows (2/m). Try again in 30s; this message was not sent")
 	f.say("bob", "/help") // per user: bob has his own allowance
 	f.expect("Commands:")
+	for range 5 { // admins are not limited
+		f.say("root", "/help")
+		f.expect("Commands:")
+	}
 }
 
 func TestRouterAdminsMayLeaveTheDefaultRoot(t *testing.T) {
