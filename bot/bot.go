@@ -112,15 +112,13 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		}()
 		observers = append(observers, a)
 	}
-	var router *core.Router
+	// The metrics observe the router, which needs them as its observer:
+	// stats is filled in once the router exists, before anything serves.
+	var stats func() core.Stats
+	var m *metrics.Metrics
 	if cfg.HealthAddr != "" {
-		m := metrics.New(func() core.Stats { return router.Stats() }, cliproc.Running)
+		m = metrics.New(func() core.Stats { return stats() }, cliproc.Running)
 		observers = append(observers, m)
-		h, err := startHealth(cfg.HealthAddr, platforms, m.Handler(), logger)
-		if err != nil {
-			return err
-		}
-		defer h.close()
 	}
 
 	// Platforms and turns run under a context that the signal does not
@@ -128,7 +126,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	// grace and their chats were told.
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
-	router = core.NewRouter(runCtx, core.RouterConfig{
+	router := core.NewRouter(runCtx, core.RouterConfig{
 		Plugins:         plugins,
 		Access:          access,
 		Roots:           allowed,
@@ -141,6 +139,14 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		Observer:        observers,
 		Logger:          logger,
 	}, convs)
+	if m != nil {
+		stats = router.Stats
+		h, err := startHealth(cfg.HealthAddr, platforms, m.Handler(), logger)
+		if err != nil {
+			return err
+		}
+		defer h.close()
+	}
 	logger.Info("jakebot started", "platforms", len(platforms), "plugins", plugins.IDs(), "roots", []string(allowed),
 		"conversations", convs.Len(), "user_rate", userRate.String())
 
