@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -91,7 +92,8 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	}
 	base := opts.HTTPClient
 	if base == nil {
-		base = &http.Client{}
+		// Long polls last PollTimeout; nothing else should take a minute.
+		base = &http.Client{Timeout: cfg.PollTimeout + time.Minute}
 	}
 	client := &pollClient{base: base}
 	bot, err := tgbotapi.NewBotAPIWithClient(string(cfg.Token), cfg.APIEndpoint, client)
@@ -155,9 +157,11 @@ func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.M
 	if err != nil {
 		return core.MessageRef{}, err
 	}
-	if d := a.gate.reserve(p.chat, true); d > 0 {
+	release, d := a.gate.acquire(p.chat)
+	if d > 0 {
 		return core.MessageRef{}, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
 	}
+	defer release()
 	var id int
 	err = a.write(p.chat, text, func(text, mode string) (err error) {
 		id, err = a.sendMessage(p, text, mode, nil)
@@ -180,9 +184,11 @@ func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) er
 	if err != nil {
 		return fmt.Errorf("telegram: bad message id %q", ref.ID)
 	}
-	if d := a.gate.reserve(p.chat, true); d > 0 {
+	release, d := a.gate.acquire(p.chat)
+	if d > 0 {
 		return &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
 	}
+	defer release()
 	err = a.write(p.chat, text, func(text, mode string) error {
 		edit := tgbotapi.NewEditMessageText(p.chat, id, text)
 		edit.ParseMode = mode
@@ -244,7 +250,7 @@ func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
 	if err != nil {
 		return err
 	}
-	if a.gate.reserve(p.chat, false) > 0 {
+	if a.gate.blocked(p.chat) > 0 {
 		return nil
 	}
 	err = a.call(func() error { return a.sendTyping(p) })
@@ -273,9 +279,11 @@ func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string,
 		rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(label, a.choices.data(c.Command))))
 	}
 	kb := tgbotapi.NewInlineKeyboardMarkup(rows...)
-	if err := a.gate.wait(ctx, p.chat); err != nil {
+	release, err := a.gate.wait(ctx, p.chat)
+	if err != nil {
 		return err
 	}
+	defer release()
 	err = a.write(p.chat, html.EscapeString(text), func(text, mode string) error {
 		_, err := a.sendMessage(p, text, mode, &kb)
 		return err

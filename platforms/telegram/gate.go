@@ -13,9 +13,11 @@ import (
 // gate holds back writes to a chat that Telegram would refuse: every write
 // while a 429's retry_after runs, and in groups the writes beyond the
 // per-minute budget. It answers "wait d" rather than waiting itself, so the
-// stream coordinator can keep coalescing; the router's per-reply retry
-// alone would not stop another reply in the same chat from writing during
-// the wait. It is safe for concurrent use.
+// stream coordinator can keep coalescing; the coordinator's own retry is
+// per reply and would not stop another reply in the same chat from writing
+// during the wait. Writes to one chat are also serialised, so that no write
+// leaves while another's answer (perhaps a 429) is still on its way. It is
+// safe for concurrent use.
 type gate struct {
 	clock core.Clock
 	every time.Duration // one group write per every
@@ -25,6 +27,8 @@ type gate struct {
 }
 
 type chatGate struct {
+	write  sync.Mutex // held for the length of one write
+	mu     sync.Mutex // guards until and budget
 	until  time.Time
 	budget *rate.Limiter
 }
@@ -38,6 +42,8 @@ func newGate(clock core.Clock, perMinute int) *gate {
 func isGroup(chat int64) bool { return chat < 0 }
 
 func (g *gate) chat(id int64) *chatGate {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	c, ok := g.chats[id]
 	if !ok {
 		c = &chatGate{}
@@ -49,14 +55,29 @@ func (g *gate) chat(id int64) *chatGate {
 	return c
 }
 
-// reserve takes one write for chat and returns 0, or returns how long to
-// wait before asking again. Writes that are not messages (typing) pass
-// write=false and spend no budget.
-func (g *gate) reserve(chat int64, write bool) time.Duration {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := g.clock.Now()
+// acquire takes one write for chat. It returns a release func to call once
+// the write's answer is in (and, for a 429, after block), or how long to
+// wait before asking again.
+func (g *gate) acquire(chat int64) (release func(), wait time.Duration) {
 	c := g.chat(chat)
+	c.write.Lock()
+	if d := c.reserve(g.clock.Now(), true); d > 0 {
+		c.write.Unlock()
+		return nil, d
+	}
+	return c.write.Unlock, 0
+}
+
+// blocked returns how long chat is still under flood control.
+func (g *gate) blocked(chat int64) time.Duration {
+	return g.chat(chat).reserve(g.clock.Now(), false)
+}
+
+// reserve returns how long to wait, taking one write from the budget when
+// write is true and there is no need to wait.
+func (c *chatGate) reserve(now time.Time, write bool) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if now.Before(c.until) {
 		return c.until.Sub(now)
 	}
@@ -73,20 +94,21 @@ func (g *gate) reserve(chat int64, write bool) time.Duration {
 
 // block stops every write to chat for d, as a 429 asks.
 func (g *gate) block(chat int64, d time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	c := g.chat(chat)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if until := g.clock.Now().Add(d); until.After(c.until) {
 		c.until = until
 	}
 }
 
-// wait blocks until chat may be written to, or ctx ends.
-func (g *gate) wait(ctx context.Context, chat int64) error {
+// wait blocks until chat may be written to, or ctx ends, and returns the
+// release func of the write it acquired.
+func (g *gate) wait(ctx context.Context, chat int64) (func(), error) {
 	for {
-		d := g.reserve(chat, true)
+		release, d := g.acquire(chat)
 		if d == 0 {
-			return nil
+			return release, nil
 		}
 		ch := make(chan struct{})
 		t := g.clock.AfterFunc(d, func() { close(ch) })
@@ -94,7 +116,7 @@ func (g *gate) wait(ctx context.Context, chat int64) error {
 		case <-ch:
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 }
