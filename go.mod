@@ -2,10 +2,10 @@ module github.com/jake-bot/jake-bot
 
 go 1.26.8
 
-require golang.org/x/time v0.16.0
-
 require (
-	github.com/caarlos0/env/v11 v11.4.2 // indirect
-	github.com/go-telegram-bot-api/telegram-bot-api/v5 v5.5.1 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/caarlos0/env/v11 v11.4.2
+	github.com/go-telegram-bot-api/telegram-bot-api/v5 v5.5.1
+	golang.org/x/time v0.16.0
 )
+
+require github.com/google/go-cmp v0.7.0 // indirect

@@ -60,5 +60,5 @@ func (a *Access) AllowsEveryone(platform string) bool { return a.allowed[platfor
 // Refusal is the reply to a user who is not allowed; it shows their id so
 // the owner can add it.
 func Refusal(m Message) string {
-	return fmt.Sprintf("Sorry, you are not on this bot's allow-list. Your %s user id is %s.", m.Key.Platform, m.Key.User)
+	return fmt.Sprintf("Sorry, you are not on this bot's allow-list. Your %s user id is %s.", m.Key.Platform, m.Author())
 }

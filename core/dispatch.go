@@ -129,7 +129,7 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 
 func (r *Router) status(m Message, all bool) (string, error) {
 	if all {
-		if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Key.User) {
+		if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
 			return "", Errorf("/status all is for admins")
 		}
 		entries := r.convs.All()

@@ -47,6 +47,24 @@ type Message struct {
 	Text     string
 	// ReplyTo is copied into the Target of the router's replies.
 	ReplyTo string
+	// Allowed is set by an adapter that admitted the user by a rule of its
+	// own platform that Access cannot express (a Discord role). The router
+	// then serves the user even when Access does not list them; an adapter
+	// never uses it to refuse.
+	Allowed bool
+	// From is the author's user id when it is not Key.User: in a shared
+	// conversation (a Slack thread any allowed user may continue) the key
+	// leaves User empty, yet access is still checked per author.
+	From string
+}
+
+// Author returns the id of the user who wrote m: From when set, else the
+// key's User.
+func (m Message) Author() string {
+	if m.From != "" {
+		return m.From
+	}
+	return m.Key.User
 }
 
 // Target returns where replies to m go.

@@ -118,8 +118,8 @@ func (r *Router) Wait() { r.wg.Wait() }
 
 // Handle routes one message from platform a.
 func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
-	if !r.cfg.Access.Allowed(m.Key.Platform, m.Key.User) {
-		r.logger.Warn("refused user", "platform", m.Key.Platform, "user", m.Key.User)
+	if !m.Allowed && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
+		r.logger.Warn("refused user", "platform", m.Key.Platform, "user", m.Author())
 		if rf, ok := a.p.(Refuser); ok {
 			if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
 				return
@@ -171,19 +171,23 @@ func (r *Router) enqueue(a *attached, m Message) {
 }
 
 // drain runs m and then every message queued behind it, one at a time.
+// A turn's conversation is released before its final reply is delivered,
+// so a message sent after seeing the reply is never told to wait.
 func (r *Router) drain(a *attached, m Message) {
 	defer r.wg.Done()
 	for {
-		r.runTurn(a, m)
+		deliver := r.runTurn(a, m)
 		r.mu.Lock()
 		q := r.queues[m.Key]
 		if len(q.pending) == 0 || r.turnCtx.Err() != nil {
 			delete(r.queues, m.Key)
 			r.mu.Unlock()
+			deliver()
 			return
 		}
 		m, q.pending = q.pending[0], q.pending[1:]
 		r.mu.Unlock()
+		deliver()
 	}
 }
 
@@ -204,16 +208,18 @@ func (r *Router) stop(k ConversationKey) (dropped int, running bool) {
 	return dropped, true
 }
 
-func (r *Router) runTurn(a *attached, m Message) {
+// runTurn runs one turn and returns the function that delivers its final
+// reply.
+func (r *Router) runTurn(a *attached, m Message) (deliver func()) {
 	conv, ok := r.convs.Get(m.Key)
 	if !ok {
-		r.reply(a, m.Target(), "The conversation ended before this message's turn; it was not sent.")
-		return
+		return func() { r.reply(a, m.Target(), "The conversation ended before this message's turn; it was not sent.") }
 	}
 	plugin, ok := r.cfg.Plugins.Get(conv.Plugin)
 	if !ok {
-		r.reply(a, m.Target(), fmt.Sprintf("Plugin %q is no longer configured. Start a new conversation.", conv.Plugin))
-		return
+		return func() {
+			r.reply(a, m.Target(), fmt.Sprintf("Plugin %q is no longer configured. Start a new conversation.", conv.Plugin))
+		}
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
@@ -266,8 +272,8 @@ func (r *Router) runTurn(a *attached, m Message) {
 		res.Duration = r.clock.Now().Sub(started)
 	}
 	reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
-	reply.Close(r.deliverCtx)
 	logger.Info("turn", "outcome", outcome, "duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
+	return func() { reply.Close(r.deliverCtx) }
 }
 
 // runPlugin runs the plugin, turning a panic into an error so that one bad

@@ -42,7 +42,10 @@ func (rs Roots) Resolve(path, base string) (string, error) {
 	}
 	real, err := realPath(path, base)
 	if err != nil {
-		return "", Errorf("workdir %q: %v", path, err)
+		return "", Errorf("workdir %q: %v (allowed roots: %s)", path, err, strings.Join(rs, ", "))
+	}
+	if !rs.Contains(real) {
+		return "", Errorf("workdir %q is outside the allowed roots (%s)", path, strings.Join(rs, ", "))
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
@@ -50,9 +53,6 @@ func (rs Roots) Resolve(path, base string) (string, error) {
 	}
 	if !fi.IsDir() {
 		return "", Errorf("workdir %q is not a directory", path)
-	}
-	if !rs.Contains(real) {
-		return "", Errorf("workdir %q is outside the allowed roots (%s)", path, strings.Join(rs, ", "))
 	}
 	return real, nil
 }

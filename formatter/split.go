@@ -69,7 +69,7 @@ func (sp *splitter) add(line string) {
 	fenceAfter := sp.fence
 	if strings.HasPrefix(strings.TrimSpace(line), "```") {
 		if sp.fence == "" {
-			fenceAfter = strings.TrimSpace(line)
+			fenceAfter = reopenLine(line)
 		} else {
 			fenceAfter = ""
 		}
@@ -98,6 +98,25 @@ func (sp *splitter) append(line string) {
 	sp.page = append(sp.page, line)
 	sp.size += utf8.RuneCountInString(line)
 	sp.fresh = false
+}
+
+// maxInfo bounds the info string repeated when a fence is reopened, so
+// that a page always has room for content.
+const maxInfo = 16
+
+// reopenLine returns the line that reopens the fence line opened: its
+// backticks and the first word of its info string.
+func reopenLine(line string) string {
+	info := strings.TrimPrefix(strings.TrimSpace(line), "```")
+	if f := strings.Fields(info); len(f) > 0 {
+		info = f[0]
+	} else {
+		info = ""
+	}
+	if head, _ := cutRunes(info, maxInfo); head != "" {
+		info = head
+	}
+	return "```" + info
 }
 
 // cutRunes splits s after n runes.

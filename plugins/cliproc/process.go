@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -115,11 +116,59 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		p.waitErr = cmd.Wait()
 		// The CLI is gone; so must be everything it started. This also
 		// closes their copies of our pipes, ending the reads.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process.Pid)
 		running.Add(-1)
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// groupGoneWait bounds how long killGroup waits for the killed processes
+// to be reaped (by init, as orphans); a zombie runs nothing meanwhile.
+const groupGoneWait = 2 * time.Second
+
+// killGroup kills every process left in the group and waits until the
+// group is empty, so that "the turn is over" means no process of it runs.
+func killGroup(pgid int) {
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); errors.Is(err, syscall.ESRCH) {
+		return
+	}
+	deadline := time.Now().Add(groupGoneWait)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) || !groupRunning(pgid) {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// groupRunning reports whether a process of group pgid still runs, that
+// is exists and is not a zombie waiting to be reaped. Without /proc it
+// assumes so.
+func groupRunning(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// After "pid (comm) ": state, ppid, pgrp.
+		i := strings.LastIndexByte(string(data), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 // Pid returns the CLI's process id, which is also its process group id.

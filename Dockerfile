@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# jake-bot: a static binary on a minimal image; the with-clis target adds
+# Node.js and the pinned coding CLIs.
+#   docker build -t jakebot .
+#   docker build --target with-clis -t jakebot:clis .
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/jakebot ./cmd/jakebot
+
+# The bot alone: bring your own CLIs (mount them, or extend this image).
+FROM gcr.io/distroless/static-debian12:nonroot AS bot
+COPY --from=build /out/jakebot /usr/local/bin/jakebot
+WORKDIR /work
+ENTRYPOINT ["/usr/local/bin/jakebot"]
+
+# The bot with Claude Code, Codex and Gemini CLI at the versions the tests pin.
+FROM node:20-bookworm-slim AS with-clis
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY testdata/clis/package.json testdata/clis/package-lock.json /opt/clis/
+RUN cd /opt/clis && npm ci --omit=dev --no-audit --no-fund
+ENV PATH=/opt/clis/node_modules/.bin:$PATH
+COPY --from=build /out/jakebot /usr/local/bin/jakebot
+# The CLIs refuse some permission modes as root.
+USER node
+WORKDIR /home/node/work
+ENTRYPOINT ["/usr/local/bin/jakebot"]
+
+FROM bot

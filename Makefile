@@ -1,0 +1,41 @@
+# jake-bot. `make test` is what CI runs (see .ci/run).
+GO ?= go
+FUZZTIME ?= 10s
+
+.PHONY: build run test check vet clis fuzz bench docker
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/jakebot ./cmd/jakebot
+
+run:
+	$(GO) run ./cmd/jakebot
+
+## test: formatting, vet, every test with the race detector, short fuzz runs.
+test: check
+	$(GO) test -race -count=1 ./...
+	$(MAKE) fuzz
+
+check:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+## clis: install the pinned Claude Code, Codex and Gemini CLIs for the end-to-end tests.
+clis:
+	cd testdata/clis && npm ci --no-audit --no-fund
+
+## fuzz: run every fuzz target briefly (FUZZTIME each).
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$target"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+docker:
+	docker build -t jakebot .
+	docker build --target with-clis -t jakebot:clis .

@@ -1,0 +1,203 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+var target = core.Target{Platform: "fake", Channel: "c1"}
+
+func TestCoordinatorKeepsEditsWithinTheRate(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	lim := core.Limits{EditInterval: time.Second, ChannelInterval: 200 * time.Millisecond, ChannelBurst: 5}
+	rec := platformtest.NewRecorder(clock, lim)
+	coord := core.NewStreamCoordinator(rec, clock, nil)
+
+	// Two replies in one channel share the channel budget.
+	ctx := context.Background()
+	r1, r2 := coord.NewReply(ctx, target), coord.NewReply(ctx, target)
+	var want1, want2 strings.Builder
+	for i := range 400 {
+		s := fmt.Sprintf("w%d ", i)
+		want1.WriteString(s)
+		want2.WriteString(strings.ToUpper(s))
+		r1.Emit(core.TextEvent(s))
+		r2.Emit(core.TextEvent(strings.ToUpper(s)))
+	}
+	r1.Close(ctx)
+	r2.Close(ctx)
+
+	msgs := rec.Messages()
+	if len(msgs) != 2 || !(msgs[0] == want1.String() && msgs[1] == want2.String() || msgs[0] == want2.String() && msgs[1] == want1.String()) {
+		t.Fatalf("final messages = %q, want the two full texts", msgs)
+	}
+	calls := rec.Calls()
+	lastEdit := map[string]time.Time{}
+	for _, c := range calls {
+		if c.Op == "edit" {
+			if prev, ok := lastEdit[c.Ref.ID]; ok && c.At.Sub(prev) < lim.EditInterval {
+				t.Errorf("message %s edited %v after the previous edit, want at least %v", c.Ref.ID, c.At.Sub(prev), lim.EditInterval)
+			}
+			lastEdit[c.Ref.ID] = c.At
+		}
+	}
+	// In any window of one second the channel allows its burst plus one
+	// write per interval.
+	maxPerSecond := lim.ChannelBurst + int(time.Second/lim.ChannelInterval)
+	for i, c := range calls {
+		n := 0
+		for _, d := range calls[i:] {
+			if d.At.Sub(c.At) < time.Second {
+				n++
+			}
+		}
+		if n > maxPerSecond {
+			t.Fatalf("%d writes to the channel within a second from %v, want at most %d", n, c.At, maxPerSecond)
+		}
+	}
+}
+
+func TestCoordinatorDeliversFinalStateAfterWaitingForTheLimiter(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	rec := platformtest.NewRecorder(clock, core.Limits{EditInterval: time.Second})
+	coord := core.NewStreamCoordinator(rec, clock, nil)
+	ctx := context.Background()
+	r := coord.NewReply(ctx, target)
+
+	r.Emit(core.TextEvent("a"))
+	if c := <-rec.Written(); c.Op != "send" || c.Text != "a" {
+		t.Fatalf("first write = %+v, want send of %q", c, "a")
+	}
+	r.Emit(core.TextEvent("b"))
+	if c := <-rec.Written(); c.Op != "edit" || c.Text != "ab" {
+		t.Fatalf("second write = %+v, want edit to %q", c, "ab")
+	}
+	r.Emit(core.TextEvent("c"))
+	if d := <-clock.Waiting(); d <= 0 || d > time.Second {
+		t.Fatalf("sender waits %v, want a wait of at most the edit interval", d)
+	}
+	closed := make(chan struct{})
+	go func() {
+		r.Close(ctx)
+		close(closed)
+	}()
+	select {
+	case c := <-rec.Written():
+		t.Fatalf("write %+v before the edit interval passed", c)
+	case <-closed:
+		t.Fatal("Close returned before the final state was delivered")
+	default:
+	}
+	clock.Advance(time.Second)
+	<-closed
+	if got := rec.Messages(); len(got) != 1 || got[0] != "abc" {
+		t.Fatalf("messages = %q, want [abc]", got)
+	}
+}
+
+func TestCoordinatorWaitsOutRateLimitAndLosesNothing(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	rec := platformtest.NewRecorder(clock, core.Limits{EditInterval: time.Second})
+	var limitedAt time.Time
+	failed := 0
+	rec.Fail = func(c platformtest.Call) error {
+		if c.Op == "edit" && failed < 2 {
+			failed++
+			limitedAt = c.At
+			return &core.RateLimitError{RetryAfter: 7 * time.Second, Err: errors.New("429")}
+		}
+		return nil
+	}
+	coord := core.NewStreamCoordinator(rec, clock, nil)
+	ctx := context.Background()
+	r := coord.NewReply(ctx, target)
+	var want strings.Builder
+	for i := range 100 {
+		s := fmt.Sprintf("%d,", i)
+		want.WriteString(s)
+		r.Emit(core.TextEvent(s))
+	}
+	r.Close(ctx)
+	if got := rec.Messages(); len(got) != 1 || got[0] != want.String() {
+		t.Fatalf("messages = %q, want [%q]", got, want.String())
+	}
+	for _, c := range rec.Calls() {
+		if c.Op == "edit" && c.At.Before(limitedAt.Add(7*time.Second)) && c.At.After(limitedAt) {
+			t.Errorf("edit at %v, within the retry-after window that began at %v", c.At, limitedAt)
+		}
+	}
+}
+
+func TestCoordinatorSplitsLongOutputWithBalancedFences(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	rec := platformtest.NewRecorder(clock, core.Limits{EditInterval: time.Second})
+	rec.MaxLen = 500
+	coord := core.NewStreamCoordinator(rec, clock, nil)
+	ctx := context.Background()
+	r := coord.NewReply(ctx, target)
+	var code strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&code, "fmt.Println(%d) // ünïcode ✓\n", i)
+	}
+	r.Emit(core.TextEvent("Here is the program:\n\n```go\n"))
+	r.Emit(core.TextEvent(code.String()))
+	r.Emit(core.TextEvent("```\n\nDone."))
+	r.Close(ctx)
+	msgs := rec.Messages()
+	if len(msgs) < 10 {
+		t.Fatalf("got %d messages, want the answer split into many", len(msgs))
+	}
+	var joined strings.Builder
+	for i, m := range msgs {
+		if n := len([]rune(m)); n > rec.MaxLen {
+			t.Errorf("message %d has %d runes, over the limit %d", i, n, rec.MaxLen)
+		}
+		if strings.Count(m, "```")%2 != 0 {
+			t.Errorf("message %d has unbalanced fences:\n%s", i, m)
+		}
+		joined.WriteString(m + "\n")
+	}
+	for i := range 200 {
+		if line := fmt.Sprintf("fmt.Println(%d) // ünïcode ✓", i); !strings.Contains(joined.String(), line) {
+			t.Fatalf("line %q lost", line)
+		}
+	}
+	if !strings.HasSuffix(msgs[len(msgs)-1], "Done.") {
+		t.Errorf("last message = %q, want it to end with the answer's end", msgs[len(msgs)-1])
+	}
+}
+
+func TestCoordinatorFinalOnly(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
+	coord := core.NewStreamCoordinator(rec, clock, nil)
+	ctx := context.Background()
+	r := coord.NewReply(ctx, target)
+	for range 50 {
+		r.Emit(core.TextEvent("x"))
+	}
+	r.Add(core.ResponseBlock{Kind: core.BlockToolUse, ID: "t1", Tool: "Bash", Text: "ls", Status: core.ToolRunning})
+	r.Add(core.ResponseBlock{Kind: core.BlockToolUse, ID: "t1", Tool: "Bash", Text: "ls", Status: core.ToolDone})
+	r.Close(ctx)
+	calls := rec.Calls()
+	if len(calls) != 1 || calls[0].Op != "send" {
+		t.Fatalf("calls = %+v, want one final send", calls)
+	}
+	want := strings.Repeat("x", 50) + "\n\n✅ Bash: ls"
+	if calls[0].Text != want {
+		t.Errorf("final text = %q, want %q", calls[0].Text, want)
+	}
+}

@@ -1,0 +1,117 @@
+// Package coretest provides fakes for testing code built on core: clocks
+// that let a test drive time instead of sleeping.
+package coretest
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// Epoch is where fake clocks start.
+var Epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// InstantClock is a clock on which every wait is over at once: AfterFunc
+// moves the clock forward by d and runs f. Rate limits still hold in the
+// clock's time, which is what tests assert, and no test waits for real.
+// It is safe for concurrent use.
+type InstantClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewInstantClock returns an InstantClock at Epoch.
+func NewInstantClock() *InstantClock { return &InstantClock{now: Epoch} }
+
+func (c *InstantClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *InstantClock) AfterFunc(d time.Duration, f func()) core.Timer {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	go f()
+	return stoppedTimer{}
+}
+
+type stoppedTimer struct{}
+
+func (stoppedTimer) Stop() bool { return false }
+
+// ManualClock is a clock that moves only when the test calls Advance. It
+// is safe for concurrent use.
+type ManualClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	pending []*manualTimer
+	// waiting receives a value each time AfterFunc is called, so a test
+	// can wait until the code under test is waiting on the clock.
+	waiting chan time.Duration
+}
+
+type manualTimer struct {
+	at      time.Time
+	f       func()
+	stopped bool
+}
+
+func (t *manualTimer) Stop() bool {
+	was := !t.stopped
+	t.stopped = true
+	return was
+}
+
+// NewManualClock returns a ManualClock at Epoch.
+func NewManualClock() *ManualClock {
+	return &ManualClock{now: Epoch, waiting: make(chan time.Duration, 1024)}
+}
+
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *ManualClock) AfterFunc(d time.Duration, f func()) core.Timer {
+	c.mu.Lock()
+	t := &manualTimer{at: c.now.Add(d), f: f}
+	c.pending = append(c.pending, t)
+	c.mu.Unlock()
+	select {
+	case c.waiting <- d:
+	default:
+	}
+	return t
+}
+
+// Waiting returns a channel that receives the duration of every AfterFunc
+// call.
+func (c *ManualClock) Waiting() <-chan time.Duration { return c.waiting }
+
+// Advance moves the clock forward by d and runs, in order, every function
+// that became due.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due, rest []*manualTimer
+	for _, t := range c.pending {
+		if !t.at.After(c.now) {
+			due = append(due, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	c.pending = rest
+	c.mu.Unlock()
+	sort.SliceStable(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
+	for _, t := range due {
+		if !t.stopped {
+			t.f()
+		}
+	}
+}

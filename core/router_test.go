@@ -1,0 +1,227 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+// scriptPlugin is a fake plugin: each turn reports itself on started and
+// then runs its run func.
+type scriptPlugin struct {
+	id      string
+	convs   []core.ConversationInfo
+	started chan core.Turn
+	run     func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error)
+}
+
+func (p *scriptPlugin) ID() string   { return p.id }
+func (p *scriptPlugin) Name() string { return "Fake " + p.id }
+func (p *scriptPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p.started <- t
+	return p.run(ctx, t, emit)
+}
+func (p *scriptPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	return p.convs, nil
+}
+
+// echo answers with the prompt and a new token.
+func echo(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	emit(core.TextEvent("echo: " + t.Prompt))
+	return core.TurnResult{ResumeToken: "tok-" + t.Prompt}, nil
+}
+
+type routerFixture struct {
+	t      *testing.T
+	router *core.Router
+	rec    *platformtest.Recorder
+	plugin *scriptPlugin
+	handle core.Handler
+	root   string
+}
+
+func newRouterFixture(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error)) *routerFixture {
+	t.Helper()
+	clock := coretest.NewInstantClock()
+	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 100), run: run}
+	reg, err := core.NewRegistry(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	roots, err := core.NewRoots([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := core.NewAccess()
+	access.Allow("fake", "alice", "bob")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2}, nil)
+	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
+	return &routerFixture{t: t, router: router, rec: rec, plugin: p, handle: router.Attach(rec), root: roots[0]}
+}
+
+func (f *routerFixture) say(user, text string) {
+	f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: user, Channel: "c"}, Text: text})
+}
+
+// next returns the next message the bot wrote.
+func (f *routerFixture) next() string {
+	f.t.Helper()
+	return (<-f.rec.Written()).Text
+}
+
+func (f *routerFixture) expect(substr string) {
+	f.t.Helper()
+	if got := f.next(); !strings.Contains(got, substr) {
+		f.t.Fatalf("bot wrote %q, want it to contain %q", got, substr)
+	}
+}
+
+func TestRouterConversationFlow(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.say("alice", "hello")
+	f.expect("No conversation here yet. Start one with /fake start")
+	f.say("alice", "/fake start")
+	f.expect("Fake fake conversation started in " + f.root)
+	f.say("alice", "one")
+	f.expect("echo: one")
+	f.router.Wait()
+	f.say("alice", "two")
+	if turn := <-f.plugin.started; turn.ResumeToken != "" || turn.Prompt != "one" {
+		t.Fatalf("first turn = %+v, want a new session", turn)
+	}
+	if turn := <-f.plugin.started; turn.ResumeToken != "tok-one" {
+		t.Fatalf("second turn resumes %q, want the first turn's token", turn.ResumeToken)
+	}
+	f.expect("echo: two")
+	f.router.Wait()
+	f.say("alice", "/status")
+	f.expect("Session: tok-two")
+	f.say("bob", "/status")
+	f.expect("No conversation here yet")
+	f.say("alice", "/conversation end")
+	f.expect("Conversation ended")
+	f.say("alice", "three")
+	f.expect("No conversation here yet")
+}
+
+func TestRouterRefusesUnknownUsersAndCommands(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.say("mallory", "/fake start")
+	f.expect("not on this bot's allow-list. Your fake user id is mallory")
+	f.say("alice", "/frobnicate")
+	f.expect("unknown command /frobnicate")
+	f.say("alice", "/fake start ../../..")
+	f.expect("outside the allowed roots")
+	f.say("alice", "/fake resume ; rm -rf ~")
+	f.expect("usage: /fake resume <id>")
+}
+
+func TestRouterQueuesAndStops(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var order []string
+	f := newRouterFixture(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		mu.Lock()
+		order = append(order, turn.Prompt)
+		mu.Unlock()
+		if turn.Prompt == "slow" {
+			<-ctx.Done()
+			return core.TurnResult{}, ctx.Err()
+		}
+		<-release
+		return echo(ctx, turn, emit)
+	})
+	f.say("alice", "/fake start")
+	f.expect("started")
+	f.say("alice", "first")
+	<-f.plugin.started
+	f.say("alice", "second")
+	f.expect("Queued (1 waiting)")
+	f.say("alice", "third")
+	f.expect("Queued (2 waiting)")
+	f.say("alice", "fourth")
+	f.expect("this one was not queued")
+	close(release)
+	f.expect("echo: first")
+	f.expect("echo: second")
+	f.expect("echo: third")
+	f.router.Wait()
+	if want := "first,second,third"; strings.Join(order, ",") != want {
+		t.Fatalf("turns ran in order %v, want %s", order, want)
+	}
+
+	f.say("alice", "slow")
+	<-f.plugin.started // drain "second", "third"
+	<-f.plugin.started
+	<-f.plugin.started
+	f.say("alice", "/stop")
+	got := []string{f.next(), f.next()}
+	joined := strings.Join(got, "\n")
+	if !strings.Contains(joined, "Stopping the running turn") || !strings.Contains(joined, "Stopped.") {
+		t.Fatalf("after /stop the bot wrote %q, want the acknowledgement and the stopped turn", got)
+	}
+	f.router.Wait()
+	f.say("alice", "/stop")
+	f.expect("Nothing is running")
+}
+
+func TestRouterTimeoutAndPanicAreReported(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		if turn.Prompt == "panic" {
+			panic("boom")
+		}
+		return core.TurnResult{}, fmt.Errorf("plain failure")
+	})
+	f.say("alice", "/fake start")
+	f.expect("started")
+	f.say("alice", "panic")
+	f.expect("the Fake fake plugin crashed (boom)")
+	f.router.Wait()
+	f.say("alice", "fail")
+	f.expect("internal error: plain failure")
+}
+
+func TestRouterResume(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.plugin.convs = []core.ConversationInfo{
+		{ID: "aaaa1111-0000", Title: "fix the tests", Updated: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)},
+		{ID: "aaaa2222-0000", Title: "write docs"},
+		{ID: "bbbb3333-0000", Title: "refactor"},
+	}
+	f.say("alice", "/resume")
+	f.expect("no current or previous conversation")
+	f.say("alice", "/fake conversations")
+	f.expect("1. aaaa1111  ")
+	f.say("alice", "/fake resume aaaa")
+	f.expect(`"aaaa" matches 2 conversations`)
+	f.say("alice", "/fake resume zzzz")
+	f.expect(`no conversation "zzzz"`)
+	f.say("alice", "/fake resume bbbb")
+	f.expect("Resumed Fake fake conversation bbbb3333-0000 (refactor)")
+	f.say("alice", "/conversation end")
+	f.expect("ended")
+	f.say("alice", "/resume")
+	f.expect("Resume one with /resume <id or number>")
+	f.say("alice", "/resume 2")
+	f.expect("Resumed Fake fake conversation aaaa2222-0000")
+	f.say("alice", "go on")
+	if turn := <-f.plugin.started; turn.ResumeToken != "aaaa2222-0000" {
+		t.Fatalf("turn resumes %q, want aaaa2222-0000", turn.ResumeToken)
+	}
+	f.expect("echo: go on")
+}

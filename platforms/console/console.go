@@ -1,0 +1,139 @@
+// Package console is the local platform: lines read from an input are one
+// user's messages and replies are written to an output. On a terminal,
+// replies are redrawn in place as they stream; on a pipe each reply is
+// written once, final, so that the bot can be scripted:
+//
+//	printf '/claude start .\nhello\n' | jakebot
+package console
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+)
+
+// Name is the platform's name in conversation keys.
+const Name = "console"
+
+// User is the console's one user id; the bot allows it, since whoever
+// types here already has a shell on the host.
+const User = "local"
+
+// Console is the console platform. It is safe for concurrent use.
+type Console struct {
+	in  io.Reader
+	out io.Writer
+	tty bool
+
+	mu     sync.Mutex
+	nextID int
+	// last is the message shown last on a terminal and how many lines it
+	// took, so that an edit of it can redraw in place.
+	lastID    string
+	lastLines int
+}
+
+var _ core.Platform = (*Console)(nil)
+
+// New returns a console reading in and writing out. tty says whether out
+// is a terminal that understands cursor movement.
+func New(in io.Reader, out io.Writer, tty bool) *Console {
+	return &Console{in: in, out: out, tty: tty}
+}
+
+func (c *Console) Name() string { return Name }
+
+func (c *Console) Limits() core.Limits {
+	if c.tty {
+		return core.Limits{EditInterval: 100 * time.Millisecond}
+	}
+	return core.Limits{FinalOnly: true}
+}
+
+// Run passes each input line to h until the input ends or ctx is done.
+func (c *Console) Run(ctx context.Context, h core.Handler) error {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(c.in)
+		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case line, ok := <-lines:
+			if !ok {
+				return nil
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			n++
+			h(ctx, core.Message{
+				Key:      core.ConversationKey{Platform: Name, User: User, Channel: "terminal"},
+				ID:       strconv.Itoa(n),
+				UserName: User,
+				Text:     line,
+			})
+		}
+	}
+}
+
+// Render renders blocks as markdown in one page: a terminal has no length
+// limit.
+func (c *Console) Render(blocks []core.ResponseBlock) []string {
+	return []string{formatter.MarkdownText(blocks)}
+}
+
+func (c *Console) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextID++
+	id := strconv.Itoa(c.nextID)
+	if err := c.print(text); err != nil {
+		return core.MessageRef{}, err
+	}
+	c.lastID = id
+	return core.MessageRef{Target: to, ID: id}, nil
+}
+
+// Edit redraws the message when it is the last thing on the terminal, and
+// prints it again otherwise.
+func (c *Console) Edit(ctx context.Context, ref core.MessageRef, text string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tty && ref.ID == c.lastID && c.lastLines > 0 {
+		// Up to the message's first line, then clear to the end of screen.
+		fmt.Fprintf(c.out, "\x1b[%dF\x1b[J", c.lastLines)
+	}
+	c.lastID = ref.ID
+	return c.print(text)
+}
+
+func (c *Console) print(text string) error {
+	text = strings.TrimRight(text, "\n") + "\n"
+	c.lastLines = strings.Count(text, "\n")
+	if !c.tty {
+		text += "\n"
+	}
+	_, err := io.WriteString(c.out, text)
+	return err
+}

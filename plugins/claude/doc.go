@@ -1,0 +1,7 @@
+// Package claude is the Claude Code plugin. Each turn runs
+// `claude -p --output-format stream-json --verbose --include-partial-messages`
+// in the conversation's workdir, resuming the previous session by id, and
+// turns the CLI's JSON lines into core events (parse.go, free of any
+// process handling). Past conversations are listed from the CLI's own
+// transcripts under ~/.claude/projects (history.go).
+package claude

@@ -1,0 +1,314 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// Parser turns Claude Code's stream-json lines into core events. It keeps
+// the state one turn needs: which messages already streamed their text as
+// partial deltas (the full assistant line repeats it), which tool calls are
+// open, and the result. A Parser is for one turn and one goroutine.
+type Parser struct {
+	emit func(core.Event)
+
+	sessionID string
+	model     string
+	// streamed holds ids of messages whose text arrived as deltas.
+	streamed map[string]bool
+	current  string            // id of the message being streamed
+	tools    map[string]string // tool_use id -> display name
+	args     map[string]string // tool_use id -> short argument
+	// wroteText is true once any answer text was emitted, so the next
+	// message's text starts on a new paragraph.
+	wroteText bool
+	lastError string
+	result    *core.TurnResult
+	garbage   int
+}
+
+// NewParser returns a parser that sends events to emit.
+func NewParser(emit func(core.Event)) *Parser {
+	return &Parser{emit: emit, streamed: map[string]bool{}, tools: map[string]string{}, args: map[string]string{}}
+}
+
+// line is the union of the fields of every event type we read. Unknown
+// types and fields are ignored.
+type line struct {
+	Type      string          `json:"type"`
+	Subtype   string          `json:"subtype"`
+	SessionID string          `json:"session_id"`
+	Model     string          `json:"model"`
+	Message   *message        `json:"message"`
+	Event     *streamEvent    `json:"event"`
+	Parent    *string         `json:"parent_tool_use_id"`
+	Error     json.RawMessage `json:"error"`
+
+	// result
+	Result       string   `json:"result"`
+	IsError      bool     `json:"is_error"`
+	DurationMS   float64  `json:"duration_ms"`
+	TotalCostUSD float64  `json:"total_cost_usd"`
+	Usage        *usage   `json:"usage"`
+	Errors       []string `json:"errors"`
+
+	// system/api_retry
+	Attempt     int  `json:"attempt"`
+	MaxRetries  int  `json:"max_retries"`
+	ErrorStatus *int `json:"error_status"`
+}
+
+type message struct {
+	ID      string         `json:"id"`
+	Model   string         `json:"model"`
+	Content []contentBlock `json:"content"`
+}
+
+type contentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+type streamEvent struct {
+	Type    string `json:"type"`
+	Message *struct {
+		ID string `json:"id"`
+	} `json:"message"`
+	Delta *struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"delta"`
+	ContentBlock *struct {
+		Type string `json:"type"`
+	} `json:"content_block"`
+}
+
+type usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Line parses one line of the stream. Lines that are not JSON objects are
+// counted and skipped: the CLI may print warnings to stdout.
+func (p *Parser) Line(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	var l line
+	if b[0] != '{' || json.Unmarshal(b, &l) != nil {
+		p.garbage++
+		return
+	}
+	if l.SessionID != "" && l.SessionID != p.sessionID {
+		p.sessionID = l.SessionID
+		p.emit(core.Event{Kind: core.EventSession, ResumeToken: l.SessionID, Model: l.Model})
+	}
+	switch l.Type {
+	case "system":
+		p.system(&l)
+	case "stream_event":
+		if l.Parent == nil && l.Event != nil {
+			p.streamEvent(l.Event)
+		}
+	case "assistant":
+		p.assistant(&l)
+	case "user":
+		p.user(&l)
+	case "result":
+		p.resultLine(&l)
+	}
+}
+
+func (p *Parser) system(l *line) {
+	switch l.Subtype {
+	case "init":
+		p.model = l.Model
+	case "api_retry":
+		status := "connection error"
+		if l.ErrorStatus != nil {
+			status = fmt.Sprintf("HTTP %d", *l.ErrorStatus)
+		}
+		p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning, ID: "api_retry",
+			Text: fmt.Sprintf("API %s, retrying (%d/%d)…", status, l.Attempt, l.MaxRetries)}))
+	case "compact_boundary":
+		p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, Text: "Conversation compacted"}))
+	}
+}
+
+func (p *Parser) streamEvent(e *streamEvent) {
+	switch e.Type {
+	case "message_start":
+		if e.Message != nil {
+			p.current = e.Message.ID
+		}
+	case "content_block_start":
+		if e.ContentBlock != nil && e.ContentBlock.Type == "text" {
+			p.paragraph()
+		}
+	case "content_block_delta":
+		if e.Delta != nil && e.Delta.Type == "text_delta" && e.Delta.Text != "" {
+			p.streamed[p.current] = true
+			p.text(e.Delta.Text)
+		}
+	}
+}
+
+func (p *Parser) assistant(l *line) {
+	if l.Message == nil {
+		return
+	}
+	subagent := l.Parent != nil
+	for _, c := range l.Message.Content {
+		switch c.Type {
+		case "text":
+			if isError(l.Error) {
+				p.showError(c.Text)
+				continue
+			}
+			if subagent || p.streamed[l.Message.ID] || c.Text == "" {
+				continue
+			}
+			p.paragraph()
+			p.text(c.Text)
+		case "tool_use", "server_tool_use":
+			name, arg := ToolName(c.Name), toolArg(c.Name, c.Input)
+			p.tools[c.ID], p.args[c.ID] = name, arg
+			p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: name,
+				Text: arg, Status: core.ToolRunning}))
+		case "thinking", "redacted_thinking":
+			if !subagent {
+				p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, ID: "thinking", Text: "Thinking…"}))
+			}
+		}
+	}
+}
+
+// isError reports whether an assistant line's error field is set.
+func isError(raw json.RawMessage) bool {
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null")) && !bytes.Equal(raw, []byte(`""`))
+}
+
+func (p *Parser) user(l *line) {
+	if l.Message == nil {
+		return
+	}
+	for _, c := range l.Message.Content {
+		if c.Type != "tool_result" {
+			continue
+		}
+		name, ok := p.tools[c.ToolUseID]
+		if !ok {
+			continue
+		}
+		b := core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ToolUseID, Tool: name, Status: core.ToolDone}
+		switch {
+		case c.IsError:
+			b.Status = core.ToolFailed
+			b.Detail = firstLine(resultText(c.Content))
+		case name == "Bash":
+			// A command's first line of output says most about it.
+			b.Detail = firstLine(resultText(c.Content))
+		}
+		b.Text = p.args[c.ToolUseID]
+		p.emit(core.BlockEvent(b))
+	}
+}
+
+func (p *Parser) resultLine(l *line) {
+	r := &core.TurnResult{
+		ResumeToken: l.SessionID,
+		IsError:     l.IsError || strings.HasPrefix(l.Subtype, "error"),
+		Duration:    time.Duration(l.DurationMS * float64(time.Millisecond)),
+		CostUSD:     l.TotalCostUSD,
+	}
+	if l.Usage != nil {
+		r.InputTokens, r.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens
+	}
+	p.result = r
+	if !r.IsError {
+		return
+	}
+	msg := strings.Join(l.Errors, "; ")
+	if msg == "" {
+		msg = l.Result
+	}
+	if msg == "" {
+		msg = "Claude Code reported " + strings.ReplaceAll(l.Subtype, "_", " ")
+	}
+	p.showError(msg)
+}
+
+// showError emits an error block, once per distinct message: the CLI
+// repeats an API error in the result line.
+func (p *Parser) showError(msg string) {
+	msg = strings.TrimSpace(msg)
+	if msg == "" || msg == p.lastError {
+		return
+	}
+	p.lastError = msg
+	p.emit(core.ErrorEvent(msg))
+}
+
+func (p *Parser) text(s string) {
+	p.wroteText = true
+	p.emit(core.TextEvent(s))
+}
+
+// paragraph separates a new text block from earlier answer text.
+func (p *Parser) paragraph() {
+	if p.wroteText {
+		p.emit(core.TextEvent("\n\n"))
+	}
+}
+
+// Result returns the turn's result, or nil if the stream had none.
+func (p *Parser) Result() *core.TurnResult { return p.result }
+
+// SessionID returns the newest session id seen.
+func (p *Parser) SessionID() string { return p.sessionID }
+
+// Garbage returns how many lines were not JSON.
+func (p *Parser) Garbage() int { return p.garbage }
+
+// resultText extracts text from a tool_result's content: a string or a
+// list of text blocks.
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) == nil {
+		var parts []string
+		for _, b := range blocks {
+			if b.Text != "" {
+				parts = append(parts, b.Text)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return core.Shorten(s, 200)
+}

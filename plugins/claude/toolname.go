@@ -1,0 +1,83 @@
+package claude
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ToolName cleans a tool's name for display. MCP tools are named
+// mcp__<server>__<tool>; they become "Server · Tool" in title case, so
+// mcp__process-manager__restart_process reads Process Manager · Restart
+// Process. Built-in tools (Bash, Read) keep their names.
+func ToolName(name string) string {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return name
+	}
+	server, tool, found := strings.Cut(rest, "__")
+	if !found {
+		return titleWords(rest)
+	}
+	return titleWords(server) + " · " + titleWords(tool)
+}
+
+func titleWords(s string) string {
+	words := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+	for i, w := range words {
+		r, n := utf8.DecodeRuneInString(w)
+		words[i] = string(unicode.ToUpper(r)) + w[n:]
+	}
+	return strings.Join(words, " ")
+}
+
+// argKeys are the input fields that best summarise a tool call, by tool.
+var argKeys = map[string][]string{
+	"Bash":         {"command"},
+	"Read":         {"file_path"},
+	"Write":        {"file_path"},
+	"Edit":         {"file_path"},
+	"MultiEdit":    {"file_path"},
+	"NotebookEdit": {"notebook_path"},
+	"Glob":         {"pattern"},
+	"Grep":         {"pattern"},
+	"WebFetch":     {"url"},
+	"WebSearch":    {"query"},
+	"Task":         {"description"},
+	"Agent":        {"description"},
+	"Skill":        {"skill"},
+}
+
+// toolArg returns a short argument for a tool call: the field that says
+// most about it, else the first string field.
+func toolArg(name string, input json.RawMessage) string {
+	var fields map[string]any
+	if json.Unmarshal(input, &fields) != nil {
+		return ""
+	}
+	for _, k := range argKeys[name] {
+		if s, ok := fields[k].(string); ok {
+			return s
+		}
+	}
+	if name == "TodoWrite" {
+		if todos, ok := fields["todos"].([]any); ok {
+			return plural(len(todos), "item")
+		}
+	}
+	for _, k := range []string{"command", "file_path", "path", "pattern", "query", "url", "description", "prompt"} {
+		if s, ok := fields[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
