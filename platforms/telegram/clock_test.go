@@ -99,3 +99,4 @@ func (c *fakeClock) AdvanceTo(at time.Time) {
 
 // Advance moves the clock by d.
 func (c *fakeClock) Advance(d time.Duration) { c.AdvanceTo(c.Now().Add(d)) }
+
