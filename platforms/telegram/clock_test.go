@@ -99,4 +99,3 @@ func (c *fakeClock) AdvanceTo(at time.Time) {
 
 // Advance moves the clock by d.
 func (c *fakeClock) Advance(d time.Duration) { c.AdvanceTo(c.Now().Add(d)) }
-
