@@ -13,6 +13,9 @@ type fakeClock struct {
 	now    time.Time
 	timers []*fakeTimer
 	added  chan struct{}
+	// free makes every wait end at once (the clock jumps), so that a test
+	// that has ended can still shut down.
+	free bool
 }
 
 type fakeTimer struct {
@@ -36,7 +39,10 @@ func (c *fakeClock) AfterFunc(d time.Duration, f func()) core.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
-	if d <= 0 {
+	if c.free && d > 0 {
+		c.now = t.at
+	}
+	if d <= 0 || c.free {
 		t.done = true
 		go f()
 		return t
@@ -99,3 +105,17 @@ func (c *fakeClock) AdvanceTo(at time.Time) {
 
 // Advance moves the clock by d.
 func (c *fakeClock) Advance(d time.Duration) { c.AdvanceTo(c.Now().Add(d)) }
+
+// Free fires every pending timer and lets every later wait end at once.
+func (c *fakeClock) Free() {
+	c.mu.Lock()
+	c.free = true
+	var last time.Time
+	for _, t := range c.timers {
+		if !t.done && t.at.After(last) {
+			last = t.at
+		}
+	}
+	c.mu.Unlock()
+	c.AdvanceTo(last)
+}

@@ -117,7 +117,7 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 		t.Fatalf("New: %v", err)
 	}
 	h.bot = bot
-	reg, err := core.NewRegistry(h.plugin)
+	reg, err := core.NewRegistry(opts.Plugins...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +140,7 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 // close stops the adapter and the router, and checks that the token never
 // reached the logs.
 func (h *harness) close() {
+	h.clock.Free()
 	h.stop()
 	h.router.Shutdown()
 	h.router.Wait()
@@ -169,7 +170,7 @@ func (h *harness) stop() {
 // a timer and nothing else happens, the clock jumps to that timer.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(90 * time.Second) // a failure guard: a cold CLI start is slow
 	for {
 		srvCh, clkCh := h.srv.Changed(), h.clock.Added()
 		if cond() {
