@@ -64,7 +64,9 @@ func TestClaudeEndToEnd(t *testing.T) {
 		t.Fatalf("button data %q is not a resume command", data)
 	}
 	id := h.srv.PressButton(alice, list, data)
-	h.until("the resume", func() bool { return h.srv.CallbackAnswered(id) && strings.Contains(h.last(dm.ID), "Resumed Claude Code conversation "+session) })
+	h.until("the resume", func() bool {
+		return h.srv.CallbackAnswered(id) && strings.Contains(h.last(dm.ID), "Resumed Claude Code conversation "+session)
+	})
 
 	h.srv.UserSays(dm, alice, 0, "are you there?")
 	h.until("the second reply", func() bool { return strings.Contains(h.last(dm.ID), "Still here.") })
