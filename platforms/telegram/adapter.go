@@ -1,11 +1,3 @@
-// Package telegram is jake-bot's Telegram adapter: it receives messages and
-// button presses through the Bot API (long polling, or a webhook) and
-// writes replies as HTML messages that are edited while a turn streams.
-//
-// Private chats are one conversation per user; in a forum supergroup each
-// topic is a conversation of its own. The adapter is built on
-// github.com/go-telegram-bot-api/telegram-bot-api/v5, used through the
-// small botAPI interface.
 package telegram
 
 import (
@@ -263,37 +255,6 @@ func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
 	return nil
 }
 
-// OfferChoices posts text with one inline button per choice. Pressing a
-// button sends the choice's command as if the user had typed it.
-func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) error {
-	p, err := parsePlace(to)
-	if err != nil {
-		return err
-	}
-	var rows [][]tgbotapi.InlineKeyboardButton
-	for _, c := range choices {
-		label := c.Label
-		if strings.TrimSpace(label) == "" {
-			label = c.Command
-		}
-		rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(label, a.choices.data(c.Command))))
-	}
-	kb := tgbotapi.NewInlineKeyboardMarkup(rows...)
-	release, err := a.gate.wait(ctx, p.chat)
-	if err != nil {
-		return err
-	}
-	defer release()
-	err = a.write(p.chat, html.EscapeString(text), func(text, mode string) error {
-		_, err := a.sendMessage(p, text, mode, &kb)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("telegram: offer choices: %w", err)
-	}
-	return nil
-}
-
 // Refuse answers a user who is not allowed. A button press gets a private
 // alert; a message gets one reply per user and chat, so a stranger in a
 // group cannot make the bot answer every line.
@@ -317,16 +278,6 @@ func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error
 	a.mu.Unlock()
 	_, err := a.Send(ctx, m.Target(), html.EscapeString(text))
 	return err
-}
-
-// answerCallback stops the button's spinner, showing text if any.
-func (a *Adapter) answerCallback(id, text string, alert bool) error {
-	cb := tgbotapi.NewCallback(id, text)
-	cb.ShowAlert = alert
-	return a.call(func() error {
-		_, err := a.api.Request(cb)
-		return err
-	})
 }
 
 // parsePlace reads the chat and topic from a target.

@@ -1,6 +1,9 @@
 package telegram
 
 import (
+	"context"
+	"fmt"
+	"html"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,30 +99,43 @@ func validCommand(s string) bool {
 	return true
 }
 
-// recent remembers the last n update ids, to drop repeated deliveries.
-type recent struct {
-	mu   sync.Mutex
-	ids  map[int]bool
-	ring []int
-	next int
+// OfferChoices posts text with one inline button per choice. Pressing a
+// button sends the choice's command as if the user had typed it.
+func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) error {
+	p, err := parsePlace(to)
+	if err != nil {
+		return err
+	}
+	var rows [][]tgbotapi.InlineKeyboardButton
+	for _, c := range choices {
+		label := c.Label
+		if strings.TrimSpace(label) == "" {
+			label = c.Command
+		}
+		rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(label, a.choices.data(c.Command))))
+	}
+	kb := tgbotapi.NewInlineKeyboardMarkup(rows...)
+	release, err := a.gate.wait(ctx, p.chat)
+	if err != nil {
+		return err
+	}
+	defer release()
+	err = a.write(p.chat, html.EscapeString(text), func(text, mode string) error {
+		_, err := a.sendMessage(p, text, mode, &kb)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("telegram: offer choices: %w", err)
+	}
+	return nil
 }
 
-func newRecent(n int) *recent { return &recent{ids: make(map[int]bool, n), ring: make([]int, 0, n)} }
-
-// add records id and reports whether it is new.
-func (r *recent) add(id int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ids[id] {
-		return false
-	}
-	if len(r.ring) < cap(r.ring) {
-		r.ring = append(r.ring, id)
-	} else {
-		delete(r.ids, r.ring[r.next])
-		r.ring[r.next] = id
-		r.next = (r.next + 1) % len(r.ring)
-	}
-	r.ids[id] = true
-	return true
+// answerCallback stops the button's spinner, showing text if any.
+func (a *Adapter) answerCallback(id, text string, alert bool) error {
+	cb := tgbotapi.NewCallback(id, text)
+	cb.ShowAlert = alert
+	return a.call(func() error {
+		_, err := a.api.Request(cb)
+		return err
+	})
 }
