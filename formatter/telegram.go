@@ -197,16 +197,21 @@ func paginate(lines []tgLine, limit int) []string {
 	var page []tgLine
 	size := 0
 	flush := func() {
-		for len(page) > 0 && page[len(page)-1].code == 0 && page[len(page)-1].plain == "" {
+		for len(page) > 0 && isBlank(page[len(page)-1]) {
 			page = page[:len(page)-1]
 		}
-		if len(page) > 0 {
+		// Telegram refuses a message with nothing to show.
+		visible := false
+		for _, l := range page {
+			visible = visible || strings.TrimSpace(l.plain) != ""
+		}
+		if visible {
 			pages = append(pages, assemble(page))
 		}
 		page, size = nil, 0
 	}
 	for i, l := range lines {
-		if len(page) == 0 && l.code == 0 && l.plain == "" {
+		if len(page) == 0 && isBlank(l) {
 			continue // no page starts with a blank line
 		}
 		n := utf16Len(l.plain)
@@ -233,6 +238,9 @@ func paginate(lines []tgLine, limit int) []string {
 	flush()
 	return pages
 }
+
+// isBlank reports whether l is a prose line showing nothing.
+func isBlank(l tgLine) bool { return l.code == 0 && strings.TrimSpace(l.plain) == "" }
 
 // codeSize is the visible length of the code block lines starts with.
 func codeSize(lines []tgLine) int {

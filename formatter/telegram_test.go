@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jake-bot/jake-bot/core"
@@ -206,4 +207,27 @@ func TestCutUTF16(t *testing.T) {
 			t.Errorf("cutUTF16(%q, %d) = %q, want %q", tt.in, tt.limit, got, tt.want)
 		}
 	}
+}
+
+// FuzzTelegram renders arbitrary markdown at small limits: every page must
+// be balanced HTML within the limit, and no visible character may be lost
+// outside markup.
+func FuzzTelegram(f *testing.F) {
+	for _, s := range []string{"**a** `b` _c_ [d](https://e.f)", "```go\nx < y\n```\ntail", "😀中文 & <x>\n\n# h", "```\nunclosed"} {
+		f.Add(s, 12)
+	}
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 8 || limit > 5000 || !utf8.ValidString(s) {
+			t.Skip()
+		}
+		pages := Telegram([]core.ResponseBlock{{Kind: core.BlockText, Text: s}}, limit)
+		checkPages(t, pages, limit)
+		var got int
+		for _, p := range pages {
+			got += utf8.RuneCountInString(strings.Join(strings.Fields(TelegramPlain(p)), ""))
+		}
+		if want := utf8.RuneCountInString(strings.Join(strings.Fields(s), "")); got > want {
+			t.Errorf("pages show %d non-space characters, the input has %d", got, want)
+		}
+	})
 }
