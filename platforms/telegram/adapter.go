@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"html"
 	"log/slog"
@@ -194,7 +195,7 @@ func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) er
 	return nil
 }
 
-var errHeldBack = fmt.Errorf("held back by the adapter's flood gate")
+var errHeldBack = errors.New("held back by the adapter's flood gate")
 
 // write sends text as HTML through do, and handles Telegram's answers: a
 // 429 closes the chat's gate and becomes a *core.RateLimitError; text
