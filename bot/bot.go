@@ -77,7 +77,12 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	}
 	access := core.NewAccess()
 	access.Admin(console.Name, console.User)
-	platforms, err := buildPlatforms(cfg, access, logger)
+	var pluginList []core.Plugin
+	for _, id := range plugins.IDs() {
+		p, _ := plugins.Get(id)
+		pluginList = append(pluginList, p)
+	}
+	platforms, err := buildPlatforms(cfg, pluginList, access, logger)
 	if err != nil {
 		return err
 	}

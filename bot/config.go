@@ -15,6 +15,7 @@ import (
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 )
 
@@ -53,8 +54,9 @@ type Config struct {
 	// 127.0.0.1:9090.
 	HealthAddr string `env:"HEALTH_ADDR"`
 
-	Claude claude.Config
-	Slack  slack.Config
+	Claude   claude.Config
+	Slack    slack.Config
+	Telegram telegram.Config
 
 	// Secrets are the values of secret-looking variables (tokens, keys,
 	// passwords) found by LoadConfig; they are blanked out of every log

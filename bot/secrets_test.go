@@ -20,23 +20,24 @@ import (
 // endpoints say what they should.
 func TestSecretsNeverReachTheOutput(t *testing.T) {
 	t.Parallel()
-	// The Slack tokens are the fake workspace's, which it checks; the
-	// others are made up. DISCORD_TOKEN and TELEGRAM_TOKEN only stand in
-	// for secrets in the environment until those adapters are wired here
-	// (with their fakes' URLs).
+	// The Slack and Telegram tokens are their fakes', which check them;
+	// the others are made up. DISCORD_TOKEN only stands in for a secret
+	// in the environment until the Discord adapter is wired here (with
+	// its fake's URL).
 	secrets := map[string]string{
 		"SLACK_BOT_TOKEN":      platformtest.SlackBotToken,
 		"SLACK_APP_TOKEN":      platformtest.SlackAppToken,
 		"DISCORD_TOKEN":        "MTA5ODc2NTQzMjEw.discord-secret-0001",
-		"TELEGRAM_TOKEN":       "123456:telegram-secret-0004",
+		"TELEGRAM_TOKEN":       platformtest.TelegramToken,
 		"ANTHROPIC_API_KEY":    "sk-ant-api03-anthropic-secret-0005",
 		"SLACK_SIGNING_SECRET": "signing-secret-0006",
 	}
 	f := newFixture(t, plugintest.Reply{Text: []string{"Done, nothing secret here."}})
 	fake := platformtest.NewSlack(t)
+	tg := platformtest.NewTelegramServer(t) // Telegram runs too, serving nobody
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	env := f.binEnv("STATE_FILE=off", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
-		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE")
+		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint())
 	for k, v := range secrets {
 		env = append(env, k+"="+v)
 	}
@@ -82,7 +83,7 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 		return string(body)
 	}
 	health := get("/healthz")
-	if !strings.Contains(health, `"slack":"ok"`) || !strings.Contains(health, `"status":"ok"`) {
+	if !strings.Contains(health, `"slack":"ok"`) || !strings.Contains(health, `"telegram":"ok"`) || !strings.Contains(health, `"status":"ok"`) {
 		t.Errorf("/healthz = %s", health)
 	}
 	metrics := get("/metrics")
@@ -102,6 +103,9 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	outputs := map[string]string{"stdout": b.all.String(), "stderr": b.stderr.String(), "audit log": string(auditData), "metrics": metrics, "health": health}
+	if !strings.Contains(b.stderr.String(), "telegram serves nobody: no allowed users. Set TELEGRAM_ALLOWED_USERS") {
+		t.Errorf("no start-up line says Telegram serves nobody:\n%s", b.stderr.String())
+	}
 	for where, text := range outputs {
 		for name, secret := range secrets {
 			if strings.Contains(text, secret) {
