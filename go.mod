@@ -4,6 +4,8 @@ go 1.26.8
 
 require golang.org/x/time v0.16.0
 
-require github.com/caarlos0/env/v11 v11.4.2
-
-require github.com/google/go-cmp v0.7.0 // indirect
+require (
+	github.com/caarlos0/env/v11 v11.4.2
+	github.com/creack/pty v1.1.24
+	github.com/google/go-cmp v0.7.0
+)
