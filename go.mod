@@ -9,3 +9,8 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
 )
+
+require (
+	github.com/hinshun/vt10x v0.0.0-20220301184237-5011da428d02 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)
