@@ -13,7 +13,6 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/console"
-	"github.com/jake-bot/jake-bot/plugins/claude"
 )
 
 // Stdio is the console's input and output, and where logs go.
@@ -53,9 +52,11 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		}
 	}
 
-	plugins, err := core.NewRegistry(
-		claude.New(cfg.Claude, logger.With("plugin", "claude")),
-	)
+	all, err := Plugins(cfg, logger)
+	if err != nil {
+		return err
+	}
+	plugins, err := core.NewRegistry(all...)
 	if err != nil {
 		return err
 	}

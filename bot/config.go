@@ -23,6 +23,9 @@ type Config struct {
 	TurnTimeout    time.Duration `env:"TURN_TIMEOUT" envDefault:"30m"`
 	QueueLimit     int           `env:"QUEUE_LIMIT" envDefault:"5"`
 	LogLevel       string        `env:"LOG_LEVEL" envDefault:"info"`
+	// PluginsFile is a YAML file of further CLIs to run as plugins
+	// (plugins/configured); empty means none.
+	PluginsFile string `env:"PLUGINS_FILE"`
 
 	Claude claude.Config
 }

@@ -1,7 +1,9 @@
 package bot_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -14,6 +16,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The test binary also plays a configured CLI (plugins_test.go).
+	switch os.Getenv("JAKEBOT_HELPER") {
+	case "":
+	case "echo":
+		fmt.Printf("echo: %s\n", strings.Join(os.Args[1:], " "))
+		os.Exit(0)
+	default:
+		os.Exit(2)
+	}
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
