@@ -3,8 +3,8 @@ package bot_test
 import (
 	"fmt"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
