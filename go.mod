@@ -2,15 +2,13 @@ module github.com/jake-bot/jake-bot
 
 go 1.26.8
 
-require golang.org/x/time v0.16.0
-
 require (
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
-)
-
-require (
-	github.com/hinshun/vt10x v0.0.0-20220301184237-5011da428d02 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
+	github.com/gorilla/websocket v1.5.3
+	github.com/hinshun/vt10x v0.0.0-20220301184237-5011da428d02
+	github.com/slack-go/slack v0.35.0
+	golang.org/x/time v0.16.0
+	gopkg.in/yaml.v3 v3.0.1
 )

@@ -73,7 +73,13 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		Logger:         logger,
 	}, core.NewConversations())
 
-	platforms := []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
+	platforms, err := buildPlatforms(cfg, access, logger)
+	if err != nil {
+		return err
+	}
+	if len(platforms) == 0 {
+		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
+	}
 	logger.Info("jakebot started", "platforms", len(platforms), "plugins", plugins.IDs(), "roots", []string(allowed))
 
 	var wg sync.WaitGroup

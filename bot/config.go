@@ -2,14 +2,17 @@ package bot
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 )
 
@@ -28,6 +31,7 @@ type Config struct {
 	PluginsFile string `env:"PLUGINS_FILE"`
 
 	Claude claude.Config
+	Slack  slack.Config
 }
 
 // LoadConfig reads the configuration from environ (os.Environ's form) and,
@@ -51,7 +55,7 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	}
 	var cfg Config
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars}); err != nil {
-		return Config{}, fmt.Errorf("configuration: %w", err)
+		return Config{}, explain(err, vars)
 	}
 	if _, err := parseLevel(cfg.LogLevel); err != nil {
 		return Config{}, err
@@ -85,6 +89,52 @@ func readDotenv(path string) (map[string]string, error) {
 		vars[strings.TrimSpace(k)] = v
 	}
 	return vars, sc.Err()
+}
+
+// explain names the variable behind each of the library's parse errors,
+// which only name the struct field.
+func explain(err error, vars map[string]string) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	keys := envKeys(reflect.TypeOf(Config{}))
+	var msgs []string
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if !errors.As(e, &pe) {
+			msgs = append(msgs, e.Error())
+			continue
+		}
+		msg := e.Error()
+		for _, key := range keys[pe.Name] {
+			if v, ok := vars[key]; ok {
+				msg = fmt.Sprintf("%s=%q: %v", key, v, pe.Err)
+				break
+			}
+		}
+		msgs = append(msgs, msg)
+	}
+	return fmt.Errorf("configuration: %s", strings.Join(msgs, "; "))
+}
+
+// envKeys maps each field name in t (and its nested structs) to the
+// variables it is read from.
+func envKeys(t reflect.Type) map[string][]string {
+	keys := map[string][]string{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(time.Time{}) {
+			for name, ks := range envKeys(f.Type) {
+				keys[name] = append(keys[name], ks...)
+			}
+			continue
+		}
+		if key, _, _ := strings.Cut(f.Tag.Get("env"), ","); key != "" {
+			keys[f.Name] = append(keys[f.Name], key)
+		}
+	}
+	return keys
 }
 
 func parseLevel(s string) (slog.Level, error) {

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,15 +16,22 @@ var (
 	buildErr  error
 )
 
+// TestMain also lets the test binary stand in for a CLI (the os/exec
+// helper process pattern): with JAKEBOT_FAKE_STREAM set it prints that
+// recorded stream and exits; with JAKEBOT_HELPER=echo it plays a
+// configured CLI (plugins_test.go).
 func TestMain(m *testing.M) {
-	// The test binary also plays a configured CLI (plugins_test.go).
-	switch os.Getenv("JAKEBOT_HELPER") {
-	case "":
-	case "echo":
+	if os.Getenv("JAKEBOT_HELPER") == "echo" {
 		fmt.Printf("echo: %s\n", strings.Join(os.Args[1:], " "))
 		os.Exit(0)
-	default:
-		os.Exit(2)
+	}
+	if stream := os.Getenv("JAKEBOT_FAKE_STREAM"); stream != "" {
+		f, err := os.Open(stream)
+		if err != nil {
+			os.Exit(2)
+		}
+		io.Copy(os.Stdout, f)
+		os.Exit(0)
 	}
 	code := m.Run()
 	if binPath != "" {
