@@ -56,9 +56,16 @@ func NewScreen(cols, rows int, answer io.Writer) *Screen {
 	}
 }
 
-// Write feeds terminal output to the emulator. It never fails.
+// Write feeds terminal output to the emulator. It never fails: should the
+// emulator panic on some sequence, the rest of p is dropped and the screen
+// goes on.
 func (s *Screen) Write(p []byte) (int, error) {
 	n := len(p)
+	defer func() {
+		if recover() != nil {
+			s.esc, s.partial = escGround, nil
+		}
+	}()
 	if len(s.partial) > 0 {
 		p = append(s.partial, p...)
 		s.partial = nil

@@ -2,8 +2,10 @@ package configured_test
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jake-bot/jake-bot/plugins/configured"
 )
@@ -93,9 +95,10 @@ func TestScreenSettleKeepsScrolledLines(t *testing.T) {
 		t.Fatalf("Settle() = %q, want %q", got, "a\nb")
 	}
 	s.Write([]byte("c\r\nd\r\ne\r\n"))
+	// c scrolled off: it is final. d and e are new on the screen and
+	// settle at the next call.
 	if got := s.Settle(); got != "a\nb\nc" {
-		// c, d scrolled off or moved; only the scrolled-off lines are final
-		t.Logf("Settle() after scrolling = %q", got)
+		t.Fatalf("Settle() after scrolling = %q, want %q", got, "a\nb\nc")
 	}
 	if got := s.Settle(); got != "a\nb\nc\nd\ne" {
 		t.Fatalf("Settle() = %q, want every line", got)
@@ -110,6 +113,30 @@ func TestScreenAnswersQueries(t *testing.T) {
 	if got := answer.String(); got != "\x1b[1;3R" {
 		t.Errorf("cursor position report = %q, want %q", got, "\x1b[1;3R")
 	}
+}
+
+// FuzzScreen feeds arbitrary output to the emulator: whatever a CLI
+// prints, the screen must not panic and its text must be valid UTF-8.
+func FuzzScreen(f *testing.F) {
+	for _, s := range []string{
+		"\x1b[31mred\x1b[0m\r\n", "\x1b[2;4r\x1b[99;99H\x1b[S\x1b[T", "\x1b]0;title\x07\x1b[6n",
+		"\x1b[?1049h\x1b[H\x1b[2J\x1b[?1049l", "\x1b[10000;10000H\x1b[1000@\x1b[1000P\x1b[1000L\x1b[1000M",
+		"\t\t\t\t\t\t\t\t\t\t\t\t\x1b[5Z\x08\x08\x1bD\x1bM\x1bE", "\xff\xfe\xc3",
+	} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
+		s := configured.NewScreen(20, 5, io.Discard)
+		i := min(int(cut), len(data))
+		s.Write(data[:i])
+		s.Settle()
+		s.Write(data[i:])
+		for _, text := range []string{s.Settle(), s.Text()} {
+			if !utf8.ValidString(text) {
+				t.Fatalf("text %q is not valid UTF-8", text)
+			}
+		}
+	})
 }
 
 func BenchmarkScreen(b *testing.B) {
