@@ -229,6 +229,11 @@ func (p *Plugin) terminal(r io.Reader, answer io.Writer, emit func(core.Event), 
 		}
 	}
 	out.Text = screen.Text()
+	if out.Text == "" {
+		// A full-screen CLI leaves the alternate screen, and with it its
+		// text, as it exits: keep what was shown.
+		out.Text = shown
+	}
 	show(out.Text)
 	p.findSession(out.Text, &out, emit)
 	return out, <-errc
