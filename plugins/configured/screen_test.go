@@ -36,6 +36,8 @@ func TestScreenText(t *testing.T) {
 			[]string{"caf\xc3", "\xa9 \xe2\x9c", "\x93 done"}, "café ✓ done"},
 		{"blank lines at the ends are trimmed", 40, 6,
 			[]string{"\r\n\r\n  indented\r\n\r\nlast\r\n\r\n"}, "  indented\n\nlast"},
+		{"leaving the alternate screen restores the main one", 40, 5,
+			[]string{"main text\r\n\x1b[?1049h\x1b[Hfull-screen UI\x1b[?1049l"}, "main text"},
 		{"a scrolling region turns history off but keeps the screen", 40, 4,
 			[]string{"\x1b[2;4rA\r\nB\r\nC\r\nD\r\nE"}, "A\nC\nD\nE"},
 	}
