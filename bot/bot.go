@@ -73,7 +73,12 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		Logger:         logger,
 	}, core.NewConversations())
 
-	platforms, err := buildPlatforms(cfg, access, logger)
+	var pluginList []core.Plugin
+	for _, id := range plugins.IDs() {
+		p, _ := plugins.Get(id)
+		pluginList = append(pluginList, p)
+	}
+	platforms, err := buildPlatforms(cfg, pluginList, access, logger)
 	if err != nil {
 		return err
 	}

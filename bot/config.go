@@ -13,6 +13,7 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 )
 
@@ -30,8 +31,9 @@ type Config struct {
 	// (plugins/configured); empty means none.
 	PluginsFile string `env:"PLUGINS_FILE"`
 
-	Claude claude.Config
-	Slack  slack.Config
+	Claude   claude.Config
+	Slack    slack.Config
+	Telegram telegram.Config
 }
 
 // LoadConfig reads the configuration from environ (os.Environ's form) and,
