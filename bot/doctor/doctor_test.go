@@ -2,6 +2,8 @@ package doctor_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
 )
 
 // script writes an executable shell script standing in for a CLI.
@@ -206,5 +209,29 @@ func TestDoctorSlack(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestDoctorTelegramFromConfig(t *testing.T) {
+	t.Parallel()
+	const tok = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/bot"+tok+"/getMe" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte(`{"ok":true,"result":{"username":"jake_bot"}}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := bot.Config{AllowedRoots: []string{dir}}
+	cfg.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+	cfg.Telegram.Token, cfg.Telegram.APIEndpoint = telegram.Secret(tok), srv.URL+"/bot%s/%s"
+	r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, Online: true, HTTP: srv.Client()})
+	expect(t, r, "telegram token", doctor.OK, "bot id 123456789")
+	expect(t, r, "telegram allow-list", doctor.Fail, "TELEGRAM_ALLOWED_USERS is empty")
+	expect(t, r, "telegram getMe", doctor.OK, "accepted: @jake_bot")
+	if strings.Contains(text(t, r), "AAHdqTcv") {
+		t.Error("the report prints the Telegram token")
 	}
 }

@@ -28,6 +28,13 @@ func checkPlatforms(ctx context.Context, r *Report, cfg bot.Config, opts Options
 			Users: slices.Concat(s.AllowedUsers, s.AdminUsers),
 		}, opts)
 	}
+	if s := cfg.Telegram; s.Token != "" {
+		configured++
+		checkTelegram(ctx, r, telegramSettings{
+			Token: string(s.Token), Endpoint: s.APIEndpoint,
+			Users: slices.Concat(s.AllowedUsers.Strings(), s.AdminUsers.Strings()),
+		}, opts)
+	}
 	if configured == 0 {
 		r.add("platform", "console", OK, "no chat platform token set: jakebot runs on the console (stdin/stdout)")
 	}

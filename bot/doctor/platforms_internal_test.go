@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// These checks wait for the Discord and Telegram configurations to land in
-// bot.Config; they are tested on their own meanwhile.
+// The Discord check waits for its configuration to land in bot.Config;
+// it is tested on its own meanwhile, like the others.
 
 func has(t *testing.T, r Report, name string, s Status, detail string) {
 	t.Helper()

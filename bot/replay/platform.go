@@ -34,6 +34,8 @@ var platforms = map[string]Platform{
 		Render: func(b []core.ResponseBlock) []string { return formatter.Markdown(b, discordLimit) }},
 	"slack": {Name: "slack", Limits: core.Limits{EditInterval: time.Second},
 		Render: func(b []core.ResponseBlock) []string { return formatter.Slack(b, formatter.SlackLimit) }},
+	"telegram": {Name: "telegram", Limits: core.Limits{EditInterval: time.Second, ChannelInterval: time.Second, ChannelBurst: 1},
+		Render: func(b []core.ResponseBlock) []string { return formatter.Telegram(b, formatter.TelegramLimit) }},
 }
 
 // Platforms returns the names of the platforms replay knows.
