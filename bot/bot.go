@@ -18,7 +18,6 @@ import (
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/console"
-	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
@@ -69,9 +68,11 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		return fmt.Errorf("USER_RATE: %w", err)
 	}
 
-	plugins, err := core.NewRegistry(
-		claude.New(cfg.Claude, logger.With("plugin", "claude")),
-	)
+	all, err := Plugins(cfg, logger)
+	if err != nil {
+		return err
+	}
+	plugins, err := core.NewRegistry(all...)
 	if err != nil {
 		return err
 	}

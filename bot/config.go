@@ -53,6 +53,9 @@ type Config struct {
 	// HealthAddr, when set, serves /healthz and /metrics there, e.g.
 	// 127.0.0.1:9090.
 	HealthAddr string `env:"HEALTH_ADDR"`
+	// PluginsFile is a YAML file of further CLIs to run as plugins
+	// (plugins/configured); empty means none.
+	PluginsFile string `env:"PLUGINS_FILE"`
 
 	Claude   claude.Config
 	Slack    slack.Config

@@ -190,6 +190,9 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if session == "" {
 		session = "new (none yet)"
 	}
+	if k, ok := p.(SessionKeeper); ok && !k.KeepsSessions() {
+		session = fmt.Sprintf("none: %s cannot resume a session, so each turn starts fresh", name)
+	}
 	r.mu.Lock()
 	q, running := r.queues[m.Key]
 	state := "idle"

@@ -244,3 +244,40 @@ func TestRouterResume(t *testing.T) {
 	}
 	f.expect("echo: go on")
 }
+
+// freshPlugin is a scriptPlugin that cannot resume a session.
+type freshPlugin struct{ *scriptPlugin }
+
+func (freshPlugin) KeepsSessions() bool { return false }
+
+func TestRouterStatusOfAPluginWithoutSessions(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	p := freshPlugin{&scriptPlugin{id: "fresh", started: make(chan core.Turn, 10), run: echo}}
+	reg, err := core.NewRegistry(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := core.NewRoots([]string{t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := core.NewAccess()
+	access.Allow("fake", "alice")
+	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock}, nil)
+	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
+	f := &routerFixture{t: t, router: router, rec: rec, plugin: p.scriptPlugin, handle: router.Attach(rec)}
+	f.say("alice", "/fresh start")
+	f.expect("started")
+	f.say("alice", "/status")
+	f.expect("Session: none: Fake fresh cannot resume a session, so each turn starts fresh")
+}
+
+func TestIsReserved(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]bool{"help": true, "Status": true, "conversation": true, "claude": false, "aider": false} {
+		if got := core.IsReserved(id); got != want {
+			t.Errorf("IsReserved(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
