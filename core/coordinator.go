@@ -124,6 +124,14 @@ func (r *Reply) Emit(ev Event) {
 		}
 		n := len(r.blocks)
 		if n == 0 || r.blocks[n-1].Kind != BlockText {
+			// Blocks are set apart by the formatter; a new text block's
+			// leading blank lines (a plugin's paragraph break) would
+			// double that.
+			ev.Text = strings.TrimLeft(ev.Text, "\n")
+			if ev.Text == "" {
+				r.mu.Unlock()
+				return
+			}
 			r.flushTail()
 			r.blocks = append(r.blocks, ResponseBlock{Kind: BlockText})
 			n++
