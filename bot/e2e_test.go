@@ -224,7 +224,8 @@ func TestConsoleListsAndResumesInANewProcess(t *testing.T) {
 	cmd.Env = append(f.env,
 		"CLAUDE_BIN="+plugintest.CLIPath(t, "claude"),
 		"CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"),
-		"ALLOWED_ROOTS="+f.workdir)
+		"ALLOWED_ROOTS="+f.workdir,
+		"STATE_FILE=off") // it must know nothing but the CLI's history
 	cmd.Stdin = strings.NewReader("/claude resume " + id[:8] + "\ncontinue please\n")
 	out, err := cmd.Output()
 	if err != nil {

@@ -106,6 +106,9 @@ func (p *Parser) Line(b []byte) {
 	if len(b) == 0 {
 		return
 	}
+	if p.skippable(b) {
+		return
+	}
 	var l line
 	if b[0] != '{' || json.Unmarshal(b, &l) != nil {
 		p.garbage++
@@ -130,6 +133,36 @@ func (p *Parser) Line(b []byte) {
 		p.resultLine(&l)
 	}
 }
+
+// Most lines of a stream are partial-message events the parser does not
+// use (block stops, tool input pieces, usage) and status lines. skippable
+// recognises them by their leading type and a marker they lack, without
+// decoding them: decoding is most of a turn's cost in the bot. Anything
+// not recognised is decoded as usual, so this only ever saves work.
+func (p *Parser) skippable(b []byte) bool {
+	if p.sessionID == "" {
+		return false // the first line must be decoded for the session id
+	}
+	switch {
+	case bytes.HasPrefix(b, prefixStreamEvent):
+		return !bytes.Contains(b, markTextDelta) && !bytes.Contains(b, markMessageStart) && !bytes.Contains(b, markBlockStart)
+	case bytes.HasPrefix(b, prefixSystem):
+		rest := b[len(prefixSystem):]
+		return !bytes.HasPrefix(rest, []byte(`"subtype":"init"`)) &&
+			!bytes.HasPrefix(rest, []byte(`"subtype":"api_retry"`)) &&
+			!bytes.HasPrefix(rest, []byte(`"subtype":"compact_boundary"`)) &&
+			bytes.HasPrefix(rest, []byte(`"subtype":"`))
+	}
+	return false
+}
+
+var (
+	prefixStreamEvent = []byte(`{"type":"stream_event",`)
+	prefixSystem      = []byte(`{"type":"system",`)
+	markTextDelta     = []byte(`"text_delta"`)
+	markMessageStart  = []byte(`"message_start"`)
+	markBlockStart    = []byte(`"content_block_start"`)
+)
 
 func (p *Parser) system(l *line) {
 	switch l.Subtype {

@@ -121,7 +121,10 @@ func ReadStream(r io.Reader, parser *Parser, emit func(core.Event)) error {
 
 func exitError(what string, res cliproc.Result) error {
 	msg := fmt.Sprintf("%s (exit code %d)", what, res.ExitCode)
-	if res.ExitCode == -1 {
+	switch res.ExitCode {
+	case 137: // 128+SIGKILL, as a shell or container runtime reports a kill
+		msg = fmt.Sprintf("%s (exit code 137: killed, perhaps for lack of memory)", what)
+	case -1:
 		msg = what + " (killed by a signal)"
 	}
 	if tail := cliproc.StderrTail(res.Stderr, 5); tail != "" {

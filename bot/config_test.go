@@ -1,0 +1,70 @@
+package bot
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dotenv := filepath.Join(dir, ".env")
+	os.WriteFile(dotenv, []byte(strings.Join([]string{
+		"# a comment",
+		"",
+		"ALLOWED_ROOTS=/srv/a,/srv/b",
+		`CLAUDE_MODEL="sonnet"`,
+		"export TURN_TIMEOUT=5m",
+		"CLAUDE_ARGS=--allowedTools Bash --max-turns 3",
+		"LOG_LEVEL=warn",
+	}, "\n")), 0o600)
+
+	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2"}, dotenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.AllowedRoots, "|"); got != "/srv/a|/srv/b" {
+		t.Errorf("AllowedRoots = %q", got)
+	}
+	if cfg.Claude.Model != "sonnet" || cfg.TurnTimeout != 5*time.Minute || cfg.QueueLimit != 2 {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	if cfg.LogLevel != "debug" {
+		t.Errorf("LogLevel = %q: the environment must win over .env", cfg.LogLevel)
+	}
+	if got := strings.Join(cfg.Claude.Args, "|"); got != "--allowedTools|Bash|--max-turns|3" {
+		t.Errorf("Claude.Args = %q", got)
+	}
+	if cfg.Claude.Bin != "claude" || cfg.Claude.PermissionMode != "acceptEdits" {
+		t.Errorf("defaults not applied: %+v", cfg.Claude)
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.env")
+	os.WriteFile(bad, []byte("NOT A PAIR\n"), 0o600)
+	for name, tc := range map[string]struct {
+		env    []string
+		dotenv string
+		want   string
+	}{
+		"bad duration":  {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT"},
+		"bad level":     {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL"},
+		"bad .env line": {nil, bad, "bad.env:1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := LoadConfig(tc.env, tc.dotenv)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("LoadConfig error = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := LoadConfig(nil, filepath.Join(dir, "missing.env")); err != nil {
+		t.Fatalf("a missing .env is fine, got %v", err)
+	}
+}

@@ -1,0 +1,56 @@
+package console_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/console"
+)
+
+func TestConsoleReadsLinesAsMessages(t *testing.T) {
+	t.Parallel()
+	c := console.New(strings.NewReader("/claude start\n\n  hello  \n"), &bytes.Buffer{}, false)
+	var got []core.Message
+	if err := c.Run(context.Background(), func(_ context.Context, m core.Message) { got = append(got, m) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Text != "/claude start" || got[1].Text != "hello" {
+		t.Fatalf("messages = %+v, want the two non-empty lines", got)
+	}
+	want := core.ConversationKey{Platform: "console", User: console.User, Channel: "terminal"}
+	if got[0].Key != want || got[1].Key != want {
+		t.Errorf("keys = %v, %v; want %v", got[0].Key, got[1].Key, want)
+	}
+}
+
+func TestConsoleRedrawsInPlaceOnATerminal(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	c := console.New(strings.NewReader(""), &out, true)
+	if c.Limits().FinalOnly {
+		t.Fatal("a terminal should get progressive edits")
+	}
+	ctx := context.Background()
+	ref, _ := c.Send(ctx, core.Target{}, "one\ntwo")
+	c.Edit(ctx, ref, "one\ntwo\nthree")
+	want := "one\ntwo\n" + "\x1b[2F\x1b[J" + "one\ntwo\nthree\n"
+	if out.String() != want {
+		t.Fatalf("terminal output = %q, want %q", out.String(), want)
+	}
+}
+
+func TestConsoleOnAPipeWritesFinalRepliesOnce(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	c := console.New(strings.NewReader(""), &out, false)
+	if !c.Limits().FinalOnly {
+		t.Fatal("a pipe should get only final replies")
+	}
+	c.Send(context.Background(), core.Target{}, "done")
+	if out.String() != "done\n\n" {
+		t.Fatalf("pipe output = %q", out.String())
+	}
+}
