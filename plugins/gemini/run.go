@@ -111,7 +111,10 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 
 func exitError(what string, res cliproc.Result) error {
 	msg := fmt.Sprintf("%s (exit code %d)", what, res.ExitCode)
-	if res.ExitCode == -1 {
+	switch res.ExitCode {
+	case 137: // 128+SIGKILL, as a shell or container runtime reports a kill
+		msg = fmt.Sprintf("%s (exit code 137: killed, perhaps for lack of memory)", what)
+	case -1:
 		msg = what + " (killed by a signal)"
 	}
 	if tail := cliproc.StderrTail(stripNoise(res.Stderr), 5); tail != "" {
