@@ -19,6 +19,9 @@ import (
 type Parser struct {
 	// Workdir, when set, shortens the paths of changed files under it.
 	Workdir string
+	// Model, when set, is reported with the session: Codex's stream does
+	// not name its model.
+	Model string
 
 	emit     func(core.Event)
 	threadID string
@@ -60,7 +63,7 @@ func (p *Parser) Line(line []byte) {
 	case "thread.started":
 		if ev.ThreadID != "" && ev.ThreadID != p.threadID {
 			p.threadID = ev.ThreadID
-			p.emit(core.Event{Kind: core.EventSession, ResumeToken: ev.ThreadID})
+			p.emit(core.Event{Kind: core.EventSession, ResumeToken: ev.ThreadID, Model: p.Model})
 		}
 	case "item.started", "item.updated", "item.completed":
 		if ev.Item != nil {

@@ -82,7 +82,7 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 		return core.TurnResult{}, fmt.Errorf("start codex: %w", err)
 	}
 	parser := NewParser(emit)
-	parser.Workdir = t.Workdir
+	parser.Workdir, parser.Model = t.Workdir, p.cfg.Model
 	readErr := ReadStream(proc.Stdout, parser)
 	res, waitErr := proc.Wait()
 	out := core.TurnResult{ResumeToken: parser.ThreadID()}

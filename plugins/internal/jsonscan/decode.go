@@ -128,6 +128,3 @@ func Int(raw []byte) (int, bool) {
 
 // Bool decodes a raw JSON true; anything else is false.
 func Bool(raw []byte) bool { return string(raw) == "true" }
-
-// IsNull reports whether raw is missing or null.
-func IsNull(raw []byte) bool { return len(raw) == 0 || string(raw) == "null" }
