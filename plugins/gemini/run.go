@@ -85,6 +85,10 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	parser := NewParser(emit)
 	readErr := ReadStream(proc.Stdout, parser)
 	res, waitErr := proc.Wait()
+	if tail := cliproc.StderrTail(stripNoise(res.Stderr), 5); tail != "" {
+		// Warnings a turn survives are for the operator, not the chat.
+		p.logger.Debug("gemini stderr", "exit_code", res.ExitCode, "tail", tail)
+	}
 	out := core.TurnResult{ResumeToken: parser.SessionID()}
 	if r := parser.Result(); r != nil {
 		out = *r
