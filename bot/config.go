@@ -17,6 +17,8 @@ import (
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/codex"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
 // Config is everything jakebot reads from its environment. Every variable
@@ -58,6 +60,8 @@ type Config struct {
 	PluginsFile string `env:"PLUGINS_FILE"`
 
 	Claude   claude.Config
+	Codex    codex.Config
+	Gemini   gemini.Config
 	Slack    slack.Config
 	Telegram telegram.Config
 

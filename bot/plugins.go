@@ -7,13 +7,17 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/configured"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
 // builtins returns the plugins jake-bot always has.
 func builtins(cfg Config, logger *slog.Logger) []core.Plugin {
 	return []core.Plugin{
 		claude.New(cfg.Claude, logger.With("plugin", "claude")),
+		codex.New(cfg.Codex, logger.With("plugin", "codex")),
+		gemini.New(cfg.Gemini, logger.With("plugin", "gemini")),
 	}
 }
 

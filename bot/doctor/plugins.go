@@ -43,10 +43,24 @@ func builtinCLIs(cfg bot.Config, opts Options) []cli {
 	if bin == "" {
 		bin = "claude"
 	}
+	or := func(bin, def string) string {
+		if bin == "" {
+			return def
+		}
+		return bin
+	}
 	return []cli{{
 		id: "claude", name: "Claude Code", bin: bin, versionArgs: []string{"--version"},
 		install: "install it with `npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN",
 		auth:    authHints("claude", cfg, opts),
+	}, {
+		id: "codex", name: "Codex", bin: or(cfg.Codex.Bin, "codex"), versionArgs: []string{"--version"},
+		install: "install it with `npm install -g @openai/codex`, or set CODEX_BIN",
+		auth:    authHints("codex", cfg, opts),
+	}, {
+		id: "gemini", name: "Gemini CLI", bin: or(cfg.Gemini.Bin, "gemini"), versionArgs: []string{"--version"},
+		install: "install it with `npm install -g @google/gemini-cli`, or set GEMINI_BIN",
+		auth:    authHints("gemini", cfg, opts),
 	}}
 }
 

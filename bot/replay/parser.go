@@ -9,7 +9,9 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/configured"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
 // StreamParser turns a plugin's recorded output into the events the plugin
@@ -23,6 +25,8 @@ type StreamParser interface {
 // builtins are the parsers of the built-in plugins, by plugin id.
 var builtins = map[string]func() StreamParser{
 	"claude": func() StreamParser { return claudeParser{} },
+	"codex":  func() StreamParser { return codexParser{} },
+	"gemini": func() StreamParser { return geminiParser{} },
 }
 
 // Builtins returns the ids of the built-in plugins that can be replayed.
@@ -66,4 +70,22 @@ type configuredParser struct{ p *configured.Plugin }
 func (c configuredParser) Parse(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
 	out, err := c.p.ReadOutput(r, emit)
 	return &core.TurnResult{ResumeToken: out.Session, IsError: out.Errors > 0}, err
+}
+
+// codexParser reads codex exec --json with the plugin's parser.
+type codexParser struct{}
+
+func (codexParser) Parse(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	p := codex.NewParser(emit)
+	err := codex.ReadStream(r, p)
+	return p.Result(), err
+}
+
+// geminiParser reads gemini's stream-json with the plugin's parser.
+type geminiParser struct{}
+
+func (geminiParser) Parse(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	p := gemini.NewParser(emit)
+	err := gemini.ReadStream(r, p)
+	return p.Result(), err
 }
