@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -82,6 +83,9 @@ type Reply struct {
 	// notBefore is when the pending wake-up timer fires; until then
 	// events only accumulate.
 	notBefore time.Time
+	// timerSet is true while a wake-up timer is pending, so that Emit
+	// need not wake the sender.
+	timerSet atomic.Bool
 	pages     []sentPage
 	retryAt   time.Time
 	failures  int
@@ -149,7 +153,11 @@ func (r *Reply) Emit(ev Event) {
 	}
 	r.version++
 	r.mu.Unlock()
-	r.poke()
+	// Waking the sender costs a context switch per event; there is no
+	// point while it only waits for the end or for its timer.
+	if !r.c.limits.FinalOnly && !r.timerSet.Load() {
+		r.poke()
+	}
 }
 
 // Add appends or replaces a block, like an EventBlock event.
@@ -237,7 +245,11 @@ func (r *Reply) send() {
 			wait := r.push(version, now)
 			if wait > 0 {
 				r.notBefore = now.Add(wait)
-				r.c.clock.AfterFunc(wait, r.poke)
+				r.timerSet.Store(true)
+				r.c.clock.AfterFunc(wait, func() {
+					r.timerSet.Store(false)
+					r.poke()
+				})
 				break
 			}
 		}
