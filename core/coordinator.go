@@ -86,9 +86,9 @@ type Reply struct {
 	// timerSet is true while a wake-up timer is pending, so that Emit
 	// need not wake the sender.
 	timerSet atomic.Bool
-	pages     []sentPage
-	retryAt   time.Time
-	failures  int
+	pages    []sentPage
+	retryAt  time.Time
+	failures int
 
 	wake chan struct{}
 	done chan struct{}
