@@ -76,7 +76,7 @@ func (p *Plugin) Args(t core.Turn) []string {
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Env: p.cfg.Env})
 	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, core.Errorf("Codex CLI not found (%s). Install it with `npm install -g @openai/codex`, or set CODEX_BIN to its path", p.cfg.Bin)
+		return core.TurnResult{}, cliproc.NotFound("Codex", p.cfg.Bin, "@openai/codex", "CODEX_BIN")
 	}
 	if err != nil {
 		return core.TurnResult{}, fmt.Errorf("start codex: %w", err)
@@ -85,7 +85,9 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	parser.Workdir, parser.Model = t.Workdir, p.cfg.Model
 	readErr := ReadStream(proc.Stdout, parser)
 	res, waitErr := proc.Wait()
-	if tail := cliproc.StderrTail(stripNoise(res.Stderr), 5); tail != "" {
+	end := cliproc.Ending{CLI: "Codex", Result: res, WaitErr: waitErr, ReadErr: readErr,
+		Finished: parser.Result() != nil, Clean: stripNoise}
+	if tail := end.Stderr(5); tail != "" {
 		// Warnings a turn survives are for the operator, not the chat.
 		p.logger.Debug("codex stderr", "exit_code", res.ExitCode, "tail", tail)
 	}
@@ -98,35 +100,8 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 		// thread it was resuming.
 		out.ResumeToken = t.ResumeToken
 	}
-	switch {
-	case ctx.Err() != nil:
-		return out, ctx.Err()
-	case waitErr != nil:
-		return out, fmt.Errorf("wait for codex: %w", waitErr)
-	case readErr != nil:
-		return out, fmt.Errorf("read codex output: %w", readErr)
-	case parser.Result() == nil:
-		// An interrupted turn emits neither turn.completed nor
-		// turn.failed; setup errors print no JSON at all.
-		return out, exitError("Codex ended without finishing the turn", res)
-	case res.ExitCode != 0 && !out.IsError:
-		return out, exitError("Codex failed", res)
-	}
-	return out, nil
-}
-
-func exitError(what string, res cliproc.Result) error {
-	msg := fmt.Sprintf("%s (exit code %d)", what, res.ExitCode)
-	switch res.ExitCode {
-	case 137: // 128+SIGKILL, as a shell or container runtime reports a kill
-		msg = fmt.Sprintf("%s (exit code 137: killed, perhaps for lack of memory)", what)
-	case -1:
-		msg = what + " (killed by a signal)"
-	}
-	if tail := cliproc.StderrTail(stripNoise(res.Stderr), 5); tail != "" {
-		msg += ":\n" + tail
-	}
-	return &core.UserError{Msg: msg}
+	end.Failed = out.IsError
+	return out, end.Err(ctx)
 }
 
 // noise matches stderr lines Codex prints on every run.
@@ -141,12 +116,7 @@ func stripNoise(s string) string {
 	return noise.ReplaceAllString(s, "")
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
 // CheckResumeID accepts Codex's thread ids, which are UUIDs (version 7).
 func (p *Plugin) CheckResumeID(id string) error {
-	if !uuidRE.MatchString(id) {
-		return core.Errorf("%q is not a Codex thread id (a UUID)", id)
-	}
-	return nil
+	return cliproc.CheckUUID(id, "Codex thread id")
 }

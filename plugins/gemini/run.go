@@ -77,7 +77,7 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
 	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Env: env})
 	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, core.Errorf("Gemini CLI not found (%s). Install it with `npm install -g @google/gemini-cli`, or set GEMINI_BIN to its path", p.cfg.Bin)
+		return core.TurnResult{}, cliproc.NotFound("Gemini CLI", p.cfg.Bin, "@google/gemini-cli", "GEMINI_BIN")
 	}
 	if err != nil {
 		return core.TurnResult{}, fmt.Errorf("start gemini: %w", err)
@@ -85,7 +85,9 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	parser := NewParser(emit)
 	readErr := ReadStream(proc.Stdout, parser)
 	res, waitErr := proc.Wait()
-	if tail := cliproc.StderrTail(stripNoise(res.Stderr), 5); tail != "" {
+	end := cliproc.Ending{CLI: "Gemini CLI", Result: res, WaitErr: waitErr, ReadErr: readErr,
+		Finished: parser.Result() != nil, Clean: stripNoise}
+	if tail := end.Stderr(5); tail != "" {
 		// Warnings a turn survives are for the operator, not the chat.
 		p.logger.Debug("gemini stderr", "exit_code", res.ExitCode, "tail", tail)
 	}
@@ -96,35 +98,8 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	if out.ResumeToken == "" {
 		out.ResumeToken = t.ResumeToken
 	}
-	switch {
-	case ctx.Err() != nil:
-		return out, ctx.Err()
-	case waitErr != nil:
-		return out, fmt.Errorf("wait for gemini: %w", waitErr)
-	case readErr != nil:
-		return out, fmt.Errorf("read gemini output: %w", readErr)
-	case parser.Result() == nil:
-		// Setup failures (auth 41, bad --resume 42, untrusted 55) print
-		// no JSON, only text on stderr.
-		return out, exitError("Gemini CLI ended without a result", res)
-	case res.ExitCode != 0 && !out.IsError:
-		return out, exitError("Gemini CLI failed", res)
-	}
-	return out, nil
-}
-
-func exitError(what string, res cliproc.Result) error {
-	msg := fmt.Sprintf("%s (exit code %d)", what, res.ExitCode)
-	switch res.ExitCode {
-	case 137: // 128+SIGKILL, as a shell or container runtime reports a kill
-		msg = fmt.Sprintf("%s (exit code 137: killed, perhaps for lack of memory)", what)
-	case -1:
-		msg = what + " (killed by a signal)"
-	}
-	if tail := cliproc.StderrTail(stripNoise(res.Stderr), 5); tail != "" {
-		msg += ":\n" + tail
-	}
-	return &core.UserError{Msg: msg}
+	end.Failed = out.IsError
+	return out, end.Err(ctx)
 }
 
 // noise matches stderr lines the CLI prints on every headless run, and
@@ -133,12 +108,7 @@ var noise = regexp.MustCompile(`(?m)^(Warning: 256-color support not detected.*|
 
 func stripNoise(s string) string { return strings.TrimSpace(noise.ReplaceAllString(s, "")) }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
 // CheckResumeID accepts the Gemini CLI's session ids, which are UUIDs.
 func (p *Plugin) CheckResumeID(id string) error {
-	if !uuidRE.MatchString(id) {
-		return core.Errorf("%q is not a Gemini CLI session id (a UUID)", id)
-	}
-	return nil
+	return cliproc.CheckUUID(id, "Gemini CLI session id")
 }
