@@ -2,7 +2,7 @@
 GO ?= go
 FUZZTIME ?= 10s
 
-.PHONY: build run test check vet clis fuzz bench docker
+.PHONY: build run test check vet clis fuzz bench load docker
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/jakebot ./cmd/jakebot
@@ -35,6 +35,12 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## load: 200 concurrent conversations of 2,000 streamed events each (bot/load_test.go);
+## fails on an incomplete or out-of-order reply, an oversized edit or a leak, and reports
+## peak RSS, line-to-edit delay and CPU per 1,000 events.
+load:
+	$(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -count 1 ./bot
 
 docker:
 	docker build -t jakebot .

@@ -9,11 +9,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/jake-bot/jake-bot/bot/audit"
+	"github.com/jake-bot/jake-bot/bot/metrics"
+	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/console"
-	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 // Stdio is the console's input and output, and where logs go.
@@ -25,14 +30,20 @@ type Stdio struct {
 	TTY bool
 }
 
-// Run runs the bot until ctx is cancelled or, for the console, its input
-// ends and every turn has finished.
+// stateInterval is the debounce of state file writes.
+const stateInterval = 500 * time.Millisecond
+
+// Run runs the bot until its platforms' input ends and every turn has
+// finished, or until ctx is cancelled (SIGINT, SIGTERM). Then it shuts
+// down gently: no new turns, a notice to every running turn's chat,
+// ShutdownGrace for running turns to finish, then they are cancelled. It
+// returns nil after a clean shutdown.
 func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	level, err := parseLevel(cfg.LogLevel)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(newRedactor(stdio.Err, cfg.Secrets), &slog.HandlerOptions{Level: level}))
 
 	roots := cfg.AllowedRoots
 	if len(roots) == 0 {
@@ -52,28 +63,98 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 			return fmt.Errorf("DEFAULT_WORKDIR: %s", core.UserMessage(err))
 		}
 	}
+	userRate, err := core.ParseRate(cfg.UserRate)
+	if err != nil {
+		return fmt.Errorf("USER_RATE: %w", err)
+	}
 
-	plugins, err := core.NewRegistry(
-		claude.New(cfg.Claude, logger.With("plugin", "claude")),
-	)
+	all, err := Plugins(cfg, logger)
+	if err != nil {
+		return err
+	}
+	plugins, err := core.NewRegistry(all...)
 	if err != nil {
 		return err
 	}
 	access := core.NewAccess()
 	access.Admin(console.Name, console.User)
+	var pluginList []core.Plugin
+	for _, id := range plugins.IDs() {
+		p, _ := plugins.Get(id)
+		pluginList = append(pluginList, p)
+	}
+	platforms, err := buildPlatforms(cfg, pluginList, access, logger)
+	if err != nil {
+		return err
+	}
+	if len(platforms) == 0 {
+		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
+	}
+	for _, p := range platforms {
+		access.Report(logger, p.Name(), allowVar(p.Name()))
+	}
 
-	router := core.NewRouter(ctx, core.RouterConfig{
-		Plugins:        plugins,
-		Access:         access,
-		Roots:          allowed,
-		DefaultWorkdir: defaultWorkdir,
-		TurnTimeout:    cfg.TurnTimeout,
-		QueueLimit:     cfg.QueueLimit,
-		Logger:         logger,
-	}, core.NewConversations())
+	convs := core.NewConversations()
+	if cfg.StateFile != "" && cfg.StateFile != "off" {
+		convs.Load(state.Load(cfg.StateFile, logger))
+		mirror := state.NewMirror(cfg.StateFile, convs, stateInterval, nil, logger)
+		defer func() {
+			if err := mirror.Close(); err != nil {
+				logger.Error("state not saved", "err", err)
+			}
+		}()
+	}
 
-	platforms := []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
-	logger.Info("jakebot started", "platforms", len(platforms), "plugins", plugins.IDs(), "roots", []string(allowed))
+	var observers core.Observers
+	if cfg.AuditLog != "" {
+		a, err := audit.Open(cfg.AuditLog, cfg.AuditLogText)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := a.Close(); err != nil {
+				logger.Error("audit log", "err", err)
+			}
+		}()
+		observers = append(observers, a)
+	}
+	// The metrics observe the router, which needs them as its observer:
+	// stats is filled in once the router exists, before anything serves.
+	var stats func() core.Stats
+	var m *metrics.Metrics
+	if cfg.HealthAddr != "" {
+		m = metrics.New(func() core.Stats { return stats() }, cliproc.Running)
+		observers = append(observers, m)
+	}
+
+	// Platforms and turns run under a context that the signal does not
+	// cancel: shutdown stops them in order, after running turns had their
+	// grace and their chats were told.
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRun()
+	router := core.NewRouter(runCtx, core.RouterConfig{
+		Plugins:         plugins,
+		Access:          access,
+		Roots:           allowed,
+		DefaultWorkdir:  defaultWorkdir,
+		TurnTimeout:     cfg.TurnTimeout,
+		IdleTimeout:     cfg.TurnIdleTimeout,
+		QueueLimit:      cfg.QueueLimit,
+		UserRate:        userRate,
+		MaxMessageBytes: cfg.MaxMessageBytes,
+		Observer:        observers,
+		Logger:          logger,
+	}, convs)
+	if m != nil {
+		stats = router.Stats
+		h, err := startHealth(cfg.HealthAddr, platforms, m.Handler(), logger)
+		if err != nil {
+			return err
+		}
+		defer h.close()
+	}
+	logger.Info("jakebot started", "platforms", len(platforms), "plugins", plugins.IDs(), "roots", []string(allowed),
+		"conversations", convs.Len(), "user_rate", userRate.String())
 
 	var wg sync.WaitGroup
 	errs := make(chan error, len(platforms))
@@ -81,21 +162,61 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p.Run(ctx, router.Attach(p)); err != nil {
+			if err := p.Run(runCtx, router.Attach(p)); err != nil {
 				errs <- fmt.Errorf("%s: %w", p.Name(), err)
 			}
 		}()
 	}
-	// Every platform has stopped: its input ended or ctx was cancelled.
-	wg.Wait()
-	if ctx.Err() != nil {
-		router.Shutdown()
+	platformsDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(platformsDone)
+	}()
+	idle := make(chan struct{})
+
+	select {
+	case <-platformsDone:
+		// Every platform's input ended (the console at EOF): let the
+		// running and queued turns finish, unless a signal comes first.
+		go func() {
+			router.Wait()
+			close(idle)
+		}()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			drain(router, cfg, logger)
+		}
+	case <-ctx.Done():
+		drain(router, cfg, logger)
+		stopRun()
+		<-platformsDone
 	}
-	router.Wait()
 	close(errs)
 	for err := range errs {
 		return err
 	}
 	logger.Info("jakebot stopped")
 	return nil
+}
+
+func drain(router *core.Router, cfg Config, logger *slog.Logger) {
+	grace := cfg.ShutdownGrace
+	if grace <= 0 {
+		grace = defaultGrace
+	}
+	st := router.Stats()
+	logger.Info("shutting down: no new turns", "running_turns", st.Running, "queued", st.Queued, "grace", grace)
+	router.Drain(grace)
+}
+
+const defaultGrace = 30 * time.Second
+
+// allowVar names the variable that lists a platform's allowed users, for
+// start-up messages.
+func allowVar(platform string) string {
+	if platform == console.Name {
+		return "(the console's local user is always allowed)"
+	}
+	return strings.ToUpper(platform) + "_ALLOWED_USERS"
 }

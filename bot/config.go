@@ -12,7 +12,13 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/jake-bot/jake-bot/bot/state"
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/codex"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
 // Config is everything jakebot reads from its environment. Every variable
@@ -23,10 +29,46 @@ type Config struct {
 	AllowedRoots   []string      `env:"ALLOWED_ROOTS" envSeparator:","`
 	DefaultWorkdir string        `env:"DEFAULT_WORKDIR"`
 	TurnTimeout    time.Duration `env:"TURN_TIMEOUT" envDefault:"30m"`
-	QueueLimit     int           `env:"QUEUE_LIMIT" envDefault:"5"`
-	LogLevel       string        `env:"LOG_LEVEL" envDefault:"info"`
+	// TurnIdleTimeout stops a turn whose CLI printed nothing for that
+	// long; zero means 10 minutes.
+	TurnIdleTimeout time.Duration `env:"TURN_IDLE_TIMEOUT" envDefault:"10m"`
+	QueueLimit      int           `env:"QUEUE_LIMIT" envDefault:"5"`
+	// MaxMessageBytes is the longest message passed to a CLI; zero means
+	// 100,000.
+	MaxMessageBytes int    `env:"MAX_MESSAGE_BYTES" envDefault:"100000"`
+	LogLevel        string `env:"LOG_LEVEL" envDefault:"info"`
 
-	Claude claude.Config
+	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
+	// "off" is no limit.
+	UserRate string `env:"USER_RATE" envDefault:"20/m"`
+	// ShutdownGrace is how long running turns may finish after SIGINT or
+	// SIGTERM before they are cancelled; zero means 30 seconds.
+	ShutdownGrace time.Duration `env:"SHUTDOWN_GRACE" envDefault:"30s"`
+	// StateFile is where conversations are kept across restarts. From the
+	// environment, empty means the default path (state.DefaultPath);
+	// "off", or empty in a Config built by hand, keeps them in memory only.
+	StateFile string `env:"STATE_FILE"`
+	// AuditLog, when set, is a file that gets one JSON line per command
+	// and turn; AuditLogText adds the message text.
+	AuditLog     string `env:"AUDIT_LOG"`
+	AuditLogText bool   `env:"AUDIT_LOG_TEXT" envDefault:"false"`
+	// HealthAddr, when set, serves /healthz and /metrics there, e.g.
+	// 127.0.0.1:9090.
+	HealthAddr string `env:"HEALTH_ADDR"`
+	// PluginsFile is a YAML file of further CLIs to run as plugins
+	// (plugins/configured); empty means none.
+	PluginsFile string `env:"PLUGINS_FILE"`
+
+	Claude   claude.Config
+	Codex    codex.Config
+	Gemini   gemini.Config
+	Slack    slack.Config
+	Telegram telegram.Config
+
+	// Secrets are the values of secret-looking variables (tokens, keys,
+	// passwords) found by LoadConfig; they are blanked out of every log
+	// and audit line, in case anything ever tries to print one.
+	Secrets []string `env:"-"`
 }
 
 // LoadConfig reads the configuration from environ (os.Environ's form) and,
@@ -55,6 +97,17 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	if _, err := parseLevel(cfg.LogLevel); err != nil {
 		return Config{}, err
 	}
+	if _, err := core.ParseRate(cfg.UserRate); err != nil {
+		return Config{}, fmt.Errorf("USER_RATE: %w", err)
+	}
+	if cfg.StateFile == "" {
+		path, err := state.DefaultPath()
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.StateFile = path
+	}
+	cfg.Secrets = secretValues(vars)
 	return cfg, nil
 }
 

@@ -41,6 +41,7 @@ type fixture struct {
 	home    string
 	workdir string
 	env     []string
+	mark    string // the environment entry that marks the test's processes
 	alive   func() []int
 }
 
@@ -53,9 +54,8 @@ func newFixture(t *testing.T, replies ...plugintest.Reply) *fixture {
 		t.Fatal(err)
 	}
 	f.workdir = wd
-	var mark string
-	mark, f.alive = plugintest.ProcessMarker(t)
-	f.env = append(plugintest.ClaudeEnv(t, f.model, f.home), mark)
+	f.mark, f.alive = plugintest.ProcessMarker(t)
+	f.env = append(plugintest.ClaudeEnv(t, f.model, f.home), f.mark)
 	t.Cleanup(func() {
 		if pids := f.alive(); len(pids) != 0 {
 			t.Errorf("processes %v outlived the test", pids)
@@ -224,7 +224,8 @@ func TestConsoleListsAndResumesInANewProcess(t *testing.T) {
 	cmd.Env = append(f.env,
 		"CLAUDE_BIN="+plugintest.CLIPath(t, "claude"),
 		"CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"),
-		"ALLOWED_ROOTS="+f.workdir)
+		"ALLOWED_ROOTS="+f.workdir,
+		"STATE_FILE=off") // it must know nothing but the CLI's history
 	cmd.Stdin = strings.NewReader("/claude resume " + id[:8] + "\ncontinue please\n")
 	out, err := cmd.Output()
 	if err != nil {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 )
 
@@ -61,4 +62,28 @@ func (a *Access) AllowsEveryone(platform string) bool { return a.allowed[platfor
 // the owner can add it.
 func Refusal(m Message) string {
 	return fmt.Sprintf("Sorry, you are not on this bot's allow-list. Your %s user id is %s.", m.Key.Platform, m.Author())
+}
+
+// Report logs, at start-up, whom platform serves, so that a deny-all or
+// allow-all policy is never a surprise: no allowed users is an error-level
+// line saying the platform serves nobody, "*" a loud warning. It returns
+// the same text it logged.
+func (a *Access) Report(logger *slog.Logger, platform, allowVar string) string {
+	logger = orDiscard(logger)
+	switch {
+	case !a.Serves(platform):
+		msg := fmt.Sprintf("%s serves nobody: no allowed users. Set %s to a comma-separated list of user ids (anyone who writes is told their id)", platform, allowVar)
+		logger.Error(msg, "platform", platform)
+		return msg
+	case a.AllowsEveryone(platform):
+		msg := fmt.Sprintf("WARNING: %s allows EVERYONE (%s contains \"*\"): anyone who can message the bot can run coding agents with shell access on this host", platform, allowVar)
+		if a.admins[platform]["*"] {
+			msg += ", and everyone is an admin"
+		}
+		logger.Warn(msg, "platform", platform)
+		return msg
+	}
+	msg := fmt.Sprintf("%s serves %d allowed users (%d admins)", platform, len(a.allowed[platform]), len(a.admins[platform]))
+	logger.Info(msg, "platform", platform)
+	return msg
 }

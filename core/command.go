@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +23,10 @@ const (
 
 // reservedCommands are the first words a plugin ID may not take.
 var reservedCommands = []string{"help", "status", "stop", "end", "conversation", "workdir", "resume", "start"}
+
+// IsReserved reports whether id is a command word no plugin ID may take,
+// so that plugins configured from a file can be refused with its line.
+func IsReserved(id string) bool { return slices.Contains(reservedCommands, strings.ToLower(id)) }
 
 // Command is a parsed slash command.
 type Command struct {

@@ -2,8 +2,11 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -19,6 +22,8 @@ type StreamCoordinator struct {
 	limits   Limits
 	clock    Clock
 	logger   *slog.Logger
+	// obs is told of every write; the router sets it before any reply.
+	obs Observer
 
 	mu       sync.Mutex
 	channels map[string]*rate.Limiter
@@ -35,6 +40,7 @@ func NewStreamCoordinator(p Platform, clock Clock, logger *slog.Logger) *StreamC
 		limits:   p.Limits(),
 		clock:    clock,
 		logger:   orDiscard(logger),
+		obs:      nopObserver{},
 		channels: make(map[string]*rate.Limiter),
 	}
 }
@@ -64,13 +70,22 @@ type Reply struct {
 	editLm *rate.Limiter
 	chanLm *rate.Limiter
 
-	mu      sync.Mutex
-	blocks  []ResponseBlock
+	mu     sync.Mutex
+	blocks []ResponseBlock
+	// tail accumulates the text of the last block while deltas stream in,
+	// so a million one-byte deltas cost linear, not quadratic, time.
+	tail    *strings.Builder
 	version int
 	closed  bool
 
 	// Owned by the sender goroutine.
-	pushed   int
+	pushed int
+	// notBefore is when the pending wake-up timer fires; until then
+	// events only accumulate.
+	notBefore time.Time
+	// timerSet is true while a wake-up timer is pending, so that Emit
+	// need not wake the sender.
+	timerSet atomic.Bool
 	pages    []sentPage
 	retryAt  time.Time
 	failures int
@@ -111,11 +126,25 @@ func (r *Reply) Emit(ev Event) {
 			r.mu.Unlock()
 			return
 		}
-		if n := len(r.blocks); n > 0 && r.blocks[n-1].Kind == BlockText {
-			r.blocks[n-1].Text += ev.Text
-		} else {
-			r.blocks = append(r.blocks, ResponseBlock{Kind: BlockText, Text: ev.Text})
+		n := len(r.blocks)
+		if n == 0 || r.blocks[n-1].Kind != BlockText {
+			// Blocks are set apart by the formatter; a new text block's
+			// leading blank lines (a plugin's paragraph break) would
+			// double that.
+			ev.Text = strings.TrimLeft(ev.Text, "\n")
+			if ev.Text == "" {
+				r.mu.Unlock()
+				return
+			}
+			r.flushTail()
+			r.blocks = append(r.blocks, ResponseBlock{Kind: BlockText})
+			n++
 		}
+		if r.tail == nil {
+			r.tail = &strings.Builder{}
+			r.tail.WriteString(r.blocks[n-1].Text)
+		}
+		r.tail.WriteString(ev.Text)
 	case EventBlock:
 		r.putBlock(ev.Block)
 	default:
@@ -124,13 +153,26 @@ func (r *Reply) Emit(ev Event) {
 	}
 	r.version++
 	r.mu.Unlock()
-	r.poke()
+	// Waking the sender costs a context switch per event; there is no
+	// point while it only waits for the end or for its timer.
+	if !r.c.limits.FinalOnly && !r.timerSet.Load() {
+		r.poke()
+	}
 }
 
 // Add appends or replaces a block, like an EventBlock event.
 func (r *Reply) Add(b ResponseBlock) { r.Emit(BlockEvent(b)) }
 
+// flushTail moves the accumulated text into its block.
+func (r *Reply) flushTail() {
+	if r.tail != nil {
+		r.blocks[len(r.blocks)-1].Text = r.tail.String()
+		r.tail = nil
+	}
+}
+
 func (r *Reply) putBlock(b ResponseBlock) {
+	r.flushTail()
 	if b.ID != "" {
 		for i := len(r.blocks) - 1; i >= 0; i-- {
 			if r.blocks[i].ID == b.ID && r.blocks[i].Kind == b.Kind {
@@ -146,7 +188,11 @@ func (r *Reply) putBlock(b ResponseBlock) {
 func (r *Reply) Blocks() []ResponseBlock {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]ResponseBlock(nil), r.blocks...)
+	out := append([]ResponseBlock(nil), r.blocks...)
+	if r.tail != nil {
+		out[len(out)-1].Text = r.tail.String()
+	}
+	return out
 }
 
 // Close marks the reply complete and waits until its final state has been
@@ -190,9 +236,20 @@ func (r *Reply) send() {
 				}
 				break
 			}
-			wait := r.push(version)
+			now := r.c.clock.Now()
+			if now.Before(r.notBefore) {
+				// A limiter said not yet and a timer will wake us: do not
+				// render the whole reply again for every event meanwhile.
+				break
+			}
+			wait := r.push(version, now)
 			if wait > 0 {
-				r.c.clock.AfterFunc(wait, r.poke)
+				r.notBefore = now.Add(wait)
+				r.timerSet.Store(true)
+				r.c.clock.AfterFunc(wait, func() {
+					r.timerSet.Store(false)
+					r.poke()
+				})
 				break
 			}
 		}
@@ -205,12 +262,11 @@ const maxFailures = 3
 
 // push renders the blocks and sends or edits every page that changed. It
 // returns how long to wait when a limiter or the platform said not yet.
-func (r *Reply) push(version int) time.Duration {
-	now := r.c.clock.Now()
+func (r *Reply) push(version int, now time.Time) time.Duration {
 	if now.Before(r.retryAt) {
 		return r.retryAt.Sub(now)
 	}
-	pages := r.c.platform.Render(r.Blocks())
+	pages := capPages(r.c.platform.Render(r.Blocks()))
 	for i, text := range pages {
 		if i < len(r.pages) && r.pages[i].text == text {
 			continue
@@ -226,11 +282,13 @@ func (r *Reply) push(version int) time.Duration {
 		}
 		if err := r.write(i, text, editing); err != nil {
 			if rl, ok := AsRateLimit(err); ok {
+				r.c.obs.Delivery(r.target.Platform, DeliveryRateLimited)
 				r.retryAt = now.Add(rl.RetryAfter)
 				r.c.logger.Info("rate limited", "target", r.target.Channel, "retry_after", rl.RetryAfter)
 				return max(rl.RetryAfter, time.Millisecond)
 			}
 			r.failures++
+			r.c.obs.Delivery(r.target.Platform, DeliveryFailed)
 			r.c.logger.Warn("deliver reply", "target", r.target.Channel, "err", err, "failures", r.failures)
 			if r.failures >= maxFailures {
 				r.failures = 0
@@ -252,6 +310,7 @@ func (r *Reply) write(i int, text string, editing bool) error {
 	if editing {
 		err := r.c.platform.Edit(r.ctx, r.pages[i].ref, text)
 		if err == nil {
+			r.c.obs.Delivery(r.target.Platform, DeliveryEdit)
 			r.pages[i].text = text
 			return nil
 		}
@@ -264,12 +323,28 @@ func (r *Reply) write(i int, text string, editing bool) error {
 	if err != nil {
 		return err
 	}
+	r.c.obs.Delivery(r.target.Platform, DeliverySend)
 	if editing {
 		r.pages[i] = sentPage{ref, text}
 	} else {
 		r.pages = append(r.pages, sentPage{ref, text})
 	}
 	return nil
+}
+
+// MaxPages bounds how many messages one reply takes, so that a runaway CLI
+// cannot flood a channel: beyond it the middle of the output is replaced
+// by a note, and the first pages and the last (with the turn's end) stay.
+const MaxPages = 20
+
+func capPages(pages []string) []string {
+	if len(pages) <= MaxPages {
+		return pages
+	}
+	out := append([]string(nil), pages[:MaxPages-2]...)
+	cut := len(pages) - (MaxPages - 1)
+	out = append(out, fmt.Sprintf("⚠️ _… %d more messages of output were cut here (at most %d per reply) …_", cut, MaxPages))
+	return append(out, pages[len(pages)-1])
 }
 
 // delay returns how long until lim allows one event at now, taking the

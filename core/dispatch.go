@@ -11,22 +11,32 @@ import (
 // listLimit is how many past conversations a listing shows.
 const listLimit = 10
 
-// command runs a slash command from m.
-func (r *Router) command(ctx context.Context, a *attached, m Message) {
+// command runs a slash command from m and records it.
+func (r *Router) command(ctx context.Context, a *attached, m Message, id string) {
+	started := r.clock.Now()
+	rec := Record{Kind: RecordCommand, ID: id, Time: started, Key: m.Key, Author: m.Author(), Text: m.Text, Outcome: OutcomeOK}
 	cmd, err := ParseCommand(m.Text, r.cfg.Plugins.IDs())
+	if err == nil {
+		rec.Command = strings.TrimSpace("/" + string(cmd.Name) + " " + cmd.Arg)
+		if cmd.Plugin != "" {
+			rec.Command = strings.TrimSpace("/" + cmd.Plugin + " " + string(cmd.Name) + " " + cmd.Arg)
+		}
+		r.logger.Info("command", "id", id, "conversation", m.Key.String(), "command", string(cmd.Name), "plugin", cmd.Plugin)
+		var text string
+		text, err = r.runCommand(ctx, a, m, cmd)
+		if err == nil && text != "" {
+			r.reply(a, m.Target(), text)
+		}
+	}
+	if conv, ok := r.convs.Get(m.Key); ok {
+		rec.Plugin, rec.Workdir, rec.ResumeToken = conv.Plugin, conv.Workdir, conv.ResumeToken
+	}
 	if err != nil {
+		rec.Outcome = OutcomeError
 		r.replyError(a, m.Target(), err)
-		return
 	}
-	r.logger.Info("command", "conversation", m.Key.String(), "command", string(cmd.Name), "plugin", cmd.Plugin)
-	text, err := r.runCommand(ctx, a, m, cmd)
-	if err != nil {
-		r.replyError(a, m.Target(), err)
-		return
-	}
-	if text != "" {
-		r.reply(a, m.Target(), text)
-	}
+	rec.Duration = r.clock.Now().Sub(started)
+	r.obs.Record(rec)
 }
 
 func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
@@ -97,9 +107,36 @@ func (r *Router) workdirFor(m Message, path string) (string, error) {
 	return r.cfg.Roots.Resolve(path, base)
 }
 
+// defaultRoot is the root non-admins are kept in: the one holding the
+// default workdir, else the first.
+func defaultRoot(roots Roots, defaultWorkdir string) string {
+	if len(roots) == 0 {
+		return ""
+	}
+	for _, root := range roots {
+		if defaultWorkdir != "" && (Roots{root}).Contains(defaultWorkdir) {
+			return root
+		}
+	}
+	return roots[0]
+}
+
+// userWorkdir resolves path like workdirFor and, unless m's author is an
+// admin, refuses a directory outside the default root.
+func (r *Router) userWorkdir(m Message, path string) (string, error) {
+	wd, err := r.workdirFor(m, path)
+	if err != nil {
+		return "", err
+	}
+	if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) && !(Roots{r.defaultRoot}).Contains(wd) {
+		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
+	}
+	return wd, nil
+}
+
 func (r *Router) start(m Message, cmd Command) (string, error) {
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
-	wd, err := r.workdirFor(m, cmd.Arg)
+	wd, err := r.userWorkdir(m, cmd.Arg)
 	if err != nil {
 		return "", err
 	}
@@ -112,7 +149,7 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 	if _, ok := r.convs.Get(m.Key); !ok {
 		return "", Errorf("no conversation here; start one with a workdir: /%s start <path>", r.cfg.Plugins.IDs()[0])
 	}
-	wd, err := r.workdirFor(m, path)
+	wd, err := r.userWorkdir(m, path)
 	if err != nil {
 		return "", err
 	}
@@ -152,6 +189,9 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	session := conv.ResumeToken
 	if session == "" {
 		session = "new (none yet)"
+	}
+	if k, ok := p.(SessionKeeper); ok && !k.KeepsSessions() {
+		session = fmt.Sprintf("none: %s cannot resume a session, so each turn starts fresh", name)
 	}
 	r.mu.Lock()
 	q, running := r.queues[m.Key]

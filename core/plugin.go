@@ -50,6 +50,13 @@ type ResumeIDChecker interface {
 	CheckResumeID(id string) error
 }
 
+// SessionKeeper is implemented by plugins that may be unable to continue a
+// session (a CLI configured without a way to find its session id). When
+// KeepsSessions is false every turn starts afresh, and /status says so.
+type SessionKeeper interface {
+	KeepsSessions() bool
+}
+
 // Registry holds the plugins by ID. It is built once at start-up and only
 // read afterwards, so it is safe for concurrent use without locks.
 type Registry struct {

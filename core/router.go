@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Reasons a turn's context is cancelled; the user is told which one fired.
 var (
 	ErrStopped     = errors.New("stopped by /stop")
 	ErrTurnTimeout = errors.New("turn timed out")
+	ErrIdleTimeout = errors.New("turn produced no output for too long")
 	ErrShutdown    = errors.New("the bot is shutting down")
 )
 
@@ -27,11 +30,24 @@ type RouterConfig struct {
 	DefaultWorkdir string
 	// TurnTimeout bounds one turn; zero means 30 minutes.
 	TurnTimeout time.Duration
+	// IdleTimeout stops a turn whose plugin emitted no event for that
+	// long; zero means 10 minutes, negative means never. Like TurnTimeout
+	// it runs on real time, not on Clock.
+	IdleTimeout time.Duration
 	// QueueLimit is how many messages may wait behind a running turn;
 	// zero means 5.
 	QueueLimit int
-	Clock      Clock
-	Logger     *slog.Logger
+	// UserRate limits how many messages each user other than an admin may
+	// send; the zero Rate means no limit.
+	UserRate Rate
+	// MaxMessageBytes is the longest message passed to a plugin; zero
+	// means 100,000 bytes (a CLI gets the message as one argument, and
+	// Linux caps one argument at 128 KiB).
+	MaxMessageBytes int
+	// Observer, when set, is told about every command, turn and delivery.
+	Observer Observer
+	Clock    Clock
+	Logger   *slog.Logger
 }
 
 // Router routes messages from every platform to commands and turns. It is
@@ -49,10 +65,16 @@ type Router struct {
 	cancelAll  context.CancelCauseFunc
 	deliverCtx context.Context
 
+	limits      *userLimits
+	obs         Observer
+	defaultRoot string
+
 	mu        sync.Mutex
 	platforms map[string]*attached
 	queues    map[ConversationKey]*turnQueue
 	wg        sync.WaitGroup
+	// draining is set once shutdown began: no new turn starts.
+	draining bool
 }
 
 type attached struct {
@@ -62,8 +84,19 @@ type attached struct {
 
 // turnQueue exists only while a conversation has a turn running.
 type turnQueue struct {
-	pending []Message
+	a       *attached
+	target  Target
+	pending []queued
 	cancel  context.CancelCauseFunc
+	// plugin and token of the running turn, for the shutdown notice.
+	plugin string
+	token  string
+}
+
+// queued is a message waiting for its turn, with its correlation id.
+type queued struct {
+	m  Message
+	id string
 }
 
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
@@ -74,6 +107,15 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	}
 	if cfg.QueueLimit <= 0 {
 		cfg.QueueLimit = 5
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = 10 * time.Minute
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = 100_000
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
@@ -86,15 +128,18 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	return &Router{
-		cfg:        cfg,
-		convs:      convs,
-		logger:     orDiscard(cfg.Logger),
-		clock:      cfg.Clock,
-		turnCtx:    turnCtx,
-		cancelAll:  cancel,
-		deliverCtx: context.WithoutCancel(ctx),
-		platforms:  make(map[string]*attached),
-		queues:     make(map[ConversationKey]*turnQueue),
+		cfg:         cfg,
+		limits:      newUserLimits(cfg.UserRate),
+		obs:         cfg.Observer,
+		defaultRoot: defaultRoot(cfg.Roots, cfg.DefaultWorkdir),
+		convs:       convs,
+		logger:      orDiscard(cfg.Logger),
+		clock:       cfg.Clock,
+		turnCtx:     turnCtx,
+		cancelAll:   cancel,
+		deliverCtx:  context.WithoutCancel(ctx),
+		platforms:   make(map[string]*attached),
+		queues:      make(map[ConversationKey]*turnQueue),
 	}
 }
 
@@ -104,6 +149,7 @@ func (r *Router) Conversations() *Conversations { return r.convs }
 // Attach registers a platform and returns the handler to pass to its Run.
 func (r *Router) Attach(p Platform) Handler {
 	a := &attached{p: p, coord: NewStreamCoordinator(p, r.clock, r.logger.With("platform", p.Name()))}
+	a.coord.obs = r.obs
 	r.mu.Lock()
 	r.platforms[p.Name()] = a
 	r.mu.Unlock()
@@ -116,10 +162,90 @@ func (r *Router) Shutdown() { r.cancelAll(ErrShutdown) }
 // Wait blocks until no turn is running or queued.
 func (r *Router) Wait() { r.wg.Wait() }
 
-// Handle routes one message from platform a.
+// Stats returns a snapshot of the router's load.
+func (r *Router) Stats() Stats {
+	r.mu.Lock()
+	st := Stats{Running: len(r.queues)}
+	for _, q := range r.queues {
+		st.Queued += len(q.pending)
+	}
+	r.mu.Unlock()
+	st.Conversations = r.convs.Len()
+	return st
+}
+
+// Drain shuts the router down gently: no new turn starts, every chat with
+// a running turn is told that the bot is restarting and how to continue,
+// messages still queued are answered instead of run, and running turns get
+// grace (on the router's clock) to finish before they are cancelled with
+// ErrShutdown. Drain returns once every turn has ended and its final reply
+// is delivered.
+func (r *Router) Drain(grace time.Duration) {
+	r.mu.Lock()
+	r.draining = true
+	type notice struct {
+		a    *attached
+		to   Target
+		text string
+	}
+	var notices []notice
+	for _, q := range r.queues {
+		dropped := len(q.pending)
+		q.pending = nil
+		notices = append(notices, notice{q.a, q.target, restartNotice(grace, q.plugin, q.token, dropped)})
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, n := range notices {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.reply(n.a, n.to, n.text)
+		}()
+	}
+	wg.Wait()
+	r.logger.Info("draining", "running_turns", len(notices), "grace", grace)
+
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	expired := make(chan struct{})
+	t := r.clock.AfterFunc(grace, func() { close(expired) })
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-expired:
+	}
+	r.cancelAll(ErrShutdown)
+	<-done
+}
+
+func restartNotice(grace time.Duration, plugin, token string, dropped int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The bot is restarting. The running turn has %s to finish; if it is cut short, send your message again once the bot is back.", grace)
+	if token != "" {
+		fmt.Fprintf(&b, " The conversation continues by itself if the bot keeps its state; otherwise /%s resume %s brings it back.", plugin, token)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&b, " %d queued messages were not run; send them again later.", dropped)
+	}
+	return b.String()
+}
+
+// Handle routes one message from platform a. A panic while handling it is
+// recovered, logged with its stack and reported to the message's chat; no
+// other conversation is affected.
 func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
+	id := newID()
+	defer r.recoverHandling(a, m, id)
+	rec := Record{ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Text: m.Text}
 	if !m.Allowed && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
-		r.logger.Warn("refused user", "platform", m.Key.Platform, "user", m.Author())
+		r.logger.Warn("refused user", "id", id, "platform", m.Key.Platform, "user", m.Author())
+		rec.Kind, rec.Outcome = RecordRefused, OutcomeError
+		r.obs.Record(rec)
 		if rf, ok := a.p.(Refuser); ok {
 			if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
 				return
@@ -128,15 +254,65 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 		r.reply(a, m.Target(), Refusal(m))
 		return
 	}
+	// Admins are trusted with the host already (any root, every
+	// conversation); the limit guards against everyone else. It also
+	// spares a scripted console, whose one user is an admin.
+	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		r.logger.Info("rate limited", "id", id, "conversation", m.Key.String(), "retry_after", wait)
+		rec.Kind, rec.Outcome = RecordLimited, OutcomeError
+		r.obs.Record(rec)
+		r.replyError(a, m.Target(), Errorf("you are sending messages faster than this bot allows (%s). Try again in %s; this message was not sent.", r.cfg.UserRate, roundUp(wait)))
+		return
+	}
+	text, err := r.checkText(m.Text)
+	if err != nil {
+		rec.Kind, rec.Outcome = RecordRejected, OutcomeError
+		r.obs.Record(rec)
+		r.replyError(a, m.Target(), err)
+		return
+	}
+	m.Text = text
 	if IsCommand(m.Text) {
-		r.command(ctx, a, m)
+		r.command(ctx, a, m, id)
 		return
 	}
 	if _, ok := r.convs.Get(m.Key); !ok {
 		r.reply(a, m.Target(), r.noConversation())
 		return
 	}
-	r.enqueue(a, m)
+	r.enqueue(a, queued{m, id})
+}
+
+// checkText refuses what cannot reach a CLI as an argument and repairs
+// what can: invalid UTF-8 becomes U+FFFD.
+func (r *Router) checkText(s string) (string, error) {
+	if len(s) > r.cfg.MaxMessageBytes {
+		return "", Errorf("your message is %d bytes; the limit is %d. Put long text in a file in the workdir and point to it", len(s), r.cfg.MaxMessageBytes)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", Errorf("your message contains NUL bytes, which cannot be passed to a CLI; remove them and send it again")
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s, nil
+}
+
+// roundUp rounds d up to whole seconds, so "try again in" is never early.
+func roundUp(d time.Duration) time.Duration {
+	return (d + time.Second - 1).Truncate(time.Second)
+}
+
+// recoverHandling turns a panic in handling m into a logged error and a
+// reply, so one bad message cannot take the platform's loop down.
+func (r *Router) recoverHandling(a *attached, m Message, id string) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	r.logger.Error("panic while handling a message", "id", id, "conversation", m.Key.String(), "panic", v, "stack", string(debug.Stack()))
+	r.obs.Record(Record{Kind: RecordCommand, ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
+	r.replyError(a, m.Target(), &UserError{Msg: fmt.Sprintf("internal error: handling your message crashed (%v). It is logged as %s; other conversations are not affected.", v, id)})
 }
 
 func (r *Router) noConversation() string {
@@ -148,23 +324,29 @@ func (r *Router) noConversation() string {
 }
 
 // enqueue runs m now, or queues it behind the running turn.
-func (r *Router) enqueue(a *attached, m Message) {
+func (r *Router) enqueue(a *attached, m queued) {
 	r.mu.Lock()
-	q, running := r.queues[m.Key]
+	if r.draining {
+		r.mu.Unlock()
+		r.obs.Record(Record{Kind: RecordRejected, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(), Outcome: OutcomeShutdown, Text: m.m.Text})
+		r.reply(a, m.m.Target(), "The bot is restarting and starts no new turns; this message was not sent. Send it again in a minute: the conversation continues.")
+		return
+	}
+	q, running := r.queues[m.m.Key]
 	if running {
 		if len(q.pending) >= r.cfg.QueueLimit {
 			r.mu.Unlock()
-			r.reply(a, m.Target(), fmt.Sprintf("A turn is running and %d messages are waiting; this one was not queued. Wait, or /stop.", len(q.pending)))
+			r.reply(a, m.m.Target(), fmt.Sprintf("A turn is running and %d messages are waiting; this one was not queued. Wait, or /stop.", len(q.pending)))
 			return
 		}
 		q.pending = append(q.pending, m)
 		n := len(q.pending)
 		r.mu.Unlock()
-		r.reply(a, m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n))
+		r.reply(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n))
 		return
 	}
-	q = &turnQueue{}
-	r.queues[m.Key] = q
+	q = &turnQueue{a: a, target: m.m.Target()}
+	r.queues[m.m.Key] = q
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go r.drain(a, m)
@@ -173,16 +355,21 @@ func (r *Router) enqueue(a *attached, m Message) {
 // drain runs m and then every message queued behind it, one at a time.
 // A turn's conversation is released before its final reply is delivered,
 // so a message sent after seeing the reply is never told to wait.
-func (r *Router) drain(a *attached, m Message) {
+func (r *Router) drain(a *attached, m queued) {
 	defer r.wg.Done()
+	key := m.m.Key
 	for {
 		deliver := r.runTurn(a, m)
 		r.mu.Lock()
-		q := r.queues[m.Key]
-		if len(q.pending) == 0 || r.turnCtx.Err() != nil {
-			delete(r.queues, m.Key)
+		q := r.queues[key]
+		if len(q.pending) == 0 || r.turnCtx.Err() != nil || r.draining {
+			dropped := q.pending
+			delete(r.queues, key)
 			r.mu.Unlock()
 			deliver()
+			if len(dropped) > 0 {
+				r.reply(a, m.m.Target(), fmt.Sprintf("The bot is restarting: %d queued messages were not run. Send them again once it is back.", len(dropped)))
+			}
 			return
 		}
 		m, q.pending = q.pending[0], q.pending[1:]
@@ -209,8 +396,19 @@ func (r *Router) stop(k ConversationKey) (dropped int, running bool) {
 }
 
 // runTurn runs one turn and returns the function that delivers its final
-// reply.
-func (r *Router) runTurn(a *attached, m Message) (deliver func()) {
+// reply. A panic outside the plugin (which runPlugin already guards) is
+// recovered here, so the conversation's queue is always released.
+func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
+	m := qm.m
+	defer func() {
+		if v := recover(); v != nil {
+			r.logger.Error("panic while running a turn", "id", qm.id, "conversation", m.Key.String(), "panic", v, "stack", string(debug.Stack()))
+			r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
+			deliver = func() {
+				r.replyError(a, m.Target(), &UserError{Msg: fmt.Sprintf("internal error: this turn crashed (%v). It is logged as %s.", v, qm.id)})
+			}
+		}
+	}()
 	conv, ok := r.convs.Get(m.Key)
 	if !ok {
 		return func() { r.reply(a, m.Target(), "The conversation ended before this message's turn; it was not sent.") }
@@ -225,11 +423,14 @@ func (r *Router) runTurn(a *attached, m Message) (deliver func()) {
 	defer cancel(nil)
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, r.cfg.TurnTimeout, ErrTurnTimeout)
 	defer cancelTimeout()
+	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
+	defer idle.stop()
 	r.mu.Lock()
-	r.queues[m.Key].cancel = cancel
+	q := r.queues[m.Key]
+	q.cancel, q.plugin, q.token = cancel, plugin.ID(), conv.ResumeToken
 	r.mu.Unlock()
 
-	logger := r.logger.With("conversation", m.Key.String(), "plugin", plugin.ID())
+	logger := r.logger.With("id", qm.id, "conversation", m.Key.String(), "plugin", plugin.ID())
 	reply := a.coord.NewReply(r.deliverCtx, m.Target())
 	stopTyping := r.typing(ctx, a.p, m.Target())
 	started := r.clock.Now()
@@ -237,11 +438,16 @@ func (r *Router) runTurn(a *attached, m Message) (deliver func()) {
 
 	res, err := r.runPlugin(ctx, plugin, Turn{Key: m.Key, Workdir: conv.Workdir, Prompt: m.Text, ResumeToken: conv.ResumeToken},
 		func(ev Event) {
+			idle.touch()
 			if ev.Kind == EventSession && ev.ResumeToken != "" {
 				token = ev.ResumeToken
+				r.mu.Lock()
+				q.token = token
+				r.mu.Unlock()
 			}
 			reply.Emit(ev)
 		})
+	idle.stop()
 	stopTyping()
 	if res.ResumeToken != "" {
 		token = res.ResumeToken
@@ -255,26 +461,39 @@ func (r *Router) runTurn(a *attached, m Message) (deliver func()) {
 		}
 	})
 
-	outcome := "ok"
+	outcome := OutcomeOK
 	switch {
 	case ctx.Err() != nil:
 		cause := context.Cause(ctx)
-		outcome = "cancelled"
-		reply.Add(ResponseBlock{Kind: BlockError, Text: cancelMessage(cause, r.cfg.TurnTimeout, plugin)})
+		outcome = cancelOutcome(cause)
+		reply.Add(ResponseBlock{Kind: BlockError, Text: cancelMessage(cause, r.cfg, plugin)})
 	case err != nil:
-		outcome = "error"
+		outcome = OutcomeError
+		var pe *pluginPanic
+		if errors.As(err, &pe) {
+			outcome = OutcomePanic
+		}
 		logger.Warn("turn failed", "err", err)
 		reply.Add(ResponseBlock{Kind: BlockError, Text: UserMessage(err)})
 	case res.IsError:
-		outcome = "error"
+		outcome = OutcomeError
 	}
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(started)
 	}
 	reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
 	logger.Info("turn", "outcome", outcome, "duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
+	r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
+		Workdir: conv.Workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD, Text: m.Text})
 	return func() { reply.Close(r.deliverCtx) }
 }
+
+// pluginPanic is the error a recovered plugin panic becomes; it unwraps
+// to the UserError the chat sees.
+type pluginPanic struct{ err *UserError }
+
+func (p *pluginPanic) Error() string { return p.err.Error() }
+func (p *pluginPanic) Unwrap() error { return p.err }
 
 // runPlugin runs the plugin, turning a panic into an error so that one bad
 // turn cannot take the bot down.
@@ -282,18 +501,34 @@ func (r *Router) runPlugin(ctx context.Context, p Plugin, t Turn, emit func(Even
 	defer func() {
 		if v := recover(); v != nil {
 			r.logger.Error("plugin panicked", "plugin", p.ID(), "panic", v, "stack", string(debug.Stack()))
-			err = &UserError{Msg: fmt.Sprintf("internal error: the %s plugin crashed (%v)", p.Name(), v)}
+			err = &pluginPanic{&UserError{Msg: fmt.Sprintf("internal error: the %s plugin crashed (%v)", p.Name(), v)}}
 		}
 	}()
 	return p.Run(ctx, t, emit)
 }
 
-func cancelMessage(cause error, timeout time.Duration, p Plugin) string {
+func cancelOutcome(cause error) string {
+	switch {
+	case errors.Is(cause, ErrStopped):
+		return OutcomeStopped
+	case errors.Is(cause, ErrTurnTimeout):
+		return OutcomeTimeout
+	case errors.Is(cause, ErrIdleTimeout):
+		return OutcomeIdleTimeout
+	case errors.Is(cause, ErrShutdown):
+		return OutcomeShutdown
+	}
+	return OutcomeCancelled
+}
+
+func cancelMessage(cause error, cfg RouterConfig, p Plugin) string {
 	switch {
 	case errors.Is(cause, ErrStopped):
 		return "Stopped. The conversation continues with your next message."
 	case errors.Is(cause, ErrTurnTimeout):
-		return fmt.Sprintf("The turn took longer than %s and was stopped.", timeout)
+		return fmt.Sprintf("Turn timeout: the turn took longer than %s and was stopped. The conversation continues with your next message.", cfg.TurnTimeout)
+	case errors.Is(cause, ErrIdleTimeout):
+		return fmt.Sprintf("Idle timeout: %s printed nothing for %s and was stopped. The conversation continues with your next message.", p.Name(), cfg.IdleTimeout)
 	case errors.Is(cause, ErrShutdown):
 		return fmt.Sprintf("The bot is restarting; this turn was stopped. Send your message again once it is back (/%s resume continues this session).", p.ID())
 	}

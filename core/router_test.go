@@ -20,6 +20,8 @@ type scriptPlugin struct {
 	convs   []core.ConversationInfo
 	started chan core.Turn
 	run     func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error)
+	// list, when set, replaces convs as the history listing.
+	list func() ([]core.ConversationInfo, error)
 }
 
 func (p *scriptPlugin) ID() string   { return p.id }
@@ -29,6 +31,9 @@ func (p *scriptPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Even
 	return p.run(ctx, t, emit)
 }
 func (p *scriptPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	if p.list != nil {
+		return p.list()
+	}
 	return p.convs, nil
 }
 
@@ -49,7 +54,17 @@ type routerFixture struct {
 
 func newRouterFixture(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error)) *routerFixture {
 	t.Helper()
-	clock := coretest.NewInstantClock()
+	return newRouterFixtureWith(t, run, nil, nil)
+}
+
+// newRouterFixtureWith is newRouterFixture with a clock (nil: instant) and
+// a function that adjusts the router's configuration.
+func newRouterFixtureWith(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
+	clock core.Clock, configure func(*core.RouterConfig)) *routerFixture {
+	t.Helper()
+	if clock == nil {
+		clock = coretest.NewInstantClock()
+	}
 	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 100), run: run}
 	reg, err := core.NewRegistry(p)
 	if err != nil {
@@ -64,7 +79,11 @@ func newRouterFixture(t *testing.T, run func(context.Context, core.Turn, func(co
 	access.Allow("fake", "alice", "bob")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2}, nil)
+	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2}
+	if configure != nil {
+		configure(&cfg)
+	}
+	router := core.NewRouter(ctx, cfg, nil)
 	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
 	return &routerFixture{t: t, router: router, rec: rec, plugin: p, handle: router.Attach(rec), root: roots[0]}
 }
@@ -224,4 +243,41 @@ func TestRouterResume(t *testing.T) {
 		t.Fatalf("turn resumes %q, want aaaa2222-0000", turn.ResumeToken)
 	}
 	f.expect("echo: go on")
+}
+
+// freshPlugin is a scriptPlugin that cannot resume a session.
+type freshPlugin struct{ *scriptPlugin }
+
+func (freshPlugin) KeepsSessions() bool { return false }
+
+func TestRouterStatusOfAPluginWithoutSessions(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	p := freshPlugin{&scriptPlugin{id: "fresh", started: make(chan core.Turn, 10), run: echo}}
+	reg, err := core.NewRegistry(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := core.NewRoots([]string{t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := core.NewAccess()
+	access.Allow("fake", "alice")
+	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock}, nil)
+	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
+	f := &routerFixture{t: t, router: router, rec: rec, plugin: p.scriptPlugin, handle: router.Attach(rec)}
+	f.say("alice", "/fresh start")
+	f.expect("started")
+	f.say("alice", "/status")
+	f.expect("Session: none: Fake fresh cannot resume a session, so each turn starts fresh")
+}
+
+func TestIsReserved(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]bool{"help": true, "Status": true, "conversation": true, "claude": false, "aider": false} {
+		if got := core.IsReserved(id); got != want {
+			t.Errorf("IsReserved(%q) = %v, want %v", id, got, want)
+		}
+	}
 }

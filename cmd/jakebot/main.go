@@ -1,10 +1,16 @@
 // Command jakebot runs jake-bot: coding CLIs (Claude Code, Codex, Gemini
-// CLI) driven from chat. With no platform configured it runs on the
-// console: type commands and messages on stdin.
+// CLI, and any CLI described in PLUGINS_FILE) driven from chat. With no
+// platform configured it runs on the console: type commands and messages
+// on stdin.
+//
+//	jakebot                 run the bot
+//	jakebot doctor          check what would and would not work
+//	jakebot replay FILE     show what a recorded CLI stream looks like in chat
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,25 +21,55 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "jakebot:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context) error {
-	cfg, err := bot.LoadConfig(os.Environ(), ".env")
-	if err != nil {
-		return err
-	}
-	return bot.Run(ctx, cfg, bot.Stdio{
+	err := run(ctx, os.Args[1:], os.Environ(), bot.Stdio{
 		In:  os.Stdin,
 		Out: os.Stdout,
 		Err: os.Stderr,
 		TTY: isTerminal(os.Stdin) && isTerminal(os.Stdout),
 	})
+	stop()
+	var code exitCode
+	switch {
+	case errors.As(err, &code):
+		os.Exit(int(code))
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "jakebot:", err)
+		os.Exit(1)
+	}
+}
+
+// exitCode ends jakebot with a status and no further message: what went
+// wrong is already printed.
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
+const usage = `usage:
+  jakebot                   run the bot (configuration: environment and .env)
+  jakebot doctor [--online] check what would and would not work
+  jakebot replay [--plugin claude] [--platform discord] [--plugins-file F] FILE.jsonl
+                            print the messages and edits a recorded stream becomes`
+
+// run runs the subcommand in args with the given environment.
+func run(ctx context.Context, args, environ []string, stdio bot.Stdio) error {
+	if len(args) == 0 {
+		cfg, err := bot.LoadConfig(environ, ".env")
+		if err != nil {
+			return err
+		}
+		return bot.Run(ctx, cfg, stdio)
+	}
+	switch args[0] {
+	case "doctor":
+		return runDoctor(ctx, args[1:], environ, stdio)
+	case "replay":
+		return runReplay(ctx, args[1:], environ, stdio)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprintln(stdio.Out, usage)
+		return nil
+	}
+	fmt.Fprintf(stdio.Err, "jakebot: unknown command %q\n%s\n", args[0], usage)
+	return exitCode(2)
 }
 
 func isTerminal(f *os.File) bool {

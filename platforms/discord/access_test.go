@@ -16,10 +16,10 @@ func TestUnknownUserIsRefusedPrivately(t *testing.T) {
 	stranger := h.fake.NewUser("stranger")
 	in := h.fake.Slash(stranger, h.fake.TextChannel, "claude start", "workdir", "proj")
 	resp := h.response(in)
-	if cb, _ := h.fake.Callback(in); cb.Type != 5 || cb.Data.Flags&platformtest.Ephemeral == 0 {
+	if cb, _ := h.fake.Callback(in); cb.Type != 5 || cb.Data.Flags&platformtest.DiscordEphemeral == 0 {
 		t.Errorf("callback = %+v, want a private deferred response", cb)
 	}
-	if resp.Flags&platformtest.Ephemeral == 0 || !strings.Contains(resp.Content, "allow-list") || !strings.Contains(resp.Content, stranger.ID) {
+	if resp.Flags&platformtest.DiscordEphemeral == 0 || !strings.Contains(resp.Content, "allow-list") || !strings.Contains(resp.Content, stranger.ID) {
 		t.Errorf("response = %+v, want a private refusal naming the user's id", resp)
 	}
 	if ths := h.fake.Threads(h.fake.TextChannel); len(ths) != 0 {

@@ -50,12 +50,12 @@ type Discord struct {
 	channels     map[string]*DiscordChannel
 	messages     map[string]*DiscordMessage
 	order        []string
-	interactions map[string]*fakeInteraction // by token
+	interactions map[string]*discordInteractionState // by token
 	commands     []json.RawMessage
-	faults       []*fault
-	holds        []*Hold
+	faults       []*discordFault
+	holds        []*DiscordHold
 
-	gw gateway
+	gw discordGateway
 }
 
 // DiscordCall is one REST request the fake received.
@@ -86,10 +86,10 @@ func (c DiscordCall) Decode(t testing.TB, v any) {
 // Is reports whether the call has the method and matches pattern, a path
 // whose "*" segments match any one segment ("channels/*/messages").
 func (c DiscordCall) Is(method, pattern string) bool {
-	return c.Method == method && matchPath(pattern, c.Path)
+	return c.Method == method && matchDiscordPath(pattern, c.Path)
 }
 
-func matchPath(pattern, path string) bool {
+func matchDiscordPath(pattern, path string) bool {
 	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
 	if len(ps) != len(xs) {
 		return false
@@ -113,9 +113,9 @@ type DiscordChannel struct {
 
 // Discord channel types the fake uses.
 const (
-	ChannelText   = 0
-	ChannelDM     = 1
-	ChannelThread = 11
+	DiscordText   = 0
+	DiscordDM     = 1
+	DiscordThread = 11
 )
 
 // DiscordMessage is a message as the fake holds it now: after every edit.
@@ -151,10 +151,10 @@ func NewDiscord(t testing.TB) *Discord {
 		nextID:            1_100_000_000_000_000_000,
 		channels:          make(map[string]*DiscordChannel),
 		messages:          make(map[string]*DiscordMessage),
-		interactions:      make(map[string]*fakeInteraction),
+		interactions:      make(map[string]*discordInteractionState),
 	}
 	d.AppID, d.BotID, d.GuildID, d.TextChannel = d.newID(), d.newID(), d.newID(), d.newID()
-	d.channels[d.TextChannel] = &DiscordChannel{ID: d.TextChannel, Type: ChannelText, GuildID: d.GuildID, Name: "general"}
+	d.channels[d.TextChannel] = &DiscordChannel{ID: d.TextChannel, Type: DiscordText, GuildID: d.GuildID, Name: "general"}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v9/", d.serveREST)
 	d.srv = httptest.NewServer(mux)
@@ -192,12 +192,12 @@ func (d *Discord) DM(user DiscordUser) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, c := range d.channels {
-		if c.Type == ChannelDM && c.Name == user.ID {
+		if c.Type == DiscordDM && c.Name == user.ID {
 			return c.ID
 		}
 	}
 	id := d.newID()
-	d.channels[id] = &DiscordChannel{ID: id, Type: ChannelDM, Name: user.ID}
+	d.channels[id] = &DiscordChannel{ID: id, Type: DiscordDM, Name: user.ID}
 	return id
 }
 
@@ -222,11 +222,11 @@ func (d *Discord) Threads(channel string) []DiscordChannel {
 			out = append(out, *c)
 		}
 	}
-	slices.SortFunc(out, func(a, b DiscordChannel) int { return compareIDs(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b DiscordChannel) int { return compareSnowflakes(a.ID, b.ID) })
 	return out
 }
 
-func compareIDs(a, b string) int {
+func compareSnowflakes(a, b string) int {
 	if len(a) != len(b) {
 		return len(a) - len(b)
 	}
@@ -271,15 +271,15 @@ func (d *Discord) Commands() []json.RawMessage {
 	return slices.Clone(d.commands)
 }
 
-// waitTimeout bounds every wait: a test that waits longer has failed.
-const waitTimeout = 20 * time.Second
+// discordWaitTimeout bounds every wait: a test that waits longer has failed.
+const discordWaitTimeout = 20 * time.Second
 
 // WaitFor blocks until cond holds, checking it now and after every
 // change to the fake (a REST call, a gateway event); it fails the test
 // after a generous timeout. cond may call the fake's methods.
 func (d *Discord) WaitFor(what string, cond func() bool) {
 	d.t.Helper()
-	deadline := time.NewTimer(waitTimeout)
+	deadline := time.NewTimer(discordWaitTimeout)
 	defer deadline.Stop()
 	for {
 		d.mu.Lock()

@@ -30,7 +30,7 @@ func (d *Discord) NewID() string {
 // Mention is how a message mentions the bot.
 func (d *Discord) Mention() string { return "<@" + d.BotID + ">" }
 
-func userJSON(u DiscordUser) map[string]any {
+func discordUserJSON(u DiscordUser) map[string]any {
 	return map[string]any{"id": u.ID, "username": u.Name, "global_name": u.Name, "bot": u.Bot}
 }
 
@@ -59,19 +59,19 @@ func (d *Discord) Resend(u DiscordUser, channel, id string) {
 }
 
 func (d *Discord) userMessage(id string, u DiscordUser, channel, guild, content string) map[string]any {
-	ev := map[string]any{"id": id, "channel_id": channel, "author": userJSON(u), "content": content, "type": 0,
+	ev := map[string]any{"id": id, "channel_id": channel, "author": discordUserJSON(u), "content": content, "type": 0,
 		"mentions": []any{}, "timestamp": time.Unix(0, 0).UTC().Format(time.RFC3339)}
 	if strings.Contains(content, d.Mention()) {
 		ev["mentions"] = []any{d.botUser()}
 	}
 	if guild != "" {
 		ev["guild_id"] = guild
-		ev["member"] = map[string]any{"roles": nonNil(u.Roles)}
+		ev["member"] = map[string]any{"roles": discordStrings(u.Roles)}
 	}
 	return ev
 }
 
-func nonNil(s []string) []string {
+func discordStrings(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
@@ -91,8 +91,8 @@ type DiscordInteraction struct {
 	ID, Token string
 }
 
-// fakeInteraction is an interaction's server-side state.
-type fakeInteraction struct {
+// discordInteractionState is an interaction's server-side state.
+type discordInteractionState struct {
 	id, channel string
 	// response is the callback type, 0 before the callback.
 	response  int
@@ -130,13 +130,13 @@ func (d *Discord) command(u DiscordUser, channel string, typ int, command, focus
 	}
 	opts := leaf
 	for i := len(words) - 1; i >= 1; i-- {
-		opts = []any{map[string]any{"name": words[i], "type": 1, "options": nonNilAny(opts)}}
+		opts = []any{map[string]any{"name": words[i], "type": 1, "options": discordList(opts)}}
 	}
-	data := map[string]any{"id": d.NewID(), "name": words[0], "type": 1, "options": nonNilAny(opts)}
+	data := map[string]any{"id": d.NewID(), "name": words[0], "type": 1, "options": discordList(opts)}
 	return d.interact(u, channel, typ, data, nil)
 }
 
-func nonNilAny(s []any) []any {
+func discordList(s []any) []any {
 	if s == nil {
 		return []any{}
 	}
@@ -152,16 +152,16 @@ func (d *Discord) Press(u DiscordUser, channel, message, customID string) Discor
 func (d *Discord) interact(u DiscordUser, channel string, typ int, data, message map[string]any) DiscordInteraction {
 	d.mu.Lock()
 	in := DiscordInteraction{ID: d.newID(), Token: "itoken-" + d.newID()}
-	d.interactions[in.Token] = &fakeInteraction{id: in.ID, channel: channel}
+	d.interactions[in.Token] = &discordInteractionState{id: in.ID, channel: channel}
 	guild := d.guildOf(channel)
 	d.mu.Unlock()
 	ev := map[string]any{"id": in.ID, "application_id": d.AppID, "type": typ, "data": data, "channel_id": channel,
 		"token": in.Token, "version": 1, "locale": "en-US"}
 	if guild != "" {
 		ev["guild_id"] = guild
-		ev["member"] = map[string]any{"user": userJSON(u), "roles": nonNil(u.Roles), "permissions": "0"}
+		ev["member"] = map[string]any{"user": discordUserJSON(u), "roles": discordStrings(u.Roles), "permissions": "0"}
 	} else {
-		ev["user"] = userJSON(u)
+		ev["user"] = discordUserJSON(u)
 	}
 	if message != nil {
 		ev["message"] = message
@@ -174,7 +174,7 @@ func (d *Discord) interact(u DiscordUser, channel string, typ int, data, message
 // gateway replay would.
 func (d *Discord) Redispatch(in DiscordInteraction) {
 	d.gw.mu.Lock()
-	var again gwFrame
+	var again discordFrame
 	for _, f := range d.gw.log {
 		if *f.T == "INTERACTION_CREATE" && strings.Contains(string(f.D), `"token":"`+in.Token+`"`) {
 			again = f

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// fault answers the next n matching calls with 429.
-type fault struct {
+// discordFault answers the next n matching calls with 429.
+type discordFault struct {
 	method, pattern string
 	retryAfter      time.Duration
 	n               int
@@ -17,10 +17,10 @@ type fault struct {
 func (d *Discord) RateLimit(method, pattern string, retryAfter time.Duration, n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.faults = append(d.faults, &fault{method, pattern, retryAfter, n})
+	d.faults = append(d.faults, &discordFault{method, pattern, retryAfter, n})
 }
 
-func (d *Discord) takeFault(c DiscordCall) *fault {
+func (d *Discord) takeFault(c DiscordCall) *discordFault {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, f := range d.faults {
@@ -32,9 +32,9 @@ func (d *Discord) takeFault(c DiscordCall) *fault {
 	return nil
 }
 
-// Hold holds matching calls until Release, so a test can make Discord
+// DiscordHold holds matching calls until Release, so a test can make Discord
 // slow at one point.
-type Hold struct {
+type DiscordHold struct {
 	method, pattern string
 	arrived         chan struct{}
 	once            sync.Once
@@ -43,9 +43,9 @@ type Hold struct {
 }
 
 // Hold makes calls with method matching pattern wait until the returned
-// Hold is released. Released on test cleanup at the latest.
-func (d *Discord) Hold(method, pattern string) *Hold {
-	h := &Hold{method: method, pattern: pattern, arrived: make(chan struct{}), release: make(chan struct{})}
+// DiscordHold is released. Released on test cleanup at the latest.
+func (d *Discord) Hold(method, pattern string) *DiscordHold {
+	h := &DiscordHold{method: method, pattern: pattern, arrived: make(chan struct{}), release: make(chan struct{})}
 	d.mu.Lock()
 	d.holds = append(d.holds, h)
 	d.mu.Unlock()
@@ -54,14 +54,14 @@ func (d *Discord) Hold(method, pattern string) *Hold {
 }
 
 // Arrived is closed when the first held call arrives.
-func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
+func (h *DiscordHold) Arrived() <-chan struct{} { return h.arrived }
 
 // Release lets held calls, and later ones, through.
-func (h *Hold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
+func (h *DiscordHold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
 
 func (d *Discord) wait(c DiscordCall) {
 	d.mu.Lock()
-	var hs []*Hold
+	var hs []*DiscordHold
 	for _, h := range d.holds {
 		if c.Is(h.method, h.pattern) {
 			hs = append(hs, h)

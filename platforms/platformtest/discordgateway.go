@@ -12,42 +12,42 @@ import (
 
 // Gateway opcodes (https://discord.com/developers/docs/topics/opcodes-and-status-codes).
 const (
-	opDispatch       = 0
-	opHeartbeat      = 1
-	opIdentify       = 2
-	opResume         = 6
-	opInvalidSession = 9
-	opHello          = 10
-	opHeartbeatACK   = 11
+	discordOpDispatch       = 0
+	discordOpHeartbeat      = 1
+	discordOpIdentify       = 2
+	discordOpResume         = 6
+	discordOpInvalidSession = 9
+	discordOpHello          = 10
+	discordOpHeartbeatACK   = 11
 )
 
-// gwFrame is one gateway payload.
-type gwFrame struct {
+// discordFrame is one gateway payload.
+type discordFrame struct {
 	Op int             `json:"op"`
 	D  json.RawMessage `json:"d"`
 	S  *int64          `json:"s"`
 	T  *string         `json:"t"`
 }
 
-// gateway is the fake's gateway state. mu orders sequence numbers and
+// discordGateway is the fake's gateway state. mu orders sequence numbers and
 // writes, so events reach the client in sequence; it is taken before the
 // Discord's mu, never after.
-type gateway struct {
+type discordGateway struct {
 	mu      sync.Mutex
-	conn    *gwConn
+	conn    *discordConn
 	session string
 	seq     int64
-	log     []gwFrame
+	log     []discordFrame
 	replay  int
 	// disallowed intents make IDENTIFY fail with 4014.
 	disallowed int
 
 	// Guarded by Discord.mu.
-	stats GatewayStats
+	stats DiscordGatewayStats
 }
 
-// GatewayStats is what the gateway has seen from the client.
-type GatewayStats struct {
+// DiscordGatewayStats is what the gateway has seen from the client.
+type DiscordGatewayStats struct {
 	// Identifies holds the d payload of every IDENTIFY (token, intents).
 	Identifies []json.RawMessage
 	Resumes    int
@@ -56,27 +56,27 @@ type GatewayStats struct {
 	Connected bool
 }
 
-type gwConn struct {
+type discordConn struct {
 	ws *websocket.Conn
 	mu sync.Mutex
 }
 
 // close ends the connection with a gateway close code.
-func (c *gwConn) close(code int, text string) {
+func (c *discordConn) close(code int, text string) {
 	c.mu.Lock()
 	_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, text))
 	c.mu.Unlock()
 	c.ws.Close()
 }
 
-func (c *gwConn) send(f gwFrame) error {
+func (c *discordConn) send(f discordFrame) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.ws.WriteJSON(f)
 }
 
 // Gateway returns what the gateway has seen so far.
-func (d *Discord) Gateway() GatewayStats {
+func (d *Discord) Gateway() DiscordGatewayStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.gw.stats
@@ -84,7 +84,7 @@ func (d *Discord) Gateway() GatewayStats {
 	return s
 }
 
-func (d *Discord) updateStats(f func(*GatewayStats)) {
+func (d *Discord) updateStats(f func(*DiscordGatewayStats)) {
 	d.mu.Lock()
 	f(&d.gw.stats)
 	d.notify()
@@ -96,10 +96,10 @@ func (d *Discord) serveGateway(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	c := &gwConn{ws: ws}
+	c := &discordConn{ws: ws}
 	defer d.drop(c)
 	hello, _ := json.Marshal(map[string]int64{"heartbeat_interval": d.HeartbeatInterval.Milliseconds()})
-	if c.send(gwFrame{Op: opHello, D: hello}) != nil {
+	if c.send(discordFrame{Op: discordOpHello, D: hello}) != nil {
 		return
 	}
 	for {
@@ -107,39 +107,39 @@ func (d *Discord) serveGateway(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return
 		}
-		var f gwFrame
+		var f discordFrame
 		if json.Unmarshal(data, &f) != nil {
 			continue
 		}
 		switch f.Op {
-		case opHeartbeat:
-			d.updateStats(func(s *GatewayStats) { s.Heartbeats++ })
-			_ = c.send(gwFrame{Op: opHeartbeatACK})
-		case opIdentify:
+		case discordOpHeartbeat:
+			d.updateStats(func(s *DiscordGatewayStats) { s.Heartbeats++ })
+			_ = c.send(discordFrame{Op: discordOpHeartbeatACK})
+		case discordOpIdentify:
 			d.identify(c, f.D)
-		case opResume:
+		case discordOpResume:
 			d.resume(c, f.D)
 		}
 	}
 }
 
-func (d *Discord) drop(c *gwConn) {
+func (d *Discord) drop(c *discordConn) {
 	d.gw.mu.Lock()
 	if d.gw.conn == c {
 		d.gw.conn = nil
-		d.updateStats(func(s *GatewayStats) { s.Connected = false })
+		d.updateStats(func(s *DiscordGatewayStats) { s.Connected = false })
 	}
 	d.gw.mu.Unlock()
 	c.ws.Close()
 }
 
-func (d *Discord) identify(c *gwConn, payload json.RawMessage) {
+func (d *Discord) identify(c *discordConn, payload json.RawMessage) {
 	var id struct {
 		Token   string `json:"token"`
 		Intents int    `json:"intents"`
 	}
 	_ = json.Unmarshal(payload, &id)
-	d.updateStats(func(s *GatewayStats) { s.Identifies = append(s.Identifies, payload) })
+	d.updateStats(func(s *DiscordGatewayStats) { s.Identifies = append(s.Identifies, payload) })
 	switch {
 	case id.Token != d.Token && id.Token != "Bot "+d.Token:
 		c.close(4004, "Authentication failed.")
@@ -152,7 +152,7 @@ func (d *Discord) identify(c *gwConn, payload json.RawMessage) {
 	defer d.gw.mu.Unlock()
 	d.gw.session = fmt.Sprintf("fake-session-%d", len(d.Gateway().Identifies))
 	d.gw.conn = c
-	d.updateStats(func(s *GatewayStats) { s.Connected = true })
+	d.updateStats(func(s *DiscordGatewayStats) { s.Connected = true })
 	d.dispatchLocked("READY", map[string]any{
 		"v": 9, "session_id": d.gw.session, "user": d.botUser(),
 		"resume_gateway_url": d.gatewayURL(),
@@ -164,7 +164,7 @@ func (d *Discord) identify(c *gwConn, payload json.RawMessage) {
 
 // resume replays the events the client missed, then RESUMED, as Discord
 // does; ReplayOnResume adds events it had already seen.
-func (d *Discord) resume(c *gwConn, payload json.RawMessage) {
+func (d *Discord) resume(c *discordConn, payload json.RawMessage) {
 	var r struct {
 		Session string `json:"session_id"`
 		Seq     int64  `json:"seq"`
@@ -173,11 +173,11 @@ func (d *Discord) resume(c *gwConn, payload json.RawMessage) {
 	d.gw.mu.Lock()
 	defer d.gw.mu.Unlock()
 	if r.Session != d.gw.session {
-		_ = c.send(gwFrame{Op: opInvalidSession, D: json.RawMessage("false")})
+		_ = c.send(discordFrame{Op: discordOpInvalidSession, D: json.RawMessage("false")})
 		return
 	}
 	d.gw.conn = c
-	d.updateStats(func(s *GatewayStats) { s.Resumes++; s.Connected = true })
+	d.updateStats(func(s *DiscordGatewayStats) { s.Resumes++; s.Connected = true })
 	from := len(d.gw.log)
 	for i, f := range d.gw.log {
 		if *f.S > r.Seq {
@@ -211,7 +211,7 @@ func (d *Discord) dispatchLocked(event string, data any) int64 {
 	}
 	d.gw.seq++
 	seq := d.gw.seq
-	f := gwFrame{Op: opDispatch, D: raw, S: &seq, T: &event}
+	f := discordFrame{Op: discordOpDispatch, D: raw, S: &seq, T: &event}
 	d.gw.log = append(d.gw.log, f)
 	if d.gw.conn != nil {
 		_ = d.gw.conn.send(f)
@@ -227,7 +227,7 @@ func (d *Discord) Disconnect() {
 	d.gw.conn = nil
 	d.gw.mu.Unlock()
 	if c != nil {
-		d.updateStats(func(s *GatewayStats) { s.Connected = false })
+		d.updateStats(func(s *DiscordGatewayStats) { s.Connected = false })
 		c.ws.Close()
 	}
 }

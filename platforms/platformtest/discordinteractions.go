@@ -15,67 +15,67 @@ type DiscordResponse struct {
 	} `json:"data"`
 }
 
-// Ephemeral is Discord's flag for a message only its recipient sees.
-const Ephemeral = 1 << 6
+// DiscordEphemeral is Discord's flag for a message only its recipient sees.
+const DiscordEphemeral = 1 << 6
 
-func (d *Discord) interaction(app, token string) *fakeInteraction {
+func (d *Discord) interaction(app, token string) *discordInteractionState {
 	if app != d.AppID {
 		return nil
 	}
 	return d.interactions[token]
 }
 
-func (d *Discord) callback(id, token string, c DiscordCall) restReply {
+func (d *Discord) callback(id, token string, c DiscordCall) discordRESTReply {
 	in := d.interactions[token]
 	if in == nil || in.id != id {
-		return notFound("interaction", 10062)
+		return discordNotFound("interaction", 10062)
 	}
 	if in.response != 0 {
-		return reply(http.StatusBadRequest, apiError{Message: "Interaction has already been acknowledged.", Code: 40060})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Interaction has already been acknowledged.", Code: 40060})
 	}
 	var r struct {
 		Type int `json:"type"`
 		Data *struct {
-			messageBody
+			discordMessageBody
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(c.Body, &r); err != nil || r.Type == 0 {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	in.response = r.Type
 	in.callback = c.Body
 	if r.Data != nil {
-		in.ephemeral = r.Data.Flags&Ephemeral != 0
+		in.ephemeral = r.Data.Flags&DiscordEphemeral != 0
 		if r.Type == 4 {
 			m := d.addMessage(in.channel, d.BotID, in.id)
-			d.apply(m, r.Data.messageBody)
+			d.apply(m, r.Data.discordMessageBody)
 			in.original = m.ID
 		}
 	}
-	return reply(http.StatusNoContent, nil)
+	return discordReply(http.StatusNoContent, nil)
 }
 
-func (d *Discord) webhookEdit(app, token, id string, c DiscordCall) restReply {
+func (d *Discord) webhookEdit(app, token, id string, c DiscordCall) discordRESTReply {
 	in := d.interaction(app, token)
 	if in == nil {
-		return notFound("Webhook", 10015)
+		return discordNotFound("Webhook", 10015)
 	}
-	var b messageBody
+	var b discordMessageBody
 	if err := json.Unmarshal(c.Body, &b); err != nil {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	if id == "@original" {
 		if in.response == 0 || in.response == 8 {
-			return notFound("Message", 10008)
+			return discordNotFound("Message", 10008)
 		}
 		if in.original == "" {
 			// The first edit of a deferred response is the response.
 			m := &DiscordMessage{ChannelID: in.channel, AuthorID: d.BotID, Interaction: in.id}
 			if in.ephemeral {
-				m.Flags = Ephemeral
+				m.Flags = DiscordEphemeral
 			}
 			if status := d.apply(m, b); status != 0 {
-				return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+				return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
 			}
 			added := d.addMessage(in.channel, d.BotID, in.id)
 			m.ID = added.ID
@@ -87,54 +87,54 @@ func (d *Discord) webhookEdit(app, token, id string, c DiscordCall) restReply {
 	}
 	m, ok := d.messages[id]
 	if !ok || m.Interaction != in.id || m.Deleted {
-		return notFound("Message", 10008)
+		return discordNotFound("Message", 10008)
 	}
 	if status := d.apply(m, b); status != 0 {
-		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m.Edits++
 	return d.messageReply(m)
 }
 
-func (d *Discord) webhookDelete(app, token, id string) restReply {
+func (d *Discord) webhookDelete(app, token, id string) discordRESTReply {
 	in := d.interaction(app, token)
 	if in == nil {
-		return notFound("Webhook", 10015)
+		return discordNotFound("Webhook", 10015)
 	}
 	if id == "@original" {
 		if in.response == 0 {
-			return notFound("Message", 10008)
+			return discordNotFound("Message", 10008)
 		}
 		id = in.original
 		if id == "" {
 			// The deferred placeholder goes away.
 			in.original = "deleted"
-			return reply(http.StatusNoContent, nil)
+			return discordReply(http.StatusNoContent, nil)
 		}
 	}
 	m, ok := d.messages[id]
 	if !ok || m.Interaction != in.id {
-		return notFound("Message", 10008)
+		return discordNotFound("Message", 10008)
 	}
 	m.Deleted = true
-	return reply(http.StatusNoContent, nil)
+	return discordReply(http.StatusNoContent, nil)
 }
 
-func (d *Discord) followup(app, token string, c DiscordCall) restReply {
+func (d *Discord) followup(app, token string, c DiscordCall) discordRESTReply {
 	in := d.interaction(app, token)
 	if in == nil {
-		return notFound("Webhook", 10015)
+		return discordNotFound("Webhook", 10015)
 	}
 	if in.response == 0 {
-		return reply(http.StatusBadRequest, apiError{Message: "Interaction has not been acknowledged.", Code: 40060})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Interaction has not been acknowledged.", Code: 40060})
 	}
-	var b messageBody
+	var b discordMessageBody
 	if err := json.Unmarshal(c.Body, &b); err != nil {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m := d.addMessage(in.channel, d.BotID, in.id)
 	if status := d.apply(m, b); status != 0 {
-		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	return d.messageReply(m)
 }

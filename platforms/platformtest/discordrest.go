@@ -9,22 +9,24 @@ import (
 	"time"
 )
 
-// apiError is Discord's JSON error body.
-type apiError struct {
+// discordError is Discord's JSON error body.
+type discordError struct {
 	Message string `json:"message"`
 	Code    int    `json:"code"`
 }
 
-type restReply struct {
+type discordRESTReply struct {
 	status  int
 	body    any
 	message string // the message created or edited
 }
 
-func reply(status int, body any) restReply { return restReply{status: status, body: body} }
+func discordReply(status int, body any) discordRESTReply {
+	return discordRESTReply{status: status, body: body}
+}
 
-func notFound(what string, code int) restReply {
-	return reply(http.StatusNotFound, apiError{Message: "Unknown " + what, Code: code})
+func discordNotFound(what string, code int) discordRESTReply {
+	return discordReply(http.StatusNotFound, discordError{Message: "Unknown " + what, Code: code})
 }
 
 func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
@@ -32,16 +34,16 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 	c := DiscordCall{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/api/v9/"), Body: body,
 		At: d.Now(), Authorization: r.Header.Get("Authorization")}
 	d.wait(c)
-	var rep restReply
+	var rep discordRESTReply
 	switch f := d.takeFault(c); {
 	case f != nil:
 		secs := f.retryAfter.Seconds()
 		w.Header().Set("Retry-After", fmt.Sprint(int(secs+0.999)))
-		rep = reply(http.StatusTooManyRequests, map[string]any{"message": "You are being rate limited.",
+		rep = discordReply(http.StatusTooManyRequests, map[string]any{"message": "You are being rate limited.",
 			"retry_after": secs, "global": false})
 	case c.Authorization != "Bot "+d.Token && !strings.HasPrefix(c.Path, "interactions/") &&
 		!strings.HasPrefix(c.Path, "webhooks/"):
-		rep = reply(http.StatusUnauthorized, apiError{Message: "401: Unauthorized"})
+		rep = discordReply(http.StatusUnauthorized, discordError{Message: "401: Unauthorized"})
 	default:
 		d.mu.Lock()
 		rep = d.route(c)
@@ -62,14 +64,14 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 }
 
 // route answers one call; d.mu is held.
-func (d *Discord) route(c DiscordCall) restReply {
+func (d *Discord) route(c DiscordCall) discordRESTReply {
 	seg := strings.Split(c.Path, "/")
 	switch {
 	case c.Is("GET", "gateway"), c.Is("GET", "gateway/bot"):
-		return reply(http.StatusOK, map[string]any{"url": d.gatewayURL(),
+		return discordReply(http.StatusOK, map[string]any{"url": d.gatewayURL(),
 			"shards": 1, "session_start_limit": map[string]int{"total": 1000, "remaining": 1000, "max_concurrency": 1}})
 	case c.Is("GET", "users/@me"):
-		return reply(http.StatusOK, d.botUser())
+		return discordReply(http.StatusOK, d.botUser())
 	case c.Is("PUT", "applications/*/commands"), c.Is("PUT", "applications/*/guilds/*/commands"):
 		return d.overwriteCommands(c)
 	case c.Is("POST", "interactions/*/*/callback"):
@@ -82,34 +84,34 @@ func (d *Discord) route(c DiscordCall) restReply {
 		return d.followup(seg[1], seg[2], c)
 	case c.Is("GET", "channels/*"):
 		if ch, ok := d.channels[seg[1]]; ok {
-			return reply(http.StatusOK, ch)
+			return discordReply(http.StatusOK, ch)
 		}
-		return notFound("Channel", 10003)
+		return discordNotFound("Channel", 10003)
 	case c.Is("PATCH", "channels/*"):
 		return d.renameChannel(seg[1], c)
 	case c.Is("POST", "channels/*/threads"):
 		return d.startThread(seg[1], c)
 	case c.Is("POST", "channels/*/typing"):
 		if _, ok := d.channels[seg[1]]; !ok {
-			return notFound("Channel", 10003)
+			return discordNotFound("Channel", 10003)
 		}
-		return reply(http.StatusNoContent, nil)
+		return discordReply(http.StatusNoContent, nil)
 	case c.Is("POST", "channels/*/messages"):
 		return d.postMessage(seg[1], c)
 	case c.Is("PATCH", "channels/*/messages/*"):
 		return d.editMessage(seg[1], seg[3], c)
 	}
-	return reply(http.StatusNotFound, apiError{Message: "404: Not Found"})
+	return discordReply(http.StatusNotFound, discordError{Message: "404: Not Found"})
 }
 
 func (d *Discord) botUser() map[string]any {
 	return map[string]any{"id": d.BotID, "username": "jake-bot", "bot": true}
 }
 
-func (d *Discord) overwriteCommands(c DiscordCall) restReply {
+func (d *Discord) overwriteCommands(c DiscordCall) discordRESTReply {
 	var cmds []map[string]any
 	if err := json.Unmarshal(c.Body, &cmds); err != nil {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	d.commands = nil
 	for _, cmd := range cmds {
@@ -117,51 +119,51 @@ func (d *Discord) overwriteCommands(c DiscordCall) restReply {
 		raw, _ := json.Marshal(cmd)
 		d.commands = append(d.commands, raw)
 	}
-	return reply(http.StatusOK, cmds)
+	return discordReply(http.StatusOK, cmds)
 }
 
-// messageBody is the part of a message payload the fake keeps.
-type messageBody struct {
+// discordMessageBody is the part of a message payload the fake keeps.
+type discordMessageBody struct {
 	Content    *string          `json:"content"`
 	Embeds     *[]DiscordEmbed  `json:"embeds"`
 	Components *json.RawMessage `json:"components"`
 	Flags      int              `json:"flags"`
 }
 
-func (d *Discord) postMessage(channel string, c DiscordCall) restReply {
+func (d *Discord) postMessage(channel string, c DiscordCall) discordRESTReply {
 	if _, ok := d.channels[channel]; !ok {
-		return notFound("Channel", 10003)
+		return discordNotFound("Channel", 10003)
 	}
-	var b messageBody
+	var b discordMessageBody
 	if err := json.Unmarshal(c.Body, &b); err != nil {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m := d.addMessage(channel, d.BotID, "")
 	if status := d.apply(m, b); status != 0 {
-		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	d.echo(m)
 	return d.messageReply(m)
 }
 
-func (d *Discord) editMessage(channel, id string, c DiscordCall) restReply {
+func (d *Discord) editMessage(channel, id string, c DiscordCall) discordRESTReply {
 	m, ok := d.messages[id]
 	if !ok || m.ChannelID != channel || m.Deleted {
-		return notFound("Message", 10008)
+		return discordNotFound("Message", 10008)
 	}
-	var b messageBody
+	var b discordMessageBody
 	if err := json.Unmarshal(c.Body, &b); err != nil {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	if status := d.apply(m, b); status != 0 {
-		return reply(status, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m.Edits++
 	return d.messageReply(m)
 }
 
-func (d *Discord) messageReply(m *DiscordMessage) restReply {
-	return restReply{status: http.StatusOK, body: d.messageJSON(m), message: m.ID}
+func (d *Discord) messageReply(m *DiscordMessage) discordRESTReply {
+	return discordRESTReply{status: http.StatusOK, body: d.messageJSON(m), message: m.ID}
 }
 
 func (d *Discord) addMessage(channel, author, interaction string) *DiscordMessage {
@@ -174,7 +176,7 @@ func (d *Discord) addMessage(channel, author, interaction string) *DiscordMessag
 // apply updates m with the fields b has, as Discord does, and enforces
 // Discord's limits: it returns 400 for content over 2000 characters or a
 // message with neither content nor embeds.
-func (d *Discord) apply(m *DiscordMessage, b messageBody) int {
+func (d *Discord) apply(m *DiscordMessage, b discordMessageBody) int {
 	next := *m
 	if b.Content != nil {
 		next.Content = *b.Content
@@ -214,43 +216,43 @@ func (d *Discord) echo(m *DiscordMessage) {
 	go d.Dispatch("MESSAGE_CREATE", data)
 }
 
-func (d *Discord) startThread(parent string, c DiscordCall) restReply {
+func (d *Discord) startThread(parent string, c DiscordCall) discordRESTReply {
 	p, ok := d.channels[parent]
 	if !ok {
-		return notFound("Channel", 10003)
+		return discordNotFound("Channel", 10003)
 	}
-	if p.Type != ChannelText {
-		return reply(http.StatusBadRequest, apiError{Message: "Cannot execute action on this channel type", Code: 50024})
+	if p.Type != DiscordText {
+		return discordReply(http.StatusBadRequest, discordError{Message: "Cannot execute action on this channel type", Code: 50024})
 	}
 	var b struct {
 		Name string `json:"name"`
 		Type int    `json:"type"`
 	}
 	if err := json.Unmarshal(c.Body, &b); err != nil || b.Name == "" || len([]rune(b.Name)) > 100 {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	if b.Type == 0 {
-		b.Type = ChannelThread
+		b.Type = DiscordThread
 	}
 	th := &DiscordChannel{ID: d.newID(), Type: b.Type, GuildID: p.GuildID, ParentID: parent, Name: b.Name}
 	d.channels[th.ID] = th
 	go d.Dispatch("THREAD_CREATE", th)
-	return reply(http.StatusCreated, th)
+	return discordReply(http.StatusCreated, th)
 }
 
-func (d *Discord) renameChannel(id string, c DiscordCall) restReply {
+func (d *Discord) renameChannel(id string, c DiscordCall) discordRESTReply {
 	ch, ok := d.channels[id]
 	if !ok {
-		return notFound("Channel", 10003)
+		return discordNotFound("Channel", 10003)
 	}
 	var b struct {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(c.Body, &b); err != nil || len([]rune(b.Name)) > 100 {
-		return reply(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
+		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	if b.Name != "" {
 		ch.Name = b.Name
 	}
-	return reply(http.StatusOK, ch)
+	return discordReply(http.StatusOK, ch)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 // ProjectDirName encodes a workdir the way Claude Code names its project
@@ -90,7 +91,7 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 				return nil, ctx.Err()
 			}
 			id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-			if !ok || e.IsDir() || !uuidRE.MatchString(id) {
+			if !ok || e.IsDir() || cliproc.CheckUUID(id, "") != nil {
 				continue
 			}
 			info, err := e.Info()

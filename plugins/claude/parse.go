@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
 // Parser turns Claude Code's stream-json lines into core events. It keeps
@@ -106,7 +107,7 @@ func (p *Parser) Line(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	if p.skippable(b) {
+	if p.skippable(b) || p.fastLine(b) {
 		return
 	}
 	var l line
@@ -154,6 +155,69 @@ func (p *Parser) skippable(b []byte) bool {
 			bytes.HasPrefix(rest, []byte(`"subtype":"`))
 	}
 	return false
+}
+
+// fastLine handles the two most frequent or largest line kinds — text
+// deltas and the init line with its long lists — by reading only the
+// members it needs. It reports whether it handled b.
+func (p *Parser) fastLine(b []byte) bool {
+	switch {
+	case bytes.HasPrefix(b, prefixStreamEvent):
+		if !jsonscan.Complete(b) {
+			return false // decoded (and rejected) the usual way
+		}
+		var event []byte
+		subagent := false
+		for o := jsonscan.NewObject(b); o.Next(); {
+			switch string(o.Key()) {
+			case "event":
+				event = o.Value()
+			case "parent_tool_use_id":
+				subagent = string(o.Value()) != "null"
+			case "session_id":
+				if p.sessionID == "" {
+					return false
+				}
+			}
+		}
+		if !subagent && event != nil {
+			p.streamEventRaw(event)
+		}
+		return true
+	case bytes.HasPrefix(b, prefixSystem) && bytes.HasPrefix(b[len(prefixSystem):], []byte(`"subtype":"init"`)):
+		if !jsonscan.Complete(b) {
+			return false
+		}
+		id, model := jsonscan.StringField(b, "session_id"), jsonscan.StringField(b, "model")
+		p.model = model
+		if id != "" && id != p.sessionID {
+			p.sessionID = id
+			p.emit(core.Event{Kind: core.EventSession, ResumeToken: id, Model: model})
+		}
+		return true
+	}
+	return false
+}
+
+// streamEventRaw is streamEvent over the raw "event" member.
+func (p *Parser) streamEventRaw(event []byte) {
+	switch jsonscan.StringField(event, "type") {
+	case "message_start":
+		p.current = jsonscan.StringField(jsonscan.Value(jsonscan.Field(event, "message")), "id")
+	case "content_block_start":
+		if jsonscan.StringField(jsonscan.Value(jsonscan.Field(event, "content_block")), "type") == "text" {
+			p.paragraph()
+		}
+	case "content_block_delta":
+		delta := jsonscan.Value(jsonscan.Field(event, "delta"))
+		if jsonscan.StringField(delta, "type") != "text_delta" {
+			return
+		}
+		if text := jsonscan.StringField(delta, "text"); text != "" {
+			p.streamed[p.current] = true
+			p.text(text)
+		}
+	}
 }
 
 var (

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -70,7 +69,7 @@ func (p *Plugin) Args(t core.Turn) []string {
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Env: p.cfg.Env})
 	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, core.Errorf("Claude Code CLI not found (%s). Install it with `npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN to its path", p.cfg.Bin)
+		return core.TurnResult{}, cliproc.NotFound("Claude Code", p.cfg.Bin, "@anthropic-ai/claude-code", "CLAUDE_BIN")
 	}
 	if err != nil {
 		return core.TurnResult{}, fmt.Errorf("start claude: %w", err)
@@ -85,19 +84,9 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 			out.ResumeToken = parser.SessionID()
 		}
 	}
-	switch {
-	case ctx.Err() != nil:
-		return out, ctx.Err()
-	case waitErr != nil:
-		return out, fmt.Errorf("wait for claude: %w", waitErr)
-	case readErr != nil:
-		return out, fmt.Errorf("read claude output: %w", readErr)
-	case parser.Result() == nil:
-		return out, exitError("Claude Code ended without a result", res)
-	case res.ExitCode != 0 && !out.IsError:
-		return out, exitError("Claude Code failed", res)
-	}
-	return out, nil
+	end := cliproc.Ending{CLI: "Claude Code", Result: res, WaitErr: waitErr, ReadErr: readErr,
+		Finished: parser.Result() != nil, Failed: out.IsError}
+	return out, end.Err(ctx)
 }
 
 // ReadStream feeds every line of r to parser. A line over the size limit
@@ -119,23 +108,7 @@ func ReadStream(r io.Reader, parser *Parser, emit func(core.Event)) error {
 	}
 }
 
-func exitError(what string, res cliproc.Result) error {
-	msg := fmt.Sprintf("%s (exit code %d)", what, res.ExitCode)
-	if res.ExitCode == -1 {
-		msg = what + " (killed by a signal)"
-	}
-	if tail := cliproc.StderrTail(res.Stderr, 5); tail != "" {
-		msg += ":\n" + tail
-	}
-	return &core.UserError{Msg: msg}
-}
-
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
 // CheckResumeID accepts Claude Code's session ids, which are UUIDs.
 func (p *Plugin) CheckResumeID(id string) error {
-	if !uuidRE.MatchString(id) {
-		return core.Errorf("%q is not a Claude Code session id (a UUID)", id)
-	}
-	return nil
+	return cliproc.CheckUUID(id, "Claude Code session id")
 }

@@ -52,6 +52,11 @@ func (lr *LineReader) Next() ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
+			if skipped == 0 && len(lr.buf) > lr.max {
+				// A last line has no newline to make room for.
+				skipped = len(lr.buf)
+				lr.buf = lr.buf[:0]
+			}
 			if skipped > 0 {
 				return nil, fmt.Errorf("%w: %d bytes, over the %d byte limit", ErrLineTooLong, skipped, lr.max)
 			}

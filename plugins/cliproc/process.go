@@ -28,12 +28,26 @@ type Spec struct {
 	// Grace is how long the CLI has to exit after SIGTERM before SIGKILL;
 	// zero means 5 seconds.
 	Grace time.Duration
+	// PTY, when set, runs the CLI in a pseudo-terminal of that size, for
+	// CLIs that only behave interactively. Its stdin, stdout and stderr are
+	// the terminal: Stdout carries everything written to it, escape
+	// sequences included, and Result.Stderr stays empty. The CLI leads a
+	// new session whose process group is killed as without a terminal.
+	PTY *TermSize
+}
+
+// TermSize is a terminal's size in character cells.
+type TermSize struct {
+	Cols, Rows uint16
 }
 
 // Process is a running CLI.
 type Process struct {
 	// Stdout is the CLI's standard output. Read it to EOF, then call Wait.
 	Stdout io.Reader
+	// Input is the terminal's input side when Spec.PTY is set (a terminal
+	// emulator answers the CLI's queries there), and nil otherwise.
+	Input io.Writer
 
 	cmd      *exec.Cmd
 	stdout   *os.File
@@ -58,8 +72,9 @@ var running atomic.Int64
 // Running returns how many CLI processes are running now.
 func Running() int64 { return running.Load() }
 
-// Start starts the CLI. Its stdin is /dev/null: some CLIs wait for EOF on
-// a pipe. The returned error wraps ErrNotFound when the binary is missing.
+// Start starts the CLI. Without a PTY its stdin is /dev/null: some CLIs
+// wait for EOF on a pipe. The returned error wraps ErrNotFound when the
+// binary is missing.
 func Start(ctx context.Context, s Spec) (*Process, error) {
 	path, err := exec.LookPath(s.Bin)
 	if err != nil {
@@ -72,46 +87,47 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd := exec.CommandContext(ctx, path, s.Args...)
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), s.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = grace
 
-	// Our own pipes, not exec's copying goroutines, so that Wait returns
-	// when the CLI exits even if something it started still holds them.
-	outR, outW, err := os.Pipe()
+	var st *streams
+	if s.PTY != nil {
+		// The emulator reading the terminal decides what it understands,
+		// not the bot's own environment; the spec's Env may still override.
+		cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), s.Env...)
+		st, err = openPTY(cmd, *s.PTY)
+	} else {
+		st, err = openPipes(cmd)
+	}
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
 	if err := cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
-		errR.Close()
-		errW.Close()
+		st.closeAll()
 		return nil, fmt.Errorf("start %s: %w", s.Bin, err)
 	}
 	running.Add(1)
-	outW.Close()
-	errW.Close()
+	st.closeChildEnds()
 	p := &Process{
-		Stdout:  outR,
+		Stdout:  st.stdout,
 		cmd:     cmd,
-		stdout:  outR,
+		stdout:  st.out,
 		stderr:  &tail{max: 8 << 10},
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	go func() {
-		io.Copy(p.stderr, errR)
-		errR.Close()
+	if s.PTY != nil {
+		p.Input = st.out
+	}
+	if st.errR != nil {
+		go func() {
+			io.Copy(p.stderr, st.errR)
+			st.errR.Close()
+			close(p.errDone)
+		}()
+	} else {
 		close(p.errDone)
-	}()
+	}
 	go func() {
 		p.waitErr = cmd.Wait()
 		// The CLI is gone; so must be everything it started. This also

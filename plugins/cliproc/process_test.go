@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -42,6 +44,13 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		}
 		time.Sleep(time.Hour)
+	case "tty":
+		// Report whether stdin and stdout are a terminal, and its size.
+		in, _ := os.Readlink("/proc/self/fd/0")
+		out, _ := os.Readlink("/proc/self/fd/1")
+		rows, cols, err := pty.Getsize(os.Stdin)
+		fmt.Printf("stdin=%s stdout=%s size=%dx%d err=%v TERM=%s\n", ptsName(in), ptsName(out), cols, rows, err, os.Getenv("TERM"))
+		fmt.Fprintln(os.Stderr, "on stderr")
 	case "fail":
 		fmt.Fprintln(os.Stderr, "line 1\nline 2\nfatal: it broke")
 		os.Exit(7)
@@ -49,10 +58,25 @@ func TestMain(m *testing.M) {
 	os.Exit(0)
 }
 
+// ptsName says whether a file descriptor's target is a pseudo-terminal.
+func ptsName(link string) string {
+	if strings.HasPrefix(link, "/dev/pts/") {
+		return "pts"
+	}
+	return "other"
+}
+
 func start(t *testing.T, ctx context.Context, env ...string) (*cliproc.Process, func() []int) {
 	t.Helper()
+	return startSpec(t, ctx, cliproc.Spec{}, env...)
+}
+
+// startSpec starts the test binary as a helper with spec's other fields.
+func startSpec(t *testing.T, ctx context.Context, spec cliproc.Spec, env ...string) (*cliproc.Process, func() []int) {
+	t.Helper()
 	mark, alive := plugintest.ProcessMarker(t)
-	p, err := cliproc.Start(ctx, cliproc.Spec{Bin: os.Args[0], Env: append(env, mark), Grace: 200 * time.Millisecond})
+	spec.Bin, spec.Env, spec.Grace = os.Args[0], append(env, mark), 200*time.Millisecond
+	p, err := cliproc.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +96,17 @@ func TestCancelKillsTheWholeGroup(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		env  []string
+		pty  *cliproc.TermSize
 	}{
-		{"exits on SIGTERM", nil},
-		{"ignores SIGTERM", []string{"IGNORE_TERM=1"}},
+		{"exits on SIGTERM", nil, nil},
+		{"ignores SIGTERM", []string{"IGNORE_TERM=1"}, nil},
+		{"in a terminal", nil, &cliproc.TermSize{Cols: 80, Rows: 24}},
+		{"in a terminal, ignores SIGTERM", []string{"IGNORE_TERM=1"}, &cliproc.TermSize{Cols: 80, Rows: 24}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
-			p, alive := start(t, ctx, append(tt.env, "JAKEBOT_HELPER=parent")...)
+			p, alive := startSpec(t, ctx, cliproc.Spec{PTY: tt.pty}, append(tt.env, "JAKEBOT_HELPER=parent")...)
 			if got := readLine(t, p.Stdout); got != "ready" {
 				t.Fatalf("helper said %q", got)
 			}
@@ -127,6 +154,37 @@ func TestFailureKeepsStderrTail(t *testing.T) {
 	}
 	if got := cliproc.StderrTail(res.Stderr, 2); got != "line 2\nfatal: it broke" {
 		t.Errorf("StderrTail = %q", got)
+	}
+}
+
+func TestPTY(t *testing.T) {
+	t.Parallel()
+	p, _ := startSpec(t, context.Background(), cliproc.Spec{PTY: &cliproc.TermSize{Cols: 100, Rows: 30}}, "JAKEBOT_HELPER=tty")
+	if p.Input == nil {
+		t.Error("Input is nil with a terminal")
+	}
+	out, err := io.ReadAll(p.Stdout)
+	if err != nil {
+		t.Fatalf("read the terminal: %v", err)
+	}
+	res, err := p.Wait()
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Wait = %+v, %v", res, err)
+	}
+	// A terminal turns "\n" into "\r\n"; stderr goes to the terminal too.
+	want := "stdin=pts stdout=pts size=100x30 err=<nil> TERM=xterm-256color\r\non stderr\r\n"
+	if string(out) != want {
+		t.Errorf("terminal output = %q, want %q", out, want)
+	}
+	if res.Stderr != "" {
+		t.Errorf("Stderr = %q, want nothing (it went to the terminal)", res.Stderr)
+	}
+
+	p, _ = start(t, context.Background(), "JAKEBOT_HELPER=tty")
+	out, _ = io.ReadAll(p.Stdout)
+	p.Wait()
+	if !strings.HasPrefix(string(out), "stdin=other stdout=other") {
+		t.Errorf("without a terminal the helper saw %q", out)
 	}
 }
 

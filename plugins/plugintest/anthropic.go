@@ -106,13 +106,15 @@ func (r Request) Turns() []string {
 }
 
 // Text returns the text of every message in the request (text blocks,
-// tool_use inputs and tool_result contents), one per line, so that a test
-// can assert that a resumed turn sent the earlier exchange.
+// tool_use inputs and tool_result contents; for Gemini and OpenAI requests
+// the same from contents or input), one per line, so that a test can
+// assert that a resumed turn sent the earlier exchange.
 func (r Request) Text() string {
 	var sb strings.Builder
 	for _, m := range r.body().Messages {
 		writeContent(&sb, m.Content)
 	}
+	otherText(&sb, r.Body)
 	return sb.String()
 }
 

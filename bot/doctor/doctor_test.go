@@ -1,0 +1,237 @@
+package doctor_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
+)
+
+// script writes an executable shell script standing in for a CLI.
+func script(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// row returns the report's check called name.
+func row(t *testing.T, r doctor.Report, name string) doctor.Check {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in the report:\n%s", name, text(t, r))
+	return doctor.Check{}
+}
+
+func text(t *testing.T, r doctor.Report) string {
+	t.Helper()
+	var b strings.Builder
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func expect(t *testing.T, r doctor.Report, name string, s doctor.Status, detail string) {
+	t.Helper()
+	c := row(t, r, name)
+	if c.Status != s || !strings.Contains(c.Detail, detail) {
+		t.Errorf("check %q = %s %q, want %s with %q", name, c.Status, c.Detail, s, detail)
+	}
+}
+
+func TestDoctorAllGood(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	claude := script(t, dir, "claude", `echo "2.1.0 (Claude Code)"`)
+	aider := script(t, dir, "aider", `echo "aider 0.86.1"`)
+	plugins := filepath.Join(dir, "plugins.yaml")
+	os.WriteFile(plugins, []byte("plugins:\n  - id: aider\n    bin: "+aider+"\n    args: ['{message}']\n    mode: pty\n"), 0o644)
+	cfg := bot.Config{AllowedRoots: []string{dir}, DefaultWorkdir: dir, PluginsFile: plugins}
+	cfg.Claude.Bin = claude
+	r := doctor.Run(context.Background(), cfg, doctor.Options{
+		Getenv: env(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-secret-value"}), Home: dir,
+	})
+	out := text(t, r)
+	if r.Failed() {
+		t.Errorf("report failed:\n%s", out)
+	}
+	expect(t, r, "allowed root", doctor.OK, dir)
+	expect(t, r, "DEFAULT_WORKDIR", doctor.OK, dir)
+	expect(t, r, "PLUGINS_FILE", doctor.OK, "1 plugins (aider)")
+	expect(t, r, "claude CLI", doctor.OK, claude+" (2.1.0 (Claude Code))")
+	expect(t, r, "claude auth", doctor.OK, "ANTHROPIC_API_KEY is set")
+	expect(t, r, "aider CLI", doctor.OK, "(aider 0.86.1)")
+	expect(t, r, "console", doctor.OK, "runs on the console")
+	if strings.Contains(out, "secret-value") {
+		t.Errorf("the report prints a secret:\n%s", out)
+	}
+	if !strings.Contains(out, "AREA") || !strings.Contains(out, "0 failed") || !strings.Contains(out, "jakebot can start") {
+		t.Errorf("report table:\n%s", out)
+	}
+}
+
+func TestDoctorFindsWhatIsBroken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins := filepath.Join(dir, "plugins.yaml")
+	os.WriteFile(plugins, []byte("plugins:\n  - id: aider\n    bin: jakebot-no-such-aider\n    args: ['{message}']\n    mode: pty\n"), 0o644)
+	cfg := bot.Config{AllowedRoots: []string{filepath.Join(dir, "missing")}, PluginsFile: plugins}
+	cfg.Claude.Bin = "jakebot-no-such-claude"
+	r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir})
+	if !r.Failed() {
+		t.Fatalf("report did not fail:\n%s", text(t, r))
+	}
+	expect(t, r, "allowed root", doctor.Fail, "no such directory")
+	expect(t, r, "claude CLI", doctor.Warn, "jakebot-no-such-claude not found: install it with `npm install -g @anthropic-ai/claude-code`")
+	expect(t, r, "claude auth", doctor.Warn, "no API key (ANTHROPIC_API_KEY")
+	expect(t, r, "aider CLI", doctor.Fail, "jakebot-no-such-aider not found: install it, or fix its bin in "+plugins+":2")
+	expect(t, r, "any CLI", doctor.Fail, "no plugin's CLI is installed")
+	if out := text(t, r); !strings.Contains(out, "something required is broken") {
+		t.Errorf("closing line:\n%s", out)
+	}
+}
+
+func TestDoctorBadPluginsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins := filepath.Join(dir, "plugins.yaml")
+	os.WriteFile(plugins, []byte("plugins:\n  - id: status\n    bin: x\n    args: ['--p={message}']\n    mode: plain\n"), 0o644)
+	cfg := bot.Config{AllowedRoots: []string{dir}, PluginsFile: plugins}
+	cfg.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+	r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir})
+	expect(t, r, "PLUGINS_FILE", doctor.Fail, plugins+`:2: id "status" is taken`)
+	expect(t, r, "PLUGINS_FILE", doctor.Fail, plugins+`:4: args: "--p={message}" puts a placeholder inside`)
+}
+
+func TestDoctorVersionProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, body, want string
+	}{
+		{"hangs", "sleep 30", "failed: no answer within 200ms"},
+		{"fails", "echo 'unknown option --version' >&2; exit 2", "failed: exit code 2: unknown option --version"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := bot.Config{AllowedRoots: []string{dir}}
+			cfg.Claude.Bin = script(t, dir, "claude-"+tt.name, tt.body)
+			start := time.Now()
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, Timeout: 200 * time.Millisecond})
+			expect(t, r, "claude CLI", doctor.Warn, tt.want)
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("doctor took %s with a hanging CLI", d)
+			}
+		})
+	}
+}
+
+func TestDoctorAuthHintFiles(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(home, ".claude", ".credentials.json"), []byte(`{"token":"secret-login"}`), 0o600)
+	cfg := bot.Config{AllowedRoots: []string{home}}
+	cfg.Claude.Bin = script(t, home, "claude", "echo 1.0")
+	r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: home})
+	expect(t, r, "claude auth", doctor.OK, "login file "+filepath.Join(home, ".claude", ".credentials.json")+" exists")
+	if strings.Contains(text(t, r), "secret-login") {
+		t.Error("the report prints the login file's contents")
+	}
+}
+
+func TestDoctorSlack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakeSlack(t)
+	for _, tt := range []struct {
+		name          string
+		app, botToken string
+		users         []string
+		online        bool
+		checks        map[string]string // name -> "status detail"
+	}{
+		{"well formed, offline", "xapp-1-A-good", "xoxb-good", []string{"U1"}, false, map[string]string{
+			"slack token": "ok SLACK_APP_TOKEN is set and well formed", "slack allow-list": "ok 1 users",
+			"slack online": "skip run `jakebot doctor --online`"}},
+		{"swapped tokens", "xoxb-good", "xapp-1-A-good", []string{"U1"}, false, map[string]string{
+			"slack token": "FAIL SLACK_BOT_TOKEN is not a bot token (xoxb-…)"}},
+		{"no allow-list", "xapp-1-A-good", "xoxb-good", nil, false, map[string]string{
+			"slack allow-list": "FAIL SLACK_ALLOWED_USERS is empty: the bot would serve nobody"}},
+		{"everyone", "xapp-1-A-good", "xoxb-good", []string{"*"}, false, map[string]string{
+			"slack allow-list": "warn SLACK_ALLOWED_USERS has \"*\""}},
+		{"online and accepted", "xapp-1-A-good", "xoxb-good", []string{"U1"}, true, map[string]string{
+			"slack auth.test": "ok accepted: bot user jakebot in team Acme", "slack socket mode": "ok apps.connections.open accepted"}},
+		{"online and refused", "xapp-1-A-revoked", "xoxb-revoked", []string{"U1"}, true, map[string]string{
+			"slack auth.test": "FAIL SLACK_BOT_TOKEN refused: invalid_auth", "slack socket mode": "FAIL SLACK_APP_TOKEN refused: invalid_auth"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := bot.Config{AllowedRoots: []string{dir}}
+			cfg.Claude.Bin = script(t, t.TempDir(), "claude", "echo 1.0")
+			cfg.Slack.AppToken, cfg.Slack.BotToken, cfg.Slack.AllowedUsers, cfg.Slack.APIURL = tt.app, tt.botToken, tt.users, srv.URL+"/api/"
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, Online: tt.online, HTTP: srv.Client()})
+			out := text(t, r)
+			for name, want := range tt.checks {
+				status, detail, _ := strings.Cut(want, " ")
+				found := false
+				for _, c := range r.Checks {
+					if c.Name == name && c.Status.String() == status && strings.Contains(c.Detail, detail) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no check %q %s %q in:\n%s", name, status, detail, out)
+				}
+			}
+			for _, secret := range []string{"xoxb-good", "xapp-1-A-good", "xoxb-revoked"} {
+				if strings.Contains(out, secret) {
+					t.Errorf("the report prints the token %q", secret)
+				}
+			}
+		})
+	}
+}
+
+func TestDoctorTelegramFromConfig(t *testing.T) {
+	t.Parallel()
+	const tok = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/bot"+tok+"/getMe" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte(`{"ok":true,"result":{"username":"jake_bot"}}`))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := bot.Config{AllowedRoots: []string{dir}}
+	cfg.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+	cfg.Telegram.Token, cfg.Telegram.APIEndpoint = telegram.Secret(tok), srv.URL+"/bot%s/%s"
+	r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, Online: true, HTTP: srv.Client()})
+	expect(t, r, "telegram token", doctor.OK, "bot id 123456789")
+	expect(t, r, "telegram allow-list", doctor.Fail, "TELEGRAM_ALLOWED_USERS is empty")
+	expect(t, r, "telegram getMe", doctor.OK, "accepted: @jake_bot")
+	if strings.Contains(text(t, r), "AAHdqTcv") {
+		t.Error("the report prints the Telegram token")
+	}
+}

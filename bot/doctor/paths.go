@@ -1,0 +1,74 @@
+package doctor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// checkRoots checks that every allowed root exists and that the default
+// workdir lies inside them.
+func checkRoots(r *Report, cfg bot.Config) {
+	roots := cfg.AllowedRoots
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			r.add("config", "ALLOWED_ROOTS", Fail, "unset, and the current directory is unknown: %v", err)
+			return
+		}
+		r.add("config", "ALLOWED_ROOTS", OK, "unset: the start directory %s", wd)
+		roots = []string{wd}
+	}
+	var ok []string
+	for _, root := range roots {
+		if _, err := core.NewRoots([]string{root}); err != nil {
+			r.add("config", "allowed root", Fail, "%v", err)
+			continue
+		}
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			r.add("config", "allowed root", Fail, "%s is not a directory", root)
+			continue
+		}
+		ok = append(ok, root)
+		r.add("config", "allowed root", OK, "%s", root)
+	}
+	if cfg.DefaultWorkdir == "" || len(ok) == 0 {
+		return
+	}
+	rs, _ := core.NewRoots(ok)
+	if wd, err := rs.Resolve(cfg.DefaultWorkdir, ""); err != nil {
+		r.add("config", "DEFAULT_WORKDIR", Fail, "%s", core.UserMessage(err))
+	} else {
+		r.add("config", "DEFAULT_WORKDIR", OK, "%s", wd)
+	}
+}
+
+// checkWritable checks that a file at path could be written: its directory
+// exists and takes a new file. State and audit files are checked with it.
+func checkWritable(r *Report, name, path string) {
+	if path == "" {
+		return
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		dir = path
+	}
+	if err := writableDir(dir); err != nil {
+		r.add("config", name, Fail, "%s is not writable: %v", path, err)
+		return
+	}
+	r.add("config", name, OK, "%s is writable", path)
+}
+
+// writableDir creates and removes a file in dir.
+func writableDir(dir string) error {
+	f, err := os.CreateTemp(dir, ".jakebot-doctor-*")
+	if err != nil {
+		return fmt.Errorf("create a file in %s: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -1,0 +1,297 @@
+package doctor
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/jake-bot/jake-bot/bot"
+)
+
+// checkPlatforms checks each chat platform whose token is set. A platform
+// whose configuration lands in bot.Config gets a line here calling its
+// check with the values it needs.
+func checkPlatforms(ctx context.Context, r *Report, cfg bot.Config, opts Options) {
+	configured := 0
+	if s := cfg.Slack; s.AppToken != "" || s.BotToken != "" {
+		configured++
+		checkSlack(ctx, r, slackSettings{
+			AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL,
+			Users: slices.Concat(s.AllowedUsers, s.AdminUsers),
+		}, opts)
+	}
+	if s := cfg.Telegram; s.Token != "" {
+		configured++
+		checkTelegram(ctx, r, telegramSettings{
+			Token: string(s.Token), Endpoint: s.APIEndpoint,
+			Users: slices.Concat(s.AllowedUsers.Strings(), s.AdminUsers.Strings()),
+		}, opts)
+	}
+	if configured == 0 {
+		r.add("platform", "console", OK, "no chat platform token set: jakebot runs on the console (stdin/stdout)")
+	}
+}
+
+// allowList reports who a platform serves: nobody is a failure (the
+// platform would refuse everyone), everyone a warning.
+func allowList(r *Report, platform, variable string, users []string, extra string) {
+	var ids []string
+	for _, u := range users {
+		if u = strings.TrimSpace(u); u != "" {
+			ids = append(ids, u)
+		}
+	}
+	switch {
+	case slices.Contains(ids, "*"):
+		r.add("platform", platform+" allow-list", Warn, "%s has \"*\": everyone who can reach the bot may run coding agents", variable)
+	case len(ids) == 0 && extra == "":
+		r.add("platform", platform+" allow-list", Fail, "%s is empty: the bot would serve nobody", variable)
+	case len(ids) == 0:
+		r.add("platform", platform+" allow-list", OK, "%s", extra)
+	default:
+		detail := fmt.Sprintf("%d users", len(ids))
+		if extra != "" {
+			detail += ", " + extra
+		}
+		r.add("platform", platform+" allow-list", OK, "%s", detail)
+	}
+}
+
+// slackSettings is what the Slack checks need.
+type slackSettings struct {
+	AppToken, BotToken, APIURL string
+	Users                      []string
+}
+
+func checkSlack(ctx context.Context, r *Report, s slackSettings, opts Options) {
+	okBot := token(r, "slack", "SLACK_BOT_TOKEN", s.BotToken, strings.HasPrefix(s.BotToken, "xoxb-"), "a bot token (xoxb-…)", "")
+	okApp := token(r, "slack", "SLACK_APP_TOKEN", s.AppToken, strings.HasPrefix(s.AppToken, "xapp-"), "an app-level token (xapp-…) with connections:write", "")
+	allowList(r, "slack", "SLACK_ALLOWED_USERS", s.Users, "")
+	if !online(r, "slack", opts) || !okBot || !okApp {
+		return
+	}
+	base := s.APIURL
+	if base == "" {
+		base = "https://slack.com/api/"
+	}
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	var auth struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+		Team  string `json:"team"`
+		User  string `json:"user"`
+	}
+	if err := call(ctx, opts, http.MethodPost, base+"auth.test", "Bearer "+s.BotToken, &auth); err != nil {
+		r.add("platform", "slack auth.test", Fail, "%s", redact(err.Error(), s.BotToken))
+	} else if !auth.OK {
+		r.add("platform", "slack auth.test", Fail, "SLACK_BOT_TOKEN refused: %s", auth.Error)
+	} else {
+		r.add("platform", "slack auth.test", OK, "accepted: bot user %s in team %s", auth.User, auth.Team)
+	}
+	var conn struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+	}
+	if err := call(ctx, opts, http.MethodPost, base+"apps.connections.open", "Bearer "+s.AppToken, &conn); err != nil {
+		r.add("platform", "slack socket mode", Fail, "%s", redact(err.Error(), s.AppToken))
+	} else if !conn.OK {
+		r.add("platform", "slack socket mode", Fail, "SLACK_APP_TOKEN refused: %s", conn.Error)
+	} else {
+		r.add("platform", "slack socket mode", OK, "apps.connections.open accepted the app-level token")
+	}
+}
+
+// discordSettings is what the Discord checks need.
+type discordSettings struct {
+	Token, APIURL string
+	Users, Roles  []string
+}
+
+var discordTokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
+
+// checkDiscord checks a bot token (three dot-separated parts, the first
+// the bot's id in base64), the allow-list and, online, GET /users/@me.
+func checkDiscord(ctx context.Context, r *Report, s discordSettings, opts Options) {
+	tok := strings.TrimPrefix(s.Token, "Bot ")
+	botID := ""
+	if discordTokenRE.MatchString(tok) {
+		first := strings.SplitN(tok, ".", 2)[0]
+		if b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(first, "=")); err == nil && isDigits(string(b)) {
+			botID = "bot id " + string(b)
+		}
+	}
+	ok := token(r, "discord", "DISCORD_TOKEN", tok, discordTokenRE.MatchString(tok), "a bot token: three parts separated by dots", botID)
+	roles := ""
+	if n := len(s.Roles); n > 0 {
+		roles = fmt.Sprintf("%d roles", n)
+	}
+	allowList(r, "discord", "DISCORD_ALLOWED_USERS", s.Users, roles)
+	if !online(r, "discord", opts) || !ok {
+		return
+	}
+	base := s.APIURL
+	if base == "" {
+		base = "https://discord.com/api/v10/"
+	}
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	var me struct {
+		ID       string `json:"id"`
+		Username string `json:"username"`
+		Message  string `json:"message"`
+	}
+	if err := call(ctx, opts, http.MethodGet, base+"users/@me", "Bot "+tok, &me); err != nil {
+		r.add("platform", "discord /users/@me", Fail, "%s", redact(err.Error(), tok))
+	} else {
+		r.add("platform", "discord /users/@me", OK, "accepted: %s (%s)", me.Username, me.ID)
+	}
+}
+
+// telegramSettings is what the Telegram checks need.
+type telegramSettings struct {
+	Token string
+	// Endpoint is the Bot API URL with %s for the token and the method.
+	Endpoint string
+	Users    []string
+}
+
+var telegramTokenRE = regexp.MustCompile(`^([0-9]+):[A-Za-z0-9_-]{20,}$`)
+
+// checkTelegram checks a bot token (digits:secret), the allow-list and,
+// online, getMe.
+func checkTelegram(ctx context.Context, r *Report, s telegramSettings, opts Options) {
+	m := telegramTokenRE.FindStringSubmatch(s.Token)
+	botID := ""
+	if m != nil {
+		botID = "bot id " + m[1]
+	}
+	ok := token(r, "telegram", "TELEGRAM_TOKEN", s.Token, m != nil, "digits, a colon, then the secret (from @BotFather)", botID)
+	allowList(r, "telegram", "TELEGRAM_ALLOWED_USERS", s.Users, "")
+	if !online(r, "telegram", opts) || !ok {
+		return
+	}
+	endpoint := s.Endpoint
+	if endpoint == "" {
+		endpoint = "https://api.telegram.org/bot%s/%s"
+	}
+	var me struct {
+		OK          bool   `json:"ok"`
+		Description string `json:"description"`
+		Result      struct {
+			Username string `json:"username"`
+		} `json:"result"`
+	}
+	err := call(ctx, opts, http.MethodGet, fmt.Sprintf(endpoint, s.Token, "getMe"), "", &me)
+	switch {
+	case err != nil:
+		r.add("platform", "telegram getMe", Fail, "%s", redact(err.Error(), s.Token))
+	case !me.OK:
+		r.add("platform", "telegram getMe", Fail, "TELEGRAM_TOKEN refused: %s", me.Description)
+	default:
+		r.add("platform", "telegram getMe", OK, "accepted: @%s", me.Result.Username)
+	}
+}
+
+// token reports a token's presence and form without printing it; about
+// is what may be said of it (a bot id, which is public).
+func token(r *Report, platform, variable, value string, wellFormed bool, want, about string) bool {
+	name := platform + " token"
+	switch {
+	case value == "":
+		r.add("platform", name, Fail, "%s is not set", variable)
+		return false
+	case !wellFormed:
+		r.add("platform", name, Fail, "%s is not %s", variable, want)
+		return false
+	}
+	detail := variable + " is set and well formed"
+	if about != "" {
+		detail += " (" + about + ")"
+	}
+	r.add("platform", name, OK, "%s", detail)
+	return true
+}
+
+func online(r *Report, platform string, opts Options) bool {
+	if !opts.Online {
+		r.add("platform", platform+" online", Skip, "run `jakebot doctor --online` to ask %s whether it accepts the token", platform)
+	}
+	return opts.Online
+}
+
+// call makes one request with an Authorization header and decodes the
+// JSON answer into out. A status other than 200 is an error, except that
+// Slack and Telegram answer refusals as JSON the caller reads.
+func call(ctx context.Context, opts Options, method, u, auth string, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, u, nil)
+	if err != nil {
+		return err
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := opts.HTTP.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			// The URL may hold a token (Telegram's does).
+			return fmt.Errorf("%s %s: %w", method, hostOf(u), ue.Err)
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, out); err != nil || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode >= 500 {
+		return fmt.Errorf("%s answered %s", hostOf(u), resp.Status)
+	}
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadRequest {
+		return fmt.Errorf("%s answered %s", hostOf(u), resp.Status)
+	}
+	return nil
+}
+
+func hostOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "the server"
+	}
+	return p.Host
+}
+
+// redact removes secrets from a message.
+func redact(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,202 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// cli is what doctor checks of one plugin.
+type cli struct {
+	id, name    string
+	bin         string
+	versionArgs []string
+	// install says how to get the CLI when it is missing.
+	install string
+	// required: a plugin from PLUGINS_FILE was asked for explicitly, so
+	// its CLI missing is a failure; a built-in one missing is a warning.
+	required bool
+	auth     *authHint
+}
+
+// authHint says how a CLI finds its credentials: any of the environment
+// variables set, or any of the files present.
+type authHint struct {
+	env   []string
+	files []string // absolute
+	login string   // what to do when neither is there
+}
+
+// builtinCLIs lists the built-in plugins' CLIs. A built-in plugin that
+// lands adds its line here, with its auth hint from authHints.
+func builtinCLIs(cfg bot.Config, opts Options) []cli {
+	bin := cfg.Claude.Bin
+	if bin == "" {
+		bin = "claude"
+	}
+	or := func(bin, def string) string {
+		if bin == "" {
+			return def
+		}
+		return bin
+	}
+	return []cli{{
+		id: "claude", name: "Claude Code", bin: bin, versionArgs: []string{"--version"},
+		install: "install it with `npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN",
+		auth:    authHints("claude", cfg, opts),
+	}, {
+		id: "codex", name: "Codex", bin: or(cfg.Codex.Bin, "codex"), versionArgs: []string{"--version"},
+		install: "install it with `npm install -g @openai/codex`, or set CODEX_BIN",
+		auth:    authHints("codex", cfg, opts),
+	}, {
+		id: "gemini", name: "Gemini CLI", bin: or(cfg.Gemini.Bin, "gemini"), versionArgs: []string{"--version"},
+		install: "install it with `npm install -g @google/gemini-cli`, or set GEMINI_BIN",
+		auth:    authHints("gemini", cfg, opts),
+	}}
+}
+
+// authHints returns where the CLI of plugin id looks for credentials:
+// Claude Code, Codex and Gemini CLI.
+func authHints(id string, cfg bot.Config, opts Options) *authHint {
+	dir := func(env, def string) string {
+		if d := opts.Getenv(env); d != "" {
+			return d
+		}
+		return filepath.Join(opts.Home, def)
+	}
+	switch id {
+	case "claude":
+		d := cfg.Claude.ConfigDir
+		if d == "" {
+			d = dir("CLAUDE_CONFIG_DIR", ".claude")
+		}
+		return &authHint{env: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
+			files: []string{filepath.Join(d, ".credentials.json")},
+			login: "set ANTHROPIC_API_KEY, or run `claude` once and log in"}
+	case "codex":
+		return &authHint{env: []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
+			files: []string{filepath.Join(dir("CODEX_HOME", ".codex"), "auth.json")},
+			login: "set OPENAI_API_KEY, or run `codex login`"}
+	case "gemini":
+		d := filepath.Join(opts.Home, ".gemini")
+		return &authHint{env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+			files: []string{filepath.Join(d, "oauth_creds.json"), filepath.Join(d, "settings.json")},
+			login: "set GEMINI_API_KEY, or run `gemini` once and log in"}
+	}
+	return nil
+}
+
+func checkPlugins(ctx context.Context, r *Report, cfg bot.Config, opts Options) {
+	clis := builtinCLIs(cfg, opts)
+	if cfg.PluginsFile != "" {
+		specs, err := cfg.PluginSpecs(true)
+		if err != nil {
+			r.add("config", "PLUGINS_FILE", Fail, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		} else {
+			var ids []string
+			for _, s := range specs {
+				ids = append(ids, s.ID)
+				clis = append(clis, cli{id: s.ID, name: s.Name, bin: s.Bin, versionArgs: s.VersionArgs, required: true,
+					install: "install it, or fix its bin in " + s.Source})
+			}
+			r.add("config", "PLUGINS_FILE", OK, "%s: %d plugins (%s)", cfg.PluginsFile, len(specs), strings.Join(ids, ", "))
+		}
+	}
+	found := 0
+	for _, c := range clis {
+		if checkCLI(ctx, r, c, opts) {
+			found++
+		}
+		if c.auth != nil {
+			checkAuth(r, c, opts)
+		}
+	}
+	if found == 0 {
+		r.add("plugin", "any CLI", Fail, "no plugin's CLI is installed: no turn could run")
+	}
+}
+
+// checkCLI reports whether c's CLI is on PATH and what --version says.
+func checkCLI(ctx context.Context, r *Report, c cli, opts Options) bool {
+	name := c.id + " CLI"
+	path, err := exec.LookPath(c.bin)
+	if err != nil {
+		s := Warn
+		if c.required {
+			s = Fail
+		}
+		r.add("plugin", name, s, "%s not found: %s", c.bin, c.install)
+		return false
+	}
+	v, err := version(ctx, path, c.versionArgs, opts.Timeout)
+	if err != nil {
+		r.add("plugin", name, Warn, "%s, but `%s` failed: %v", path, strings.Join(append([]string{filepath.Base(path)}, c.versionArgs...), " "), err)
+		return true
+	}
+	r.add("plugin", name, OK, "%s (%s)", path, v)
+	return true
+}
+
+// version runs the CLI with args, in its own process group and under a
+// timeout, and returns the first line it printed.
+func version(ctx context.Context, path string, args []string, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: path, Args: args, Grace: time.Second})
+	if err != nil {
+		return "", err
+	}
+	out, _ := io.ReadAll(io.LimitReader(proc.Stdout, 64<<10))
+	io.Copy(io.Discard, proc.Stdout)
+	res, err := proc.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("no answer within %s", timeout)
+	case err != nil:
+		return "", err
+	case res.ExitCode != 0:
+		return "", fmt.Errorf("exit code %d: %s", res.ExitCode, firstLine([]byte(res.Stderr)))
+	}
+	if v := firstLine(out); v != "" {
+		return v, nil
+	}
+	return firstLine([]byte(res.Stderr)), nil
+}
+
+func firstLine(b []byte) string {
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if s := strings.TrimSpace(string(l)); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// checkAuth looks for an API key or a login file, naming what it found but
+// never printing a value.
+func checkAuth(r *Report, c cli, opts Options) {
+	name := c.id + " auth"
+	for _, e := range c.auth.env {
+		if opts.Getenv(e) != "" {
+			r.add("plugin", name, OK, "%s is set", e)
+			return
+		}
+	}
+	for _, f := range c.auth.files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			r.add("plugin", name, OK, "login file %s exists", f)
+			return
+		}
+	}
+	r.add("plugin", name, Warn, "no API key (%s) or login file (%s): %s",
+		strings.Join(c.auth.env, ", "), strings.Join(c.auth.files, ", "), c.auth.login)
+}

@@ -1,0 +1,119 @@
+// Package metrics exports jake-bot's metrics in the Prometheus format. It
+// is the only package that imports the Prometheus client: core reports
+// through core.Observer and Router.Stats, and this package turns that into
+// counters, gauges and a histogram on its own registry.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// Metrics is a core.Observer that counts what it is told. It is safe for
+// concurrent use.
+type Metrics struct {
+	reg       *prometheus.Registry
+	turns     *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	commands  *prometheus.CounterVec
+	refused   *prometheus.CounterVec
+	sends     *prometheus.CounterVec
+	edits     *prometheus.CounterVec
+	rateWaits *prometheus.CounterVec
+	failures  *prometheus.CounterVec
+}
+
+var _ core.Observer = (*Metrics)(nil)
+
+// New returns metrics on a fresh registry. stats is read at each scrape for
+// the active conversations, running turns and queued messages; children
+// for the CLI processes running (plugins/cliproc.Running).
+func New(stats func() core.Stats, children func() int64) *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_turns_total", Help: "Turns run, by plugin and outcome (ok, error, stopped, timeout, idle_timeout, shutdown, panic).",
+		}, []string{"plugin", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "jakebot_turn_duration_seconds", Help: "How long turns took, by plugin.",
+			Buckets: []float64{1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800},
+		}, []string{"plugin"}),
+		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_commands_total", Help: "Slash commands handled, by outcome.",
+		}, []string{"outcome"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_messages_refused_total", Help: "Messages refused: not allowed, rate_limited by USER_RATE, or rejected (too long, NUL bytes, shutting down).",
+		}, []string{"reason"}),
+		sends: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_messages_sent_total", Help: "New messages posted to platforms.",
+		}, []string{"platform"}),
+		edits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_edits_sent_total", Help: "Message edits sent to platforms.",
+		}, []string{"platform"}),
+		rateWaits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_rate_limit_waits_total", Help: "Writes a platform refused with a rate limit; the bot waited and retried.",
+		}, []string{"platform"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_write_failures_total", Help: "Writes to a platform that failed for another reason.",
+		}, []string{"platform"}),
+	}
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	m.reg.MustRegister(m.turns, m.duration, m.commands, m.refused, m.sends, m.edits, m.rateWaits, m.failures,
+		gauge("jakebot_conversations_active", "Active conversations.", func() float64 { return float64(stats().Conversations) }),
+		gauge("jakebot_turns_running", "Turns running now.", func() float64 { return float64(stats().Running) }),
+		gauge("jakebot_messages_queued", "Messages waiting behind running turns.", func() float64 { return float64(stats().Queued) }),
+		gauge("jakebot_cli_processes_running", "Coding CLI processes running now.", func() float64 { return float64(children()) }),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// Record counts a command, turn or refusal.
+func (m *Metrics) Record(r core.Record) {
+	switch r.Kind {
+	case core.RecordTurn:
+		plugin := r.Plugin
+		if plugin == "" {
+			plugin = "unknown"
+		}
+		m.turns.WithLabelValues(plugin, r.Outcome).Inc()
+		if r.Duration > 0 {
+			m.duration.WithLabelValues(plugin).Observe(r.Duration.Seconds())
+		}
+	case core.RecordCommand:
+		m.commands.WithLabelValues(r.Outcome).Inc()
+	case core.RecordRefused:
+		m.refused.WithLabelValues("not_allowed").Inc()
+	case core.RecordLimited:
+		m.refused.WithLabelValues("rate_limited").Inc()
+	case core.RecordRejected:
+		m.refused.WithLabelValues("rejected").Inc()
+	}
+}
+
+// Delivery counts one write to a platform.
+func (m *Metrics) Delivery(platform string, op core.DeliveryOp) {
+	switch op {
+	case core.DeliverySend:
+		m.sends.WithLabelValues(platform).Inc()
+	case core.DeliveryEdit:
+		m.edits.WithLabelValues(platform).Inc()
+	case core.DeliveryRateLimited:
+		m.rateWaits.WithLabelValues(platform).Inc()
+	case core.DeliveryFailed:
+		m.failures.WithLabelValues(platform).Inc()
+	}
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

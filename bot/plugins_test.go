@@ -1,0 +1,74 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/bot"
+)
+
+// TestConfiguredPluginThroughTheConsole runs a plugin from PLUGINS_FILE
+// (the test binary as its CLI) through the console like a built-in one.
+func TestConfiguredPluginThroughTheConsole(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plugins.yaml")
+	yaml := fmt.Sprintf(`plugins:
+  - id: echo
+    name: Echo CLI
+    bin: %s
+    args: ["{message}"]
+    mode: plain
+    env: {JAKEBOT_HELPER: echo, GORACE: atexit_sleep_ms=0}
+`, os.Args[0])
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := bot.Config{AllowedRoots: []string{dir}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "warn", PluginsFile: file}
+	cfg.Claude.Bin = "jakebot-no-such-claude"
+	in := "/help\n/echo start\nhello there\n/status\n"
+	var out strings.Builder
+	if err := bot.Run(context.Background(), cfg, bot.Stdio{In: strings.NewReader(in), Out: &out, Err: t.Output()}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, want := range []string{
+		"/echo start [workdir] — start a Echo CLI conversation",
+		"/claude start [workdir]",
+		"Echo CLI conversation started in",
+		"echo: hello there",
+		"Session: none: Echo CLI cannot resume a session, so each turn starts fresh",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("console output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestBadPluginsFileStopsStartUp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plugins.yaml")
+	yaml := "plugins:\n  - id: claude\n    bin: sh\n    args: [-c, \"echo '{message}'\"]\n    mode: plain\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := bot.Config{AllowedRoots: []string{dir}, LogLevel: "warn", PluginsFile: file}
+	err := bot.Run(context.Background(), cfg, bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: t.Output()})
+	if err == nil {
+		t.Fatal("Run with a bad plugins file: no error")
+	}
+	for _, want := range []string{
+		file + `:2: id "claude" is taken: a built-in plugin has it`,
+		file + `:4: args: "echo '{message}'" puts a placeholder inside a larger or quoted string`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}

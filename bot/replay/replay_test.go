@@ -1,0 +1,179 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jake-bot/jake-bot/bot/replay"
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/configured"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// streams returns the recorded streams of a built-in plugin, shared with
+// its parser tests in the top-level testdata.
+func streams(t *testing.T, plugin string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", plugin, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		if !strings.HasPrefix(filepath.Base(f), "transcript") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func replayFile(t *testing.T, parser replay.StreamParser, platform, file string) string {
+	t.Helper()
+	p, err := replay.PlatformNamed(platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var out bytes.Buffer
+	if err := replay.Run(context.Background(), parser, p, in, &out); err != nil {
+		t.Fatalf("Run(%s on %s): %v", file, platform, err)
+	}
+	return out.String()
+}
+
+// TestReplayGolden replays every recorded stream of every built-in
+// plugin on every platform against golden output.
+func TestReplayGolden(t *testing.T) {
+	for _, plugin := range replay.Builtins() {
+		files := streams(t, plugin)
+		if len(files) == 0 {
+			t.Errorf("no recorded streams for %s in testdata/%s", plugin, plugin)
+		}
+		for _, file := range files {
+			name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+			for _, platform := range replay.Platforms() {
+				t.Run(plugin+"/"+name+"/"+platform, func(t *testing.T) {
+					t.Parallel()
+					parser, err := replay.Parser(plugin, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := replayFile(t, parser, platform, file)
+					golden := filepath.Join("testdata", plugin, name+"."+platform+".golden")
+					if *update {
+						if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					want, err := os.ReadFile(golden)
+					if err != nil {
+						t.Fatalf("%v (run go test -update to create it)", err)
+					}
+					if diff := cmp.Diff(string(want), got); diff != "" {
+						t.Errorf("replay of %s on %s (-want +got):\n%s", file, platform, diff)
+					}
+					// The same on every run, whatever the scheduling.
+					if again := replayFile(t, parser, platform, file); again != got {
+						t.Errorf("second replay differs:\n%s", cmp.Diff(got, again))
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestReplayConfiguredPlugin(t *testing.T) {
+	t.Parallel()
+	yaml := `plugins:
+  - id: mapped
+    bin: mapped-cli
+    args: ["{message}", [--resume, "{resume}"]]
+    mode: jsonl
+    jsonl:
+      text: {path: event.delta.text, when: {type: stream_event, event.delta.type: text_delta}}
+      session: session_id
+`
+	specs, err := configured.Parse("plugins.yaml", []byte(yaml), configured.Options{SkipLookPath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser, err := replay.Parser("mapped", specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := replayFile(t, parser, "discord", filepath.Join("..", "..", "testdata", "claude", "text.jsonl"))
+	for _, want := range []string{
+		"event 1: session \"286b10bb-300f-479a-b949-93c5dc3522e2\"",
+		"  send message 1 [text]\n    | Hello\n",
+		"  edit message 1 [text footer]\n    | Hello from the fake model.\n    | \n    | — 0.0s\n",
+		"result: session=\"286b10bb-300f-479a-b949-93c5dc3522e2\" error=false",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("replay output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestReplayRefusesUnknownNames(t *testing.T) {
+	t.Parallel()
+	if _, err := replay.Parser("nope", nil); err == nil || !strings.Contains(err.Error(), "known: claude") {
+		t.Errorf("Parser(nope) = %v, want an error listing the known plugins", err)
+	}
+	if _, err := replay.PlatformNamed("irc"); err == nil || !strings.Contains(err.Error(), "console, discord") {
+		t.Errorf("PlatformNamed(irc) = %v, want an error listing the known platforms", err)
+	}
+}
+
+// parserFunc adapts a function to a StreamParser.
+type parserFunc func(emit func(core.Event)) *core.TurnResult
+
+func (f parserFunc) Parse(_ io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	return f(emit), nil
+}
+
+// TestReplayContinuesInNewMessages checks a reply longer than Discord's
+// limit: it continues in a second message, deterministically.
+func TestReplayContinuesInNewMessages(t *testing.T) {
+	t.Parallel()
+	parser := parserFunc(func(emit func(core.Event)) *core.TurnResult {
+		for i := range 60 {
+			emit(core.TextEvent(fmt.Sprintf("Line %02d of a long answer that goes on and on.\n", i)))
+		}
+		return &core.TurnResult{ResumeToken: "s"}
+	})
+	p, _ := replay.PlatformNamed("discord")
+	var first string
+	for range 3 {
+		var out bytes.Buffer
+		if err := replay.Run(context.Background(), parser, p, strings.NewReader(""), &out); err != nil {
+			t.Fatal(err)
+		}
+		if first == "" {
+			first = out.String()
+		} else if out.String() != first {
+			t.Fatalf("replays differ:\n%s", cmp.Diff(first, out.String()))
+		}
+	}
+	for _, want := range []string{"  send message 2 [text]\n", "final messages on discord (2):", "Line 59 of a long answer"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("replay output lacks %q", want)
+		}
+	}
+}

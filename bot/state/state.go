@@ -1,0 +1,224 @@
+// Package state keeps the router's conversations across restarts: it
+// mirrors core.Conversations, which stays the source of truth, to a JSON
+// file that is written atomically (temporary file, fsync, rename) and at
+// most once per debounce interval, and read back at start-up.
+//
+// It lives under bot, not core, because it is wiring: a file format and
+// disk I/O for one process, chosen by the bot's configuration. core only
+// offers the hooks (Conversations.All, Load, OnChange).
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// version is the file format's version; a file of another version is
+// treated like a corrupt one.
+const version = 1
+
+type file struct {
+	Version       int       `json:"version"`
+	Saved         time.Time `json:"saved"`
+	Conversations []entry   `json:"conversations"`
+}
+
+type entry struct {
+	Platform    string    `json:"platform"`
+	User        string    `json:"user,omitempty"`
+	Channel     string    `json:"channel,omitempty"`
+	Thread      string    `json:"thread,omitempty"`
+	Plugin      string    `json:"plugin"`
+	Workdir     string    `json:"workdir"`
+	ResumeToken string    `json:"resume_token,omitempty"`
+	Started     time.Time `json:"started"`
+	LastUsed    time.Time `json:"last_used"`
+}
+
+// DefaultPath returns $XDG_STATE_HOME/jakebot/state.json, or
+// ~/.local/state/jakebot/state.json when XDG_STATE_HOME is unset.
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("state file: %w", err)
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "jakebot", "state.json"), nil
+}
+
+// Decode parses a state file's contents.
+func Decode(data []byte) ([]core.Entry, error) {
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	if f.Version != version {
+		return nil, fmt.Errorf("decode state: version %d, want %d", f.Version, version)
+	}
+	out := make([]core.Entry, 0, len(f.Conversations))
+	for i, e := range f.Conversations {
+		if e.Platform == "" || e.Plugin == "" || e.Workdir == "" {
+			return nil, fmt.Errorf("decode state: conversation %d lacks its platform, plugin or workdir", i)
+		}
+		out = append(out, core.Entry{
+			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
+			Conversation: core.Conversation{Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
+				Started: e.Started, LastUsed: e.LastUsed},
+		})
+	}
+	return out, nil
+}
+
+// Encode returns a state file's contents for entries.
+func Encode(entries []core.Entry, saved time.Time) ([]byte, error) {
+	f := file{Version: version, Saved: saved.UTC(), Conversations: make([]entry, 0, len(entries))}
+	for _, e := range entries {
+		f.Conversations = append(f.Conversations, entry{
+			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
+			Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
+		})
+	}
+	return json.MarshalIndent(f, "", "  ")
+}
+
+// Load reads the state file at path. A missing file is no conversations
+// and no error. A file that cannot be read or decoded is moved aside (to
+// path.corrupt-<time>) with a warning and the bot starts empty: a bad
+// state file must never keep the bot from starting.
+func Load(path string, logger *slog.Logger) []core.Entry {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		var entries []core.Entry
+		if entries, err = Decode(data); err == nil {
+			logger.Info("state loaded", "path", path, "conversations", len(entries))
+			return entries
+		}
+	}
+	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	if rerr := os.Rename(path, aside); rerr != nil {
+		logger.Warn("state file unusable and could not be moved aside; starting empty", "path", path, "err", err, "rename_err", rerr)
+		return nil
+	}
+	logger.Warn("state file unusable, moved aside; starting with no conversations", "path", path, "moved_to", aside, "err", err)
+	return nil
+}
+
+// Save writes entries to path atomically: a crash leaves either the old
+// file or the new one, never a torn one. The file is private to the
+// bot's user (it names workdirs and sessions).
+func Save(path string, entries []core.Entry, now time.Time) error {
+	data, err := Encode(entries, now)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save state: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save state: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	// Make the rename itself durable.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Mirror writes a Conversations map to a file whenever it changes, at most
+// once per interval. It is safe for concurrent use.
+type Mirror struct {
+	path     string
+	convs    *core.Conversations
+	interval time.Duration
+	clock    core.Clock
+	logger   *slog.Logger
+
+	mu      sync.Mutex
+	pending bool // a write is scheduled
+	closed  bool
+	// saving serialises writes, so an older snapshot never lands last.
+	saving sync.Mutex
+}
+
+// NewMirror starts mirroring convs to path; it registers convs.OnChange,
+// so call it before the map is used. A nil clock is the system clock.
+func NewMirror(path string, convs *core.Conversations, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
+	if clock == nil {
+		clock = core.SystemClock{}
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	m := &Mirror{path: path, convs: convs, interval: interval, clock: clock, logger: logger}
+	convs.OnChange(m.changed)
+	return m
+}
+
+func (m *Mirror) changed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pending || m.closed {
+		return
+	}
+	m.pending = true
+	m.clock.AfterFunc(m.interval, m.flush)
+}
+
+func (m *Mirror) flush() {
+	m.mu.Lock()
+	m.pending = false
+	m.mu.Unlock()
+	if err := m.save(); err != nil {
+		m.logger.Error("state not saved", "path", m.path, "err", err)
+	}
+}
+
+func (m *Mirror) save() error {
+	m.saving.Lock()
+	defer m.saving.Unlock()
+	return Save(m.path, m.convs.All(), m.clock.Now())
+}
+
+// Close stops mirroring and writes the final state.
+func (m *Mirror) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	return m.save()
+}

@@ -1,0 +1,165 @@
+package state_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jake-bot/jake-bot/bot/state"
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+)
+
+func sample() []core.Entry {
+	at := coretest.Epoch
+	return []core.Entry{
+		{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1", Thread: "t1"},
+			Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", ResumeToken: "0b7e", Started: at, LastUsed: at.Add(time.Minute)}},
+		{Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"},
+			Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/other", Started: at, LastUsed: at}},
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "deep", "state.json")
+	if err := state.Save(path, sample(), coretest.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	got := state.Load(path, nil)
+	if diff := cmp.Diff(sample(), got); diff != "" {
+		t.Fatalf("Load after Save (-want +got):\n%s", diff)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("state file mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	files, _ := os.ReadDir(filepath.Dir(path))
+	if len(files) != 1 {
+		t.Fatalf("directory holds %d files, want only the state (no temp files)", len(files))
+	}
+}
+
+func TestLoadMovesAnUnusableFileAside(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, content string }{
+		{"garbage", "{not json"},
+		{"truncated", `{"version":1,"conversations":[{"platform":"x"`},
+		{"other version", `{"version":99,"conversations":[]}`},
+		{"missing fields", `{"version":1,"conversations":[{"platform":"x"}]}`},
+		{"binary", "\x00\xff\xfe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "state.json")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var logs strings.Builder
+			if got := state.Load(path, slogTo(&logs)); len(got) != 0 {
+				t.Fatalf("Load = %v, want nothing", got)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Fatalf("unusable file still at %s", path)
+			}
+			aside, _ := filepath.Glob(path + ".corrupt-*")
+			if len(aside) != 1 {
+				t.Fatalf("moved-aside files %v, want one", aside)
+			}
+			if data, _ := os.ReadFile(aside[0]); string(data) != tt.content {
+				t.Fatal("the moved-aside file lost its content")
+			}
+			if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "moved aside") {
+				t.Fatalf("no warning logged: %q", logs.String())
+			}
+		})
+	}
+}
+
+func TestLoadMissingFileIsEmpty(t *testing.T) {
+	t.Parallel()
+	if got := state.Load(filepath.Join(t.TempDir(), "none.json"), nil); got != nil {
+		t.Fatalf("Load of a missing file = %v", got)
+	}
+}
+
+func TestLoadUnreadableIsMovedAside(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.Mkdir(path, 0o700); err != nil { // a directory cannot be read as a file
+		t.Fatal(err)
+	}
+	if got := state.Load(path, nil); got != nil {
+		t.Fatalf("Load = %v", got)
+	}
+	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 1 {
+		t.Fatalf("unreadable state not moved aside: %v", aside)
+	}
+}
+
+func TestMirrorDebounces(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	path := filepath.Join(t.TempDir(), "state.json")
+	convs := core.NewConversations()
+	m := state.NewMirror(path, convs, time.Second, clock, nil)
+	for _, e := range sample() {
+		convs.Put(e.Key, e.Conversation)
+	}
+	convs.Update(sample()[0].Key, func(c *core.Conversation) { c.ResumeToken = "newer" })
+	if d := <-clock.Waiting(); d != time.Second {
+		t.Fatalf("write scheduled after %s, want the interval", d)
+	}
+	select {
+	case d := <-clock.Waiting():
+		t.Fatalf("a second write scheduled (%s) for changes within one interval", d)
+	default:
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("written before the interval passed")
+	}
+	clock.Advance(time.Second)
+	got := state.Load(path, nil)
+	if len(got) != 2 {
+		t.Fatalf("saved %d conversations, want 2", len(got))
+	}
+	for _, e := range got {
+		if e.Key == sample()[0].Key && e.ResumeToken != "newer" {
+			t.Fatalf("saved token %q, want the latest", e.ResumeToken)
+		}
+	}
+	convs.End(sample()[1].Key)
+	if err := m.Close(); err != nil { // Close writes at once
+		t.Fatal(err)
+	}
+	if got := state.Load(path, nil); len(got) != 1 {
+		t.Fatalf("after Close the file holds %d conversations, want 1", len(got))
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	good, _ := state.Encode(sample(), coretest.Epoch)
+	f.Add(good)
+	f.Add([]byte(`{"version":1}`))
+	f.Add([]byte(`{"version":1,"conversations":[null]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := state.Decode(data)
+		if err != nil {
+			return
+		}
+		again, err := state.Encode(entries, coretest.Epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := state.Decode(again)
+		if err != nil || len(back) != len(entries) {
+			t.Fatalf("re-decoding an encoded state: %v, %d entries, want %d", err, len(back), len(entries))
+		}
+	})
+}

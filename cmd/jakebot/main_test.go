@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/bot"
+)
+
+// runCmd runs jakebot's main with args and environ, returning its output.
+func runCmd(t *testing.T, environ []string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut strings.Builder
+	err = run(context.Background(), args, environ, bot.Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return out.String(), errOut.String(), err
+}
+
+func TestReplayCommand(t *testing.T) {
+	t.Parallel()
+	out, _, err := runCmd(t, nil, "replay", "--platform", "console", filepath.Join("..", "..", "testdata", "claude", "text.jsonl"))
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	for _, want := range []string{"  send message 1 [text]\n    | Hello\n", "final messages on console (1):", "Hello from the fake model."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReplayCommandConfiguredPlugin(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "plugins.yaml")
+	os.WriteFile(file, []byte(`plugins:
+  - id: lines
+    bin: no-need-to-install
+    args: ["{message}"]
+    mode: plain
+`), 0o644)
+	var out strings.Builder
+	err := run(context.Background(), []string{"replay", "--plugin", "lines", "-"}, []string{"PLUGINS_FILE=" + file},
+		bot.Stdio{In: strings.NewReader("one\ntwo\n"), Out: &out, Err: &out})
+	if err != nil || !strings.Contains(out.String(), "    | one\n    | two\n") {
+		t.Fatalf("replay of a configured plugin = %v:\n%s", err, out.String())
+	}
+}
+
+func TestReplayCommandMistakes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay"}, "usage: jakebot replay"},
+		{[]string{"replay", "--plugin", "nope", "x.jsonl"}, `no plugin "nope" to replay`},
+		{[]string{"replay", "--platform", "irc", "x.jsonl"}, `no platform "irc"`},
+		{[]string{"replay", "missing.jsonl"}, "no such file"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	} {
+		_, stderr, err := runCmd(t, nil, tt.args...)
+		if err == nil {
+			t.Errorf("jakebot %q: no error", tt.args)
+			continue
+		}
+		if msg := stderr + err.Error(); !strings.Contains(msg, tt.want) {
+			t.Errorf("jakebot %q: %q, want it to mention %q", tt.args, msg, tt.want)
+		}
+	}
+}
+
+func TestDoctorCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "claude")
+	os.WriteFile(cli, []byte("#!/bin/sh\necho 2.0.0\n"), 0o755)
+
+	out, _, err := runCmd(t, []string{"ALLOWED_ROOTS=" + dir, "CLAUDE_BIN=" + cli, "ANTHROPIC_API_KEY=sk-never-printed"}, "doctor")
+	if err != nil {
+		t.Fatalf("doctor with a working setup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, cli+" (2.0.0)") || strings.Contains(out, "sk-never-printed") {
+		t.Errorf("doctor output:\n%s", out)
+	}
+
+	out, _, err = runCmd(t, []string{"ALLOWED_ROOTS=" + filepath.Join(dir, "gone"), "CLAUDE_BIN=" + cli}, "doctor")
+	var code exitCode
+	if !errors.As(err, &code) || code != 1 {
+		t.Fatalf("doctor with a missing root = %v, want exit status 1\n%s", err, out)
+	}
+	if !strings.Contains(out, "something required is broken") {
+		t.Errorf("doctor output:\n%s", out)
+	}
+}

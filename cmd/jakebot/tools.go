@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/bot/replay"
+)
+
+// flags returns a flag set that prints its errors and usage to stderr.
+func flags(name string, stdio bot.Stdio) *flag.FlagSet {
+	fs := flag.NewFlagSet("jakebot "+name, flag.ContinueOnError)
+	fs.SetOutput(stdio.Err)
+	return fs
+}
+
+// runDoctor prints the checks' table; a failed required check exits 1.
+func runDoctor(ctx context.Context, args, environ []string, stdio bot.Stdio) error {
+	fs := flags("doctor", stdio)
+	online := fs.Bool("online", false, "also ask each chat platform whether it accepts its token")
+	timeout := fs.Duration("timeout", 10*time.Second, "bound on each CLI's --version and each online request")
+	if err := fs.Parse(args); err != nil {
+		return exitCode(2)
+	}
+	cfg, err := bot.LoadConfig(environ, ".env")
+	if err != nil {
+		return err
+	}
+	r := doctor.Run(ctx, cfg, doctor.Options{Online: *online, Timeout: *timeout, Getenv: getenv(environ)})
+	if err := r.Write(stdio.Out); err != nil {
+		return err
+	}
+	if r.Failed() {
+		return exitCode(1)
+	}
+	return nil
+}
+
+// runReplay prints what a recorded stream becomes on a platform.
+func runReplay(ctx context.Context, args, environ []string, stdio bot.Stdio) error {
+	fs := flags("replay", stdio)
+	plugin := fs.String("plugin", "claude", "the plugin whose parser reads the stream")
+	platform := fs.String("platform", "discord", "the platform whose formatter renders it: "+strings.Join(replay.Platforms(), ", "))
+	pluginsFile := fs.String("plugins-file", getenv(environ)("PLUGINS_FILE"), "a plugins file, to replay a configured plugin")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: jakebot replay [flags] FILE.jsonl (- reads stdin)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitCode(2)
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitCode(2)
+	}
+	specs, err := bot.Config{PluginsFile: *pluginsFile}.PluginSpecs(true)
+	if err != nil {
+		return err
+	}
+	parser, err := replay.Parser(*plugin, specs)
+	if err != nil {
+		return err
+	}
+	p, err := replay.PlatformNamed(*platform)
+	if err != nil {
+		return err
+	}
+	var in io.Reader = stdio.In
+	if name := fs.Arg(0); name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	return replay.Run(ctx, parser, p, in, stdio.Out)
+}
+
+// getenv reads environ as os.Getenv reads the process's environment.
+func getenv(environ []string) func(string) string {
+	vars := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return func(k string) string { return vars[k] }
+}

@@ -1,0 +1,17 @@
+package core
+
+import "time"
+
+// IdleWatch exposes the turn's idle watchdog to core_test, which can
+// drive it with a coretest clock.
+type IdleWatch = idleWatch
+
+func NewIdleWatch(clock Clock, idle time.Duration, fire func()) *IdleWatch {
+	return newIdleWatch(clock, idle, fire)
+}
+
+func (w *IdleWatch) Touch() { w.touch() }
+func (w *IdleWatch) Stop()  { w.stop() }
+
+// CapPages exposes the page cap to core_test.
+var CapPages = capPages

@@ -1,0 +1,63 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// idleWatch calls fire once no activity has been seen for idle. It keeps
+// one timer per turn and re-arms it only when it fires, so that touching
+// it for each of a million events costs a clock read, not a timer.
+type idleWatch struct {
+	clock Clock
+	idle  time.Duration
+	fire  func()
+	last  atomic.Int64 // clock time of the last activity, in Unix nanoseconds
+
+	mu      sync.Mutex
+	timer   Timer
+	stopped bool
+}
+
+// newIdleWatch starts watching; idle <= 0 watches nothing.
+func newIdleWatch(clock Clock, idle time.Duration, fire func()) *idleWatch {
+	w := &idleWatch{clock: clock, idle: idle, fire: fire}
+	if idle <= 0 {
+		w.stopped = true
+		return w
+	}
+	w.touch()
+	w.timer = clock.AfterFunc(idle, w.check)
+	return w
+}
+
+// touch records activity now.
+func (w *idleWatch) touch() { w.last.Store(w.clock.Now().UnixNano()) }
+
+func (w *idleWatch) check() {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	quiet := w.clock.Now().Sub(time.Unix(0, w.last.Load()))
+	if quiet < w.idle {
+		w.timer = w.clock.AfterFunc(w.idle-quiet, w.check)
+		w.mu.Unlock()
+		return
+	}
+	w.stopped = true
+	w.mu.Unlock()
+	w.fire()
+}
+
+// stop ends the watch; fire is not called afterwards.
+func (w *idleWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}

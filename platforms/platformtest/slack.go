@@ -1,0 +1,411 @@
+package platformtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gorilla/websocket"
+)
+
+// Identities and tokens of the fake Slack workspace.
+const (
+	SlackBotToken = "xoxb-fake-bot-token"
+	SlackAppToken = "xapp-fake-app-token"
+	SlackBotUser  = "UBOT"
+	SlackBotID    = "BBOT"
+	SlackTeam     = "TFAKE"
+	SlackAppID    = "AFAKE"
+)
+
+// waitLimit guards every wait: a test that would otherwise hang fails
+// with the calls seen so far.
+const waitLimit = 20 * time.Second
+
+// Slack is a fake Slack: the Web API methods a bot adapter calls, over
+// HTTP, and the Socket Mode websocket that apps.connections.open points
+// to. Messages the bot posts are kept per channel and thread, so a test
+// reads what a user would see; every call is recorded. Tests inject events
+// (slash commands, messages, mentions), redeliver envelopes, disconnect
+// the socket, and make the next calls fail with msg_too_long or a 429. It
+// is safe for concurrent use.
+type Slack struct {
+	// URL is the Web API's base URL, for SLACK_API_URL; it ends in "/".
+	URL string
+
+	srv      *httptest.Server
+	upgrader websocket.Upgrader
+
+	mu          sync.Mutex
+	changed     chan struct{} // closed and replaced on every change
+	clock       func() time.Time
+	seq         int
+	conn        *slackConn
+	connections int
+	pongs       int
+	calls       []SlackCall
+	acks        []string
+	envelopes   map[string]map[string]any
+	messages    map[string]*SlackMessage // by channel/ts
+	order       []string                 // keys of messages in posting order
+	ephemeral   []SlackMessage
+	maxText     int
+	limited     map[string][]int // method → Retry-After seconds of the next 429s
+	echo        bool
+}
+
+// SlackCall is one Web API call the fake answered.
+type SlackCall struct {
+	Method   string
+	Channel  string
+	TS       string
+	ThreadTS string
+	Text     string
+	User     string // chat.postEphemeral's recipient
+	Name     string // reactions.add's emoji
+	// Error is the error the fake answered with: a Slack error code, or
+	// "ratelimited" for a 429.
+	Error string
+	At    time.Time
+}
+
+// SlackMessage is a message in the fake workspace.
+type SlackMessage struct {
+	Channel  string
+	TS       string
+	ThreadTS string
+	User     string
+	Text     string
+	Bot      bool
+	Edits    int
+	// Reactions are the emoji the bot added.
+	Reactions []string
+}
+
+// NewSlack starts a fake Slack that stops when the test ends.
+func NewSlack(t testing.TB) *Slack {
+	s := &Slack{
+		changed:   make(chan struct{}),
+		clock:     time.Now,
+		envelopes: make(map[string]map[string]any),
+		messages:  make(map[string]*SlackMessage),
+		limited:   make(map[string][]int),
+		upgrader:  websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/", s.serveAPI)
+	mux.HandleFunc("/socket", s.serveSocket)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL + "/api/"
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close disconnects the bot and stops the server.
+func (s *Slack) Close() {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil {
+		c.ws.Close()
+	}
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// SetClock sets the time recorded with each call, so a test with a fake
+// clock can check the spacing of edits.
+func (s *Slack) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = now
+}
+
+// SetMaxText makes chat.postMessage and chat.update answer msg_too_long
+// for texts of more than n runes; 0 means no limit.
+func (s *Slack) SetMaxText(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxText = n
+}
+
+// RateLimit makes the next times calls of method answer 429 with a
+// Retry-After of retryAfter (whole seconds, as Slack sends it).
+func (s *Slack) RateLimit(method string, retryAfter time.Duration, times int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range times {
+		s.limited[method] = append(s.limited[method], int(retryAfter/time.Second))
+	}
+}
+
+// EchoBotMessages makes the fake send a message event for every message
+// the bot posts, as Slack does in channels the app subscribes to.
+func (s *Slack) EchoBotMessages(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.echo = on
+}
+
+// update runs f under the lock and wakes every waiter.
+func (s *Slack) update(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Changed returns a channel that is closed at the fake's next change
+// (a call, an ack, a connection), for tests that wait on several things.
+func (s *Slack) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// nextTS returns a new, increasing message timestamp.
+func (s *Slack) nextTS() string {
+	s.seq++
+	return fmt.Sprintf("1700000000.%06d", s.seq)
+}
+
+// WaitFor waits until cond holds, re-checking it after every change to the
+// fake, and fails the test if it does not hold in time. cond may call the
+// fake's accessors.
+func (s *Slack) WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		ch := s.changed
+		s.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("fake slack: timed out waiting for %s; calls so far:\n%s", what, s.dump())
+		}
+	}
+}
+
+// WaitCall waits for a call matching match, counting every call since the
+// fake started, and returns the first.
+func (s *Slack) WaitCall(t testing.TB, what string, match func(SlackCall) bool) SlackCall {
+	t.Helper()
+	var found SlackCall
+	s.WaitFor(t, what, func() bool {
+		for _, c := range s.Calls() {
+			if match(c) {
+				found = c
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// WaitAck waits until the bot has acknowledged envelope id.
+func (s *Slack) WaitAck(t testing.TB, id string) {
+	t.Helper()
+	s.WaitFor(t, "ack of envelope "+id, func() bool {
+		for _, a := range s.Acks() {
+			if a == id {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// Calls returns every Web API call so far, in order.
+func (s *Slack) Calls() []SlackCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]SlackCall(nil), s.calls...)
+}
+
+// Acks returns the envelope ids the bot acknowledged, in order.
+func (s *Slack) Acks() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.acks...)
+}
+
+// Connections returns how many Socket Mode connections the bot opened.
+func (s *Slack) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.connections
+}
+
+// Replies returns the bot's messages in a thread (or, with thread "",
+// at the top level of channel), in posting order, with their current text.
+func (s *Slack) Replies(channel, thread string) []SlackMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []SlackMessage
+	for _, k := range s.order {
+		m := s.messages[k]
+		if m.Bot && m.Channel == channel && m.ThreadTS == thread {
+			out = append(out, *m)
+		}
+	}
+	return out
+}
+
+// Message returns the message at channel and ts.
+func (s *Slack) Message(channel, ts string) (SlackMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.messages[channel+"/"+ts]
+	if !ok {
+		return SlackMessage{}, false
+	}
+	return *m, true
+}
+
+// Ephemeral returns the ephemeral messages the bot sent.
+func (s *Slack) Ephemeral() []SlackMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]SlackMessage(nil), s.ephemeral...)
+}
+
+func (s *Slack) dump() string {
+	var b strings.Builder
+	for _, c := range s.Calls() {
+		fmt.Fprintf(&b, "  %s channel=%s ts=%s thread=%s err=%s text=%q\n", c.Method, c.Channel, c.TS, c.ThreadTS, c.Error, shorten(c.Text))
+	}
+	fmt.Fprintf(&b, "  acks: %v\n", s.Acks())
+	return b.String()
+}
+
+func shorten(s string) string {
+	if utf8.RuneCountInString(s) > 120 {
+		return string([]rune(s)[:120]) + "…"
+	}
+	return s
+}
+
+// serveAPI answers the Web API methods.
+func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
+	method := strings.TrimPrefix(r.URL.Path, "/api/")
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if token == "" {
+		token = r.PostForm.Get("token")
+	}
+	want := SlackBotToken
+	if method == "apps.connections.open" {
+		want = SlackAppToken
+	}
+	if token != want {
+		writeJSON(w, map[string]any{"ok": false, "error": "invalid_auth"})
+		return
+	}
+	f := r.PostForm
+	call := SlackCall{Method: method, Channel: f.Get("channel"), TS: f.Get("ts"), ThreadTS: f.Get("thread_ts"),
+		Text: f.Get("text"), User: f.Get("user"), Name: f.Get("name")}
+	if method == "reactions.add" {
+		call.TS = f.Get("timestamp")
+	}
+	var resp map[string]any
+	retry := -1
+	s.update(func() {
+		call.At = s.clock()
+		if q := s.limited[method]; len(q) > 0 {
+			retry, s.limited[method] = q[0], q[1:]
+			call.Error = "ratelimited"
+		} else {
+			resp = s.answer(&call)
+		}
+		s.calls = append(s.calls, call)
+	})
+	if retry >= 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
+	writeJSON(w, resp)
+}
+
+// answer performs call on the workspace; s.mu is held.
+func (s *Slack) answer(call *SlackCall) map[string]any {
+	fail := func(code string) map[string]any {
+		call.Error = code
+		return map[string]any{"ok": false, "error": code}
+	}
+	tooLong := s.maxText > 0 && utf8.RuneCountInString(call.Text) > s.maxText
+	switch call.Method {
+	case "auth.test":
+		return map[string]any{"ok": true, "url": "https://fake.slack.test/", "team": "Fake", "user": "jakebot",
+			"team_id": SlackTeam, "user_id": SlackBotUser, "bot_id": SlackBotID}
+	case "apps.connections.open":
+		return map[string]any{"ok": true, "url": "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/socket"}
+	case "chat.postMessage":
+		switch {
+		case call.Text == "":
+			return fail("no_text")
+		case tooLong:
+			return fail("msg_too_long")
+		}
+		m := &SlackMessage{Channel: call.Channel, TS: s.nextTS(), ThreadTS: call.ThreadTS, User: SlackBotUser, Text: call.Text, Bot: true}
+		call.TS = m.TS
+		s.messages[m.Channel+"/"+m.TS] = m
+		s.order = append(s.order, m.Channel+"/"+m.TS)
+		if s.echo {
+			s.sendLocked(s.eventEnvelope(s.messageEvent(m, "")))
+		}
+		return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS,
+			"message": map[string]any{"type": "message", "user": SlackBotUser, "bot_id": SlackBotID, "text": m.Text, "ts": m.TS}}
+	case "chat.update":
+		m, ok := s.messages[call.Channel+"/"+call.TS]
+		switch {
+		case !ok:
+			return fail("message_not_found")
+		case call.Text == "":
+			return fail("no_text")
+		case tooLong:
+			return fail("msg_too_long")
+		}
+		m.Text = call.Text
+		m.Edits++
+		return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "text": m.Text}
+	case "chat.postEphemeral":
+		s.ephemeral = append(s.ephemeral, SlackMessage{Channel: call.Channel, ThreadTS: call.ThreadTS, User: call.User, Text: call.Text, Bot: true})
+		return map[string]any{"ok": true, "message_ts": s.nextTS()}
+	case "reactions.add":
+		m, ok := s.messages[call.Channel+"/"+call.TS]
+		if !ok {
+			return fail("message_not_found")
+		}
+		for _, r := range m.Reactions {
+			if r == call.Name {
+				return fail("already_reacted")
+			}
+		}
+		m.Reactions = append(m.Reactions, call.Name)
+		return map[string]any{"ok": true}
+	}
+	return fail("unknown_method")
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_ = json.NewEncoder(w).Encode(v)
+}

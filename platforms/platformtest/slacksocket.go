@@ -1,0 +1,297 @@
+package platformtest
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// slackConn is one Socket Mode connection; gorilla allows one writer at a
+// time.
+type slackConn struct {
+	ws *websocket.Conn
+	mu sync.Mutex
+}
+
+func (c *slackConn) write(v any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ws.WriteJSON(v)
+}
+
+// keepAlive is how often the fake pings an idle connection, as Slack does;
+// slack-go reconnects when pings stop for 30 s.
+const keepAlive = 5 * time.Second
+
+// serveSocket is the Socket Mode websocket: hello, then envelopes the test
+// sends, acknowledgements read back, pings.
+func (s *Slack) serveSocket(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	c := &slackConn{ws: ws}
+	ws.SetPongHandler(func(string) error {
+		s.update(func() { s.pongs++ })
+		return nil
+	})
+	s.update(func() { s.connections++ })
+	hello := map[string]any{"type": "hello", "num_connections": 1,
+		"debug_info":      map[string]any{"host": "fake-slack", "build_number": 1, "approximate_connection_time": 18060},
+		"connection_info": map[string]any{"app_id": SlackAppID}}
+	if err := c.write(hello); err != nil {
+		return
+	}
+	_ = ws.WriteControl(websocket.PingMessage, []byte("hello"), time.Now().Add(time.Second))
+	s.update(func() { s.conn = c })
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(keepAlive)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = ws.WriteControl(websocket.PingMessage, []byte("keepalive"), time.Now().Add(time.Second))
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for {
+		var ack struct {
+			EnvelopeID string `json:"envelope_id"`
+		}
+		if err := ws.ReadJSON(&ack); err != nil {
+			break
+		}
+		s.update(func() { s.acks = append(s.acks, ack.EnvelopeID) })
+	}
+	s.update(func() {
+		if s.conn == c {
+			s.conn = nil
+		}
+	})
+}
+
+// WaitConnected waits until the bot has a Socket Mode connection open and
+// has been greeted.
+func (s *Slack) WaitConnected(t testing.TB) {
+	t.Helper()
+	s.WaitFor(t, "a socket mode connection", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.conn != nil
+	})
+}
+
+// Ping pings the bot over the socket and waits for its pong.
+func (s *Slack) Ping(t testing.TB) {
+	t.Helper()
+	s.WaitConnected(t)
+	s.mu.Lock()
+	c, before := s.conn, s.pongs
+	s.mu.Unlock()
+	if err := c.ws.WriteControl(websocket.PingMessage, []byte("test"), time.Now().Add(time.Second)); err != nil {
+		t.Fatalf("fake slack: ping: %v", err)
+	}
+	s.WaitFor(t, "a pong", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.pongs > before
+	})
+}
+
+// Disconnect asks the bot to reconnect, as Slack does before it retires a
+// connection, and waits until it has.
+func (s *Slack) Disconnect(t testing.TB) {
+	t.Helper()
+	s.WaitConnected(t)
+	s.mu.Lock()
+	c, n := s.conn, s.connections
+	s.mu.Unlock()
+	msg := map[string]any{"type": "disconnect", "reason": "refresh_requested",
+		"debug_info": map[string]any{"host": "fake-slack"}}
+	if err := c.write(msg); err != nil {
+		t.Fatalf("fake slack: disconnect: %v", err)
+	}
+	s.WaitFor(t, "the bot to reconnect", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.connections > n && s.conn != nil && s.conn != c
+	})
+	c.ws.Close()
+}
+
+// Drop closes the bot's connection without warning, as a network failure
+// would, and waits until it has reconnected.
+func (s *Slack) Drop(t testing.TB) {
+	t.Helper()
+	s.WaitConnected(t)
+	s.mu.Lock()
+	c, n := s.conn, s.connections
+	s.mu.Unlock()
+	c.ws.Close()
+	s.WaitFor(t, "the bot to reconnect", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.connections > n && s.conn != nil && s.conn != c
+	})
+}
+
+// send writes an envelope to the current connection, remembering it for
+// Redeliver. It waits for a connection.
+func (s *Slack) send(t testing.TB, env map[string]any) string {
+	t.Helper()
+	s.WaitConnected(t)
+	var err error
+	s.update(func() { err = s.sendLocked(env) })
+	if err != nil {
+		t.Fatalf("fake slack: send envelope: %v", err)
+	}
+	return env["envelope_id"].(string)
+}
+
+// sendLocked writes env; s.mu is held.
+func (s *Slack) sendLocked(env map[string]any) error {
+	id := env["envelope_id"].(string)
+	s.envelopes[id] = env
+	if s.conn == nil {
+		return fmt.Errorf("no connection for envelope %s", id)
+	}
+	return s.conn.write(env)
+}
+
+// Redeliver sends envelope id again with the next retry_attempt, as Slack
+// does when an acknowledgement is late: with the same envelope id, or with
+// a new one (the event and trigger ids inside stay the same). It returns
+// the id it sent.
+func (s *Slack) Redeliver(t testing.TB, id string, newEnvelope bool) string {
+	t.Helper()
+	s.mu.Lock()
+	env := maps.Clone(s.envelopes[id])
+	if newEnvelope && env != nil {
+		s.seq++
+		env["envelope_id"] = fmt.Sprintf("%s-retry-%d", id, s.seq)
+	}
+	s.mu.Unlock()
+	if env == nil {
+		t.Fatalf("fake slack: no envelope %s to redeliver", id)
+	}
+	attempt, _ := env["retry_attempt"].(int)
+	env["retry_attempt"], env["retry_reason"] = attempt+1, "timeout"
+	return s.send(t, env)
+}
+
+// SlashCommand sends a slash command ("/claude", "start ~/x") typed by
+// user in channel, and returns its envelope id.
+func (s *Slack) SlashCommand(t testing.TB, user, channel, command, text string) string {
+	t.Helper()
+	s.mu.Lock()
+	s.seq++
+	n := s.seq
+	s.mu.Unlock()
+	return s.send(t, map[string]any{
+		"envelope_id": fmt.Sprintf("env-slash-%d", n), "type": "slash_commands",
+		"accepts_response_payload": true, "retry_attempt": 0, "retry_reason": "",
+		"payload": map[string]any{
+			"token": "verification", "team_id": SlackTeam, "team_domain": "fake", "api_app_id": SlackAppID,
+			"channel_id": channel, "channel_name": channelName(channel), "user_id": user, "user_name": strings.ToLower(user),
+			"command": command, "text": text, "is_enterprise_install": "false",
+			"response_url": fmt.Sprintf("https://hooks.slack.test/commands/%d", n), "trigger_id": fmt.Sprintf("trigger-%d", n),
+		},
+	})
+}
+
+// Posted is a message a user posted in the fake workspace.
+type Posted struct {
+	TS string
+	// Envelopes are the ids of the events Slack sent about it: a message
+	// event, and an app_mention event first when it mentions the bot.
+	Envelopes []string
+}
+
+// Post posts a message from user in channel (in thread, unless it is "")
+// and sends the events Slack would: app_mention when text mentions the bot
+// (write <@UBOT>) outside a DM, and the message event (message.im,
+// message.channels or message.groups by the channel's first letter).
+func (s *Slack) Post(t testing.TB, user, channel, thread, text string) Posted {
+	t.Helper()
+	var m *SlackMessage
+	var parent string
+	var envs []map[string]any
+	s.update(func() {
+		m = &SlackMessage{Channel: channel, TS: s.nextTS(), ThreadTS: thread, User: user, Text: text}
+		s.messages[channel+"/"+m.TS] = m
+		s.order = append(s.order, channel+"/"+m.TS)
+		if p, ok := s.messages[channel+"/"+thread]; ok {
+			parent = p.User
+		}
+		if strings.Contains(text, "<@"+SlackBotUser+">") && !strings.HasPrefix(channel, "D") {
+			ev := map[string]any{"type": "app_mention", "user": user, "text": text, "ts": m.TS, "channel": channel, "event_ts": m.TS}
+			if thread != "" {
+				ev["thread_ts"] = thread
+			}
+			envs = append(envs, s.eventEnvelope(ev))
+		}
+		envs = append(envs, s.eventEnvelope(s.messageEvent(m, parent)))
+	})
+	p := Posted{TS: m.TS}
+	for _, env := range envs {
+		p.Envelopes = append(p.Envelopes, s.send(t, env))
+	}
+	return p
+}
+
+// messageEvent is the message event for m; s.mu is held.
+func (s *Slack) messageEvent(m *SlackMessage, parentUser string) map[string]any {
+	ev := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "channel": m.Channel,
+		"event_ts": m.TS, "channel_type": channelType(m.Channel)}
+	if m.Bot {
+		ev["bot_id"] = SlackBotID
+	} else {
+		ev["client_msg_id"] = fmt.Sprintf("client-%s", m.TS)
+	}
+	if m.ThreadTS != "" {
+		ev["thread_ts"] = m.ThreadTS
+		ev["parent_user_id"] = parentUser
+	}
+	return ev
+}
+
+// eventEnvelope wraps an Events API event; s.mu is held.
+func (s *Slack) eventEnvelope(event map[string]any) map[string]any {
+	s.seq++
+	return map[string]any{
+		"envelope_id": fmt.Sprintf("env-event-%d", s.seq), "type": "events_api",
+		"accepts_response_payload": false, "retry_attempt": 0, "retry_reason": "",
+		"payload": map[string]any{
+			"token": "verification", "team_id": SlackTeam, "api_app_id": SlackAppID, "type": "event_callback",
+			"event_id": fmt.Sprintf("Ev%06d", s.seq), "event_time": 1700000000 + s.seq, "event": event,
+			"authorizations": []map[string]any{{"team_id": SlackTeam, "user_id": SlackBotUser, "is_bot": true}},
+		},
+	}
+}
+
+func channelType(channel string) string {
+	switch {
+	case strings.HasPrefix(channel, "D"):
+		return "im"
+	case strings.HasPrefix(channel, "G"):
+		return "group"
+	}
+	return "channel"
+}
+
+func channelName(channel string) string {
+	if strings.HasPrefix(channel, "D") {
+		return "directmessage"
+	}
+	return strings.ToLower(channel)
+}

@@ -1,0 +1,349 @@
+package platformtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const (
+	// TelegramToken is the only bot token the fake accepts.
+	TelegramToken = "123456:fake-token-do-not-log"
+	// TelegramBotName is the fake bot's username.
+	TelegramBotName = "jakebot"
+	// telegramMaxLen is Telegram's message limit in UTF-16 units.
+	telegramMaxLen = 4096
+)
+
+// TelegramChat is a chat users write in: a private chat (ID is the user's
+// id) or a supergroup, which may be a forum with topics.
+type TelegramChat struct {
+	ID      int64
+	Type    string // "private" or "supergroup"
+	Title   string
+	IsForum bool
+}
+
+// TelegramUser is a person writing to the bot.
+type TelegramUser struct {
+	ID        int64
+	FirstName string
+	Username  string
+}
+
+// Private returns u's private chat with the bot.
+func (u TelegramUser) Private() TelegramChat {
+	return TelegramChat{ID: u.ID, Type: "private"}
+}
+
+// TelegramCall is one request the fake received.
+type TelegramCall struct {
+	Method string
+	Params url.Values
+	// At is the fake's Now when the request arrived.
+	At time.Time
+	// Error is the description of the error the fake answered, or empty.
+	Error string
+}
+
+// TelegramMessage is a message the bot posted, as it stands after edits.
+type TelegramMessage struct {
+	ID        int
+	ChatID    int64
+	Thread    int
+	Text      string
+	ParseMode string
+	// Markup is the reply_markup JSON, empty when there is none.
+	Markup string
+	Edits  int
+}
+
+// TelegramFailure is an error the fake answers instead of handling a call.
+type TelegramFailure struct {
+	Code        int
+	Description string
+	// RetryAfter, in seconds, makes the answer a flood-control error, and
+	// the fake then refuses every write to that chat until it has passed.
+	RetryAfter int
+}
+
+// TelegramServer is a fake Telegram Bot API server. It speaks the real
+// HTTP API (form-encoded requests, {"ok":...} answers) so that the real
+// client library can be pointed at it through Endpoint. It is safe for
+// concurrent use.
+type TelegramServer struct {
+	// Now stamps calls and times flood control; a test with a fake clock
+	// sets it before the first call. It defaults to time.Now.
+	Now func() time.Time
+
+	srv *httptest.Server
+
+	mu         sync.Mutex
+	changed    chan struct{}
+	calls      []TelegramCall
+	updates    []pendingUpdate
+	nextUpdate int
+	confirmed  int
+	nextMsg    int
+	chats      map[int64]TelegramChat
+	topics     map[int64]map[int]string
+	messages   map[int64][]*TelegramMessage
+	callbacks  map[string]bool // id -> answered
+	failures   map[string][]TelegramFailure
+	floodUntil map[string]time.Time
+	violations []TelegramCall
+	commands   string
+	// webhookSecret is the secret_token of the last setWebhook.
+	webhookSecret string
+}
+
+type pendingUpdate struct {
+	id   int
+	body map[string]any
+}
+
+// NewTelegramServer starts a fake Bot API server, closed when the test
+// ends.
+func NewTelegramServer(t testing.TB) *TelegramServer {
+	s := &TelegramServer{
+		Now:        time.Now,
+		changed:    make(chan struct{}),
+		nextUpdate: 1000,
+		nextMsg:    1,
+		chats:      make(map[int64]TelegramChat),
+		topics:     make(map[int64]map[int]string),
+		messages:   make(map[int64][]*TelegramMessage),
+		callbacks:  make(map[string]bool),
+		failures:   make(map[string][]TelegramFailure),
+		floodUntil: make(map[string]time.Time),
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// Endpoint is the API endpoint in the client library's format
+// ("…/bot%s/%s"), pointing at the fake.
+func (s *TelegramServer) Endpoint() string { return s.srv.URL + "/bot%s/%s" }
+
+// URL is the fake's base URL.
+func (s *TelegramServer) URL() string { return s.srv.URL }
+
+// Changed returns a channel closed at the next change: a call recorded or
+// an update queued. Tests wait on it instead of sleeping.
+func (s *TelegramServer) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// notify wakes everyone waiting for a change. Call with s.mu held.
+func (s *TelegramServer) notify() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// WaitFor blocks until cond holds, re-checking at every change; it fails
+// the test when nothing satisfies it within a generous deadline.
+func (s *TelegramServer) WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		ch := s.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; calls: %s", what, s.callSummary())
+		}
+	}
+}
+
+func (s *TelegramServer) callSummary() string {
+	var b strings.Builder
+	for _, c := range s.Calls() {
+		if c.Method == "getUpdates" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n  %s %s %q %s", c.At.Format("15:04:05.000"), c.Method, c.Params.Get("text"), c.Error)
+	}
+	return b.String()
+}
+
+// Calls returns the calls received, only those of the given methods when
+// any are named.
+func (s *TelegramServer) Calls(methods ...string) []TelegramCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []TelegramCall
+	for _, c := range s.calls {
+		if len(methods) == 0 || contains(methods, c.Method) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Messages returns the bot's messages in chat, oldest first, as they
+// stand now.
+func (s *TelegramServer) Messages(chat int64) []TelegramMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []TelegramMessage
+	for _, m := range s.messages[chat] {
+		out = append(out, *m)
+	}
+	return out
+}
+
+// Violations returns the writes that arrived while their chat was under
+// flood control (before a 429's retry_after had passed).
+func (s *TelegramServer) Violations() []TelegramCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]TelegramCall(nil), s.violations...)
+}
+
+// Confirmed returns the highest update id a getUpdates offset confirmed.
+func (s *TelegramServer) Confirmed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.confirmed
+}
+
+// Commands returns the command list last set with setMyCommands, as JSON.
+func (s *TelegramServer) Commands() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commands
+}
+
+// CallbackAnswered reports whether the callback query id was answered.
+func (s *TelegramServer) CallbackAnswered(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.callbacks[id]
+}
+
+// FailNext makes the next call of method answer f instead.
+func (s *TelegramServer) FailNext(method string, f TelegramFailure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures[method] = append(s.failures[method], f)
+}
+
+// RateLimitNext makes the next call of method a 429 with retry_after.
+func (s *TelegramServer) RateLimitNext(method string, retryAfter int) {
+	s.FailNext(method, TelegramFailure{Code: 429, Description: fmt.Sprintf("Too Many Requests: retry after %d", retryAfter), RetryAfter: retryAfter})
+}
+
+// NewTopic creates a forum topic in chat and returns its message_thread_id.
+func (s *TelegramServer) NewTopic(chat TelegramChat, name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chats[chat.ID] = chat
+	return s.newTopic(chat.ID, name)
+}
+
+func (s *TelegramServer) newTopic(chat int64, name string) int {
+	id := s.nextMsg
+	s.nextMsg++
+	if s.topics[chat] == nil {
+		s.topics[chat] = make(map[int]string)
+	}
+	s.topics[chat][id] = name
+	return id
+}
+
+// UserSays queues an update: from writes text in chat, in forum topic
+// thread when thread is not 0. It returns the update id.
+func (s *TelegramServer) UserSays(chat TelegramChat, from TelegramUser, thread int, text string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chats[chat.ID] = chat
+	msg := map[string]any{
+		"message_id": s.nextMsg,
+		"from":       userJSON(from),
+		"chat":       chatJSON(chat),
+		"date":       s.Now().Unix(),
+		"text":       text,
+	}
+	s.nextMsg++
+	if thread != 0 {
+		msg["message_thread_id"] = thread
+		msg["is_topic_message"] = true
+	}
+	if strings.HasPrefix(text, "/") {
+		word, _, _ := strings.Cut(text, " ")
+		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": UTF16Len(word)}}
+	}
+	return s.queue(map[string]any{"message": msg})
+}
+
+// PressButton queues a callback query: from pressed the inline button with
+// callback data on the bot's message m. It returns the query's id.
+func (s *TelegramServer) PressButton(from TelegramUser, m TelegramMessage, data string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := fmt.Sprintf("cbq-%d", s.nextUpdate)
+	s.callbacks[id] = false
+	s.queue(map[string]any{"callback_query": map[string]any{
+		"id":            id,
+		"from":          userJSON(from),
+		"message":       s.messageJSON(m),
+		"chat_instance": "ci-" + strconv.FormatInt(m.ChatID, 10),
+		"data":          data,
+	}})
+	return id
+}
+
+func (s *TelegramServer) queue(body map[string]any) int {
+	id := s.nextUpdate
+	s.nextUpdate++
+	body["update_id"] = id
+	s.updates = append(s.updates, pendingUpdate{id, body})
+	s.notify()
+	return id
+}
+
+func userJSON(u TelegramUser) map[string]any {
+	return map[string]any{"id": u.ID, "is_bot": false, "first_name": u.FirstName, "username": u.Username}
+}
+
+func chatJSON(c TelegramChat) map[string]any {
+	m := map[string]any{"id": c.ID, "type": c.Type}
+	if c.Title != "" {
+		m["title"] = c.Title
+	}
+	if c.IsForum {
+		m["is_forum"] = true
+	}
+	return m
+}
+
+func (s *TelegramServer) messageJSON(m TelegramMessage) map[string]any {
+	out := map[string]any{
+		"message_id": m.ID,
+		"from":       map[string]any{"id": 4242, "is_bot": true, "first_name": "Jake", "username": TelegramBotName},
+		"chat":       chatJSON(s.chats[m.ChatID]),
+		"date":       s.Now().Unix(),
+		"text":       m.Text,
+	}
+	if m.Thread != 0 {
+		out["message_thread_id"] = m.Thread
+		out["is_topic_message"] = true
+	}
+	if m.Markup != "" {
+		out["reply_markup"] = json.RawMessage(m.Markup)
+	}
+	return out
+}

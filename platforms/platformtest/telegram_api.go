@@ -1,0 +1,312 @@
+package platformtest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// This file holds the fake's Bot API methods.
+
+var pathRE = regexp.MustCompile(`^/bot([^/]+)/([A-Za-z]+)$`)
+
+func (s *TelegramServer) serve(w http.ResponseWriter, r *http.Request) {
+	at := s.Now()
+	m := pathRE.FindStringSubmatch(r.URL.Path)
+	if m == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		reply(w, failure(400, "Bad Request: "+err.Error()), nil)
+		return
+	}
+	call := TelegramCall{Method: m[2], Params: r.PostForm, At: at}
+	var result any
+	var f *TelegramFailure
+	if m[1] != TelegramToken {
+		f = failure(401, "Unauthorized")
+	} else if m[2] == "getUpdates" {
+		s.record(call)
+		s.getUpdates(w, r)
+		return
+	} else {
+		result, f = s.handle(&call)
+	}
+	if f != nil {
+		call.Error = f.Description
+	}
+	s.record(call)
+	reply(w, f, result)
+}
+
+func (s *TelegramServer) record(c TelegramCall) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, c)
+	s.notify()
+}
+
+func failure(code int, desc string) *TelegramFailure {
+	return &TelegramFailure{Code: code, Description: desc}
+}
+
+func reply(w http.ResponseWriter, f *TelegramFailure, result any) {
+	w.Header().Set("Content-Type", "application/json")
+	if f == nil {
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "result": result})
+		return
+	}
+	body := map[string]any{"ok": false, "error_code": f.Code, "description": f.Description}
+	if f.RetryAfter > 0 {
+		body["parameters"] = map[string]any{"retry_after": f.RetryAfter}
+	}
+	w.WriteHeader(f.Code)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// getUpdates answers queued updates from offset on, confirming (dropping)
+// those before it; with none queued it holds the request for up to timeout
+// seconds and answers as soon as one is queued.
+func (s *TelegramServer) getUpdates(w http.ResponseWriter, r *http.Request) {
+	offset, _ := strconv.Atoi(r.PostForm.Get("offset"))
+	timeout, _ := strconv.Atoi(r.PostForm.Get("timeout"))
+	limit, _ := strconv.Atoi(r.PostForm.Get("limit"))
+	if limit <= 0 || limit > 100 {
+		limit = 100
+	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(time.Duration(timeout) * time.Second)
+		defer t.Stop()
+		expired = t.C
+	}
+	for {
+		s.mu.Lock()
+		if offset > 0 {
+			for len(s.updates) > 0 && s.updates[0].id < offset {
+				s.confirmed = max(s.confirmed, s.updates[0].id)
+				s.updates = s.updates[1:]
+			}
+		}
+		var out []map[string]any
+		for _, u := range s.updates[:min(limit, len(s.updates))] {
+			out = append(out, u.body)
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		if len(out) > 0 || expired == nil {
+			reply(w, nil, append([]map[string]any{}, out...))
+			return
+		}
+		select {
+		case <-ch:
+		case <-expired:
+			reply(w, nil, []any{})
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// handle answers every method but getUpdates.
+func (s *TelegramServer) handle(c *TelegramCall) (any, *TelegramFailure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := c.Params
+	chat, _ := strconv.ParseInt(p.Get("chat_id"), 10, 64)
+	if f := s.flood(c, chat); f != nil {
+		return nil, f
+	}
+	switch c.Method {
+	case "getMe":
+		return map[string]any{"id": 4242, "is_bot": true, "first_name": "Jake", "username": TelegramBotName, "can_join_groups": true}, nil
+	case "sendMessage":
+		return s.sendMessage(chat, p)
+	case "editMessageText":
+		return s.editMessageText(chat, p)
+	case "sendChatAction":
+		if _, ok := s.chats[chat]; !ok {
+			return nil, failure(400, "Bad Request: chat not found")
+		}
+		return true, nil
+	case "answerCallbackQuery":
+		id := p.Get("callback_query_id")
+		if answered, ok := s.callbacks[id]; !ok || answered {
+			return nil, failure(400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
+		}
+		s.callbacks[id] = true
+		return true, nil
+	case "setMyCommands":
+		return s.setMyCommands(p.Get("commands"))
+	case "createForumTopic":
+		id := s.newTopic(chat, p.Get("name"))
+		return map[string]any{"message_thread_id": id, "name": p.Get("name"), "icon_color": 7322096}, nil
+	case "setWebhook":
+		s.webhookSecret = p.Get("secret_token")
+		return true, nil
+	case "deleteWebhook":
+		s.webhookSecret = ""
+		return true, nil
+	}
+	return nil, failure(404, "Not Found")
+}
+
+// flood answers an injected failure for the call, and enforces flood
+// control: after a 429 for a chat, every write to it is refused (and
+// recorded as a violation) until retry_after has passed.
+func (s *TelegramServer) flood(c *TelegramCall, chat int64) *TelegramFailure {
+	key := strconv.FormatInt(chat, 10)
+	if until, ok := s.floodUntil[key]; ok && c.At.Before(until) && isWrite(c.Method) {
+		s.violations = append(s.violations, *c)
+		return &TelegramFailure{Code: 429, Description: "Too Many Requests: sent before retry_after", RetryAfter: int(until.Sub(c.At).Seconds()) + 1}
+	}
+	if fs := s.failures[c.Method]; len(fs) > 0 {
+		f := fs[0]
+		s.failures[c.Method] = fs[1:]
+		if f.RetryAfter > 0 {
+			s.floodUntil[key] = c.At.Add(time.Duration(f.RetryAfter) * time.Second)
+		}
+		return &f
+	}
+	return nil
+}
+
+func isWrite(method string) bool {
+	return method == "sendMessage" || method == "editMessageText"
+}
+
+// checkText validates a message's text as Telegram does.
+func checkText(text, parseMode string) *TelegramFailure {
+	if !utf8.ValidString(text) {
+		return failure(400, "Bad Request: text must be encoded in UTF-8")
+	}
+	plain := text
+	switch parseMode {
+	case "":
+	case "HTML":
+		var err error
+		if plain, err = ParseTelegramHTML(text); err != nil {
+			return failure(400, "Bad Request: can't parse entities: "+err.Error())
+		}
+	default:
+		return failure(400, "Bad Request: unsupported parse_mode "+parseMode)
+	}
+	if strings.TrimSpace(plain) == "" {
+		return failure(400, "Bad Request: message text is empty")
+	}
+	if UTF16Len(plain) > telegramMaxLen {
+		return failure(400, "Bad Request: message is too long")
+	}
+	return nil
+}
+
+func (s *TelegramServer) sendMessage(chat int64, p url.Values) (any, *TelegramFailure) {
+	c, ok := s.chats[chat]
+	if !ok {
+		return nil, failure(400, "Bad Request: chat not found")
+	}
+	thread, _ := strconv.Atoi(p.Get("message_thread_id"))
+	if thread != 0 && (!c.IsForum || s.topics[chat][thread] == "") {
+		return nil, failure(400, "Bad Request: message thread not found")
+	}
+	if f := checkText(p.Get("text"), p.Get("parse_mode")); f != nil {
+		return nil, f
+	}
+	m := &TelegramMessage{ID: s.nextMsg, ChatID: chat, Thread: thread, Text: p.Get("text"), ParseMode: p.Get("parse_mode"), Markup: p.Get("reply_markup")}
+	s.nextMsg++
+	s.messages[chat] = append(s.messages[chat], m)
+	return s.messageJSON(*m), nil
+}
+
+func (s *TelegramServer) editMessageText(chat int64, p url.Values) (any, *TelegramFailure) {
+	id, _ := strconv.Atoi(p.Get("message_id"))
+	var m *TelegramMessage
+	for _, x := range s.messages[chat] {
+		if x.ID == id {
+			m = x
+		}
+	}
+	if m == nil {
+		return nil, failure(400, "Bad Request: message to edit not found")
+	}
+	if f := checkText(p.Get("text"), p.Get("parse_mode")); f != nil {
+		return nil, f
+	}
+	if m.Text == p.Get("text") && m.ParseMode == p.Get("parse_mode") && m.Markup == p.Get("reply_markup") {
+		return nil, failure(400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
+	}
+	m.Text, m.ParseMode, m.Markup = p.Get("text"), p.Get("parse_mode"), p.Get("reply_markup")
+	m.Edits++
+	return s.messageJSON(*m), nil
+}
+
+var commandRE = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+
+func (s *TelegramServer) setMyCommands(raw string) (any, *TelegramFailure) {
+	var cmds []struct{ Command, Description string }
+	if err := json.Unmarshal([]byte(raw), &cmds); err != nil {
+		return nil, failure(400, "Bad Request: can't parse commands JSON object")
+	}
+	if len(cmds) > 100 {
+		return nil, failure(400, "Bad Request: too many commands")
+	}
+	for _, c := range cmds {
+		if !commandRE.MatchString(c.Command) {
+			return nil, failure(400, "Bad Request: BOT_COMMAND_INVALID")
+		}
+		if n := utf8.RuneCountInString(c.Description); n < 1 || n > 256 {
+			return nil, failure(400, "Bad Request: command description must be 1-256 characters")
+		}
+	}
+	s.commands = raw
+	return true, nil
+}
+
+// PushUpdates delivers the queued updates to a webhook at url, as
+// Telegram does once setWebhook has been called: one POST per update with
+// the secret token from setWebhook, the update dropped once answered 200.
+// It returns the status of each POST.
+func (s *TelegramServer) PushUpdates(url string) ([]int, error) {
+	var statuses []int
+	for {
+		s.mu.Lock()
+		if len(s.updates) == 0 {
+			s.mu.Unlock()
+			return statuses, nil
+		}
+		u := s.updates[0]
+		secret := s.webhookSecret
+		s.mu.Unlock()
+		body, err := json.Marshal(u.body)
+		if err != nil {
+			return statuses, err
+		}
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
+		if err != nil {
+			return statuses, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return statuses, err
+		}
+		resp.Body.Close()
+		statuses = append(statuses, resp.StatusCode)
+		if resp.StatusCode != http.StatusOK {
+			return statuses, nil
+		}
+		s.mu.Lock()
+		if len(s.updates) > 0 && s.updates[0].id == u.id {
+			s.updates = s.updates[1:]
+		}
+		s.mu.Unlock()
+	}
+}

@@ -1,0 +1,78 @@
+package platformtest
+
+import (
+	"testing"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+func TestParseTelegramHTML(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"plain", "plain", true},
+		{"<b>bold</b> &amp; <i>it</i> &lt;x&gt; &#128512; &quot;", `bold & it <x> 😀 "`, true},
+		{`<pre><code class="language-go">a &lt; b</code></pre>`, "a < b", true},
+		{`<a href="https://x.dev/?a=1&amp;b=2">x</a>`, "x", true},
+		{"<b>open", "", false},
+		{"<b><i>x</b></i>", "", false},
+		{"<div>x</div>", "", false},
+		{"a < b", "", false},
+		{"a > b", "", false},
+		{"fish & chips", "", false},
+		{`<b class="x">x</b>`, "", false},
+		{"<code><b>x</b></code>", "", false},
+	}
+	for _, tt := range tests {
+		got, err := ParseTelegramHTML(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseTelegramHTML(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestTelegramServerUpdates drives the fake with the real client: an
+// offset confirms earlier updates, and a long poll returns when an update
+// is queued.
+func TestTelegramServerUpdates(t *testing.T) {
+	t.Parallel()
+	s := NewTelegramServer(t)
+	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(TelegramToken, s.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bot.Self.UserName != TelegramBotName {
+		t.Errorf("getMe username = %q", bot.Self.UserName)
+	}
+	u := TelegramUser{ID: 7, FirstName: "U"}
+	first := s.UserSays(u.Private(), u, 0, "one")
+	s.UserSays(u.Private(), u, 0, "two")
+	ups, err := bot.GetUpdates(tgbotapi.UpdateConfig{})
+	if err != nil || len(ups) != 2 || ups[0].UpdateID != first || ups[1].Message.Text != "two" {
+		t.Fatalf("GetUpdates = %v, %v; want both updates", ups, err)
+	}
+	ups, err = bot.GetUpdates(tgbotapi.UpdateConfig{Offset: first + 1})
+	if err != nil || len(ups) != 1 || s.Confirmed() != first {
+		t.Fatalf("with offset %d: %d updates, confirmed %d, err %v", first+1, len(ups), s.Confirmed(), err)
+	}
+	done := make(chan []tgbotapi.Update)
+	go func() {
+		ups, _ := bot.GetUpdates(tgbotapi.UpdateConfig{Offset: first + 2, Timeout: 60})
+		done <- ups
+	}()
+	s.WaitFor(t, "the long poll", func() bool { return len(s.Calls("getUpdates")) == 3 })
+	s.UserSays(u.Private(), u, 0, "three")
+	if ups := <-done; len(ups) != 1 || ups[0].Message.Text != "three" {
+		t.Fatalf("long poll returned %v, want the queued update", ups)
+	}
+	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "<b>broken")); err != nil {
+		t.Fatalf("plain text was refused: %v", err)
+	}
+	m := tgbotapi.NewMessage(u.ID, "<b>broken")
+	m.ParseMode = tgbotapi.ModeHTML
+	if _, err := bot.Send(m); err == nil {
+		t.Error("invalid HTML was accepted")
+	}
+}

@@ -1,0 +1,253 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+)
+
+// Name is the platform's name in conversation keys and access lists.
+const Name = "slack"
+
+// Compile-time checks of the interfaces the adapter implements.
+var (
+	_ core.Platform = (*Adapter)(nil)
+	_ core.Refuser  = (*Adapter)(nil)
+	_ core.Typer    = (*Adapter)(nil)
+)
+
+// memory bounds each of the adapter's recent-id sets.
+const memory = 10000
+
+// Adapter is the Slack platform. It is safe for concurrent use.
+type Adapter struct {
+	cfg    Config
+	api    webAPI
+	sock   socket
+	logger *slog.Logger
+	limit  int
+
+	// bot is the bot's own user id, learnt from auth.test when Run
+	// starts, and mentionRe matches a mention of it.
+	bot       string
+	mentionRe *regexp.Regexp
+
+	seen     *recent[struct{}] // envelope, event and message ids handled
+	threads  *recent[struct{}] // "channel/ts" of threads that are conversations
+	lastUsed *recent[string]   // "channel/user" → thread ts that user last used
+	reacted  *recent[struct{}] // messages already marked as being worked on
+	chains   *recent[*chain]   // messages split after msg_too_long
+}
+
+// Option changes an Adapter built by New.
+type Option func(*Adapter)
+
+// WithLogger sets the logger; nil discards.
+func WithLogger(l *slog.Logger) Option { return func(a *Adapter) { a.logger = l } }
+
+// WithMessageLimit sets the length, in runes, at which a reply continues
+// in a new message; the default is formatter.SlackLimit.
+func WithMessageLimit(n int) Option { return func(a *Adapter) { a.limit = n } }
+
+// New returns an adapter for cfg using slack-go. It fails when cfg does
+// not validate; it does not connect until Run.
+func New(cfg Config, opts ...Option) (*Adapter, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := newAdapter(cfg, opts...)
+	c := newClient(a.cfg, a.logger)
+	a.api, a.sock = c, c
+	return a, nil
+}
+
+// newAdapter fills in defaults; the caller sets api and sock.
+func newAdapter(cfg Config, opts ...Option) *Adapter {
+	if cfg.EditInterval == 0 {
+		cfg.EditInterval = time.Second
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = slack.APIURL
+	}
+	if !strings.HasSuffix(cfg.APIURL, "/") {
+		cfg.APIURL += "/"
+	}
+	if cfg.DefaultPlugin == "" {
+		cfg.DefaultPlugin = "claude"
+	}
+	a := &Adapter{
+		cfg:      cfg,
+		limit:    formatter.SlackLimit,
+		seen:     newRecent[struct{}](memory),
+		threads:  newRecent[struct{}](memory),
+		lastUsed: newRecent[string](memory),
+		reacted:  newRecent[struct{}](memory),
+		chains:   newRecent[*chain](memory),
+	}
+	for _, o := range opts {
+		o(a)
+	}
+	if a.logger == nil {
+		a.logger = slog.New(slog.DiscardHandler)
+	}
+	a.logger = a.logger.With("platform", Name)
+	return a
+}
+
+// Name returns "slack".
+func (a *Adapter) Name() string { return Name }
+
+// Limits returns the configured edit interval. Slack's per-channel posting
+// limit is left to its 429s, which the coordinator waits out per reply.
+func (a *Adapter) Limits() core.Limits { return core.Limits{EditInterval: a.cfg.EditInterval} }
+
+// Render renders blocks as mrkdwn pages of at most the message limit.
+func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+	return formatter.Slack(blocks, a.limit)
+}
+
+// Send posts text in to's thread (or channel, for a direct message). A
+// text Slack refuses as too long is split over several messages; the ref
+// names the first.
+func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
+	ts, err := a.post(ctx, to, text)
+	if slackError(err) == errTooLong {
+		ts, err = a.writeSplit(ctx, to, "", text)
+	}
+	return core.MessageRef{Target: to, ID: ts}, translate("chat.postMessage", err)
+}
+
+// Edit replaces the text of a message the bot posted, keeping the
+// continuation messages of one it had to split up to date.
+func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) error {
+	if _, split := a.chains.get(ref.Target.Channel + "/" + ref.ID); split {
+		_, err := a.writeSplit(ctx, ref.Target, ref.ID, text)
+		return translate("chat.update", err)
+	}
+	err := a.update(ctx, ref.Target.Channel, ref.ID, text)
+	if slackError(err) == errTooLong {
+		_, err = a.writeSplit(ctx, ref.Target, ref.ID, text)
+	}
+	return translate("chat.update", err)
+}
+
+func (a *Adapter) post(ctx context.Context, to core.Target, text string) (string, error) {
+	opts := []slack.MsgOption{slack.MsgOptionText(text, false), slack.MsgOptionDisableLinkUnfurl()}
+	if to.Thread != "" {
+		opts = append(opts, slack.MsgOptionTS(to.Thread))
+	}
+	_, ts, err := a.api.PostMessageContext(ctx, to.Channel, opts...)
+	return ts, err
+}
+
+func (a *Adapter) update(ctx context.Context, channel, ts, text string) error {
+	_, _, _, err := a.api.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(text, false))
+	return err
+}
+
+// Refuse tells m's author privately, with an ephemeral message, that they
+// may not use the bot.
+func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error {
+	opts := []slack.MsgOption{slack.MsgOptionText(formatter.SlackEscape(text), false)}
+	if m.Key.Thread != "" {
+		opts = append(opts, slack.MsgOptionTS(m.Key.Thread))
+	}
+	_, err := a.api.PostEphemeralContext(ctx, m.Key.Channel, m.Author(), opts...)
+	return translate("chat.postEphemeral", err)
+}
+
+// Typing marks the message a turn answers with an 👀 reaction, once:
+// Slack has no typing indicator for bots. The router calls it repeatedly
+// while the turn runs.
+func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
+	if to.ReplyTo == "" || !a.reacted.add(to.Channel+"/"+to.ReplyTo, struct{}{}) {
+		return nil
+	}
+	err := a.api.AddReactionContext(ctx, "eyes", slack.ItemRef{Channel: to.Channel, Timestamp: to.ReplyTo})
+	if slackError(err) == errAlreadyReacted {
+		return nil
+	}
+	return translate("reactions.add", err)
+}
+
+// Run connects over Socket Mode and passes every message to h until ctx
+// is cancelled, then waits for the handlers it started. It returns an
+// error when Slack refuses the tokens.
+func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
+	auth, err := a.api.AuthTestContext(ctx)
+	if err != nil {
+		return fmt.Errorf("slack auth.test: %w", err)
+	}
+	a.setBot(auth.UserID)
+	a.logger.Info("connecting", "bot_user", auth.UserID, "team", auth.Team, "config", a.cfg)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.sock.RunContext(runCtx) }()
+	work := newSerial()
+	defer work.wait()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return nil
+		case err := <-done:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("slack socket mode: %w", err)
+		case ev := <-a.sock.Events():
+			a.onEvent(ctx, ev, h, work)
+		}
+	}
+}
+
+func (a *Adapter) setBot(user string) {
+	a.bot = user
+	a.mentionRe = regexp.MustCompile(`<@` + regexp.QuoteMeta(user) + `(\|[^>]*)?>`)
+}
+
+// onEvent acknowledges an envelope at once, then hands its message to the
+// thread's worker.
+func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handler, work *serial) {
+	switch ev.Type {
+	case socketmode.EventTypeConnected:
+		a.logger.Info("connected")
+		return
+	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed, socketmode.EventTypeErrorBadMessage:
+		a.logger.Warn("socket mode", "event", string(ev.Type), "detail", fmt.Sprint(ev.Data))
+		return
+	case socketmode.EventTypeInvalidAuth:
+		a.logger.Error("slack refused the app token")
+		return
+	case socketmode.EventTypeEventsAPI, socketmode.EventTypeSlashCommand, socketmode.EventTypeInteractive:
+	default:
+		a.logger.Debug("socket mode", "event", string(ev.Type))
+		return
+	}
+	if ev.Request == nil {
+		return
+	}
+	if err := a.sock.Ack(*ev.Request); err != nil {
+		a.logger.Warn("ack", "envelope", ev.Request.EnvelopeID, "err", err)
+	}
+	if !a.seen.add("envelope:"+ev.Request.EnvelopeID, struct{}{}) {
+		a.logger.Debug("dropped a redelivered envelope", "envelope", ev.Request.EnvelopeID, "retry", ev.Request.RetryAttempt)
+		return
+	}
+	in, ok := a.inbound(ev)
+	if !ok {
+		return
+	}
+	work.do(in.queue, func() { a.deliver(ctx, in, h) })
+}

@@ -1,0 +1,349 @@
+package slack_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/slack"
+)
+
+// Users of the fake workspace.
+const (
+	alice   = "UALICE"
+	bob     = "UBOB"
+	mallory = "UMALLORY"
+	general = "CGENERAL"
+	mention = "<@" + platformtest.SlackBotUser + ">"
+)
+
+// guard bounds every wait, so a broken test fails instead of hanging.
+const guard = 20 * time.Second
+
+// changes is a broadcast: every change closes the current channel.
+type changes struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (c *changes) wait() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ch == nil {
+		c.ch = make(chan struct{})
+	}
+	return c.ch
+}
+
+func (c *changes) notify() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ch != nil {
+		close(c.ch)
+	}
+	c.ch = make(chan struct{})
+}
+
+// liveTurn is a turn the test drives event by event.
+type liveTurn struct {
+	core.Turn
+	events chan core.Event
+	end    chan core.TurnResult
+}
+
+func (lt *liveTurn) emit(t *testing.T, ev core.Event) {
+	t.Helper()
+	select {
+	case lt.events <- ev:
+	case <-time.After(guard):
+		t.Fatal("the turn did not take an event")
+	}
+}
+
+func (lt *liveTurn) finish(t *testing.T, res core.TurnResult) {
+	t.Helper()
+	select {
+	case lt.end <- res:
+	case <-time.After(guard):
+		t.Fatal("the turn did not end")
+	}
+}
+
+// testPlugin is a core.Plugin with a script: a prompt starting with
+// "live" hands the turn to the test (see next); any other prompt is
+// answered at once with "echo: <prompt>", or with the text of answer when
+// it is set. Each new session's token is "sess-N".
+type testPlugin struct {
+	changes
+	answer   func(prompt string) []core.Event
+	live     chan *liveTurn
+	mu       sync.Mutex
+	turns    []core.Turn
+	sessions int
+}
+
+func newTestPlugin() *testPlugin { return &testPlugin{live: make(chan *liveTurn)} }
+
+func (p *testPlugin) ID() string   { return "claude" }
+func (p *testPlugin) Name() string { return "Claude Code" }
+
+func (p *testPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
+	return nil, nil
+}
+
+func (p *testPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p.mu.Lock()
+	p.turns = append(p.turns, t)
+	token := t.ResumeToken
+	if token == "" {
+		p.sessions++
+		token = fmt.Sprintf("sess-%d", p.sessions)
+	}
+	p.mu.Unlock()
+	p.notify()
+	emit(core.Event{Kind: core.EventSession, ResumeToken: token})
+	if !strings.HasPrefix(t.Prompt, "live") {
+		events := []core.Event{core.TextEvent("echo: " + t.Prompt)}
+		if p.answer != nil {
+			events = p.answer(t.Prompt)
+		}
+		for _, ev := range events {
+			emit(ev)
+		}
+		return core.TurnResult{ResumeToken: token, Duration: time.Second}, nil
+	}
+	lt := &liveTurn{Turn: t, events: make(chan core.Event), end: make(chan core.TurnResult)}
+	select {
+	case p.live <- lt:
+	case <-ctx.Done():
+		return core.TurnResult{}, ctx.Err()
+	}
+	for {
+		select {
+		case ev := <-lt.events:
+			emit(ev)
+		case res := <-lt.end:
+			res.ResumeToken = token
+			return res, nil
+		case <-ctx.Done():
+			return core.TurnResult{ResumeToken: token}, ctx.Err()
+		}
+	}
+}
+
+// next returns the next live turn.
+func (p *testPlugin) next(t *testing.T) *liveTurn {
+	t.Helper()
+	select {
+	case lt := <-p.live:
+		return lt
+	case <-time.After(guard):
+		t.Fatal("no live turn started")
+		return nil
+	}
+}
+
+func (p *testPlugin) ran() []core.Turn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.turns)
+}
+
+// waitTurns waits until n turns have started and returns them.
+func (p *testPlugin) waitTurns(t *testing.T, n int) []core.Turn {
+	t.Helper()
+	timeout := time.After(guard)
+	for {
+		ch := p.wait()
+		if turns := p.ran(); len(turns) >= n {
+			return turns
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			t.Fatalf("waited for %d turns, have %v", n, p.ran())
+		}
+	}
+}
+
+// harness is the real router with the adapter, against the fake Slack.
+type harness struct {
+	t    *testing.T
+	fake *platformtest.Slack
+	// clock is the manual clock of tests with the scripted plugin; nil
+	// with a real plugin.
+	clock  *coretest.ManualClock
+	plugin *testPlugin
+	router *core.Router
+}
+
+type setup struct {
+	limit  int
+	before func(*platformtest.Slack)
+	// plugin replaces the scripted test plugin, and workdir the temporary
+	// root; with a real plugin the clock is an instant one.
+	plugin  core.Plugin
+	workdir string
+}
+
+func start(t *testing.T, s setup) *harness {
+	t.Helper()
+	fake := platformtest.NewSlack(t)
+	if s.before != nil {
+		s.before(fake)
+	}
+	h := &harness{t: t, fake: fake, plugin: newTestPlugin()}
+	var clock core.Clock = coretest.NewInstantClock()
+	var plugin core.Plugin = s.plugin
+	if plugin == nil {
+		h.clock = coretest.NewManualClock()
+		clock, plugin = h.clock, h.plugin
+	}
+	fake.SetClock(clock.Now)
+	reg, err := core.NewRegistry(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := slack.Config{
+		AppToken: platformtest.SlackAppToken, BotToken: platformtest.SlackBotToken,
+		AllowedUsers: []string{alice, bob}, EditInterval: time.Second, APIURL: fake.URL,
+	}
+	access := core.NewAccess()
+	cfg.Grant(access)
+	if s.workdir == "" {
+		s.workdir = t.TempDir()
+	}
+	roots, err := core.NewRoots([]string{s.workdir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx, cancel := context.WithCancel(context.Background())
+	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}, nil)
+	opts := []slack.Option{slack.WithLogger(logger)}
+	if s.limit > 0 {
+		opts = append(opts, slack.WithMessageLimit(s.limit))
+	}
+	a, err := slack.New(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, h.router.Attach(a)) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+		h.router.Shutdown()
+		h.router.Wait()
+	})
+	fake.WaitConnected(t)
+	return h
+}
+
+// until moves the fake clock on whenever the coordinator waits on it,
+// until cond holds: every wait (edit interval, Retry-After) passes without
+// the test sleeping.
+func (h *harness) until(what string, cond func() bool) {
+	h.t.Helper()
+	timeout := time.After(guard)
+	for {
+		changed := h.fake.Changed()
+		if cond() {
+			return
+		}
+		var waiting <-chan time.Duration
+		if h.clock != nil {
+			waiting = h.clock.Waiting()
+		}
+		select {
+		case d := <-waiting:
+			h.clock.Advance(d)
+		case <-changed:
+		case <-timeout:
+			h.t.Fatalf("timed out waiting for %s; calls:\n%v", what, h.fake.Calls())
+		}
+	}
+}
+
+// startThread runs /claude start in channel as user and returns the
+// thread, once the bot has said the conversation started.
+func (h *harness) startThread(user, channel string) string {
+	h.t.Helper()
+	before := len(h.fake.Replies(channel, ""))
+	env := h.fake.SlashCommand(h.t, user, channel, "/claude", "start")
+	h.fake.WaitAck(h.t, env)
+	var parent platformtest.SlackMessage
+	h.fake.WaitFor(h.t, "the thread parent", func() bool {
+		top := h.fake.Replies(channel, "")
+		if len(top) > before {
+			parent = top[before]
+			return true
+		}
+		return false
+	})
+	if want := "<@" + user + "> `/claude start`"; parent.Text != want {
+		h.t.Errorf("thread parent = %q, want %q", parent.Text, want)
+	}
+	h.waitReply(channel, parent.TS, "conversation started")
+	return parent.TS
+}
+
+// waitTimer waits until the coordinator waits on the clock, and returns
+// for how long.
+func (h *harness) waitTimer() time.Duration {
+	h.t.Helper()
+	select {
+	case d := <-h.clock.Waiting():
+		return d
+	case <-time.After(guard):
+		h.t.Fatal("the coordinator never waited on the clock")
+		return 0
+	}
+}
+
+// drainTimers forgets the waits so far, so waitTimer sees the next one.
+func (h *harness) drainTimers() {
+	for {
+		select {
+		case <-h.clock.Waiting():
+		default:
+			return
+		}
+	}
+}
+
+// waitReply waits until one of the bot's messages in thread contains
+// want, driving the clock, and returns the thread's replies.
+func (h *harness) waitReply(channel, thread, want string) []platformtest.SlackMessage {
+	h.t.Helper()
+	var replies []platformtest.SlackMessage
+	h.until(fmt.Sprintf("a reply containing %q in %s/%s", want, channel, thread), func() bool {
+		replies = h.fake.Replies(channel, thread)
+		for _, m := range replies {
+			if strings.Contains(m.Text, want) {
+				return true
+			}
+		}
+		return false
+	})
+	return replies
+}
+
+// texts returns the messages' texts.
+func texts(ms []platformtest.SlackMessage) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Text)
+	}
+	return out
+}

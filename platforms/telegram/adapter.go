@@ -1,0 +1,297 @@
+package telegram
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+)
+
+const platformName = "telegram"
+
+// botAPI is the part of the client library the adapter uses: raw requests
+// (raw.go) and the library's configs for everything that needs no topic.
+type botAPI interface {
+	MakeRequest(method string, params tgbotapi.Params) (*tgbotapi.APIResponse, error)
+	Request(c tgbotapi.Chattable) (*tgbotapi.APIResponse, error)
+}
+
+// Options are the adapter's collaborators.
+type Options struct {
+	// Plugins name the /<plugin> commands registered in Telegram's menu.
+	Plugins []core.Plugin
+	// Clock times the flood-control gate; nil is the system clock.
+	Clock  core.Clock
+	Logger *slog.Logger
+	// HTTPClient makes the Bot API requests; nil is a default client.
+	HTTPClient *http.Client
+	// Listener, when set, serves the webhook instead of listening on
+	// Config.WebhookListen.
+	Listener net.Listener
+}
+
+// Adapter is the Telegram platform. It is safe for concurrent use.
+type Adapter struct {
+	cfg      Config
+	api      botAPI
+	client   *pollClient
+	self     string // the bot's username, lower case
+	clock    core.Clock
+	logger   *slog.Logger
+	gate     *gate
+	commands []tgbotapi.BotCommand
+	listener net.Listener
+	secret   string
+	choices  *choices
+
+	mu      sync.Mutex
+	refused map[string]bool // user/chat pairs already told they are not allowed
+	// answered holds the callback queries Refuse answered while the
+	// router handled them.
+	answered map[string]bool
+	seen     *recent
+}
+
+var (
+	_ core.Platform      = (*Adapter)(nil)
+	_ core.Typer         = (*Adapter)(nil)
+	_ core.ChoiceOfferer = (*Adapter)(nil)
+	_ core.Refuser       = (*Adapter)(nil)
+)
+
+// New connects to the Bot API (getMe checks the token) and returns the
+// adapter. Errors never contain the token.
+func New(cfg Config, opts Options) (*Adapter, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Token == "" {
+		return nil, fmt.Errorf("telegram: TELEGRAM_TOKEN is not set")
+	}
+	base := opts.HTTPClient
+	if base == nil {
+		// Long polls last PollTimeout; nothing else should take a minute.
+		base = &http.Client{Timeout: cfg.PollTimeout + time.Minute}
+	}
+	client := &pollClient{base: base}
+	bot, err := tgbotapi.NewBotAPIWithClient(string(cfg.Token), cfg.APIEndpoint, client)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: connect: %w", redact(err, string(cfg.Token)))
+	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = core.SystemClock{}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	secret := string(cfg.WebhookSecret)
+	if secret == "" {
+		b := make([]byte, 24)
+		_, _ = rand.Read(b)
+		secret = hex.EncodeToString(b)
+	}
+	return &Adapter{
+		cfg:      cfg,
+		api:      bot,
+		client:   client,
+		self:     strings.ToLower(bot.Self.UserName),
+		clock:    clock,
+		logger:   logger.With("platform", platformName, "bot", bot.Self.UserName),
+		gate:     newGate(clock, cfg.GroupWritesPerMinute),
+		commands: botCommands(opts.Plugins),
+		listener: opts.Listener,
+		secret:   secret,
+		choices:  newChoices(),
+		refused:  make(map[string]bool),
+		answered: make(map[string]bool),
+		seen:     newRecent(1024),
+	}, nil
+}
+
+// Name returns "telegram".
+func (a *Adapter) Name() string { return platformName }
+
+// Limits allows one write per EditInterval per chat; the group budget and
+// flood control are enforced by the adapter's gate, which answers
+// *core.RateLimitError.
+func (a *Adapter) Limits() core.Limits {
+	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: a.cfg.EditInterval, ChannelBurst: 1}
+}
+
+// Render renders blocks as Telegram HTML messages.
+func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+	return formatter.Telegram(blocks, formatter.TelegramLimit)
+}
+
+// call runs one Bot API request, redacting the token from its error.
+func (a *Adapter) call(f func() error) error { return redact(f(), string(a.cfg.Token)) }
+
+// Send posts text (Telegram HTML) in to. It returns *core.RateLimitError
+// while the chat is under flood control or over its group budget.
+func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
+	p, err := parsePlace(to)
+	if err != nil {
+		return core.MessageRef{}, err
+	}
+	release, d := a.gate.acquire(p.chat)
+	if d > 0 {
+		return core.MessageRef{}, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+	}
+	defer release()
+	var id int
+	err = a.write(p.chat, text, func(text, mode string) (err error) {
+		id, err = a.sendMessage(p, text, mode, nil)
+		return err
+	})
+	if err != nil {
+		return core.MessageRef{}, fmt.Errorf("telegram: send: %w", err)
+	}
+	return core.MessageRef{Target: to, ID: strconv.Itoa(id)}, nil
+}
+
+// Edit replaces the text of a message the bot sent. Unchanged text is
+// success.
+func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) error {
+	p, err := parsePlace(ref.Target)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.Atoi(ref.ID)
+	if err != nil {
+		return fmt.Errorf("telegram: bad message id %q", ref.ID)
+	}
+	release, d := a.gate.acquire(p.chat)
+	if d > 0 {
+		return &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+	}
+	defer release()
+	err = a.write(p.chat, text, func(text, mode string) error {
+		edit := tgbotapi.NewEditMessageText(p.chat, id, text)
+		edit.ParseMode = mode
+		edit.DisableWebPagePreview = true
+		_, err := a.api.Request(edit)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("telegram: edit: %w", err)
+	}
+	return nil
+}
+
+var errHeldBack = errors.New("held back by the adapter's flood gate")
+
+// write sends text as HTML through do, and handles Telegram's answers: a
+// 429 closes the chat's gate and becomes a *core.RateLimitError; text
+// Telegram cannot parse, or finds too long, is sent again as plain text.
+func (a *Adapter) write(chat int64, text string, do func(text, mode string) error) error {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	err := a.call(func() error { return do(text, tgbotapi.ModeHTML) })
+	if isParseError(err) || isTooLong(err) {
+		a.logger.Warn("resending as plain text", "chat", chat, "err", err)
+		err = a.call(func() error { return do(plainFallback(text), "") })
+	}
+	switch d, limited := retryAfter(err); {
+	case err == nil, isNotModified(err):
+		return nil
+	case limited:
+		a.gate.block(chat, d)
+		return &core.RateLimitError{RetryAfter: d, Err: err}
+	}
+	return err
+}
+
+// plainFallback is text without its markup, cut to Telegram's limit.
+func plainFallback(html string) string {
+	plain := formatter.TelegramPlain(html)
+	n := 0
+	for i, r := range plain {
+		if n += 1 + boolInt(r >= 0x10000); n > formatter.TelegramLimit {
+			return plain[:i]
+		}
+	}
+	return plain
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Typing shows the typing indicator; it does nothing while the chat is
+// under flood control.
+func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
+	p, err := parsePlace(to)
+	if err != nil {
+		return err
+	}
+	if a.gate.blocked(p.chat) > 0 {
+		return nil
+	}
+	err = a.call(func() error { return a.sendTyping(p) })
+	if d, limited := retryAfter(err); limited {
+		a.gate.block(p.chat, d)
+	}
+	if err != nil {
+		return fmt.Errorf("telegram: typing: %w", err)
+	}
+	return nil
+}
+
+// Refuse answers a user who is not allowed. A button press gets a private
+// alert; a message gets one reply per user and chat, so a stranger in a
+// group cannot make the bot answer every line.
+func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error {
+	if id, ok := strings.CutPrefix(m.ReplyTo, callbackPrefix); ok {
+		a.mu.Lock()
+		a.answered[id] = true
+		a.mu.Unlock()
+		return a.answerCallback(id, text, true)
+	}
+	key := m.Key.User + "/" + m.Key.Channel
+	a.mu.Lock()
+	if a.refused[key] {
+		a.mu.Unlock()
+		return nil
+	}
+	if len(a.refused) >= 10000 {
+		clear(a.refused)
+	}
+	a.refused[key] = true
+	a.mu.Unlock()
+	_, err := a.Send(ctx, m.Target(), html.EscapeString(text))
+	return err
+}
+
+// parsePlace reads the chat and topic from a target.
+func parsePlace(t core.Target) (place, error) {
+	chat, err := strconv.ParseInt(t.Channel, 10, 64)
+	if err != nil {
+		return place{}, fmt.Errorf("telegram: bad chat id %q", t.Channel)
+	}
+	p := place{chat: chat}
+	if t.Thread != "" {
+		if p.thread, err = strconv.Atoi(t.Thread); err != nil {
+			return place{}, fmt.Errorf("telegram: bad topic id %q", t.Thread)
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,141 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+	"sync"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// maxCallbackData is Telegram's limit on a button's callback data, in
+// bytes.
+const maxCallbackData = 64
+
+// choices maps buttons to commands. A command that fits in a button's
+// callback data is carried there whole, so its button keeps working after
+// a restart; a longer one is kept here under a short token. It is safe for
+// concurrent use.
+type choices struct {
+	mu    sync.Mutex
+	next  int
+	byKey map[string]string
+	order []string
+}
+
+const (
+	tokenPrefix = "c:"
+	maxTokens   = 1000
+)
+
+func newChoices() *choices { return &choices{byKey: make(map[string]string)} }
+
+// data returns the callback data for a button sending cmd.
+func (c *choices) data(cmd string) string {
+	if len(cmd) <= maxCallbackData && strings.HasPrefix(cmd, "/") {
+		return cmd
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.next++
+	tok := tokenPrefix + strconv.Itoa(c.next)
+	c.byKey[tok] = cmd
+	c.order = append(c.order, tok)
+	if len(c.order) > maxTokens {
+		delete(c.byKey, c.order[0])
+		c.order = c.order[1:]
+	}
+	return tok
+}
+
+// command returns the command a button's callback data stands for.
+func (c *choices) command(data string) (string, bool) {
+	if strings.HasPrefix(data, "/") {
+		return data, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cmd, ok := c.byKey[data]
+	return cmd, ok
+}
+
+// botCommands is the menu registered with setMyCommands: one entry per
+// plugin and the shared commands. Telegram only takes lower-case names of
+// letters, digits and underscores.
+func botCommands(plugins []core.Plugin) []tgbotapi.BotCommand {
+	var cmds []tgbotapi.BotCommand
+	for _, p := range plugins {
+		if validCommand(p.ID()) {
+			cmds = append(cmds, tgbotapi.BotCommand{
+				Command:     p.ID(),
+				Description: core.Shorten(p.Name()+": start [workdir] | conversations | resume <id>", 256),
+			})
+		}
+	}
+	return append(cmds,
+		tgbotapi.BotCommand{Command: "resume", Description: "List or resume conversations of the current plugin"},
+		tgbotapi.BotCommand{Command: "status", Description: "Show this conversation"},
+		tgbotapi.BotCommand{Command: "stop", Description: "Cancel the running turn"},
+		tgbotapi.BotCommand{Command: "end", Description: "End this conversation (its history stays with the CLI)"},
+		tgbotapi.BotCommand{Command: "workdir", Description: "Show the working directory, or: /workdir set <path>"},
+		tgbotapi.BotCommand{Command: "help", Description: "List the commands"},
+	)
+}
+
+func validCommand(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// OfferChoices posts text with one inline button per choice. Pressing a
+// button sends the choice's command as if the user had typed it.
+func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) error {
+	p, err := parsePlace(to)
+	if err != nil {
+		return err
+	}
+	var rows [][]tgbotapi.InlineKeyboardButton
+	for _, c := range choices {
+		label := c.Label
+		if strings.TrimSpace(label) == "" {
+			label = c.Command
+		}
+		rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(label, a.choices.data(c.Command))))
+	}
+	kb := tgbotapi.NewInlineKeyboardMarkup(rows...)
+	release, err := a.gate.wait(ctx, p.chat)
+	if err != nil {
+		return err
+	}
+	defer release()
+	err = a.write(p.chat, html.EscapeString(text), func(text, mode string) error {
+		_, err := a.sendMessage(p, text, mode, &kb)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("telegram: offer choices: %w", err)
+	}
+	return nil
+}
+
+// answerCallback stops the button's spinner, showing text if any.
+func (a *Adapter) answerCallback(id, text string, alert bool) error {
+	cb := tgbotapi.NewCallback(id, text)
+	cb.ShowAlert = alert
+	return a.call(func() error {
+		_, err := a.api.Request(cb)
+		return err
+	})
+}

@@ -1,0 +1,122 @@
+package telegram
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// gate holds back writes to a chat that Telegram would refuse: every write
+// while a 429's retry_after runs, and in groups the writes beyond the
+// per-minute budget. It answers "wait d" rather than waiting itself, so the
+// stream coordinator can keep coalescing; the coordinator's own retry is
+// per reply and would not stop another reply in the same chat from writing
+// during the wait. Writes to one chat are also serialised, so that no write
+// leaves while another's answer (perhaps a 429) is still on its way. It is
+// safe for concurrent use.
+type gate struct {
+	clock core.Clock
+	every time.Duration // one group write per every
+
+	mu    sync.Mutex
+	chats map[int64]*chatGate
+}
+
+type chatGate struct {
+	write  sync.Mutex // held for the length of one write
+	mu     sync.Mutex // guards until and budget
+	until  time.Time
+	budget *rate.Limiter
+}
+
+func newGate(clock core.Clock, perMinute int) *gate {
+	return &gate{clock: clock, every: time.Minute / time.Duration(perMinute), chats: make(map[int64]*chatGate)}
+}
+
+// isGroup reports whether chat is a group: Telegram gives groups,
+// supergroups and channels negative ids, private chats the user's id.
+func isGroup(chat int64) bool { return chat < 0 }
+
+func (g *gate) chat(id int64) *chatGate {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.chats[id]
+	if !ok {
+		c = &chatGate{}
+		if isGroup(id) {
+			c.budget = rate.NewLimiter(rate.Every(g.every), 1)
+		}
+		g.chats[id] = c
+	}
+	return c
+}
+
+// acquire takes one write for chat. It returns a release func to call once
+// the write's answer is in (and, for a 429, after block), or how long to
+// wait before asking again.
+func (g *gate) acquire(chat int64) (release func(), wait time.Duration) {
+	c := g.chat(chat)
+	c.write.Lock()
+	if d := c.reserve(g.clock.Now(), true); d > 0 {
+		c.write.Unlock()
+		return nil, d
+	}
+	return c.write.Unlock, 0
+}
+
+// blocked returns how long chat is still under flood control.
+func (g *gate) blocked(chat int64) time.Duration {
+	return g.chat(chat).reserve(g.clock.Now(), false)
+}
+
+// reserve returns how long to wait, taking one write from the budget when
+// write is true and there is no need to wait.
+func (c *chatGate) reserve(now time.Time, write bool) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now.Before(c.until) {
+		return c.until.Sub(now)
+	}
+	if !write || c.budget == nil {
+		return 0
+	}
+	r := c.budget.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return d
+	}
+	return 0
+}
+
+// block stops every write to chat for d, as a 429 asks.
+func (g *gate) block(chat int64, d time.Duration) {
+	c := g.chat(chat)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if until := g.clock.Now().Add(d); until.After(c.until) {
+		c.until = until
+	}
+}
+
+// wait blocks until chat may be written to, or ctx ends, and returns the
+// release func of the write it acquired.
+func (g *gate) wait(ctx context.Context, chat int64) (func(), error) {
+	for {
+		release, d := g.acquire(chat)
+		if d == 0 {
+			return release, nil
+		}
+		ch := make(chan struct{})
+		t := g.clock.AfterFunc(d, func() { close(ch) })
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+var (
+	alice = platformtest.TelegramUser{ID: 1001, FirstName: "Alice", Username: "alice"}
+	carol = platformtest.TelegramUser{ID: 1003, FirstName: "Carol"}
+	bob   = platformtest.TelegramUser{ID: 2002, FirstName: "Bob"} // not allowed
+	team  = platformtest.TelegramChat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
+)
+
+// scripted is a plugin whose turns the test feeds event by event.
+type scripted struct {
+	turns chan *turn
+	convs []core.ConversationInfo
+}
+
+// turn is one running turn of a scripted plugin.
+type turn struct {
+	core.Turn
+	events chan core.Event
+}
+
+func newScripted() *scripted { return &scripted{turns: make(chan *turn)} }
+
+func (p *scripted) ID() string   { return "claude" }
+func (p *scripted) Name() string { return "Claude Code" }
+
+func (p *scripted) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	tr := &turn{Turn: t, events: make(chan core.Event)}
+	select {
+	case p.turns <- tr:
+	case <-ctx.Done():
+		return core.TurnResult{}, ctx.Err()
+	}
+	for {
+		select {
+		case ev, ok := <-tr.events:
+			if !ok {
+				return core.TurnResult{ResumeToken: "session-" + t.Key.Thread + t.Key.User, Duration: 2 * time.Second, CostUSD: 0.01}, nil
+			}
+			emit(ev)
+		case <-ctx.Done():
+			return core.TurnResult{}, ctx.Err()
+		}
+	}
+}
+
+func (p *scripted) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	return p.convs, nil
+}
+
+func (tr *turn) say(text string) { tr.events <- core.TextEvent(text) }
+func (tr *turn) end()            { close(tr.events) }
+
+// syncBuffer collects log output from many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// harness runs the real router with the adapter against the fake Bot API.
+type harness struct {
+	t      *testing.T
+	srv    *platformtest.TelegramServer
+	clock  *fakeClock
+	plugin *scripted
+	bot    *Adapter
+	router *core.Router
+	logs   *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
+	t.Helper()
+	h := &harness{t: t, srv: platformtest.NewTelegramServer(t), clock: newFakeClock(), plugin: newScripted(), logs: &syncBuffer{}}
+	h.srv.Now = h.clock.Now
+	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg := Config{
+		Token:        platformtest.TelegramToken,
+		AllowedUsers: UserIDs{alice.ID, carol.ID},
+		APIEndpoint:  h.srv.Endpoint(),
+	}
+	opts := Options{Plugins: []core.Plugin{h.plugin}, Clock: h.clock, Logger: logger}
+	for _, f := range configure {
+		f(&cfg, &opts)
+	}
+	bot, err := New(cfg, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.bot = bot
+	reg, err := core.NewRegistry(opts.Plugins...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := core.NewAccess()
+	cfg.Grant(access)
+	roots, err := core.NewRoots([]string{t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.router = core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: h.clock, Logger: logger}, nil)
+	handler := h.router.Attach(bot)
+	h.cancel = cancel
+	h.done = make(chan error, 1)
+	go func() { h.done <- bot.Run(ctx, handler) }()
+	t.Cleanup(h.close)
+	return h
+}
+
+// close stops the adapter and the router, and checks that the token never
+// reached the logs.
+func (h *harness) close() {
+	h.clock.Free()
+	h.stop()
+	h.router.Shutdown()
+	h.router.Wait()
+	if strings.Contains(h.logs.String(), platformtest.TelegramToken) {
+		h.t.Errorf("the bot token appears in the logs:\n%s", h.logs.String())
+	}
+	if v := h.srv.Violations(); len(v) > 0 {
+		h.t.Errorf("writes during flood control: %+v", v)
+	}
+}
+
+// stop cancels Run and waits for it to return.
+func (h *harness) stop() {
+	h.cancel()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Errorf("Run: %v", err)
+		}
+		h.done <- nil // later calls return at once
+	case <-time.After(30 * time.Second):
+		h.t.Fatal("Run did not return after cancel")
+	}
+}
+
+// until waits for cond, driving the fake clock: whenever the bot waits on
+// a timer and nothing else happens, the clock jumps to that timer.
+func (h *harness) until(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.After(90 * time.Second) // a failure guard: a cold CLI start is slow
+	for {
+		srvCh, clkCh := h.srv.Changed(), h.clock.Added()
+		if cond() {
+			return
+		}
+		if next, ok := h.clock.Next(); ok {
+			h.clock.AdvanceTo(next)
+			continue
+		}
+		select {
+		case <-srvCh:
+		case <-clkCh:
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s; messages: %s", what, h.dump())
+		}
+	}
+}
+
+// nextTurn waits for the plugin to start a turn.
+func (h *harness) nextTurn() *turn {
+	h.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case tr := <-h.plugin.turns:
+			return tr
+		case <-h.srv.Changed():
+		case <-h.clock.Added():
+		case <-deadline:
+			h.t.Fatalf("no turn started; messages: %s", h.dump())
+		}
+		if next, ok := h.clock.Next(); ok {
+			h.clock.AdvanceTo(next)
+		}
+	}
+}
+
+// says makes user write text in chat (and topic) and waits until the
+// bot has written something new in that chat.
+func (h *harness) says(chat platformtest.TelegramChat, from platformtest.TelegramUser, topic int, text string) {
+	h.t.Helper()
+	before := h.writes(chat.ID)
+	h.srv.UserSays(chat, from, topic, text)
+	h.until(fmt.Sprintf("a reply to %q", text), func() bool { return h.writes(chat.ID) > before })
+}
+
+// writes counts the successful sendMessage and editMessageText calls to
+// chat.
+func (h *harness) writes(chat int64) int {
+	n := 0
+	for _, c := range h.srv.Calls("sendMessage", "editMessageText") {
+		if c.Params.Get("chat_id") == strconv.FormatInt(chat, 10) && c.Error == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// last returns the plain text of the bot's newest message in chat.
+func (h *harness) last(chat int64) string {
+	ms := h.srv.Messages(chat)
+	if len(ms) == 0 {
+		return ""
+	}
+	return plain(h.t, ms[len(ms)-1])
+}
+
+func plain(t *testing.T, m platformtest.TelegramMessage) string {
+	t.Helper()
+	if m.ParseMode != "HTML" {
+		return m.Text
+	}
+	s, err := platformtest.ParseTelegramHTML(m.Text)
+	if err != nil {
+		t.Fatalf("message %d is not valid Telegram HTML: %v\n%s", m.ID, err, m.Text)
+	}
+	return s
+}
+
+func (h *harness) dump() string {
+	var b strings.Builder
+	for _, c := range h.srv.Calls() {
+		if c.Method != "getUpdates" {
+			fmt.Fprintf(&b, "\n  %s %s chat=%s thread=%s %q %s", c.At.Format("15:04:05.000"), c.Method, c.Params.Get("chat_id"), c.Params.Get("message_thread_id"), core.Shorten(c.Params.Get("text"), 80), c.Error)
+		}
+	}
+	return b.String()
+}
+
+// workdir is the resolved temporary root of the harness's router.
+func workdirOf(t *testing.T, text string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(text, " started in ")
+	if !ok {
+		t.Fatalf("no workdir in %q", text)
+	}
+	dir, _, _ := strings.Cut(after, ".")
+	return filepath.Clean(dir)
+}

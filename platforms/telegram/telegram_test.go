@@ -1,0 +1,386 @@
+package telegram
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+// TestDMStreamsWithinEditLimit starts a conversation in a private chat and
+// streams a reply: it is posted, edited as text arrives, never faster than
+// one write per second to the chat, and ends complete with its footer.
+func TestDMStreamsWithinEditLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	if got := h.last(dm.ID); !strings.Contains(got, "Claude Code conversation started") {
+		t.Fatalf("after /claude start the bot said %q", got)
+	}
+	since := h.clock.Now()
+	h.srv.UserSays(dm, alice, 0, "write a poem")
+	tr := h.nextTurn()
+	if tr.Prompt != "write a poem" || tr.Key.User != "1001" || tr.Key.Thread != "" {
+		t.Fatalf("turn = %+v", tr.Turn)
+	}
+	var want strings.Builder
+	for i := range 8 {
+		line := "Line " + strconv.Itoa(i) + " of the poem.\n"
+		want.WriteString(line)
+		tr.say(line)
+		n := h.writes(dm.ID)
+		h.until("the line to be shown", func() bool { return h.writes(dm.ID) > n && strings.Contains(h.last(dm.ID), "Line "+strconv.Itoa(i)) })
+	}
+	tr.end()
+	h.until("the footer", func() bool { return strings.Contains(h.last(dm.ID), "2.0s · $0.0100") })
+	if got := h.last(dm.ID); !strings.HasPrefix(got, strings.TrimSpace(want.String())) {
+		t.Errorf("final reply = %q, want it to start with %q", got, want.String())
+	}
+	msgs := h.srv.Messages(dm.ID)
+	if n := len(msgs); n != 2 {
+		t.Errorf("bot posted %d messages, want 2 (the start notice and one streamed reply)", n)
+	}
+	if msgs[len(msgs)-1].Edits < 2 {
+		t.Errorf("the reply was edited %d times, want progressive edits", msgs[len(msgs)-1].Edits)
+	}
+	checkRate(t, h.srv.Calls("sendMessage", "editMessageText"), dm.ID, since, time.Second)
+	if tc := h.srv.Calls("sendChatAction"); len(tc) == 0 || tc[0].Params.Get("action") != "typing" {
+		t.Errorf("no typing action while the turn ran: %v", tc)
+	}
+}
+
+// checkRate fails when more writes reached chat since the fake clock read
+// since than one per interval allows. The fake stamps a call when it
+// arrives, which may be later than when the bot decided to send it, so the
+// check bounds every prefix of the writes: the k-th may not arrive before
+// since + (k-1)·interval.
+func checkRate(t *testing.T, calls []platformtest.TelegramCall, chat int64, since time.Time, interval time.Duration) {
+	t.Helper()
+	k := 0
+	for _, c := range calls {
+		if c.Params.Get("chat_id") != strconv.FormatInt(chat, 10) || c.Error != "" || c.At.Before(since) {
+			continue
+		}
+		if earliest := since.Add(time.Duration(k) * interval); c.At.Before(earliest) {
+			t.Errorf("write %d (%s %q) arrived at +%s, before +%s: faster than one per %s", k+1, c.Method, core.Shorten(c.Params.Get("text"), 40), c.At.Sub(since), earliest.Sub(since), interval)
+		}
+		k++
+	}
+}
+
+// TestCommandMenuAndAddressing checks setMyCommands and that commands for
+// another bot are ignored while /cmd@thisbot is answered.
+func TestCommandMenuAndAddressing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dm := alice.Private()
+	h.until("setMyCommands", func() bool { return h.srv.Commands() != "" })
+	var cmds []struct{ Command, Description string }
+	if err := json.Unmarshal([]byte(h.srv.Commands()), &cmds); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cmds {
+		names = append(names, c.Command)
+	}
+	for _, want := range []string{"claude", "end", "status", "stop", "help", "resume"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("menu %v lacks /%s", names, want)
+		}
+	}
+
+	h.srv.UserSays(dm, alice, 0, "/help@otherbot")
+	h.says(dm, alice, 0, "/status@JakeBot")
+	if got := h.last(dm.ID); !strings.Contains(got, "No conversation here yet") {
+		t.Errorf("/status@JakeBot answered %q", got)
+	}
+	if n := len(h.srv.Messages(dm.ID)); n != 1 {
+		t.Errorf("bot posted %d messages, want 1: /help@otherbot must be ignored", n)
+	}
+	h.says(dm, alice, 0, "/claude start")
+	h.says(dm, alice, 0, "/end")
+	if got := h.last(dm.ID); !strings.Contains(got, "Conversation ended") {
+		t.Errorf("/end answered %q", got)
+	}
+}
+
+// TestInlineKeyboardResume lists past sessions as buttons; pressing one
+// resumes that session and answers the callback query.
+func TestInlineKeyboardResume(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const old = "0b7c6a52-1f3e-4b8e-9a7d-2c1d5e6f7a8b"
+	h.plugin.convs = []core.ConversationInfo{
+		{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build", Updated: h.clock.Now()},
+		{ID: old, Title: "write <docs> & tests", Updated: h.clock.Now().Add(-time.Hour)},
+	}
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude conversations")
+	msgs := h.srv.Messages(dm.ID)
+	list := msgs[len(msgs)-1]
+	var kb struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal([]byte(list.Markup), &kb); err != nil || len(kb.InlineKeyboard) != 2 {
+		t.Fatalf("listing markup = %q (%v), want two buttons", list.Markup, err)
+	}
+	if b := kb.InlineKeyboard[1][0]; b.Text != "write <docs> & tests" || b.CallbackData != "/claude resume "+old {
+		t.Errorf("second button = %+v", b)
+	}
+	if !strings.Contains(plain(t, list), "write <docs> & tests") {
+		t.Errorf("listing text = %q", plain(t, list))
+	}
+
+	before := h.writes(dm.ID)
+	id := h.srv.PressButton(alice, list, kb.InlineKeyboard[1][0].CallbackData)
+	h.until("the resume reply", func() bool { return h.writes(dm.ID) > before && h.srv.CallbackAnswered(id) })
+	if got := h.last(dm.ID); !strings.Contains(got, "Resumed Claude Code conversation "+old) {
+		t.Fatalf("after the button the bot said %q", got)
+	}
+	h.srv.UserSays(dm, alice, 0, "carry on")
+	tr := h.nextTurn()
+	if tr.ResumeToken != old {
+		t.Errorf("turn resumes %q, want %q", tr.ResumeToken, old)
+	}
+	tr.end()
+	h.until("the turn's reply", func() bool { return strings.Contains(h.last(dm.ID), "2.0s") })
+}
+
+// TestTopicsAreConversations runs two forum topics side by side: each is
+// its own conversation, replies land in their topic, and the group's write
+// budget holds.
+func TestTopicsAreConversations(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	t1, t2 := h.srv.NewTopic(team, "frontend"), h.srv.NewTopic(team, "backend")
+	h.says(team, alice, t1, "/claude start")
+	h.says(team, alice, t2, "/claude@jakebot start")
+	if n := h.router.Conversations().Len(); n != 2 {
+		t.Fatalf("%d conversations, want 2", n)
+	}
+	since := h.clock.Now()
+	h.srv.UserSays(team, alice, t1, "hello frontend")
+	tr1 := h.nextTurn()
+	h.srv.UserSays(team, alice, t2, "hello backend")
+	tr2 := h.nextTurn()
+	if tr1.Key.Thread != strconv.Itoa(t1) || tr2.Key.Thread != strconv.Itoa(t2) || tr1.Key == tr2.Key {
+		t.Fatalf("turn keys %v and %v, want topics %d and %d", tr1.Key, tr2.Key, t1, t2)
+	}
+	tr1.say("answer for frontend")
+	tr2.say("answer for backend")
+	tr1.end()
+	tr2.end()
+	h.until("both answers", func() bool {
+		n := 0
+		for _, m := range h.srv.Messages(team.ID) {
+			if strings.Contains(m.Text, "2.0s") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	for _, m := range h.srv.Messages(team.ID) {
+		switch {
+		case strings.Contains(m.Text, "frontend") && m.Thread != t1,
+			strings.Contains(m.Text, "backend") && m.Thread != t2:
+			t.Errorf("message %q went to topic %d", m.Text, m.Thread)
+		}
+	}
+	checkRate(t, h.srv.Calls("sendMessage", "editMessageText"), team.ID, since, 3*time.Second)
+	for _, c := range h.srv.Calls("sendChatAction") {
+		if c.Params.Get("message_thread_id") == "" {
+			t.Errorf("typing action without a topic: %v", c.Params)
+		}
+	}
+}
+
+// TestRateLimitLosesNothing answers an edit in one forum topic with 429:
+// nothing is written to the group before retry_after has passed, not even
+// to another topic, and the final reply holds everything.
+func TestRateLimitLosesNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	t1, t2 := h.srv.NewTopic(team, "one"), h.srv.NewTopic(team, "two")
+	h.says(team, alice, t1, "/claude start")
+	h.srv.UserSays(team, alice, t1, "go")
+	a := h.nextTurn()
+	a.say("first part. ")
+	h.until("the first part", func() bool { return strings.Contains(h.last(team.ID), "first part") })
+
+	h.srv.RateLimitNext("editMessageText", 7)
+	a.say("second part. ")
+	h.until("the 429", func() bool { return len(h.srv.Calls("editMessageText")) > 0 })
+	limited := h.srv.Calls("editMessageText")[0]
+	if !strings.Contains(limited.Error, "retry after 7") {
+		t.Fatalf("first edit = %+v, want the injected 429", limited)
+	}
+	// Another topic of the same group is held back too. The write waits
+	// for the edit's answer (writes to a chat are serialised), so it sees
+	// the 429 however the goroutines are scheduled.
+	sends := len(h.srv.Calls("sendMessage"))
+	_, err := h.bot.Send(context.Background(), core.Target{Platform: "telegram", Channel: strconv.FormatInt(team.ID, 10), Thread: strconv.Itoa(t2)}, "other topic")
+	if rl, ok := core.AsRateLimit(err); !ok || rl.RetryAfter <= 3*time.Second || rl.RetryAfter > 7*time.Second {
+		t.Errorf("Send to another topic during flood control = %v, want a RateLimitError for the rest of the 7s (more than the 3s group budget)", err)
+	}
+	if n := len(h.srv.Calls("sendMessage")); n != sends {
+		t.Errorf("a message reached Telegram during flood control")
+	}
+	a.say("third part. ")
+	a.say("fourth part.")
+	a.end()
+	h.until("the final reply", func() bool { return strings.Contains(h.last(team.ID), "2.0s") })
+	if got := h.last(team.ID); !strings.HasPrefix(got, "first part. second part. third part. fourth part.") {
+		t.Errorf("final reply = %q, lost text", got)
+	}
+	var after []string
+	for _, c := range h.srv.Calls("sendMessage", "editMessageText") {
+		if c.At.After(limited.At) && c.At.Before(limited.At.Add(7*time.Second)) {
+			t.Errorf("%s at +%s, before retry_after (7s) passed", c.Method, c.At.Sub(limited.At))
+		}
+		if c.At.After(limited.At) {
+			after = append(after, c.Params.Get("text"))
+		}
+	}
+	if len(after) > 2 {
+		t.Errorf("%d writes after the 429, want the waiting edits coalesced into at most 2: %q", len(after), after)
+	}
+}
+
+// TestLongAnswerSplits streams a 20,000-character answer with code: it
+// arrives complete over several messages, each valid HTML within
+// Telegram's limit.
+func TestLongAnswerSplits(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	var text strings.Builder
+	for i := 0; text.Len() < 20000; i++ {
+		if i%5 == 4 {
+			text.WriteString("```go\n")
+			for j := range 30 {
+				text.WriteString("fmt.Println(\"<" + strconv.Itoa(i) + "." + strconv.Itoa(j) + "> & done\")\n")
+			}
+			text.WriteString("```\n")
+		} else {
+			text.WriteString("Paragraph " + strconv.Itoa(i) + " says **something** about `a < b` & more, at some length to fill the page.\n")
+		}
+	}
+	got := streamAnswer(t, h, dm, text.String(), 40)
+	wantLines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(text.String(), "```go\n", ""), "```\n", ""), "**", ""), "\n")
+	gotLines := strings.Split(got, "\n")
+	i := 0
+	for _, l := range gotLines {
+		if i < len(wantLines) && strings.ReplaceAll(wantLines[i], "`", "") == l {
+			i++
+		}
+	}
+	if i < len(wantLines)-1 {
+		t.Errorf("line %d of the answer (%q) is missing from what arrived", i, wantLines[i])
+	}
+}
+
+// TestEmojiAndCJKSplit sends a long line of emoji and CJK with no spaces:
+// every message fits in 4096 UTF-16 units and together they are the
+// answer, no character cut.
+func TestEmojiAndCJKSplit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	answer := strings.Repeat("😀中文字符👍🏽🚀", 700) // 9 runes, 14 UTF-16 units each
+	got := streamAnswer(t, h, dm, answer, 7)
+	if got != answer {
+		t.Errorf("arrived %d runes, want %d; first difference at rune %d", len([]rune(got)), len([]rune(answer)), firstDiff([]rune(got), []rune(answer)))
+	}
+}
+
+func firstDiff(a, b []rune) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// streamAnswer runs one turn that streams answer in n chunks and returns
+// the plain text of the reply's messages joined (without the footer).
+func streamAnswer(t *testing.T, h *harness, dm platformtest.TelegramChat, answer string, n int) string {
+	t.Helper()
+	first := len(h.srv.Messages(dm.ID))
+	h.srv.UserSays(dm, alice, 0, "go")
+	tr := h.nextTurn()
+	rs := []rune(answer)
+	for i := range n {
+		tr.say(string(rs[i*len(rs)/n : (i+1)*len(rs)/n]))
+	}
+	tr.end()
+	h.until("the footer", func() bool { return strings.Contains(h.last(dm.ID), "— 2.0s") })
+	msgs := h.srv.Messages(dm.ID)[first:]
+	if len(msgs) < 2 {
+		t.Fatalf("answer of %d units came in %d message(s)", platformtest.UTF16Len(answer), len(msgs))
+	}
+	var parts []string
+	for _, m := range msgs {
+		if m.ParseMode != "HTML" {
+			t.Errorf("message %d fell back to plain text", m.ID)
+		}
+		p := plain(t, m)
+		if l := platformtest.UTF16Len(p); l > 4096 {
+			t.Errorf("message %d has %d units", m.ID, l)
+		}
+		parts = append(parts, p)
+	}
+	for _, c := range h.srv.Calls("sendMessage", "editMessageText") {
+		if c.Error != "" && !strings.Contains(c.Error, "not modified") {
+			t.Errorf("%s refused: %s", c.Method, c.Error)
+		}
+	}
+	last := parts[len(parts)-1]
+	parts[len(parts)-1] = strings.TrimSpace(strings.TrimSuffix(last, "— 2.0s · $0.0100"))
+	joined := strings.Join(parts, "")
+	if !strings.Contains(answer, "\n") {
+		return joined
+	}
+	return strings.Join(parts, "\n")
+}
+
+// TestUnknownUserRefused gets a stranger one refusal showing their id,
+// and a private alert when they press a button.
+func TestUnknownUserRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dm := bob.Private()
+	h.says(dm, bob, 0, "hello")
+	if got := h.last(dm.ID); !strings.Contains(got, "not on this bot's allow-list") || !strings.Contains(got, "2002") {
+		t.Errorf("refusal = %q, want it to show the id 2002", got)
+	}
+	h.srv.UserSays(dm, bob, 0, "hello again")
+	h.srv.UserSays(dm, bob, 0, "/claude start")
+	// The press is handled after the messages before it (same
+	// conversation), so its answer means they were handled too.
+	id := h.srv.PressButton(bob, h.srv.Messages(dm.ID)[0], "/claude resume x")
+	h.until("the callback answer", func() bool { return h.srv.CallbackAnswered(id) })
+	for _, c := range h.srv.Calls("answerCallbackQuery") {
+		if c.Params.Get("callback_query_id") == id && (c.Params.Get("show_alert") != "true" || !strings.Contains(c.Params.Get("text"), "2002")) {
+			t.Errorf("callback answer = %v, want an alert with the id", c.Params)
+		}
+	}
+	if n := len(h.srv.Messages(dm.ID)); n != 1 {
+		t.Errorf("bot posted %d messages to a stranger, want one refusal", n)
+	}
+	if len(h.srv.Calls("answerCallbackQuery")) != 1 {
+		t.Errorf("callback answered %d times, want once", len(h.srv.Calls("answerCallbackQuery")))
+	}
+}

@@ -1,0 +1,167 @@
+package telegram
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// callbackPrefix marks a core.Message's ReplyTo as a button press, whose
+// callback query must be answered.
+const callbackPrefix = "cbq:"
+
+// handleUpdate turns one update into a message for the router and hands it
+// to the dispatcher. Updates the bot does not act on are dropped here.
+func (a *Adapter) handleUpdate(ctx context.Context, u update, d *dispatcher) {
+	if !a.seen.add(u.UpdateID) {
+		return // a webhook delivery Telegram repeated
+	}
+	switch {
+	case u.Message != nil:
+		m, ok := a.fromMessage(u.Message)
+		if !ok {
+			return
+		}
+		d.dispatch(m.Key, func() { d.h(ctx, m) })
+	case u.CallbackQuery != nil:
+		a.fromCallback(ctx, u.CallbackQuery, d)
+	}
+}
+
+// fromMessage converts a text message. Commands addressed to another bot
+// (/cmd@otherbot), messages from bots and messages without text are
+// dropped.
+func (a *Adapter) fromMessage(msg *message) (core.Message, bool) {
+	if msg.From == nil || msg.From.IsBot || msg.Chat == nil || strings.TrimSpace(msg.Text) == "" {
+		return core.Message{}, false
+	}
+	text, ok := a.addressed(msg.Text)
+	if !ok {
+		return core.Message{}, false
+	}
+	return core.Message{
+		Key:      key(msg.From.ID, msg.Chat.ID, msg.topic()),
+		ID:       strconv.Itoa(msg.MessageID),
+		UserName: displayName(msg.From.FirstName, msg.From.UserName),
+		Text:     text,
+	}, true
+}
+
+// addressed strips "@thisbot" from a command (/start@jakebot) and a
+// leading "@thisbot " mention from plain text. It reports false for a
+// command meant for another bot.
+func (a *Adapter) addressed(text string) (string, bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "/") {
+		if rest, ok := cutMention(text, a.self); ok {
+			return rest, true
+		}
+		return text, true
+	}
+	word, rest, _ := strings.Cut(text, " ")
+	cmd, bot, hasBot := strings.Cut(word, "@")
+	if hasBot && strings.ToLower(bot) != a.self {
+		return "", false
+	}
+	if rest == "" {
+		return cmd, true
+	}
+	return cmd + " " + rest, true
+}
+
+// cutMention removes a leading @bot mention.
+func cutMention(text, self string) (string, bool) {
+	word, rest, _ := strings.Cut(text, " ")
+	if strings.EqualFold(word, "@"+self) && strings.TrimSpace(rest) != "" {
+		return strings.TrimSpace(rest), true
+	}
+	return text, false
+}
+
+// fromCallback turns a button press into the command its button stands
+// for, and answers the callback query once the router has handled it (or
+// at once when the button is stale).
+func (a *Adapter) fromCallback(ctx context.Context, q *callbackQuery, d *dispatcher) {
+	if q.From == nil || q.Message == nil || q.Message.Chat == nil {
+		a.logAnswer(q.ID, "", false)
+		return
+	}
+	cmd, ok := a.choices.command(q.Data)
+	if !ok {
+		a.logAnswer(q.ID, "This button has expired; run the command again.", true)
+		return
+	}
+	m := core.Message{
+		Key:      key(q.From.ID, q.Message.Chat.ID, q.Message.topic()),
+		ID:       q.ID,
+		UserName: displayName(q.From.FirstName, q.From.UserName),
+		Text:     cmd,
+		ReplyTo:  callbackPrefix + q.ID,
+	}
+	d.dispatch(m.Key, func() {
+		d.h(ctx, m)
+		a.mu.Lock()
+		done := a.answered[q.ID]
+		delete(a.answered, q.ID)
+		a.mu.Unlock()
+		if !done {
+			a.logAnswer(q.ID, "", false)
+		}
+	})
+}
+
+func (a *Adapter) logAnswer(id, text string, alert bool) {
+	if err := a.answerCallback(id, text, alert); err != nil {
+		a.logger.Warn("answer callback", "err", err)
+	}
+}
+
+// key maps a Telegram place onto a conversation key: a private chat is the
+// user's conversation, a forum topic is a conversation per user in that
+// topic, and a plain group (or a forum's General topic) one per user in
+// the group.
+func key(user, chat int64, topic int) core.ConversationKey {
+	k := core.ConversationKey{Platform: platformName, User: strconv.FormatInt(user, 10), Channel: strconv.FormatInt(chat, 10)}
+	if topic != 0 {
+		k.Thread = strconv.Itoa(topic)
+	}
+	return k
+}
+
+func displayName(first, user string) string {
+	if user != "" {
+		return "@" + user
+	}
+	return first
+}
+
+// recent remembers the last n update ids, to drop repeated deliveries.
+type recent struct {
+	mu   sync.Mutex
+	ids  map[int]bool
+	ring []int
+	next int
+}
+
+func newRecent(n int) *recent { return &recent{ids: make(map[int]bool, n), ring: make([]int, 0, n)} }
+
+// add records id and reports whether it is new.
+func (r *recent) add(id int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ids[id] {
+		return false
+	}
+	if len(r.ring) < cap(r.ring) {
+		r.ring = append(r.ring, id)
+	} else {
+		delete(r.ids, r.ring[r.next])
+		r.ring[r.next] = id
+		r.next = (r.next + 1) % len(r.ring)
+	}
+	r.ids[id] = true
+	return true
+}

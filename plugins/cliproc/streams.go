@@ -1,0 +1,91 @@
+package cliproc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/creack/pty"
+)
+
+// streams are the files connecting the bot to one CLI: the bot's ends,
+// read after the start, and the child's ends, closed in the bot once the
+// child has them.
+type streams struct {
+	// out is the bot's end of stdout (a pipe, or the terminal's master).
+	out *os.File
+	// stdout is what Process.Stdout reads: out, or out with the terminal's
+	// hang-up read as end of file.
+	stdout io.Reader
+	// errR is the bot's end of stderr; nil with a terminal.
+	errR  *os.File
+	child []*os.File
+}
+
+func (s *streams) closeChildEnds() {
+	for _, f := range s.child {
+		f.Close()
+	}
+}
+
+func (s *streams) closeAll() {
+	s.closeChildEnds()
+	s.out.Close()
+	if s.errR != nil {
+		s.errR.Close()
+	}
+}
+
+// openPipes gives the CLI its own process group and our own pipes, not
+// exec's copying goroutines, so that Wait returns when the CLI exits even
+// if something it started still holds them.
+func openPipes(cmd *exec.Cmd) (*streams, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	return &streams{out: outR, stdout: outR, errR: errR, child: []*os.File{outW, errW}}, nil
+}
+
+// openPTY makes a terminal the CLI's stdin, stdout and stderr and its
+// controlling terminal. A new session also makes the CLI the leader of a
+// new process group, so cancelling kills the group as with pipes.
+func openPTY(cmd *exec.Cmd, size TermSize) (*streams, error) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open a pseudo-terminal: %w", err)
+	}
+	if err := pty.Setsize(master, &pty.Winsize{Cols: size.Cols, Rows: size.Rows}); err != nil {
+		master.Close()
+		tty.Close()
+		return nil, fmt.Errorf("size the pseudo-terminal: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	// Ctty is a descriptor number in the child: stdin.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	return &streams{out: master, stdout: hangupReader{master}, child: []*os.File{tty}}, nil
+}
+
+// hangupReader reads a terminal's master side. Once every process has
+// closed the terminal, Linux fails the read with EIO: that is the end of
+// the output.
+type hangupReader struct{ f *os.File }
+
+func (h hangupReader) Read(p []byte) (int, error) {
+	n, err := h.f.Read(p)
+	if err != nil && (errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed)) {
+		err = io.EOF
+	}
+	return n, err
+}

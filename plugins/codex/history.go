@@ -1,0 +1,215 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
+)
+
+// home returns Codex's state directory.
+func (p *Plugin) home() (string, error) {
+	if p.cfg.Home != "" {
+		return p.cfg.Home, nil
+	}
+	if d := os.Getenv("CODEX_HOME"); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".codex"), nil
+}
+
+// Conversations lists Codex's threads recorded in workdir, newest first,
+// from the rollout files under $CODEX_HOME/sessions/YYYY/MM/DD. Codex has
+// no listing command for scripts (`codex resume` is a TUI), and its SQLite
+// index is internal, so the rollouts are the stable source. Only each
+// file's head is read, by a few goroutines at once.
+func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	home, err := p.home()
+	if err != nil {
+		return nil, fmt.Errorf("find codex home: %w", err)
+	}
+	files, err := rolloutFiles(filepath.Join(home, "sessions"))
+	if err != nil {
+		return nil, err
+	}
+	workdir = filepath.Clean(workdir)
+	infos := make([]core.ConversationInfo, len(files))
+	found := make([]bool, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8, len(files)) {
+		wg.Go(func() {
+			buf := make([]byte, headSize)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				infos[i], found[i] = readRollout(files[i], workdir, buf)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []core.ConversationInfo
+	for i, ok := range found {
+		if ok {
+			out = append(out, infos[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+// rolloutFiles returns the paths of sessions/YYYY/MM/DD/rollout-*.jsonl.
+// A missing sessions folder means no history.
+func rolloutFiles(root string) ([]string, error) {
+	var files []string
+	days, err := filepath.Glob(filepath.Join(root, "[0-9]*", "[0-9]*", "[0-9]*"))
+	if err != nil {
+		return nil, fmt.Errorf("list codex sessions: %w", err)
+	}
+	for _, day := range days {
+		entries, err := os.ReadDir(day)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl") && !e.IsDir() {
+				files = append(files, filepath.Join(day, name))
+			}
+		}
+	}
+	return files, nil
+}
+
+// headSize is the most of a rollout that is read. The first prompt comes
+// after the session's instructions and context, about 40 KB into a file
+// of codex 0.169; a big AGENTS.md pushes it further.
+const headSize = 256 << 10
+
+// readSteps are how far a rollout is read, step by step: the first line's
+// start says whether the file belongs to the workdir, and most prompts
+// lie within 64 KB.
+var readSteps = [...]int{16 << 10, 64 << 10, headSize}
+
+// readRollout reads a rollout's head: the session_meta line (id and cwd)
+// and the first prompt, which is the title. ok is false for a file of
+// another workdir or one that is not a rollout.
+func readRollout(path, workdir string, buf []byte) (info core.ConversationInfo, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return info, false
+	}
+	defer f.Close()
+	filled := 0
+	for _, size := range readSteps {
+		n, err := io.ReadFull(f, buf[filled:min(size, len(buf))])
+		filled += n
+		end := err != nil || size >= len(buf)
+		line, rest, complete := cutLine(buf[:filled])
+		if !ok {
+			// A first line cut short still holds the id and cwd, which
+			// come before the long instructions.
+			id, cwd, meta := sessionMeta(line)
+			switch {
+			case !meta && (complete || end):
+				return info, false
+			case !meta:
+				continue
+			case filepath.Clean(cwd) != workdir:
+				return info, false
+			}
+			fi, err := f.Stat()
+			if err != nil {
+				return info, false
+			}
+			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
+		}
+		if title, found := firstPrompt(rest); found {
+			info.Title = core.Shorten(title, 200)
+			return info, true
+		}
+		if end {
+			break
+		}
+	}
+	return info, ok
+}
+
+// cutLine returns data's first line and whether its newline was seen.
+func cutLine(data []byte) (line, rest []byte, complete bool) {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		return data, nil, false
+	}
+	return data[:i], data[i+1:], true
+}
+
+// sessionMeta reads the id and cwd of a rollout's first line,
+// {"timestamp":…,"type":"session_meta","payload":{"id":…,"cwd":…,…}},
+// stopping at cwd: the long base instructions after it are never read.
+func sessionMeta(line []byte) (id, cwd string, ok bool) {
+	if jsonscan.StringField(line, "type") != "session_meta" {
+		return "", "", false
+	}
+	jsonscan.Walk(jsonscan.Field(line, "payload"), func(key, rest []byte) bool {
+		switch string(key) {
+		case "id":
+			id = str(jsonscan.Value(rest))
+		case "cwd":
+			cwd = str(jsonscan.Value(rest))
+		}
+		return id == "" || cwd == ""
+	})
+	return id, cwd, id != "" && cwd != ""
+}
+
+// firstPrompt finds the first user message among data's complete lines.
+// Codex 0.169 records it as an item_completed event of a UserMessage;
+// older builds as a user_message event. Lines are told apart by their
+// first bytes, so the long context lines are never decoded.
+func firstPrompt(data []byte) (string, bool) {
+	for {
+		line, rest, complete := cutLine(data)
+		if !complete {
+			return "", false
+		}
+		data = rest
+		if !bytes.Contains(line[:min(len(line), 120)], []byte(`"event_msg"`)) {
+			continue
+		}
+		payload := jsonscan.Field(line, "payload")
+		switch jsonscan.StringField(payload, "type") {
+		case "item_completed":
+			item := jsonscan.Field(payload, "item")
+			if jsonscan.StringField(item, "type") != "UserMessage" {
+				continue
+			}
+			var parts []string
+			for c := range jsonscan.Elements(jsonscan.Value(jsonscan.Field(item, "content"))) {
+				parts = append(parts, jsonscan.StringField(c, "text"))
+			}
+			return strings.Join(parts, " "), true
+		case "user_message":
+			return jsonscan.StringField(payload, "message"), true
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// Config configures the plugin; the bot fills it from the environment.
+type Config struct {
+	Bin   string   `env:"CODEX_BIN" envDefault:"codex"`
+	Args  []string `env:"CODEX_ARGS" envSeparator:" "`
+	Model string   `env:"CODEX_MODEL"`
+	// Sandbox is exec's --sandbox: read-only, workspace-write or
+	// danger-full-access. exec never asks for approval, so read-only
+	// would make every edit fail.
+	Sandbox string `env:"CODEX_SANDBOX" envDefault:"workspace-write"`
+	// Home is where Codex keeps its state; empty means $CODEX_HOME, else
+	// ~/.codex.
+	Home string `env:"CODEX_HOME"`
+	// Env is added to the CLI's environment (tests point it at a fake
+	// model server); the bot's own environment is inherited.
+	Env []string
+}
+
+// Plugin runs Codex. It is safe for concurrent use.
+type Plugin struct {
+	cfg    Config
+	logger *slog.Logger
+}
+
+var _ core.Plugin = (*Plugin)(nil)
+var _ core.ResumeIDChecker = (*Plugin)(nil)
+
+// New returns the plugin. A nil logger discards.
+func New(cfg Config, logger *slog.Logger) *Plugin {
+	if cfg.Bin == "" {
+		cfg.Bin = "codex"
+	}
+	if cfg.Sandbox == "" {
+		cfg.Sandbox = "workspace-write"
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Plugin{cfg: cfg, logger: logger}
+}
+
+func (p *Plugin) ID() string   { return "codex" }
+func (p *Plugin) Name() string { return "Codex" }
+
+// Args returns the CLI's arguments for a turn: `exec` with its options,
+// then `resume <thread id>` for a later turn, then the prompt after "--"
+// so that a message starting with a dash is never read as a flag. The
+// router keeps workdirs inside the allowed roots, so the git check is
+// skipped.
+func (p *Plugin) Args(t core.Turn) []string {
+	args := []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", p.cfg.Sandbox}
+	if p.cfg.Model != "" {
+		args = append(args, "--model", p.cfg.Model)
+	}
+	args = append(args, p.cfg.Args...)
+	if t.ResumeToken != "" {
+		args = append(args, "resume", t.ResumeToken)
+	}
+	return append(args, "--", t.Prompt)
+}
+
+// Run runs one turn of Codex.
+func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Env: p.cfg.Env})
+	if errors.Is(err, cliproc.ErrNotFound) {
+		return core.TurnResult{}, cliproc.NotFound("Codex", p.cfg.Bin, "@openai/codex", "CODEX_BIN")
+	}
+	if err != nil {
+		return core.TurnResult{}, fmt.Errorf("start codex: %w", err)
+	}
+	parser := NewParser(emit)
+	parser.Workdir, parser.Model = t.Workdir, p.cfg.Model
+	readErr := ReadStream(proc.Stdout, parser)
+	res, waitErr := proc.Wait()
+	end := cliproc.Ending{CLI: "Codex", Result: res, WaitErr: waitErr, ReadErr: readErr,
+		Finished: parser.Result() != nil, Clean: stripNoise}
+	if tail := end.Stderr(5); tail != "" {
+		// Warnings a turn survives are for the operator, not the chat.
+		p.logger.Debug("codex stderr", "exit_code", res.ExitCode, "tail", tail)
+	}
+	out := core.TurnResult{ResumeToken: parser.ThreadID()}
+	if r := parser.Result(); r != nil {
+		out = *r
+	}
+	if out.ResumeToken == "" {
+		// A resumed turn that failed before its first event keeps the
+		// thread it was resuming.
+		out.ResumeToken = t.ResumeToken
+	}
+	end.Failed = out.IsError
+	return out, end.Err(ctx)
+}
+
+// noise matches stderr lines Codex prints on every run.
+var noise = regexp.MustCompile(`(?m)^(Reading additional input from stdin\.\.\.|WARNING: proceeding, even though we could not create PATH aliases.*)\n?`)
+
+// stripNoise removes the lines every run prints and a Rust backtrace
+// (printed when RUST_BACKTRACE is set), keeping the error itself.
+func stripNoise(s string) string {
+	if i := strings.Index(s, "Stack backtrace:"); i >= 0 {
+		s = s[:i]
+	}
+	return noise.ReplaceAllString(s, "")
+}
+
+// CheckResumeID accepts Codex's thread ids, which are UUIDs (version 7).
+func (p *Plugin) CheckResumeID(id string) error {
+	return cliproc.CheckUUID(id, "Codex thread id")
+}

@@ -1,0 +1,245 @@
+package codex_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/codex"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// fixture runs the real pinned Codex against a fake model, in a private
+// home and workdir, and checks that no process outlives the test.
+type fixture struct {
+	t       *testing.T
+	model   *plugintest.OpenAI
+	home    string
+	workdir string
+	plugin  *codex.Plugin
+}
+
+func newFixture(t *testing.T, replies ...plugintest.Reply) *fixture {
+	t.Helper()
+	bin := plugintest.CLIPath(t, "codex")
+	f := &fixture{t: t, model: plugintest.NewOpenAI(t, replies...), home: plugintest.Home(t)}
+	wd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.workdir = wd
+	mark, alive := plugintest.ProcessMarker(t)
+	t.Cleanup(func() {
+		if pids := alive(); len(pids) != 0 {
+			t.Errorf("processes %v outlived the test", pids)
+		}
+	})
+	f.plugin = codex.New(codex.Config{
+		Bin:   bin,
+		Args:  plugintest.CodexArgs(f.model),
+		Model: "gpt-5.5",
+		Home:  filepath.Join(f.home, ".codex"),
+		Env:   append(plugintest.CodexEnv(t, f.home), mark),
+	}, nil)
+	return f
+}
+
+// turn is what one Run produced.
+type turn struct {
+	events []core.Event
+	res    core.TurnResult
+	err    error
+}
+
+func (tr turn) text() string {
+	var b strings.Builder
+	for _, ev := range tr.events {
+		if ev.Kind == core.EventText {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
+
+func (tr turn) blocks(kind core.BlockKind) []core.ResponseBlock {
+	var out []core.ResponseBlock
+	for _, ev := range tr.events {
+		if ev.Kind == core.EventBlock && ev.Block.Kind == kind {
+			out = append(out, ev.Block)
+		}
+	}
+	return out
+}
+
+func (f *fixture) run(ctx context.Context, prompt, token string) turn {
+	f.t.Helper()
+	var tr turn
+	tr.res, tr.err = f.plugin.Run(ctx, core.Turn{Workdir: f.workdir, Prompt: prompt, ResumeToken: token},
+		func(ev core.Event) { tr.events = append(tr.events, ev) })
+	f.t.Logf("events:\n%s", plugintest.FormatEvents(tr.events))
+	return tr
+}
+
+func TestRunStreamsReply(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"Hello", " from", " the fake."}})
+	// A prompt that starts with a dash is still a prompt.
+	tr := f.run(context.Background(), "-v say hello", "")
+	if tr.err != nil || tr.res.IsError {
+		t.Fatalf("Run = %+v, %v; want success", tr.res, tr.err)
+	}
+	if got := tr.text(); got != "Hello from the fake." {
+		t.Errorf("text = %q, want the fake's reply", got)
+	}
+	if tr.events[0].Kind != core.EventSession || tr.events[0].ResumeToken != tr.res.ResumeToken {
+		t.Errorf("first event = %+v, want the session with token %q", tr.events[0], tr.res.ResumeToken)
+	}
+	if err := f.plugin.CheckResumeID(tr.res.ResumeToken); err != nil {
+		t.Errorf("resume token: %v", err)
+	}
+	if reqs := f.model.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Text(), "-v say hello") {
+		t.Errorf("the model did not get the prompt: %d requests", len(reqs))
+	}
+}
+
+func TestRunResumes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t,
+		plugintest.Reply{Text: []string{"I will remember 42."}},
+		plugintest.Reply{Text: []string{"It was 42."}},
+	)
+	first := f.run(context.Background(), "remember the number 42", "")
+	if first.err != nil || first.res.ResumeToken == "" {
+		t.Fatalf("first turn = %+v, %v", first.res, first.err)
+	}
+	// A new plugin, as after a restart of the bot: only the token carries.
+	f.plugin = codex.New(codex.Config{Bin: plugintest.CLIPath(t, "codex"), Args: plugintest.CodexArgs(f.model),
+		Model: "gpt-5.5", Env: plugintest.CodexEnv(t, f.home)}, nil)
+	second := f.run(context.Background(), "which number?", first.res.ResumeToken)
+	if second.err != nil || second.text() != "It was 42." {
+		t.Fatalf("second turn = %q, %v", second.text(), second.err)
+	}
+	if second.res.ResumeToken != first.res.ResumeToken {
+		t.Errorf("resumed token = %q, want the thread %q", second.res.ResumeToken, first.res.ResumeToken)
+	}
+	reqs := f.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	sent := reqs[1].Text()
+	for _, want := range []string{"remember the number 42", "I will remember 42.", "which number?"} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("the resumed request lacks %q", want)
+		}
+	}
+}
+
+func TestRunShowsShellCommand(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt && echo done"}}},
+		plugintest.Reply{Text: []string{"Made it."}},
+	)
+	tr := f.run(context.Background(), "make a file", "")
+	if tr.err != nil || tr.res.IsError {
+		t.Fatalf("Run = %+v, %v", tr.res, tr.err)
+	}
+	tools := tr.blocks(core.BlockToolUse)
+	if len(tools) != 2 {
+		t.Fatalf("tool blocks = %+v, want running then done", tools)
+	}
+	want := core.ResponseBlock{Kind: core.BlockToolUse, ID: tools[0].ID, Tool: "Shell",
+		Text: "echo made > made.txt && echo done", Status: core.ToolDone, Detail: "exit 0: done"}
+	if tools[0].Status != core.ToolRunning || tools[1] != want {
+		t.Errorf("tool blocks = %+v, want running then %+v", tools, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.workdir, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("made.txt = %q, %v", b, err)
+	}
+}
+
+func TestRunShowsModelError(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Status: 401, Message: "Incorrect API key provided."})
+	tr := f.run(context.Background(), "say hello", "")
+	if tr.err != nil || !tr.res.IsError {
+		t.Fatalf("Run = %+v, %v; want a failed turn shown as a block", tr.res, tr.err)
+	}
+	errs := tr.blocks(core.BlockError)
+	if len(errs) != 1 || !strings.Contains(errs[0].Text, "Incorrect API key provided.") {
+		t.Errorf("error blocks = %+v, want one with the API's message", errs)
+	}
+	if warns := tr.blocks(core.BlockWarning); len(warns) != 0 {
+		t.Errorf("warnings = %+v, want none (the error is not repeated)", warns)
+	}
+}
+
+func TestRunUnknownResume(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tr := f.run(context.Background(), "hello", "01a200ab-a3bb-7bd1-89ba-6a6c80c09a6b")
+	var ue *core.UserError
+	if !errors.As(tr.err, &ue) || !strings.Contains(ue.Msg, "no rollout found") {
+		t.Errorf("Run error = %v, want a user error with Codex's stderr", tr.err)
+	}
+}
+
+func TestRunNotInstalled(t *testing.T) {
+	t.Parallel()
+	p := codex.New(codex.Config{Bin: filepath.Join(t.TempDir(), "codex")}, nil)
+	_, err := p.Run(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, func(core.Event) {})
+	var ue *core.UserError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "CODEX_BIN") || !strings.Contains(ue.Msg, "@openai/codex") {
+		t.Errorf("Run error = %v, want a user error saying how to install Codex", err)
+	}
+}
+
+func TestRunCancelLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	defer close(hold)
+	f := newFixture(t, plugintest.Reply{Text: []string{"too late"}, Hold: hold})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan turn)
+	go func() { done <- f.run(ctx, "take your time", "") }()
+	select {
+	case <-f.model.Arrived():
+	case tr := <-done:
+		t.Fatalf("Run returned before the model was asked: %+v, %v", tr.res, tr.err)
+	case <-time.After(time.Minute):
+		t.Fatal("the model was never asked")
+	}
+	cancel()
+	tr := <-done
+	if !errors.Is(tr.err, context.Canceled) {
+		t.Errorf("Run error = %v, want context.Canceled", tr.err)
+	}
+	if tr.res.ResumeToken == "" {
+		t.Errorf("a cancelled turn lost its resume token")
+	}
+	// The fixture's cleanup checks that no process is left.
+}
+
+func TestConversationsListsSession(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"Hi."}})
+	tr := f.run(context.Background(), "first prompt of the session", "")
+	if tr.err != nil {
+		t.Fatal(tr.err)
+	}
+	infos, err := f.plugin.Conversations(context.Background(), f.workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != 1 || infos[0].ID != tr.res.ResumeToken || infos[0].Title != "first prompt of the session" || infos[0].Updated.IsZero() {
+		t.Errorf("Conversations = %+v, want the session %s", infos, tr.res.ResumeToken)
+	}
+	if other, err := f.plugin.Conversations(context.Background(), t.TempDir()); err != nil || len(other) != 0 {
+		t.Errorf("Conversations(another dir) = %+v, %v; want none", other, err)
+	}
+}

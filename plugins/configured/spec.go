@@ -1,0 +1,120 @@
+package configured
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// Mode says how a configured CLI's output is read.
+type Mode string
+
+const (
+	// ModeJSONL reads one JSON object per line through a Mapping.
+	ModeJSONL Mode = "jsonl"
+	// ModePlain streams stdout lines as text.
+	ModePlain Mode = "plain"
+	// ModePTY runs the CLI in a pseudo-terminal and streams the settled
+	// screen text.
+	ModePTY Mode = "pty"
+)
+
+// Placeholders an argument may be.
+const (
+	PhMessage = "message"
+	PhWorkdir = "workdir"
+	PhResume  = "resume"
+)
+
+// Spec describes one configured CLI. Load builds it from PLUGINS_FILE and
+// checks it; a Spec built in code is not checked.
+type Spec struct {
+	ID   string
+	Name string
+	Bin  string
+	Args []Arg
+	Mode Mode
+	// JSONL maps fields of a jsonl stream to text, session id and errors.
+	JSONL Mapping
+	// Resume finds the session id in plain or pty output: its first
+	// capture group. The last match wins.
+	Resume *regexp.Regexp
+	// Env is added to the CLI's environment.
+	Env []string
+	// Term is the pseudo-terminal's size; Settle is how often its screen
+	// is checked for settled text.
+	Term   cliproc.TermSize
+	Settle time.Duration
+	// Code shows plain or pty output as a code block (monospace) instead
+	// of markdown text.
+	Code bool
+	// Grace is how long the CLI has to exit after SIGTERM.
+	Grace time.Duration
+	// VersionArgs print the CLI's version, for jakebot doctor.
+	VersionArgs []string
+	// Source is where the entry was defined, "file:line".
+	Source string
+}
+
+// Arg is one entry of an argument template: a literal, a placeholder that
+// becomes exactly one argument, or an optional group of them that is left
+// out when any placeholder in it is empty.
+type Arg struct {
+	Literal     string
+	Placeholder string
+	Group       []Arg
+}
+
+// KeepsSessions reports whether the CLI's session id can be found, so that
+// the next turn resumes it.
+func (s *Spec) KeepsSessions() bool {
+	return s.Resume != nil || len(s.JSONL.Session) > 0
+}
+
+// Argv returns the CLI's arguments for a turn. No shell is involved: each
+// placeholder becomes one argument whatever it contains. A message that
+// starts with a dash gets a leading space unless the template puts "--"
+// right before it, so the CLI cannot take it for an option.
+func (s *Spec) Argv(t core.Turn) []string {
+	msg := strings.ReplaceAll(t.Prompt, "\x00", "")
+	vals := map[string]string{PhMessage: msg, PhWorkdir: t.Workdir, PhResume: t.ResumeToken}
+	return expand(nil, s.Args, vals)
+}
+
+func expand(out []string, args []Arg, vals map[string]string) []string {
+	for _, a := range args {
+		switch {
+		case a.Group != nil:
+			if groupFilled(a.Group, vals) {
+				out = expand(out, a.Group, vals)
+			}
+		case a.Placeholder == PhMessage:
+			v := vals[PhMessage]
+			if strings.HasPrefix(v, "-") && (len(out) == 0 || out[len(out)-1] != "--") {
+				v = " " + v
+			}
+			out = append(out, v)
+		case a.Placeholder != "":
+			out = append(out, vals[a.Placeholder])
+		default:
+			out = append(out, a.Literal)
+		}
+	}
+	return out
+}
+
+func groupFilled(args []Arg, vals map[string]string) bool {
+	for _, a := range args {
+		if a.Placeholder != "" && vals[a.Placeholder] == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenRE is what a session id from a CLI's output or a /resume command
+// must look like before it becomes an argument: no leading dash, no space.
+var tokenRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+=@-]{0,199}$`)

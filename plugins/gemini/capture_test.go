@@ -1,0 +1,188 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// CaptureWorkdir stands for the capture's workdir in recorded streams.
+const CaptureWorkdir = "/workdir"
+
+var capture = flag.Bool("capture", false, "run the pinned gemini against the fake model and rewrite testdata/gemini/*.jsonl at the repository root")
+
+// captureTurn is one `gemini -p` run of a capture: its prompt, the fake
+// model's replies, and extra arguments.
+type captureTurn struct {
+	prompt  string
+	replies []plugintest.Reply
+	args    []string
+}
+
+// captureCases are the streams the golden tests replay. Each case's last
+// turn is written; earlier turns set up a session to resume.
+var captureCases = []struct {
+	name  string
+	turns []captureTurn
+	// settings, when set, replaces the test home's settings.json.
+	settings string
+}{
+	{name: "text", turns: []captureTurn{{prompt: "say hello", replies: []plugintest.Reply{
+		{Text: []string{"Hello", " from", " the fake", " model."}},
+	}}}},
+	{name: "thinking", turns: []captureTurn{{prompt: "think first", replies: []plugintest.Reply{
+		{Thinking: "**Checking the workdir** Nothing to look at yet.", Text: []string{"Thought it over."}},
+	}}}},
+	{name: "parallel", turns: []captureTurn{{prompt: "look around", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "list_directory", Input: map[string]any{"dir_path": "."}},
+			Tools: []plugintest.ToolCall{{Name: "write_todos", Input: map[string]any{"todos": []any{
+				map[string]any{"description": "Look around", "status": "completed"},
+				map[string]any{"description": "Report", "status": "in_progress"},
+			}}}}},
+		{Text: []string{"Looked."}},
+	}}}},
+	{name: "resume", turns: []captureTurn{
+		{prompt: "remember the number 42", replies: []plugintest.Reply{{Text: []string{"I will remember 42."}}}},
+		{prompt: "which number?", replies: []plugintest.Reply{{Text: []string{"The number", " was 42."}}}},
+	}},
+	{name: "shell", turns: []captureTurn{{prompt: "make a file", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+		{Text: []string{"Creating the file."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo made > made.txt && ls"}}},
+		{Text: []string{"Created made.txt."}},
+	}}}},
+	{name: "shell_failed", turns: []captureTurn{{prompt: "list a missing dir", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "ls /nonexistent-dir"}}},
+		{Text: []string{"That directory does not exist."}},
+	}}}},
+	{name: "shell_denied", turns: []captureTurn{{prompt: "make a file", args: []string{"--approval-mode", "auto_edit"}, replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo made > made.txt"}}},
+		{Text: []string{"I may not run commands."}},
+	}}}},
+	{name: "write_file", turns: []captureTurn{{prompt: "add a file", args: []string{"--approval-mode", "auto_edit"}, replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "hello\nworld\n"}}},
+		{Text: []string{"Added hello.txt."}},
+	}}}},
+	{name: "turn_limit", settings: `{"security":{"auth":{"selectedType":"gemini-api-key"}},"model":{"maxSessionTurns":1}}`, turns: []captureTurn{{prompt: "loop", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo once"}}},
+		{Text: []string{"Again."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo twice"}}},
+		{Text: []string{"Done."}},
+	}}}},
+	{name: "api_error", turns: []captureTurn{{prompt: "say hello", replies: []plugintest.Reply{
+		{Status: 400, Message: "API key not valid. Please pass a valid API key."},
+	}}}},
+}
+
+// TestCapture rewrites the recorded streams from the real CLI. It runs
+// only with -capture: go test ./plugins/gemini -run TestCapture -capture.
+func TestCapture(t *testing.T) {
+	if !*capture {
+		t.Skip("recapture with -capture")
+	}
+	bin := plugintest.CLIPath(t, "gemini")
+	outDir := filepath.Join(plugintest.ModuleRoot(), "testdata", "gemini")
+	for _, c := range captureCases {
+		t.Run(c.name, func(t *testing.T) {
+			home, dir := plugintest.Home(t), t.TempDir()
+			var out []byte
+			session := ""
+			for _, turn := range c.turns {
+				g := plugintest.NewGemini(t, turn.replies...)
+				env := plugintest.GeminiEnv(t, g, home)
+				if c.settings != "" {
+					if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(c.settings), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args := []string{"-p", turn.prompt, "-o", "stream-json", "-m", "gemini-2.5-flash"}
+				args = append(args, turn.args...)
+				if session != "" {
+					args = append(args, "--resume", session)
+				}
+				out = runGemini(t, bin, dir, env, args...)
+				session = sessionID(out)
+			}
+			// The workdir is a fresh temporary directory; a fixed name
+			// keeps the goldens stable across recaptures.
+			out = bytes.ReplaceAll(out, []byte(dir), []byte(CaptureWorkdir))
+			if err := os.WriteFile(filepath.Join(outDir, c.name+".jsonl"), out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if c.name == "resume" {
+				// The CLI's own history of this session, for the
+				// listing tests.
+				copyHistory(t, filepath.Join(home, ".gemini"), filepath.Join(outDir, "history", ".gemini"), dir)
+			}
+		})
+	}
+}
+
+func runGemini(t *testing.T, bin, dir string, env []string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("gemini %q: %v\n%s%s", args, err, stdout.Bytes(), stderr.Bytes())
+	return stdout.Bytes()
+}
+
+func sessionID(out []byte) string {
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		var ev struct {
+			Type      string `json:"type"`
+			SessionID string `json:"session_id"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == "init" {
+			return ev.SessionID
+		}
+	}
+	return ""
+}
+
+// copyHistory copies the CLI's history files (sessions, the project
+// registry) from state to dst, with the workdir replaced by
+// CaptureWorkdir. Caches, logs and databases are left out.
+func copyHistory(t *testing.T, state, dst, workdir string) {
+	t.Helper()
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(state, path)
+		if !keepHistory(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		data = bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir))
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keepHistory(rel string) bool {
+	return rel == "projects.json" || strings.HasPrefix(rel, "tmp/") &&
+		(strings.HasSuffix(rel, "/.project_root") || strings.Contains(rel, "/chats/"))
+}

@@ -1,0 +1,276 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
+)
+
+// geminiDir returns the CLI's state folder, <home>/.gemini.
+func (p *Plugin) geminiDir() (string, error) {
+	home := p.cfg.Home
+	if home == "" {
+		home = os.Getenv("GEMINI_CLI_HOME")
+	}
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		home = h
+	}
+	return filepath.Join(home, ".gemini"), nil
+}
+
+// Conversations lists the CLI's sessions for workdir, newest first, from
+// the chat files under ~/.gemini/tmp/<project>/chats. The CLI's own
+// --list-sessions may first ask the model to summarise, so the files are
+// read directly: only their heads, by a few goroutines at once.
+func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	dir, err := p.geminiDir()
+	if err != nil {
+		return nil, fmt.Errorf("find gemini home: %w", err)
+	}
+	workdir = filepath.Clean(workdir)
+	var files []string
+	for _, project := range projectDirs(dir, workdir) {
+		m, _ := filepath.Glob(filepath.Join(project, "chats", "session-*.json*"))
+		files = append(files, m...)
+	}
+	infos := make([]core.ConversationInfo, len(files))
+	found := make([]bool, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8, len(files)) {
+		wg.Go(func() {
+			buf := make([]byte, headSize)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				infos[i], found[i] = readSession(files[i], buf)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// A resumed legacy session can leave two files with one id; the
+	// newest is the one to list.
+	byID := map[string]int{}
+	var out []core.ConversationInfo
+	for i, ok := range found {
+		if !ok {
+			continue
+		}
+		info := infos[i]
+		j, dup := byID[info.ID]
+		switch {
+		case !dup:
+			byID[info.ID] = len(out)
+			out = append(out, info)
+		case info.Updated.After(out[j].Updated):
+			if info.Title == "" {
+				info.Title = out[j].Title
+			}
+			out[j] = info
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// projectDirs returns the folders under tmp that may hold workdir's chats:
+// the slug projects.json names (v0.29+), any folder whose .project_root
+// marker names workdir, and the legacy sha256(workdir) folder.
+func projectDirs(geminiDir, workdir string) []string {
+	tmp := filepath.Join(geminiDir, "tmp")
+	seen := map[string]bool{}
+	var dirs []string
+	add := func(d string) {
+		if !seen[d] {
+			seen[d] = true
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	var registry struct {
+		Projects map[string]string `json:"projects"`
+	}
+	if data, err := os.ReadFile(filepath.Join(geminiDir, "projects.json")); err == nil && json.Unmarshal(data, &registry) == nil {
+		if slug := registry.Projects[workdir]; slug != "" && !strings.ContainsAny(slug, `/\`) && ownedBy(filepath.Join(tmp, slug), workdir) {
+			add(filepath.Join(tmp, slug))
+		}
+	}
+	if len(dirs) == 0 {
+		// The registry is missing or stale: look for the marker.
+		markers, _ := filepath.Glob(filepath.Join(tmp, "*", ".project_root"))
+		for _, m := range markers {
+			if ownedBy(filepath.Dir(m), workdir) {
+				add(filepath.Dir(m))
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(workdir))
+	add(filepath.Join(tmp, hex.EncodeToString(sum[:])))
+	return dirs
+}
+
+// ownedBy reports whether a project folder's .project_root marker names
+// workdir; a folder without one is accepted.
+func ownedBy(project, workdir string) bool {
+	data, err := os.ReadFile(filepath.Join(project, ".project_root"))
+	if os.IsNotExist(err) {
+		return true
+	}
+	return err == nil && filepath.Clean(strings.TrimSpace(string(data))) == workdir
+}
+
+// headSize is the most of a chat file that is read: the first prompt
+// follows the metadata line and the session's context (a few KB, more for
+// a big workspace tree).
+const headSize = 256 << 10
+
+// readSteps are how far a chat file is read, step by step, until its first
+// prompt is found.
+var readSteps = [...]int{16 << 10, 64 << 10, headSize}
+
+// readSession reads a chat file's head: the session id from its metadata
+// and the first prompt as the title. ok is false for a subagent's file or
+// one that is not a session.
+func readSession(path string, buf []byte) (info core.ConversationInfo, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return info, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return info, false
+	}
+	legacy := strings.HasSuffix(path, ".json")
+	filled := 0
+	for _, size := range readSteps {
+		if legacy {
+			size = len(buf) // one JSON object: read it whole
+		}
+		n, err := io.ReadFull(f, buf[filled:min(size, len(buf))])
+		filled += n
+		end := err != nil || size >= len(buf)
+		data := buf[:filled]
+		if legacy {
+			return legacySession(data, fi)
+		}
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		if !ok {
+			if !complete && !end {
+				continue
+			}
+			id := jsonscan.StringField(line, "sessionId")
+			if id == "" || jsonscan.StringField(line, "kind") == "subagent" {
+				return info, false
+			}
+			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
+		}
+		if title, found := firstPrompt(rest); found || end {
+			info.Title = core.Shorten(title, 200)
+			return info, true
+		}
+	}
+	return info, ok
+}
+
+// firstPrompt finds the first prompt among data's complete lines. Message
+// records start with their id; the "$set" patches that repeat the context
+// are skipped without decoding.
+func firstPrompt(data []byte) (string, bool) {
+	for {
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		if !complete {
+			return "", false
+		}
+		data = rest
+		head := line[:min(len(line), 160)]
+		if !bytes.HasPrefix(head, []byte(`{"id":`)) || !bytes.Contains(head, []byte(`"type":"user"`)) {
+			continue
+		}
+		if title := promptText(line); title != "" {
+			return title, true
+		}
+	}
+}
+
+// promptText is a user message record's text, unless it is the session
+// context the CLI sends first.
+func promptText(line []byte) string {
+	if jsonscan.StringField(line, "type") != "user" {
+		return ""
+	}
+	text := contentText(jsonscan.Value(jsonscan.Field(line, "content")))
+	if strings.HasPrefix(strings.TrimSpace(text), "<session_context>") {
+		return ""
+	}
+	return text
+}
+
+// contentText reads a message's content: a string or a list of parts.
+func contentText(raw []byte) string {
+	if s, ok := jsonscan.String(raw); ok {
+		return s
+	}
+	var texts []string
+	for part := range jsonscan.Elements(raw) {
+		if t := jsonscan.StringField(part, "text"); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	return strings.Join(texts, " ")
+}
+
+// legacySession reads a session saved before v0.39 as one JSON object.
+func legacySession(data []byte, fi os.FileInfo) (core.ConversationInfo, bool) {
+	var s struct {
+		SessionID string `json:"sessionId"`
+		Kind      string `json:"kind"`
+		Messages  []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(data, &s) != nil || s.SessionID == "" || s.Kind == "subagent" {
+		return core.ConversationInfo{}, false
+	}
+	info := core.ConversationInfo{ID: s.SessionID, Updated: fi.ModTime()}
+	for _, m := range s.Messages {
+		if m.Type != "user" {
+			continue
+		}
+		if t := contentText(m.Content); t != "" && !strings.HasPrefix(strings.TrimSpace(t), "<session_context>") {
+			info.Title = core.Shorten(t, 200)
+			break
+		}
+	}
+	return info, true
+}

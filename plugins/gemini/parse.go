@@ -1,0 +1,173 @@
+package gemini
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// Parser turns the Gemini CLI's stream-json lines into core events. It
+// keeps the state one turn needs: the session id, the open tool calls and
+// the result. A Parser is for one turn and is not safe for concurrent use.
+type Parser struct {
+	emit func(core.Event)
+
+	sessionID string
+	tools     map[string]toolCall // tool_id -> the call, for its result
+	lastError string
+	result    *core.TurnResult
+}
+
+type toolCall struct{ name, tool, arg string }
+
+// NewParser returns a parser that sends events to emit.
+func NewParser(emit func(core.Event)) *Parser {
+	return &Parser{emit: emit, tools: map[string]toolCall{}}
+}
+
+// Line parses one line of the stream. Lines that are not JSON objects,
+// unknown event types and unknown fields are ignored.
+func (p *Parser) Line(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return
+	}
+	var ev event
+	if !decode(line, &ev) {
+		return
+	}
+	switch ev.Type {
+	case "init":
+		if ev.SessionID != "" && ev.SessionID != p.sessionID {
+			p.sessionID = ev.SessionID
+			p.emit(core.Event{Kind: core.EventSession, ResumeToken: ev.SessionID, Model: ev.Model})
+		}
+	case "message":
+		// The user's prompt is echoed once; the answer comes as deltas.
+		if ev.Role == "assistant" && ev.Content != "" {
+			p.text(ev.Content)
+		}
+	case "tool_use":
+		p.toolUse(&ev)
+	case "tool_result":
+		p.toolResult(&ev)
+	case "error":
+		if ev.Message == "" {
+			break
+		}
+		if ev.Severity == "error" {
+			p.showError(ev.Message)
+		} else {
+			p.block(core.ResponseBlock{Kind: core.BlockWarning, Text: ev.Message})
+		}
+	case "result":
+		p.resultLine(&ev)
+	}
+}
+
+// Result returns the turn's result, or nil if the stream had none.
+func (p *Parser) Result() *core.TurnResult { return p.result }
+
+// SessionID returns the session id, Gemini's resume token, once known.
+func (p *Parser) SessionID() string { return p.sessionID }
+
+// text emits answer text. Each model turn's text follows a tool line or
+// starts the answer, so it needs no separator of its own.
+func (p *Parser) text(s string) { p.emit(core.TextEvent(s)) }
+
+func (p *Parser) block(b core.ResponseBlock) { p.emit(core.BlockEvent(b)) }
+
+// showError emits an error block, once per distinct message: an error
+// event may be repeated by the result.
+func (p *Parser) showError(msg string) {
+	msg = strings.TrimSpace(msg)
+	if msg == "" || msg == p.lastError {
+		return
+	}
+	p.lastError = msg
+	p.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
+}
+
+func (p *Parser) toolUse(ev *event) {
+	if ev.ToolName == "write_todos" {
+		// A checklist, shown in place and updated by the next call.
+		if s := todos(ev.Parameters); s != "" {
+			p.tools[ev.ToolID] = toolCall{name: ev.ToolName}
+			p.block(core.ResponseBlock{Kind: core.BlockStatus, ID: "write_todos", Text: s})
+			return
+		}
+	}
+	tc := toolCall{name: ev.ToolName, tool: ToolName(ev.ToolName), arg: toolArg(ev.Parameters)}
+	p.tools[ev.ToolID] = tc
+	p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: ev.ToolID, Tool: tc.tool, Text: tc.arg, Status: core.ToolRunning})
+}
+
+func (p *Parser) toolResult(ev *event) {
+	tc, ok := p.tools[ev.ToolID]
+	if !ok {
+		return
+	}
+	failed := ev.Status == "error"
+	if tc.name == "write_todos" {
+		if failed && ev.Error != nil {
+			p.block(core.ResponseBlock{Kind: core.BlockWarning, Text: "Todo list not updated: " + ev.Error.Message})
+		}
+		return
+	}
+	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: ev.ToolID, Tool: tc.tool, Text: tc.arg, Status: core.ToolDone}
+	switch {
+	case failed:
+		b.Status = core.ToolFailed
+		if ev.Error != nil && ev.Error.Message != "" {
+			b.Detail = firstLine(ev.Error.Message)
+		} else {
+			b.Detail = firstLine(ev.Output)
+		}
+	case tc.name == "run_shell_command":
+		b.Detail = lastLines(ev.Output, 3)
+	default:
+		b.Detail = firstLine(ev.Output)
+	}
+	p.block(b)
+}
+
+func (p *Parser) resultLine(ev *event) {
+	r := &core.TurnResult{ResumeToken: p.sessionID, IsError: ev.Status == "error"}
+	if s := ev.Stats; s != nil {
+		r.Duration = time.Duration(s.DurationMS * float64(time.Millisecond))
+		r.InputTokens, r.OutputTokens = s.InputTokens, s.OutputTokens
+	}
+	p.result = r
+	if !r.IsError {
+		return
+	}
+	msg := "Gemini reported a failed turn."
+	if ev.Error != nil && ev.Error.Message != "" {
+		msg = apiMessage(ev.Error.Message)
+	}
+	p.showError(msg)
+}
+
+// ReadStream feeds every line of r to parser. A line over the size limit
+// is reported as an error block and skipped.
+func ReadStream(r io.Reader, parser *Parser) error {
+	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
+	for {
+		b, err := lr.Next()
+		switch {
+		case err == nil:
+			parser.Line(b)
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, cliproc.ErrLineTooLong):
+			parser.block(core.ResponseBlock{Kind: core.BlockError, Text: "Gemini printed an oversized line, skipped (" + err.Error() + ")"})
+		default:
+			return err
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// Config configures the plugin; the bot fills it from the environment.
+type Config struct {
+	Bin   string   `env:"GEMINI_BIN" envDefault:"gemini"`
+	Args  []string `env:"GEMINI_ARGS" envSeparator:" "`
+	Model string   `env:"GEMINI_MODEL"`
+	// ApprovalMode is --approval-mode: default, auto_edit, yolo or plan.
+	// Headless, every decision that would ask the user is a denial, so
+	// default allows no edits and auto_edit no shell commands.
+	ApprovalMode string `env:"GEMINI_APPROVAL_MODE" envDefault:"auto_edit"`
+	// Home is the folder that holds .gemini; empty means
+	// $GEMINI_CLI_HOME, else the user's home.
+	Home string `env:"GEMINI_CLI_HOME"`
+	// Env is added to the CLI's environment (tests point it at a fake
+	// model server); the bot's own environment is inherited.
+	Env []string
+}
+
+// Plugin runs the Gemini CLI. It is safe for concurrent use.
+type Plugin struct {
+	cfg    Config
+	logger *slog.Logger
+}
+
+var _ core.Plugin = (*Plugin)(nil)
+var _ core.ResumeIDChecker = (*Plugin)(nil)
+
+// New returns the plugin. A nil logger discards.
+func New(cfg Config, logger *slog.Logger) *Plugin {
+	if cfg.Bin == "" {
+		cfg.Bin = "gemini"
+	}
+	if cfg.ApprovalMode == "" {
+		cfg.ApprovalMode = "auto_edit"
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Plugin{cfg: cfg, logger: logger}
+}
+
+func (p *Plugin) ID() string   { return "gemini" }
+func (p *Plugin) Name() string { return "Gemini CLI" }
+
+// Args returns the CLI's arguments for a turn. The prompt is given as
+// --prompt=… so that a message starting with a dash is never read as a
+// flag.
+func (p *Plugin) Args(t core.Turn) []string {
+	args := []string{"--output-format", "stream-json", "--approval-mode", p.cfg.ApprovalMode}
+	if p.cfg.Model != "" {
+		args = append(args, "--model", p.cfg.Model)
+	}
+	if t.ResumeToken != "" {
+		args = append(args, "--resume", t.ResumeToken)
+	}
+	args = append(args, p.cfg.Args...)
+	return append(args, "--prompt="+t.Prompt)
+}
+
+// Run runs one turn of the Gemini CLI.
+func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	// Headless runs refuse an untrusted folder (exit 55); the router only
+	// runs turns in workdirs inside the allowed roots, so trust it.
+	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
+	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Env: env})
+	if errors.Is(err, cliproc.ErrNotFound) {
+		return core.TurnResult{}, cliproc.NotFound("Gemini CLI", p.cfg.Bin, "@google/gemini-cli", "GEMINI_BIN")
+	}
+	if err != nil {
+		return core.TurnResult{}, fmt.Errorf("start gemini: %w", err)
+	}
+	parser := NewParser(emit)
+	readErr := ReadStream(proc.Stdout, parser)
+	res, waitErr := proc.Wait()
+	end := cliproc.Ending{CLI: "Gemini CLI", Result: res, WaitErr: waitErr, ReadErr: readErr,
+		Finished: parser.Result() != nil, Clean: stripNoise}
+	if tail := end.Stderr(5); tail != "" {
+		// Warnings a turn survives are for the operator, not the chat.
+		p.logger.Debug("gemini stderr", "exit_code", res.ExitCode, "tail", tail)
+	}
+	out := core.TurnResult{ResumeToken: parser.SessionID()}
+	if r := parser.Result(); r != nil {
+		out = *r
+	}
+	if out.ResumeToken == "" {
+		out.ResumeToken = t.ResumeToken
+	}
+	end.Failed = out.IsError
+	return out, end.Err(ctx)
+}
+
+// noise matches stderr lines the CLI prints on every headless run, and
+// the stack frames of its error reports.
+var noise = regexp.MustCompile(`(?m)^(Warning: 256-color support not detected.*|Ripgrep is not available.*|YOLO mode is enabled.*|\s+at .*)\n?`)
+
+func stripNoise(s string) string { return strings.TrimSpace(noise.ReplaceAllString(s, "")) }
+
+// CheckResumeID accepts the Gemini CLI's session ids, which are UUIDs.
+func (p *Plugin) CheckResumeID(id string) error {
+	return cliproc.CheckUUID(id, "Gemini CLI session id")
+}

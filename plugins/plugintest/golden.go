@@ -1,0 +1,136 @@
+package plugintest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// Feed is one way of delivering a recorded stream to a parser.
+type Feed struct {
+	Name   string
+	Reader io.Reader
+}
+
+// Feeds returns data whole, one line per read, and two bytes per read, so
+// a golden test sees that a parser does not depend on how the pipe splits
+// its input.
+func Feeds(data []byte) []Feed {
+	return []Feed{
+		{"whole", bytes.NewReader(data)},
+		{"lines", &lineReader{data: data}},
+		{"2bytes", &pieceReader{data: data, n: 2}},
+	}
+}
+
+type lineReader struct{ data []byte }
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := bytes.IndexByte(r.data, '\n') + 1
+	if n == 0 {
+		n = len(r.data)
+	}
+	n = copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+type pieceReader struct {
+	data []byte
+	n    int
+}
+
+func (r *pieceReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[:min(r.n, len(r.data))])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// FormatEvents renders events one per line, for golden files a person can
+// read.
+func FormatEvents(events []core.Event) string {
+	var b strings.Builder
+	for _, ev := range events {
+		b.WriteString(FormatEvent(ev))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// FormatEvent renders one event on one line.
+func FormatEvent(ev core.Event) string {
+	switch ev.Kind {
+	case core.EventText:
+		return fmt.Sprintf("text %q", ev.Text)
+	case core.EventSession:
+		return fmt.Sprintf("session token=%q model=%q", ev.ResumeToken, ev.Model)
+	case core.EventDone:
+		return "done " + FormatResult(ev.Result)
+	case core.EventBlock:
+		return "block " + formatBlock(ev.Block)
+	}
+	return fmt.Sprintf("event kind=%d", ev.Kind)
+}
+
+func formatBlock(bl core.ResponseBlock) string {
+	s := bl.Kind.String()
+	add := func(name, v string) {
+		if v != "" {
+			s += fmt.Sprintf(" %s=%q", name, v)
+		}
+	}
+	add("id", bl.ID)
+	add("tool", bl.Tool)
+	add("status", string(bl.Status))
+	add("path", bl.Path)
+	add("action", bl.Action)
+	add("lang", bl.Language)
+	add("text", bl.Text)
+	add("detail", bl.Detail)
+	return s
+}
+
+// Golden compares got with the golden file at path, or rewrites the file
+// when update is set (tests pass their own -update flag).
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (-want +got; run with -update to accept):\n%s", path, cmp.Diff(string(want), got))
+	}
+}
+
+// FormatResult renders a turn's result on one line; nil is "result none".
+func FormatResult(r *core.TurnResult) string {
+	if r == nil {
+		return "result none"
+	}
+	return fmt.Sprintf("result token=%q error=%v duration=%s cost=%g in=%d out=%d",
+		r.ResumeToken, r.IsError, r.Duration, r.CostUSD, r.InputTokens, r.OutputTokens)
+}
