@@ -109,11 +109,16 @@ var (
 )
 
 // New returns an adapter on a real discordgo session. It does not connect:
-// Run does. discordgo's own rate-limit retry is turned off, since it
+// Run does. It fails when the token is missing or the configuration is
+// invalid. discordgo's own rate-limit retry is turned off, since it
 // sleeps inside the call; the coordinator waits instead.
 func New(cfg Config, opts Options) (*Adapter, error) {
 	if !cfg.Enabled() {
 		return nil, errors.New("discord: DISCORD_TOKEN is not set")
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("discord: %w", err)
 	}
 	token := string(cfg.Token)
 	if !strings.HasPrefix(token, "Bot ") {
@@ -140,9 +145,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 }
 
 func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
-	if cfg.EditInterval <= 0 {
-		cfg.EditInterval = time.Second
-	}
+	cfg = cfg.withDefaults()
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

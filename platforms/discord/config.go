@@ -1,7 +1,9 @@
 package discord
 
 import (
+	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"time"
 
@@ -37,12 +39,38 @@ type Config struct {
 // Enabled reports whether Discord is configured at all.
 func (c Config) Enabled() bool { return c.Token != "" }
 
-// ApplyAccess adds the configured users and admins to a. Members admitted
+// Validate reports a configuration the adapter cannot run with.
+func (c Config) Validate() error {
+	if c.EditInterval <= 0 {
+		return fmt.Errorf("DISCORD_EDIT_INTERVAL must be positive, not %s", c.EditInterval)
+	}
+	if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("DISCORD_API_URL %q: want an http(s) URL such as %s", c.APIURL, defaultAPIURL)
+	}
+	return nil
+}
+
+// defaultAPIURL is Discord's REST API, the version discordgo speaks.
+const defaultAPIURL = "https://discord.com/api/v9/"
+
+// withDefaults fills what the environment would have, for configs built
+// in code.
+func (c Config) withDefaults() Config {
+	if c.EditInterval == 0 {
+		c.EditInterval = time.Second
+	}
+	if c.APIURL == "" {
+		c.APIURL = defaultAPIURL
+	}
+	return c
+}
+
+// Grant adds the configured users and admins to access. Members admitted
 // by AllowedRoles are not listed there: the adapter marks their messages
 // core.Message.Allowed.
-func (c Config) ApplyAccess(a *core.Access) {
-	a.Allow(Name, c.AllowedUsers...)
-	a.Admin(Name, c.AdminUsers...)
+func (c Config) Grant(access *core.Access) {
+	access.Allow(Name, c.AllowedUsers...)
+	access.Admin(Name, c.AdminUsers...)
 }
 
 // admits reports whether the configuration lets user (with the member's

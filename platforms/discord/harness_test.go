@@ -12,39 +12,9 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 )
-
-// instantClock is a clock on which every wait is over at once: AfterFunc
-// moves the clock forward by d and runs f. Rate limits still hold in the
-// clock's time, which the fake Discord stamps on every call, so tests
-// assert spacing without waiting for real.
-type instantClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newInstantClock() *instantClock {
-	return &instantClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *instantClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *instantClock) AfterFunc(d time.Duration, f func()) core.Timer {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	go f()
-	return stoppedTimer{}
-}
-
-type stoppedTimer struct{}
-
-func (stoppedTimer) Stop() bool { return false }
 
 // scriptPlugin is a core.Plugin whose turns a test scripts.
 type scriptPlugin struct {
@@ -87,7 +57,7 @@ func (p *scriptPlugin) Turns() []core.Turn {
 type harness struct {
 	t       *testing.T
 	fake    *platformtest.Discord
-	clock   *instantClock
+	clock   *coretest.InstantClock
 	plugin  *scriptPlugin
 	router  *core.Router
 	convs   *core.Conversations
@@ -100,7 +70,9 @@ type harness struct {
 func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord)) *harness {
 	t.Helper()
 	fake := platformtest.NewDiscord(t)
-	clock := newInstantClock()
+	// Every wait is over at once, but rate limits hold in the clock's time,
+	// which the fake stamps on every call: tests assert spacing, never sleep.
+	clock := coretest.NewInstantClock()
 	fake.Now = clock.Now
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -130,7 +102,7 @@ func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platf
 		configure(&h.cfg, fake)
 	}
 	access := core.NewAccess()
-	h.cfg.ApplyAccess(access)
+	h.cfg.Grant(access)
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
 	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock,

@@ -110,6 +110,14 @@ func TestConfigFromEnvironment(t *testing.T) {
 		cfg.APIURL != "https://discord.com/api/v9/" {
 		t.Errorf("config = %+v", cfg)
 	}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate() = %v", err)
+	}
+	bad := cfg
+	bad.APIURL = "discord.example/api"
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "DISCORD_API_URL") {
+		t.Errorf("Validate() with a bad URL = %v, want an error naming DISCORD_API_URL", err)
+	}
 	// The token never prints.
 	var logged strings.Builder
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("config", "cfg", cfg, "token", cfg.Token)
