@@ -83,17 +83,6 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		p, _ := plugins.Get(id)
 		pluginList = append(pluginList, p)
 	}
-	platforms, err := buildPlatforms(cfg, pluginList, access, logger)
-	if err != nil {
-		return err
-	}
-	if len(platforms) == 0 {
-		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
-	}
-	for _, p := range platforms {
-		access.Report(logger, p.Name(), allowVar(p.Name()))
-	}
-
 	convs := core.NewConversations()
 	if cfg.StateFile != "" && cfg.StateFile != "off" {
 		convs.Load(state.Load(cfg.StateFile, logger))
@@ -103,6 +92,17 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 				logger.Error("state not saved", "err", err)
 			}
 		}()
+	}
+	platforms, err := buildPlatforms(cfg, platformDeps{plugins: pluginList, access: access, roots: allowed,
+		defaultWorkdir: defaultWorkdir, convs: convs, logger: logger})
+	if err != nil {
+		return err
+	}
+	if len(platforms) == 0 {
+		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
+	}
+	for _, p := range platforms {
+		access.Report(logger, p.Name(), allowVar(p.Name()))
 	}
 
 	var observers core.Observers

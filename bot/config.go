@@ -14,6 +14,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/plugins/claude"
@@ -62,6 +63,7 @@ type Config struct {
 	Claude   claude.Config
 	Codex    codex.Config
 	Gemini   gemini.Config
+	Discord  discord.Config
 	Slack    slack.Config
 	Telegram telegram.Config
 

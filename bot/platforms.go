@@ -4,15 +4,39 @@ import (
 	"log/slog"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 )
 
+// platformDeps is what the adapters are built from besides their config.
+type platformDeps struct {
+	plugins        []core.Plugin
+	access         *core.Access
+	roots          core.Roots
+	defaultWorkdir string
+	convs          *core.Conversations
+	logger         *slog.Logger
+}
+
 // buildPlatforms returns the chat platforms whose tokens are configured,
 // each with its users granted in access. None configured means the
 // console.
-func buildPlatforms(cfg Config, plugins []core.Plugin, access *core.Access, logger *slog.Logger) ([]core.Platform, error) {
+func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
+	plugins, access, logger := d.plugins, d.access, d.logger
 	var ps []core.Platform
+	if cfg.Discord.Enabled() {
+		if err := cfg.Discord.Validate(); err != nil {
+			return nil, err
+		}
+		cfg.Discord.Grant(access)
+		a, err := discord.New(cfg.Discord, discord.Options{Plugins: plugins, Roots: d.roots,
+			DefaultWorkdir: d.defaultWorkdir, Conversations: d.convs, Logger: logger.With("platform", "discord")})
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, a)
+	}
 	if cfg.Slack.Enabled() {
 		if err := cfg.Slack.Validate(); err != nil {
 			return nil, err

@@ -20,10 +20,8 @@ import (
 // endpoints say what they should.
 func TestSecretsNeverReachTheOutput(t *testing.T) {
 	t.Parallel()
-	// The Slack and Telegram tokens are their fakes', which check them;
-	// the others are made up. DISCORD_TOKEN only stands in for a secret
-	// in the environment until the Discord adapter is wired here (with
-	// its fake's URL).
+	// The platforms' tokens are their fakes', which check them; the
+	// others are made up.
 	secrets := map[string]string{
 		"SLACK_BOT_TOKEN":      platformtest.SlackBotToken,
 		"SLACK_APP_TOKEN":      platformtest.SlackAppToken,
@@ -35,9 +33,12 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	f := newFixture(t, plugintest.Reply{Text: []string{"Done, nothing secret here."}})
 	fake := platformtest.NewSlack(t)
 	tg := platformtest.NewTelegramServer(t) // Telegram runs too, serving nobody
+	dc := platformtest.NewDiscord(t)        // and so does Discord
+	dc.Token = secrets["DISCORD_TOKEN"]
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	env := f.binEnv("STATE_FILE=off", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
-		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint())
+		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),
+		"DISCORD_API_URL="+dc.URL)
 	for k, v := range secrets {
 		env = append(env, k+"="+v)
 	}

@@ -123,5 +123,9 @@ func Run(ctx context.Context, cfg bot.Config, opts Options) Report {
 	checkRoots(&r, cfg)
 	checkPlugins(ctx, &r, cfg, opts)
 	checkPlatforms(ctx, &r, cfg, opts)
+	if cfg.StateFile != "off" {
+		checkWritable(&r, "STATE_FILE", cfg.StateFile, true)
+	}
+	checkWritable(&r, "AUDIT_LOG", cfg.AuditLog, false)
 	return r
 }

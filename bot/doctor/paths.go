@@ -48,13 +48,23 @@ func checkRoots(r *Report, cfg bot.Config) {
 
 // checkWritable checks that a file at path could be written: its directory
 // exists and takes a new file. State and audit files are checked with it.
-func checkWritable(r *Report, name, path string) {
+// createsDir says the bot makes a missing directory itself, as it does for
+// the state file.
+func checkWritable(r *Report, name, path string, createsDir bool) {
 	if path == "" {
 		return
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		dir = path
+	}
+	// The bot creates a missing state directory: what matters is the
+	// nearest one that exists.
+	for createsDir {
+		if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
 	}
 	if err := writableDir(dir); err != nil {
 		r.add("config", name, Fail, "%s is not writable: %v", path, err)

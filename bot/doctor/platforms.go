@@ -21,6 +21,13 @@ import (
 // check with the values it needs.
 func checkPlatforms(ctx context.Context, r *Report, cfg bot.Config, opts Options) {
 	configured := 0
+	if s := cfg.Discord; s.Token != "" {
+		configured++
+		checkDiscord(ctx, r, discordSettings{
+			Token: string(s.Token), APIURL: s.APIURL,
+			Users: slices.Concat(s.AllowedUsers, s.AdminUsers), Roles: s.AllowedRoles,
+		}, opts)
+	}
 	if s := cfg.Slack; s.AppToken != "" || s.BotToken != "" {
 		configured++
 		checkSlack(ctx, r, slackSettings{

@@ -119,10 +119,12 @@ func TestCheckWritable(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	var r Report
-	checkWritable(&r, "STATE_FILE", filepath.Join(dir, "state.json"))
-	checkWritable(&r, "AUDIT_DIR", dir)
-	checkWritable(&r, "AUDIT_LOG", filepath.Join(dir, "missing", "audit.log"))
+	checkWritable(&r, "STATE_FILE", filepath.Join(dir, "state.json"), true)
+	checkWritable(&r, "STATE_NEW_DIR", filepath.Join(dir, "new", "deeper", "state.json"), true)
+	checkWritable(&r, "AUDIT_DIR", dir, false)
+	checkWritable(&r, "AUDIT_LOG", filepath.Join(dir, "missing", "audit.log"), false)
 	has(t, r, "STATE_FILE", OK, "state.json is writable")
+	has(t, r, "STATE_NEW_DIR", OK, "is writable")
 	has(t, r, "AUDIT_DIR", OK, "is writable")
 	has(t, r, "AUDIT_LOG", Fail, "is not writable")
 }
