@@ -27,19 +27,21 @@ func TestMain(m *testing.M) {
 	case "":
 		os.Exit(m.Run())
 	case "sleep":
+		fmt.Println("child-ready")
 		time.Sleep(time.Hour)
 	case "parent":
 		// Start a grandchild that would outlive us, then wait.
 		child := exec.Command(os.Args[0])
 		child.Env = append(os.Environ(), "JAKEBOT_HELPER=sleep")
+		child.Stdout = os.Stdout
+		if os.Getenv("IGNORE_TERM") == "1" {
+			signal.Ignore(syscall.SIGTERM)
+		}
 		if err := child.Start(); err != nil {
 			fmt.Println("error", err)
 			os.Exit(3)
 		}
 		fmt.Println("ready")
-		if os.Getenv("IGNORE_TERM") == "1" {
-			signal.Ignore(syscall.SIGTERM)
-		}
 		if os.Getenv("EXIT_NOW") == "1" {
 			os.Exit(0)
 		}
@@ -83,9 +85,9 @@ func startSpec(t *testing.T, ctx context.Context, spec cliproc.Spec, env ...stri
 	return p, alive
 }
 
-func readLine(t *testing.T, r io.Reader) string {
+func readLine(t *testing.T, r *bufio.Reader) string {
 	t.Helper()
-	line, err := bufio.NewReader(r).ReadString('\n')
+	line, err := r.ReadString('\n')
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
@@ -107,8 +109,12 @@ func TestCancelKillsTheWholeGroup(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			p, alive := startSpec(t, ctx, cliproc.Spec{PTY: tt.pty}, append(tt.env, "JAKEBOT_HELPER=parent")...)
-			if got := readLine(t, p.Stdout); got != "ready" {
-				t.Fatalf("helper said %q", got)
+			// Both have said so once both run (the child after its exec,
+			// when its environment can be read).
+			out := bufio.NewReader(p.Stdout)
+			said := map[string]bool{readLine(t, out): true, readLine(t, out): true}
+			if !said["ready"] || !said["child-ready"] {
+				t.Fatalf("helpers said %v", said)
 			}
 			if n := len(alive()); n != 2 {
 				t.Fatalf("%d processes running, want the CLI and its child", n)
