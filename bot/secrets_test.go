@@ -83,8 +83,10 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 		}
 		return string(body)
 	}
+	// Discord registers its commands once READY: it is connected then.
+	dc.WaitFor("discord's slash commands", func() bool { return len(dc.Commands()) > 0 })
 	health := get("/healthz")
-	if !strings.Contains(health, `"slack":"ok"`) || !strings.Contains(health, `"telegram":"ok"`) || !strings.Contains(health, `"status":"ok"`) {
+	if !strings.Contains(health, `"discord":"ok"`) || !strings.Contains(health, `"slack":"ok"`) || !strings.Contains(health, `"telegram":"ok"`) || !strings.Contains(health, `"status":"ok"`) {
 		t.Errorf("/healthz = %s", health)
 	}
 	metrics := get("/metrics")

@@ -201,3 +201,19 @@ func TestCoordinatorFinalOnly(t *testing.T) {
 		t.Errorf("final text = %q, want %q", calls[0].Text, want)
 	}
 }
+
+func TestHealth(t *testing.T) {
+	t.Parallel()
+	var h core.Health
+	if err := h.Healthy(); err == nil || !strings.Contains(err.Error(), "not connected yet") {
+		t.Errorf("zero Health = %v, want not connected yet", err)
+	}
+	h.Set(nil)
+	if err := h.Healthy(); err != nil {
+		t.Errorf("after Set(nil) = %v", err)
+	}
+	h.Set(errors.New("gateway gone"))
+	if err := h.Healthy(); err == nil || err.Error() != "gateway gone" {
+		t.Errorf("after Set(err) = %v", err)
+	}
+}

@@ -3,6 +3,8 @@ package core
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"sync/atomic"
 	"time"
 )
 
@@ -123,3 +125,27 @@ type nopObserver struct{}
 
 func (nopObserver) Record(Record)               {}
 func (nopObserver) Delivery(string, DeliveryOp) {}
+
+// errNotConnected is a platform's health before its first connection.
+var errNotConnected = errors.New("not connected yet")
+
+// Health records a platform's connection state; an adapter embeds it to
+// implement Healther and calls Set as its connection comes and goes. The
+// zero value reports "not connected yet". It is safe for concurrent use.
+type Health struct {
+	state atomic.Pointer[healthState]
+}
+
+type healthState struct{ err error }
+
+// Set records the connection as up (nil) or down (why).
+func (h *Health) Set(err error) { h.state.Store(&healthState{err}) }
+
+// Healthy returns nil while the connection is up, else why not.
+func (h *Health) Healthy() error {
+	s := h.state.Load()
+	if s == nil {
+		return errNotConnected
+	}
+	return s.err
+}

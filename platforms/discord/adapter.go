@@ -75,6 +75,7 @@ type Options struct {
 
 // Adapter is the Discord core.Platform. It is safe for concurrent use.
 type Adapter struct {
+	core.Health
 	api     discordAPI
 	cfg     Config
 	opts    Options
@@ -198,7 +199,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	a.h, a.runCtx = h, ctx
 	a.mu.Unlock()
 
-	for _, f := range []any{a.onReady, a.onMessage, a.onInteraction} {
+	for _, f := range []any{a.onReady, a.onMessage, a.onInteraction, a.onResumed, a.onDisconnect} {
 		defer a.api.AddHandler(f)()
 	}
 	if err := a.open(); err != nil {
@@ -253,6 +254,14 @@ func (a *Adapter) close() {
 	}
 }
 
+// onResumed and onDisconnect follow the gateway connection for /healthz;
+// discordgo reconnects by itself.
+func (a *Adapter) onResumed(_ *discordgo.Session, _ *discordgo.Resumed) { a.Set(nil) }
+
+func (a *Adapter) onDisconnect(_ *discordgo.Session, _ *discordgo.Disconnect) {
+	a.Set(errors.New("gateway disconnected, reconnecting"))
+}
+
 func (a *Adapter) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -263,6 +272,7 @@ func (a *Adapter) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 		a.appID = r.Application.ID
 	}
 	a.logger.Info("connected", "bot", a.botID, "application", a.appID, "guilds", len(r.Guilds))
+	a.Set(nil)
 	if !a.readyOnce {
 		a.readyOnce = true
 		close(a.ready)

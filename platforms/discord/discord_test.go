@@ -41,6 +41,9 @@ func TestConnectsAndRegistersCommands(t *testing.T) {
 	if got := calls[0].Authorization; got != "Bot "+h.fake.Token {
 		t.Errorf("Authorization = %q, want the bot token", got)
 	}
+	if err := h.adapter.Healthy(); err != nil {
+		t.Errorf("Healthy after READY = %v, want nil", err)
+	}
 	_ = discordgo.ChannelTypeGuildText
 }
 

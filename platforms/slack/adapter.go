@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -30,6 +31,7 @@ const memory = 10000
 
 // Adapter is the Slack platform. It is safe for concurrent use.
 type Adapter struct {
+	core.Health
 	cfg    Config
 	api    webAPI
 	sock   socket
@@ -223,12 +225,18 @@ func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handl
 	switch ev.Type {
 	case socketmode.EventTypeConnected:
 		a.logger.Info("connected")
+		a.Set(nil)
 		return
-	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed, socketmode.EventTypeErrorBadMessage:
+	case socketmode.EventTypeConnectionError:
+		a.logger.Warn("socket mode", "event", string(ev.Type), "detail", fmt.Sprint(ev.Data))
+		a.Set(fmt.Errorf("socket mode: %v", ev.Data))
+		return
+	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed, socketmode.EventTypeErrorBadMessage:
 		a.logger.Warn("socket mode", "event", string(ev.Type), "detail", fmt.Sprint(ev.Data))
 		return
 	case socketmode.EventTypeInvalidAuth:
 		a.logger.Error("slack refused the app token")
+		a.Set(errors.New("slack refused the app token"))
 		return
 	case socketmode.EventTypeEventsAPI, socketmode.EventTypeSlashCommand, socketmode.EventTypeInteractive:
 	default:

@@ -19,6 +19,10 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 	t.Parallel()
 	h := start(t, setup{})
 	thread := h.startThread(alice, general)
+	// The socket's connected event came before the slash command.
+	if err := h.adapter.Healthy(); err != nil {
+		t.Errorf("Healthy = %v, want nil once connected", err)
+	}
 
 	msg := h.fake.Post(t, alice, general, thread, "live: hello")
 	turn := h.plugin.next(t)

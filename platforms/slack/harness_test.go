@@ -180,9 +180,10 @@ type harness struct {
 	fake *platformtest.Slack
 	// clock is the manual clock of tests with the scripted plugin; nil
 	// with a real plugin.
-	clock  *coretest.ManualClock
-	plugin *testPlugin
-	router *core.Router
+	clock   *coretest.ManualClock
+	plugin  *testPlugin
+	router  *core.Router
+	adapter *slack.Adapter
 }
 
 type setup struct {
@@ -236,6 +237,7 @@ func start(t *testing.T, s setup) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.adapter = a
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, h.router.Attach(a)) }()
 	t.Cleanup(func() {

@@ -46,6 +46,7 @@ type Options struct {
 
 // Adapter is the Telegram platform. It is safe for concurrent use.
 type Adapter struct {
+	core.Health
 	cfg      Config
 	api      botAPI
 	client   *pollClient

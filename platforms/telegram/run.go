@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -50,6 +51,9 @@ func (a *Adapter) poll(ctx context.Context, d *dispatcher) error {
 		a.logger.Warn("delete webhook", "err", err)
 	}
 	a.logger.Info("polling for updates")
+	// New's getMe reached the Bot API; a long poll may now wait a while
+	// before it answers, so healthy until a poll fails.
+	a.Set(nil)
 	offset, failures := 0, 0
 	timeout := max(int(a.cfg.PollTimeout/time.Second), 1)
 	for ctx.Err() == nil {
@@ -65,10 +69,12 @@ func (a *Adapter) poll(ctx context.Context, d *dispatcher) error {
 			}
 			failures++
 			a.logger.Warn("get updates", "err", err, "failures", failures)
+			a.Set(fmt.Errorf("getUpdates failed %d times in a row", failures))
 			a.sleep(ctx, backoff(failures, err))
 			continue
 		}
 		failures = 0
+		a.Set(nil)
 		for _, u := range ups {
 			a.handleUpdate(ctx, u, d)
 			offset = max(offset, u.UpdateID+1)
@@ -165,6 +171,7 @@ func (a *Adapter) runWebhook(ctx context.Context, d *dispatcher) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	a.logger.Info("serving webhook", "addr", ln.Addr().String())
+	a.Set(nil)
 	select {
 	case err := <-errc:
 		return err

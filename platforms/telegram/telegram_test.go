@@ -24,6 +24,10 @@ func TestDMStreamsWithinEditLimit(t *testing.T) {
 	if got := h.last(dm.ID); !strings.Contains(got, "Claude Code conversation started") {
 		t.Fatalf("after /claude start the bot said %q", got)
 	}
+	// getUpdates answered before the command was handled.
+	if err := h.bot.Healthy(); err != nil {
+		t.Errorf("Healthy = %v, want nil while polling works", err)
+	}
 	since := h.clock.Now()
 	h.srv.UserSays(dm, alice, 0, "write a poem")
 	tr := h.nextTurn()
