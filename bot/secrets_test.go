@@ -22,19 +22,18 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	t.Parallel()
 	// The platforms' tokens are their fakes', which check them; the
 	// others are made up.
+	dc := platformtest.NewDiscord(t) // Discord and Telegram run too, serving nobody
 	secrets := map[string]string{
 		"SLACK_BOT_TOKEN":      platformtest.SlackBotToken,
 		"SLACK_APP_TOKEN":      platformtest.SlackAppToken,
-		"DISCORD_TOKEN":        "MTA5ODc2NTQzMjEw.discord-secret-0001",
+		"DISCORD_TOKEN":        dc.Token,
 		"TELEGRAM_TOKEN":       platformtest.TelegramToken,
 		"ANTHROPIC_API_KEY":    "sk-ant-api03-anthropic-secret-0005",
 		"SLACK_SIGNING_SECRET": "signing-secret-0006",
 	}
 	f := newFixture(t, plugintest.Reply{Text: []string{"Done, nothing secret here."}})
 	fake := platformtest.NewSlack(t)
-	tg := platformtest.NewTelegramServer(t) // Telegram runs too, serving nobody
-	dc := platformtest.NewDiscord(t)        // and so does Discord
-	dc.Token = secrets["DISCORD_TOKEN"]
+	tg := platformtest.NewTelegramServer(t)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	env := f.binEnv("STATE_FILE=off", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
 		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),

@@ -157,9 +157,11 @@ func NewDiscord(t testing.TB) *Discord {
 	d.channels[d.TextChannel] = &DiscordChannel{ID: d.TextChannel, Type: DiscordText, GuildID: d.GuildID, Name: "general"}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v9/", d.serveREST)
-	d.srv = httptest.NewServer(mux)
+	// Every field is set before a server starts: the handlers read them.
 	d.gwSrv = httptest.NewServer(http.HandlerFunc(d.serveGateway))
-	d.URL = d.srv.URL + "/api/v9/"
+	d.srv = httptest.NewUnstartedServer(mux)
+	d.URL = "http://" + d.srv.Listener.Addr().String() + "/api/v9/"
+	d.srv.Start()
 	t.Cleanup(d.Close)
 	return d
 }

@@ -102,7 +102,9 @@ func NewSlack(t testing.TB) *Slack {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/socket", s.serveSocket)
-	s.srv = httptest.NewServer(mux)
+	// Every field is set before the server starts: the handlers read them.
+	s.srv = httptest.NewUnstartedServer(mux)
+	s.srv.Start()
 	s.URL = s.srv.URL + "/api/"
 	t.Cleanup(s.Close)
 	return s
