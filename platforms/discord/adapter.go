@@ -87,7 +87,7 @@ type Adapter struct {
 	withoutMessageContent func()
 
 	seen     *recent
-	lanes    lanes
+	lanes    core.Lanes[core.ConversationKey]
 	channels channelTypes
 	ready    chan struct{}
 
@@ -248,7 +248,7 @@ func (a *Adapter) close() {
 	a.mu.Lock()
 	a.stopping = true
 	a.mu.Unlock()
-	a.lanes.wait()
+	a.lanes.Wait()
 	if err := a.api.Close(); err != nil {
 		a.logger.Warn("close gateway", "err", err)
 	}

@@ -139,7 +139,7 @@ func (a *Adapter) dispatch(key core.ConversationKey, job func(context.Context, c
 	if !ok {
 		return
 	}
-	a.lanes.run(key, func() { job(ctx, h) })
+	a.lanes.Do(key, func() { job(ctx, h) })
 }
 
 func interactionUser(i *discordgo.Interaction) (*discordgo.User, []string) {

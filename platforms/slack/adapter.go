@@ -196,8 +196,8 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- a.sock.RunContext(runCtx) }()
-	work := newSerial()
-	defer work.wait()
+	var work core.Lanes[string]
+	defer work.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -209,7 +209,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 			}
 			return fmt.Errorf("slack socket mode: %w", err)
 		case ev := <-a.sock.Events():
-			a.onEvent(ctx, ev, h, work)
+			a.onEvent(ctx, ev, h, &work)
 		}
 	}
 }
@@ -221,7 +221,7 @@ func (a *Adapter) setBot(user string) {
 
 // onEvent acknowledges an envelope at once, then hands its message to the
 // thread's worker.
-func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handler, work *serial) {
+func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handler, work *core.Lanes[string]) {
 	switch ev.Type {
 	case socketmode.EventTypeConnected:
 		a.logger.Info("connected")
@@ -257,5 +257,5 @@ func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handl
 	if !ok {
 		return
 	}
-	work.do(in.queue, func() { a.deliver(ctx, in, h) })
+	work.Do(in.queue, func() { a.deliver(ctx, in, h) })
 }

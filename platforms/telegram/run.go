@@ -28,7 +28,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	}); err != nil {
 		a.logger.Warn("register commands", "err", err)
 	}
-	d := &dispatcher{h: h, queues: make(map[core.ConversationKey][]func())}
+	d := &dispatcher{h: h}
 	defer d.wait()
 	if a.cfg.WebhookURL != "" {
 		return a.runWebhook(ctx, d)
@@ -212,40 +212,12 @@ func (a *Adapter) webhookHandler(ctx context.Context, d *dispatcher) http.Handle
 // different conversations in parallel: the router answers a command
 // before it returns, and one slow chat must not hold up the others.
 type dispatcher struct {
-	h      core.Handler
-	mu     sync.Mutex
-	queues map[core.ConversationKey][]func()
-	wg     sync.WaitGroup
+	h     core.Handler
+	lanes core.Lanes[core.ConversationKey]
 }
 
 // dispatch queues f behind k's earlier work.
-func (d *dispatcher) dispatch(k core.ConversationKey, f func()) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	q, busy := d.queues[k]
-	d.queues[k] = append(q, f)
-	if !busy {
-		d.wg.Add(1)
-		go d.run(k)
-	}
-}
-
-func (d *dispatcher) run(k core.ConversationKey) {
-	defer d.wg.Done()
-	for {
-		d.mu.Lock()
-		q := d.queues[k]
-		if len(q) == 0 {
-			delete(d.queues, k)
-			d.mu.Unlock()
-			return
-		}
-		f := q[0]
-		d.queues[k] = q[1:]
-		d.mu.Unlock()
-		f()
-	}
-}
+func (d *dispatcher) dispatch(k core.ConversationKey, f func()) { d.lanes.Do(k, f) }
 
 // wait blocks until every queued call has run.
-func (d *dispatcher) wait() { d.wg.Wait() }
+func (d *dispatcher) wait() { d.lanes.Wait() }
