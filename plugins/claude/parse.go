@@ -184,6 +184,8 @@ func (p *Parser) fastLine(b []byte) bool {
 			p.streamEventRaw(event)
 		}
 		return true
+	case bytes.HasPrefix(b, prefixAssistant) || bytes.HasPrefix(b, prefixUser):
+		return p.messageLine(b)
 	case bytes.HasPrefix(b, prefixSystem) && bytes.HasPrefix(b[len(prefixSystem):], []byte(`"subtype":"init"`)):
 		if !jsonscan.Complete(b) {
 			return false
@@ -197,6 +199,88 @@ func (p *Parser) fastLine(b []byte) bool {
 		return true
 	}
 	return false
+}
+
+// messageLine reads an assistant or user line member by member: their
+// tool results (whole files, command output) are skipped, not decoded.
+func (p *Parser) messageLine(b []byte) bool {
+	if p.sessionID == "" || !jsonscan.Complete(b) {
+		return false
+	}
+	l := line{Type: "assistant"}
+	if bytes.HasPrefix(b, prefixUser) {
+		l.Type = "user"
+	}
+	for o := jsonscan.NewObject(b); o.Next(); {
+		switch string(o.Key()) {
+		case "message":
+			l.Message = rawMessage(o.Value())
+		case "parent_tool_use_id":
+			if v := o.Value(); string(v) != "null" {
+				s, _ := jsonscan.String(v)
+				l.Parent = &s
+			}
+		case "error":
+			l.Error = o.Value()
+		case "session_id":
+			if id, _ := jsonscan.String(o.Value()); id != p.sessionID {
+				return false // a new session: decoded the usual way
+			}
+		}
+	}
+	if l.Type == "assistant" {
+		p.assistant(&l)
+	} else {
+		p.user(&l)
+	}
+	return true
+}
+
+// rawMessage reads the parts of a message the parser uses.
+func rawMessage(raw []byte) *message {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	m := &message{}
+	for o := jsonscan.NewObject(raw); o.Next(); {
+		switch string(o.Key()) {
+		case "id":
+			m.ID, _ = jsonscan.String(o.Value())
+		case "model":
+			m.Model, _ = jsonscan.String(o.Value())
+		case "content":
+			for el := range jsonscan.Elements(o.Value()) {
+				m.Content = append(m.Content, rawBlock(el))
+			}
+		}
+	}
+	return m
+}
+
+func rawBlock(raw []byte) contentBlock {
+	var c contentBlock
+	for o := jsonscan.NewObject(raw); o.Next(); {
+		v := o.Value()
+		switch string(o.Key()) {
+		case "type":
+			c.Type, _ = jsonscan.String(v)
+		case "text":
+			c.Text, _ = jsonscan.String(v)
+		case "id":
+			c.ID, _ = jsonscan.String(v)
+		case "name":
+			c.Name, _ = jsonscan.String(v)
+		case "input":
+			c.Input = v
+		case "tool_use_id":
+			c.ToolUseID, _ = jsonscan.String(v)
+		case "content":
+			c.Content = v
+		case "is_error":
+			c.IsError = jsonscan.Bool(v)
+		}
+	}
+	return c
 }
 
 // streamEventRaw is streamEvent over the raw "event" member.
@@ -223,6 +307,8 @@ func (p *Parser) streamEventRaw(event []byte) {
 var (
 	prefixStreamEvent = []byte(`{"type":"stream_event",`)
 	prefixSystem      = []byte(`{"type":"system",`)
+	prefixAssistant   = []byte(`{"type":"assistant",`)
+	prefixUser        = []byte(`{"type":"user",`)
 	markTextDelta     = []byte(`"text_delta"`)
 	markMessageStart  = []byte(`"message_start"`)
 	markBlockStart    = []byte(`"content_block_start"`)
