@@ -468,24 +468,16 @@ func (p *Parser) Garbage() int { return p.garbage }
 // resultText extracts text from a tool_result's content: a string or a
 // list of text blocks.
 func resultText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := jsonscan.String(raw); ok {
 		return s
 	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &blocks) == nil {
-		var parts []string
-		for _, b := range blocks {
-			if b.Text != "" {
-				parts = append(parts, b.Text)
-			}
+	var parts []string
+	for el := range jsonscan.Elements(raw) {
+		if t, _ := jsonscan.String(jsonscan.Value(jsonscan.Field(el, "text"))); t != "" {
+			parts = append(parts, t)
 		}
-		return strings.Join(parts, "\n")
 	}
-	return ""
+	return strings.Join(parts, "\n")
 }
 
 func firstLine(s string) string {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
 // ToolName cleans a tool's name for display. MCP tools are named
@@ -53,22 +55,29 @@ var argKeys = map[string][]string{
 // toolArg returns a short argument for a tool call: the field that says
 // most about it, else the first string field.
 func toolArg(name string, input json.RawMessage) string {
-	var fields map[string]any
-	if json.Unmarshal(input, &fields) != nil {
-		return ""
+	strs := map[string]string{}
+	todos := -1
+	for o := jsonscan.NewObject(input); o.Next(); {
+		k, v := string(o.Key()), o.Value()
+		if str, ok := jsonscan.String(v); ok {
+			strs[k] = str
+		} else if k == "todos" {
+			todos = 0
+			for range jsonscan.Elements(v) {
+				todos++
+			}
+		}
 	}
 	for _, k := range argKeys[name] {
-		if s, ok := fields[k].(string); ok {
+		if s, ok := strs[k]; ok {
 			return s
 		}
 	}
-	if name == "TodoWrite" {
-		if todos, ok := fields["todos"].([]any); ok {
-			return plural(len(todos), "item")
-		}
+	if name == "TodoWrite" && todos >= 0 {
+		return plural(todos, "item")
 	}
 	for _, k := range []string{"command", "file_path", "path", "pattern", "query", "url", "description", "prompt"} {
-		if s, ok := fields[k].(string); ok {
+		if s, ok := strs[k]; ok {
 			return s
 		}
 	}
