@@ -14,27 +14,14 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // streams are the real CLI's output recorded by plugintest's capture test.
 func streams(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob("../../testdata/claude/*.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, f := range files {
-		if !strings.HasPrefix(filepath.Base(f), "transcript") {
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no recorded streams in testdata/claude")
-	}
-	return out
+	return plugintest.Streams(t, "../../testdata/claude/*.jsonl")
 }
 
 // describe renders events and the result as stable text for a golden file.

@@ -19,19 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // testdata/codex), and hand-written streams beside this test for item
 // types the fake model cannot make Codex produce.
 func streams(t testing.TB) []string {
-	t.Helper()
-	var files []string
-	for _, pattern := range []string{"../../testdata/codex/*.jsonl", "testdata/*.jsonl"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no recorded streams in testdata/codex")
-	}
-	return files
+	return plugintest.Streams(t, "../../testdata/codex/*.jsonl", "testdata/*.jsonl")
 }
 
 // parse runs one feed of a stream through ReadStream, as Run does, and

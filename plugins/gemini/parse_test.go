@@ -19,19 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // testdata/gemini), and hand-written streams beside this test for events
 // the fake model cannot make the CLI produce.
 func streams(t testing.TB) []string {
-	t.Helper()
-	var files []string
-	for _, pattern := range []string{"../../testdata/gemini/*.jsonl", "testdata/*.jsonl"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no recorded streams in testdata/gemini")
-	}
-	return files
+	return plugintest.Streams(t, "../../testdata/gemini/*.jsonl", "testdata/*.jsonl")
 }
 
 // parse runs one feed of a stream through ReadStream, as Run does, and

@@ -134,3 +134,27 @@ func FormatResult(r *core.TurnResult) string {
 	return fmt.Sprintf("result token=%q error=%v duration=%s cost=%g in=%d out=%d",
 		r.ResumeToken, r.IsError, r.Duration, r.CostUSD, r.InputTokens, r.OutputTokens)
 }
+
+// Streams returns the recorded streams matching the glob patterns, in
+// order, leaving out transcripts (history files, not stdout). It fails
+// the test when there are none: a golden test over nothing passes
+// vacuously.
+func Streams(t testing.TB, patterns ...string) []string {
+	t.Helper()
+	var files []string
+	for _, pattern := range patterns {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m {
+			if !strings.HasPrefix(filepath.Base(f), "transcript") {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) == 0 {
+		t.Fatalf("no recorded streams match %q", patterns)
+	}
+	return files
+}
