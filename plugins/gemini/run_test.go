@@ -48,40 +48,10 @@ func newFixture(t *testing.T, replies ...plugintest.Reply) *fixture {
 	return f
 }
 
-// turn is what one Run produced.
-type turn struct {
-	events []core.Event
-	res    core.TurnResult
-	err    error
-}
-
-func (tr turn) text() string {
-	var b strings.Builder
-	for _, ev := range tr.events {
-		if ev.Kind == core.EventText {
-			b.WriteString(ev.Text)
-		}
-	}
-	return b.String()
-}
-
-func (tr turn) blocks(kind core.BlockKind) []core.ResponseBlock {
-	var out []core.ResponseBlock
-	for _, ev := range tr.events {
-		if ev.Kind == core.EventBlock && ev.Block.Kind == kind {
-			out = append(out, ev.Block)
-		}
-	}
-	return out
-}
-
-func (f *fixture) run(ctx context.Context, prompt, token string) turn {
+// run runs one turn in the fixture's workdir.
+func (f *fixture) run(ctx context.Context, prompt, token string) plugintest.TurnOutput {
 	f.t.Helper()
-	var tr turn
-	tr.res, tr.err = f.plugin.Run(ctx, core.Turn{Workdir: f.workdir, Prompt: prompt, ResumeToken: token},
-		func(ev core.Event) { tr.events = append(tr.events, ev) })
-	f.t.Logf("events:\n%s", plugintest.FormatEvents(tr.events))
-	return tr
+	return plugintest.RunTurn(ctx, f.t, f.plugin, core.Turn{Workdir: f.workdir, Prompt: prompt, ResumeToken: token})
 }
 
 func TestRunStreamsReply(t *testing.T) {
@@ -89,16 +59,16 @@ func TestRunStreamsReply(t *testing.T) {
 	f := newFixture(t, plugintest.Reply{Text: []string{"Hello", " from", " the fake."}})
 	// A prompt that starts with a dash is still a prompt.
 	tr := f.run(context.Background(), "-v say hello", "")
-	if tr.err != nil || tr.res.IsError {
-		t.Fatalf("Run = %+v, %v; want success", tr.res, tr.err)
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v; want success", tr.Result, tr.Err)
 	}
-	if got := tr.text(); got != "Hello from the fake." {
+	if got := tr.Text(); got != "Hello from the fake." {
 		t.Errorf("text = %q, want the fake's reply", got)
 	}
-	if tr.events[0].Kind != core.EventSession || tr.events[0].ResumeToken != tr.res.ResumeToken {
-		t.Errorf("first event = %+v, want the session with token %q", tr.events[0], tr.res.ResumeToken)
+	if tr.Events[0].Kind != core.EventSession || tr.Events[0].ResumeToken != tr.Result.ResumeToken {
+		t.Errorf("first event = %+v, want the session with token %q", tr.Events[0], tr.Result.ResumeToken)
 	}
-	if err := f.plugin.CheckResumeID(tr.res.ResumeToken); err != nil {
+	if err := f.plugin.CheckResumeID(tr.Result.ResumeToken); err != nil {
 		t.Errorf("resume token: %v", err)
 	}
 	if reqs := f.model.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Text(), "-v say hello") {
@@ -113,18 +83,18 @@ func TestRunResumes(t *testing.T) {
 		plugintest.Reply{Text: []string{"It was 42."}},
 	)
 	first := f.run(context.Background(), "remember the number 42", "")
-	if first.err != nil || first.res.ResumeToken == "" {
-		t.Fatalf("first turn = %+v, %v", first.res, first.err)
+	if first.Err != nil || first.Result.ResumeToken == "" {
+		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
 	}
 	// A new plugin, as after a restart of the bot: only the token carries.
 	f.plugin = gemini.New(gemini.Config{Bin: plugintest.CLIPath(t, "gemini"), Model: "gemini-2.5-flash",
 		Env: plugintest.GeminiEnv(t, f.model, f.home)}, nil)
-	second := f.run(context.Background(), "which number?", first.res.ResumeToken)
-	if second.err != nil || second.text() != "It was 42." {
-		t.Fatalf("second turn = %q, %v", second.text(), second.err)
+	second := f.run(context.Background(), "which number?", first.Result.ResumeToken)
+	if second.Err != nil || second.Text() != "It was 42." {
+		t.Fatalf("second turn = %q, %v", second.Text(), second.Err)
 	}
-	if second.res.ResumeToken != first.res.ResumeToken {
-		t.Errorf("resumed token = %q, want the thread %q", second.res.ResumeToken, first.res.ResumeToken)
+	if second.Result.ResumeToken != first.Result.ResumeToken {
+		t.Errorf("resumed token = %q, want the thread %q", second.Result.ResumeToken, first.Result.ResumeToken)
 	}
 	reqs := f.model.Requests()
 	if len(reqs) != 2 {
@@ -148,10 +118,10 @@ func TestRunShowsShellCommand(t *testing.T) {
 	f.plugin = gemini.New(gemini.Config{Bin: plugintest.CLIPath(t, "gemini"), Model: "gemini-2.5-flash",
 		ApprovalMode: "yolo", Env: plugintest.GeminiEnv(t, f.model, f.home)}, nil)
 	tr := f.run(context.Background(), "make a file", "")
-	if tr.err != nil || tr.res.IsError {
-		t.Fatalf("Run = %+v, %v", tr.res, tr.err)
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
 	}
-	tools := tr.blocks(core.BlockToolUse)
+	tools := tr.Blocks(core.BlockToolUse)
 	if len(tools) != 2 {
 		t.Fatalf("tool blocks = %+v, want running then done", tools)
 	}
@@ -163,7 +133,7 @@ func TestRunShowsShellCommand(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(f.workdir, "made.txt")); err != nil || string(b) != "made\n" {
 		t.Errorf("made.txt = %q, %v", b, err)
 	}
-	if got := tr.text(); got != "Made it." {
+	if got := tr.Text(); got != "Made it." {
 		t.Errorf("text = %q, want the answer after the tool", got)
 	}
 }
@@ -172,14 +142,14 @@ func TestRunShowsModelError(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, plugintest.Reply{Status: 400, Message: "API key not valid. Please pass a valid API key."})
 	tr := f.run(context.Background(), "say hello", "")
-	if tr.err != nil || !tr.res.IsError {
-		t.Fatalf("Run = %+v, %v; want a failed turn shown as a block", tr.res, tr.err)
+	if tr.Err != nil || !tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v; want a failed turn shown as a block", tr.Result, tr.Err)
 	}
-	errs := tr.blocks(core.BlockError)
+	errs := tr.Blocks(core.BlockError)
 	if len(errs) != 1 || errs[0].Text != "API error 400 (INVALID_ARGUMENT): API key not valid. Please pass a valid API key." {
 		t.Errorf("error blocks = %+v, want one with the API's message", errs)
 	}
-	if warns := tr.blocks(core.BlockWarning); len(warns) != 0 {
+	if warns := tr.Blocks(core.BlockWarning); len(warns) != 0 {
 		t.Errorf("warnings = %+v, want none (the error is not repeated)", warns)
 	}
 }
@@ -189,8 +159,8 @@ func TestRunUnknownResume(t *testing.T) {
 	f := newFixture(t)
 	tr := f.run(context.Background(), "hello", "6f0e21d2-5e4a-4f4c-9d0e-1b2c3d4e5f60")
 	var ue *core.UserError
-	if !errors.As(tr.err, &ue) || !strings.Contains(ue.Msg, "exit code 42") || !strings.Contains(ue.Msg, "Error resuming session") {
-		t.Errorf("Run error = %v, want a user error with the CLI's stderr", tr.err)
+	if !errors.As(tr.Err, &ue) || !strings.Contains(ue.Msg, "exit code 42") || !strings.Contains(ue.Msg, "Error resuming session") {
+		t.Errorf("Run error = %v, want a user error with the CLI's stderr", tr.Err)
 	}
 }
 
@@ -210,21 +180,21 @@ func TestRunCancelLeavesNoProcess(t *testing.T) {
 	defer close(hold)
 	f := newFixture(t, plugintest.Reply{Text: []string{"too late"}, Hold: hold})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan turn)
+	done := make(chan plugintest.TurnOutput)
 	go func() { done <- f.run(ctx, "take your time", "") }()
 	select {
 	case <-f.model.Arrived():
 	case tr := <-done:
-		t.Fatalf("Run returned before the model was asked: %+v, %v", tr.res, tr.err)
+		t.Fatalf("Run returned before the model was asked: %+v, %v", tr.Result, tr.Err)
 	case <-time.After(time.Minute):
 		t.Fatal("the model was never asked")
 	}
 	cancel()
 	tr := <-done
-	if !errors.Is(tr.err, context.Canceled) {
-		t.Errorf("Run error = %v, want context.Canceled", tr.err)
+	if !errors.Is(tr.Err, context.Canceled) {
+		t.Errorf("Run error = %v, want context.Canceled", tr.Err)
 	}
-	if tr.res.ResumeToken == "" {
+	if tr.Result.ResumeToken == "" {
 		t.Errorf("a cancelled turn lost its resume token")
 	}
 	// The fixture's cleanup checks that no process is left.
@@ -234,15 +204,15 @@ func TestConversationsListsSession(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, plugintest.Reply{Text: []string{"Hi."}})
 	tr := f.run(context.Background(), "first prompt of the session", "")
-	if tr.err != nil {
-		t.Fatal(tr.err)
+	if tr.Err != nil {
+		t.Fatal(tr.Err)
 	}
 	infos, err := f.plugin.Conversations(context.Background(), f.workdir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1 || infos[0].ID != tr.res.ResumeToken || infos[0].Title != "first prompt of the session" || infos[0].Updated.IsZero() {
-		t.Errorf("Conversations = %+v, want the session %s", infos, tr.res.ResumeToken)
+	if len(infos) != 1 || infos[0].ID != tr.Result.ResumeToken || infos[0].Title != "first prompt of the session" || infos[0].Updated.IsZero() {
+		t.Errorf("Conversations = %+v, want the session %s", infos, tr.Result.ResumeToken)
 	}
 	if other, err := f.plugin.Conversations(context.Background(), t.TempDir()); err != nil || len(other) != 0 {
 		t.Errorf("Conversations(another dir) = %+v, %v; want none", other, err)
