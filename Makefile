@@ -3,7 +3,7 @@ GO ?= go
 # Count-based: a time budget trips Go 1.26's fuzz coordinator race (go.dev/issue/75804).
 FUZZTIME ?= 100000x
 
-.PHONY: build run test check vet clis fuzz bench load docker
+.PHONY: build run test check vet clis fuzz bench load stress docker
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/jakebot ./cmd/jakebot
@@ -33,6 +33,16 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+## stress: the concurrency-heavy tests many times over under the race detector,
+## since a test that passes once proves little. Run it before you stop.
+## Every coordinator and router test STRESS_CORE times; the core, adapter and
+## process packages whole STRESS_COUNT times.
+STRESS_CORE ?= 500
+STRESS_COUNT ?= 10
+stress:
+	$(GO) test -race -count=$(STRESS_CORE) -run 'Coordinator|Router|Lanes|Conversations' ./core/
+	$(GO) test -race -count=$(STRESS_COUNT) ./core/... ./platforms/... ./plugins/cliproc/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

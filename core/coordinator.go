@@ -67,7 +67,6 @@ type Reply struct {
 	c      *StreamCoordinator
 	ctx    context.Context
 	target Target
-	editLm *rate.Limiter
 	chanLm *rate.Limiter
 
 	mu     sync.Mutex
@@ -88,6 +87,10 @@ type Reply struct {
 	timerSet atomic.Bool
 	pages    []sentPage
 	retryAt  time.Time
+	// lastEdit is when the reply last edited a message; edits keep
+	// Limits.EditInterval apart, counted in whole clock time rather than a
+	// rate limiter's float tokens, which allow an edit a nanosecond early.
+	lastEdit time.Time
 	failures int
 
 	wake chan struct{}
@@ -109,9 +112,6 @@ func (c *StreamCoordinator) NewReply(ctx context.Context, target Target) *Reply 
 		chanLm: c.channelLimiter(target),
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
-	}
-	if c.limits.EditInterval > 0 {
-		r.editLm = rate.NewLimiter(rate.Every(c.limits.EditInterval), 1)
 	}
 	go r.send()
 	return r
@@ -242,9 +242,10 @@ func (r *Reply) send() {
 				// render the whole reply again for every event meanwhile.
 				break
 			}
-			wait := r.push(version, now)
+			wait := r.push(version)
 			if wait > 0 {
-				r.notBefore = now.Add(wait)
+				// push measured wait from its own reading of the clock.
+				r.notBefore = r.c.clock.Now().Add(wait)
 				r.timerSet.Store(true)
 				r.c.clock.AfterFunc(wait, func() {
 					r.timerSet.Store(false)
@@ -262,8 +263,13 @@ const maxFailures = 3
 
 // push renders the blocks and sends or edits every page that changed. It
 // returns how long to wait when a limiter or the platform said not yet.
-func (r *Reply) push(version int, now time.Time) time.Duration {
-	if now.Before(r.retryAt) {
+//
+// The limiters are asked at the time of each write, read just before it:
+// rendering a long reply, or writing the previous page, takes time, and a
+// token taken at an earlier reading of the clock would let two writes land
+// closer together than the limit allows.
+func (r *Reply) push(version int) time.Duration {
+	if now := r.c.clock.Now(); now.Before(r.retryAt) {
 		return r.retryAt.Sub(now)
 	}
 	pages := capPages(r.c.platform.Render(r.Blocks()))
@@ -272,13 +278,17 @@ func (r *Reply) push(version int, now time.Time) time.Duration {
 			continue
 		}
 		editing := i < len(r.pages)
-		if editing {
-			if d := delay(r.editLm, now); d > 0 {
+		now := r.c.clock.Now()
+		if editing && !r.lastEdit.IsZero() {
+			if d := r.lastEdit.Add(r.c.limits.EditInterval).Sub(now); d > 0 {
 				return d
 			}
 		}
 		if d := delay(r.chanLm, now); d > 0 {
 			return d
+		}
+		if editing {
+			r.lastEdit = now
 		}
 		if err := r.write(i, text, editing); err != nil {
 			if rl, ok := AsRateLimit(err); ok {

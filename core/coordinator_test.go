@@ -15,9 +15,50 @@ import (
 
 var target = core.Target{Platform: "fake", Channel: "c1"}
 
+// closeOnManualClock closes the replies and drives clock until each has
+// delivered its final state. The clock moves only while every open reply
+// waits on a timer, so no sender is between reading the time and writing
+// when it moves: each write is stamped with the time its sender saw. (An
+// InstantClock shared by two replies moves under one while the other
+// waits, and stamps writes later than the sender read.)
+func closeOnManualClock(ctx context.Context, clock *coretest.ManualClock, replies ...*core.Reply) {
+	done := make(chan struct{}, len(replies))
+	for _, r := range replies {
+		go func() {
+			r.Close(ctx)
+			done <- struct{}{}
+		}()
+	}
+	for open := len(replies); open > 0; {
+		if clock.Pending() >= open {
+			clock.AdvanceToNext()
+			continue
+		}
+		select {
+		case <-clock.Waiting():
+		case <-done:
+			open--
+		}
+	}
+}
+
+// checkEditSpacing fails when a message was edited twice within interval.
+func checkEditSpacing(t *testing.T, calls []platformtest.Call, interval time.Duration) {
+	t.Helper()
+	lastEdit := map[string]time.Time{}
+	for _, c := range calls {
+		if c.Op == "edit" {
+			if prev, ok := lastEdit[c.Ref.ID]; ok && c.At.Sub(prev) < interval {
+				t.Errorf("message %s edited %v after the previous edit, want at least %v", c.Ref.ID, c.At.Sub(prev), interval)
+			}
+			lastEdit[c.Ref.ID] = c.At
+		}
+	}
+}
+
 func TestCoordinatorKeepsEditsWithinTheRate(t *testing.T) {
 	t.Parallel()
-	clock := coretest.NewInstantClock()
+	clock := coretest.NewManualClock()
 	lim := core.Limits{EditInterval: time.Second, ChannelInterval: 200 * time.Millisecond, ChannelBurst: 5}
 	rec := platformtest.NewRecorder(clock, lim)
 	coord := core.NewStreamCoordinator(rec, clock, nil)
@@ -33,23 +74,14 @@ func TestCoordinatorKeepsEditsWithinTheRate(t *testing.T) {
 		r1.Emit(core.TextEvent(s))
 		r2.Emit(core.TextEvent(strings.ToUpper(s)))
 	}
-	r1.Close(ctx)
-	r2.Close(ctx)
+	closeOnManualClock(ctx, clock, r1, r2)
 
 	msgs := rec.Messages()
 	if len(msgs) != 2 || !(msgs[0] == want1.String() && msgs[1] == want2.String() || msgs[0] == want2.String() && msgs[1] == want1.String()) {
 		t.Fatalf("final messages = %q, want the two full texts", msgs)
 	}
 	calls := rec.Calls()
-	lastEdit := map[string]time.Time{}
-	for _, c := range calls {
-		if c.Op == "edit" {
-			if prev, ok := lastEdit[c.Ref.ID]; ok && c.At.Sub(prev) < lim.EditInterval {
-				t.Errorf("message %s edited %v after the previous edit, want at least %v", c.Ref.ID, c.At.Sub(prev), lim.EditInterval)
-			}
-			lastEdit[c.Ref.ID] = c.At
-		}
-	}
+	checkEditSpacing(t, calls, lim.EditInterval)
 	// In any window of one second the channel allows its burst plus one
 	// write per interval.
 	maxPerSecond := lim.ChannelBurst + int(time.Second/lim.ChannelInterval)
@@ -64,6 +96,59 @@ func TestCoordinatorKeepsEditsWithinTheRate(t *testing.T) {
 			t.Fatalf("%d writes to the channel within a second from %v, want at most %d", n, c.At, maxPerSecond)
 		}
 	}
+}
+
+// slowRender is a platform whose first renders take time on a manual
+// clock, and later ones none.
+type slowRender struct {
+	*platformtest.Recorder
+	clock *coretest.ManualClock
+	slow  int
+}
+
+func (p *slowRender) Render(blocks []core.ResponseBlock) []string {
+	if p.slow > 0 {
+		p.slow--
+		p.clock.Advance(900 * time.Millisecond)
+	}
+	return p.Recorder.Render(blocks)
+}
+
+// The edit limit holds between the writes themselves, however long the
+// renders before them took: a limiter asked at a reading of the clock taken
+// before rendering would let a slow render and a fast one land two edits
+// 100ms apart.
+func TestCoordinatorMeasuresTheRateAtTheWrite(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	lim := core.Limits{EditInterval: time.Second}
+	rec := platformtest.NewRecorder(clock, lim)
+	coord := core.NewStreamCoordinator(&slowRender{Recorder: rec, clock: clock, slow: 2}, clock, nil)
+	ctx := context.Background()
+	r := coord.NewReply(ctx, target)
+	var want strings.Builder
+	for i := range 50 {
+		s := fmt.Sprintf("w%d ", i)
+		want.WriteString(s)
+		r.Emit(core.TextEvent(s))
+		// Let the sender write this state before the next word.
+		for len(rec.Calls()) <= i/5 {
+			select {
+			case <-rec.Written():
+			case <-clock.Waiting():
+				clock.AdvanceToNext()
+			}
+		}
+	}
+	closeOnManualClock(ctx, clock, r)
+	if msgs := rec.Messages(); len(msgs) != 1 || msgs[0] != want.String() {
+		t.Fatalf("messages = %q, want [%q]", msgs, want.String())
+	}
+	calls := rec.Calls()
+	if len(calls) < 5 {
+		t.Fatalf("%d writes, want the reply edited as it grew", len(calls))
+	}
+	checkEditSpacing(t, calls, lim.EditInterval)
 }
 
 func TestCoordinatorDeliversFinalStateAfterWaitingForTheLimiter(t *testing.T) {

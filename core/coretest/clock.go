@@ -93,6 +93,37 @@ func (c *ManualClock) AfterFunc(d time.Duration, f func()) core.Timer {
 // call.
 func (c *ManualClock) Waiting() <-chan time.Duration { return c.waiting }
 
+// Pending returns how many timers are waiting to fire.
+func (c *ManualClock) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, t := range c.pending {
+		if !t.stopped {
+			n++
+		}
+	}
+	return n
+}
+
+// AdvanceToNext moves the clock to the earliest pending timer and runs
+// every function then due. It reports whether there was a timer.
+func (c *ManualClock) AdvanceToNext() bool {
+	c.mu.Lock()
+	var next *manualTimer
+	for _, t := range c.pending {
+		if !t.stopped && (next == nil || t.at.Before(next.at)) {
+			next = t
+		}
+	}
+	c.mu.Unlock()
+	if next == nil {
+		return false
+	}
+	c.Advance(max(0, next.at.Sub(c.Now())))
+	return true
+}
+
 // Advance moves the clock forward by d and runs, in order, every function
 // that became due.
 func (c *ManualClock) Advance(d time.Duration) {
