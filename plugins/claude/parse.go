@@ -28,6 +28,11 @@ type Parser struct {
 	// wroteText is true once any answer text was emitted, so the next
 	// message's text starts on a new paragraph.
 	wroteText bool
+	// shown is the tail of the answer text emitted so far, and block is
+	// where the current text block starts in it (-1 once cut off), so the
+	// result line can tell what of its text the stream never showed.
+	shown     []byte
+	block     int
 	lastError string
 	result    *core.TurnResult
 	garbage   int
@@ -421,6 +426,7 @@ func (p *Parser) resultLine(l *line) {
 	}
 	p.result = r
 	if !r.IsError {
+		p.finalText(l.Result)
 		return
 	}
 	msg := strings.Join(l.Errors, "; ")
@@ -446,6 +452,15 @@ func (p *Parser) showError(msg string) {
 
 func (p *Parser) text(s string) {
 	p.wroteText = true
+	p.shown = append(p.shown, s...)
+	if len(p.shown) > 2*shownLimit {
+		cut := len(p.shown) - shownLimit
+		p.shown = append(p.shown[:0], p.shown[cut:]...)
+		p.block -= cut
+		if p.block < 0 {
+			p.block = -1
+		}
+	}
 	p.emit(core.TextEvent(s))
 }
 
@@ -454,6 +469,37 @@ func (p *Parser) paragraph() {
 	if p.wroteText {
 		p.emit(core.TextEvent("\n\n"))
 	}
+	p.block = len(p.shown)
+}
+
+// shownLimit bounds the answer text a parser keeps to compare with the
+// result line's.
+const shownLimit = 1 << 20
+
+// finalText shows the text of a successful result line that the stream did
+// not: a stream without partial messages whose assistant line was lost, an
+// assistant message cut short, a CLI that only fills the result. The
+// result is the last message's text, so text the stream showed ends the
+// answer so far; a block cut short is completed, anything else follows as
+// a paragraph of its own.
+func (p *Parser) finalText(result string) {
+	if strings.TrimSpace(result) == "" || bytes.HasSuffix(withoutSpace(p.shown), withoutSpace([]byte(result))) {
+		return
+	}
+	if p.block >= 0 && p.block < len(p.shown) {
+		if started := string(p.shown[p.block:]); strings.HasPrefix(result, started) {
+			p.text(result[len(started):])
+			return
+		}
+	}
+	p.paragraph()
+	p.text(strings.TrimLeft(result, "\n"))
+}
+
+// withoutSpace returns b without white space, so texts that differ only in
+// how their blocks were joined compare equal.
+func withoutSpace(b []byte) []byte {
+	return bytes.Join(bytes.Fields(b), nil)
 }
 
 // Result returns the turn's result, or nil if the stream had none.
