@@ -28,6 +28,10 @@ type Stdio struct {
 	Err io.Writer
 	// TTY says whether In and Out are a terminal.
 	TTY bool
+	// Typed says whether a person types In (a terminal), so that lines go
+	// to the bot at once; otherwise In is a script whose lines run in
+	// order, each once the one before it is done.
+	Typed bool
 }
 
 // stateInterval is the debounce of state file writes.
@@ -99,7 +103,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		return err
 	}
 	if len(platforms) == 0 {
-		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY)}
+		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY, stdio.Typed)}
 	}
 	for _, p := range platforms {
 		access.Report(logger, p.Name(), allowVar(p.Name()))

@@ -80,13 +80,20 @@ func (f *fixture) config(extraArgs ...string) bot.Config {
 	}
 }
 
-// start runs the bot in this process.
-func (f *fixture) start(cfg bot.Config) *console {
+// start runs the bot in this process, its input a script whose lines wait
+// for the one before.
+func (f *fixture) start(cfg bot.Config) *console { return f.startConsole(cfg, false) }
+
+// startTyped runs the bot with input as a person types it: lines reach the
+// bot at once, so /stop can interrupt a turn.
+func (f *fixture) startTyped(cfg bot.Config) *console { return f.startConsole(cfg, true) }
+
+func (f *fixture) startConsole(cfg bot.Config, typed bool) *console {
 	f.t.Helper()
 	pr, pw := io.Pipe()
 	c := &console{t: f.t, in: pw, out: make(replies, 100), done: make(chan error, 1)}
 	go func() {
-		c.done <- bot.Run(context.Background(), cfg, bot.Stdio{In: pr, Out: c.out, Err: f.t.Output()})
+		c.done <- bot.Run(context.Background(), cfg, bot.Stdio{In: pr, Out: c.out, Err: f.t.Output(), Typed: typed})
 	}()
 	f.t.Cleanup(func() { pw.Close() })
 	return c
@@ -218,21 +225,9 @@ func TestConsoleListsAndResumesInANewProcess(t *testing.T) {
 
 	// A new bot process knows nothing of the conversation but the CLI's
 	// history: resume it by a prefix of its id.
-	bin := buildJakebot(t)
-	cmd := exec.Command(bin)
-	cmd.Dir = f.workdir
-	cmd.Env = append(f.env,
-		"CLAUDE_BIN="+plugintest.CLIPath(t, "claude"),
-		"CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"),
-		"ALLOWED_ROOTS="+f.workdir,
-		"STATE_FILE=off") // it must know nothing but the CLI's history
-	cmd.Stdin = strings.NewReader("/claude resume " + id[:8] + "\ncontinue please\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("jakebot: %v\n%s", err, out)
-	}
+	out := f.pipeToBinary("/claude resume " + id[:8] + "\ncontinue please\n")
 	for _, want := range []string{"Resumed Claude Code conversation " + id, "Second answer."} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Fatalf("output %q lacks %q", out, want)
 		}
 	}
@@ -247,7 +242,7 @@ func TestConsoleStopKillsTheCLI(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
 	f := newFixture(t, plugintest.Reply{Text: []string{"never"}, Hold: hold})
-	c := f.start(f.config())
+	c := f.startTyped(f.config())
 	c.say("/claude start", "take your time")
 	c.expect(`started`)
 	<-f.model.Arrived() // the CLI is waiting on the model
@@ -273,6 +268,39 @@ func TestConsoleMissingCLI(t *testing.T) {
 	c.expect(`started`)
 	c.expect(`Claude Code CLI not found \(jakebot-no-such-claude\)\. Install it with .npm install -g @anthropic-ai/claude-code.`)
 	c.close()
+}
+
+// pipeToBinary runs the jakebot binary in the workdir with script on its
+// standard input, as `printf ... | jakebot` does, and returns its output.
+// It keeps no state: it knows nothing but the CLI's history.
+func (f *fixture) pipeToBinary(script string) string {
+	f.t.Helper()
+	cmd := exec.Command(buildJakebot(f.t))
+	cmd.Dir = f.workdir
+	cmd.Env = append(f.env,
+		"CLAUDE_BIN="+plugintest.CLIPath(f.t, "claude"),
+		"CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"),
+		"ALLOWED_ROOTS="+f.workdir,
+		"STATE_FILE=off")
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.Output()
+	if err != nil {
+		f.t.Fatalf("jakebot: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// A script on a pipe runs in order: the listing after a turn sees it.
+func TestConsoleScriptRunsInOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"It is a bot."}})
+	out := f.pipeToBinary("/claude start .\nsummarise README.md\n/claude conversations\n")
+	start := strings.Index(out, "conversation started")
+	answer := strings.Index(out, "It is a bot.")
+	listing := regexp.MustCompile(`Claude Code conversations in .*\n1\. [0-9a-f]{8} .*summarise README\.md`).FindStringIndex(out)
+	if start < 0 || answer < start || listing == nil || listing[0] < answer {
+		t.Fatalf("output is not start, answer, listing of that turn, in order:\n%s", out)
+	}
 }
 
 // buildJakebot builds the binary once per test run.

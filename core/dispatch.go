@@ -39,7 +39,25 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string)
 	r.obs.Record(rec)
 }
 
+// changesConversation reports whether cmd moves the conversation to
+// another plugin, session or directory, or ends it: refused while a turn
+// runs or messages wait, since they belong to the conversation as it was.
+func changesConversation(cmd Command) bool {
+	switch cmd.Name {
+	case CmdStart, CmdWorkdirSet, CmdEnd:
+		return true
+	case CmdResume:
+		return cmd.Arg != "" // a bare /resume only lists
+	}
+	return false
+}
+
 func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
+	if changesConversation(cmd) {
+		if why := r.busy(m.Key); why != "" {
+			return "", Errorf("%s", why)
+		}
+	}
 	switch cmd.Name {
 	case CmdHelp:
 		return r.help(), nil

@@ -1,6 +1,9 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // ConversationKey identifies one conversation: a user in a channel, and
 // optionally a thread (or forum topic) within it. Adapters decide how their
@@ -56,6 +59,19 @@ type Message struct {
 	// conversation (a Slack thread any allowed user may continue) the key
 	// leaves User empty, yet access is still checked per author.
 	From string
+	// Done, when set, is called exactly once when the router has finished
+	// with the message: its answer, or its turn's final reply, delivered, or
+	// the message refused or dropped. A platform that reads a script (the
+	// console on a pipe) waits for it before it reads the next line.
+	Done func()
+}
+
+// finisher returns m's Done, safe to call more than once, or a no-op.
+func (m Message) finisher() func() {
+	if m.Done == nil {
+		return func() {}
+	}
+	return sync.OnceFunc(m.Done)
 }
 
 // Author returns the id of the user who wrote m: From when set, else the

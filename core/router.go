@@ -93,10 +93,15 @@ type turnQueue struct {
 	token  string
 }
 
-// queued is a message waiting for its turn, with its correlation id.
+// queued is a message waiting for its turn, with its correlation id and
+// the conversation it was written to: a message belongs to the
+// conversation it was sent in, whatever happens to the chat meanwhile.
 type queued struct {
-	m  Message
-	id string
+	m    Message
+	id   string
+	conv Conversation
+	// done is m's Done, called once the message is delivered or dropped.
+	done func()
 }
 
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
@@ -189,8 +194,10 @@ func (r *Router) Drain(grace time.Duration) {
 		text string
 	}
 	var notices []notice
+	var droppedMsgs []queued
 	for _, q := range r.queues {
 		dropped := len(q.pending)
+		droppedMsgs = append(droppedMsgs, q.pending...)
 		q.pending = nil
 		notices = append(notices, notice{q.a, q.target, restartNotice(grace, q.plugin, q.token, dropped)})
 	}
@@ -204,6 +211,7 @@ func (r *Router) Drain(grace time.Duration) {
 		}()
 	}
 	wg.Wait()
+	finishAll(droppedMsgs)
 	r.logger.Info("draining", "running_turns", len(notices), "grace", grace)
 
 	done := make(chan struct{})
@@ -240,6 +248,13 @@ func restartNotice(grace time.Duration, plugin, token string, dropped int) strin
 // other conversation is affected.
 func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 	id := newID()
+	// Deferred first so that it runs last, after a panic's reply.
+	done, queuedTurn := m.finisher(), false
+	defer func() {
+		if !queuedTurn {
+			done()
+		}
+	}()
 	defer r.recoverHandling(a, m, id)
 	rec := Record{ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Text: m.Text}
 	if !m.Allowed && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
@@ -276,11 +291,12 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 		r.command(ctx, a, m, id)
 		return
 	}
-	if _, ok := r.convs.Get(m.Key); !ok {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
 		r.reply(a, m.Target(), r.noConversation())
 		return
 	}
-	r.enqueue(a, queued{m, id})
+	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: conv, done: done})
 }
 
 // checkText refuses what cannot reach a CLI as an argument and repairs
@@ -323,33 +339,43 @@ func (r *Router) noConversation() string {
 	return fmt.Sprintf("No conversation here yet. Start one with /%s start [workdir] (plugins: %s), or /help.", ids[0], joinIDs(ids))
 }
 
-// enqueue runs m now, or queues it behind the running turn.
-func (r *Router) enqueue(a *attached, m queued) {
+// enqueue runs m now, or queues it behind the running turn. It reports
+// whether m was taken (its done is then called once its turn is over or it
+// is dropped); a message refused here is answered at once.
+func (r *Router) enqueue(a *attached, m queued) bool {
 	r.mu.Lock()
 	if r.draining {
 		r.mu.Unlock()
 		r.obs.Record(Record{Kind: RecordRejected, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(), Outcome: OutcomeShutdown, Text: m.m.Text})
 		r.reply(a, m.m.Target(), "The bot is restarting and starts no new turns; this message was not sent. Send it again in a minute: the conversation continues.")
-		return
+		return false
 	}
 	q, running := r.queues[m.m.Key]
 	if running {
 		if len(q.pending) >= r.cfg.QueueLimit {
 			r.mu.Unlock()
 			r.reply(a, m.m.Target(), fmt.Sprintf("A turn is running and %d messages are waiting; this one was not queued. Wait, or /stop.", len(q.pending)))
-			return
+			return false
 		}
 		q.pending = append(q.pending, m)
 		n := len(q.pending)
 		r.mu.Unlock()
 		r.reply(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n))
-		return
+		return true
 	}
-	q = &turnQueue{a: a, target: m.m.Target()}
+	q = &turnQueue{a: a, target: m.m.Target(), plugin: m.conv.Plugin}
 	r.queues[m.m.Key] = q
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go r.drain(a, m)
+	return true
+}
+
+// finishAll calls done of every message in ms.
+func finishAll(ms []queued) {
+	for _, m := range ms {
+		m.done()
+	}
 }
 
 // drain runs m and then every message queued behind it, one at a time.
@@ -367,14 +393,19 @@ func (r *Router) drain(a *attached, m queued) {
 			delete(r.queues, key)
 			r.mu.Unlock()
 			deliver()
+			m.done()
 			if len(dropped) > 0 {
 				r.reply(a, m.m.Target(), fmt.Sprintf("The bot is restarting: %d queued messages were not run. Send them again once it is back.", len(dropped)))
+				finishAll(dropped)
 			}
 			return
 		}
-		m, q.pending = q.pending[0], q.pending[1:]
+		next := q.pending[0]
+		q.pending = q.pending[1:]
 		r.mu.Unlock()
 		deliver()
+		m.done()
+		m = next
 	}
 }
 
@@ -382,17 +413,44 @@ func (r *Router) drain(a *attached, m queued) {
 // many queued messages were dropped and whether a turn was running.
 func (r *Router) stop(k ConversationKey) (dropped int, running bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	q, ok := r.queues[k]
 	if !ok {
+		r.mu.Unlock()
 		return 0, false
 	}
-	dropped = len(q.pending)
+	pending := q.pending
 	q.pending = nil
 	if q.cancel != nil {
 		q.cancel(ErrStopped)
 	}
-	return dropped, true
+	r.mu.Unlock()
+	finishAll(pending)
+	return len(pending), true
+}
+
+// busy returns why k's conversation cannot be changed now (a turn running
+// or messages waiting: changing it would move them), or "".
+func (r *Router) busy(k ConversationKey) string {
+	r.mu.Lock()
+	q, ok := r.queues[k]
+	var plugin string
+	var waiting int
+	if ok {
+		plugin, waiting = q.plugin, len(q.pending)
+	}
+	r.mu.Unlock()
+	if !ok {
+		return ""
+	}
+	name := plugin
+	if p, found := r.cfg.Plugins.Get(plugin); found {
+		name = p.Name()
+	}
+	msg := fmt.Sprintf("A %s turn is running", name)
+	if waiting > 0 {
+		msg += fmt.Sprintf(" and %d messages are waiting", waiting)
+	}
+	return msg + "; /stop it first, or wait until it ends."
 }
 
 // runTurn runs one turn and returns the function that delivers its final
@@ -409,9 +467,13 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 			}
 		}
 	}()
+	// The conversation as it is now (the turn before this one may have
+	// given it a new session), provided it is still the one m was written to.
 	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return func() { r.reply(a, m.Target(), "The conversation ended before this message's turn; it was not sent.") }
+	if !ok || !conv.Started.Equal(qm.conv.Started) || conv.Plugin != qm.conv.Plugin {
+		return func() {
+			r.reply(a, m.Target(), "The conversation this message was written to ended before its turn; it was not sent.")
+		}
 	}
 	plugin, ok := r.cfg.Plugins.Get(conv.Plugin)
 	if !ok {

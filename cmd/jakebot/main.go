@@ -22,10 +22,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Environ(), bot.Stdio{
-		In:  os.Stdin,
-		Out: os.Stdout,
-		Err: os.Stderr,
-		TTY: isTerminal(os.Stdin) && isTerminal(os.Stdout),
+		In:    os.Stdin,
+		Out:   os.Stdout,
+		Err:   os.Stderr,
+		TTY:   isTerminal(os.Stdin) && isTerminal(os.Stdout),
+		Typed: isTerminal(os.Stdin),
 	})
 	stop()
 	var code exitCode

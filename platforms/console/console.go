@@ -1,7 +1,8 @@
 // Package console is the local platform: lines read from an input are one
 // user's messages and replies are written to an output. On a terminal,
-// replies are redrawn in place as they stream; on a pipe each reply is
-// written once, final, so that the bot can be scripted:
+// replies are redrawn in place as they stream; on a pipe each line waits
+// until the one before it is done and each reply is written once, final,
+// so that the bot can be scripted:
 //
 //	printf '/claude start .\nhello\n' | jakebot
 package console
@@ -29,9 +30,10 @@ const User = "local"
 
 // Console is the console platform. It is safe for concurrent use.
 type Console struct {
-	in  io.Reader
-	out io.Writer
-	tty bool
+	in    io.Reader
+	out   io.Writer
+	tty   bool
+	typed bool
 
 	mu     sync.Mutex
 	nextID int
@@ -44,9 +46,12 @@ type Console struct {
 var _ core.Platform = (*Console)(nil)
 
 // New returns a console reading in and writing out. tty says whether out
-// is a terminal that understands cursor movement.
-func New(in io.Reader, out io.Writer, tty bool) *Console {
-	return &Console{in: in, out: out, tty: tty}
+// is a terminal that understands cursor movement. typed says whether a
+// person types the input: each line then goes to the router at once, so
+// that /stop reaches a running turn; otherwise the input is a script, and
+// each line waits until the one before it is done.
+func New(in io.Reader, out io.Writer, tty, typed bool) *Console {
+	return &Console{in: in, out: out, tty: tty, typed: typed}
 }
 
 func (c *Console) Name() string { return Name }
@@ -87,12 +92,27 @@ func (c *Console) Run(ctx context.Context, h core.Handler) error {
 				continue
 			}
 			n++
-			h(ctx, core.Message{
+			m := core.Message{
 				Key:      core.ConversationKey{Platform: Name, User: User, Channel: "terminal"},
 				ID:       strconv.Itoa(n),
 				UserName: User,
 				Text:     line,
-			})
+			}
+			if c.typed {
+				// A person may type /stop while a turn streams.
+				h(ctx, m)
+				continue
+			}
+			// A script: each line runs once the one before it is done,
+			// so a listing after a turn sees that turn.
+			done := make(chan struct{})
+			m.Done = func() { close(done) }
+			h(ctx, m)
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return nil
+			}
 		}
 	}
 }

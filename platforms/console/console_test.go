@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -12,9 +13,13 @@ import (
 
 func TestConsoleReadsLinesAsMessages(t *testing.T) {
 	t.Parallel()
-	c := console.New(strings.NewReader("/claude start\n\n  hello  \n"), &bytes.Buffer{}, false)
+	c := console.New(strings.NewReader("/claude start\n\n  hello  \n"), &bytes.Buffer{}, false, false)
 	var got []core.Message
-	if err := c.Run(context.Background(), func(_ context.Context, m core.Message) { got = append(got, m) }); err != nil {
+	err := c.Run(context.Background(), func(_ context.Context, m core.Message) {
+		got = append(got, m)
+		m.Done()
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].Text != "/claude start" || got[1].Text != "hello" {
@@ -29,7 +34,7 @@ func TestConsoleReadsLinesAsMessages(t *testing.T) {
 func TestConsoleRedrawsInPlaceOnATerminal(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	c := console.New(strings.NewReader(""), &out, true)
+	c := console.New(strings.NewReader(""), &out, true, true)
 	if c.Limits().FinalOnly {
 		t.Fatal("a terminal should get progressive edits")
 	}
@@ -45,12 +50,50 @@ func TestConsoleRedrawsInPlaceOnATerminal(t *testing.T) {
 func TestConsoleOnAPipeWritesFinalRepliesOnce(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	c := console.New(strings.NewReader(""), &out, false)
+	c := console.New(strings.NewReader(""), &out, false, false)
 	if !c.Limits().FinalOnly {
 		t.Fatal("a pipe should get only final replies")
 	}
 	c.Send(context.Background(), core.Target{}, "done")
 	if out.String() != "done\n\n" {
 		t.Fatalf("pipe output = %q", out.String())
+	}
+}
+
+// On a pipe the next line is handed over only once the previous one is
+// done; typed lines at once, without Done.
+func TestConsoleOnAPipeWaitsForEachLine(t *testing.T) {
+	t.Parallel()
+	c := console.New(strings.NewReader("one\ntwo\n"), &bytes.Buffer{}, false, false)
+	handed := make(chan core.Message, 2)
+	var firstDone atomic.Bool
+	ran := make(chan error, 1)
+	go func() {
+		ran <- c.Run(context.Background(), func(_ context.Context, m core.Message) {
+			if m.Text == "two" && !firstDone.Load() {
+				t.Errorf("line two handed over before line one was done")
+			}
+			handed <- m
+		})
+	}()
+	first := <-handed
+	if first.Text != "one" || first.Done == nil {
+		t.Fatalf("first message = %+v, want line one with a Done", first)
+	}
+	firstDone.Store(true)
+	first.Done()
+	second := <-handed
+	second.Done()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+
+	tty := console.New(strings.NewReader("one\ntwo\n"), &bytes.Buffer{}, false, true)
+	var got []core.Message
+	if err := tty.Run(context.Background(), func(_ context.Context, m core.Message) { got = append(got, m) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Done != nil {
+		t.Errorf("typed: %d messages, want both at once without Done", len(got))
 	}
 }

@@ -388,3 +388,44 @@ func TestUnknownUserRefused(t *testing.T) {
 		t.Errorf("callback answered %d times, want once", len(h.srv.Calls("answerCallbackQuery")))
 	}
 }
+
+// otherPlugin is a second scripted plugin under another id.
+type otherPlugin struct{ *scripted }
+
+func (otherPlugin) ID() string   { return "codex" }
+func (otherPlugin) Name() string { return "Codex" }
+
+// A message belongs to the conversation it was sent in: a /codex start
+// while a Claude turn runs and a message waits is refused, and the waiting
+// message runs on Claude.
+func TestMessagesKeepTheirConversation(t *testing.T) {
+	t.Parallel()
+	codex := otherPlugin{newScripted()}
+	h := newHarness(t, func(_ *Config, o *Options) { o.Plugins = append(o.Plugins, codex) })
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	h.srv.UserSays(dm, alice, 0, "hello")
+	first := h.nextTurn()
+	h.says(dm, alice, 0, "hi")
+	if got := h.last(dm.ID); !strings.Contains(got, "Queued (1 waiting)") {
+		t.Fatalf("after a second message the bot said %q, want it queued", got)
+	}
+	for _, cmd := range []string{"/codex start", "/conversation end"} {
+		h.says(dm, alice, 0, cmd)
+		if got := h.last(dm.ID); !strings.Contains(got, "A Claude Code turn is running and 1 messages are waiting; /stop it first, or wait until it ends.") {
+			t.Fatalf("%s during a turn: the bot said %q, want a refusal", cmd, got)
+		}
+	}
+	first.end()
+	second := h.nextTurn() // Claude's: a turn on Codex would never arrive here
+	if second.Prompt != "hi" || second.ResumeToken != "session-1001" {
+		t.Fatalf("queued turn = %+v, want hi resuming Claude's session", second.Turn)
+	}
+	second.end()
+	h.until("the second reply", func() bool { return strings.Count(h.dump(), "2.0s · $0.0100") >= 2 })
+	select {
+	case tr := <-codex.turns:
+		t.Fatalf("Codex ran a turn: %+v", tr.Turn)
+	default:
+	}
+}
