@@ -42,7 +42,7 @@ type fixture struct {
 	workdir string
 	env     []string
 	mark    string // the environment entry that marks the test's processes
-	alive   func() []int
+	alive   func() []plugintest.Process
 }
 
 func newFixture(t *testing.T, replies ...plugintest.Reply) *fixture {

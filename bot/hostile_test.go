@@ -21,7 +21,7 @@ type hostileBot struct {
 	rec    *platformtest.Recorder
 	router *core.Router
 	handle core.Handler
-	alive  func() []int
+	alive  func() []plugintest.Process
 }
 
 func newHostileBot(t *testing.T, bin string, idle time.Duration, env ...string) *hostileBot {

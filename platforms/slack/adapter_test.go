@@ -216,9 +216,14 @@ func TestMsgTooLongLosesNothing(t *testing.T) {
 	h.fake.WaitCall(t, "the first post", func(c platformtest.SlackCall) bool {
 		return c.Method == "chat.postMessage" && c.ThreadTS == thread && strings.HasPrefix(c.Text, "line 00")
 	})
+	// The rest arrives as one event: were it line by line, the coordinator
+	// could post the second page while it is still short, and Slack would
+	// not refuse it.
+	var rest strings.Builder
 	for _, ev := range events[1:] {
-		turn.emit(t, ev)
+		rest.WriteString(ev.Text)
 	}
+	turn.emit(t, core.TextEvent(rest.String()))
 	turn.finish(t, core.TurnResult{Duration: time.Second})
 	replies := h.waitReply(general, thread, "_— 1.0s_")
 	checkComplete(t, replies, lines, 400)

@@ -68,13 +68,13 @@ func ptsName(link string) string {
 	return "other"
 }
 
-func start(t *testing.T, ctx context.Context, env ...string) (*cliproc.Process, func() []int) {
+func start(t *testing.T, ctx context.Context, env ...string) (*cliproc.Process, func() []plugintest.Process) {
 	t.Helper()
 	return startSpec(t, ctx, cliproc.Spec{}, env...)
 }
 
 // startSpec starts the test binary as a helper with spec's other fields.
-func startSpec(t *testing.T, ctx context.Context, spec cliproc.Spec, env ...string) (*cliproc.Process, func() []int) {
+func startSpec(t *testing.T, ctx context.Context, spec cliproc.Spec, env ...string) (*cliproc.Process, func() []plugintest.Process) {
 	t.Helper()
 	mark, alive := plugintest.ProcessMarker(t)
 	spec.Bin, spec.Env, spec.Grace = os.Args[0], append(env, mark), 200*time.Millisecond

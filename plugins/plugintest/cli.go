@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -50,13 +51,13 @@ var markers atomic.Int64
 // ProcessMarker returns an environment entry to give every process a test
 // starts, and a function that lists the processes still running with it.
 // Children inherit the environment, so this finds grandchildren too.
-func ProcessMarker(t testing.TB) (env string, alive func() []int) {
+func ProcessMarker(t testing.TB) (env string, alive func() []Process) {
 	t.Helper()
 	value := fmt.Sprintf("%d-%d-%s", os.Getpid(), markers.Add(1), t.Name())
 	env = "JAKEBOT_TEST_MARK=" + value
 	needle := []byte(env + "\x00")
-	return env, func() []int {
-		var pids []int
+	return env, func() []Process {
+		var found []Process
 		entries, _ := os.ReadDir("/proc")
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
@@ -68,11 +69,35 @@ func ProcessMarker(t testing.TB) (env string, alive func() []int) {
 				continue
 			}
 			if bytes.Contains(append(data, 0), needle) && !isZombie(pid) {
-				pids = append(pids, pid)
+				found = append(found, describe(pid))
 			}
 		}
-		return pids
+		return found
 	}
+}
+
+// Process is a process a test left running, described for the failure
+// message: which program, in which state, whose child, in which group.
+type Process struct {
+	PID  int
+	Stat string // "(comm) state ppid pgrp", from /proc/PID/stat
+	Cmd  string
+}
+
+func (p Process) String() string { return fmt.Sprintf("%d %s %q", p.PID, p.Stat, p.Cmd) }
+
+func describe(pid int) Process {
+	p := Process{PID: pid}
+	if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := bytes.IndexByte(data, '('); i >= 0 {
+			f := strings.Fields(string(data[i:]))
+			p.Stat = strings.Join(f[:min(len(f), 4)], " ")
+		}
+	}
+	if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+		p.Cmd = strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
+	}
+	return p
 }
 
 // isZombie reports whether pid has exited but not been reaped; such a
