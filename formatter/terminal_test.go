@@ -1,14 +1,11 @@
 package formatter_test
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
@@ -73,22 +70,7 @@ func TestTerminalGolden(t *testing.T) {
 				// Escapes are written visibly so that the golden file reads
 				// as the styles it expects.
 				got = strings.ReplaceAll(got, "\x1b", `\e`)
-				path := filepath.Join("testdata", "terminal", name+suffix)
-				if updating() {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if diff := cmp.Diff(string(want), got); diff != "" {
-					t.Errorf("Terminal(%s, %v) mismatch (-want +got):\n%s", name, color, diff)
-				}
+				checkGolden(t, filepath.Join("testdata", "terminal", name+suffix), got)
 			})
 		}
 	}
