@@ -2,6 +2,8 @@
 GO ?= go
 # Count-based: a time budget trips Go 1.26's fuzz coordinator race (go.dev/issue/75804).
 FUZZTIME ?= 100000x
+# Pinned; run with `go run pkg@version` so the linter's own dependencies stay out of go.mod.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build run test check vet clis fuzz bench load stress docker
 
@@ -11,7 +13,7 @@ build:
 run:
 	$(GO) run ./cmd/jakebot
 
-## test: formatting, vet, every test with the race detector, short fuzz runs.
+## test: formatting, vet, tidy module, staticcheck, every test with the race detector, short fuzz runs.
 test: check
 	$(GO) test -race -count=1 ./...
 	$(MAKE) fuzz
@@ -20,6 +22,8 @@ check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run go mod tidy"; exit 1; }
+	$(GO) run $(STATICCHECK) ./...
 
 ## clis: install the pinned Claude Code, Codex and Gemini CLIs for the end-to-end tests.
 clis:

@@ -47,7 +47,9 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(newRedactor(stdio.Err, cfg.Secrets), &slog.HandlerOptions{Level: level}))
+	var levelVar slog.LevelVar
+	levelVar.Set(level)
+	logger := slog.New(slog.NewTextHandler(newRedactor(stdio.Err, cfg.Secrets), &slog.HandlerOptions{Level: &levelVar}))
 
 	roots := cfg.AllowedRoots
 	if len(roots) == 0 {
@@ -104,6 +106,11 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	}
 	if len(platforms) == 0 {
 		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY, stdio.Typed)}
+		if cfg.LogLevel == "" {
+			// The console shares the terminal with its logs: only what
+			// the person must see interleaves with the conversation.
+			levelVar.Set(slog.LevelWarn)
+		}
 	}
 	for _, p := range platforms {
 		access.Report(logger, p.Name(), allowVar(p.Name()))

@@ -37,7 +37,7 @@ type Config struct {
 	// MaxMessageBytes is the longest message passed to a CLI; zero means
 	// 100,000.
 	MaxMessageBytes int    `env:"MAX_MESSAGE_BYTES" envDefault:"100000"`
-	LogLevel        string `env:"LOG_LEVEL" envDefault:"info"`
+	LogLevel        string `env:"LOG_LEVEL"`
 
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.
@@ -187,8 +187,13 @@ func envKeys(t reflect.Type) map[string][]string {
 	return keys
 }
 
+// parseLevel reads LOG_LEVEL; unset is info (the console raises it to
+// warn, see Run).
 func parseLevel(s string) (slog.Level, error) {
 	var l slog.Level
+	if s == "" {
+		return slog.LevelInfo, nil
+	}
 	if err := l.UnmarshalText([]byte(s)); err != nil {
 		return 0, fmt.Errorf("LOG_LEVEL %q: want debug, info, warn or error", s)
 	}

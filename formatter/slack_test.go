@@ -29,6 +29,27 @@ func updating() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
+// checkGolden compares got with the golden file at path, or rewrites the
+// file under -update.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if updating() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
 // pageBreak separates the pages of one rendering in a golden file.
 const pageBreak = "\n-------- next message --------\n"
 
@@ -75,22 +96,7 @@ func TestSlackGolden(t *testing.T) {
 			pages := formatter.Slack(tc.blocks, tc.limit)
 			checkPages(t, pages, tc.limit)
 			got := strings.Join(pages, pageBreak) + "\n"
-			path := filepath.Join("testdata", "slack", tc.name+".golden")
-			if updating() {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("Slack(%s) mismatch (-want +got):\n%s", tc.name, diff)
-			}
+			checkGolden(t, filepath.Join("testdata", "slack", tc.name+".golden"), got)
 		})
 	}
 }

@@ -117,10 +117,11 @@ func (c *Console) Run(ctx context.Context, h core.Handler) error {
 	}
 }
 
-// Render renders blocks as markdown in one page: a terminal has no length
-// limit.
+// Render renders blocks in one page (a terminal has no length limit),
+// styled on a terminal and plain markdown on a pipe; model text is
+// stripped of control characters either way.
 func (c *Console) Render(blocks []core.ResponseBlock) []string {
-	return []string{formatter.MarkdownText(blocks)}
+	return []string{formatter.Terminal(blocks, c.tty)}
 }
 
 func (c *Console) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
@@ -152,7 +153,9 @@ func (c *Console) print(text string) error {
 	text = strings.TrimRight(text, "\n") + "\n"
 	c.lastLines = strings.Count(text, "\n")
 	if !c.tty {
-		text += "\n"
+		// Nothing styles a pipe's text, so anything that bypassed Render
+		// is stripped here too.
+		text = formatter.StripControl(text) + "\n"
 	}
 	_, err := io.WriteString(c.out, text)
 	return err

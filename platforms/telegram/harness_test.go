@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -258,15 +257,4 @@ func (h *harness) dump() string {
 		}
 	}
 	return b.String()
-}
-
-// workdir is the resolved temporary root of the harness's router.
-func workdirOf(t *testing.T, text string) string {
-	t.Helper()
-	_, after, ok := strings.Cut(text, " started in ")
-	if !ok {
-		t.Fatalf("no workdir in %q", text)
-	}
-	dir, _, _ := strings.Cut(after, ".")
-	return filepath.Clean(dir)
 }
