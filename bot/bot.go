@@ -105,7 +105,14 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		return err
 	}
 	if len(platforms) == 0 {
-		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY, stdio.Typed)}
+		typed := stdio.Typed
+		switch cfg.ConsoleInput {
+		case "typed":
+			typed = true
+		case "script":
+			typed = false
+		}
+		platforms = []core.Platform{console.New(stdio.In, stdio.Out, stdio.TTY, typed)}
 		if cfg.LogLevel == "" {
 			// The console shares the terminal with its logs: only what
 			// the person must see interleaves with the conversation.

@@ -38,6 +38,11 @@ type Config struct {
 	// 100,000.
 	MaxMessageBytes int    `env:"MAX_MESSAGE_BYTES" envDefault:"100000"`
 	LogLevel        string `env:"LOG_LEVEL"`
+	// ConsoleInput says how the console reads its input: "typed" sends
+	// each line at once (a person can /stop a turn), "script" runs each
+	// line once the one before it is done, and "auto" (or empty) is typed
+	// on a terminal and a script otherwise.
+	ConsoleInput string `env:"CONSOLE_INPUT" envDefault:"auto"`
 
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.
@@ -98,6 +103,11 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	}
 	if _, err := parseLevel(cfg.LogLevel); err != nil {
 		return Config{}, err
+	}
+	switch cfg.ConsoleInput {
+	case "", "auto", "typed", "script":
+	default:
+		return Config{}, fmt.Errorf("CONSOLE_INPUT=%q: want auto, typed or script", cfg.ConsoleInput)
 	}
 	if _, err := core.ParseRate(cfg.UserRate); err != nil {
 		return Config{}, fmt.Errorf("USER_RATE: %w", err)

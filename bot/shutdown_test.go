@@ -29,7 +29,7 @@ func TestSignalDrainsTurnsAndExitsZero(t *testing.T) {
 			t.Parallel()
 			hold := make(chan struct{})
 			f := newFixture(t, plugintest.Reply{Text: []string{"Finished in time."}, Hold: hold})
-			b := startBinary(t, f.workdir, f.binEnv("STATE_FILE=off", "SHUTDOWN_GRACE="+tt.grace))
+			b := startBinary(t, f.workdir, f.binEnv("STATE_FILE=off", "SHUTDOWN_GRACE="+tt.grace, "CONSOLE_INPUT=typed"))
 			b.say("/claude start", "take your time")
 			b.expect(`started in`)
 			<-f.model.Arrived() // the CLI is waiting for the model
