@@ -69,11 +69,8 @@ type Reply struct {
 	target Target
 	chanLm *rate.Limiter
 
-	mu     sync.Mutex
-	blocks []ResponseBlock
-	// tail accumulates the text of the last block while deltas stream in,
-	// so a million one-byte deltas cost linear, not quadratic, time.
-	tail    *strings.Builder
+	mu      sync.Mutex
+	content replyBlocks
 	version int
 	closed  bool
 
@@ -126,8 +123,7 @@ func (r *Reply) Emit(ev Event) {
 			r.mu.Unlock()
 			return
 		}
-		n := len(r.blocks)
-		if n == 0 || r.blocks[n-1].Kind != BlockText {
+		if !r.content.endsInText() {
 			// Blocks are set apart by the formatter; a new text block's
 			// leading blank lines (a plugin's paragraph break) would
 			// double that.
@@ -136,17 +132,10 @@ func (r *Reply) Emit(ev Event) {
 				r.mu.Unlock()
 				return
 			}
-			r.flushTail()
-			r.blocks = append(r.blocks, ResponseBlock{Kind: BlockText})
-			n++
 		}
-		if r.tail == nil {
-			r.tail = &strings.Builder{}
-			r.tail.WriteString(r.blocks[n-1].Text)
-		}
-		r.tail.WriteString(ev.Text)
+		r.content.appendText(ev.Text)
 	case EventBlock:
-		r.putBlock(ev.Block)
+		r.content.put(ev.Block)
 	default:
 		r.mu.Unlock()
 		return
@@ -163,36 +152,11 @@ func (r *Reply) Emit(ev Event) {
 // Add appends or replaces a block, like an EventBlock event.
 func (r *Reply) Add(b ResponseBlock) { r.Emit(BlockEvent(b)) }
 
-// flushTail moves the accumulated text into its block.
-func (r *Reply) flushTail() {
-	if r.tail != nil {
-		r.blocks[len(r.blocks)-1].Text = r.tail.String()
-		r.tail = nil
-	}
-}
-
-func (r *Reply) putBlock(b ResponseBlock) {
-	r.flushTail()
-	if b.ID != "" {
-		for i := len(r.blocks) - 1; i >= 0; i-- {
-			if r.blocks[i].ID == b.ID && r.blocks[i].Kind == b.Kind {
-				r.blocks[i] = b
-				return
-			}
-		}
-	}
-	r.blocks = append(r.blocks, b)
-}
-
-// Blocks returns a copy of the blocks so far.
+// Blocks returns a copy of the blocks so far (bounded: see ReplyHeadBytes).
 func (r *Reply) Blocks() []ResponseBlock {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := append([]ResponseBlock(nil), r.blocks...)
-	if r.tail != nil {
-		out[len(out)-1].Text = r.tail.String()
-	}
-	return out
+	return r.content.blocks()
 }
 
 // Close marks the reply complete and waits until its final state has been
