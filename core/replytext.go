@@ -24,6 +24,9 @@ type replyBlocks struct {
 	headSize, tailSize int
 	headFull           bool
 	cut                int // bytes dropped between head and tail
+	// split says the tail's first block continues the head's last text
+	// block: shown as one block until something is cut between them.
+	split bool
 	// open is the text of the last block (of tail when headFull), kept
 	// as bytes while text deltas are appended to it.
 	open    []byte
@@ -76,8 +79,9 @@ func (b *replyBlocks) appendText(s string) {
 		b.open = append(b.open, s[:at]...)
 		b.headSize += at
 		b.closeOpen()
+		b.split = true
 		if l := b.head; l[len(l)-1].Text == "" {
-			b.head = l[:len(l)-1]
+			b.head, b.split = l[:len(l)-1], false
 		}
 		b.headFull = true
 		b.tail = append(b.tail, ResponseBlock{Kind: BlockText})
@@ -166,6 +170,11 @@ func (b *replyBlocks) blocks() []ResponseBlock {
 	out = append(out, b.tail...)
 	if b.hasOpen {
 		out[len(out)-1].Text = string(b.open)
+	}
+	if b.split && b.cut == 0 {
+		h := len(b.head) - 1
+		out[h].Text += out[h+1].Text
+		out = append(out[:h+1], out[h+2:]...)
 	}
 	return out
 }

@@ -106,3 +106,19 @@ func TestReplyBoundsBlocksAndKeepsReplacingThem(t *testing.T) {
 		t.Errorf("tool lines = %s, want each replaced in place", got)
 	}
 }
+
+// Output within the head and the tail's slack is shown whole, in one block.
+func TestReplyJustOverTheHeadIsWhole(t *testing.T) {
+	t.Parallel()
+	for _, first := range []int{0, 10, core.ReplyHeadBytes} {
+		r := finalOnly(t)
+		if first > 0 {
+			r.Emit(core.TextEvent(strings.Repeat("a", first)))
+		}
+		r.Emit(core.TextEvent(strings.Repeat("b", 2*core.ReplyTailBytes)))
+		blocks := r.Blocks()
+		if len(blocks) != 1 || len(blocks[0].Text) != first+2*core.ReplyTailBytes {
+			t.Errorf("after %d+%d bytes: %d blocks, want one with every byte", first, 2*core.ReplyTailBytes, len(blocks))
+		}
+	}
+}
