@@ -31,7 +31,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 		}
 		cfg.Discord.Grant(access)
 		a, err := discord.New(cfg.Discord, discord.Options{Plugins: plugins, Roots: d.roots,
-			DefaultWorkdir: d.defaultWorkdir, Conversations: d.convs, Logger: logger.With("platform", "discord")})
+			DefaultWorkdir: d.defaultWorkdir, Conversations: d.convs, Logger: logger})
 		if err != nil {
 			return nil, err
 		}
@@ -42,7 +42,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 			return nil, err
 		}
 		cfg.Slack.Grant(access)
-		a, err := slack.New(cfg.Slack, slack.WithLogger(logger.With("platform", slack.Name)))
+		a, err := slack.New(cfg.Slack, slack.WithLogger(logger), slack.WithPlugins(plugins...))
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +53,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 			return nil, err
 		}
 		cfg.Telegram.Grant(access)
-		a, err := telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger.With("platform", "telegram")})
+		a, err := telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,13 +22,6 @@ const (
 	CmdConversations CommandName = "conversations"
 )
 
-// reservedCommands are the first words a plugin ID may not take.
-var reservedCommands = []string{"help", "status", "stop", "end", "conversation", "workdir", "resume", "start"}
-
-// IsReserved reports whether id is a command word no plugin ID may take,
-// so that plugins configured from a file can be refused with its line.
-func IsReserved(id string) bool { return slices.Contains(reservedCommands, strings.ToLower(id)) }
-
 // Command is a parsed slash command.
 type Command struct {
 	Name CommandName
@@ -38,77 +32,258 @@ type Command struct {
 	Arg string
 }
 
+// ArgKind says what follows a command's words.
+type ArgKind int
+
+const (
+	// ArgNone: nothing may follow.
+	ArgNone ArgKind = iota
+	// ArgWord: one word, such as a resume id.
+	ArgWord
+	// ArgText: the rest of the line, spaces included, such as a path.
+	ArgText
+	// ArgFlag: optionally the word CommandSpec.Arg itself ("all").
+	ArgFlag
+)
+
+// Suggest says what a platform may offer while the argument is typed
+// (Discord's autocomplete).
+type Suggest int
+
+const (
+	SuggestNothing Suggest = iota
+	SuggestWorkdir
+	SuggestResumeID
+)
+
+// Scope says where a command acts when it is typed in a channel rather
+// than in a conversation's thread (Slack).
+type Scope int
+
+const (
+	// ScopeHere commands (help, listings) answer where they were typed.
+	ScopeHere Scope = iota
+	// ScopeConversation commands act on the user's current conversation.
+	ScopeConversation
+	// ScopeNewConversation commands begin a conversation, in a new thread.
+	ScopeNewConversation
+)
+
+// CommandSpec is one entry of the command table.
+type CommandSpec struct {
+	Name CommandName
+	// Words follow the slash: {"workdir", "set"}. A plugin's entries
+	// start with its ID.
+	Words []string
+	// Plugin is the ID of the plugin whose entry this is.
+	Plugin string
+	// Arg names the argument ("workdir", "id", "all"); Kind says what it
+	// is and Optional whether it may be left out.
+	Arg      string
+	Kind     ArgKind
+	Optional bool
+	Suggest  Suggest
+	Scope    Scope
+	// Help says what the command does, in a few words; ArgHelp what its
+	// argument is.
+	Help    string
+	ArgHelp string
+	// Alias entries are parsed but not listed by /help or offered as
+	// Discord commands, which show the entry they repeat; menus of bare
+	// words (Telegram's) may list them.
+	Alias bool
+}
+
+// Usage is how the command is typed: "/claude start [workdir]".
+func (s CommandSpec) Usage() string {
+	u := "/" + strings.Join(s.Words, " ")
+	switch {
+	case s.Kind == ArgNone:
+	case s.Optional || s.Kind == ArgFlag:
+		u += " [" + s.Arg + "]"
+	default:
+		u += " <" + s.Arg + ">"
+	}
+	return u
+}
+
+// CommandProvider is a plugin with commands of its own, which the table
+// lists after its ID ("/claude model opus") and the router passes back to
+// RunCommand with the conversation they were typed in (zero when there is
+// none).
+type CommandProvider interface {
+	// Commands returns the plugin's entries, their Words without the
+	// plugin's ID and their Name unique to the plugin.
+	Commands() []CommandSpec
+	RunCommand(ctx context.Context, conv Conversation, cmd Command) (string, error)
+}
+
+// Commands is the command table: every command the bot understands. It
+// drives parsing, /help, and each platform's menus (Telegram's menu,
+// Discord's application commands, Slack's mention grammar), so a command
+// is one entry here and its handler in the router. It is built once and
+// only read afterwards.
+type Commands struct {
+	specs []CommandSpec
+}
+
+// NewCommands builds the table for plugins: each plugin's entries, by
+// ID, then the shared ones.
+func NewCommands(plugins []Plugin) *Commands {
+	plugins = slices.Clone(plugins)
+	slices.SortFunc(plugins, func(a, b Plugin) int { return strings.Compare(a.ID(), b.ID()) })
+	var specs []CommandSpec
+	for _, p := range plugins {
+		specs = append(specs, pluginCommands(p)...)
+	}
+	specs = append(specs,
+		CommandSpec{Name: CmdResume, Words: []string{"resume"}, Arg: "id", Kind: ArgWord, Optional: true,
+			Scope: ScopeConversation, Help: "list or resume conversations of the current plugin",
+			ArgHelp: "Conversation id (or the start of it); none lists them"},
+		CommandSpec{Name: CmdStatus, Words: []string{"status"}, Arg: "all", Kind: ArgFlag,
+			Scope: ScopeConversation, Help: "show this conversation", ArgHelp: "Every active conversation (admins only)"},
+		CommandSpec{Name: CmdWorkdir, Words: []string{"workdir"}, Scope: ScopeConversation,
+			Help: "show the working directory"},
+		CommandSpec{Name: CmdWorkdirSet, Words: []string{"workdir", "set"}, Arg: "path", Kind: ArgText,
+			Suggest: SuggestWorkdir, Scope: ScopeConversation, Help: "change the working directory",
+			ArgHelp: "Directory under the allowed roots"},
+		CommandSpec{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
+		CommandSpec{Name: CmdEnd, Words: []string{"conversation", "end"}, Scope: ScopeConversation,
+			Help: "end the conversation (its history stays with the CLI)"},
+		CommandSpec{Name: CmdEnd, Words: []string{"end"}, Scope: ScopeConversation, Alias: true,
+			Help: "end this conversation (its history stays with the CLI)"},
+		CommandSpec{Name: CmdHelp, Words: []string{"help"}, Help: "list the commands"},
+	)
+	return &Commands{specs: specs}
+}
+
+func pluginCommands(p Plugin) []CommandSpec {
+	id, name := p.ID(), p.Name()
+	specs := []CommandSpec{
+		{Name: CmdStart, Words: []string{id, "start"}, Plugin: id, Arg: "workdir", Kind: ArgText, Optional: true,
+			Suggest: SuggestWorkdir, Scope: ScopeNewConversation, Help: "start a " + name + " conversation",
+			ArgHelp: "Working directory (default: the bot's default)"},
+		{Name: CmdConversations, Words: []string{id, "conversations"}, Plugin: id,
+			Help: "list past " + name + " conversations here"},
+		{Name: CmdResume, Words: []string{id, "resume"}, Plugin: id, Arg: "id", Kind: ArgWord,
+			Suggest: SuggestResumeID, Scope: ScopeNewConversation, Help: "continue a past " + name + " conversation",
+			ArgHelp: "Conversation id (or the start of it)"},
+	}
+	if cp, ok := p.(CommandProvider); ok {
+		for _, s := range cp.Commands() {
+			s.Words = append([]string{id}, s.Words...)
+			s.Plugin = id
+			specs = append(specs, s)
+		}
+	}
+	return specs
+}
+
+// Specs returns the table's entries, in the order /help lists them.
+func (c *Commands) Specs() []CommandSpec { return slices.Clone(c.specs) }
+
+// Lookup returns the entry a parsed command came from.
+func (c *Commands) Lookup(cmd Command) (CommandSpec, bool) {
+	for _, s := range c.specs {
+		if s.Name == cmd.Name && s.Plugin == cmd.Plugin && !s.Alias {
+			return s, true
+		}
+	}
+	return CommandSpec{}, false
+}
+
+// reservedWords are the first words of the shared commands, which no
+// plugin ID may take.
+var reservedWords = func() []string {
+	var words []string
+	for _, s := range NewCommands(nil).specs {
+		if !slices.Contains(words, s.Words[0]) {
+			words = append(words, s.Words[0])
+		}
+	}
+	return append(words, "start")
+}()
+
+// IsReserved reports whether id is a command word no plugin ID may take,
+// so that plugins configured from a file can be refused with its line.
+func IsReserved(id string) bool { return slices.Contains(reservedWords, strings.ToLower(id)) }
+
 // IsCommand reports whether text is meant as a command rather than a turn.
 func IsCommand(text string) bool {
 	return strings.HasPrefix(strings.TrimSpace(text), "/")
 }
 
-// ParseCommand parses a slash command. plugins lists the plugin IDs that
-// may lead a command. The error is a UserError with the usage.
-func ParseCommand(text string, plugins []string) (Command, error) {
+// Parse parses a slash command. The error is a UserError: the usage of
+// the command meant, or that there is no such command.
+func (c *Commands) Parse(text string) (Command, error) {
 	text = strings.TrimSpace(text)
 	if !strings.HasPrefix(text, "/") {
 		return Command{}, Errorf("not a command: %q", text)
 	}
-	word, rest := cutWord(text[1:])
-	word = strings.ToLower(word)
-	sub, arg := cutWord(rest)
-	switch word {
-	case "help":
-		return Command{Name: CmdHelp}, nil
-	case "stop":
-		return noArgs(Command{Name: CmdStop}, rest, "/stop")
-	case "end":
-		return noArgs(Command{Name: CmdEnd}, rest, "/end")
-	case "status":
-		if rest != "" && rest != "all" {
-			return Command{}, usageError("/status [all]")
+	first, _ := cutWord(text[1:])
+	first = strings.ToLower(first)
+	var candidates []CommandSpec
+	for _, s := range c.specs {
+		if s.Words[0] == first {
+			candidates = append(candidates, s)
 		}
-		return Command{Name: CmdStatus, Arg: rest}, nil
-	case "conversation":
-		if strings.ToLower(sub) != "end" || arg != "" {
-			return Command{}, usageError("/conversation end")
-		}
-		return Command{Name: CmdEnd}, nil
-	case "workdir":
-		switch {
-		case rest == "":
-			return Command{Name: CmdWorkdir}, nil
-		case strings.ToLower(sub) == "set" && arg != "":
-			return Command{Name: CmdWorkdirSet, Arg: arg}, nil
-		}
-		return Command{}, usageError("/workdir set <path>")
-	case "resume":
-		if strings.ContainsAny(rest, " \t") {
-			return Command{}, usageError("/resume [id]")
-		}
-		return Command{Name: CmdResume, Arg: rest}, nil
 	}
-	for _, id := range plugins {
-		if word != id {
+	if len(candidates) == 0 {
+		return Command{}, Errorf("unknown command /%s. Try /help", first)
+	}
+	// The entry whose words matched most says what was meant.
+	var meant *CommandSpec
+	for i, s := range candidates {
+		rest, ok := matchWords(text[1:], s.Words)
+		if !ok {
 			continue
 		}
-		switch strings.ToLower(sub) {
-		case "start":
-			return Command{Name: CmdStart, Plugin: id, Arg: arg}, nil
-		case "conversations":
-			return noArgs(Command{Name: CmdConversations, Plugin: id}, arg, "/"+id+" conversations")
-		case "resume":
-			if strings.ContainsAny(arg, " \t") {
-				return Command{}, usageError("/" + id + " resume <id>")
-			}
-			return Command{Name: CmdResume, Plugin: id, Arg: arg}, nil
+		if arg, ok := s.takeArg(rest); ok {
+			return Command{Name: s.Name, Plugin: s.Plugin, Arg: arg}, nil
 		}
-		return Command{}, usageError(fmt.Sprintf("/%[1]s start [workdir] | /%[1]s conversations | /%[1]s resume <id>", id))
+		if meant == nil || len(s.Words) > len(meant.Words) {
+			meant = &candidates[i]
+		}
 	}
-	return Command{}, Errorf("unknown command /%s. Try /help", word)
+	if meant != nil && (len(meant.Words) > 1 || len(candidates) == 1) {
+		return Command{}, usageError(meant.Usage())
+	}
+	var usages []string
+	for _, s := range candidates {
+		if !s.Alias {
+			usages = append(usages, s.Usage())
+		}
+	}
+	return Command{}, usageError(strings.Join(usages, " | "))
 }
 
-func noArgs(c Command, rest, usage string) (Command, error) {
-	if rest != "" {
-		return Command{}, usageError(usage)
+// matchWords reports whether line starts with words (in any case) and
+// returns the rest.
+func matchWords(line string, words []string) (rest string, ok bool) {
+	rest = line
+	for _, w := range words {
+		var got string
+		got, rest = cutWord(rest)
+		if !strings.EqualFold(got, w) {
+			return "", false
+		}
 	}
-	return c, nil
+	return rest, true
+}
+
+// takeArg checks what follows the command's words.
+func (s CommandSpec) takeArg(rest string) (string, bool) {
+	switch {
+	case rest == "":
+		return "", s.Kind == ArgNone || s.Optional || s.Kind == ArgFlag
+	case s.Kind == ArgFlag:
+		return s.Arg, strings.EqualFold(rest, s.Arg)
+	case s.Kind == ArgWord:
+		return rest, !strings.ContainsAny(rest, " \t\n")
+	case s.Kind == ArgText:
+		return rest, true
+	}
+	return "", false
 }
 
 func usageError(usage string) error {
@@ -125,20 +300,15 @@ func cutWord(s string) (word, rest string) {
 	return s[:i], strings.TrimSpace(s[i:])
 }
 
-// Help returns the command overview for the given plugins.
-func Help(plugins []Plugin) string {
+// Help returns the command overview.
+func (c *Commands) Help() string {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
-	for _, p := range plugins {
-		fmt.Fprintf(&b, "/%s start [workdir] — start a %s conversation\n", p.ID(), p.Name())
-		fmt.Fprintf(&b, "/%s conversations — list past %s conversations here\n", p.ID(), p.Name())
-		fmt.Fprintf(&b, "/%s resume <id> — continue one of them\n", p.ID())
+	for _, s := range c.specs {
+		if !s.Alias {
+			fmt.Fprintf(&b, "%s — %s\n", s.Usage(), s.Help)
+		}
 	}
-	b.WriteString("/resume [id] — list or resume conversations of the current plugin\n")
-	b.WriteString("/status — show this conversation\n")
-	b.WriteString("/workdir set <path> — change the working directory\n")
-	b.WriteString("/stop — cancel the running turn\n")
-	b.WriteString("/conversation end — end the conversation (its history stays with the CLI)\n")
 	b.WriteString("Once a conversation is started, just type to chat.")
 	return b.String()
 }

@@ -1,17 +1,20 @@
 package core_test
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-func TestParseCommand(t *testing.T) {
+func TestParse(t *testing.T) {
 	t.Parallel()
-	plugins := []string{"claude", "codex"}
+	commands := core.NewCommands([]core.Plugin{plugintest.Named{PluginID: "claude"}, plugintest.Named{PluginID: "codex"}})
 	tests := []struct {
 		in      string
 		want    core.Command
@@ -40,40 +43,109 @@ func TestParseCommand(t *testing.T) {
 		{"/claude conversations extra", core.Command{}, "usage: /claude conversations"},
 		{"/conversation", core.Command{}, "usage: /conversation end"},
 		{"/workdir set", core.Command{}, "usage: /workdir set <path>"},
+		{"/workdir frob", core.Command{}, "usage: /workdir | /workdir set <path>"},
+		{"/Claude START", core.Command{Name: core.CmdStart, Plugin: "claude"}, ""},
+		{"/help me", core.Command{}, "usage: /help"},
 		{"/stop now", core.Command{}, "usage: /stop"},
 		{"/status everything", core.Command{}, "usage: /status [all]"},
 		{"/resume a b", core.Command{}, "usage: /resume [id]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := core.ParseCommand(tt.in, plugins)
+			got, err := commands.Parse(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(core.UserMessage(err), tt.wantErr) {
-					t.Fatalf("ParseCommand(%q) error = %v, want one containing %q", tt.in, err, tt.wantErr)
+					t.Fatalf("Parse(%q) error = %v, want one containing %q", tt.in, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("ParseCommand(%q) error = %v", tt.in, err)
+				t.Fatalf("Parse(%q) error = %v", tt.in, err)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ParseCommand(%q) mismatch (-want +got):\n%s", tt.in, diff)
+				t.Errorf("Parse(%q) mismatch (-want +got):\n%s", tt.in, diff)
 			}
 		})
 	}
 }
 
-func FuzzParseCommand(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"/help", "/claude start ~/x", "/claude resume ; rm -rf ~", "/workdir set ../../etc", "/\x00", "/resume \xff"} {
 		f.Add(s)
 	}
+	commands := core.NewCommands([]core.Plugin{plugintest.Named{PluginID: "claude"}})
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := core.ParseCommand(s, []string{"claude"})
+		c, err := commands.Parse(s)
 		if err == nil && c.Name == "" {
-			t.Fatalf("ParseCommand(%q) = %+v with no name and no error", s, c)
+			t.Fatalf("Parse(%q) = %+v with no name and no error", s, c)
 		}
 		if err != nil && core.UserMessage(err) == "" {
-			t.Fatalf("ParseCommand(%q): empty user message", s)
+			t.Fatalf("Parse(%q): empty user message", s)
 		}
 	})
+}
+
+// modelPlugin adds a command of its own to the table.
+type modelPlugin struct{ *scriptPlugin }
+
+func (modelPlugin) Commands() []core.CommandSpec {
+	return []core.CommandSpec{{Name: "model", Words: []string{"model"}, Arg: "name", Kind: core.ArgWord, Help: "switch the model"}}
+}
+
+func (modelPlugin) RunCommand(ctx context.Context, conv core.Conversation, cmd core.Command) (string, error) {
+	if conv.Plugin == "" {
+		return "", core.Errorf("no conversation to switch")
+	}
+	return "model " + cmd.Arg + " for the conversation in " + conv.Workdir, nil
+}
+
+// Every entry parses back from its usage and is listed by /help: the
+// table is the one place a command is declared.
+func TestEveryCommandParsesFromItsUsage(t *testing.T) {
+	t.Parallel()
+	commands := core.NewCommands([]core.Plugin{plugintest.Named{PluginID: "claude", PluginName: "Claude Code"},
+		modelPlugin{&scriptPlugin{id: "fake"}}})
+	help := commands.Help()
+	var seen []string
+	for _, s := range commands.Specs() {
+		line := "/" + strings.Join(s.Words, " ")
+		switch s.Kind {
+		case core.ArgWord, core.ArgText:
+			line += " x"
+		case core.ArgFlag:
+			line += " " + s.Arg
+		}
+		cmd, err := commands.Parse(strings.ToUpper(line[:2]) + line[2:])
+		if err != nil || cmd.Name != s.Name || cmd.Plugin != s.Plugin {
+			t.Errorf("Parse(%q) = %+v, %v; want %s of %q", line, cmd, err, s.Name, s.Plugin)
+		}
+		if !s.Alias && !strings.Contains(help, s.Usage()+" — "+s.Help) {
+			t.Errorf("/help lacks %q:\n%s", s.Usage(), help)
+		}
+		seen = append(seen, s.Usage())
+	}
+	if !slices.Contains(seen, "/fake model <name>") || !slices.Contains(seen, "/claude start [workdir]") {
+		t.Errorf("table = %v, want the plugins' entries and the plugin's own", seen)
+	}
+}
+
+func TestRouterRunsAPluginsOwnCommand(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		reg, err := core.NewRegistry(modelPlugin{&scriptPlugin{id: "fake", started: make(chan core.Turn, 1), run: echo}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Plugins = reg
+	})
+	f.say("alice", "/fake model opus")
+	f.expect("no conversation to switch")
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/fake model opus")
+	f.expect("model opus for the conversation in " + f.root)
+	f.say("alice", "/fake model")
+	f.expect("usage: /fake model <name>")
+	f.say("alice", "/help")
+	f.expect("/fake model <name> — switch the model")
 }

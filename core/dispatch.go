@@ -15,7 +15,7 @@ const listLimit = 10
 func (r *Router) command(ctx context.Context, a *attached, m Message, id string) {
 	started := r.clock.Now()
 	rec := Record{Kind: RecordCommand, ID: id, Time: started, Key: m.Key, Author: m.Author(), Text: m.Text, Outcome: OutcomeOK}
-	cmd, err := ParseCommand(m.Text, r.cfg.Plugins.IDs())
+	cmd, err := r.cfg.Plugins.Commands().Parse(m.Text)
 	if err == nil {
 		rec.Command = strings.TrimSpace("/" + string(cmd.Name) + " " + cmd.Arg)
 		if cmd.Plugin != "" {
@@ -60,7 +60,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 	}
 	switch cmd.Name {
 	case CmdHelp:
-		return r.help(), nil
+		return r.cfg.Plugins.Commands().Help(), nil
 	case CmdStart:
 		return r.start(m, cmd)
 	case CmdEnd:
@@ -93,16 +93,16 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 	case CmdResume:
 		return r.resume(ctx, a, m, cmd)
 	}
-	return "", Errorf("command %q is not implemented", cmd.Name)
-}
-
-func (r *Router) help() string {
-	var ps []Plugin
-	for _, id := range r.cfg.Plugins.IDs() {
-		p, _ := r.cfg.Plugins.Get(id)
-		ps = append(ps, p)
+	if p, ok := r.cfg.Plugins.Get(cmd.Plugin); ok {
+		if cp, ok := p.(CommandProvider); ok {
+			conv, ok := r.convs.Get(m.Key)
+			if !ok || conv.Plugin != cmd.Plugin {
+				conv = Conversation{}
+			}
+			return cp.RunCommand(ctx, conv, cmd)
+		}
 	}
-	return Help(ps)
+	return "", Errorf("command %q is not implemented", cmd.Name)
 }
 
 func (r *Router) defaultWorkdir() string {

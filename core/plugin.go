@@ -60,8 +60,9 @@ type SessionKeeper interface {
 // Registry holds the plugins by ID. It is built once at start-up and only
 // read afterwards, so it is safe for concurrent use without locks.
 type Registry struct {
-	byID map[string]Plugin
-	ids  []string
+	byID     map[string]Plugin
+	ids      []string
+	commands *Commands
 }
 
 // NewRegistry returns a registry of plugins. It fails on a duplicate or
@@ -73,15 +74,23 @@ func NewRegistry(plugins ...Plugin) (*Registry, error) {
 		if _, dup := r.byID[id]; dup {
 			return nil, fmt.Errorf("plugin %q registered twice", id)
 		}
-		if slices.Contains(reservedCommands, id) {
+		if IsReserved(id) {
 			return nil, fmt.Errorf("plugin id %q clashes with the /%s command", id, id)
 		}
 		r.byID[id] = p
 		r.ids = append(r.ids, id)
 	}
 	sort.Strings(r.ids)
+	ps := make([]Plugin, len(r.ids))
+	for i, id := range r.ids {
+		ps[i] = r.byID[id]
+	}
+	r.commands = NewCommands(ps)
 	return r, nil
 }
+
+// Commands returns the command table of the registry's plugins.
+func (r *Registry) Commands() *Commands { return r.commands }
 
 // Get returns the plugin with the given ID.
 func (r *Registry) Get(id string) (Plugin, bool) {

@@ -80,7 +80,9 @@ type Adapter struct {
 	cfg     Config
 	opts    Options
 	plugins map[string]core.Plugin
-	logger  *slog.Logger
+	// commands is core's command table for the plugins.
+	commands *core.Commands
+	logger   *slog.Logger
 
 	// withoutMessageContent drops the privileged intent from the next
 	// IDENTIFY; nil when the session is not a real one.
@@ -165,6 +167,7 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 	for _, p := range opts.Plugins {
 		a.plugins[p.ID()] = p
 	}
+	a.commands = core.NewCommands(opts.Plugins)
 	return a
 }
 
@@ -283,7 +286,7 @@ func (a *Adapter) registerCommands(ctx context.Context) error {
 	a.mu.Lock()
 	appID := a.appID
 	a.mu.Unlock()
-	cmds := applicationCommands(a.opts.Plugins)
+	cmds := applicationCommands(a.commands, a.plugins)
 	if _, err := a.api.ApplicationCommandBulkOverwrite(appID, a.cfg.GuildID, cmds, discordgo.WithContext(ctx)); err != nil {
 		return fmt.Errorf("discord: register slash commands (guild %q): %w", a.cfg.GuildID, err)
 	}

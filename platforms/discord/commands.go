@@ -11,44 +11,62 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// applicationCommands are the slash commands, one per plugin plus the
-// shared ones; each maps onto the text command core parses.
-func applicationCommands(plugins []core.Plugin) []*discordgo.ApplicationCommand {
-	str := func(name, desc string, required bool) *discordgo.ApplicationCommandOption {
-		return &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionString, Name: name,
-			Description: desc, Required: required, Autocomplete: true}
-	}
-	sub := func(name, desc string, opts ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommandOption {
-		return &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionSubCommand, Name: name,
-			Description: desc, Options: opts}
-	}
+// applicationCommands are the slash commands, built from core's command
+// table: one per first word, its further words as subcommands (Discord
+// cannot also run a command bare once it has subcommands, so a bare entry
+// beside them is left to its text form).
+func applicationCommands(table *core.Commands, plugins map[string]core.Plugin) []*discordgo.ApplicationCommand {
 	var cmds []*discordgo.ApplicationCommand
-	for _, p := range plugins {
-		cmds = append(cmds, &discordgo.ApplicationCommand{
-			Name:        p.ID(),
-			Description: core.Shorten("Talk to "+p.Name(), 100),
-			Options: []*discordgo.ApplicationCommandOption{
-				sub("start", core.Shorten("Start a "+p.Name()+" conversation", 100),
-					str("workdir", "Working directory (default: the bot's default)", false)),
-				sub("conversations", core.Shorten("List past "+p.Name()+" conversations in this workdir", 100)),
-				sub("resume", core.Shorten("Continue a past "+p.Name()+" conversation", 100),
-					str("id", "Conversation id (or the start of it)", true)),
-			},
-		})
+	byWord := map[string]*discordgo.ApplicationCommand{}
+	for _, s := range table.Specs() {
+		if s.Alias || len(s.Words) > 2 {
+			continue
+		}
+		c, ok := byWord[s.Words[0]]
+		if !ok {
+			c = &discordgo.ApplicationCommand{Name: s.Words[0], Description: describe(s.Help)}
+			if p, ok := plugins[s.Plugin]; ok {
+				c.Description = describe("Talk to " + p.Name())
+			}
+			byWord[s.Words[0]] = c
+			cmds = append(cmds, c)
+		}
+		if len(s.Words) == 1 {
+			c.Options = append(c.Options, option(s)...)
+			continue
+		}
+		if len(c.Options) > 0 && c.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+			c.Options = nil // the bare form's options give way to subcommands
+		}
+		c.Options = append(c.Options, &discordgo.ApplicationCommandOption{Type: discordgo.ApplicationCommandOptionSubCommand,
+			Name: s.Words[1], Description: describe(s.Help), Options: option(s)})
 	}
-	cmds = append(cmds,
-		&discordgo.ApplicationCommand{Name: "conversation", Description: "The conversation here",
-			Options: []*discordgo.ApplicationCommandOption{sub("end", "End it (its history stays with the CLI)")}},
-		&discordgo.ApplicationCommand{Name: "status", Description: "Show the conversation here",
-			Options: []*discordgo.ApplicationCommandOption{{Type: discordgo.ApplicationCommandOptionBoolean,
-				Name: "all", Description: "Every active conversation (admins only)"}}},
-		&discordgo.ApplicationCommand{Name: "workdir", Description: "The working directory",
-			Options: []*discordgo.ApplicationCommandOption{sub("set", "Change the working directory",
-				str("path", "Directory under the allowed roots", true))}},
-		&discordgo.ApplicationCommand{Name: "stop", Description: "Cancel the running turn"},
-		&discordgo.ApplicationCommand{Name: "help", Description: "List the commands"},
-	)
 	return cmds
+}
+
+// option is the option a command's argument becomes.
+func option(s core.CommandSpec) []*discordgo.ApplicationCommandOption {
+	o := &discordgo.ApplicationCommandOption{Name: s.Arg, Description: describe(s.ArgHelp)}
+	switch s.Kind {
+	case core.ArgNone:
+		return nil
+	case core.ArgFlag:
+		o.Type = discordgo.ApplicationCommandOptionBoolean
+	default:
+		o.Type = discordgo.ApplicationCommandOptionString
+		o.Required = !s.Optional
+		o.Autocomplete = s.Suggest != core.SuggestNothing
+	}
+	return []*discordgo.ApplicationCommandOption{o}
+}
+
+// describe fits a description to Discord's rules: capitalised, at most
+// 100 characters.
+func describe(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return core.Shorten(strings.ToUpper(s[:1])+s[1:], 100)
 }
 
 // commandText turns a slash command or a button press into the text

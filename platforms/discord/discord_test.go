@@ -2,10 +2,12 @@ package discord
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestConnectsAndRegistersCommands(t *testing.T) {
@@ -25,14 +27,36 @@ func TestConnectsAndRegistersCommands(t *testing.T) {
 	if want := int(intents); id.Intents != want {
 		t.Errorf("intents = %b, want %b", id.Intents, want)
 	}
-	var names []string
-	for _, raw := range h.fake.Commands() {
-		var c struct{ Name string }
-		_ = json.Unmarshal(raw, &c)
-		names = append(names, c.Name)
+	// Registered from core's command table: a command per first word,
+	// further words as subcommands, arguments as options.
+	type option struct {
+		Type     int
+		Name     string
+		Required bool
+		Options  []option
 	}
-	if got, want := strings.Join(names, " "), "claude conversation status workdir stop help"; got != want {
-		t.Errorf("commands = %q, want %q", got, want)
+	var shapes []string
+	for _, raw := range h.fake.Commands() {
+		var c struct {
+			Name    string
+			Options []option
+		}
+		_ = json.Unmarshal(raw, &c)
+		shape := c.Name
+		for _, o := range c.Options {
+			shape += fmt.Sprintf(" %s:%d", o.Name, o.Type)
+			for _, oo := range o.Options {
+				shape += fmt.Sprintf("(%s:%d:%v)", oo.Name, oo.Type, oo.Required)
+			}
+		}
+		shapes = append(shapes, shape)
+	}
+	want := []string{
+		"claude start:1(workdir:3:false) conversations:1 resume:1(id:3:true)",
+		"resume id:3", "status all:5", "workdir set:1(path:3:true)", "stop", "conversation end:1", "help",
+	}
+	if diff := cmp.Diff(want, shapes); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 	calls := h.fake.CallsTo("PUT", "applications/*/guilds/*/commands")
 	if len(calls) != 1 {

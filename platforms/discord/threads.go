@@ -29,7 +29,7 @@ func (a *Adapter) moveToThread(ctx context.Context, msg core.Message, guildID st
 	if !a.cfg.Threads || guildID == "" {
 		return msg
 	}
-	cmd, err := core.ParseCommand(msg.Text, a.pluginIDs())
+	cmd, err := a.commands.Parse(msg.Text)
 	if err != nil || cmd.Name != core.CmdStart || (!msg.Allowed && !a.cfg.admits(msg.Key.User, nil)) {
 		return msg
 	}
@@ -96,14 +96,6 @@ func threadName(base, words string) string {
 func firstWords(s string, n int) string {
 	f := strings.Fields(s)
 	return strings.Join(f[:min(n, len(f))], " ")
-}
-
-func (a *Adapter) pluginIDs() []string {
-	ids := make([]string, 0, len(a.opts.Plugins))
-	for _, p := range a.opts.Plugins {
-		ids = append(ids, p.ID())
-	}
-	return ids
 }
 
 // channelType returns a channel's type, asking Discord once per channel.

@@ -48,6 +48,7 @@ type Adapter struct {
 	lastUsed *recent[string]   // "channel/user" → thread ts that user last used
 	reacted  *recent[struct{}] // messages already marked as being worked on
 	chains   *recent[*chain]   // messages split after msg_too_long
+	commands *core.Commands
 }
 
 // Option changes an Adapter built by New.
@@ -59,6 +60,12 @@ func WithLogger(l *slog.Logger) Option { return func(a *Adapter) { a.logger = l 
 // WithMessageLimit sets the length, in runes, at which a reply continues
 // in a new message; the default is formatter.SlackLimit.
 func WithMessageLimit(n int) Option { return func(a *Adapter) { a.limit = n } }
+
+// WithPlugins gives the adapter the plugins, whose commands (from core's
+// command table) a mention may carry without a slash.
+func WithPlugins(plugins ...core.Plugin) Option {
+	return func(a *Adapter) { a.commands = core.NewCommands(plugins) }
+}
 
 // New returns an adapter for cfg using slack-go. It fails when cfg does
 // not validate; it does not connect until Run.
@@ -94,6 +101,7 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		lastUsed: newRecent[string](memory),
 		reacted:  newRecent[struct{}](memory),
 		chains:   newRecent[*chain](memory),
+		commands: core.NewCommands(nil),
 	}
 	for _, o := range opts {
 		o(a)

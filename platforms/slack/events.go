@@ -67,8 +67,8 @@ func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
 		return inbound{queue: c.ChannelID + "/", msgs: []core.Message{m}}, true
 	}
 	m.Key = core.ConversationKey{Platform: Name, Channel: c.ChannelID}
-	switch classify(text) {
-	case scopeNewThread:
+	switch a.scope(text) {
+	case core.ScopeNewConversation:
 		// No parent for someone the router will refuse: the refusal is
 		// private, so the channel should see nothing either.
 		if a.cfg.allows(c.UserID) {
@@ -79,7 +79,7 @@ func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
 				msgs: []core.Message{m},
 			}, true
 		}
-	case scopeThread:
+	case core.ScopeConversation:
 		m.Key.Thread, _ = a.lastUsed.get(c.ChannelID + "/" + c.UserID)
 	}
 	return inbound{queue: c.ChannelID + "/" + m.Key.Thread, msgs: []core.Message{m}}, true
@@ -98,7 +98,7 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
 	cmd, isCmd := a.mentionCommand(text)
 	if topLevel {
 		thread = e.TimeStamp
-		if last, ok := a.lastUsed.get(e.Channel + "/" + e.User); ok && isCmd && classify(cmd) == scopeThread {
+		if last, ok := a.lastUsed.get(e.Channel + "/" + e.User); ok && isCmd && a.scope(cmd) == core.ScopeConversation {
 			thread = last
 		}
 	}
@@ -117,7 +117,7 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
 		start.Text = "/" + a.cfg.DefaultPlugin + " start"
 		msgs = []core.Message{start, m}
 	}
-	if allowed && (topLevel && !isCmd || classify(msgs[0].Text) == scopeNewThread) {
+	if allowed && (topLevel && !isCmd || a.scope(msgs[0].Text) == core.ScopeNewConversation) {
 		a.threads.set(e.Channel+"/"+thread, struct{}{})
 	}
 	if allowed {

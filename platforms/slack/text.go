@@ -3,6 +3,8 @@ package slack
 import (
 	"regexp"
 	"strings"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // controlRe matches Slack's control sequences: <@U1>, <#C1|name>,
@@ -54,73 +56,34 @@ func (a *Adapter) mentions(s string) bool {
 }
 
 // mentionCommand reads the text after a mention as a command when it is
-// one: "/anything", "start [workdir]" (for the default plugin), or a
-// command word in exactly a command's shape ("stop", "status", "claude
-// resume abc"). Anything else is a request, so "@bot stop the server
-// before deploying" stays a turn.
+// one: "/anything", "start [workdir]" (for the default plugin), or what
+// parses as a command of core's table once a slash is put in front
+// ("stop", "status", "claude resume abc"). Anything else is a request, so
+// "@bot stop the server before deploying" stays a turn.
 func (a *Adapter) mentionCommand(text string) (string, bool) {
 	if strings.HasPrefix(text, "/") {
 		return text, true
 	}
-	f := strings.Fields(strings.ToLower(text))
-	if len(f) == 0 {
-		return "", false
+	f := strings.Fields(text)
+	if len(f) > 0 && len(f) <= 2 && strings.EqualFold(f[0], "start") {
+		return "/" + a.cfg.DefaultPlugin + " " + text, true
 	}
-	ok := false
-	switch f[0] {
-	case "start":
-		if len(f) <= 2 {
-			return "/" + a.cfg.DefaultPlugin + " " + text, true
-		}
-	case "help", "stop", "end":
-		ok = len(f) == 1
-	case "status":
-		ok = len(f) == 1 || len(f) == 2 && f[1] == "all"
-	case "conversation":
-		ok = len(f) == 2 && f[1] == "end"
-	case "workdir":
-		ok = len(f) == 1 || len(f) == 3 && f[1] == "set"
-	case "resume":
-		ok = len(f) <= 2
-	default:
-		ok = len(f) >= 2 && len(f) <= 3 && (f[1] == "start" || f[1] == "conversations" || f[1] == "resume")
-	}
-	if !ok {
+	if _, err := a.commands.Parse("/" + text); err != nil {
 		return "", false
 	}
 	return "/" + text, true
 }
 
-// scope says where a command acts when it is typed in a channel rather
-// than in a thread.
-type scope int
-
-const (
-	// scopeChannel commands (help, listings) answer where they were typed.
-	scopeChannel scope = iota
-	// scopeNewThread commands (start, resume <id>) begin a conversation,
-	// and so a thread.
-	scopeNewThread
-	// scopeThread commands (stop, status, end, workdir) act on the
-	// thread the user last used in the channel.
-	scopeThread
-)
-
-func classify(command string) scope {
-	f := strings.Fields(strings.ToLower(command))
-	if len(f) == 0 || !strings.HasPrefix(f[0], "/") {
-		return scopeChannel
+// scope says where a command typed in a channel, rather than in a
+// thread, acts: its entry in core's command table says; what does not
+// parse is answered where it was typed.
+func (a *Adapter) scope(command string) core.Scope {
+	cmd, err := a.commands.Parse(command)
+	if err != nil {
+		return core.ScopeHere
 	}
-	switch f[0][1:] {
-	case "status", "stop", "end", "conversation", "workdir", "resume":
-		return scopeThread
-	case "help":
-		return scopeChannel
-	}
-	if len(f) >= 2 && (f[1] == "start" || f[1] == "resume" && len(f) >= 3) {
-		return scopeNewThread
-	}
-	return scopeChannel
+	s, _ := a.commands.Lookup(cmd)
+	return s.Scope
 }
 
 // isDM reports whether channel is a direct message with the bot.

@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 func TestPlainText(t *testing.T) {
@@ -34,7 +35,8 @@ func TestPlainText(t *testing.T) {
 }
 
 func testAdapter() *Adapter {
-	a := newAdapter(Config{AllowedUsers: []string{"UALICE"}})
+	a := newAdapter(Config{AllowedUsers: []string{"UALICE"}},
+		WithPlugins(plugintest.Named{PluginID: "claude"}, plugintest.Named{PluginID: "codex"}))
 	a.setBot("UBOT")
 	return a
 }
@@ -58,6 +60,8 @@ func TestMentionCommand(t *testing.T) {
 		{"help", "/help", true},
 		{"help me fix this", "", false},
 		{"codex start", "/codex start", true},
+		{"gemini start", "", false}, // no such plugin here: a request
+		{"claude resume", "", false},
 		{"claude resume 1234", "/claude resume 1234", true},
 		{"claude conversations", "/claude conversations", true},
 		{"/claude start ~/y", "/claude start ~/y", true},
@@ -72,25 +76,27 @@ func TestMentionCommand(t *testing.T) {
 	}
 }
 
-func TestClassify(t *testing.T) {
+func TestScope(t *testing.T) {
 	t.Parallel()
-	cases := map[string]scope{
-		"/claude start":         scopeNewThread,
-		"/claude start ~/x":     scopeNewThread,
-		"/claude resume abc":    scopeNewThread,
-		"/claude resume":        scopeChannel,
-		"/claude conversations": scopeChannel,
-		"/help":                 scopeChannel,
-		"/stop":                 scopeThread,
-		"/status all":           scopeThread,
-		"/conversation end":     scopeThread,
-		"/workdir set x":        scopeThread,
-		"/resume abc":           scopeThread,
-		"hello":                 scopeChannel,
+	a := testAdapter()
+	cases := map[string]core.Scope{
+		"/claude start":         core.ScopeNewConversation,
+		"/claude start ~/x":     core.ScopeNewConversation,
+		"/claude resume abc":    core.ScopeNewConversation,
+		"/claude resume":        core.ScopeHere,
+		"/claude conversations": core.ScopeHere,
+		"/help":                 core.ScopeHere,
+		"/stop":                 core.ScopeConversation,
+		"/status all":           core.ScopeConversation,
+		"/conversation end":     core.ScopeConversation,
+		"/end":                  core.ScopeConversation,
+		"/workdir set x":        core.ScopeConversation,
+		"/resume abc":           core.ScopeConversation,
+		"hello":                 core.ScopeHere,
 	}
 	for in, want := range cases {
-		if got := classify(in); got != want {
-			t.Errorf("classify(%q) = %v, want %v", in, got, want)
+		if got := a.scope(in); got != want {
+			t.Errorf("scope(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

@@ -116,7 +116,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		clock:    clock,
 		logger:   logger.With("platform", platformName, "bot", bot.Self.UserName),
 		gate:     newGate(clock, cfg.GroupWritesPerMinute),
-		commands: botCommands(opts.Plugins),
+		commands: botCommands(core.NewCommands(opts.Plugins)),
 		listener: opts.Listener,
 		secret:   secret,
 		choices:  newChoices(),

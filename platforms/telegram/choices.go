@@ -64,27 +64,42 @@ func (c *choices) command(data string) (string, bool) {
 	return cmd, ok
 }
 
-// botCommands is the menu registered with setMyCommands: one entry per
-// plugin and the shared commands. Telegram only takes lower-case names of
-// letters, digits and underscores.
-func botCommands(plugins []core.Plugin) []tgbotapi.BotCommand {
-	var cmds []tgbotapi.BotCommand
-	for _, p := range plugins {
-		if validCommand(p.ID()) {
-			cmds = append(cmds, tgbotapi.BotCommand{
-				Command:     p.ID(),
-				Description: core.Shorten(p.Name()+": start [workdir] | conversations | resume <id>", 256),
-			})
+// botCommands is the menu registered with setMyCommands, from core's
+// command table. A menu entry sends its bare word, so it lists the words
+// that work bare, and the plugins' IDs (which answer with their usage).
+// Telegram only takes lower-case names of letters, digits and underscores.
+func botCommands(table *core.Commands) []tgbotapi.BotCommand {
+	var words []string
+	usages := map[string][]string{}
+	help := map[string]string{}
+	listed := map[string]bool{}
+	for _, s := range table.Specs() {
+		w := s.Words[0]
+		if _, ok := usages[w]; !ok {
+			words = append(words, w)
 		}
+		if !s.Alias {
+			usages[w] = append(usages[w], s.Usage())
+		}
+		if len(s.Words) == 1 {
+			help[w] = s.Help
+		}
+		listed[w] = listed[w] || len(s.Words) == 1 || s.Plugin != ""
 	}
-	return append(cmds,
-		tgbotapi.BotCommand{Command: "resume", Description: "List or resume conversations of the current plugin"},
-		tgbotapi.BotCommand{Command: "status", Description: "Show this conversation"},
-		tgbotapi.BotCommand{Command: "stop", Description: "Cancel the running turn"},
-		tgbotapi.BotCommand{Command: "end", Description: "End this conversation (its history stays with the CLI)"},
-		tgbotapi.BotCommand{Command: "workdir", Description: "Show the working directory, or: /workdir set <path>"},
-		tgbotapi.BotCommand{Command: "help", Description: "List the commands"},
-	)
+	var cmds []tgbotapi.BotCommand
+	for _, w := range words {
+		if !listed[w] || !validCommand(w) {
+			continue
+		}
+		desc := strings.Join(usages[w], " | ")
+		if h := help[w]; h != "" && len(usages[w]) > 1 {
+			desc = h + " — " + desc
+		} else if h != "" {
+			desc = h
+		}
+		cmds = append(cmds, tgbotapi.BotCommand{Command: w, Description: core.Shorten(strings.ToUpper(desc[:1])+desc[1:], 256)})
+	}
+	return cmds
 }
 
 func validCommand(s string) bool {

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,10 +93,12 @@ func TestCommandMenuAndAddressing(t *testing.T) {
 	for _, c := range cmds {
 		names = append(names, c.Command)
 	}
-	for _, want := range []string{"claude", "end", "status", "stop", "help", "resume"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("menu %v lacks /%s", names, want)
-		}
+	// The words of core's command table that work bare, and the plugins.
+	if got, want := strings.Join(names, " "), "claude resume status workdir stop end help"; got != want {
+		t.Errorf("menu = %s, want %s", got, want)
+	}
+	if !strings.Contains(cmds[0].Description, "/claude start [workdir] | /claude conversations | /claude resume <id>") {
+		t.Errorf("/claude is described as %q, want its usages", cmds[0].Description)
 	}
 
 	h.srv.UserSays(dm, alice, 0, "/help@otherbot")
