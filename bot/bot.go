@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +64,9 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.CheckSecretFiles(allowed); err != nil {
+		return err
+	}
 	defaultWorkdir := ""
 	if cfg.DefaultWorkdir != "" {
 		if defaultWorkdir, err = allowed.Resolve(cfg.DefaultWorkdir, ""); err != nil {
@@ -91,7 +95,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	}
 	convs := core.NewConversations()
 	if cfg.StateFile != "" && cfg.StateFile != "off" {
-		convs.Load(state.Load(cfg.StateFile, logger))
+		convs.Load(withinRoots(state.Load(cfg.StateFile, logger), allowed, logger))
 		mirror := state.NewMirror(cfg.StateFile, convs, stateInterval, nil, logger)
 		defer func() {
 			if err := mirror.Close(); err != nil {
@@ -161,6 +165,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		UserRate:        userRate,
 		MaxMessageBytes: cfg.MaxMessageBytes,
 		Observer:        observers,
+		Redactor:        core.NewRedactor(cfg.Secrets),
 		Logger:          logger,
 	}, convs)
 	if m != nil {
@@ -229,6 +234,22 @@ func drain(router *core.Router, cfg Config, logger *slog.Logger) {
 }
 
 const defaultGrace = 30 * time.Second
+
+// withinRoots drops the saved conversations whose workdir now resolves
+// outside the allowed roots (ALLOWED_ROOTS narrowed, a symlink swapped in):
+// a restart must not keep a conversation outside the policy. A workdir
+// that is missing for now stays: each turn checks it again.
+func withinRoots(entries []core.Entry, roots core.Roots, logger *slog.Logger) []core.Entry {
+	kept := entries[:0:0]
+	for _, e := range entries {
+		if real, err := filepath.EvalSymlinks(e.Workdir); err == nil && !roots.Contains(real) {
+			logger.Warn("conversation dropped: its workdir is outside the allowed roots", "conversation", e.Key.String(), "workdir", e.Workdir, "resolved", real)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
+}
 
 // allowVar names the variable that lists a platform's allowed users, for
 // start-up messages.

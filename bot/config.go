@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,8 +76,18 @@ type Config struct {
 
 	// Secrets are the values of secret-looking variables (tokens, keys,
 	// passwords) found by LoadConfig; they are blanked out of every log
-	// and audit line, in case anything ever tries to print one.
+	// and audit line and of everything sent to a chat, in case anything
+	// ever prints one.
 	Secrets []string `env:"-"`
+	// ChildEnv is the environment every CLI starts from: jakebot's own
+	// and .env's (the real environment wins), minus the bot's own secrets
+	// (WithheldVars). Nil, in a Config built by hand, means jakebot's own.
+	ChildEnv []string `env:"-"`
+	// Dotenv is the .env file read, when there was one, and DotenvWithheld
+	// the withheld variables it sets: such a file must stay out of every
+	// agent's reach (see CheckSecretFiles).
+	Dotenv         string   `env:"-"`
+	DotenvWithheld []string `env:"-"`
 }
 
 // LoadConfig reads the configuration from environ (os.Environ's form) and,
@@ -83,10 +95,18 @@ type Config struct {
 // wins over the file.
 func LoadConfig(environ []string, dotenv string) (Config, error) {
 	vars := map[string]string{}
+	var fileVars map[string]string
+	var cfg Config
 	if dotenv != "" {
-		fileVars, err := readDotenv(dotenv)
+		var err error
+		fileVars, err = readDotenv(dotenv)
 		if err != nil && !os.IsNotExist(err) {
 			return Config{}, err
+		}
+		if err == nil {
+			if cfg.Dotenv, err = filepath.Abs(dotenv); err != nil {
+				return Config{}, err
+			}
 		}
 		for k, v := range fileVars {
 			vars[k] = v
@@ -97,7 +117,6 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 			vars[k] = v
 		}
 	}
-	var cfg Config
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars}); err != nil {
 		return Config{}, explain(err, vars)
 	}
@@ -120,7 +139,75 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 		cfg.StateFile = path
 	}
 	cfg.Secrets = secretValues(vars)
+	cfg.ChildEnv = childEnv(environ, fileVars)
+	for k := range fileVars {
+		if Withheld(k) {
+			cfg.DotenvWithheld = append(cfg.DotenvWithheld, k)
+		}
+	}
+	slices.Sort(cfg.DotenvWithheld)
 	return cfg, nil
+}
+
+// WithheldVars are the variables no CLI sees: the secrets jakebot itself
+// consumes (platform tokens, signing and webhook secrets). A CLI's own
+// credentials, such as ANTHROPIC_API_KEY, are not among them.
+func WithheldVars() []string {
+	var out []string
+	t := reflect.TypeOf(Config{})
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch f.Type {
+		case reflect.TypeOf(claude.Config{}), reflect.TypeOf(codex.Config{}), reflect.TypeOf(gemini.Config{}):
+			continue
+		}
+		for _, keys := range envKeys(reflect.StructOf([]reflect.StructField{f})) {
+			for _, k := range keys {
+				if secretName.MatchString(k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Withheld reports whether no CLI may see variable k: it is one of
+// WithheldVars, or a secret-looking variable of a platform's or the bot's
+// own (SLACK_SIGNING_SECRET, which jakebot does not read, among them).
+func Withheld(k string) bool {
+	if slices.Contains(WithheldVars(), k) {
+		return true
+	}
+	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "JAKEBOT_"} {
+		if strings.HasPrefix(k, prefix) && secretName.MatchString(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// childEnv is the environment of every CLI: environ, then the variables
+// only .env sets, without the withheld ones.
+func childEnv(environ []string, fileVars map[string]string) []string {
+	out := make([]string, 0, len(environ)+len(fileVars))
+	seen := map[string]bool{}
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		seen[k] = true
+		if !Withheld(k) {
+			out = append(out, kv)
+		}
+	}
+	var fromFile []string
+	for k, v := range fileVars {
+		if !seen[k] && !Withheld(k) {
+			fromFile = append(fromFile, k+"="+v)
+		}
+	}
+	slices.Sort(fromFile)
+	return append(out, fromFile...)
 }
 
 // readDotenv reads KEY=VALUE lines; blank lines and # comments are
@@ -208,4 +295,52 @@ func parseLevel(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("LOG_LEVEL %q: want debug, info, warn or error", s)
 	}
 	return l, nil
+}
+
+// CheckSecretFiles refuses files that hold the bot's own secrets inside an
+// allowed root, where any agent could read them: .env when it sets a
+// withheld variable (a model API key alone does not count: the CLI gets
+// it anyway), the state file (the conversations' resume tokens and
+// always-allowed tools) and the audit log.
+func (cfg Config) CheckSecretFiles(roots core.Roots) error {
+	type file struct{ path, what, fix string }
+	var files []file
+	if cfg.Dotenv != "" && len(cfg.DotenvWithheld) > 0 {
+		files = append(files, file{cfg.Dotenv, ".env, which sets " + strings.Join(cfg.DotenvWithheld, ", "),
+			"move those variables to the environment or run jakebot from a directory outside ALLOWED_ROOTS"})
+	}
+	if cfg.StateFile != "" && cfg.StateFile != "off" {
+		files = append(files, file{cfg.StateFile, "STATE_FILE", "set STATE_FILE to a path outside them (or off)"})
+	}
+	if cfg.AuditLog != "" {
+		files = append(files, file{cfg.AuditLog, "AUDIT_LOG", "set AUDIT_LOG to a path outside them"})
+	}
+	var msgs []string
+	for _, f := range files {
+		if real, ok := resolveFile(f.path); ok && roots.Contains(real) {
+			msgs = append(msgs, fmt.Sprintf("%s (%s) is inside the allowed roots (%s), where every agent can read it: %s",
+				f.what, real, strings.Join(roots, ", "), f.fix))
+		}
+	}
+	if len(msgs) > 0 {
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// resolveFile returns path absolute, with symlinks resolved as far as it
+// exists: a file not yet created is where its directory says.
+func resolveFile(path string) (string, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, true
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return abs, true
+	}
+	return filepath.Join(dir, filepath.Base(abs)), true
 }

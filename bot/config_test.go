@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -67,5 +69,74 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	if _, err := LoadConfig(nil, filepath.Join(dir, "missing.env")); err != nil {
 		t.Fatalf("a missing .env is fine, got %v", err)
+	}
+}
+
+// A CLI gets the environment and .env, without the bot's own secrets.
+func TestLoadConfigChildEnv(t *testing.T) {
+	t.Parallel()
+	dotenv := filepath.Join(t.TempDir(), ".env")
+	os.WriteFile(dotenv, []byte(strings.Join([]string{
+		"OPENAI_API_KEY=sk-from-dotenv",
+		"CODEX_HOME=/srv/codex-home",
+		"TELEGRAM_TOKEN=123:from-dotenv",
+		"TELEGRAM_WEBHOOK_SECRET=hook-secret-from-dotenv",
+		"PATH=/from/dotenv",
+	}, "\n")), 0o600)
+	cfg, err := LoadConfig([]string{"PATH=/usr/bin", "DISCORD_TOKEN=discord-from-env", "SLACK_BOT_TOKEN=xoxb-from-env",
+		"SLACK_APP_TOKEN=xapp-from-env", "SLACK_SIGNING_SECRET=signing-from-env", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u"}, dotenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"PATH=/usr/bin", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u",
+		"CODEX_HOME=/srv/codex-home", "OPENAI_API_KEY=sk-from-dotenv"}
+	if got := strings.Join(cfg.ChildEnv, " "); got != strings.Join(want, " ") {
+		t.Errorf("ChildEnv = %q\nwant       %q", got, want)
+	}
+	if got := strings.Join(cfg.DotenvWithheld, ","); got != "TELEGRAM_TOKEN,TELEGRAM_WEBHOOK_SECRET" {
+		t.Errorf("DotenvWithheld = %q", got)
+	}
+	if got := strings.Join(WithheldVars(), ","); got != "DISCORD_TOKEN,SLACK_APP_TOKEN,SLACK_BOT_TOKEN,TELEGRAM_TOKEN,TELEGRAM_WEBHOOK_SECRET" {
+		t.Errorf("WithheldVars = %q", got)
+	}
+}
+
+// Files that hold the bot's own secrets must not lie where an agent can
+// read them.
+func TestCheckSecretFiles(t *testing.T) {
+	t.Parallel()
+	root, outside := t.TempDir(), t.TempDir()
+	roots, err := core.NewRoots([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(outside, "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	tokenEnv := []string{"TELEGRAM_TOKEN"}
+	for name, tc := range map[string]struct {
+		cfg  Config
+		want string // "" for no error
+	}{
+		"tokens in .env in the root":     {Config{Dotenv: filepath.Join(root, ".env"), DotenvWithheld: tokenEnv}, ".env, which sets TELEGRAM_TOKEN"},
+		"only an API key in .env":        {Config{Dotenv: filepath.Join(root, ".env")}, ""},
+		"tokens in .env outside":         {Config{Dotenv: filepath.Join(outside, ".env"), DotenvWithheld: tokenEnv}, ""},
+		"state file in the root":         {Config{StateFile: filepath.Join(root, "sub", "state.json")}, "STATE_FILE"},
+		"state file through a symlink":   {Config{StateFile: filepath.Join(link, "state.json")}, "STATE_FILE"},
+		"state file off":                 {Config{StateFile: "off"}, ""},
+		"state file outside":             {Config{StateFile: filepath.Join(outside, "state.json")}, ""},
+		"audit log in the root":          {Config{AuditLog: filepath.Join(root, "audit.jsonl")}, "AUDIT_LOG"},
+		"audit log outside, state in it": {Config{AuditLog: filepath.Join(outside, "a"), StateFile: filepath.Join(root, "s")}, "STATE_FILE"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := tc.cfg.CheckSecretFiles(roots)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "inside the allowed roots")):
+				t.Errorf("error %v, want one about %s", err, tc.want)
+			}
+		})
 	}
 }

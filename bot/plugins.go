@@ -14,6 +14,7 @@ import (
 
 // builtins returns the plugins jake-bot always has.
 func builtins(cfg Config, logger *slog.Logger) []core.Plugin {
+	cfg.Claude.Environ, cfg.Codex.Environ, cfg.Gemini.Environ = cfg.ChildEnv, cfg.ChildEnv, cfg.ChildEnv
 	return []core.Plugin{
 		claude.New(cfg.Claude, logger.With("plugin", "claude")),
 		codex.New(cfg.Codex, logger.With("plugin", "codex")),
@@ -32,6 +33,9 @@ func Plugins(cfg Config, logger *slog.Logger) ([]core.Plugin, error) {
 	specs, err := cfg.PluginSpecs(false)
 	if err != nil {
 		return nil, err
+	}
+	for i := range specs {
+		specs[i].Environ = cfg.ChildEnv
 	}
 	return append(out, configured.Plugins(specs, logger)...), nil
 }

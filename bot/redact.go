@@ -1,11 +1,11 @@
 package bot
 
 import (
-	"bytes"
 	"io"
 	"regexp"
-	"sort"
 	"sync"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // secretName matches the names of variables that hold credentials:
@@ -13,20 +13,14 @@ import (
 // SLACK_SIGNING_SECRET, ...
 var secretName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)`)
 
-// minSecret is the shortest value treated as a secret: blanking out
-// "1" or "true" everywhere would garble the logs and protect nothing.
-const minSecret = 6
-
-// secretValues returns the values of secret-looking variables, longest
-// first (so a secret containing another is blanked whole).
+// secretValues returns the values of secret-looking variables.
 func secretValues(vars map[string]string) []string {
 	var out []string
 	for k, v := range vars {
-		if len(v) >= minSecret && secretName.MatchString(k) {
+		if len(v) >= core.MinSecret && secretName.MatchString(k) {
 			out = append(out, v)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
 }
 
@@ -34,34 +28,24 @@ func secretValues(vars map[string]string) []string {
 // on. slog and the audit log write one whole line per call, so a secret is
 // never split across writes. It is safe for concurrent use.
 type redactor struct {
-	mu      sync.Mutex
-	w       io.Writer
-	secrets [][]byte
+	mu sync.Mutex
+	w  io.Writer
+	r  *core.Redactor
 }
 
 func newRedactor(w io.Writer, secrets []string) io.Writer {
-	if len(secrets) == 0 {
+	r := core.NewRedactor(secrets)
+	if r == nil {
 		return w
 	}
-	r := &redactor{w: w}
-	for _, s := range secrets {
-		r.secrets = append(r.secrets, []byte(s))
-	}
-	return r
+	return &redactor{w: w, r: r}
 }
 
-var redacted = []byte("[REDACTED]")
-
 func (r *redactor) Write(p []byte) (int, error) {
-	out := p
-	for _, s := range r.secrets {
-		if bytes.Contains(out, s) {
-			out = bytes.ReplaceAll(out, s, redacted)
-		}
-	}
+	out := r.r.Redact(string(p))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := r.w.Write(out); err != nil {
+	if _, err := io.WriteString(r.w, out); err != nil {
 		return 0, err
 	}
 	return len(p), nil

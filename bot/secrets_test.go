@@ -5,8 +5,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,9 +17,14 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
+// envProbe is a shell command that prints the model API key, its
+// environment, and every process environment it can read.
+const envProbe = `echo "key=$ANTHROPIC_API_KEY"; env; for f in /proc/[0-9]*/environ; do echo "== $f"; tr '\0' '\n' < "$f"; done 2>/dev/null; echo probe-end`
+
 // Known secret values in the environment never reach a log line, the
-// audit log, the metrics or the console; and the audit log and health
-// endpoints say what they should.
+// audit log, the metrics, a chat or a CLI (which is asked to print every
+// environment it can read); and the audit log and health endpoints say
+// what they should.
 func TestSecretsNeverReachTheOutput(t *testing.T) {
 	t.Parallel()
 	// The platforms' tokens are their fakes', which check them; the
@@ -31,13 +38,15 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 		"ANTHROPIC_API_KEY":    "sk-ant-api03-anthropic-secret-0005",
 		"SLACK_SIGNING_SECRET": "signing-secret-0006",
 	}
-	f := newFixture(t, plugintest.Reply{Text: []string{"Done, nothing secret here."}})
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_env", Name: "Bash", Input: map[string]any{"command": envProbe}}},
+		plugintest.Reply{Text: []string{"Done, nothing secret here."}})
 	fake := platformtest.NewSlack(t)
 	tg := platformtest.NewTelegramServer(t)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	env := f.binEnv("STATE_FILE=off", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
 		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),
-		"DISCORD_API_URL="+dc.URL)
+		"DISCORD_API_URL="+dc.URL, "CLAUDE_ARGS=--allowedTools Bash")
 	for k, v := range secrets {
 		env = append(env, k+"="+v)
 	}
@@ -104,7 +113,42 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outputs := map[string]string{"stdout": b.all.String(), "stderr": b.stderr.String(), "audit log": string(auditData), "metrics": metrics, "health": health}
+	var chat strings.Builder
+	for _, m := range fake.Replies("CGENERAL", thread) {
+		chat.WriteString(m.Text + "\n")
+	}
+	reqs := f.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want the turn and the tool's result", len(reqs))
+	}
+	toolResult := reqs[1].Text()
+	// The CLI has what it needs, its API key among it, and printed it:
+	// the chat shows it blanked out.
+	for _, want := range []string{"key=" + secrets["ANTHROPIC_API_KEY"], "PATH=", "probe-end"} {
+		if !strings.Contains(toolResult, want) {
+			t.Errorf("the tool's output lacks %q:\n%s", want, toolResult)
+		}
+	}
+	if !strings.Contains(chat.String(), "key=[REDACTED]") {
+		t.Errorf("the chat does not show the printed key blanked out:\n%s", chat.String())
+	}
+	// The process environments the CLI read include jakebot's.
+	if !strings.Contains(toolResult, "== /proc/"+strconv.Itoa(b.cmd.Process.Pid)+"/environ") {
+		t.Errorf("the probe did not list jakebot's environment")
+	}
+	outputs := map[string]string{"stdout": b.all.String(), "stderr": b.stderr.String(), "audit log": string(auditData), "metrics": metrics, "health": health,
+		"slack": chat.String()}
+	withheldFromCLI := []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_TOKEN", "TELEGRAM_TOKEN", "SLACK_SIGNING_SECRET"}
+	for _, name := range withheldFromCLI {
+		if strings.Contains(toolResult, secrets[name]) {
+			i := strings.Index(toolResult, secrets[name])
+			where := "its own environment"
+			if j := strings.LastIndex(toolResult[:i], "== "); j >= 0 {
+				where = toolResult[j : j+strings.IndexByte(toolResult[j:], '\n')]
+			}
+			t.Errorf("the CLI read the value of %s in %s", name, where)
+		}
+	}
 	if !strings.Contains(b.stderr.String(), "telegram serves nobody: no allowed users. Set TELEGRAM_ALLOWED_USERS") {
 		t.Errorf("no start-up line says Telegram serves nobody:\n%s", b.stderr.String())
 	}
@@ -137,5 +181,64 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	}
 	if !strings.Contains(b.stderr.String(), "id="+turn["id"].(string)) {
 		t.Errorf("the turn's correlation id %v is not in the logs", turn["id"])
+	}
+}
+
+// Variables set only in .env reach the CLI: its API key and where it keeps
+// its history, which is also where the bot lists it from.
+func TestDotenvReachesTheCLI(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"Configured by .env."}})
+	configDir := filepath.Join(t.TempDir(), "claude-config")
+	dotenv := "ANTHROPIC_API_KEY=sk-ant-only-in-dotenv\nCLAUDE_CONFIG_DIR=" + configDir + "\n"
+	if err := os.WriteFile(filepath.Join(f.workdir, ".env"), []byte(dotenv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range f.env {
+		if !strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(buildJakebot(t))
+	cmd.Dir = f.workdir
+	cmd.Env = append(env, "CLAUDE_BIN="+plugintest.CLIPath(t, "claude"), "ALLOWED_ROOTS="+f.workdir, "STATE_FILE=off")
+	cmd.Stdin = strings.NewReader("/claude start\nhello\n/claude conversations\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("jakebot: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Configured by .env.") || !regexp.MustCompile(`conversations in .*\n1\. [0-9a-f]{8} .*hello`).Match(out) {
+		t.Errorf("no answer, or the turn is not listed from .env's CLAUDE_CONFIG_DIR:\n%s", out)
+	}
+	reqs := f.model.Requests()
+	if len(reqs) == 0 || reqs[0].Header.Get("X-Api-Key") != "sk-ant-only-in-dotenv" {
+		t.Fatalf("the model was not called with .env's API key")
+	}
+	if sessions, _ := filepath.Glob(filepath.Join(configDir, "projects", "*", "*.jsonl")); len(sessions) != 1 {
+		t.Errorf("sessions in .env's CLAUDE_CONFIG_DIR: %v, want one", sessions)
+	}
+}
+
+// A .env holding the bot's tokens inside an allowed root, where any agent
+// could read it, stops jakebot before it serves anyone.
+func TestTokensInsideARootRefuseToStart(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("TELEGRAM_TOKEN=123456:secret-in-the-workdir\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(buildJakebot(t))
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "STATE_FILE=off"}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), ".env, which sets TELEGRAM_TOKEN") || !strings.Contains(string(out), "inside the allowed roots") {
+		t.Fatalf("jakebot started (%v), or did not say why not:\n%s", err, out)
+	}
+	if strings.Contains(string(out), "secret-in-the-workdir") {
+		t.Errorf("the refusal shows the token:\n%s", out)
 	}
 }

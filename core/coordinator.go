@@ -24,6 +24,9 @@ type StreamCoordinator struct {
 	logger   *slog.Logger
 	// obs is told of every write; the router sets it before any reply.
 	obs Observer
+	// redact blanks the bot's secrets out of every page; the router sets
+	// it before any reply.
+	redact *Redactor
 
 	mu       sync.Mutex
 	channels map[string]*rate.Limiter
@@ -236,7 +239,7 @@ func (r *Reply) push(version int) time.Duration {
 	if now := r.c.clock.Now(); now.Before(r.retryAt) {
 		return r.retryAt.Sub(now)
 	}
-	pages := capPages(r.c.platform.Render(r.Blocks()))
+	pages := capPages(r.c.platform.Render(r.c.redact.redactBlocks(r.Blocks())))
 	for i, text := range pages {
 		if i < len(r.pages) && r.pages[i].text == text {
 			continue

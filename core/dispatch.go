@@ -146,10 +146,41 @@ func (r *Router) userWorkdir(m Message, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) && !(Roots{r.defaultRoot}).Contains(wd) {
+	if !r.mayWorkIn(m, wd) {
 		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
 	}
 	return wd, nil
+}
+
+// mayWorkIn reports whether m's author may work in the resolved directory
+// wd: admins anywhere in the roots, everyone else in the default root.
+func (r *Router) mayWorkIn(m Message, wd string) bool {
+	return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) || (Roots{r.defaultRoot}).Contains(wd)
+}
+
+// conversationWorkdir resolves a conversation's stored workdir again, for
+// m's author, each time it is used: a root narrowed since, a symlink
+// swapped in later, or a writer who is not an admin in an admin's shared
+// thread must not run, list or resume anything outside their policy.
+func (r *Router) conversationWorkdir(m Message, stored string) (string, error) {
+	wd, err := r.cfg.Roots.Resolve(stored, "")
+	if err != nil {
+		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", UserMessage(err))
+	}
+	if !r.mayWorkIn(m, wd) {
+		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, r.defaultRoot)
+	}
+	return wd, nil
+}
+
+// currentWorkdir is conversationWorkdir of m's conversation, or the
+// default workdir when there is none.
+func (r *Router) currentWorkdir(m Message) (string, error) {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.defaultWorkdir(), nil
+	}
+	return r.conversationWorkdir(m, conv.Workdir)
 }
 
 func (r *Router) start(m Message, cmd Command) (string, error) {
@@ -226,7 +257,10 @@ func (r *Router) status(m Message, all bool) (string, error) {
 // conversation's workdir, as buttons where the platform has them.
 func (r *Router) listConversations(ctx context.Context, a *attached, m Message, pluginID, resumeCmd string) (string, error) {
 	p, _ := r.cfg.Plugins.Get(pluginID)
-	wd, _ := r.workdirFor(m, "")
+	wd, err := r.currentWorkdir(m)
+	if err != nil {
+		return "", err
+	}
 	infos, err := p.Conversations(ctx, wd)
 	if err != nil {
 		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
@@ -242,10 +276,10 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	var choices []Choice
 	for i, c := range infos[:min(len(infos), listLimit)] {
 		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.ID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
-		choices = append(choices, Choice{Label: Shorten(c.Title, 40), Command: resumeCmd + " " + c.ID})
+		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.ID})
 	}
 	if o, ok := a.p.(ChoiceOfferer); ok {
-		if err := o.OfferChoices(ctx, m.Target(), b.String(), choices); err == nil {
+		if err := o.OfferChoices(ctx, m.Target(), r.cfg.Redactor.Redact(b.String()), choices); err == nil {
 			return "", nil
 		}
 	}
@@ -272,7 +306,10 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 		}
 		return r.listConversations(ctx, a, m, p.ID(), resumeCmd)
 	}
-	wd, _ := r.workdirFor(m, "")
+	wd, err := r.currentWorkdir(m)
+	if err != nil {
+		return "", err
+	}
 	infos, err := p.Conversations(ctx, wd)
 	if err != nil {
 		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)

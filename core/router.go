@@ -46,6 +46,9 @@ type RouterConfig struct {
 	MaxMessageBytes int
 	// Observer, when set, is told about every command, turn and delivery.
 	Observer Observer
+	// Redactor blanks the bot's secrets out of everything sent to a chat,
+	// whatever a CLI printed.
+	Redactor *Redactor
 	Clock    Clock
 	Logger   *slog.Logger
 }
@@ -155,6 +158,7 @@ func (r *Router) Conversations() *Conversations { return r.convs }
 func (r *Router) Attach(p Platform) Handler {
 	a := &attached{p: p, coord: NewStreamCoordinator(p, r.clock, r.logger.With("platform", p.Name()))}
 	a.coord.obs = r.obs
+	a.coord.redact = r.cfg.Redactor
 	r.mu.Lock()
 	r.platforms[p.Name()] = a
 	r.mu.Unlock()
@@ -481,6 +485,11 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 			r.reply(a, m.Target(), fmt.Sprintf("Plugin %q is no longer configured. Start a new conversation.", conv.Plugin))
 		}
 	}
+	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	if err != nil {
+		r.logger.Warn("turn refused by the workdir policy", "id", qm.id, "conversation", m.Key.String(), "user", m.Author(), "err", err)
+		return func() { r.replyError(a, m.Target(), err) }
+	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, r.cfg.TurnTimeout, ErrTurnTimeout)
@@ -498,7 +507,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	started := r.clock.Now()
 	token := conv.ResumeToken
 
-	res, err := r.runPlugin(ctx, plugin, Turn{Key: m.Key, Workdir: conv.Workdir, Prompt: m.Text, ResumeToken: conv.ResumeToken},
+	res, err := r.runPlugin(ctx, plugin, Turn{Key: m.Key, Workdir: workdir, Prompt: m.Text, ResumeToken: conv.ResumeToken},
 		func(ev Event) {
 			idle.touch()
 			if ev.Kind == EventSession && ev.ResumeToken != "" {
@@ -546,7 +555,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
 	logger.Info("turn", "outcome", outcome, "duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
-		Workdir: conv.Workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD, Text: m.Text})
+		Workdir: workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD, Text: m.Text})
 	return func() { reply.Close(r.deliverCtx) }
 }
 

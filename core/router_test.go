@@ -3,6 +3,8 @@ package core_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -279,5 +281,122 @@ func TestIsReserved(t *testing.T) {
 		if got := core.IsReserved(id); got != want {
 			t.Errorf("IsReserved(%q) = %v, want %v", id, got, want)
 		}
+	}
+}
+
+// Whatever a CLI prints, the bot's secrets never reach the chat: not in
+// text, a tool's result nor a listing.
+func TestRouterRedactsSecretsFromEveryReply(t *testing.T) {
+	t.Parallel()
+	const token = "xoxb-the-bots-own-token"
+	leak := func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		emit(core.TextEvent("the token is " + token + "."))
+		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "env", Detail: "SLACK_BOT_TOKEN=" + token, Status: core.ToolDone}))
+		return core.TurnResult{ResumeToken: "tok"}, nil
+	}
+	f := newRouterFixtureWith(t, leak, nil, func(cfg *core.RouterConfig) {
+		cfg.Redactor = core.NewRedactor([]string{token, "short"})
+	})
+	f.plugin.convs = []core.ConversationInfo{{ID: "s1", Title: "print " + token}}
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "print it")
+	got := f.next()
+	if strings.Contains(got, token) || strings.Count(got, core.Redacted) != 2 {
+		t.Errorf("reply %q shows the token, or not twice %s", got, core.Redacted)
+	}
+	f.router.Wait()
+	f.say("alice", "/fake conversations")
+	if got := f.next(); strings.Contains(got, token) || !strings.Contains(got, "print "+core.Redacted) {
+		t.Errorf("listing %q shows the token", got)
+	}
+}
+
+func TestRedactor(t *testing.T) {
+	t.Parallel()
+	r := core.NewRedactor([]string{"abcdef", "abcdefgh", "tiny", ""})
+	for in, want := range map[string]string{
+		"abcdefgh and abcdef": core.Redacted + " and " + core.Redacted,
+		"tiny stays":          "tiny stays",
+		"nothing":             "nothing",
+	} {
+		if got := r.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var none *core.Redactor
+	if got := none.Redact("abcdef"); got != "abcdef" || core.NewRedactor([]string{"tiny"}) != nil {
+		t.Errorf("a nil redactor changed %q, or a redactor of nothing is not nil", got)
+	}
+}
+
+// The author's policy holds at every turn, listing and resume, not only
+// at /start: a writer who is not an admin cannot use an admin's shared
+// conversation in an admin-only root, and a workdir swapped for a symlink
+// out of the roots after /start is refused.
+func TestRouterAppliesTheWorkdirPolicyAtEveryTurn(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	open, adminOnly, outside := filepath.Join(base, "open"), filepath.Join(base, "admin"), filepath.Join(base, "outside")
+	for _, d := range []string{open, adminOnly, outside, filepath.Join(open, "project")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var f *routerFixture
+	f = newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		roots, err := core.NewRoots([]string{open, adminOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Roots = roots
+		cfg.Access.Admin("fake", "alice")
+	})
+	shared := core.ConversationKey{Platform: "fake", Channel: "c", Thread: "t"}
+	say := func(from, text string) {
+		f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
+	}
+	f.plugin.convs = []core.ConversationInfo{{ID: "s1", Title: "old work"}}
+
+	say("alice", "/fake start "+adminOnly)
+	f.expect("conversation started in " + adminOnly)
+	for _, text := range []string{"run something", "/fake conversations", "/resume s1"} {
+		say("bob", text)
+		if got := f.next(); !strings.Contains(got, "only admins may work in the other allowed roots") {
+			t.Errorf("bob's %q in alice's admin-only conversation: %q", text, got)
+		}
+	}
+	f.router.Wait()
+	say("alice", "run something")
+	f.expect("echo: run something")
+	f.router.Wait()
+
+	// A workdir that was a directory at /start and became a symlink out.
+	project := filepath.Join(open, "project")
+	say("bob", "/fake start "+project)
+	f.expect("conversation started in " + project)
+	if err := os.Remove(project); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, project); err != nil {
+		t.Fatal(err)
+	}
+	say("bob", "run there")
+	if got := f.next(); !strings.Contains(got, "no longer allowed") || !strings.Contains(got, "outside the allowed roots") {
+		t.Errorf("a turn in a workdir swapped for a symlink out of the roots: %q", got)
+	}
+	f.router.Wait()
+	select {
+	case turn := <-f.plugin.started:
+		if turn.Prompt != "run something" || turn.Workdir != adminOnly {
+			t.Errorf("turn %+v ran", turn)
+		}
+	default:
+		t.Fatal("alice's turn did not run")
+	}
+	select {
+	case turn := <-f.plugin.started:
+		t.Errorf("a refused turn ran: %+v", turn)
+	default:
 	}
 }

@@ -23,6 +23,15 @@ func checkRoots(r *Report, cfg bot.Config) {
 		roots = []string{wd}
 	}
 	var ok []string
+	defer func() {
+		if rs, err := core.NewRoots(ok); err == nil {
+			if err := cfg.CheckSecretFiles(rs); err != nil {
+				r.add("config", "secret files", Fail, "%v", err)
+			} else {
+				r.add("config", "secret files", OK, "no file holding the bot's own secrets lies inside the allowed roots")
+			}
+		}
+	}()
 	for _, root := range roots {
 		if _, err := core.NewRoots([]string{root}); err != nil {
 			r.add("config", "allowed root", Fail, "%v", err)

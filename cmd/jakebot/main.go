@@ -17,11 +17,18 @@ import (
 	"syscall"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 func main() {
+	// The agents run as this user: without these, any of them could read
+	// the bot's tokens from /proc/<pid>/environ or its memory.
+	environ := scrubEnviron()
+	if err := cliproc.HideFromChildren(); err != nil {
+		fmt.Fprintln(os.Stderr, "jakebot: cannot hide its memory from the CLIs it runs:", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Environ(), bot.Stdio{
+	err := run(ctx, os.Args[1:], environ, bot.Stdio{
 		In:    os.Stdin,
 		Out:   os.Stdout,
 		Err:   os.Stderr,

@@ -20,8 +20,10 @@ type Config struct {
 	// ConfigDir is where Claude Code keeps its state; empty means
 	// $CLAUDE_CONFIG_DIR, else ~/.claude.
 	ConfigDir string `env:"CLAUDE_CONFIG_DIR"`
-	// Env is added to the CLI's environment (tests point it at a fake
-	// model server); the bot's own environment is inherited.
+	// Environ is the environment the CLI starts from; nil means the
+	// bot's own (see cliproc.Spec).
+	Environ []string
+	// Env is added to Environ (tests point it at a fake model server).
 	Env []string
 }
 
@@ -67,7 +69,7 @@ func (p *Plugin) Args(t core.Turn) []string {
 
 // Run runs one turn of Claude Code.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Env: p.cfg.Env})
+	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: p.cfg.Env})
 	if errors.Is(err, cliproc.ErrNotFound) {
 		return core.TurnResult{}, cliproc.NotFound("Claude Code", p.cfg.Bin, "@anthropic-ai/claude-code", "CLAUDE_BIN")
 	}

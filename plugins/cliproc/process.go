@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +24,11 @@ type Spec struct {
 	Bin  string
 	Args []string
 	Dir  string
-	// Env is added to the bot's own environment.
+	// Environ is the environment the CLI starts from; nil means the
+	// bot's own. The bot passes its own minus its secrets (see
+	// bot.Config.ChildEnv): a CLI must never see a platform token.
+	Environ []string
+	// Env is added to Environ; for duplicate keys the last entry wins.
 	Env []string
 	// Grace is how long the CLI has to exit after SIGTERM before SIGKILL;
 	// zero means 5 seconds.
@@ -86,7 +91,11 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	cmd := exec.CommandContext(ctx, path, s.Args...)
 	cmd.Dir = s.Dir
-	cmd.Env = append(os.Environ(), s.Env...)
+	base := s.Environ
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(base), s.Env...)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = grace
 
@@ -94,7 +103,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	if s.PTY != nil {
 		// The emulator reading the terminal decides what it understands,
 		// not the bot's own environment; the spec's Env may still override.
-		cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), s.Env...)
+		cmd.Env = append(append(slices.Clip(base), "TERM=xterm-256color"), s.Env...)
 		st, err = openPTY(cmd, *s.PTY)
 	} else {
 		st, err = openPipes(cmd)
@@ -102,7 +111,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		st.closeAll()
 		return nil, fmt.Errorf("start %s: %w", s.Bin, err)
 	}

@@ -88,7 +88,7 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	if !p.KeepsSessions() {
 		t.ResumeToken = ""
 	}
-	cs := cliproc.Spec{Bin: p.spec.Bin, Args: p.spec.Argv(t), Dir: t.Workdir, Env: p.spec.Env, Grace: p.spec.Grace}
+	cs := cliproc.Spec{Bin: p.spec.Bin, Args: p.spec.Argv(t), Dir: t.Workdir, Environ: p.spec.Environ, Env: p.spec.Env, Grace: p.spec.Grace}
 	if p.spec.Mode == ModePTY {
 		cs.PTY = &p.spec.Term
 	}

@@ -42,7 +42,10 @@ type Spec struct {
 	// Resume finds the session id in plain or pty output: its first
 	// capture group. The last match wins.
 	Resume *regexp.Regexp
-	// Env is added to the CLI's environment.
+	// Environ is the environment the CLI starts from; nil means the
+	// bot's own (see cliproc.Spec).
+	Environ []string
+	// Env is added to Environ.
 	Env []string
 	// Term is the pseudo-terminal's size; Settle is how often its screen
 	// is checked for settled text.

@@ -24,8 +24,10 @@ type Config struct {
 	// Home is the folder that holds .gemini; empty means
 	// $GEMINI_CLI_HOME, else the user's home.
 	Home string `env:"GEMINI_CLI_HOME"`
-	// Env is added to the CLI's environment (tests point it at a fake
-	// model server); the bot's own environment is inherited.
+	// Environ is the environment the CLI starts from; nil means the
+	// bot's own (see cliproc.Spec).
+	Environ []string
+	// Env is added to Environ (tests point it at a fake model server).
 	Env []string
 }
 
@@ -75,7 +77,7 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
 	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
-	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Env: env})
+	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: env})
 	if errors.Is(err, cliproc.ErrNotFound) {
 		return core.TurnResult{}, cliproc.NotFound("Gemini CLI", p.cfg.Bin, "@google/gemini-cli", "GEMINI_BIN")
 	}

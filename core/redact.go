@@ -1,0 +1,75 @@
+package core
+
+import (
+	"slices"
+	"strings"
+)
+
+// Redacted replaces a secret wherever one is blanked out.
+const Redacted = "[REDACTED]"
+
+// MinSecret is the shortest value treated as a secret: blanking out "1"
+// or "true" everywhere would garble the text and protect nothing.
+const MinSecret = 6
+
+// Redactor blanks known secret values (the bot's tokens, API keys) out of
+// text. The nil Redactor changes nothing. It is safe for concurrent use.
+type Redactor struct {
+	secrets []string // longest first, so a secret holding another goes whole
+}
+
+// NewRedactor returns a redactor for the secrets at least MinSecret
+// bytes long, or nil when there is none.
+func NewRedactor(secrets []string) *Redactor {
+	var keep []string
+	for _, s := range secrets {
+		if len(s) >= MinSecret && !slices.Contains(keep, s) {
+			keep = append(keep, s)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	slices.SortFunc(keep, func(a, b string) int { return len(b) - len(a) })
+	return &Redactor{secrets: keep}
+}
+
+// Redact returns s with every secret replaced by Redacted.
+func (r *Redactor) Redact(s string) string {
+	if r == nil {
+		return s
+	}
+	for _, secret := range r.secrets {
+		if strings.Contains(s, secret) {
+			s = strings.ReplaceAll(s, secret, Redacted)
+		}
+	}
+	return s
+}
+
+// redactBlocks returns blocks with the secrets blanked out of their text,
+// sharing blocks that hold none.
+func (r *Redactor) redactBlocks(blocks []ResponseBlock) []ResponseBlock {
+	if r == nil {
+		return blocks
+	}
+	var out []ResponseBlock
+	for i, b := range blocks {
+		clean := b
+		clean.Text, clean.Detail, clean.Path = r.Redact(b.Text), r.Redact(b.Detail), r.Redact(b.Path)
+		if clean == b {
+			if out != nil {
+				out = append(out, b)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]ResponseBlock, 0, len(blocks)), blocks[:i]...)
+		}
+		out = append(out, clean)
+	}
+	if out == nil {
+		return blocks
+	}
+	return out
+}
