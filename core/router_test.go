@@ -343,8 +343,7 @@ func TestRouterAppliesTheWorkdirPolicyAtEveryTurn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var f *routerFixture
-	f = newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
 		roots, err := core.NewRoots([]string{open, adminOnly})
 		if err != nil {
 			t.Fatal(err)
