@@ -162,6 +162,8 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		TurnTimeout:     cfg.TurnTimeout,
 		IdleTimeout:     cfg.TurnIdleTimeout,
 		QueueLimit:      cfg.QueueLimit,
+		MaxRunningTurns: cfg.MaxRunningTurns,
+		MaxUserTurns:    cfg.MaxUserTurns,
 		UserRate:        userRate,
 		MaxMessageBytes: cfg.MaxMessageBytes,
 		Observer:        observers,

@@ -36,6 +36,10 @@ type Config struct {
 	// long; zero means 10 minutes.
 	TurnIdleTimeout time.Duration `env:"TURN_IDLE_TIMEOUT" envDefault:"10m"`
 	QueueLimit      int           `env:"QUEUE_LIMIT" envDefault:"5"`
+	// MaxRunningTurns and MaxUserTurns bound the turns running at once,
+	// in the whole bot and per user; 0 means no limit.
+	MaxRunningTurns int `env:"MAX_RUNNING_TURNS" envDefault:"8"`
+	MaxUserTurns    int `env:"MAX_USER_TURNS" envDefault:"3"`
 	// MaxMessageBytes is the longest message passed to a CLI; zero means
 	// 100,000.
 	MaxMessageBytes int    `env:"MAX_MESSAGE_BYTES" envDefault:"100000"`

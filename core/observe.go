@@ -110,7 +110,8 @@ type Stats struct {
 	Conversations int
 	// Running is the number of turns running now.
 	Running int
-	// Queued is the number of messages waiting behind running turns.
+	// Queued is the number of messages waiting behind running turns or
+	// for a turn slot (MaxRunningTurns, MaxUserTurns).
 	Queued int
 }
 

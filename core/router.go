@@ -37,6 +37,11 @@ type RouterConfig struct {
 	// QueueLimit is how many messages may wait behind a running turn;
 	// zero means 5.
 	QueueLimit int
+	// MaxRunningTurns bounds the turns running at once in the whole bot,
+	// and MaxUserTurns those of one user; zero means no limit. A turn
+	// beyond them waits in line, and its chat is told its place.
+	MaxRunningTurns int
+	MaxUserTurns    int
 	// UserRate limits how many messages each user other than an admin may
 	// send; the zero Rate means no limit.
 	UserRate Rate
@@ -69,6 +74,7 @@ type Router struct {
 	deliverCtx context.Context
 
 	limits      *userLimits
+	slots       *turnSlots
 	obs         Observer
 	defaultRoot string
 
@@ -138,6 +144,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	return &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
+		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
 		obs:         cfg.Observer,
 		defaultRoot: defaultRoot(cfg.Roots, cfg.DefaultWorkdir),
 		convs:       convs,
@@ -179,6 +186,9 @@ func (r *Router) Stats() Stats {
 		st.Queued += len(q.pending)
 	}
 	r.mu.Unlock()
+	// A turn waiting for a slot is not running yet.
+	waiting := r.slots.waitingCount()
+	st.Running, st.Queued = max(0, st.Running-waiting), st.Queued+waiting
 	st.Conversations = r.convs.Len()
 	return st
 }
@@ -492,14 +502,23 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
-	ctx, cancelTimeout := context.WithTimeoutCause(ctx, r.cfg.TurnTimeout, ErrTurnTimeout)
-	defer cancelTimeout()
-	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
-	defer idle.stop()
 	r.mu.Lock()
 	q := r.queues[m.Key]
 	q.cancel, q.plugin, q.token = cancel, plugin.ID(), conv.ResumeToken
 	r.mu.Unlock()
+	user := m.Key.Platform + "/" + m.Author()
+	if err := r.slots.acquire(ctx, user, func(place int) {
+		r.reply(a, m.Target(), fmt.Sprintf("The bot is running as many turns as it may; this one is number %d in line and starts when another ends (/stop to drop it).", place))
+	}); err != nil {
+		return func() {
+			r.reply(a, m.Target(), "This message waited in line and was not sent: "+cancelMessage(err, r.cfg, plugin))
+		}
+	}
+	defer r.slots.release(user)
+	ctx, cancelTimeout := context.WithTimeoutCause(ctx, r.cfg.TurnTimeout, ErrTurnTimeout)
+	defer cancelTimeout()
+	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
+	defer idle.stop()
 
 	logger := r.logger.With("id", qm.id, "conversation", m.Key.String(), "plugin", plugin.ID())
 	reply := a.coord.NewReply(r.deliverCtx, m.Target())

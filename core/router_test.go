@@ -399,3 +399,71 @@ func TestRouterAppliesTheWorkdirPolicyAtEveryTurn(t *testing.T) {
 	default:
 	}
 }
+
+// Turns beyond MaxRunningTurns and MaxUserTurns wait in line, are told
+// their place, and start in order as slots free up; a user at their own
+// limit lets others pass.
+func TestRouterLimitsRunningTurns(t *testing.T) {
+	t.Parallel()
+	release := map[string]chan struct{}{}
+	for _, p := range []string{"a1", "a2", "b1", "c1", "d1"} {
+		release[p] = make(chan struct{})
+	}
+	hold := func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		select {
+		case <-release[turn.Prompt]:
+		case <-ctx.Done():
+			return core.TurnResult{}, ctx.Err()
+		}
+		emit(core.TextEvent("done " + turn.Prompt))
+		return core.TurnResult{}, nil
+	}
+	f := newRouterFixtureWith(t, hold, nil, func(cfg *core.RouterConfig) {
+		cfg.MaxRunningTurns, cfg.MaxUserTurns = 2, 1
+		cfg.Access.Allow("fake", "carol", "dave")
+	})
+	in := func(user, channel, text string) {
+		f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: user, Channel: channel}, Text: text})
+	}
+	started := func(want string) {
+		t.Helper()
+		if got := (<-f.plugin.started).Prompt; got != want {
+			t.Fatalf("turn %q started, want %q", got, want)
+		}
+	}
+	for _, c := range []struct{ user, channel string }{{"alice", "c1"}, {"alice", "c2"}, {"bob", "c1"}, {"carol", "c1"}, {"dave", "c1"}} {
+		in(c.user, c.channel, "/fake start")
+		f.expect("conversation started")
+	}
+	in("alice", "c1", "a1")
+	started("a1")
+	in("alice", "c2", "a2") // alice is at her own limit
+	f.expect("number 1 in line")
+	in("bob", "c1", "b1") // passes alice's second turn
+	started("b1")
+	in("carol", "c1", "c1") // the bot is full
+	f.expect("number 2 in line")
+	if st := f.router.Stats(); st.Running != 2 || st.Queued != 2 {
+		t.Errorf("stats %+v, want 2 running and 2 waiting", st)
+	}
+	in("dave", "c1", "d1")
+	f.expect("number 3 in line")
+	in("carol", "c1", "/stop") // leaves the line
+	if got := f.next() + f.next(); !strings.Contains(got, "waited in line and was not sent: Stopped") {
+		t.Errorf("carol's stopped turn: %q", got)
+	}
+	close(release["b1"])
+	f.expect("done b1")
+	started("d1") // alice's a2 is still held by her own limit
+	close(release["a1"])
+	f.expect("done a1")
+	started("a2")
+	close(release["a2"])
+	close(release["d1"])
+	f.router.Wait()
+	select {
+	case turn := <-f.plugin.started:
+		t.Errorf("turn %q ran after it was stopped", turn.Prompt)
+	default:
+	}
+}
