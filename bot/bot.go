@@ -95,7 +95,9 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	}
 	convs := core.NewConversations()
 	if cfg.StateFile != "" && cfg.StateFile != "off" {
-		convs.Load(withinRoots(state.Load(cfg.StateFile, logger), allowed, logger))
+		saved := state.Load(cfg.StateFile, logger)
+		convs.Load(withinRoots(saved.Conversations, allowed, logger))
+		convs.LoadOwners(saved.Owners)
 		mirror := state.NewMirror(cfg.StateFile, convs, stateInterval, nil, logger)
 		defer func() {
 			if err := mirror.Close(); err != nil {

@@ -23,6 +23,8 @@ type Conversations struct {
 	active map[ConversationKey]Conversation
 	// last remembers the plugin of an ended conversation, for a bare /resume.
 	last map[ConversationKey]string
+	// owners records who started each CLI session from chat.
+	owners map[sessionRef]string
 	// onChange, when set, is called after every change (outside the lock),
 	// so the map can be mirrored to disk.
 	onChange func()
@@ -30,7 +32,7 @@ type Conversations struct {
 
 // NewConversations returns an empty map.
 func NewConversations() *Conversations {
-	return &Conversations{active: make(map[ConversationKey]Conversation), last: make(map[ConversationKey]string)}
+	return &Conversations{active: make(map[ConversationKey]Conversation), last: make(map[ConversationKey]string), owners: make(map[sessionRef]string)}
 }
 
 // Get returns the active conversation for k.
@@ -123,6 +125,68 @@ func (c *Conversations) Load(entries []Entry) {
 	defer c.mu.Unlock()
 	for _, e := range entries {
 		c.active[e.Key] = e.Conversation
+	}
+}
+
+// SessionOwner is who started a CLI session from chat: only they (and
+// admins) may list and resume it.
+type SessionOwner struct {
+	Plugin  string
+	Session string
+	// Owner is the author's "platform/user".
+	Owner string
+}
+
+type sessionRef struct{ plugin, session string }
+
+// OwnerOf returns the "platform/user" form SessionOwner.Owner takes.
+func OwnerOf(m Message) string { return m.Key.Platform + "/" + m.Author() }
+
+// SetOwner records owner as the one who started plugin's session, unless
+// someone already did.
+func (c *Conversations) SetOwner(plugin, session, owner string) {
+	c.mu.Lock()
+	ref := sessionRef{plugin, session}
+	if _, ok := c.owners[ref]; ok || session == "" {
+		c.mu.Unlock()
+		return
+	}
+	c.owners[ref] = owner
+	c.mu.Unlock()
+	c.changed()
+}
+
+// Owner returns who started plugin's session from chat, or "" when it was
+// not started from chat.
+func (c *Conversations) Owner(plugin, session string) string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.owners[sessionRef{plugin, session}]
+}
+
+// Owners returns every recorded session owner, for saving.
+func (c *Conversations) Owners() []SessionOwner {
+	c.mu.RLock()
+	out := make([]SessionOwner, 0, len(c.owners))
+	for ref, owner := range c.owners {
+		out = append(out, SessionOwner{Plugin: ref.plugin, Session: ref.session, Owner: owner})
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Plugin != out[j].Plugin {
+			return out[i].Plugin < out[j].Plugin
+		}
+		return out[i].Session < out[j].Session
+	})
+	return out
+}
+
+// LoadOwners adds saved session owners, as at start-up.
+func (c *Conversations) LoadOwners(owners []SessionOwner) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, o := range owners {
+		c.owners[sessionRef{o.Plugin, o.Session}] = o.Owner
 	}
 }
 

@@ -265,6 +265,11 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	if err != nil {
 		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
 	}
+	infos = r.ownSessions(m, p.ID(), infos)
+	admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+	if len(infos) == 0 && !admin {
+		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
+	}
 	if len(infos) == 0 {
 		return fmt.Sprintf("No %s conversations in %s yet.", p.Name(), wd), nil
 	}
@@ -276,6 +281,13 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	var choices []Choice
 	for i, c := range infos[:min(len(infos), listLimit)] {
 		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.ID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
+		if admin {
+			owner := r.convs.Owner(p.ID(), c.ID)
+			if owner == "" {
+				owner = "not started from chat"
+			}
+			fmt.Fprintf(&b, "  [%s]", owner)
+		}
 		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.ID})
 	}
 	if o, ok := a.p.(ChoiceOfferer); ok {
@@ -314,11 +326,14 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	if err != nil {
 		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
 	}
+	listed := len(infos) > 0
+	infos = r.ownSessions(m, p.ID(), infos)
 	info, err := pickConversation(infos, cmd.Arg)
 	if err != nil {
-		if c, ok := p.(ResumeIDChecker); ok && len(infos) == 0 {
-			// A CLI without a listing: trust an id of the right form.
-			if cerr := c.CheckResumeID(cmd.Arg); cerr == nil {
+		if c, ok := p.(ResumeIDChecker); ok && !listed {
+			// A CLI without a listing: trust an id of the right form,
+			// of a session the author may resume.
+			if cerr := c.CheckResumeID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
 				info, err = ConversationInfo{ID: cmd.Arg}, nil
 			}
 		}
@@ -337,6 +352,26 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 
 // pickConversation finds arg among infos: a full id, an unambiguous
 // prefix, or a number from the listing.
+// ownSessions keeps the sessions m's author may see and resume: the ones
+// they started from chat, or every one for an admin. Sessions started on
+// the host, outside the chat, are the admins'.
+func (r *Router) ownSessions(m Message, pluginID string, infos []ConversationInfo) []ConversationInfo {
+	if r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		return infos
+	}
+	var own []ConversationInfo
+	for _, c := range infos {
+		if r.mayResume(m, pluginID, c.ID) {
+			own = append(own, c)
+		}
+	}
+	return own
+}
+
+func (r *Router) mayResume(m Message, pluginID, session string) bool {
+	return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) || r.convs.Owner(pluginID, session) == OwnerOf(m)
+}
+
 func pickConversation(infos []ConversationInfo, arg string) (ConversationInfo, error) {
 	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= min(len(infos), listLimit) && len(arg) <= 2 {
 		return infos[n-1], nil

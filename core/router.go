@@ -550,6 +550,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 			c.LastUsed = r.clock.Now()
 		}
 	})
+	r.convs.SetOwner(plugin.ID(), token, OwnerOf(m))
 
 	outcome := OutcomeOK
 	switch {

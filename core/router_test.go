@@ -218,7 +218,8 @@ func TestRouterTimeoutAndPanicAreReported(t *testing.T) {
 
 func TestRouterResume(t *testing.T) {
 	t.Parallel()
-	f := newRouterFixture(t, echo)
+	// The sessions were not started from chat: an admin's to resume.
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "alice") })
 	f.plugin.convs = []core.ConversationInfo{
 		{ID: "aaaa1111-0000", Title: "fix the tests", Updated: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)},
 		{ID: "aaaa2222-0000", Title: "write docs"},
@@ -296,6 +297,7 @@ func TestRouterRedactsSecretsFromEveryReply(t *testing.T) {
 	}
 	f := newRouterFixtureWith(t, leak, nil, func(cfg *core.RouterConfig) {
 		cfg.Redactor = core.NewRedactor([]string{token, "short"})
+		cfg.Access.Admin("fake", "alice")
 	})
 	f.plugin.convs = []core.ConversationInfo{{ID: "s1", Title: "print " + token}}
 	f.say("alice", "/fake start")
@@ -466,4 +468,41 @@ func TestRouterLimitsRunningTurns(t *testing.T) {
 		t.Errorf("turn %q ran after it was stopped", turn.Prompt)
 	default:
 	}
+}
+
+// Users sharing a workdir list and resume only the sessions they started
+// from chat; admins see every one, marked with its owner.
+func TestRouterSessionsBelongToTheirStarter(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		cfg.Access.Admin("fake", "carol")
+	})
+	for _, user := range []string{"alice", "bob"} {
+		f.say(user, "/fake start")
+		f.expect("conversation started")
+		f.say(user, "hi-"+user)
+		f.expect("echo: hi-" + user)
+		f.router.Wait()
+	}
+	f.plugin.convs = []core.ConversationInfo{{ID: "tok-hi-alice", Title: "alice's"}, {ID: "tok-hi-bob", Title: "bob's"}, {ID: "on-the-host", Title: "the host's"}}
+
+	f.say("alice", "/fake conversations")
+	if got := f.next(); !strings.Contains(got, "alice's") || strings.Contains(got, "bob's") || strings.Contains(got, "host's") {
+		t.Errorf("alice's listing: %q", got)
+	}
+	for _, id := range []string{"tok-hi-bob", "on-the-host"} {
+		f.say("alice", "/fake resume "+id)
+		f.expect("no conversation")
+	}
+	f.say("alice", "/fake resume tok-hi-alice")
+	f.expect("Resumed")
+	f.say("carol", "/fake conversations")
+	got := f.next()
+	for _, want := range []string{"alice's  [fake/alice]", "bob's  [fake/bob]", "the host's  [not started from chat]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("carol's listing %q lacks %q", got, want)
+		}
+	}
+	f.say("carol", "/fake resume tok-hi-bob")
+	f.expect("Resumed")
 }

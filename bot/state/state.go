@@ -30,6 +30,26 @@ type file struct {
 	Version       int       `json:"version"`
 	Saved         time.Time `json:"saved"`
 	Conversations []entry   `json:"conversations"`
+	Sessions      []owner   `json:"sessions,omitempty"`
+}
+
+// owner says who started a CLI session from chat.
+type owner struct {
+	Plugin  string `json:"plugin"`
+	Session string `json:"session"`
+	Owner   string `json:"owner"`
+}
+
+// Snapshot is what the file holds: the active conversations and who
+// started each CLI session from chat.
+type Snapshot struct {
+	Conversations []core.Entry
+	Owners        []core.SessionOwner
+}
+
+// Take returns convs' snapshot.
+func Take(convs *core.Conversations) Snapshot {
+	return Snapshot{Conversations: convs.All(), Owners: convs.Owners()}
 }
 
 type entry struct {
@@ -59,18 +79,18 @@ func DefaultPath() (string, error) {
 }
 
 // Decode parses a state file's contents.
-func Decode(data []byte) ([]core.Entry, error) {
+func Decode(data []byte) (Snapshot, error) {
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("decode state: %w", err)
+		return Snapshot{}, fmt.Errorf("decode state: %w", err)
 	}
 	if f.Version != version {
-		return nil, fmt.Errorf("decode state: version %d, want %d", f.Version, version)
+		return Snapshot{}, fmt.Errorf("decode state: version %d, want %d", f.Version, version)
 	}
 	out := make([]core.Entry, 0, len(f.Conversations))
 	for i, e := range f.Conversations {
 		if e.Platform == "" || e.Plugin == "" || e.Workdir == "" {
-			return nil, fmt.Errorf("decode state: conversation %d lacks its platform, plugin or workdir", i)
+			return Snapshot{}, fmt.Errorf("decode state: conversation %d lacks its platform, plugin or workdir", i)
 		}
 		out = append(out, core.Entry{
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
@@ -78,13 +98,23 @@ func Decode(data []byte) ([]core.Entry, error) {
 				Started: e.Started, LastUsed: e.LastUsed},
 		})
 	}
-	return out, nil
+	var owners []core.SessionOwner
+	for i, o := range f.Sessions {
+		if o.Plugin == "" || o.Session == "" || o.Owner == "" {
+			return Snapshot{}, fmt.Errorf("decode state: session %d lacks its plugin, id or owner", i)
+		}
+		owners = append(owners, core.SessionOwner{Plugin: o.Plugin, Session: o.Session, Owner: o.Owner})
+	}
+	return Snapshot{Conversations: out, Owners: owners}, nil
 }
 
-// Encode returns a state file's contents for entries.
-func Encode(entries []core.Entry, saved time.Time) ([]byte, error) {
-	f := file{Version: version, Saved: saved.UTC(), Conversations: make([]entry, 0, len(entries))}
-	for _, e := range entries {
+// Encode returns a state file's contents for a snapshot.
+func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
+	f := file{Version: version, Saved: saved.UTC(), Conversations: make([]entry, 0, len(snap.Conversations))}
+	for _, o := range snap.Owners {
+		f.Sessions = append(f.Sessions, owner{Plugin: o.Plugin, Session: o.Session, Owner: o.Owner})
+	}
+	for _, e := range snap.Conversations {
 		f.Conversations = append(f.Conversations, entry{
 			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
 			Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
@@ -97,35 +127,35 @@ func Encode(entries []core.Entry, saved time.Time) ([]byte, error) {
 // and no error. A file that cannot be read or decoded is moved aside (to
 // path.corrupt-<time>) with a warning and the bot starts empty: a bad
 // state file must never keep the bot from starting.
-func Load(path string, logger *slog.Logger) []core.Entry {
+func Load(path string, logger *slog.Logger) Snapshot {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return Snapshot{}
 	}
 	if err == nil {
-		var entries []core.Entry
-		if entries, err = Decode(data); err == nil {
-			logger.Info("state loaded", "path", path, "conversations", len(entries))
-			return entries
+		var snap Snapshot
+		if snap, err = Decode(data); err == nil {
+			logger.Info("state loaded", "path", path, "conversations", len(snap.Conversations), "sessions", len(snap.Owners))
+			return snap
 		}
 	}
 	aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
 	if rerr := os.Rename(path, aside); rerr != nil {
 		logger.Warn("state file unusable and could not be moved aside; starting empty", "path", path, "err", err, "rename_err", rerr)
-		return nil
+		return Snapshot{}
 	}
 	logger.Warn("state file unusable, moved aside; starting with no conversations", "path", path, "moved_to", aside, "err", err)
-	return nil
+	return Snapshot{}
 }
 
-// Save writes entries to path atomically: a crash leaves either the old
+// Save writes snap to path atomically: a crash leaves either the old
 // file or the new one, never a torn one. The file is private to the
 // bot's user (it names workdirs and sessions).
-func Save(path string, entries []core.Entry, now time.Time) error {
-	data, err := Encode(entries, now)
+func Save(path string, snap Snapshot, now time.Time) error {
+	data, err := Encode(snap, now)
 	if err != nil {
 		return err
 	}
@@ -212,7 +242,7 @@ func (m *Mirror) flush() {
 func (m *Mirror) save() error {
 	m.saving.Lock()
 	defer m.saving.Unlock()
-	return Save(m.path, m.convs.All(), m.clock.Now())
+	return Save(m.path, Take(m.convs), m.clock.Now())
 }
 
 // Close stops mirroring and writes the final state.

@@ -14,14 +14,14 @@ import (
 	"github.com/jake-bot/jake-bot/core/coretest"
 )
 
-func sample() []core.Entry {
+func sample() state.Snapshot {
 	at := coretest.Epoch
-	return []core.Entry{
+	return state.Snapshot{Owners: []core.SessionOwner{{Plugin: "claude", Session: "0b7e", Owner: "discord/42"}}, Conversations: []core.Entry{
 		{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1", Thread: "t1"},
 			Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", ResumeToken: "0b7e", Started: at, LastUsed: at.Add(time.Minute)}},
 		{Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"},
 			Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/other", Started: at, LastUsed: at}},
-	}
+	}}
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
@@ -62,7 +62,7 @@ func TestLoadMovesAnUnusableFileAside(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs strings.Builder
-			if got := state.Load(path, slogTo(&logs)); len(got) != 0 {
+			if got := state.Load(path, slogTo(&logs)); len(got.Conversations) != 0 {
 				t.Fatalf("Load = %v, want nothing", got)
 			}
 			if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -84,7 +84,7 @@ func TestLoadMovesAnUnusableFileAside(t *testing.T) {
 
 func TestLoadMissingFileIsEmpty(t *testing.T) {
 	t.Parallel()
-	if got := state.Load(filepath.Join(t.TempDir(), "none.json"), nil); got != nil {
+	if got := state.Load(filepath.Join(t.TempDir(), "none.json"), nil); got.Conversations != nil || got.Owners != nil {
 		t.Fatalf("Load of a missing file = %v", got)
 	}
 }
@@ -95,7 +95,7 @@ func TestLoadUnreadableIsMovedAside(t *testing.T) {
 	if err := os.Mkdir(path, 0o700); err != nil { // a directory cannot be read as a file
 		t.Fatal(err)
 	}
-	if got := state.Load(path, nil); got != nil {
+	if got := state.Load(path, nil); got.Conversations != nil {
 		t.Fatalf("Load = %v", got)
 	}
 	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 1 {
@@ -109,10 +109,11 @@ func TestMirrorDebounces(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	convs := core.NewConversations()
 	m := state.NewMirror(path, convs, time.Second, clock, nil)
-	for _, e := range sample() {
+	for _, e := range sample().Conversations {
 		convs.Put(e.Key, e.Conversation)
 	}
-	convs.Update(sample()[0].Key, func(c *core.Conversation) { c.ResumeToken = "newer" })
+	convs.SetOwner("claude", "0b7e", "discord/42")
+	convs.Update(sample().Conversations[0].Key, func(c *core.Conversation) { c.ResumeToken = "newer" })
 	if d := <-clock.Waiting(); d != time.Second {
 		t.Fatalf("write scheduled after %s, want the interval", d)
 	}
@@ -126,20 +127,20 @@ func TestMirrorDebounces(t *testing.T) {
 	}
 	clock.Advance(time.Second)
 	got := state.Load(path, nil)
-	if len(got) != 2 {
-		t.Fatalf("saved %d conversations, want 2", len(got))
+	if len(got.Conversations) != 2 || len(got.Owners) != 1 {
+		t.Fatalf("saved %d conversations and %d owners, want 2 and 1", len(got.Conversations), len(got.Owners))
 	}
-	for _, e := range got {
-		if e.Key == sample()[0].Key && e.ResumeToken != "newer" {
+	for _, e := range got.Conversations {
+		if e.Key == sample().Conversations[0].Key && e.ResumeToken != "newer" {
 			t.Fatalf("saved token %q, want the latest", e.ResumeToken)
 		}
 	}
-	convs.End(sample()[1].Key)
+	convs.End(sample().Conversations[1].Key)
 	if err := m.Close(); err != nil { // Close writes at once
 		t.Fatal(err)
 	}
-	if got := state.Load(path, nil); len(got) != 1 {
-		t.Fatalf("after Close the file holds %d conversations, want 1", len(got))
+	if got := state.Load(path, nil); len(got.Conversations) != 1 {
+		t.Fatalf("after Close the file holds %d conversations, want 1", len(got.Conversations))
 	}
 }
 
@@ -158,8 +159,8 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 		back, err := state.Decode(again)
-		if err != nil || len(back) != len(entries) {
-			t.Fatalf("re-decoding an encoded state: %v, %d entries, want %d", err, len(back), len(entries))
+		if err != nil || len(back.Conversations) != len(entries.Conversations) || len(back.Owners) != len(entries.Owners) {
+			t.Fatalf("re-decoding an encoded state: %v, %+v, want %+v", err, back, entries)
 		}
 	})
 }

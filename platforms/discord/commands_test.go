@@ -66,7 +66,8 @@ func TestAckComesBeforeSlowWork(t *testing.T) {
 			{ID: "0a1b2c3d-0000-4000-8000-000000000002", Title: "add a README", Updated: time.Unix(1e9, 0)},
 		}, nil
 	}}
-	h := newHarness(t, p, nil)
+	// Sessions started outside chat are listed to admins only.
+	h := newHarness(t, p, func(c *Config, _ *platformtest.Discord) { c.AdminUsers = c.AllowedUsers })
 	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude conversations")
 	receive(t, listing, "the plugin's listing")
 	// The plugin is still listing: the deferred response must be out.

@@ -120,7 +120,8 @@ func TestCommandMenuAndAddressing(t *testing.T) {
 // resumes that session and answers the callback query.
 func TestInlineKeyboardResume(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	// Sessions started outside chat are listed to admins only.
+	h := newHarness(t, func(c *Config, _ *Options) { c.AdminUsers = UserIDs{alice.ID} })
 	const old = "0b7c6a52-1f3e-4b8e-9a7d-2c1d5e6f7a8b"
 	h.plugin.convs = []core.ConversationInfo{
 		{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build", Updated: h.clock.Now()},
