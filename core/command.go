@@ -20,6 +20,8 @@ const (
 	CmdResume        CommandName = "resume"
 	CmdStart         CommandName = "start"
 	CmdConversations CommandName = "conversations"
+	CmdAllow         CommandName = "allow"
+	CmdDeny          CommandName = "deny"
 )
 
 // Command is a parsed slash command.
@@ -148,6 +150,12 @@ func NewCommands(plugins []Plugin) *Commands {
 			Suggest: SuggestWorkdir, Scope: ScopeConversation, Help: "change the working directory",
 			ArgHelp: "Directory under the allowed roots"},
 		CommandSpec{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
+		CommandSpec{Name: CmdAllow, Words: []string{"allow"}, Arg: "always", Kind: ArgText, Optional: true,
+			Scope: ScopeConversation, Help: "allow the tool call the agent asks about",
+			ArgHelp: "\"always\" to allow this tool for the rest of the conversation"},
+		CommandSpec{Name: CmdDeny, Words: []string{"deny"}, Arg: "reason", Kind: ArgText, Optional: true,
+			Scope: ScopeConversation, Help: "deny the tool call the agent asks about",
+			ArgHelp: "Why not, told to the agent"},
 		CommandSpec{Name: CmdEnd, Words: []string{"conversation", "end"}, Scope: ScopeConversation,
 			Help: "end the conversation (its history stays with the CLI)"},
 		CommandSpec{Name: CmdEnd, Words: []string{"end"}, Scope: ScopeConversation, Alias: true,

@@ -14,6 +14,9 @@ type Conversation struct {
 	ResumeToken string
 	Started     time.Time
 	LastUsed    time.Time
+	// AllowedTools are the tools answered "always allow" in this
+	// conversation: asked about again, they are allowed at once.
+	AllowedTools []string
 }
 
 // Conversations is the in-memory map of active conversations. It is safe

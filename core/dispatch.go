@@ -11,12 +11,20 @@ import (
 // listLimit is how many past conversations a listing shows.
 const listLimit = 10
 
-// command runs a slash command from m and records it.
-func (r *Router) command(ctx context.Context, a *attached, m Message, id string) {
+// command runs a slash command from m and records it. It reports
+// whether it took done, m's, to call later: an answer to a question holds
+// it until the turn ends.
+func (r *Router) command(ctx context.Context, a *attached, m Message, id string, done func()) (tookDone bool) {
 	started := r.clock.Now()
 	rec := Record{Kind: RecordCommand, ID: id, Time: started, Key: m.Key, Author: m.Author(), Text: m.Text, Outcome: OutcomeOK}
 	cmd, err := r.cfg.Plugins.Commands().Parse(m.Text)
-	if err == nil {
+	if err == nil && (cmd.Name == CmdAllow || cmd.Name == CmdDeny) {
+		rec.Command = strings.TrimSpace("/" + string(cmd.Name) + " " + cmd.Arg)
+		qid, ans := answerCommand(cmd)
+		if tookDone = r.tryAnswer(a, m, qid, ans, done); !tookDone {
+			err = Errorf("no question is waiting for an answer here")
+		}
+	} else if err == nil {
 		rec.Command = strings.TrimSpace("/" + string(cmd.Name) + " " + cmd.Arg)
 		if cmd.Plugin != "" {
 			rec.Command = strings.TrimSpace("/" + cmd.Plugin + " " + string(cmd.Name) + " " + cmd.Arg)
@@ -37,6 +45,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string)
 	}
 	rec.Duration = r.clock.Now().Sub(started)
 	r.obs.Record(rec)
+	return tookDone
 }
 
 // changesConversation reports whether cmd moves the conversation to
@@ -249,8 +258,15 @@ func (r *Router) status(m Message, all bool) (string, error) {
 		state = fmt.Sprintf("running a turn, %d queued", len(q.pending))
 	}
 	r.mu.Unlock()
-	return fmt.Sprintf("%s in %s\nSession: %s\nStarted: %s\nLast used: %s\nState: %s",
-		name, conv.Workdir, session, conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state), nil
+	if pq := r.questions.find("", m.Key); pq != nil {
+		state += fmt.Sprintf(", waiting for an answer: allow %s? (%s)", pq.q.Tool, pq.id)
+	}
+	allowed := "none"
+	if len(conv.AllowedTools) > 0 {
+		allowed = strings.Join(conv.AllowedTools, ", ")
+	}
+	return fmt.Sprintf("%s in %s\nSession: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
+		name, conv.Workdir, session, conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
 }
 
 // listConversations shows the plugin's past conversations for this

@@ -15,6 +15,9 @@ const (
 	EventSession
 	// EventDone ends the turn; Result holds its outcome.
 	EventDone
+	// EventQuestion asks the chat before a tool runs; Question holds it.
+	// Plugins emit it only when Turn.Ask is set.
+	EventQuestion
 )
 
 // Event is what a Plugin emits while a turn runs.
@@ -25,6 +28,7 @@ type Event struct {
 	ResumeToken string
 	Model       string
 	Result      *TurnResult
+	Question    *Question
 }
 
 // TurnResult is a turn's outcome as the CLI reported it.

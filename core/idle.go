@@ -14,6 +14,9 @@ type idleWatch struct {
 	idle  time.Duration
 	fire  func()
 	last  atomic.Int64 // clock time of the last activity, in Unix nanoseconds
+	// paused counts the questions waiting for the chat: a CLI waiting for
+	// a person's answer is not idle.
+	paused atomic.Int32
 
 	mu      sync.Mutex
 	timer   Timer
@@ -35,6 +38,15 @@ func newIdleWatch(clock Clock, idle time.Duration, fire func()) *idleWatch {
 // touch records activity now.
 func (w *idleWatch) touch() { w.last.Store(w.clock.Now().UnixNano()) }
 
+// pause holds the watch until the matching resume.
+func (w *idleWatch) pause() { w.paused.Add(1) }
+
+// resume undoes one pause; the idle time counts from now.
+func (w *idleWatch) resume() {
+	w.touch()
+	w.paused.Add(-1)
+}
+
 func (w *idleWatch) check() {
 	w.mu.Lock()
 	if w.stopped {
@@ -42,6 +54,9 @@ func (w *idleWatch) check() {
 		return
 	}
 	quiet := w.clock.Now().Sub(time.Unix(0, w.last.Load()))
+	if w.paused.Load() > 0 {
+		quiet = 0
+	}
 	if quiet < w.idle {
 		w.timer = w.clock.AfterFunc(w.idle-quiet, w.check)
 		w.mu.Unlock()

@@ -17,6 +17,10 @@ type Turn struct {
 	// ResumeToken is the CLI's session id from the previous turn, or empty
 	// for a new session.
 	ResumeToken string
+	// Ask says the chat answers questions: a plugin whose CLI can ask
+	// before a tool runs emits an EventQuestion instead of leaving the
+	// decision to the CLI's permission mode.
+	Ask bool
 }
 
 // ConversationInfo summarises a past conversation from a CLI's own history.

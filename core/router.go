@@ -51,6 +51,11 @@ type RouterConfig struct {
 	MaxMessageBytes int
 	// Observer, when set, is told about every command, turn and delivery.
 	Observer Observer
+	// Ask lets plugins ask the chat before a tool runs (APPROVALS=ask);
+	// ApprovalTimeout denies a question nobody answered, zero meaning
+	// DefaultApprovalTimeout. Like TurnTimeout it runs on real time.
+	Ask             bool
+	ApprovalTimeout time.Duration
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor
@@ -75,6 +80,7 @@ type Router struct {
 
 	limits      *userLimits
 	slots       *turnSlots
+	questions   questions
 	obs         Observer
 	defaultRoot string
 
@@ -100,6 +106,9 @@ type turnQueue struct {
 	// plugin and token of the running turn, for the shutdown notice.
 	plugin string
 	token  string
+	// held are the Done of answers to the running turn's questions,
+	// called once the turn is delivered.
+	held []func()
 }
 
 // queued is a message waiting for its turn, with its correlation id and
@@ -127,6 +136,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	}
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = 100_000
+	}
+	if cfg.ApprovalTimeout <= 0 {
+		cfg.ApprovalTimeout = DefaultApprovalTimeout
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
@@ -302,7 +314,11 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 	}
 	m.Text = text
 	if IsCommand(m.Text) {
-		r.command(ctx, a, m, id)
+		queuedTurn = r.command(ctx, a, m, id, done)
+		return
+	}
+	if r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
+		queuedTurn = true // the answer holds done
 		return
 	}
 	conv, ok := r.convs.Get(m.Key)
@@ -385,6 +401,13 @@ func (r *Router) enqueue(a *attached, m queued) bool {
 	return true
 }
 
+// finish calls every function in fs.
+func finish(fs []func()) {
+	for _, f := range fs {
+		f()
+	}
+}
+
 // finishAll calls done of every message in ms.
 func finishAll(ms []queued) {
 	for _, m := range ms {
@@ -405,9 +428,11 @@ func (r *Router) drain(a *attached, m queued) {
 		if len(q.pending) == 0 || r.turnCtx.Err() != nil || r.draining {
 			dropped := q.pending
 			delete(r.queues, key)
+			held := q.held
 			r.mu.Unlock()
 			deliver()
 			m.done()
+			finish(held)
 			if len(dropped) > 0 {
 				r.reply(a, m.m.Target(), fmt.Sprintf("The bot is restarting: %d queued messages were not run. Send them again once it is back.", len(dropped)))
 				finishAll(dropped)
@@ -416,9 +441,12 @@ func (r *Router) drain(a *attached, m queued) {
 		}
 		next := q.pending[0]
 		q.pending = q.pending[1:]
+		held := q.held
+		q.held = nil
 		r.mu.Unlock()
 		deliver()
 		m.done()
+		finish(held)
 		m = next
 	}
 }
@@ -526,9 +554,13 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	started := r.clock.Now()
 	token := conv.ResumeToken
 
-	res, err := r.runPlugin(ctx, plugin, Turn{Key: m.Key, Workdir: workdir, Prompt: m.Text, ResumeToken: conv.ResumeToken},
+	res, err := r.runPlugin(ctx, plugin, Turn{Key: m.Key, Workdir: workdir, Prompt: m.Text, ResumeToken: conv.ResumeToken, Ask: r.cfg.Ask},
 		func(ev Event) {
 			idle.touch()
+			if ev.Kind == EventQuestion {
+				r.ask(a, qm, ev.Question, idle)
+				return
+			}
 			if ev.Kind == EventSession && ev.ResumeToken != "" {
 				token = ev.ResumeToken
 				r.mu.Lock()
@@ -537,6 +569,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 			}
 			reply.Emit(ev)
 		})
+	r.dropQuestions(m.Key)
 	idle.stop()
 	stopTyping()
 	if res.ResumeToken != "" {

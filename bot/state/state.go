@@ -62,6 +62,8 @@ type entry struct {
 	ResumeToken string    `json:"resume_token,omitempty"`
 	Started     time.Time `json:"started"`
 	LastUsed    time.Time `json:"last_used"`
+	// AllowedTools are the tools always allowed in the conversation.
+	AllowedTools []string `json:"allowed_tools,omitempty"`
 }
 
 // DefaultPath returns $XDG_STATE_HOME/jakebot/state.json, or
@@ -95,7 +97,7 @@ func Decode(data []byte) (Snapshot, error) {
 		out = append(out, core.Entry{
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
 			Conversation: core.Conversation{Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
-				Started: e.Started, LastUsed: e.LastUsed},
+				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools},
 		})
 	}
 	var owners []core.SessionOwner
@@ -118,6 +120,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 		f.Conversations = append(f.Conversations, entry{
 			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
 			Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
+			AllowedTools: e.AllowedTools,
 		})
 	}
 	return json.MarshalIndent(f, "", "  ")

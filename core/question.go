@@ -1,0 +1,300 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultApprovalTimeout is how long a question waits for its answer
+// before the tool call is denied.
+const DefaultApprovalTimeout = 10 * time.Minute
+
+// Decision is how the chat answered a question.
+type Decision int
+
+const (
+	Deny Decision = iota
+	Allow
+	// AllowAlways allows this call and, for the rest of the
+	// conversation, every call of the same tool.
+	AllowAlways
+)
+
+// Answer is the chat's answer to a Question.
+type Answer struct {
+	Decision Decision
+	// Reason, for a denial, is told to the agent.
+	Reason string
+	// By is who answered, for the chat and the logs.
+	By string
+}
+
+// Question is a plugin asking the chat before its CLI runs a tool.
+type Question struct {
+	// Tool is the tool's display name ("Bash", "Edit"): "always allow"
+	// is remembered by it.
+	Tool string
+	// Summary is one line saying what the call does (the command, the
+	// file); Detail is more, such as a short diff.
+	Summary string
+	Detail  string
+	// Answer receives the answer, exactly once. It must not block.
+	Answer func(Answer)
+}
+
+// pendingQuestion is a question shown in a chat, waiting for its answer.
+type pendingQuestion struct {
+	id     string
+	key    ConversationKey
+	author string // the turn's author, who may answer besides admins
+	q      *Question
+	timer  Timer
+	once   sync.Once
+	// answered is called after the answer, to resume the turn's idle
+	// watch.
+	answered func()
+}
+
+// questions are the pending questions of every conversation.
+type questions struct {
+	mu      sync.Mutex
+	next    int
+	pending map[string]*pendingQuestion
+}
+
+func (qs *questions) add(pq *pendingQuestion) {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	if qs.pending == nil {
+		qs.pending = make(map[string]*pendingQuestion)
+	}
+	qs.next++
+	pq.id = "q" + strconv.Itoa(qs.next)
+	qs.pending[pq.id] = pq
+}
+
+// take removes and returns the question id, or the oldest of key's
+// when id is empty.
+func (qs *questions) take(id string, key ConversationKey) *pendingQuestion {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	if id == "" {
+		id = qs.oldest(key)
+	}
+	pq := qs.pending[id]
+	if pq != nil && pq.key != key {
+		return nil // another conversation's: answered where it was asked
+	}
+	delete(qs.pending, id)
+	return pq
+}
+
+// find returns key's pending question id, or its oldest when id is
+// empty; nil when there is none.
+func (qs *questions) find(id string, key ConversationKey) *pendingQuestion {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	if id == "" {
+		id = qs.oldest(key)
+	}
+	if pq := qs.pending[id]; pq != nil && pq.key == key {
+		return pq
+	}
+	return nil
+}
+
+func (qs *questions) oldest(key ConversationKey) string {
+	best, bestN := "", 0
+	for id, pq := range qs.pending {
+		n, _ := strconv.Atoi(id[1:])
+		if pq.key == key && (best == "" || n < bestN) {
+			best, bestN = id, n
+		}
+	}
+	return best
+}
+
+// dropAll removes key's pending questions and returns them.
+func (qs *questions) dropAll(key ConversationKey) []*pendingQuestion {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	var out []*pendingQuestion
+	for id, pq := range qs.pending {
+		if pq.key == key {
+			out = append(out, pq)
+			delete(qs.pending, id)
+		}
+	}
+	return out
+}
+
+// answer gives pq its answer once and stops its timer.
+func (pq *pendingQuestion) answer(ans Answer) bool {
+	first := false
+	pq.once.Do(func() {
+		first = true
+		if pq.timer != nil {
+			pq.timer.Stop()
+		}
+		pq.q.Answer(ans)
+		pq.answered()
+	})
+	return first
+}
+
+// ask handles a plugin's question during qm's turn: a tool always allowed
+// in the conversation is allowed at once; otherwise the question is shown
+// and waits for the author's (or an admin's) answer, or the timeout.
+func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
+	if q == nil || q.Answer == nil {
+		return
+	}
+	if conv, ok := r.convs.Get(qm.m.Key); ok && slices.Contains(conv.AllowedTools, q.Tool) {
+		q.Answer(Answer{Decision: Allow, By: "always allowed in this conversation"})
+		return
+	}
+	idle.pause()
+	pq := &pendingQuestion{key: qm.m.Key, author: qm.m.Author(), q: q, answered: idle.resume}
+	r.questions.add(pq)
+	timeout := r.cfg.ApprovalTimeout
+	// Like the turn's own timeouts, this one runs on real time.
+	pq.timer = SystemClock{}.AfterFunc(timeout, func() {
+		if r.questions.take(pq.id, pq.key) == nil {
+			return // answered meanwhile
+		}
+		r.reply(a, qm.m.Target(), fmt.Sprintf("Denied %s: nobody answered within %s.", q.Tool, timeout))
+		pq.answer(Answer{Decision: Deny, Reason: fmt.Sprintf("nobody answered within %s", timeout), By: "timeout"})
+	})
+	r.showQuestion(a, qm.m, pq)
+	// A script on a pipe reads its next line once the message is done:
+	// that line is the answer.
+	qm.done()
+}
+
+// showQuestion posts pq with Allow / Always allow / Deny buttons, or as
+// text with how to answer where the platform has no buttons.
+func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
+	q := pq.q
+	var b strings.Builder
+	fmt.Fprintf(&b, "❓ Allow %s?", q.Tool)
+	if q.Summary != "" {
+		fmt.Fprintf(&b, "\n%s", q.Summary)
+	}
+	if q.Detail != "" {
+		fmt.Fprintf(&b, "\n```\n%s\n```", strings.TrimRight(q.Detail, "\n"))
+	}
+	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.Author(), pq.id)
+	text := r.cfg.Redactor.Redact(b.String())
+	choices := []Choice{
+		{Label: "Allow", Command: "/allow " + pq.id},
+		{Label: "Always allow " + q.Tool, Command: "/allow " + pq.id + " always"},
+		{Label: "Deny", Command: "/deny " + pq.id},
+	}
+	if o, ok := a.p.(ChoiceOfferer); ok {
+		if err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
+			return
+		}
+	}
+	r.reply(a, m.Target(), text+"\nAnswer [y]es / [a]lways / [n]o (or say why not).")
+}
+
+// parseAnswer reads a plain-text answer: y, a, n, or a reason to deny.
+func parseAnswer(text string) Answer {
+	switch strings.ToLower(strings.TrimSpace(text)) {
+	case "y", "yes", "allow", "ok":
+		return Answer{Decision: Allow}
+	case "a", "always":
+		return Answer{Decision: AllowAlways}
+	case "n", "no", "deny":
+		return Answer{Decision: Deny}
+	}
+	return Answer{Decision: Deny, Reason: strings.TrimSpace(text)}
+}
+
+// answerCommand reads /allow [id] [always] and /deny [id] [reason].
+func answerCommand(cmd Command) (id string, ans Answer) {
+	arg := strings.TrimSpace(cmd.Arg)
+	if first, rest, _ := strings.Cut(arg, " "); len(first) > 1 && first[0] == 'q' {
+		if _, err := strconv.Atoi(first[1:]); err == nil {
+			id, arg = first, strings.TrimSpace(rest)
+		}
+	}
+	if cmd.Name == CmdAllow {
+		if strings.EqualFold(arg, "always") {
+			return id, Answer{Decision: AllowAlways}
+		}
+		return id, Answer{Decision: Allow}
+	}
+	return id, Answer{Decision: Deny, Reason: arg}
+}
+
+// tryAnswer answers a pending question of m's conversation (id, or the
+// oldest) with ans, replying with the decision. It reports whether there
+// was a question to answer; if so it owns done, m's own, which it holds
+// until the turn ends so that a script's next line waits for the turn the
+// answer let go on.
+func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done func()) bool {
+	pq := r.questions.find(id, m.Key)
+	if pq == nil {
+		return false
+	}
+	by := m.Author()
+	if by != pq.author && !r.cfg.Access.IsAdmin(m.Key.Platform, by) {
+		r.reply(a, m.Target(), fmt.Sprintf("Only the author of this turn (%s) or an admin can answer.", pq.author))
+		done()
+		return true
+	}
+	if r.questions.take(pq.id, m.Key) == nil {
+		r.reply(a, m.Target(), "That question was already answered.")
+		done()
+		return true
+	}
+	ans.By = by
+	if ans.Reason == "" && ans.Decision == Deny {
+		ans.Reason = "denied by " + by
+	}
+	var text string
+	switch ans.Decision {
+	case Allow:
+		text = fmt.Sprintf("Allowed %s (%s).", pq.q.Tool, by)
+	case AllowAlways:
+		r.convs.Update(m.Key, func(c *Conversation) {
+			if !slices.Contains(c.AllowedTools, pq.q.Tool) {
+				c.AllowedTools = append(slices.Clone(c.AllowedTools), pq.q.Tool)
+			}
+		})
+		text = fmt.Sprintf("Allowed %s, and always from now on in this conversation (%s).", pq.q.Tool, by)
+	default:
+		text = fmt.Sprintf("Denied %s (%s): %s", pq.q.Tool, by, ans.Reason)
+	}
+	// The decision is in the chat before the turn goes on.
+	r.reply(a, m.Target(), text)
+	r.holdUntilTurnEnds(m.Key, done)
+	pq.answer(ans)
+	return true
+}
+
+// holdUntilTurnEnds calls done once key's running turn has ended and been
+// delivered, or now when none runs.
+func (r *Router) holdUntilTurnEnds(key ConversationKey, done func()) {
+	r.mu.Lock()
+	if q, ok := r.queues[key]; ok {
+		q.held = append(q.held, done)
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
+	done()
+}
+
+// dropQuestions denies the questions left when key's turn ended: their
+// CLI is gone.
+func (r *Router) dropQuestions(key ConversationKey) {
+	for _, pq := range r.questions.dropAll(key) {
+		pq.answer(Answer{Decision: Deny, Reason: "the turn ended", By: "the turn's end"})
+	}
+}

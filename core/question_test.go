@@ -1,0 +1,131 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// asking is a plugin turn that asks before running Bash, once per turn,
+// and reports the answer it got.
+func asking(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if !turn.Ask {
+		emit(core.TextEvent("not asked"))
+		return core.TurnResult{ResumeToken: "tok"}, nil
+	}
+	got := make(chan core.Answer, 1)
+	emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+		Answer: func(a core.Answer) { got <- a }}})
+	select {
+	case a := <-got:
+		emit(core.TextEvent(map[core.Decision]string{core.Deny: "denied", core.Allow: "allowed", core.AllowAlways: "always"}[a.Decision] + " by " + a.By + ": " + a.Reason))
+	case <-ctx.Done():
+		return core.TurnResult{}, ctx.Err()
+	}
+	return core.TurnResult{ResumeToken: "tok"}, nil
+}
+
+func newAskingFixture(t *testing.T, timeout time.Duration) (*routerFixture, func(from, text string)) {
+	t.Helper()
+	f := newRouterFixtureWith(t, asking, nil, func(cfg *core.RouterConfig) {
+		cfg.Ask, cfg.ApprovalTimeout = true, timeout
+		cfg.Access.Admin("fake", "carol")
+	})
+	shared := core.ConversationKey{Platform: "fake", Channel: "c", Thread: "t"}
+	say := func(from, text string) {
+		f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
+	}
+	say("alice", "/fake start")
+	f.expect("conversation started")
+	return f, say
+}
+
+// A tool call is asked about in the chat; only the turn's author or an
+// admin answers it, by button command or plain text.
+func TestRouterAsksTheAuthor(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		answers []string // sent in order after the question
+		replies []string // what the bot says to each answer
+		result  string   // what the plugin got
+	}{
+		{"yes", []string{"y"}, []string{"Allowed Bash (alice)."}, "allowed by alice: "},
+		{"allow button", []string{"/allow q1"}, []string{"Allowed Bash (alice)."}, "allowed by alice: "},
+		{"always button", []string{"/allow q1 always"}, []string{"always from now on"}, "always by alice: "},
+		{"no", []string{"n"}, []string{"Denied Bash (alice): denied by alice"}, "denied by alice: denied by alice"},
+		{"reason", []string{"not today, thanks"}, []string{"Denied Bash (alice): not today, thanks"}, "denied by alice: not today, thanks"},
+		{"deny with reason", []string{"/deny q1 use make clean"}, []string{"Denied Bash (alice): use make clean"}, "denied by alice: use make clean"},
+		{"a stranger, then the author", []string{"bob:y", "/deny q1"}, []string{"Only the author of this turn (alice) or an admin can answer.", "Denied Bash (alice)"}, "denied by alice: denied by alice"},
+		{"an admin", []string{"carol:/allow"}, []string{"Allowed Bash (carol)."}, "allowed by carol: "},
+		{"a stale button", []string{"/allow q9", "y"}, []string{"no question is waiting", "Allowed Bash (alice)."}, "allowed by alice: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, say := newAskingFixture(t, time.Hour)
+			say("alice", "clean up")
+			q := f.next()
+			if !strings.Contains(q, "Allow Bash?\n`rm -rf build`") || !strings.Contains(q, "Only alice or an admin can answer (q1)") ||
+				!strings.Contains(q, "[y]es / [a]lways / [n]o") {
+				t.Fatalf("question = %q", q)
+			}
+			for i, text := range tc.answers {
+				from := "alice"
+				if who, rest, ok := strings.Cut(text, ":"); ok && !strings.HasPrefix(text, "/") {
+					from, text = who, rest
+				}
+				say(from, text)
+				if got := f.next(); !strings.Contains(got, tc.replies[i]) {
+					t.Fatalf("answer %q from %s: bot said %q, want %q", text, from, got, tc.replies[i])
+				}
+			}
+			f.expect(tc.result)
+			f.router.Wait()
+		})
+	}
+}
+
+// "Always allow" holds for the rest of the conversation: the next call of
+// the tool is allowed without a question, and /status says so.
+func TestRouterAlwaysAllowsForTheConversation(t *testing.T) {
+	t.Parallel()
+	f, say := newAskingFixture(t, time.Hour)
+	say("alice", "first")
+	f.expect("Allow Bash?")
+	say("alice", "a")
+	f.expect("always from now on")
+	f.expect("always by alice")
+	f.router.Wait()
+	say("alice", "second")
+	f.expect("allowed by always allowed in this conversation")
+	f.router.Wait()
+	say("alice", "/status")
+	f.expect("Always allowed: Bash")
+	say("alice", "/conversation end")
+	f.expect("Conversation ended")
+	say("alice", "/fake start")
+	f.expect("conversation started")
+	say("alice", "/status")
+	f.expect("Always allowed: none")
+}
+
+// Nobody answers: the call is denied when the approval timeout passes, and
+// the chat says so.
+func TestRouterDeniesWhenNobodyAnswers(t *testing.T) {
+	t.Parallel()
+	f, say := newAskingFixture(t, time.Millisecond)
+	say("alice", "clean up")
+	f.expect("Allow Bash?")
+	f.expect("Denied Bash: nobody answered within 1ms.")
+	f.expect("denied by timeout: nobody answered within 1ms")
+	f.router.Wait()
+	say("alice", "y") // no question waits: a plain message is a turn again
+	f.expect("Allow Bash?")
+	say("alice", "n")
+	f.expect("Denied Bash")
+	f.expect("denied by alice")
+	f.router.Wait()
+}
