@@ -166,6 +166,8 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		QueueLimit:      cfg.QueueLimit,
 		MaxRunningTurns: cfg.MaxRunningTurns,
 		MaxUserTurns:    cfg.MaxUserTurns,
+		Ask:             cfg.Approvals != "auto",
+		ApprovalTimeout: cfg.ApprovalTimeout,
 		UserRate:        userRate,
 		MaxMessageBytes: cfg.MaxMessageBytes,
 		Observer:        observers,

@@ -50,6 +50,12 @@ type Config struct {
 	// on a terminal and a script otherwise.
 	ConsoleInput string `env:"CONSOLE_INPUT" envDefault:"auto"`
 
+	// Approvals says who decides on a tool call the CLI's permission mode
+	// does not allow: "ask" (or empty) asks the chat, "auto" leaves it to
+	// the mode. ApprovalTimeout denies a question nobody answered.
+	Approvals       string        `env:"APPROVALS" envDefault:"ask"`
+	ApprovalTimeout time.Duration `env:"APPROVAL_TIMEOUT" envDefault:"10m"`
+
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.
 	UserRate string `env:"USER_RATE" envDefault:"20/m"`
@@ -131,6 +137,11 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	case "", "auto", "typed", "script":
 	default:
 		return Config{}, fmt.Errorf("CONSOLE_INPUT=%q: want auto, typed or script", cfg.ConsoleInput)
+	}
+	switch cfg.Approvals {
+	case "", "ask", "auto":
+	default:
+		return Config{}, fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
 	}
 	if _, err := core.ParseRate(cfg.UserRate); err != nil {
 		return Config{}, fmt.Errorf("USER_RATE: %w", err)

@@ -58,6 +58,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad duration":  {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT"},
 		"bad level":     {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL"},
 		"bad console":   {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT"},
+		"bad approvals": {[]string{"APPROVALS=sometimes"}, "", "APPROVALS"},
 		"bad .env line": {nil, bad, "bad.env:1"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -273,15 +273,15 @@ func TestConsoleMissingCLI(t *testing.T) {
 // pipeToBinary runs the jakebot binary in the workdir with script on its
 // standard input, as `printf ... | jakebot` does, and returns its output.
 // It keeps no state: it knows nothing but the CLI's history.
-func (f *fixture) pipeToBinary(script string) string {
+func (f *fixture) pipeToBinary(script string, env ...string) string {
 	f.t.Helper()
 	cmd := exec.Command(buildJakebot(f.t))
 	cmd.Dir = f.workdir
-	cmd.Env = append(f.env,
+	cmd.Env = append(append(f.env,
 		"CLAUDE_BIN="+plugintest.CLIPath(f.t, "claude"),
 		"CLAUDE_CONFIG_DIR="+filepath.Join(f.home, ".claude"),
 		"ALLOWED_ROOTS="+f.workdir,
-		"STATE_FILE=off")
+		"STATE_FILE=off"), env...)
 	cmd.Stdin = strings.NewReader(script)
 	out, err := cmd.Output()
 	if err != nil {
@@ -300,6 +300,38 @@ func TestConsoleScriptRunsInOrder(t *testing.T) {
 	listing := regexp.MustCompile(`Claude Code conversations in .*\n1\. [0-9a-f]{8} .*summarise README\.md`).FindStringIndex(out)
 	if start < 0 || answer < start || listing == nil || listing[0] < answer {
 		t.Fatalf("output is not start, answer, listing of that turn, in order:\n%s", out)
+	}
+}
+
+// A script on a pipe answers the agent's questions: each answer is the
+// line after the question, and the next line waits for the turn it let
+// go on.
+func TestConsoleScriptAnswersAQuestion(t *testing.T) {
+	t.Parallel()
+	bash := func(id, command string) *plugintest.ToolCall {
+		return &plugintest.ToolCall{ID: id, Name: "Bash", Input: map[string]any{"command": command, "description": "Run"}}
+	}
+	f := newFixture(t,
+		plugintest.Reply{Tool: bash("toolu_1", "echo asked > asked.txt")},
+		plugintest.Reply{Text: []string{"Made it."}},
+		plugintest.Reply{Tool: bash("toolu_2", "rm asked.txt")},
+		plugintest.Reply{Text: []string{"Kept it."}})
+	out := f.pipeToBinary("/claude start\nmake it\ny\nremove it\nnot today\n/status\n", "CLAUDE_PERMISSION_MODE=default")
+	want := []string{"Allow Bash?\n`echo asked > asked.txt`", "[y]es / [a]lways / [n]o", "Allowed Bash (", "Made it.",
+		"Allow Bash?\n`rm asked.txt`", "Denied Bash (", "): not today", "Kept it.", "Always allowed: none"}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("output lacks %q after position %d:\n%s", w, at, out)
+		}
+		at += i + len(w)
+	}
+	if _, err := os.Stat(filepath.Join(f.workdir, "asked.txt")); err != nil {
+		t.Errorf("the allowed command did not run, or the denied one did: %v", err)
+	}
+	if strings.Contains(out, "Not run, for want of permission: Bash `rm asked.txt`") == false {
+		t.Errorf("the denial is not listed with the turn's result:\n%s", out)
 	}
 }
 

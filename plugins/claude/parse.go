@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -36,7 +37,21 @@ type Parser struct {
 	lastError string
 	result    *core.TurnResult
 	garbage   int
+
+	// OnPermission, when set, receives the CLI's permission requests
+	// (interactive turns); without it a request is shown as a status
+	// line, as when a recorded session is replayed.
+	OnPermission func(PermissionRequest)
+	// OnResult, when set, is called after the result line: an
+	// interactive CLI's stdin is closed then.
+	OnResult func()
+	// interrupted is set by Interrupt, from another goroutine.
+	interrupted atomic.Bool
 }
+
+// Interrupt tells the parser that the bot interrupted the turn: the error
+// result that follows is the interrupt's, not a failure to show.
+func (p *Parser) Interrupt() { p.interrupted.Store(true) }
 
 // NewParser returns a parser that sends events to emit.
 func NewParser(emit func(core.Event)) *Parser {
@@ -63,10 +78,28 @@ type line struct {
 	Usage        *usage   `json:"usage"`
 	Errors       []string `json:"errors"`
 
+	PermissionDenials []permissionDenial `json:"permission_denials"`
+
+	// control_request
+	RequestID string          `json:"request_id"`
+	Request   *controlRequest `json:"request"`
+
 	// system/api_retry
 	Attempt     int  `json:"attempt"`
 	MaxRetries  int  `json:"max_retries"`
 	ErrorStatus *int `json:"error_status"`
+}
+
+type controlRequest struct {
+	Subtype  string          `json:"subtype"`
+	ToolName string          `json:"tool_name"`
+	Input    json.RawMessage `json:"input"`
+}
+
+type permissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
 }
 
 type message struct {
@@ -137,7 +170,24 @@ func (p *Parser) Line(b []byte) {
 		p.user(&l)
 	case "result":
 		p.resultLine(&l)
+		if p.OnResult != nil {
+			p.OnResult()
+		}
+	case "control_request":
+		p.controlRequest(&l)
 	}
+}
+
+func (p *Parser) controlRequest(l *line) {
+	if l.Request == nil || l.Request.Subtype != "can_use_tool" {
+		return
+	}
+	req := PermissionRequest{RequestID: l.RequestID, Tool: l.Request.ToolName, Input: l.Request.Input}
+	if p.OnPermission != nil {
+		p.OnPermission(req)
+		return
+	}
+	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, Text: "Asked to allow " + ToolName(req.Tool) + ": " + toolArg(req.Tool, req.Input)}))
 }
 
 // Most lines of a stream are partial-message events the parser does not
@@ -425,6 +475,11 @@ func (p *Parser) resultLine(l *line) {
 		r.InputTokens, r.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens
 	}
 	p.result = r
+	p.denials(l.PermissionDenials)
+	if p.interrupted.Load() {
+		// The bot stopped the turn and says so itself.
+		return
+	}
 	if !r.IsError {
 		p.finalText(l.Result)
 		return
@@ -437,6 +492,24 @@ func (p *Parser) resultLine(l *line) {
 		msg = "Claude Code reported " + strings.ReplaceAll(l.Subtype, "_", " ")
 	}
 	p.showError(msg)
+}
+
+// denials shows the tool calls the CLI refused for want of permission,
+// by its mode or by the chat's answer: the agent's text may not say so.
+func (p *Parser) denials(ds []permissionDenial) {
+	if len(ds) == 0 {
+		return
+	}
+	var calls []string
+	for _, d := range ds {
+		call := ToolName(d.ToolName)
+		if arg := toolArg(d.ToolName, d.ToolInput); arg != "" {
+			call += " `" + arg + "`"
+		}
+		calls = append(calls, call)
+	}
+	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning, ID: "permission-denials",
+		Text: "Not run, for want of permission: " + strings.Join(calls, ", ")}))
 }
 
 // showError emits an error block, once per distinct message: the CLI

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -51,9 +53,14 @@ func (p *Plugin) ID() string   { return "claude" }
 func (p *Plugin) Name() string { return "Claude Code" }
 
 // Args returns the CLI's arguments for a turn. The prompt comes after "--"
-// so that a message starting with a dash is never read as a flag.
+// so that a message starting with a dash is never read as a flag. A turn
+// that may ask speaks the control protocol instead: the message goes on
+// stdin, and permission requests come to the bot.
 func (p *Plugin) Args(t core.Turn) []string {
 	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages"}
+	if t.Ask {
+		args = append(args, "--input-format", "stream-json", "--permission-prompt-tool", "stdio")
+	}
 	if t.ResumeToken != "" {
 		args = append(args, "--resume", t.ResumeToken)
 	}
@@ -64,12 +71,29 @@ func (p *Plugin) Args(t core.Turn) []string {
 		args = append(args, "--model", p.cfg.Model)
 	}
 	args = append(args, p.cfg.Args...)
+	if t.Ask {
+		return args
+	}
 	return append(args, "--", t.Prompt)
 }
 
-// Run runs one turn of Claude Code.
+// interruptGrace is how long an interrupted CLI has to end its turn
+// before it is killed.
+const interruptGrace = 3 * time.Second
+
+// Run runs one turn of Claude Code. A turn that may ask (t.Ask) speaks
+// the control protocol: permission requests become questions, and
+// cancelling the turn interrupts it through the protocol, so that the
+// partial turn stays in the session; the CLI is killed only if it has not
+// ended interruptGrace later.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: p.cfg.Env})
+	procCtx, kill := ctx, context.CancelFunc(func() {})
+	if t.Ask {
+		procCtx, kill = context.WithCancel(context.WithoutCancel(ctx))
+		defer kill()
+	}
+	proc, err := cliproc.Start(procCtx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ,
+		Env: p.cfg.Env, Stdin: t.Ask})
 	if errors.Is(err, cliproc.ErrNotFound) {
 		return core.TurnResult{}, cliproc.NotFound("Claude Code", p.cfg.Bin, "@anthropic-ai/claude-code", "CLAUDE_BIN")
 	}
@@ -77,6 +101,10 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 		return core.TurnResult{}, fmt.Errorf("start claude: %w", err)
 	}
 	parser := NewParser(emit)
+	if t.Ask {
+		stop := p.converse(ctx, t, proc, parser, emit, kill)
+		defer stop()
+	}
 	readErr := ReadStream(proc.Stdout, parser, emit)
 	res, waitErr := proc.Wait()
 	out := core.TurnResult{ResumeToken: parser.SessionID()}
@@ -89,6 +117,49 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	end := cliproc.Ending{CLI: "Claude Code", Result: res, WaitErr: waitErr, ReadErr: readErr,
 		Finished: parser.Result() != nil, Failed: out.IsError}
 	return out, end.Err(ctx)
+}
+
+// converse sends the turn's message on proc's stdin, routes permission
+// requests to the chat, and interrupts the turn when ctx ends, calling
+// kill if the CLI cannot be told or has not ended interruptGrace later.
+// The returned function stops watching ctx.
+func (p *Plugin) converse(ctx context.Context, t core.Turn, proc *cliproc.Process, parser *Parser, emit func(core.Event), kill func()) (stop func()) {
+	in := &stdin{w: proc.Stdin}
+	if err := in.send(userMessage(t.Prompt)); err != nil {
+		p.logger.Warn("send the message", "err", err)
+	}
+	parser.OnResult = in.close
+	parser.OnPermission = func(req PermissionRequest) {
+		emit(core.Event{Kind: core.EventQuestion, Question: question(req, func(a core.Answer) {
+			if err := in.answer(req, a); err != nil {
+				p.logger.Warn("answer a permission request", "tool", req.Tool, "err", err)
+			}
+		})})
+	}
+	var mu sync.Mutex
+	var killTimer *time.Timer
+	ended := false
+	stopWatch := context.AfterFunc(ctx, func() {
+		parser.Interrupt()
+		if err := in.interrupt(); err != nil {
+			kill()
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			killTimer = time.AfterFunc(interruptGrace, kill)
+		}
+	})
+	return func() {
+		stopWatch()
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		if killTimer != nil {
+			killTimer.Stop()
+		}
+	}
 }
 
 // ReadStream feeds every line of r to parser. A line over the size limit

@@ -33,6 +33,9 @@ type Spec struct {
 	// Grace is how long the CLI has to exit after SIGTERM before SIGKILL;
 	// zero means 5 seconds.
 	Grace time.Duration
+	// Stdin gives the CLI a pipe for its standard input, written through
+	// Process.Stdin; otherwise it reads /dev/null. Not with PTY.
+	Stdin bool
 	// PTY, when set, runs the CLI in a pseudo-terminal of that size, for
 	// CLIs that only behave interactively. Its stdin, stdout and stderr are
 	// the terminal: Stdout carries everything written to it, escape
@@ -53,6 +56,9 @@ type Process struct {
 	// Input is the terminal's input side when Spec.PTY is set (a terminal
 	// emulator answers the CLI's queries there), and nil otherwise.
 	Input io.Writer
+	// Stdin is the CLI's standard input when Spec.Stdin is set, and nil
+	// otherwise. Close it to send end of file; Wait closes it too.
+	Stdin io.WriteCloser
 
 	cmd      *exec.Cmd
 	stdout   *os.File
@@ -106,7 +112,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		cmd.Env = append(append(slices.Clip(base), "TERM=xterm-256color"), s.Env...)
 		st, err = openPTY(cmd, *s.PTY)
 	} else {
-		st, err = openPipes(cmd)
+		st, err = openPipes(cmd, s.Stdin)
 	}
 	if err != nil {
 		return nil, err
@@ -127,6 +133,9 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	if s.PTY != nil {
 		p.Input = st.out
+	}
+	if st.in != nil {
+		p.Stdin = st.in
 	}
 	if st.errR != nil {
 		go func() {
@@ -206,6 +215,9 @@ func (p *Process) Wait() (Result, error) {
 	<-p.errDone
 	p.waitOnce.Do(func() {
 		p.stdout.Close()
+		if p.Stdin != nil {
+			p.Stdin.Close()
+		}
 		p.res = Result{ExitCode: p.cmd.ProcessState.ExitCode(), Stderr: p.stderr.String()}
 	})
 	var exitErr *exec.ExitError

@@ -21,7 +21,9 @@ type streams struct {
 	// hang-up read as end of file.
 	stdout io.Reader
 	// errR is the bot's end of stderr; nil with a terminal.
-	errR  *os.File
+	errR *os.File
+	// in is the bot's end of stdin when the CLI reads one; nil otherwise.
+	in    *os.File
 	child []*os.File
 }
 
@@ -37,12 +39,16 @@ func (s *streams) closeAll() {
 	if s.errR != nil {
 		s.errR.Close()
 	}
+	if s.in != nil {
+		s.in.Close()
+	}
 }
 
 // openPipes gives the CLI its own process group and our own pipes, not
 // exec's copying goroutines, so that Wait returns when the CLI exits even
-// if something it started still holds them.
-func openPipes(cmd *exec.Cmd) (*streams, error) {
+// if something it started still holds them. With stdin, the CLI reads a
+// pipe the bot writes; without, /dev/null.
+func openPipes(cmd *exec.Cmd, stdin bool) (*streams, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	outR, outW, err := pipe()
 	if err != nil {
@@ -55,7 +61,17 @@ func openPipes(cmd *exec.Cmd) (*streams, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	return &streams{out: outR, stdout: outR, errR: errR, child: []*os.File{outW, errW}}, nil
+	st := &streams{out: outR, stdout: outR, errR: errR, child: []*os.File{outW, errW}}
+	if stdin {
+		inR, inW, err := pipe()
+		if err != nil {
+			st.closeAll()
+			return nil, err
+		}
+		cmd.Stdin = inR
+		st.in, st.child = inW, append(st.child, inR)
+	}
+	return st, nil
 }
 
 // openPTY makes a terminal the CLI's stdin, stdout and stderr and its

@@ -1,0 +1,139 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// PermissionRequest is Claude Code asking, through its control protocol
+// (--permission-prompt-tool stdio), whether a tool may run.
+type PermissionRequest struct {
+	RequestID string
+	// Tool is the tool's name as the CLI knows it ("Bash").
+	Tool  string
+	Input json.RawMessage
+}
+
+// stdin writes protocol lines to the CLI's standard input: the user's
+// message, answers to permission requests, an interrupt. It is safe for
+// concurrent use: answers come from the chat, the interrupt from /stop.
+type stdin struct {
+	mu     sync.Mutex
+	w      io.WriteCloser
+	closed bool
+	next   int
+}
+
+func (s *stdin) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return io.ErrClosedPipe
+	}
+	_, err = s.w.Write(append(b, '\n'))
+	return err
+}
+
+// close sends end of file: after its result, the CLI exits.
+func (s *stdin) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.w.Close()
+	}
+}
+
+// userMessage is the turn's message as a stream-json input line.
+func userMessage(prompt string) any {
+	return map[string]any{
+		"type":    "user",
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": prompt}}},
+	}
+}
+
+// answer tells the CLI the chat's decision on req.
+func (s *stdin) answer(req PermissionRequest, a core.Answer) error {
+	decision := map[string]any{"behavior": "allow", "updatedInput": req.Input}
+	if a.Decision == core.Deny {
+		msg := "The user denied this tool call."
+		if a.Reason != "" {
+			msg = "The user denied this tool call: " + a.Reason
+		}
+		decision = map[string]any{"behavior": "deny", "message": msg}
+	}
+	return s.send(map[string]any{
+		"type":     "control_response",
+		"response": map[string]any{"subtype": "success", "request_id": req.RequestID, "response": decision},
+	})
+}
+
+// interrupt asks the CLI to stop the turn; it ends it with a result and
+// keeps the partial turn in its session.
+func (s *stdin) interrupt() error {
+	s.mu.Lock()
+	s.next++
+	id := "jakebot-interrupt-" + strconv.Itoa(s.next)
+	s.mu.Unlock()
+	return s.send(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}})
+}
+
+// question is req as the chat sees it: the tool, what it will do (the
+// command, the file) and, for edits, a short diff.
+func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
+	q := &core.Question{Tool: ToolName(req.Tool), Answer: answer}
+	var in struct {
+		Command   string `json:"command"`
+		FilePath  string `json:"file_path"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Content   string `json:"content"`
+	}
+	_ = json.Unmarshal(req.Input, &in)
+	switch {
+	case in.Command != "":
+		q.Summary = "`" + in.Command + "`"
+	case in.FilePath != "":
+		q.Summary = in.FilePath
+	default:
+		q.Summary = toolArg(req.Tool, req.Input)
+	}
+	switch {
+	case in.OldString != "" || in.NewString != "":
+		q.Detail = diffLines("-", in.OldString) + diffLines("+", in.NewString)
+	case in.Content != "":
+		q.Detail = diffLines("+", in.Content)
+	}
+	return q
+}
+
+// maxDiffLines bounds each side of a question's diff.
+const maxDiffLines = 12
+
+// diffLines prefixes each line of s with mark, keeping the first
+// maxDiffLines.
+func diffLines(mark, s string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i == maxDiffLines {
+			fmt.Fprintf(&b, "%s … %s\n", mark, plural(len(lines)-i, "more line"))
+			break
+		}
+		b.WriteString(mark + " " + l + "\n")
+	}
+	return b.String()
+}
