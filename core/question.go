@@ -77,34 +77,28 @@ func (qs *questions) add(pq *pendingQuestion) {
 	qs.pending[pq.id] = pq
 }
 
-// take removes and returns the question id, or the oldest of key's
-// when id is empty.
-func (qs *questions) take(id string, key ConversationKey) *pendingQuestion {
+// take removes and returns the question id, or nil when it is no longer
+// pending: whoever takes it answers it.
+func (qs *questions) take(id string) *pendingQuestion {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
-	if id == "" {
-		id = qs.oldest(key)
-	}
 	pq := qs.pending[id]
-	if pq != nil && pq.key != key {
-		return nil // another conversation's: answered where it was asked
-	}
 	delete(qs.pending, id)
 	return pq
 }
 
-// find returns key's pending question id, or its oldest when id is
-// empty; nil when there is none.
+// find returns the pending question id, or key's oldest when id is
+// empty; nil when there is none. A question found by id may belong to
+// another conversation: where conversations are per user (Telegram
+// topics, Discord channels), a button pressed by someone else arrives in
+// that person's conversation, and must be refused, not ignored.
 func (qs *questions) find(id string, key ConversationKey) *pendingQuestion {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	if id == "" {
 		id = qs.oldest(key)
 	}
-	if pq := qs.pending[id]; pq != nil && pq.key == key {
-		return pq
-	}
-	return nil
+	return qs.pending[id]
 }
 
 func (qs *questions) oldest(key ConversationKey) string {
@@ -163,7 +157,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	timeout := r.cfg.ApprovalTimeout
 	// Like the turn's own timeouts, this one runs on real time.
 	pq.timer = SystemClock{}.AfterFunc(timeout, func() {
-		if r.questions.take(pq.id, pq.key) == nil {
+		if r.questions.take(pq.id) == nil {
 			return // answered meanwhile
 		}
 		r.reply(a, qm.m.Target(), fmt.Sprintf("Denied %s: nobody answered within %s.", q.Tool, timeout))
@@ -248,7 +242,7 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 		done()
 		return true
 	}
-	if r.questions.take(pq.id, m.Key) == nil {
+	if r.questions.take(pq.id) == nil {
 		r.reply(a, m.Target(), "That question was already answered.")
 		done()
 		return true
@@ -262,7 +256,7 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	case Allow:
 		text = fmt.Sprintf("Allowed %s (%s).", pq.q.Tool, by)
 	case AllowAlways:
-		r.convs.Update(m.Key, func(c *Conversation) {
+		r.convs.Update(pq.key, func(c *Conversation) {
 			if !slices.Contains(c.AllowedTools, pq.q.Tool) {
 				c.AllowedTools = append(slices.Clone(c.AllowedTools), pq.q.Tool)
 			}
@@ -273,7 +267,7 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	}
 	// The decision is in the chat before the turn goes on.
 	r.reply(a, m.Target(), text)
-	r.holdUntilTurnEnds(m.Key, done)
+	r.holdUntilTurnEnds(pq.key, done)
 	pq.answer(ans)
 	return true
 }

@@ -204,3 +204,68 @@ func TestAutocomplete(t *testing.T) {
 		}
 	}
 }
+
+// A tool call is asked about with buttons in the conversation's thread;
+// only the turn's author (or an admin) can answer, and the answer reaches
+// the plugin.
+func TestApprovalButtons(t *testing.T) {
+	t.Parallel()
+	answers := make(chan core.Answer, 1)
+	p := &scriptPlugin{run: func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		got := make(chan core.Answer, 1)
+		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+			Answer: func(a core.Answer) { got <- a }}})
+		select {
+		case a := <-got:
+			answers <- a
+			emit(core.TextEvent("Cleaned."))
+			return core.TurnResult{ResumeToken: "session-1"}, nil
+		case <-ctx.Done():
+			return core.TurnResult{}, ctx.Err()
+		}
+	}}
+	var other platformtest.DiscordUser
+	h := newHarness(t, p, func(c *Config, fake *platformtest.Discord) {
+		other = fake.NewUser("other")
+		c.AllowedUsers = append(c.AllowedUsers, other.ID)
+	})
+	thread := h.start(h.owner)
+	h.fake.Say(h.owner, thread, "clean the build")
+	question := h.waitBot(thread, "Allow Bash?")
+	var rows []struct {
+		Components []struct {
+			Label    string `json:"label"`
+			CustomID string `json:"custom_id"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(question.Components, &rows); err != nil {
+		t.Fatalf("components %s: %v", question.Components, err)
+	}
+	var buttons []string
+	for _, row := range rows {
+		for _, b := range row.Components {
+			buttons = append(buttons, b.Label+"="+b.CustomID)
+		}
+	}
+	if got := strings.Join(buttons, ", "); got != "Allow=/allow q1, Always allow Bash=/allow q1 always, Deny=/deny q1" {
+		t.Fatalf("buttons %s", got)
+	}
+	if !strings.Contains(question.Content, "rm -rf build") {
+		t.Errorf("question %q lacks the command", question.Content)
+	}
+	if r := h.response(h.fake.Press(other, thread, question.ID, "/deny q1")); !strings.Contains(r.Content, "Only the author of this turn") {
+		t.Errorf("after another user's press: %q", r.Content)
+	}
+	select {
+	case a := <-answers:
+		t.Fatalf("another user's press answered: %+v", a)
+	default:
+	}
+	if r := h.response(h.fake.Press(h.owner, thread, question.ID, "/allow q1 always")); !strings.Contains(r.Content, "Allowed Bash, and always") {
+		t.Errorf("after the owner's press: %q", r.Content)
+	}
+	if a := receive(t, answers, "the answer"); a.Decision != core.AllowAlways || a.By != h.owner.ID {
+		t.Errorf("answer %+v, want the owner's always", a)
+	}
+	h.waitBot(thread, "Cleaned.")
+}

@@ -431,3 +431,64 @@ func TestMessagesKeepTheirConversation(t *testing.T) {
 	default:
 	}
 }
+
+// A tool call is asked about with inline buttons in the conversation's
+// topic; only the turn's author (or an admin) can answer, and the answer
+// reaches the plugin.
+func TestApprovalButtons(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	topic := h.srv.NewTopic(team, "ops")
+	h.says(team, alice, topic, "/claude start")
+	h.srv.UserSays(team, alice, topic, "clean the build")
+	tr := h.nextTurn()
+	answers := make(chan core.Answer, 1)
+	go func() {
+		tr.events <- core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+			Answer: func(a core.Answer) { answers <- a }}}
+	}()
+	h.until("the question", func() bool { return strings.Contains(h.last(team.ID), "Allow Bash?") })
+	msgs := h.srv.Messages(team.ID)
+	question := msgs[len(msgs)-1]
+	var kb struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal([]byte(question.Markup), &kb); err != nil {
+		t.Fatalf("question markup %q: %v", question.Markup, err)
+	}
+	var buttons []string
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			buttons = append(buttons, b.Text+"="+b.CallbackData)
+		}
+	}
+	if got := strings.Join(buttons, ", "); got != "Allow=/allow q1, Always allow Bash=/allow q1 always, Deny=/deny q1" {
+		t.Fatalf("buttons %s", got)
+	}
+	if question.Thread != topic || !strings.Contains(plain(t, question), "rm -rf build") {
+		t.Errorf("question %+v is not in the topic, or lacks the command", question)
+	}
+
+	before := h.writes(team.ID)
+	h.srv.PressButton(carol, question, "/allow q1")
+	h.until("carol's refusal", func() bool { return h.writes(team.ID) > before })
+	if got := h.last(team.ID); !strings.Contains(got, "Only the author of this turn") {
+		t.Errorf("after carol's press the bot said %q", got)
+	}
+	select {
+	case a := <-answers:
+		t.Fatalf("carol's press answered the question: %+v", a)
+	default:
+	}
+	h.srv.PressButton(alice, question, "/allow q1")
+	h.until("alice's answer", func() bool { return strings.Contains(h.last(team.ID), "Allowed Bash (") })
+	if a := <-answers; a.Decision != core.Allow || a.By != strconv.FormatInt(alice.ID, 10) {
+		t.Errorf("answer %+v, want alice's allow", a)
+	}
+	tr.say("Cleaned.")
+	tr.end()
+	h.until("the turn's reply", func() bool { return strings.Contains(h.last(team.ID), "2.0s") })
+}
