@@ -51,6 +51,9 @@ type RouterConfig struct {
 	MaxMessageBytes int
 	// Observer, when set, is told about every command, turn and delivery.
 	Observer Observer
+	// StopDeadline bounds how long Drain waits for cancelled turns to
+	// end; zero means 15 seconds. It runs on real time.
+	StopDeadline time.Duration
 	// Ask lets plugins ask the chat before a tool runs (APPROVALS=ask);
 	// ApprovalTimeout denies a question nobody answered, zero meaning
 	// DefaultApprovalTimeout. Like TurnTimeout it runs on real time.
@@ -136,6 +139,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	}
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = 100_000
+	}
+	if cfg.StopDeadline <= 0 {
+		cfg.StopDeadline = 15 * time.Second
 	}
 	if cfg.ApprovalTimeout <= 0 {
 		cfg.ApprovalTimeout = DefaultApprovalTimeout
@@ -254,7 +260,13 @@ func (r *Router) Drain(grace time.Duration) {
 	case <-expired:
 	}
 	r.cancelAll(ErrShutdown)
-	<-done
+	// A turn that does not end once cancelled (a plugin that ignores its
+	// context) must not keep the bot from exiting.
+	select {
+	case <-done:
+	case <-time.After(r.cfg.StopDeadline):
+		r.logger.Error("turns still running after being cancelled; shutting down without them", "deadline", r.cfg.StopDeadline)
+	}
 }
 
 func restartNotice(grace time.Duration, plugin, token string, dropped int) string {

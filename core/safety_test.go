@@ -481,3 +481,20 @@ func TestCoordinatorFloodOfTinyDeltas(t *testing.T) {
 		t.Fatalf("second text starts %q, want %q", got, want)
 	}
 }
+
+// A turn that ignores its cancellation does not keep shutdown from ending.
+func TestRouterDrainHasAHardDeadline(t *testing.T) {
+	t.Parallel()
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
+	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		<-stuck // never looks at ctx
+		return core.TurnResult{}, nil
+	}, nil, func(cfg *core.RouterConfig) { cfg.StopDeadline = time.Millisecond })
+	f.say("alice", "/fake start")
+	f.expect("started")
+	f.say("alice", "hang")
+	<-f.plugin.started
+	f.router.Drain(0) // returns: the test would hang otherwise
+	f.expect("The bot is restarting. The running turn has")
+}

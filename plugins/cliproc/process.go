@@ -101,7 +101,8 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	if base == nil {
 		base = os.Environ()
 	}
-	cmd.Env = append(slices.Clip(base), s.Env...)
+	mark := newMark()
+	cmd.Env = append(append(slices.Clip(base), s.Env...), mark)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = grace
 
@@ -109,7 +110,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	if s.PTY != nil {
 		// The emulator reading the terminal decides what it understands,
 		// not the bot's own environment; the spec's Env may still override.
-		cmd.Env = append(append(slices.Clip(base), "TERM=xterm-256color"), s.Env...)
+		cmd.Env = append(append(append(slices.Clip(base), "TERM=xterm-256color"), s.Env...), mark)
 		st, err = openPTY(cmd, *s.PTY)
 	} else {
 		st, err = openPipes(cmd, s.Stdin)
@@ -148,9 +149,11 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	go func() {
 		p.waitErr = cmd.Wait()
-		// The CLI is gone; so must be everything it started. This also
-		// closes their copies of our pipes, ending the reads.
+		// The CLI is gone; so must be everything it started, in its
+		// process group or not. This also closes their copies of our
+		// pipes, ending the reads.
 		killGroup(cmd.Process.Pid)
+		killMarked(mark)
 		running.Add(-1)
 		close(p.exited)
 	}()

@@ -34,6 +34,11 @@ func TestMain(m *testing.M) {
 		child := exec.Command(os.Args[0])
 		child.Env = append(os.Environ(), "JAKEBOT_HELPER=sleep")
 		child.Stdout = os.Stdout
+		if os.Getenv("SETSID") == "1" {
+			// Leave the CLI's process group and session, as daemons,
+			// setsid and tmux new -d do, still holding its stdout.
+			child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
 		if os.Getenv("IGNORE_TERM") == "1" {
 			signal.Ignore(syscall.SIGTERM)
 		}
@@ -104,6 +109,7 @@ func TestCancelKillsTheWholeGroup(t *testing.T) {
 		{"ignores SIGTERM", []string{"IGNORE_TERM=1"}, nil},
 		{"in a terminal", nil, &cliproc.TermSize{Cols: 80, Rows: 24}},
 		{"in a terminal, ignores SIGTERM", []string{"IGNORE_TERM=1"}, &cliproc.TermSize{Cols: 80, Rows: 24}},
+		{"a child left the group", []string{"SETSID=1"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -120,7 +126,7 @@ func TestCancelKillsTheWholeGroup(t *testing.T) {
 				t.Fatalf("%d processes running, want the CLI and its child", n)
 			}
 			cancel()
-			io.Copy(io.Discard, p.Stdout)
+			drain(t, p.Stdout)
 			res, err := p.Wait()
 			if err != nil {
 				t.Fatal(err)
@@ -136,14 +142,37 @@ func TestCancelKillsTheWholeGroup(t *testing.T) {
 }
 
 func TestExitKillsWhatTheCLILeftBehind(t *testing.T) {
-	t.Parallel()
-	p, alive := start(t, context.Background(), "JAKEBOT_HELPER=parent", "EXIT_NOW=1")
-	io.Copy(io.Discard, p.Stdout) // returns: the leftover child is killed
-	if res, err := p.Wait(); err != nil || res.ExitCode != 0 {
-		t.Fatalf("Wait = %+v, %v", res, err)
+	for name, env := range map[string][]string{
+		"in its group":     nil,
+		"out of its group": {"SETSID=1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p, alive := start(t, context.Background(), append(env, "JAKEBOT_HELPER=parent", "EXIT_NOW=1")...)
+			drain(t, p.Stdout) // ends: the leftover child, which holds stdout, is killed
+			if res, err := p.Wait(); err != nil || res.ExitCode != 0 {
+				t.Fatalf("Wait = %+v, %v", res, err)
+			}
+			if pids := alive(); len(pids) != 0 {
+				t.Fatalf("processes %v outlived the CLI", pids)
+			}
+		})
 	}
-	if pids := alive(); len(pids) != 0 {
-		t.Fatalf("processes %v outlived the CLI", pids)
+}
+
+// drain reads r to its end. A reader that never ends fails the test
+// (a guard against hanging, not a timing assertion).
+func drain(t *testing.T, r io.Reader) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, r)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the CLI's output never ended: something it started still holds it")
 	}
 }
 

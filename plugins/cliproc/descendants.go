@@ -1,0 +1,88 @@
+package cliproc
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// markVar names the variable that marks every process of one CLI run:
+// descendants inherit it even when they leave the CLI's process group
+// (setsid, tmux new -d, daemons), so the bot can still find and kill them.
+const markVar = "JAKEBOT_RUN"
+
+// newMark returns a fresh "JAKEBOT_RUN=<random>" entry.
+func newMark() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return markVar + "=" + hex.EncodeToString(b[:])
+}
+
+// markedPIDs returns the running processes whose environment holds mark,
+// except this one. Processes it may not read are skipped.
+func markedPIDs(mark string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	needle := []byte(mark + "\x00")
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(append(env, 0), needle) {
+			continue
+		}
+		if state(pid) != "Z" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// state returns the state letter of process pid ("R", "S", "Z"...), or ""
+// when it is gone.
+func state(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// killMarked kills every process that carries mark and waits, up to
+// groupGoneWait, until none runs: what a CLI started outside its process
+// group must not outlive the turn, nor hold its output open.
+func killMarked(mark string) {
+	pids := markedPIDs(mark)
+	if len(pids) == 0 {
+		return
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			continue
+		}
+	}
+	deadline := time.Now().Add(groupGoneWait)
+	for time.Now().Before(deadline) && len(markedPIDs(mark)) > 0 {
+		time.Sleep(2 * time.Millisecond)
+	}
+}
