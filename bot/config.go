@@ -176,9 +176,9 @@ func WithheldVars() []string {
 		case reflect.TypeOf(claude.Config{}), reflect.TypeOf(codex.Config{}), reflect.TypeOf(gemini.Config{}):
 			continue
 		}
-		for _, keys := range envKeys(reflect.StructOf([]reflect.StructField{f})) {
-			for _, k := range keys {
-				if secretName.MatchString(k) {
+		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f})) {
+			for _, field := range fs {
+				if k := envKey(field); secretName.MatchString(k) {
 					out = append(out, k)
 				}
 			}
@@ -260,7 +260,8 @@ func explain(err error, vars map[string]string) error {
 	if !errors.As(err, &agg) {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	keys := envKeys(reflect.TypeOf(Config{}))
+	fields := envFields(reflect.TypeOf(Config{}))
+	named := map[string]bool{}
 	var msgs []string
 	for _, e := range agg.Errors {
 		var pe env.ParseError
@@ -269,8 +270,14 @@ func explain(err error, vars map[string]string) error {
 			continue
 		}
 		msg := e.Error()
-		for _, key := range keys[pe.Name] {
-			if v, ok := vars[key]; ok {
+		// Several variables can share a field name (each plugin has Args,
+		// each platform EditInterval), so the one meant is the first not
+		// yet named whose value the field rejects.
+		for _, f := range fields[pe.Name] {
+			key := envKey(f)
+			v, ok := vars[key]
+			if ok && !named[key] && rejects(f, v) {
+				named[key] = true
 				msg = fmt.Sprintf("%s=%q: %v", key, v, pe.Err)
 				break
 			}
@@ -280,23 +287,36 @@ func explain(err error, vars map[string]string) error {
 	return fmt.Errorf("configuration: %s", strings.Join(msgs, "; "))
 }
 
-// envKeys maps each field name in t (and its nested structs) to the
-// variables it is read from.
-func envKeys(t reflect.Type) map[string][]string {
-	keys := map[string][]string{}
+// envFields maps each field name in t (and its nested structs) to the
+// fields of that name that are read from a variable.
+func envFields(t reflect.Type) map[string][]reflect.StructField {
+	fields := map[string][]reflect.StructField{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(time.Time{}) {
-			for name, ks := range envKeys(f.Type) {
-				keys[name] = append(keys[name], ks...)
+			for name, fs := range envFields(f.Type) {
+				fields[name] = append(fields[name], fs...)
 			}
 			continue
 		}
-		if key, _, _ := strings.Cut(f.Tag.Get("env"), ","); key != "" {
-			keys[f.Name] = append(keys[f.Name], key)
+		if envKey(f) != "" {
+			fields[f.Name] = append(fields[f.Name], f)
 		}
 	}
-	return keys
+	return fields
+}
+
+func envKey(f reflect.StructField) string {
+	key, _, _ := strings.Cut(f.Tag.Get("env"), ",")
+	return key
+}
+
+// rejects reports whether the library fails to parse value into f, by
+// parsing it alone into a struct holding just a copy of f.
+func rejects(f reflect.StructField, value string) bool {
+	one := reflect.StructOf([]reflect.StructField{{Name: "V", Type: f.Type, Tag: f.Tag}})
+	err := env.ParseWithOptions(reflect.New(one).Interface(), env.Options{Environment: map[string]string{envKey(f): value}})
+	return err != nil
 }
 
 // parseLevel reads LOG_LEVEL; unset is info (the console raises it to

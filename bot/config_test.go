@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/jake-bot/jake-bot/core"
 )
 
@@ -54,17 +56,29 @@ func TestLoadConfigErrors(t *testing.T) {
 		env    []string
 		dotenv string
 		want   string
+		// notWant is a variable set alongside the bad one whose value is
+		// fine, so the error must not blame it.
+		notWant string
 	}{
-		"bad duration":  {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT"},
-		"bad level":     {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL"},
-		"bad console":   {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT"},
-		"bad approvals": {[]string{"APPROVALS=sometimes"}, "", "APPROVALS"},
-		"bad .env line": {nil, bad, "bad.env:1"},
+		"bad duration":  {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT", ""},
+		"bad level":     {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL", ""},
+		"bad console":   {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT", ""},
+		"bad approvals": {[]string{"APPROVALS=sometimes"}, "", "APPROVALS", ""},
+		"bad .env line": {nil, bad, "bad.env:1", ""},
+		"unbalanced quote": {
+			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},
+		"unbalanced quote in the second plugin's args": {
+			[]string{"CLAUDE_ARGS=--verbose", `CODEX_ARGS=-c 'x`}, "", "CODEX_ARGS", "CLAUDE_ARGS"},
+		"bad interval in the second platform": {
+			[]string{"DISCORD_EDIT_INTERVAL=1s", "SLACK_EDIT_INTERVAL=often"}, "", "SLACK_EDIT_INTERVAL", "DISCORD_EDIT_INTERVAL"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := LoadConfig(tc.env, tc.dotenv)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("LoadConfig error = %v, want one mentioning %q", err, tc.want)
+			}
+			if tc.notWant != "" && strings.Contains(err.Error(), tc.notWant) {
+				t.Errorf("LoadConfig error = %v, blames %s, whose value is fine", err, tc.notWant)
 			}
 		})
 	}
@@ -139,5 +153,42 @@ func TestCheckSecretFiles(t *testing.T) {
 				t.Errorf("error %v, want one about %s", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestLoadConfigArgsQuoting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dotenv := filepath.Join(dir, ".env")
+	os.WriteFile(dotenv, []byte(`CLAUDE_ARGS='--allowedTools "Bash(git log:*)" --verbose'`+"\n"), 0o600)
+	want := []string{"--allowedTools", "Bash(git log:*)", "--verbose"}
+	for _, tc := range []struct {
+		name    string
+		environ []string
+		dotenv  string
+	}{
+		{"environment", []string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)" --verbose`}, ""},
+		{".env with outer quotes", nil, dotenv},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := LoadConfig(tc.environ, tc.dotenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, []string(cfg.Claude.Args)); diff != "" {
+				t.Errorf("Claude.Args (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, key := range []string{"CODEX_ARGS", "GEMINI_ARGS"} {
+		cfg, err := LoadConfig([]string{key + `=--title "a b"`}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{"CODEX_ARGS": cfg.Codex.Args, "GEMINI_ARGS": cfg.Gemini.Args}[key]
+		if diff := cmp.Diff([]string{"--title", "a b"}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", key, diff)
+		}
 	}
 }

@@ -7,16 +7,28 @@ import (
 )
 
 // Access decides who may use the bot, per platform. It denies by default:
-// a platform with no allowed users serves nobody. It is read-only after
-// construction and so safe for concurrent use.
+// a platform with no allowed users and no rule of its own serves nobody.
+// It is read-only after construction and so safe for concurrent use.
 type Access struct {
 	allowed map[string]map[string]bool
 	admins  map[string]map[string]bool
+	// rules describe, per platform, how its adapter admits users that
+	// Access does not list (Message.Allowed), for Serves and Report.
+	rules map[string][]string
 }
 
 // NewAccess returns an empty (deny-all) policy.
 func NewAccess() *Access {
-	return &Access{allowed: map[string]map[string]bool{}, admins: map[string]map[string]bool{}}
+	return &Access{allowed: map[string]map[string]bool{}, admins: map[string]map[string]bool{}, rules: map[string][]string{}}
+}
+
+// AllowBy records that platform's adapter also admits users by a rule of
+// its own, such as a Discord role, marking their messages Message.Allowed.
+// Access cannot check the rule; it only knows, for Serves and Report, that
+// the platform serves someone. rule describes it, e.g. "members of 2
+// roles".
+func (a *Access) AllowBy(platform, rule string) {
+	a.rules[platform] = append(a.rules[platform], rule)
 }
 
 // Allow lets users use the bot on platform; "*" allows everyone.
@@ -53,7 +65,9 @@ func (a *Access) IsAdmin(platform, user string) bool {
 }
 
 // Serves reports whether anyone at all may use platform.
-func (a *Access) Serves(platform string) bool { return len(a.allowed[platform]) > 0 }
+func (a *Access) Serves(platform string) bool {
+	return len(a.allowed[platform]) > 0 || len(a.rules[platform]) > 0
+}
 
 // AllowsEveryone reports whether platform is open to all users.
 func (a *Access) AllowsEveryone(platform string) bool { return a.allowed[platform]["*"] }
@@ -65,8 +79,9 @@ func Refusal(m Message) string {
 }
 
 // Report logs, at start-up, whom platform serves, so that a deny-all or
-// allow-all policy is never a surprise: no allowed users is an error-level
-// line saying the platform serves nobody, "*" a loud warning. It returns
+// allow-all policy is never a surprise: no allowed users and no rule
+// (AllowBy) is an error-level line saying the platform serves nobody, "*" a
+// loud warning. It returns
 // the same text it logged.
 func (a *Access) Report(logger *slog.Logger, platform, allowVar string) string {
 	logger = orDiscard(logger)
@@ -84,6 +99,9 @@ func (a *Access) Report(logger *slog.Logger, platform, allowVar string) string {
 		return msg
 	}
 	msg := fmt.Sprintf("%s serves %d allowed users (%d admins)", platform, len(a.allowed[platform]), len(a.admins[platform]))
+	for _, rule := range a.rules[platform] {
+		msg += " and " + rule
+	}
 	logger.Info(msg, "platform", platform)
 	return msg
 }

@@ -22,13 +22,16 @@ func TestAccessReport(t *testing.T) {
 		name      string
 		allow     []string
 		admins    []string
+		rules     []string
 		wantLevel string
 		want      string
 	}{
-		{"nobody", nil, nil, "ERROR", "fake serves nobody: no allowed users. Set FAKE_ALLOWED_USERS"},
-		{"everyone", []string{"*"}, nil, "WARN", `WARNING: fake allows EVERYONE (FAKE_ALLOWED_USERS contains "*")`},
-		{"everyone an admin", nil, []string{"*"}, "WARN", "and everyone is an admin"},
-		{"a list", []string{"alice", "bob"}, []string{"carol"}, "INFO", "fake serves 3 allowed users (1 admins)"},
+		{"nobody", nil, nil, nil, "ERROR", "fake serves nobody: no allowed users. Set FAKE_ALLOWED_USERS"},
+		{"everyone", []string{"*"}, nil, nil, "WARN", `WARNING: fake allows EVERYONE (FAKE_ALLOWED_USERS contains "*")`},
+		{"everyone an admin", nil, []string{"*"}, nil, "WARN", "and everyone is an admin"},
+		{"a list", []string{"alice", "bob"}, []string{"carol"}, nil, "INFO", "fake serves 3 allowed users (1 admins)"},
+		{"only a rule", nil, nil, []string{"members of 2 roles"}, "INFO", "fake serves 0 allowed users (0 admins) and members of 2 roles"},
+		{"a list and a rule", []string{"alice"}, nil, []string{"members of 1 roles"}, "INFO", "fake serves 1 allowed users (0 admins) and members of 1 roles"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,6 +39,9 @@ func TestAccessReport(t *testing.T) {
 			a := core.NewAccess()
 			a.Allow("fake", tt.allow...)
 			a.Admin("fake", tt.admins...)
+			for _, r := range tt.rules {
+				a.AllowBy("fake", r)
+			}
 			var buf bytes.Buffer
 			got := a.Report(slog.New(slog.NewTextHandler(&buf, nil)), "fake", "FAKE_ALLOWED_USERS")
 			if !strings.Contains(got, tt.want) {

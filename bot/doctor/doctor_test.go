@@ -159,6 +159,53 @@ func TestDoctorAuthHintFiles(t *testing.T) {
 	}
 }
 
+func TestDoctorGeminiHome(t *testing.T) {
+	t.Parallel()
+	// creds writes Gemini's login file under dir/.gemini and returns it.
+	creds := func(t *testing.T, dir string) string {
+		t.Helper()
+		path := filepath.Join(dir, ".gemini", "oauth_creds.json")
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		if err := os.WriteFile(path, []byte(`{"token":"secret-login"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tt := range []struct {
+		name string
+		// in is where the login file is: "home", "cli home" or "cfg home".
+		in string
+		// cliHome sets GEMINI_CLI_HOME; cfgHome sets cfg.Gemini.Home.
+		cliHome, cfgHome bool
+		want             doctor.Status
+	}{
+		{"user's home", "home", false, false, doctor.OK},
+		{"GEMINI_CLI_HOME", "cli home", true, false, doctor.OK},
+		{"GEMINI_CLI_HOME from the config", "cfg home", false, true, doctor.OK},
+		{"GEMINI_CLI_HOME set, file only in the user's home", "home", true, false, doctor.Warn},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dirs := map[string]string{"home": t.TempDir(), "cli home": t.TempDir(), "cfg home": t.TempDir()}
+			file := creds(t, dirs[tt.in])
+			vars := map[string]string{}
+			if tt.cliHome {
+				vars["GEMINI_CLI_HOME"] = dirs["cli home"]
+			}
+			cfg := bot.Config{AllowedRoots: []string{dirs["home"]}}
+			if tt.cfgHome {
+				cfg.Gemini.Home = dirs["cfg home"]
+			}
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(vars), Home: dirs["home"]})
+			detail := "login file " + file + " exists"
+			if tt.want != doctor.OK {
+				detail = filepath.Join(dirs["cli home"], ".gemini", "oauth_creds.json")
+			}
+			expect(t, r, "gemini auth", tt.want, detail)
+		})
+	}
+}
+
 func TestDoctorSlack(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

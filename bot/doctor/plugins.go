@@ -13,6 +13,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
 // cli is what doctor checks of one plugin.
@@ -87,7 +88,7 @@ func authHints(id string, cfg bot.Config, opts Options) *authHint {
 			files: []string{filepath.Join(dir("CODEX_HOME", ".codex"), "auth.json")},
 			login: "set OPENAI_API_KEY, or run `codex login`"}
 	case "gemini":
-		d := filepath.Join(opts.Home, ".gemini")
+		d, _ := gemini.StateDir(cfg.Gemini, opts.Getenv, func() (string, error) { return opts.Home, nil })
 		return &authHint{env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 			files: []string{filepath.Join(d, "oauth_creds.json"), filepath.Join(d, "settings.json")},
 			login: "set GEMINI_API_KEY, or run `gemini` once and log in"}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -67,10 +68,20 @@ func (c Config) withDefaults() Config {
 
 // Grant adds the configured users and admins to access. Members admitted
 // by AllowedRoles are not listed there: the adapter marks their messages
-// core.Message.Allowed.
+// core.Message.Allowed, and access only learns that the roles exist, so
+// that a roles-only set-up is not reported as serving nobody.
 func (c Config) Grant(access *core.Access) {
 	access.Allow(Name, c.AllowedUsers...)
 	access.Admin(Name, c.AdminUsers...)
+	n := 0
+	for _, r := range c.AllowedRoles {
+		if strings.TrimSpace(r) != "" {
+			n++
+		}
+	}
+	if n > 0 {
+		access.AllowBy(Name, fmt.Sprintf("members of %d roles (DISCORD_ALLOWED_ROLES)", n))
+	}
 }
 
 // admits reports whether the configuration lets user (with the member's

@@ -12,6 +12,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/caarlos0/env/v11"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 func TestCommandText(t *testing.T) {
@@ -126,6 +128,40 @@ func TestConfigFromEnvironment(t *testing.T) {
 		if strings.Contains(s, "sekrit") {
 			t.Errorf("token printed: %s", s)
 		}
+	}
+}
+
+// TestGrantReport checks the start-up line for each kind of allow-list:
+// members admitted by role are served, so a roles-only set-up must not
+// say, at error level, that Discord serves nobody.
+func TestGrantReport(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		cfg       Config
+		wantLevel string
+		want      string
+	}{
+		{"nothing", Config{}, "ERROR", "serves nobody"},
+		{"blank roles only", Config{AllowedRoles: []string{"", " "}}, "ERROR", "serves nobody"},
+		{"roles only", Config{AllowedRoles: []string{"10", "20"}}, "INFO", "and members of 2 roles (DISCORD_ALLOWED_ROLES)"},
+		{"users and roles", Config{AllowedUsers: []string{"1"}, AllowedRoles: []string{"10"}}, "INFO", "serves 1 allowed users (0 admins) and members of 1 roles"},
+		{"users only", Config{AllowedUsers: []string{"1"}}, "INFO", "serves 1 allowed users (0 admins)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			access := core.NewAccess()
+			tt.cfg.Grant(access)
+			var buf strings.Builder
+			got := access.Report(slog.New(slog.NewTextHandler(&buf, nil)), Name, "DISCORD_ALLOWED_USERS")
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("Report = %q, want it to contain %q", got, tt.want)
+			}
+			if !strings.Contains(buf.String(), "level="+tt.wantLevel) {
+				t.Errorf("logged %q, want level %s", buf.String(), tt.wantLevel)
+			}
+		})
 	}
 }
 

@@ -15,10 +15,10 @@ import (
 
 // Config configures the plugin; the bot fills it from the environment.
 type Config struct {
-	Bin            string   `env:"CLAUDE_BIN" envDefault:"claude"`
-	Args           []string `env:"CLAUDE_ARGS" envSeparator:" "`
-	Model          string   `env:"CLAUDE_MODEL"`
-	PermissionMode string   `env:"CLAUDE_PERMISSION_MODE" envDefault:"acceptEdits"`
+	Bin            string       `env:"CLAUDE_BIN" envDefault:"claude"`
+	Args           cliproc.Args `env:"CLAUDE_ARGS"`
+	Model          string       `env:"CLAUDE_MODEL"`
+	PermissionMode string       `env:"CLAUDE_PERMISSION_MODE" envDefault:"acceptEdits"`
 	// ConfigDir is where Claude Code keeps its state; empty means
 	// $CLAUDE_CONFIG_DIR, else ~/.claude.
 	ConfigDir string `env:"CLAUDE_CONFIG_DIR"`

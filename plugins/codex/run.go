@@ -14,9 +14,9 @@ import (
 
 // Config configures the plugin; the bot fills it from the environment.
 type Config struct {
-	Bin   string   `env:"CODEX_BIN" envDefault:"codex"`
-	Args  []string `env:"CODEX_ARGS" envSeparator:" "`
-	Model string   `env:"CODEX_MODEL"`
+	Bin   string       `env:"CODEX_BIN" envDefault:"codex"`
+	Args  cliproc.Args `env:"CODEX_ARGS"`
+	Model string       `env:"CODEX_MODEL"`
 	// Sandbox is exec's --sandbox: read-only, workspace-write or
 	// danger-full-access. exec never asks for approval, so read-only
 	// would make every edit fail.

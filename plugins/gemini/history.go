@@ -20,14 +20,17 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
-// geminiDir returns the CLI's state folder, <home>/.gemini.
-func (p *Plugin) geminiDir() (string, error) {
-	home := p.cfg.Home
+// StateDir returns the CLI's state folder, <home>/.gemini, where home is
+// cfg.Home, else $GEMINI_CLI_HOME as getenv reads it, else userHome's
+// answer: the order the CLI itself follows. The environment and the home
+// are passed in so that jakebot doctor can look where the plugin looks.
+func StateDir(cfg Config, getenv func(string) string, userHome func() (string, error)) (string, error) {
+	home := cfg.Home
 	if home == "" {
-		home = os.Getenv("GEMINI_CLI_HOME")
+		home = getenv("GEMINI_CLI_HOME")
 	}
 	if home == "" {
-		h, err := os.UserHomeDir()
+		h, err := userHome()
 		if err != nil {
 			return "", err
 		}
@@ -41,7 +44,7 @@ func (p *Plugin) geminiDir() (string, error) {
 // --list-sessions may first ask the model to summarise, so the files are
 // read directly: only their heads, by a few goroutines at once.
 func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	dir, err := p.geminiDir()
+	dir, err := StateDir(p.cfg, os.Getenv, os.UserHomeDir)
 	if err != nil {
 		return nil, fmt.Errorf("find gemini home: %w", err)
 	}

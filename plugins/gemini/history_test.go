@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -172,5 +173,41 @@ func BenchmarkConversations5000(b *testing.B) {
 		if err != nil || len(infos) != 5000 || infos[0].Title != "prompt 4999" {
 			b.Fatalf("Conversations = %d sessions, %v", len(infos), err)
 		}
+	}
+}
+
+func TestStateDir(t *testing.T) {
+	t.Parallel()
+	errNoHome := errors.New("no home")
+	userHome := func() (string, error) { return "/home/u", nil }
+	noHome := func() (string, error) { return "", errNoHome }
+	tests := []struct {
+		name     string
+		cfgHome  string
+		env      string // GEMINI_CLI_HOME
+		userHome func() (string, error)
+		want     string
+		wantErr  error
+	}{
+		{"user's home", "", "", userHome, "/home/u/.gemini", nil},
+		{"GEMINI_CLI_HOME", "", "/srv/g", userHome, "/srv/g/.gemini", nil},
+		{"config wins over the environment", "/cfg", "/srv/g", userHome, "/cfg/.gemini", nil},
+		{"GEMINI_CLI_HOME needs no user's home", "", "/srv/g", noHome, "/srv/g/.gemini", nil},
+		{"no home at all", "", "", noHome, "", errNoHome},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			getenv := func(k string) string {
+				if k == "GEMINI_CLI_HOME" {
+					return tt.env
+				}
+				return ""
+			}
+			got, err := gemini.StateDir(gemini.Config{Home: tt.cfgHome}, getenv, tt.userHome)
+			if got != tt.want || !errors.Is(err, tt.wantErr) {
+				t.Errorf("StateDir = %q, %v; want %q, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }

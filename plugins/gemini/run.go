@@ -14,9 +14,9 @@ import (
 
 // Config configures the plugin; the bot fills it from the environment.
 type Config struct {
-	Bin   string   `env:"GEMINI_BIN" envDefault:"gemini"`
-	Args  []string `env:"GEMINI_ARGS" envSeparator:" "`
-	Model string   `env:"GEMINI_MODEL"`
+	Bin   string       `env:"GEMINI_BIN" envDefault:"gemini"`
+	Args  cliproc.Args `env:"GEMINI_ARGS"`
+	Model string       `env:"GEMINI_MODEL"`
 	// ApprovalMode is --approval-mode: default, auto_edit, yolo or plan.
 	// Headless, every decision that would ask the user is a denial, so
 	// default allows no edits and auto_edit no shell commands.
