@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 
 	var observers core.Observers
 	if cfg.AuditLog != "" {
-		a, err := audit.Open(cfg.AuditLog, cfg.AuditLogText)
+		a, err := audit.Open(cfg.AuditLog, cfg.AuditLogText, core.NewRedactor(cfg.Secrets))
 		if err != nil {
 			return err
 		}

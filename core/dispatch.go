@@ -357,6 +357,13 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 			return "", Errorf("%v in %s's %s history. /%s conversations lists them", err, wd, p.Name(), p.ID())
 		}
 	}
+	// An id from the CLI's history on disk reaches its argv too: it must
+	// have the form the CLI's ids have, whatever a file there is named.
+	if c, ok := p.(ResumeIDChecker); ok {
+		if err := c.CheckResumeID(info.ID); err != nil {
+			return "", err
+		}
+	}
 	now := r.clock.Now()
 	r.convs.Put(m.Key, Conversation{Plugin: p.ID(), Workdir: wd, ResumeToken: info.ID, Started: now, LastUsed: now})
 	title := ""

@@ -504,3 +504,24 @@ func TestRouterDrainHasAHardDeadline(t *testing.T) {
 	f.router.Drain(0) // returns: the test would hang otherwise
 	f.expect("The bot is restarting. The running turn has")
 }
+
+// An id listed from the CLI's history still has to be of the CLI's form
+// before it reaches its arguments: a file named like a flag is refused.
+func TestRouterChecksListedResumeIDs(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.plugin.convs = []core.ConversationInfo{{ID: "--dangerously-skip-permissions", Title: "planted"}, {ID: "s-7", Title: "real"}}
+	reg, err := core.NewRegistry(checkedPlugin{f.plugin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, _ := core.NewRoots([]string{f.root})
+	access := core.NewAccess()
+	access.Admin("fake", "alice")
+	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: coretest.NewInstantClock()}, nil)
+	f.handle = router.Attach(f.rec)
+	f.say("alice", "/fake resume 1")
+	f.expect("is not a session id")
+	f.say("alice", "/fake resume 2")
+	f.expect("Resumed Fake fake conversation s-7")
+}

@@ -19,6 +19,7 @@ import (
 // concurrent use.
 type Log struct {
 	withText bool
+	redact   *core.Redactor
 	mu       sync.Mutex
 	w        io.Writer
 	closer   io.Closer
@@ -47,16 +48,19 @@ type line struct {
 	Text        *string `json:"text,omitempty"`
 }
 
-// New returns a Log writing to w; withText includes message text.
-func New(w io.Writer, withText bool) *Log { return &Log{w: w, withText: withText} }
+// New returns a Log writing to w; withText includes message text, and
+// redact blanks secrets out of every line (a message may quote a token).
+func New(w io.Writer, withText bool, redact *core.Redactor) *Log {
+	return &Log{w: w, withText: withText, redact: redact}
+}
 
 // Open appends to the file at path, creating it private to the bot's user.
-func Open(path string, withText bool) (*Log, error) {
+func Open(path string, withText bool, redact *core.Redactor) (*Log, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	l := New(f, withText)
+	l := New(f, withText, redact)
 	l.closer = f
 	return l, nil
 }
@@ -80,7 +84,7 @@ func (l *Log) Record(r core.Record) {
 	if err != nil {
 		return
 	}
-	data = append(data, '\n')
+	data = append([]byte(l.redact.Redact(string(data))), '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, err := l.w.Write(data); err != nil && l.err == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func TestRecordLines(t *testing.T) {
 	t.Parallel()
 	for _, withText := range []bool{false, true} {
 		var buf bytes.Buffer
-		l := audit.New(&buf, withText)
+		l := audit.New(&buf, withText, nil)
 		l.Record(turn)
 		l.Record(core.Record{Kind: core.RecordCommand, ID: "beef", Time: coretest.Epoch, Key: core.ConversationKey{Platform: "console", User: "local"},
 			Author: "local", Command: "/status", Outcome: core.OutcomeOK, Text: "/status"})
@@ -52,11 +53,24 @@ func TestRecordLines(t *testing.T) {
 	}
 }
 
+// A message that quotes a secret is audited with the secret blanked out.
+func TestRecordRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	l := audit.New(&buf, true, core.NewRedactor([]string{"xoxb-secret-token"}))
+	r := turn
+	r.Text, r.Command = "why does xoxb-secret-token fail?", "/workdir set /srv/xoxb-secret-token"
+	l.Record(r)
+	if got := buf.String(); strings.Contains(got, "xoxb-secret-token") || strings.Count(got, core.Redacted) != 2 {
+		t.Errorf("audit line %s shows the secret, or not blanked twice", got)
+	}
+}
+
 func TestOpenAppendsPrivately(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	for range 2 {
-		l, err := audit.Open(path, false)
+		l, err := audit.Open(path, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
