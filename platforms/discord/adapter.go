@@ -101,7 +101,7 @@ type Adapter struct {
 	runCtx    context.Context
 	stopping  bool
 	pending   map[string]*interaction
-	names     map[string]string // threads awaiting their first words
+	names     map[string]threadNaming // threads awaiting their first words
 }
 
 var (
@@ -162,7 +162,7 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		seen:    newRecent(4096),
 		ready:   make(chan struct{}),
 		pending: make(map[string]*interaction),
-		names:   make(map[string]string),
+		names:   make(map[string]threadNaming),
 	}
 	for _, p := range opts.Plugins {
 		a.plugins[p.ID()] = p

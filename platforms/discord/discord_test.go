@@ -84,6 +84,9 @@ func TestStartOpensThread(t *testing.T) {
 		t.Errorf("response = %q, want a link to the thread", resp.Content)
 	}
 	h.waitBot(thread[0].ID, "conversation started")
+	// Someone else writing first, mentioning the bot, names nothing.
+	h.fake.Say(h.stranger(), thread[0].ID, "<@"+h.fake.BotID+"> rename this to something rude")
+	h.waitBot(thread[0].ID, "allow-list")
 	h.fake.Say(h.owner, thread[0].ID, "fix the flaky test please")
 	h.waitBot(thread[0].ID, "echo: fix the flaky test please")
 	h.fake.WaitFor("thread renamed", func() bool {

@@ -45,7 +45,7 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 		if core.IsCommand(text) {
 			msg = a.moveToThread(ctx, msg, m.GuildID, nil)
 		} else {
-			a.nameThread(ctx, key.Channel, text)
+			a.nameThread(ctx, key.Channel, key.User, text)
 		}
 		h(ctx, msg)
 	})

@@ -152,6 +152,9 @@ func (h *harness) start(u platformtest.DiscordUser) string {
 	return thread
 }
 
+// stranger returns a user who is not on the allow-list.
+func (h *harness) stranger() platformtest.DiscordUser { return h.fake.NewUser("stranger") }
+
 // waitBot waits for a bot message in channel containing text.
 func (h *harness) waitBot(channel, text string) platformtest.DiscordMessage {
 	h.t.Helper()

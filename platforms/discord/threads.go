@@ -60,7 +60,7 @@ func (a *Adapter) moveToThread(ctx context.Context, msg core.Message, guildID st
 	}
 	a.channels.put(th.ID, th.Type)
 	a.mu.Lock()
-	a.names[th.ID] = base
+	a.names[th.ID] = threadNaming{base: base, owner: msg.Key.User}
 	a.mu.Unlock()
 	if p != nil {
 		a.complete(ctx, p, fmt.Sprintf("%s conversation in <#%s>", plugin.Name(), th.ID))
@@ -71,17 +71,26 @@ func (a *Adapter) moveToThread(ctx context.Context, msg core.Message, guildID st
 	return msg
 }
 
+// threadNaming is a thread the adapter opened, waiting for its owner's
+// first words.
+type threadNaming struct {
+	base  string // the workdir's name
+	owner string // who opened it: nobody else names it
+}
+
 // nameThread renames a thread the adapter opened after its workdir and
-// the first words of its first prompt, once.
-func (a *Adapter) nameThread(ctx context.Context, channel, prompt string) {
+// the first words of its owner's first prompt, once.
+func (a *Adapter) nameThread(ctx context.Context, channel, user, prompt string) {
 	a.mu.Lock()
-	base, ok := a.names[channel]
-	delete(a.names, channel)
+	naming, ok := a.names[channel]
+	if ok && naming.owner == user {
+		delete(a.names, channel)
+	}
 	a.mu.Unlock()
-	if !ok {
+	if !ok || naming.owner != user {
 		return
 	}
-	name := threadName(base, firstWords(prompt, 8))
+	name := threadName(naming.base, firstWords(prompt, 8))
 	go func() {
 		if _, err := a.api.ChannelEdit(channel, &discordgo.ChannelEdit{Name: name}, discordgo.WithContext(ctx)); err != nil {
 			a.logger.Debug("rename thread", "thread", channel, "err", err)
