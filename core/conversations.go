@@ -24,8 +24,9 @@ type Conversation struct {
 type Conversations struct {
 	mu     sync.RWMutex
 	active map[ConversationKey]Conversation
-	// last remembers the plugin of an ended conversation, for a bare /resume.
-	last map[ConversationKey]string
+	// last remembers the plugin of an ended conversation, for a bare
+	// /resume; the most recent ones only.
+	last *Recent[ConversationKey, string]
 	// owners records who started each CLI session from chat.
 	owners map[sessionRef]string
 	// onChange, when set, is called after every change (outside the lock),
@@ -33,9 +34,12 @@ type Conversations struct {
 	onChange func()
 }
 
+// maxEnded bounds how many ended conversations a bare /resume remembers.
+const maxEnded = 10_000
+
 // NewConversations returns an empty map.
 func NewConversations() *Conversations {
-	return &Conversations{active: make(map[ConversationKey]Conversation), last: make(map[ConversationKey]string), owners: make(map[sessionRef]string)}
+	return &Conversations{active: make(map[ConversationKey]Conversation), last: NewRecent[ConversationKey, string](maxEnded), owners: make(map[sessionRef]string)}
 }
 
 // Get returns the active conversation for k.
@@ -50,7 +54,7 @@ func (c *Conversations) Get(k ConversationKey) (Conversation, bool) {
 func (c *Conversations) Put(k ConversationKey, conv Conversation) {
 	c.mu.Lock()
 	c.active[k] = conv
-	delete(c.last, k)
+	c.last.Delete(k)
 	c.mu.Unlock()
 	c.changed()
 }
@@ -77,7 +81,7 @@ func (c *Conversations) End(k ConversationKey) (Conversation, bool) {
 	conv, ok := c.active[k]
 	if ok {
 		delete(c.active, k)
-		c.last[k] = conv.Plugin
+		c.last.Set(k, conv.Plugin)
 	}
 	c.mu.Unlock()
 	if ok {
@@ -94,7 +98,8 @@ func (c *Conversations) LastPlugin(k ConversationKey) string {
 	if conv, ok := c.active[k]; ok {
 		return conv.Plugin
 	}
-	return c.last[k]
+	p, _ := c.last.Get(k)
+	return p
 }
 
 // Len returns the number of active conversations.

@@ -28,9 +28,13 @@ type StreamCoordinator struct {
 	// it before any reply.
 	redact *Redactor
 
-	mu       sync.Mutex
-	channels map[string]*rate.Limiter
+	// channels holds the limiter of each channel written to lately; one
+	// forgotten is made anew, full, which the platform's own limit bears.
+	channels *Recent[string, *rate.Limiter]
 }
+
+// maxChannelLimiters bounds how many channels' limiters are kept.
+const maxChannelLimiters = 4096
 
 // NewStreamCoordinator returns a coordinator for p. A nil clock is the
 // system clock; a nil logger discards.
@@ -44,7 +48,7 @@ func NewStreamCoordinator(p Platform, clock Clock, logger *slog.Logger) *StreamC
 		clock:    clock,
 		logger:   orDiscard(logger),
 		obs:      nopObserver{},
-		channels: make(map[string]*rate.Limiter),
+		channels: NewRecent[string, *rate.Limiter](maxChannelLimiters),
 	}
 }
 
@@ -53,13 +57,14 @@ func (c *StreamCoordinator) channelLimiter(t Target) *rate.Limiter {
 	if c.limits.ChannelInterval <= 0 {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	key := t.Channel
-	lim, ok := c.channels[key]
+	lim, ok := c.channels.Get(t.Channel)
 	if !ok {
 		lim = rate.NewLimiter(rate.Every(c.limits.ChannelInterval), max(1, c.limits.ChannelBurst))
-		c.channels[key] = lim
+		if !c.channels.Add(t.Channel, lim) {
+			if made, ok := c.channels.Get(t.Channel); ok {
+				lim = made // another reply made it first
+			}
+		}
 	}
 	return lim
 }

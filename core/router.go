@@ -82,6 +82,7 @@ type Router struct {
 	deliverCtx context.Context
 
 	limits      *userLimits
+	refused     *Recent[string, struct{}]
 	slots       *turnSlots
 	questions   questions
 	obs         Observer
@@ -162,6 +163,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	return &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
+		refused:     NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
 		obs:         cfg.Observer,
 		defaultRoot: defaultRoot(cfg.Roots, cfg.DefaultWorkdir),
@@ -304,7 +306,11 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 				return
 			}
 		}
-		r.reply(a, m.Target(), Refusal(m))
+		// In the open, a stranger is told once per place: they must not
+		// be able to make the bot answer every line they write.
+		if r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
+			r.reply(a, m.Target(), Refusal(m))
+		}
 		return
 	}
 	// Admins are trusted with the host already (any root, every

@@ -141,6 +141,9 @@ func TestRouterRefusesUnknownUsersAndCommands(t *testing.T) {
 	f := newRouterFixture(t, echo)
 	f.say("mallory", "/fake start")
 	f.expect("not on this bot's allow-list. Your fake user id is mallory")
+	for range 3 {
+		f.say("mallory", "let me in") // told once, not at every line
+	}
 	f.say("alice", "/frobnicate")
 	f.expect("unknown command /frobnicate")
 	f.say("alice", "/fake start ../../..")

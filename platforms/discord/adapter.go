@@ -88,7 +88,7 @@ type Adapter struct {
 	// IDENTIFY; nil when the session is not a real one.
 	withoutMessageContent func()
 
-	seen     *recent
+	seen     *core.Recent[string, struct{}]
 	lanes    core.Lanes[core.ConversationKey]
 	channels channelTypes
 	ready    chan struct{}
@@ -101,7 +101,7 @@ type Adapter struct {
 	runCtx    context.Context
 	stopping  bool
 	pending   map[string]*interaction
-	names     map[string]threadNaming // threads awaiting their first words
+	names     *core.Recent[string, threadNaming] // threads awaiting their owner's first words
 }
 
 var (
@@ -159,10 +159,10 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		opts:    opts,
 		plugins: make(map[string]core.Plugin),
 		logger:  logger.With("platform", Name),
-		seen:    newRecent(4096),
+		seen:    core.NewRecent[string, struct{}](4096),
 		ready:   make(chan struct{}),
 		pending: make(map[string]*interaction),
-		names:   make(map[string]threadNaming),
+		names:   core.NewRecent[string, threadNaming](1024),
 	}
 	for _, p := range opts.Plugins {
 		a.plugins[p.ID()] = p

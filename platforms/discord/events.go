@@ -22,7 +22,7 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	if m.Type != discordgo.MessageTypeDefault && m.Type != discordgo.MessageTypeReply {
 		return // system messages: thread created, pins, joins
 	}
-	if !a.seen.add("m" + m.ID) {
+	if !a.seen.Add("m"+m.ID, struct{}{}) {
 		a.logger.Debug("duplicate message dropped", "id", m.ID)
 		return
 	}
@@ -87,7 +87,7 @@ func (a *Adapter) active(k core.ConversationKey) bool {
 // passed on as the equivalent text command.
 func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionCreate) {
 	i := ev.Interaction
-	if i == nil || !a.seen.add("i"+i.ID) {
+	if i == nil || !a.seen.Add("i"+i.ID, struct{}{}) {
 		return
 	}
 	user, roles := interactionUser(i)

@@ -59,9 +59,7 @@ func (a *Adapter) moveToThread(ctx context.Context, msg core.Message, guildID st
 		return msg
 	}
 	a.channels.put(th.ID, th.Type)
-	a.mu.Lock()
-	a.names[th.ID] = threadNaming{base: base, owner: msg.Key.User}
-	a.mu.Unlock()
+	a.names.Set(th.ID, threadNaming{base: base, owner: msg.Key.User})
 	if p != nil {
 		a.complete(ctx, p, fmt.Sprintf("%s conversation in <#%s>", plugin.Name(), th.ID))
 	}
@@ -81,15 +79,11 @@ type threadNaming struct {
 // nameThread renames a thread the adapter opened after its workdir and
 // the first words of its owner's first prompt, once.
 func (a *Adapter) nameThread(ctx context.Context, channel, user, prompt string) {
-	a.mu.Lock()
-	naming, ok := a.names[channel]
-	if ok && naming.owner == user {
-		delete(a.names, channel)
-	}
-	a.mu.Unlock()
+	naming, ok := a.names.Get(channel)
 	if !ok || naming.owner != user {
 		return
 	}
+	a.names.Delete(channel)
 	name := threadName(naming.base, firstWords(prompt, 8))
 	go func() {
 		if _, err := a.api.ChannelEdit(channel, &discordgo.ChannelEdit{Name: name}, discordgo.WithContext(ctx)); err != nil {

@@ -60,11 +60,11 @@ type Adapter struct {
 	choices  *choices
 
 	mu      sync.Mutex
-	refused map[string]bool // user/chat pairs already told they are not allowed
+	refused *core.Recent[string, struct{}] // user/chat pairs already told they are not allowed
 	// answered holds the callback queries Refuse answered while the
 	// router handled them.
 	answered map[string]bool
-	seen     *recent
+	seen     *core.Recent[int, struct{}]
 }
 
 var (
@@ -120,9 +120,9 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		listener: opts.Listener,
 		secret:   secret,
 		choices:  newChoices(),
-		refused:  make(map[string]bool),
+		refused:  core.NewRecent[string, struct{}](10000),
 		answered: make(map[string]bool),
-		seen:     newRecent(1024),
+		seen:     core.NewRecent[int, struct{}](1024),
 	}, nil
 }
 
@@ -267,17 +267,9 @@ func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error
 		a.mu.Unlock()
 		return a.answerCallback(id, text, true)
 	}
-	key := m.Key.User + "/" + m.Key.Channel
-	a.mu.Lock()
-	if a.refused[key] {
-		a.mu.Unlock()
+	if !a.refused.Add(m.Key.User+"/"+m.Key.Channel, struct{}{}) {
 		return nil
 	}
-	if len(a.refused) >= 10000 {
-		clear(a.refused)
-	}
-	a.refused[key] = true
-	a.mu.Unlock()
 	_, err := a.Send(ctx, m.Target(), html.EscapeString(text))
 	return err
 }

@@ -6,7 +6,7 @@ import (
 	"html"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -22,10 +22,8 @@ const maxCallbackData = 64
 // a restart; a longer one is kept here under a short token. It is safe for
 // concurrent use.
 type choices struct {
-	mu    sync.Mutex
-	next  int
-	byKey map[string]string
-	order []string
+	next  atomic.Int64
+	byKey *core.Recent[string, string]
 }
 
 const (
@@ -33,23 +31,15 @@ const (
 	maxTokens   = 1000
 )
 
-func newChoices() *choices { return &choices{byKey: make(map[string]string)} }
+func newChoices() *choices { return &choices{byKey: core.NewRecent[string, string](maxTokens)} }
 
 // data returns the callback data for a button sending cmd.
 func (c *choices) data(cmd string) string {
 	if len(cmd) <= maxCallbackData && strings.HasPrefix(cmd, "/") {
 		return cmd
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.next++
-	tok := tokenPrefix + strconv.Itoa(c.next)
-	c.byKey[tok] = cmd
-	c.order = append(c.order, tok)
-	if len(c.order) > maxTokens {
-		delete(c.byKey, c.order[0])
-		c.order = c.order[1:]
-	}
+	tok := tokenPrefix + strconv.FormatInt(c.next.Add(1), 10)
+	c.byKey.Set(tok, cmd)
 	return tok
 }
 
@@ -58,10 +48,7 @@ func (c *choices) command(data string) (string, bool) {
 	if strings.HasPrefix(data, "/") {
 		return data, true
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cmd, ok := c.byKey[data]
-	return cmd, ok
+	return c.byKey.Get(data)
 }
 
 // botCommands is the menu registered with setMyCommands, from core's

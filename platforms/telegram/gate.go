@@ -22,8 +22,9 @@ type gate struct {
 	clock core.Clock
 	every time.Duration // one group write per every
 
-	mu    sync.Mutex
-	chats map[int64]*chatGate
+	// chats holds the chats written to lately; a gate forgotten is made
+	// anew, which only a bot writing to thousands of chats at once sees.
+	chats *core.Recent[int64, *chatGate]
 }
 
 type chatGate struct {
@@ -34,7 +35,7 @@ type chatGate struct {
 }
 
 func newGate(clock core.Clock, perMinute int) *gate {
-	return &gate{clock: clock, every: time.Minute / time.Duration(perMinute), chats: make(map[int64]*chatGate)}
+	return &gate{clock: clock, every: time.Minute / time.Duration(perMinute), chats: core.NewRecent[int64, *chatGate](4096)}
 }
 
 // isGroup reports whether chat is a group: Telegram gives groups,
@@ -42,15 +43,17 @@ func newGate(clock core.Clock, perMinute int) *gate {
 func isGroup(chat int64) bool { return chat < 0 }
 
 func (g *gate) chat(id int64) *chatGate {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	c, ok := g.chats[id]
-	if !ok {
-		c = &chatGate{}
-		if isGroup(id) {
-			c.budget = rate.NewLimiter(rate.Every(g.every), 1)
+	if c, ok := g.chats.Get(id); ok {
+		return c
+	}
+	c := &chatGate{}
+	if isGroup(id) {
+		c.budget = rate.NewLimiter(rate.Every(g.every), 1)
+	}
+	if !g.chats.Add(id, c) {
+		if made, ok := g.chats.Get(id); ok {
+			return made // another write made it first
 		}
-		g.chats[id] = c
 	}
 	return c
 }

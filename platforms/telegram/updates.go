@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -16,7 +15,7 @@ const callbackPrefix = "cbq:"
 // handleUpdate turns one update into a message for the router and hands it
 // to the dispatcher. Updates the bot does not act on are dropped here.
 func (a *Adapter) handleUpdate(ctx context.Context, u update, d *dispatcher) {
-	if !a.seen.add(u.UpdateID) {
+	if !a.seen.Add(u.UpdateID, struct{}{}) {
 		return // a webhook delivery Telegram repeated
 	}
 	switch {
@@ -136,32 +135,4 @@ func displayName(first, user string) string {
 		return "@" + user
 	}
 	return first
-}
-
-// recent remembers the last n update ids, to drop repeated deliveries.
-type recent struct {
-	mu   sync.Mutex
-	ids  map[int]bool
-	ring []int
-	next int
-}
-
-func newRecent(n int) *recent { return &recent{ids: make(map[int]bool, n), ring: make([]int, 0, n)} }
-
-// add records id and reports whether it is new.
-func (r *recent) add(id int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ids[id] {
-		return false
-	}
-	if len(r.ring) < cap(r.ring) {
-		r.ring = append(r.ring, id)
-	} else {
-		delete(r.ids, r.ring[r.next])
-		r.ring[r.next] = id
-		r.next = (r.next + 1) % len(r.ring)
-	}
-	r.ids[id] = true
-	return true
 }
