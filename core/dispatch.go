@@ -134,6 +134,17 @@ func (r *Router) workdirFor(m Message, path string) (string, error) {
 	return r.cfg.Roots.Resolve(path, base)
 }
 
+// UserRoots returns the roots a user may work in: all of roots for an
+// admin, the default root for everyone else. Adapters that suggest
+// directories or open threads before the router sees a command use it,
+// so they offer nothing the router would refuse.
+func UserRoots(roots Roots, defaultWorkdir string, admin bool) Roots {
+	if admin || len(roots) == 0 {
+		return roots
+	}
+	return Roots{defaultRoot(roots, defaultWorkdir)}
+}
+
 // defaultRoot is the root non-admins are kept in: the one holding the
 // default workdir, else the first.
 func defaultRoot(roots Roots, defaultWorkdir string) string {

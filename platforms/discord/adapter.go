@@ -51,9 +51,11 @@ type discordAPI interface {
 var _ discordAPI = (*discordgo.Session)(nil)
 
 // ConversationLookup tells the adapter which places have an active
-// conversation. *core.Conversations implements it.
+// conversation, and who started each CLI session. *core.Conversations
+// implements it.
 type ConversationLookup interface {
 	Get(core.ConversationKey) (core.Conversation, bool)
+	Owner(plugin, session string) string
 }
 
 // Options are what the adapter needs from the rest of the bot. It never

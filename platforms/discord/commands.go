@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,9 +141,9 @@ func (a *Adapter) autocomplete(ctx context.Context, i *discordgo.Interaction, us
 		key := core.ConversationKey{Platform: Name, User: user, Channel: i.ChannelID}
 		switch f.Name {
 		case "id":
-			choices = a.resumeChoices(ctx, d.Name, a.workdir(key), typed)
+			choices = a.resumeChoices(ctx, d.Name, key, typed)
 		case "workdir", "path":
-			choices = dirChoices(a.opts.Roots, a.workdir(key), typed)
+			choices = dirChoices(a.userRoots(user), a.workdir(key), typed)
 		}
 	}
 	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult,
@@ -163,6 +164,11 @@ func (a *Adapter) workdir(key core.ConversationKey) string {
 	return a.defaultWorkdir()
 }
 
+// userRoots are the roots user may work in, as the router decides it.
+func (a *Adapter) userRoots(user string) core.Roots {
+	return core.UserRoots(a.opts.Roots, a.opts.DefaultWorkdir, slices.Contains(a.cfg.AdminUsers, user))
+}
+
 func (a *Adapter) defaultWorkdir() string {
 	if a.opts.DefaultWorkdir != "" {
 		return a.opts.DefaultWorkdir
@@ -173,13 +179,17 @@ func (a *Adapter) defaultWorkdir() string {
 	return ""
 }
 
-// resumeChoices lists the plugin's past conversations in workdir whose id
-// starts with, or whose title contains, what the user typed.
-func (a *Adapter) resumeChoices(ctx context.Context, pluginID, workdir, typed string) []*discordgo.ApplicationCommandOptionChoice {
+// resumeChoices lists the plugin's past conversations in key's workdir
+// whose id starts with, or whose title contains, what the user typed: the
+// ones the router would let the user resume (their own, or all for an
+// admin), in a workdir they may use.
+func (a *Adapter) resumeChoices(ctx context.Context, pluginID string, key core.ConversationKey, typed string) []*discordgo.ApplicationCommandOptionChoice {
 	p, ok := a.plugins[pluginID]
-	if !ok || workdir == "" {
+	workdir := a.workdir(key)
+	if !ok || workdir == "" || !a.userRoots(key.User).Contains(workdir) {
 		return nil
 	}
+	admin := slices.Contains(a.cfg.AdminUsers, key.User)
 	infos, err := p.Conversations(ctx, workdir)
 	if err != nil {
 		a.logger.Debug("autocomplete conversations", "plugin", pluginID, "err", err)
@@ -193,6 +203,9 @@ func (a *Adapter) resumeChoices(ctx context.Context, pluginID, workdir, typed st
 		}
 		if len(c.ID) > maxChoiceLength || (typed != "" && !strings.HasPrefix(c.ID, typed) &&
 			!strings.Contains(strings.ToLower(c.Title), low)) {
+			continue
+		}
+		if !admin && (a.opts.Conversations == nil || a.opts.Conversations.Owner(pluginID, c.ID) != Name+"/"+key.User) {
 			continue
 		}
 		name := c.ID

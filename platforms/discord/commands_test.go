@@ -167,7 +167,15 @@ func TestAutocomplete(t *testing.T) {
 			{ID: "bbbb2222-0000-4000-8000-000000000002", Title: "add a README"},
 		}, nil
 	}}
-	h := newHarness(t, p, nil)
+	admin := ""
+	h := newHarness(t, p, func(c *Config, fake *platformtest.Discord) {
+		admin = fake.NewUser("admin").ID
+		c.AdminUsers = []string{admin}
+	})
+	// Sessions are suggested to whoever started them from chat, and to
+	// admins.
+	h.convs.SetOwner("claude", "aaaa1111-0000-4000-8000-000000000001", Name+"/"+h.owner.ID)
+	h.convs.SetOwner("claude", "bbbb2222-0000-4000-8000-000000000002", Name+"/someone-else")
 	choices := func(in platformtest.DiscordInteraction) []string {
 		t.Helper()
 		h.fake.WaitFor("autocomplete answer", func() bool { _, ok := h.fake.Callback(in); return ok })
@@ -193,8 +201,8 @@ func TestAutocomplete(t *testing.T) {
 		{"claude start", "workdir", ".h", []string{h.root + "/.hidden"}},
 		{"claude start", "workdir", "/", nil}, // outside the roots
 		{"workdir set", "path", "ot", []string{h.root + "/other"}},
-		{"claude resume", "id", "", []string{"aaaa1111-0000-4000-8000-000000000001", "bbbb2222-0000-4000-8000-000000000002"}},
-		{"claude resume", "id", "bbbb", []string{"bbbb2222-0000-4000-8000-000000000002"}},
+		{"claude resume", "id", "", []string{"aaaa1111-0000-4000-8000-000000000001"}},
+		{"claude resume", "id", "bbbb", nil}, // someone else's
 		{"claude resume", "id", "flaky", []string{"aaaa1111-0000-4000-8000-000000000001"}},
 	}
 	for _, tt := range tests {
@@ -202,6 +210,11 @@ func TestAutocomplete(t *testing.T) {
 		if got := choices(in); strings.Join(got, ",") != strings.Join(tt.want, ",") {
 			t.Errorf("autocomplete %s %s=%q = %q, want %q", tt.command, tt.option, tt.typed, got, tt.want)
 		}
+	}
+	adminUser := platformtest.DiscordUser{ID: admin, Name: "admin"}
+	in := h.fake.Autocomplete(adminUser, h.fake.TextChannel, "claude resume", "id", "id", "")
+	if got := choices(in); len(got) != 2 {
+		t.Errorf("an admin is offered %q, want both sessions", got)
 	}
 }
 

@@ -45,8 +45,8 @@ func (a *Adapter) moveToThread(ctx context.Context, msg core.Message, guildID st
 	// conversation yet, so against the default workdir.
 	wd := a.defaultWorkdir()
 	if cmd.Arg != "" {
-		if wd, err = a.opts.Roots.Resolve(cmd.Arg, wd); err != nil {
-			return msg
+		if wd, err = a.userRoots(msg.Key.User).Resolve(cmd.Arg, wd); err != nil {
+			return msg // refused by the router: no empty thread
 		}
 	}
 	plugin := a.plugins[cmd.Plugin]
