@@ -163,7 +163,9 @@ func link(b *strings.Builder, s string, i int) int {
 	if title := strings.IndexByte(url, ' '); title > 0 {
 		url = url[:title] // [text](url "title")
 	}
-	if url == "" {
+	if !isURL(url) {
+		// Only web and mail links become Slack links: <!channel|x>,
+		// <@U123|x> or <#C1|x> from model text would ping people.
 		return 0
 	}
 	text = strings.NewReplacer("|", "¦", "**", "", "`", "").Replace(text)
