@@ -1,0 +1,157 @@
+package core
+
+import (
+	"context"
+	"fmt"
+)
+
+// turnQueue exists only while a conversation has a turn running.
+type turnQueue struct {
+	a       *attached
+	target  Target
+	pending []queued
+	cancel  context.CancelCauseFunc
+	// plugin and token of the running turn, for the shutdown notice.
+	plugin string
+	token  string
+	// held are the Done of answers to the running turn's questions,
+	// called once the turn is delivered.
+	held []func()
+}
+
+// queued is a message waiting for its turn, with its correlation id and
+// the conversation it was written to: a message belongs to the
+// conversation it was sent in, whatever happens to the chat meanwhile.
+type queued struct {
+	m    Message
+	id   string
+	conv Conversation
+	// done is m's Done, called once the message is delivered or dropped.
+	done func()
+}
+
+// enqueue runs m now, or queues it behind the running turn. It reports
+// whether m was taken (its done is then called once its turn is over or it
+// is dropped); a message refused here is answered at once.
+func (r *Router) enqueue(a *attached, m queued) bool {
+	r.mu.Lock()
+	if r.draining {
+		r.mu.Unlock()
+		r.obs.Record(Record{Kind: RecordRejected, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(), Outcome: OutcomeShutdown, Text: m.m.Text})
+		r.reply(a, m.m.Target(), "The bot is restarting and starts no new turns; this message was not sent. Send it again in a minute: the conversation continues.")
+		return false
+	}
+	q, running := r.queues[m.m.Key]
+	if running {
+		if len(q.pending) >= r.cfg.QueueLimit {
+			r.mu.Unlock()
+			r.reply(a, m.m.Target(), fmt.Sprintf("A turn is running and %d messages are waiting; this one was not queued. Wait, or /stop.", len(q.pending)))
+			return false
+		}
+		q.pending = append(q.pending, m)
+		n := len(q.pending)
+		r.mu.Unlock()
+		r.reply(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n))
+		return true
+	}
+	q = &turnQueue{a: a, target: m.m.Target(), plugin: m.conv.Plugin}
+	r.queues[m.m.Key] = q
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go r.drain(a, m)
+	return true
+}
+
+// finish calls every function in fs.
+func finish(fs []func()) {
+	for _, f := range fs {
+		f()
+	}
+}
+
+// finishAll calls done of every message in ms.
+func finishAll(ms []queued) {
+	for _, m := range ms {
+		m.done()
+	}
+}
+
+// drain runs m and then every message queued behind it, one at a time.
+// A turn's conversation is released before its final reply is delivered,
+// so a message sent after seeing the reply is never told to wait.
+func (r *Router) drain(a *attached, m queued) {
+	defer r.wg.Done()
+	key := m.m.Key
+	for {
+		deliver := r.runTurn(a, m)
+		r.mu.Lock()
+		q := r.queues[key]
+		if len(q.pending) == 0 || r.turnCtx.Err() != nil || r.draining {
+			dropped := q.pending
+			delete(r.queues, key)
+			held := q.held
+			r.mu.Unlock()
+			deliver()
+			m.done()
+			finish(held)
+			if len(dropped) > 0 {
+				r.reply(a, m.m.Target(), fmt.Sprintf("The bot is restarting: %d queued messages were not run. Send them again once it is back.", len(dropped)))
+				finishAll(dropped)
+			}
+			return
+		}
+		next := q.pending[0]
+		q.pending = q.pending[1:]
+		held := q.held
+		q.held = nil
+		r.mu.Unlock()
+		deliver()
+		m.done()
+		finish(held)
+		m = next
+	}
+}
+
+// stop cancels the running turn of k and drops its queue. It returns how
+// many queued messages were dropped and whether a turn was running.
+func (r *Router) stop(k ConversationKey) (dropped int, running bool) {
+	r.mu.Lock()
+	q, ok := r.queues[k]
+	if !ok {
+		r.mu.Unlock()
+		return 0, false
+	}
+	pending := q.pending
+	q.pending = nil
+	if q.cancel != nil {
+		q.cancel(ErrStopped)
+	}
+	r.mu.Unlock()
+	finishAll(pending)
+	return len(pending), true
+}
+
+// busy returns why k's conversation cannot be changed now (a turn running
+// or messages waiting: changing it would move them), or "".
+func (r *Router) busy(k ConversationKey) string {
+	r.mu.Lock()
+	q, ok := r.queues[k]
+	var plugin string
+	var waiting int
+	if ok {
+		plugin, waiting = q.plugin, len(q.pending)
+	}
+	r.mu.Unlock()
+	if !ok {
+		return ""
+	}
+	name := plugin
+	if p, found := r.cfg.Plugins.Get(plugin); found {
+		name = p.Name()
+	}
+	msg := fmt.Sprintf("A %s turn is running", name)
+	if waiting > 0 {
+		msg += fmt.Sprintf(" and %d messages are waiting", waiting)
+	}
+	return msg + "; /stop it first, or wait until it ends."
+}

@@ -1,0 +1,78 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Drain shuts the router down gently: no new turn starts, every chat with
+// a running turn is told that the bot is restarting and how to continue,
+// messages still queued are answered instead of run, and running turns get
+// grace (on the router's clock) to finish before they are cancelled with
+// ErrShutdown. Drain returns once every turn has ended and its final reply
+// is delivered.
+func (r *Router) Drain(grace time.Duration) {
+	r.mu.Lock()
+	r.draining = true
+	type notice struct {
+		a    *attached
+		to   Target
+		text string
+	}
+	var notices []notice
+	var droppedMsgs []queued
+	for _, q := range r.queues {
+		dropped := len(q.pending)
+		droppedMsgs = append(droppedMsgs, q.pending...)
+		q.pending = nil
+		notices = append(notices, notice{q.a, q.target, restartNotice(grace, q.plugin, q.token, dropped)})
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, n := range notices {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.reply(n.a, n.to, n.text)
+		}()
+	}
+	wg.Wait()
+	finishAll(droppedMsgs)
+	r.logger.Info("draining", "running_turns", len(notices), "grace", grace)
+
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	expired := make(chan struct{})
+	t := r.clock.AfterFunc(grace, func() { close(expired) })
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-expired:
+	}
+	r.cancelAll(ErrShutdown)
+	// A turn that does not end once cancelled (a plugin that ignores its
+	// context) must not keep the bot from exiting.
+	select {
+	case <-done:
+	case <-time.After(r.cfg.StopDeadline):
+		r.logger.Error("turns still running after being cancelled; shutting down without them", "deadline", r.cfg.StopDeadline)
+	}
+}
+
+func restartNotice(grace time.Duration, plugin, token string, dropped int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The bot is restarting. The running turn has %s to finish; if it is cut short, send your message again once the bot is back.", grace)
+	if token != "" {
+		fmt.Fprintf(&b, " The conversation continues by itself if the bot keeps its state; otherwise /%s resume %s brings it back.", plugin, token)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&b, " %d queued messages were not run; send them again later.", dropped)
+	}
+	return b.String()
+}

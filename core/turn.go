@@ -1,0 +1,192 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// runTurn runs one turn and returns the function that delivers its final
+// reply. A panic outside the plugin (which runPlugin already guards) is
+// recovered here, so the conversation's queue is always released.
+func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
+	m := qm.m
+	defer func() {
+		if v := recover(); v != nil {
+			r.logger.Error("panic while running a turn", "id", qm.id, "conversation", m.Key.String(), "panic", v, "stack", string(debug.Stack()))
+			r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
+			deliver = func() {
+				r.replyError(a, m.Target(), &UserError{Msg: fmt.Sprintf("internal error: this turn crashed (%v). It is logged as %s.", v, qm.id)})
+			}
+		}
+	}()
+	conv, plugin, workdir, refusal := r.turnPlace(qm)
+	if refusal != nil {
+		return func() { r.replyError(a, m.Target(), refusal) }
+	}
+	ctx, cancel := context.WithCancelCause(r.turnCtx)
+	defer cancel(nil)
+	r.mu.Lock()
+	q := r.queues[m.Key]
+	q.cancel, q.plugin, q.token = cancel, plugin.ID(), conv.ResumeToken
+	r.mu.Unlock()
+	user := OwnerOf(m)
+	if err := r.slots.acquire(ctx, user, func(place int) {
+		r.reply(a, m.Target(), fmt.Sprintf("The bot is running as many turns as it may; this one is number %d in line and starts when another ends (/stop to drop it).", place))
+	}); err != nil {
+		return func() {
+			r.reply(a, m.Target(), "This message waited in line and was not sent: "+cancelMessage(err, r.cfg, plugin))
+		}
+	}
+	defer r.slots.release(user)
+	ctx, cancelTimeout := context.WithTimeoutCause(ctx, r.cfg.TurnTimeout, ErrTurnTimeout)
+	defer cancelTimeout()
+	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
+	defer idle.stop()
+
+	reply := a.coord.NewReply(r.deliverCtx, m.Target())
+	stopTyping := r.typing(ctx, a.p, m.Target())
+	started := r.clock.Now()
+	token := conv.ResumeToken
+	res, err := r.runPlugin(ctx, plugin, Turn{Key: m.Key, Workdir: workdir, Prompt: m.Text, ResumeToken: conv.ResumeToken, Ask: r.cfg.Ask},
+		func(ev Event) {
+			idle.touch()
+			switch {
+			case ev.Kind == EventQuestion:
+				r.ask(a, qm, ev.Question, idle)
+				return
+			case ev.Kind == EventSession && ev.ResumeToken != "":
+				r.mu.Lock()
+				token, q.token = ev.ResumeToken, ev.ResumeToken
+				r.mu.Unlock()
+			}
+			reply.Emit(ev)
+		})
+	r.dropQuestions(m.Key)
+	idle.stop()
+	stopTyping()
+	r.mu.Lock()
+	if res.ResumeToken != "" {
+		token = res.ResumeToken
+	}
+	r.mu.Unlock()
+	r.keepSession(m, conv, plugin, token)
+
+	outcome := r.turnOutcome(ctx, err, res, plugin, reply)
+	if err != nil && ctx.Err() == nil {
+		r.logger.Warn("turn failed", "id", qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "err", err)
+	}
+	if res.Duration == 0 {
+		res.Duration = r.clock.Now().Sub(started)
+	}
+	reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
+	r.logger.Info("turn", "id", qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
+		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
+	r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
+		Workdir: workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD, Text: m.Text})
+	return func() { reply.Close(r.deliverCtx) }
+}
+
+// turnPlace returns where qm's turn runs: its conversation as it is now
+// (the turn before may have given it a new session), provided it is still
+// the one qm was written to, its plugin, and its workdir checked again for
+// the author. A non-nil refusal says why the turn cannot run.
+func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir string, refusal error) {
+	m := qm.m
+	conv, ok := r.convs.Get(m.Key)
+	if !ok || !conv.Started.Equal(qm.conv.Started) || conv.Plugin != qm.conv.Plugin {
+		return conv, nil, "", Errorf("the conversation this message was written to ended before its turn; it was not sent")
+	}
+	plugin, ok = r.cfg.Plugins.Get(conv.Plugin)
+	if !ok {
+		return conv, nil, "", Errorf("plugin %q is no longer configured. Start a new conversation", conv.Plugin)
+	}
+	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	if err != nil {
+		r.logger.Warn("turn refused by the workdir policy", "id", qm.id, "conversation", m.Key.String(), "user", m.Author(), "err", err)
+		return conv, nil, "", err
+	}
+	return conv, plugin, workdir, nil
+}
+
+// keepSession stores the turn's session token in its conversation, unless
+// a /start or /resume meanwhile made a new one, and records who started
+// the session.
+func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token string) {
+	r.convs.Update(m.Key, func(c *Conversation) {
+		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
+			c.ResumeToken = token
+			c.LastUsed = r.clock.Now()
+		}
+	})
+	r.convs.SetOwner(plugin.ID(), token, OwnerOf(m))
+}
+
+// turnOutcome adds the block that says how a turn that did not end well
+// ended, and returns the outcome to record.
+func (r *Router) turnOutcome(ctx context.Context, err error, res TurnResult, plugin Plugin, reply *Reply) string {
+	switch {
+	case ctx.Err() != nil:
+		cause := context.Cause(ctx)
+		reply.Add(ResponseBlock{Kind: BlockError, Text: cancelMessage(cause, r.cfg, plugin)})
+		return cancelOutcome(cause)
+	case err != nil:
+		reply.Add(ResponseBlock{Kind: BlockError, Text: UserMessage(err)})
+		var pe *pluginPanic
+		if errors.As(err, &pe) {
+			return OutcomePanic
+		}
+		return OutcomeError
+	case res.IsError:
+		return OutcomeError
+	}
+	return OutcomeOK
+}
+
+// pluginPanic is the error a recovered plugin panic becomes; it unwraps
+// to the UserError the chat sees.
+type pluginPanic struct{ err *UserError }
+
+func (p *pluginPanic) Error() string { return p.err.Error() }
+func (p *pluginPanic) Unwrap() error { return p.err }
+
+// runPlugin runs the plugin, turning a panic into an error so that one bad
+// turn cannot take the bot down.
+func (r *Router) runPlugin(ctx context.Context, p Plugin, t Turn, emit func(Event)) (res TurnResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.logger.Error("plugin panicked", "plugin", p.ID(), "panic", v, "stack", string(debug.Stack()))
+			err = &pluginPanic{&UserError{Msg: fmt.Sprintf("internal error: the %s plugin crashed (%v)", p.Name(), v)}}
+		}
+	}()
+	return p.Run(ctx, t, emit)
+}
+
+func cancelOutcome(cause error) string {
+	switch {
+	case errors.Is(cause, ErrStopped):
+		return OutcomeStopped
+	case errors.Is(cause, ErrTurnTimeout):
+		return OutcomeTimeout
+	case errors.Is(cause, ErrIdleTimeout):
+		return OutcomeIdleTimeout
+	case errors.Is(cause, ErrShutdown):
+		return OutcomeShutdown
+	}
+	return OutcomeCancelled
+}
+
+func cancelMessage(cause error, cfg RouterConfig, p Plugin) string {
+	switch {
+	case errors.Is(cause, ErrStopped):
+		return "Stopped. The conversation continues with your next message."
+	case errors.Is(cause, ErrTurnTimeout):
+		return fmt.Sprintf("Turn timeout: the turn took longer than %s and was stopped. The conversation continues with your next message.", cfg.TurnTimeout)
+	case errors.Is(cause, ErrIdleTimeout):
+		return fmt.Sprintf("Idle timeout: %s printed nothing for %s and was stopped. The conversation continues with your next message.", p.Name(), cfg.IdleTimeout)
+	case errors.Is(cause, ErrShutdown):
+		return fmt.Sprintf("The bot is restarting; this turn was stopped. Send your message again once it is back (/%s resume continues this session).", p.ID())
+	}
+	return "The turn was cancelled: " + cause.Error()
+}
