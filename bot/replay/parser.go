@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -72,13 +74,33 @@ func (c configuredParser) Parse(r io.Reader, emit func(core.Event)) (*core.TurnR
 	return &core.TurnResult{ResumeToken: out.Session, IsError: out.Errors > 0}, err
 }
 
-// codexParser reads codex exec --json with the plugin's parser.
+// codexParser reads codex exec --json, or a recorded `codex app-server`
+// session (JSON-RPC, told apart by its first message), with the plugin's
+// parser.
 type codexParser struct{}
 
 func (codexParser) Parse(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(64)
+	if bytes.HasPrefix(bytes.TrimSpace(head), []byte(`{"id":`)) || bytes.Contains(head, []byte(`"method":`)) {
+		p := codex.NewParser(askedAsStatus(emit))
+		err := codex.ReadAppServer(br, p)
+		return p.Result(), err
+	}
 	p := codex.NewParser(emit)
-	err := codex.ReadStream(r, p)
+	err := codex.ReadStream(br, p)
 	return p.Result(), err
+}
+
+// askedAsStatus shows a recorded question as a status line: a replay has
+// nobody to answer it.
+func askedAsStatus(emit func(core.Event)) func(core.Event) {
+	return func(ev core.Event) {
+		if ev.Kind == core.EventQuestion && ev.Question != nil {
+			ev = core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, Text: "Asked to allow " + ev.Question.Tool + ": " + ev.Question.Summary})
+		}
+		emit(ev)
+	}
 }
 
 // geminiParser reads gemini's stream-json with the plugin's parser.

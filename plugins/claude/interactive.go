@@ -3,12 +3,12 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 // PermissionRequest is Claude Code asking, through its control protocol
@@ -21,37 +21,10 @@ type PermissionRequest struct {
 }
 
 // stdin writes protocol lines to the CLI's standard input: the user's
-// message, answers to permission requests, an interrupt. It is safe for
-// concurrent use: answers come from the chat, the interrupt from /stop.
+// message, answers to permission requests, an interrupt.
 type stdin struct {
-	mu     sync.Mutex
-	w      io.WriteCloser
-	closed bool
-	next   int
-}
-
-func (s *stdin) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return io.ErrClosedPipe
-	}
-	_, err = s.w.Write(append(b, '\n'))
-	return err
-}
-
-// close sends end of file: after its result, the CLI exits.
-func (s *stdin) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.closed {
-		s.closed = true
-		s.w.Close()
-	}
+	*cliproc.JSONLines
+	next atomic.Int64
 }
 
 // userMessage is the turn's message as a stream-json input line.
@@ -72,7 +45,7 @@ func (s *stdin) answer(req PermissionRequest, a core.Answer) error {
 		}
 		decision = map[string]any{"behavior": "deny", "message": msg}
 	}
-	return s.send(map[string]any{
+	return s.Send(map[string]any{
 		"type":     "control_response",
 		"response": map[string]any{"subtype": "success", "request_id": req.RequestID, "response": decision},
 	})
@@ -81,11 +54,8 @@ func (s *stdin) answer(req PermissionRequest, a core.Answer) error {
 // interrupt asks the CLI to stop the turn; it ends it with a result and
 // keeps the partial turn in its session.
 func (s *stdin) interrupt() error {
-	s.mu.Lock()
-	s.next++
-	id := "jakebot-interrupt-" + strconv.Itoa(s.next)
-	s.mu.Unlock()
-	return s.send(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}})
+	id := "jakebot-interrupt-" + strconv.FormatInt(s.next.Add(1), 10)
+	return s.Send(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}})
 }
 
 // question is req as the chat sees it: the tool, what it will do (the

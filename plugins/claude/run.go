@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
-	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -77,15 +75,11 @@ func (p *Plugin) Args(t core.Turn) []string {
 	return append(args, "--", t.Prompt)
 }
 
-// interruptGrace is how long an interrupted CLI has to end its turn
-// before it is killed.
-const interruptGrace = 3 * time.Second
-
 // Run runs one turn of Claude Code. A turn that may ask (t.Ask) speaks
 // the control protocol: permission requests become questions, and
 // cancelling the turn interrupts it through the protocol, so that the
 // partial turn stays in the session; the CLI is killed only if it has not
-// ended interruptGrace later.
+// ended cliproc.InterruptGrace later.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	procCtx, kill := ctx, context.CancelFunc(func() {})
 	if t.Ask {
@@ -121,14 +115,15 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 
 // converse sends the turn's message on proc's stdin, routes permission
 // requests to the chat, and interrupts the turn when ctx ends, calling
-// kill if the CLI cannot be told or has not ended interruptGrace later.
+// kill if the CLI cannot be told or has not ended cliproc.InterruptGrace
+// later.
 // The returned function stops watching ctx.
 func (p *Plugin) converse(ctx context.Context, t core.Turn, proc *cliproc.Process, parser *Parser, emit func(core.Event), kill func()) (stop func()) {
-	in := &stdin{w: proc.Stdin}
-	if err := in.send(userMessage(t.Prompt)); err != nil {
+	in := &stdin{JSONLines: cliproc.NewJSONLines(proc.Stdin)}
+	if err := in.Send(userMessage(t.Prompt)); err != nil {
 		p.logger.Warn("send the message", "err", err)
 	}
-	parser.OnResult = in.close
+	parser.OnResult = in.Close
 	parser.OnPermission = func(req PermissionRequest) {
 		emit(core.Event{Kind: core.EventQuestion, Question: question(req, func(a core.Answer) {
 			if err := in.answer(req, a); err != nil {
@@ -136,30 +131,10 @@ func (p *Plugin) converse(ctx context.Context, t core.Turn, proc *cliproc.Proces
 			}
 		})})
 	}
-	var mu sync.Mutex
-	var killTimer *time.Timer
-	ended := false
-	stopWatch := context.AfterFunc(ctx, func() {
+	return cliproc.InterruptOn(ctx, func() error {
 		parser.Interrupt()
-		if err := in.interrupt(); err != nil {
-			kill()
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !ended {
-			killTimer = time.AfterFunc(interruptGrace, kill)
-		}
-	})
-	return func() {
-		stopWatch()
-		mu.Lock()
-		defer mu.Unlock()
-		ended = true
-		if killTimer != nil {
-			killTimer.Stop()
-		}
-	}
+		return in.interrupt()
+	}, kill, cliproc.InterruptGrace)
 }
 
 // ReadStream feeds every line of r to parser. A line over the size limit

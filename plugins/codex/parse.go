@@ -35,6 +35,8 @@ type Parser struct {
 	pending string
 	// planDeltas remembers plan items already streamed by deltas.
 	planDeltas map[string]bool
+	// streamed remembers agent messages the app-server streamed in deltas.
+	streamed map[string]bool
 }
 
 // NewParser returns a parser that sends events to emit.

@@ -21,6 +21,11 @@ type Config struct {
 	// danger-full-access. exec never asks for approval, so read-only
 	// would make every edit fail.
 	Sandbox string `env:"CODEX_SANDBOX" envDefault:"workspace-write"`
+	// ApprovalPolicy is the app-server's approvalPolicy when the chat
+	// answers questions (APPROVALS=ask): untrusted asks before every
+	// command not known to be read-only, on-request when the model wants
+	// to leave the sandbox, never asks nothing.
+	ApprovalPolicy string `env:"CODEX_APPROVAL_POLICY" envDefault:"untrusted"`
 	// Home is where Codex keeps its state; empty means $CODEX_HOME, else
 	// ~/.codex.
 	Home string `env:"CODEX_HOME"`
@@ -48,6 +53,9 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	if cfg.Sandbox == "" {
 		cfg.Sandbox = "workspace-write"
 	}
+	if cfg.ApprovalPolicy == "" {
+		cfg.ApprovalPolicy = "untrusted"
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -74,8 +82,12 @@ func (p *Plugin) Args(t core.Turn) []string {
 	return append(args, "--", t.Prompt)
 }
 
-// Run runs one turn of Codex.
+// Run runs one turn of Codex: `codex exec --json`, or, when the chat
+// answers questions, `codex app-server`.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if t.Ask && p.cfg.ApprovalPolicy != "never" {
+		return p.runAppServer(ctx, t, emit)
+	}
 	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: p.cfg.Env})
 	if errors.Is(err, cliproc.ErrNotFound) {
 		return core.TurnResult{}, cliproc.NotFound("Codex", p.cfg.Bin, "@openai/codex", "CODEX_BIN")

@@ -82,6 +82,8 @@ func FormatEvent(ev core.Event) string {
 		return "done " + FormatResult(ev.Result)
 	case core.EventBlock:
 		return "block " + formatBlock(ev.Block)
+	case core.EventQuestion:
+		return fmt.Sprintf("question tool=%q summary=%q detail=%q", ev.Question.Tool, ev.Question.Summary, ev.Question.Detail)
 	}
 	return fmt.Sprintf("event kind=%d", ev.Kind)
 }

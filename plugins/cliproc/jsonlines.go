@@ -1,0 +1,46 @@
+package cliproc
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+)
+
+// JSONLines writes JSON values, one per line, to a CLI that speaks a line
+// protocol on its stdin (Claude Code's control protocol, Codex's
+// app-server, Gemini's ACP). It is safe for concurrent use: answers come
+// from the chat and interrupts from /stop while the turn's own goroutine
+// writes too.
+type JSONLines struct {
+	mu     sync.Mutex
+	w      io.WriteCloser
+	closed bool
+}
+
+// NewJSONLines returns a writer to w.
+func NewJSONLines(w io.WriteCloser) *JSONLines { return &JSONLines{w: w} }
+
+// Send writes v as one line. After Close it returns io.ErrClosedPipe.
+func (j *JSONLines) Send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return io.ErrClosedPipe
+	}
+	_, err = j.w.Write(append(b, '\n'))
+	return err
+}
+
+// Close sends end of file, once: the CLI exits when its turn is done.
+func (j *JSONLines) Close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.closed {
+		j.closed = true
+		j.w.Close()
+	}
+}

@@ -1,0 +1,255 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// Request ids the bot uses with the app-server.
+const (
+	idInitialize = iota + 1
+	idThread
+	idTurn
+	idInterrupt
+)
+
+// runAppServer runs one turn through `codex app-server`, whose approval
+// requests become questions in the chat. Cancelling the turn sends
+// turn/interrupt, so the thread keeps the partial turn; the process is
+// killed only if it has not ended cliproc.InterruptGrace later.
+func (p *Plugin) runAppServer(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	procCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
+	defer kill()
+	args := append([]string{"app-server"}, p.cfg.Args...)
+	proc, err := cliproc.Start(procCtx, cliproc.Spec{Bin: p.cfg.Bin, Args: args, Dir: t.Workdir, Environ: p.cfg.Environ,
+		Env: p.cfg.Env, Stdin: true})
+	if errors.Is(err, cliproc.ErrNotFound) {
+		return core.TurnResult{}, cliproc.NotFound("Codex", p.cfg.Bin, "@openai/codex", "CODEX_BIN")
+	}
+	if err != nil {
+		return core.TurnResult{}, fmt.Errorf("start codex app-server: %w", err)
+	}
+	parser := NewParser(emit)
+	parser.Workdir, parser.Model = t.Workdir, p.cfg.Model
+	s := &appSession{cfg: p.cfg, turn: t, emit: emit, parser: parser, out: cliproc.NewJSONLines(proc.Stdin),
+		changes: map[string]*appItem{}, logger: p.logger}
+	stop := cliproc.InterruptOn(ctx, s.interrupt, kill, cliproc.InterruptGrace)
+	if err := s.send(idInitialize, "initialize", map[string]any{"clientInfo": map[string]any{"name": "jakebot", "version": "1"}}); err != nil {
+		p.logger.Warn("codex app-server: initialize", "err", err)
+	}
+	readErr := s.read(proc.Stdout)
+	stop()
+	res, waitErr := proc.Wait()
+	end := cliproc.Ending{CLI: "Codex", Result: res, WaitErr: waitErr, ReadErr: readErr,
+		Finished: parser.Result() != nil, Clean: stripNoise}
+	out := core.TurnResult{ResumeToken: s.threadID()}
+	if r := parser.Result(); r != nil {
+		out = *r
+		out.ResumeToken = s.threadID()
+	}
+	if out.ResumeToken == "" {
+		out.ResumeToken = t.ResumeToken
+	}
+	end.Failed = out.IsError || s.failed
+	return out, end.Err(ctx)
+}
+
+// appSession is one turn's conversation with the app-server.
+type appSession struct {
+	cfg    Config
+	turn   core.Turn
+	emit   func(core.Event)
+	parser *Parser
+	out    *cliproc.JSONLines
+	logger *slog.Logger
+	// changes are file changes seen starting, by item id: an approval
+	// request for one names only the item.
+	changes map[string]*appItem
+	// failed is set when the app-server refused a request of ours and
+	// the turn could not run; the error is already shown.
+	failed bool
+
+	mu     sync.Mutex
+	thread string
+	turnID string
+}
+
+func (s *appSession) send(id int, method string, params any) error {
+	return s.out.Send(map[string]any{"id": id, "method": method, "params": params})
+}
+
+func (s *appSession) threadID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thread
+}
+
+// read handles every line the app-server writes until it closes its
+// output; the session closes the server's input once the turn is over.
+func (s *appSession) read(r io.Reader) error {
+	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
+	for {
+		b, err := lr.Next()
+		switch {
+		case err == nil:
+			s.line(b)
+		case errors.Is(err, io.EOF):
+			s.parser.Flush()
+			return nil
+		case errors.Is(err, cliproc.ErrLineTooLong):
+			s.emit(core.ErrorEvent("Codex printed an oversized line, skipped (" + err.Error() + ")"))
+		default:
+			return err
+		}
+	}
+}
+
+func (s *appSession) line(b []byte) {
+	var m rpc
+	if json.Unmarshal(b, &m) != nil {
+		return // a log line, not the protocol
+	}
+	switch {
+	case m.Method != "" && len(m.ID) > 0:
+		s.request(m)
+	case m.Method != "":
+		if s.parser.Notification(m.Method, m.Params) {
+			s.out.Close() // the turn is over: the server exits
+		}
+		if m.Method == "item/started" {
+			s.rememberChange(m.Params)
+		}
+	case len(m.ID) > 0:
+		s.response(m)
+	}
+}
+
+// response moves the session on: initialized, the thread, the turn.
+func (s *appSession) response(m rpc) {
+	if m.Error != nil {
+		s.emit(core.ErrorEvent("Codex refused the turn: " + m.Error.Message))
+		s.failed = true
+		s.out.Close()
+		return
+	}
+	switch string(m.ID) {
+	case fmt.Sprint(idInitialize):
+		_ = s.out.Send(map[string]any{"method": "initialized"})
+		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": s.cfg.Sandbox, "approvalPolicy": s.cfg.ApprovalPolicy}
+		if s.cfg.Model != "" {
+			params["model"] = s.cfg.Model
+		}
+		method := "thread/start"
+		if s.turn.ResumeToken != "" {
+			method, params["threadId"] = "thread/resume", s.turn.ResumeToken
+		}
+		_ = s.send(idThread, method, params)
+	case fmt.Sprint(idThread):
+		var r struct {
+			Thread struct {
+				ID string `json:"id"`
+			} `json:"thread"`
+		}
+		_ = json.Unmarshal(m.Result, &r)
+		s.mu.Lock()
+		s.thread = r.Thread.ID
+		s.mu.Unlock()
+		s.parser.threadID = r.Thread.ID
+		s.emit(core.Event{Kind: core.EventSession, ResumeToken: r.Thread.ID, Model: s.cfg.Model})
+		_ = s.send(idTurn, "turn/start", map[string]any{"threadId": r.Thread.ID,
+			"input": []any{map[string]any{"type": "text", "text": s.turn.Prompt}}})
+	case fmt.Sprint(idTurn):
+		var r struct {
+			Turn struct {
+				ID string `json:"id"`
+			} `json:"turn"`
+		}
+		_ = json.Unmarshal(m.Result, &r)
+		s.mu.Lock()
+		s.turnID = r.Turn.ID
+		s.mu.Unlock()
+	}
+}
+
+// request answers what the app-server asks: approvals go to the chat,
+// anything else is refused, so that the server never waits for nothing.
+func (s *appSession) request(m rpc) {
+	switch m.Method {
+	case "item/commandExecution/requestApproval", "item/fileChange/requestApproval":
+		req := approval{ID: m.ID, Method: m.Method}
+		_ = json.Unmarshal(m.Params, &req)
+		q := approvalQuestion(req, func(a core.Answer) {
+			if err := s.out.Send(map[string]any{"id": req.ID, "result": map[string]any{"decision": decision(a)}}); err != nil {
+				s.logger.Warn("codex app-server: answer an approval", "err", err)
+			}
+		})
+		if it := s.changes[req.ItemID]; it != nil {
+			q.Summary, q.Detail = changeSummary(it)
+		}
+		s.emit(core.Event{Kind: core.EventQuestion, Question: q})
+	default:
+		if m.Method == "item/tool/requestUserInput" {
+			s.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning, Text: "Codex asked a question the bot cannot put to the chat yet; it was declined."}))
+		}
+		_ = s.out.Send(map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "jakebot does not handle " + m.Method}})
+	}
+}
+
+// rememberChange keeps a file change item that starts, for its approval.
+func (s *appSession) rememberChange(params json.RawMessage) {
+	var n struct {
+		Item *appItem `json:"item"`
+	}
+	if json.Unmarshal(params, &n) == nil && n.Item != nil && n.Item.Type == "fileChange" {
+		s.changes[n.Item.ID] = n.Item
+	}
+}
+
+// changeSummary is a file change's question text: the files, and the
+// start of their diffs.
+func changeSummary(it *appItem) (summary, detail string) {
+	var paths, diffs []string
+	for _, c := range it.Changes {
+		paths = append(paths, c.Path)
+		diffs = append(diffs, c.Diff)
+	}
+	detail = strings.Join(diffs, "\n")
+	if lines := strings.Split(detail, "\n"); len(lines) > 24 {
+		detail = strings.Join(lines[:24], "\n") + "\n…"
+	}
+	return strings.Join(paths, ", "), detail
+}
+
+// interrupt asks the app-server to stop the turn; there is nothing to
+// interrupt before the turn has started.
+func (s *appSession) interrupt() error {
+	s.mu.Lock()
+	thread, turn := s.thread, s.turnID
+	s.mu.Unlock()
+	if turn == "" {
+		return errors.New("no turn started yet")
+	}
+	return s.send(idInterrupt, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn})
+}
+
+// ReadAppServer feeds a recorded app-server session (what the server
+// wrote) through a turn's session as Run does, answering nothing: for
+// replays and golden tests. Questions are emitted as events.
+func ReadAppServer(r io.Reader, parser *Parser) error {
+	s := &appSession{emit: parser.emit, parser: parser, out: cliproc.NewJSONLines(nopCloser{io.Discard}),
+		changes: map[string]*appItem{}, logger: slog.New(slog.DiscardHandler)}
+	return s.read(r)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
