@@ -5,7 +5,7 @@ FUZZTIME ?= 100000x
 # Pinned; run with `go run pkg@version` so the linter's own dependencies stay out of go.mod.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check vet clis fuzz bench load stress docker
+.PHONY: build run test check vet clis fuzz bench bench-warm load stress docker
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/jakebot ./cmd/jakebot
@@ -56,6 +56,10 @@ bench:
 ## peak RSS, line-to-edit delay and CPU per 1,000 events.
 load:
 	$(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -count 1 ./bot
+
+## bench-warm: message → model request for a cold and a warm Claude Code turn (the real CLI, fake model).
+bench-warm:
+	$(GO) test -run '^$$' -bench '^BenchmarkTurnStart$$' -benchtime 5x -count 1 ./plugins/claude
 
 docker:
 	docker build -t jakebot .

@@ -167,6 +167,8 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		MaxRunningTurns: cfg.MaxRunningTurns,
 		MaxUserTurns:    cfg.MaxUserTurns,
 		Ask:             cfg.Approvals != "auto",
+		WarmTTL:         cfg.WarmTTL,
+		WarmMax:         cfg.WarmMax,
 		ApprovalTimeout: cfg.ApprovalTimeout,
 		UserRate:        userRate,
 		MaxMessageBytes: cfg.MaxMessageBytes,
@@ -221,6 +223,8 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		stopRun()
 		<-platformsDone
 	}
+	// No warm CLI outlives the bot.
+	router.Shutdown()
 	close(errs)
 	for err := range errs {
 		return err

@@ -50,6 +50,11 @@ type Config struct {
 	// on a terminal and a script otherwise.
 	ConsoleInput string `env:"CONSOLE_INPUT" envDefault:"auto"`
 
+	// WarmTTL, when positive, starts the next turn's CLI as soon as a
+	// turn ends and stops it unused after WarmTTL; WarmMax bounds the
+	// warm CLIs of the whole bot.
+	WarmTTL time.Duration `env:"WARM_TTL" envDefault:"10m"`
+	WarmMax int           `env:"WARM_MAX" envDefault:"4"`
 	// Approvals says who decides on a tool call the CLI's permission mode
 	// does not allow: "ask" (or empty) asks the chat, "auto" leaves it to
 	// the mode. ApprovalTimeout denies a question nobody answered.

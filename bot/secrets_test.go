@@ -46,7 +46,7 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	fake := platformtest.NewSlack(t)
 	tg := platformtest.NewTelegramServer(t)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	env := f.binEnv("STATE_FILE=off", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
+	env := f.binEnv("STATE_FILE=off", "WARM_TTL=0", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
 		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),
 		"DISCORD_API_URL="+dc.URL, "CLAUDE_ARGS=--allowedTools Bash")
 	for k, v := range secrets {

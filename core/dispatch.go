@@ -71,7 +71,12 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 	case CmdHelp:
 		return r.cfg.Plugins.Commands().Help(), nil
 	case CmdStart:
-		return r.start(m, cmd)
+		text, err := r.start(m, cmd)
+		if err == nil {
+			r.warm.drop(m.Key)
+			r.warmUp(m)
+		}
+		return text, err
 	case CmdEnd:
 		if _, ok := r.convs.End(m.Key); !ok {
 			return "There is no conversation here to end.", nil
@@ -96,11 +101,17 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 		}
 		return "Workdir: " + conv.Workdir, nil
 	case CmdWorkdirSet:
+		r.warm.drop(m.Key)
 		return r.setWorkdir(m, cmd.Arg)
 	case CmdConversations:
 		return r.listConversations(ctx, a, m, cmd.Plugin, "")
 	case CmdResume:
-		return r.resume(ctx, a, m, cmd)
+		text, err := r.resume(ctx, a, m, cmd)
+		if err == nil && cmd.Arg != "" {
+			r.warm.drop(m.Key)
+			r.warmUp(m)
+		}
+		return text, err
 	}
 	if p, ok := r.cfg.Plugins.Get(cmd.Plugin); ok {
 		if cp, ok := p.(CommandProvider); ok {
@@ -269,6 +280,9 @@ func (r *Router) status(m Message, all bool) (string, error) {
 		state = fmt.Sprintf("running a turn, %d queued", len(q.pending))
 	}
 	r.mu.Unlock()
+	if r.warm.has(m.Key) {
+		state += ", next turn's CLI warm"
+	}
 	if pq := r.questions.find("", m.Key); pq != nil {
 		state += fmt.Sprintf(", waiting for an answer: allow %s? (%s)", pq.q.Tool, pq.id)
 	}

@@ -110,6 +110,9 @@ type Stats struct {
 	Conversations int
 	// Running is the number of turns running now.
 	Running int
+	// Warm is the number of CLIs started for a next turn, waiting for its
+	// message; they are not running turns.
+	Warm int
 	// Queued is the number of messages waiting behind running turns or
 	// for a turn slot (MaxRunningTurns, MaxUserTurns).
 	Queued int

@@ -90,7 +90,11 @@ func (r *Router) drain(a *attached, m queued) {
 			dropped := q.pending
 			delete(r.queues, key)
 			held := q.held
+			idle := r.turnCtx.Err() == nil && !r.draining
 			r.mu.Unlock()
+			if idle {
+				r.warmUp(m.m) // while the reply is delivered
+			}
 			deliver()
 			m.done()
 			finish(held)
@@ -115,6 +119,7 @@ func (r *Router) drain(a *attached, m queued) {
 // stop cancels the running turn of k and drops its queue. It returns how
 // many queued messages were dropped and whether a turn was running.
 func (r *Router) stop(k ConversationKey) (dropped int, running bool) {
+	r.warm.drop(k)
 	r.mu.Lock()
 	q, ok := r.queues[k]
 	if !ok {

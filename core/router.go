@@ -51,6 +51,12 @@ type RouterConfig struct {
 	MaxMessageBytes int
 	// Observer, when set, is told about every command, turn and delivery.
 	Observer Observer
+	// WarmTTL, when positive, starts the next turn's CLI as soon as a turn
+	// ends (plugins that are Warmers), and stops it unused after WarmTTL;
+	// WarmMax bounds the warm CLIs of the whole bot, zero meaning 4. Like
+	// TurnTimeout it runs on real time.
+	WarmTTL time.Duration
+	WarmMax int
 	// StopDeadline bounds how long Drain waits for cancelled turns to
 	// end; zero means 15 seconds. It runs on real time.
 	StopDeadline time.Duration
@@ -84,6 +90,7 @@ type Router struct {
 	limits      *userLimits
 	refused     *Recent[string, struct{}]
 	slots       *turnSlots
+	warm        *warmPool
 	questions   questions
 	obs         Observer
 	defaultRoot string
@@ -116,6 +123,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = 100_000
 	}
+	if cfg.WarmMax <= 0 {
+		cfg.WarmMax = 4
+	}
 	if cfg.StopDeadline <= 0 {
 		cfg.StopDeadline = 15 * time.Second
 	}
@@ -140,6 +150,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		limits:      newUserLimits(cfg.UserRate),
 		refused:     NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
+		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax),
 		obs:         cfg.Observer,
 		defaultRoot: defaultRoot(cfg.Roots, cfg.DefaultWorkdir),
 		convs:       convs,
@@ -168,7 +179,10 @@ func (r *Router) Attach(p Platform) Handler {
 }
 
 // Shutdown cancels every running turn with ErrShutdown.
-func (r *Router) Shutdown() { r.cancelAll(ErrShutdown) }
+func (r *Router) Shutdown() {
+	r.cancelAll(ErrShutdown)
+	r.warm.closeAll()
+}
 
 // Wait blocks until no turn is running or queued.
 func (r *Router) Wait() { r.wg.Wait() }
@@ -184,6 +198,7 @@ func (r *Router) Stats() Stats {
 	// A turn waiting for a slot is not running yet.
 	waiting := r.slots.waitingCount()
 	st.Running, st.Queued = max(0, st.Running-waiting), st.Queued+waiting
+	st.Warm = r.warm.count()
 	st.Conversations = r.convs.Len()
 	return st
 }

@@ -52,10 +52,12 @@ func (r *Router) Drain(grace time.Duration) {
 	defer t.Stop()
 	select {
 	case <-done:
+		r.warm.closeAll()
 		return
 	case <-expired:
 	}
 	r.cancelAll(ErrShutdown)
+	defer r.warm.closeAll()
 	// A turn that does not end once cancelled (a plugin that ignores its
 	// context) must not keep the bot from exiting.
 	select {

@@ -160,6 +160,9 @@ func (r *Router) runPlugin(ctx context.Context, p Plugin, t Turn, emit func(Even
 			err = &pluginPanic{&UserError{Msg: fmt.Sprintf("internal error: the %s plugin crashed (%v)", p.Name(), v)}}
 		}
 	}()
+	if wt := r.warmFor(p.ID(), t); wt != nil {
+		return wt.Run(ctx, t.Prompt, emit)
+	}
 	return p.Run(ctx, t, emit)
 }
 

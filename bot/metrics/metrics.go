@@ -69,6 +69,7 @@ func New(stats func() core.Stats, children func() int64) *Metrics {
 		gauge("jakebot_conversations_active", "Active conversations.", func() float64 { return float64(stats().Conversations) }),
 		gauge("jakebot_turns_running", "Turns running now.", func() float64 { return float64(stats().Running) }),
 		gauge("jakebot_messages_queued", "Messages waiting behind running turns.", func() float64 { return float64(stats().Queued) }),
+		gauge("jakebot_cli_warm", "CLIs started for a next turn, waiting for its message.", func() float64 { return float64(stats().Warm) }),
 		gauge("jakebot_cli_processes_running", "Coding CLI processes running now.", func() float64 { return float64(children()) }),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

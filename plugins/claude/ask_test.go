@@ -15,6 +15,13 @@ import (
 // askingPlugin is Claude Code in the default permission mode, where every
 // shell command is asked about.
 func askingPlugin(t *testing.T, model *plugintest.Anthropic) (p *claude.Plugin, workdir string) {
+	p, workdir, _ = askingPluginIn(t, model)
+	return p, workdir
+}
+
+// askingPluginIn is askingPlugin, also returning Claude Code's config
+// directory.
+func askingPluginIn(t *testing.T, model *plugintest.Anthropic) (p *claude.Plugin, workdir, configDir string) {
 	t.Helper()
 	home := plugintest.Home(t)
 	mark, alive := plugintest.ProcessMarker(t)
@@ -24,9 +31,10 @@ func askingPlugin(t *testing.T, model *plugintest.Anthropic) (p *claude.Plugin, 
 		}
 	})
 	workdir, _ = filepath.EvalSymlinks(t.TempDir())
+	configDir = filepath.Join(home, ".claude")
 	p = claude.New(claude.Config{Bin: plugintest.CLIPath(t, "claude"), PermissionMode: "default",
-		ConfigDir: filepath.Join(home, ".claude"), Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
-	return p, workdir
+		ConfigDir: configDir, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
+	return p, workdir, configDir
 }
 
 // The real CLI asks before a shell command; the answer reaches it.

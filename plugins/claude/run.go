@@ -2,10 +2,14 @@ package claude
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -81,24 +85,29 @@ func (p *Plugin) Args(t core.Turn) []string {
 // partial turn stays in the session; the CLI is killed only if it has not
 // ended cliproc.InterruptGrace later.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	procCtx, kill := ctx, context.CancelFunc(func() {})
 	if t.Ask {
-		procCtx, kill = context.WithCancel(context.WithoutCancel(ctx))
-		defer kill()
+		c, err := p.start(context.WithoutCancel(ctx), t)
+		if err != nil {
+			return core.TurnResult{}, err
+		}
+		return c.Run(ctx, t.Prompt, emit)
 	}
-	proc, err := cliproc.Start(procCtx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ,
-		Env: p.cfg.Env, Stdin: t.Ask})
-	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, cliproc.NotFound("Claude Code", p.cfg.Bin, "@anthropic-ai/claude-code", "CLAUDE_BIN")
-	}
+	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: p.cfg.Env})
 	if err != nil {
-		return core.TurnResult{}, fmt.Errorf("start claude: %w", err)
+		return core.TurnResult{}, p.startError(err)
 	}
-	parser := NewParser(emit)
-	if t.Ask {
-		stop := p.converse(ctx, t, proc, parser, emit, kill)
-		defer stop()
+	return finish(ctx, proc, NewParser(emit), emit)
+}
+
+func (p *Plugin) startError(err error) error {
+	if errors.Is(err, cliproc.ErrNotFound) {
+		return cliproc.NotFound("Claude Code", p.cfg.Bin, "@anthropic-ai/claude-code", "CLAUDE_BIN")
 	}
+	return fmt.Errorf("start claude: %w", err)
+}
+
+// finish reads the turn's stream to its end and waits for the CLI.
+func finish(ctx context.Context, proc *cliproc.Process, parser *Parser, emit func(core.Event)) (core.TurnResult, error) {
 	readErr := ReadStream(proc.Stdout, parser, emit)
 	res, waitErr := proc.Wait()
 	out := core.TurnResult{ResumeToken: parser.SessionID()}
@@ -113,28 +122,114 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	return out, end.Err(ctx)
 }
 
-// converse sends the turn's message on proc's stdin, routes permission
-// requests to the chat, and interrupts the turn when ctx ends, calling
-// kill if the CLI cannot be told or has not ended cliproc.InterruptGrace
-// later.
-// The returned function stops watching ctx.
-func (p *Plugin) converse(ctx context.Context, t core.Turn, proc *cliproc.Process, parser *Parser, emit func(core.Event), kill func()) (stop func()) {
-	in := &stdin{JSONLines: cliproc.NewJSONLines(proc.Stdin)}
-	if err := in.Send(userMessage(t.Prompt)); err != nil {
-		p.logger.Warn("send the message", "err", err)
+// conversing is a Claude Code process speaking the control protocol,
+// started and waiting for its turn's message: a turn's own, or a warm
+// one started before the message existed (core.Warmer).
+type conversing struct {
+	p       *Plugin
+	t       core.Turn
+	proc    *cliproc.Process
+	in      *stdin
+	kill    context.CancelFunc
+	session sessionStamp
+	once    sync.Once
+}
+
+// start starts the CLI for t without its message. life bounds the
+// process: cancelling it kills the CLI.
+func (p *Plugin) start(life context.Context, t core.Turn) (*conversing, error) {
+	procCtx, kill := context.WithCancel(life)
+	proc, err := cliproc.Start(procCtx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ,
+		Env: p.cfg.Env, Stdin: true})
+	if err != nil {
+		kill()
+		return nil, p.startError(err)
 	}
-	parser.OnResult = in.Close
+	return &conversing{p: p, t: t, proc: proc, in: &stdin{JSONLines: cliproc.NewJSONLines(proc.Stdin)}, kill: kill,
+		session: p.stampSession(t)}, nil
+}
+
+// Run hands the message to the waiting CLI and runs the turn: permission
+// requests go to the chat, and cancelling ctx interrupts the turn.
+func (c *conversing) Run(ctx context.Context, prompt string, emit func(core.Event)) (core.TurnResult, error) {
+	defer c.kill()
+	parser := NewParser(emit)
+	parser.OnResult = c.in.Close
 	parser.OnPermission = func(req PermissionRequest) {
 		emit(core.Event{Kind: core.EventQuestion, Question: question(req, func(a core.Answer) {
-			if err := in.answer(req, a); err != nil {
-				p.logger.Warn("answer a permission request", "tool", req.Tool, "err", err)
+			if err := c.in.answer(req, a); err != nil {
+				c.p.logger.Warn("answer a permission request", "tool", req.Tool, "err", err)
 			}
 		})})
 	}
-	return cliproc.InterruptOn(ctx, func() error {
+	if err := c.in.Send(userMessage(prompt)); err != nil {
+		c.p.logger.Warn("send the message", "err", err)
+	}
+	stop := cliproc.InterruptOn(ctx, func() error {
 		parser.Interrupt()
-		return in.interrupt()
-	}, kill, cliproc.InterruptGrace)
+		return c.in.interrupt()
+	}, c.kill, cliproc.InterruptGrace)
+	defer stop()
+	return finish(ctx, c.proc, parser, emit)
+}
+
+// Fresh reports whether the session the CLI loaded is still as it was:
+// resumed meanwhile elsewhere (a terminal, another conversation), the
+// waiting CLI would answer from stale history.
+func (c *conversing) Fresh() bool { return c.p.stampSession(c.t) == c.session }
+
+// Close stops an unused CLI and waits until it is gone.
+func (c *conversing) Close() {
+	c.once.Do(func() {
+		c.kill()
+		io.Copy(io.Discard, c.proc.Stdout)
+		c.proc.Wait()
+	})
+}
+
+// Warm starts the CLI of t's conversation's next turn, waiting for its
+// message (core.Warmer): Claude Code starting up is most of a short
+// turn. Only a turn that speaks the control protocol can wait.
+func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
+	if !t.Ask {
+		return nil, core.ErrNoWarm
+	}
+	return p.start(life, t)
+}
+
+// sessionStamp is what a session's transcript held: its size and a hash
+// of its end. Not its modification time: a CLI resuming the session
+// touches the file without changing it.
+type sessionStamp struct {
+	size int64
+	tail [sha256.Size]byte
+}
+
+// stampSession stamps t's session transcript; a new session has none.
+func (p *Plugin) stampSession(t core.Turn) sessionStamp {
+	if t.ResumeToken == "" {
+		return sessionStamp{}
+	}
+	dirs, err := p.projectDirs(t.Workdir)
+	if err != nil {
+		return sessionStamp{}
+	}
+	for _, dir := range dirs {
+		f, err := os.Open(filepath.Join(dir, t.ResumeToken+".jsonl"))
+		if err != nil {
+			continue
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return sessionStamp{}
+		}
+		const tailBytes = 4 << 10
+		buf := make([]byte, min(fi.Size(), tailBytes))
+		n, _ := f.ReadAt(buf, fi.Size()-int64(len(buf)))
+		return sessionStamp{size: fi.Size(), tail: sha256.Sum256(buf[:n])}
+	}
+	return sessionStamp{}
 }
 
 // ReadStream feeds every line of r to parser. A line over the size limit

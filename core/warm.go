@@ -1,0 +1,223 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Warmer is implemented by plugins whose CLI can start before its message
+// exists: the router starts the next turn's CLI as soon as a turn ends, so
+// that the message only has to be handed over. It is still one process
+// per turn: the warm process is the next turn's.
+type Warmer interface {
+	// Warm starts the CLI for turn t, whose Prompt is empty, and returns
+	// it waiting. Cancelling life kills it. ErrNoWarm means this turn
+	// cannot be started early.
+	Warm(life context.Context, t Turn) (WarmTurn, error)
+}
+
+// WarmTurn is a CLI started early, waiting for its turn's message.
+type WarmTurn interface {
+	// Run hands over the message and runs the turn, as Plugin.Run does.
+	Run(ctx context.Context, prompt string, emit func(Event)) (TurnResult, error)
+	// Fresh reports whether what the CLI loaded at start (its session) is
+	// still current; a stale one must not answer.
+	Fresh() bool
+	// Close stops an unused warm CLI and waits until it is gone.
+	Close()
+}
+
+// ErrNoWarm is returned by Warm for a turn that cannot start early.
+var ErrNoWarm = errors.New("this turn cannot start before its message")
+
+// warmCLI is a warm turn waiting in the pool, with what it was started
+// for: it serves only a turn exactly like it.
+type warmCLI struct {
+	w      WarmTurn
+	plugin string
+	turn   Turn
+	used   time.Time
+	timer  Timer
+}
+
+// warmPool keeps at most max warm CLIs, one per conversation, each for
+// ttl at most.
+type warmPool struct {
+	ttl time.Duration
+	max int
+
+	mu    sync.Mutex
+	byKey map[ConversationKey]*warmCLI
+	// shut is set by closeAll: a CLI warmed after that is closed at once.
+	shut bool
+	// wg counts warm CLIs being started or closed, so shutdown can wait.
+	wg sync.WaitGroup
+}
+
+func newWarmPool(ttl time.Duration, max int) *warmPool {
+	return &warmPool{ttl: ttl, max: max, byKey: make(map[ConversationKey]*warmCLI)}
+}
+
+func (wp *warmPool) enabled() bool { return wp.ttl > 0 && wp.max > 0 }
+
+// take removes and returns key's warm CLI, or nil.
+func (wp *warmPool) take(key ConversationKey) *warmCLI {
+	wp.mu.Lock()
+	defer wp.mu.Unlock()
+	c := wp.byKey[key]
+	if c != nil {
+		delete(wp.byKey, key)
+		c.timer.Stop()
+	}
+	return c
+}
+
+// drop closes key's warm CLI, if any.
+func (wp *warmPool) drop(key ConversationKey) {
+	if c := wp.take(key); c != nil {
+		wp.close(c)
+	}
+}
+
+// close stops c in the background; Wait waits for it.
+func (wp *warmPool) close(c *warmCLI) {
+	wp.wg.Add(1)
+	go func() {
+		defer wp.wg.Done()
+		c.w.Close()
+	}()
+}
+
+// put adds c for key, closing the CLI it replaces and, beyond max, the
+// least recently used one.
+func (wp *warmPool) put(key ConversationKey, c *warmCLI) {
+	wp.mu.Lock()
+	if wp.shut {
+		wp.mu.Unlock()
+		wp.close(c)
+		return
+	}
+	var evicted []*warmCLI
+	if old := wp.byKey[key]; old != nil {
+		old.timer.Stop()
+		evicted = append(evicted, old)
+	}
+	wp.byKey[key] = c
+	for len(wp.byKey) > wp.max {
+		var oldestKey ConversationKey
+		var oldest *warmCLI
+		for k, e := range wp.byKey {
+			if oldest == nil || e.used.Before(oldest.used) {
+				oldestKey, oldest = k, e
+			}
+		}
+		delete(wp.byKey, oldestKey)
+		oldest.timer.Stop()
+		evicted = append(evicted, oldest)
+	}
+	c.timer = SystemClock{}.AfterFunc(wp.ttl, func() {
+		wp.mu.Lock()
+		if wp.byKey[key] == c {
+			delete(wp.byKey, key)
+		} else {
+			c = nil
+		}
+		wp.mu.Unlock()
+		if c != nil {
+			wp.close(c)
+		}
+	})
+	wp.mu.Unlock()
+	for _, e := range evicted {
+		wp.close(e)
+	}
+}
+
+// closeAll closes every warm CLI and waits until all are gone.
+func (wp *warmPool) closeAll() {
+	wp.mu.Lock()
+	all := wp.byKey
+	wp.byKey = make(map[ConversationKey]*warmCLI)
+	wp.shut = true
+	wp.mu.Unlock()
+	for _, c := range all {
+		c.timer.Stop()
+		wp.close(c)
+	}
+	// Warm-ups still starting put their CLI after shut: it is closed, and
+	// counted, before this returns.
+	wp.wg.Wait()
+}
+
+// has reports whether key's next turn has a warm CLI.
+func (wp *warmPool) has(key ConversationKey) bool {
+	wp.mu.Lock()
+	defer wp.mu.Unlock()
+	return wp.byKey[key] != nil
+}
+
+// count returns how many warm CLIs wait.
+func (wp *warmPool) count() int {
+	wp.mu.Lock()
+	defer wp.mu.Unlock()
+	return len(wp.byKey)
+}
+
+// warmUp starts the next turn's CLI for key's conversation, in the
+// background, if its plugin can.
+func (r *Router) warmUp(m Message) {
+	if !r.warm.enabled() {
+		return
+	}
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return
+	}
+	p, ok := r.cfg.Plugins.Get(conv.Plugin)
+	w, canWarm := p.(Warmer)
+	if !ok || !canWarm {
+		return
+	}
+	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	if err != nil {
+		return
+	}
+	t := Turn{Key: m.Key, Workdir: workdir, ResumeToken: conv.ResumeToken, Ask: r.cfg.Ask}
+	r.warm.wg.Add(1)
+	go func() {
+		defer r.warm.wg.Done()
+		wt, err := w.Warm(r.turnCtx, t)
+		if err != nil {
+			if !errors.Is(err, ErrNoWarm) {
+				r.logger.Debug("no warm CLI", "conversation", m.Key.String(), "err", err)
+			}
+			return
+		}
+		r.mu.Lock()
+		busy := r.draining || r.queues[m.Key] != nil
+		r.mu.Unlock()
+		if busy {
+			// A turn started meanwhile, or shutdown: this one is late.
+			wt.Close()
+			return
+		}
+		r.warm.put(m.Key, &warmCLI{w: wt, plugin: p.ID(), turn: t, used: time.Now()})
+	}()
+}
+
+// warmFor returns the warm CLI waiting for exactly turn t of plugin, or
+// nil; one that does not fit (the session, workdir or mode changed, or it
+// went stale) is closed.
+func (r *Router) warmFor(plugin string, t Turn) WarmTurn {
+	c := r.warm.take(t.Key)
+	if c == nil {
+		return nil
+	}
+	if c.plugin != plugin || c.turn.Workdir != t.Workdir || c.turn.ResumeToken != t.ResumeToken || c.turn.Ask != t.Ask || !c.w.Fresh() {
+		r.warm.close(c)
+		return nil
+	}
+	return c.w
+}
