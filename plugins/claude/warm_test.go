@@ -65,4 +65,3 @@ func TestWarmTurn(t *testing.T) {
 	}
 	stale.Close() // and no process outlives the test (askingPlugin checks)
 }
-
