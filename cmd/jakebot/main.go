@@ -28,6 +28,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jakebot: cannot hide its memory from the CLIs it runs:", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// In a container without an init, jakebot is PID 1 and inherits every
+	// orphan the agents leave behind: it must reap them.
+	cliproc.ReapOrphans(context.WithoutCancel(ctx))
 	err := run(ctx, os.Args[1:], environ, bot.Stdio{
 		In:    os.Stdin,
 		Out:   os.Stdout,

@@ -118,10 +118,14 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	startMu.RLock()
 	if err := start(cmd); err != nil {
+		startMu.RUnlock()
 		st.closeAll()
 		return nil, fmt.Errorf("start %s: %w", s.Bin, err)
 	}
+	recordCLI(cmd.Process.Pid)
+	startMu.RUnlock()
 	running.Add(1)
 	st.closeChildEnds()
 	p := &Process{
@@ -149,6 +153,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	go func() {
 		p.waitErr = cmd.Wait()
+		forgetCLI(cmd.Process.Pid)
 		// The CLI is gone; so must be everything it started, in its
 		// process group or not. This also closes their copies of our
 		// pipes, ending the reads.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,11 +59,81 @@ func TestMain(m *testing.M) {
 		rows, cols, err := pty.Getsize(os.Stdin)
 		fmt.Printf("stdin=%s stdout=%s size=%dx%d err=%v TERM=%s\n", ptsName(in), ptsName(out), cols, rows, err, os.Getenv("TERM"))
 		fmt.Fprintln(os.Stderr, "on stderr")
+	case "pid1":
+		// As PID 1 of a PID namespace: run a CLI that leaves orphans
+		// behind, and report whether any is left a zombie and whether
+		// the CLI's own exit status survived.
+		os.Exit(pid1())
 	case "fail":
 		fmt.Fprintln(os.Stderr, "line 1\nline 2\nfatal: it broke")
 		os.Exit(7)
 	}
 	os.Exit(0)
+}
+
+func pid1() int {
+	cliproc.ReapOrphans(context.Background())
+	// The CLI backgrounds a subshell that outlives it (an orphan, killed
+	// at the CLI's exit by its mark), and exits 3.
+	p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "sh", Args: []string{"-c", "(sleep 30; true) & (sleep 0; true) & exit 3"}})
+	if err != nil {
+		fmt.Println("start:", err)
+		return 1
+	}
+	io.Copy(io.Discard, p.Stdout)
+	res, err := p.Wait()
+	if err != nil || res.ExitCode != 3 {
+		fmt.Printf("the CLI's exit status was lost: %+v, %v\n", res, err)
+		return 1
+	}
+	for range 500 { // a failure guard of 10 s, not a timing assertion
+		if n := zombies(); n == 0 {
+			fmt.Println("no zombies")
+			return 0
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Printf("%d zombies left\n", zombies())
+	return 1
+}
+
+// zombies counts this process's children waiting to be reaped.
+func zombies() int {
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+		if len(f) >= 2 && f[0] == "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			n++
+		}
+	}
+	return n
+}
+
+// As PID 1 (a container without an init), orphans the agents leave are
+// reaped, and no CLI's exit status is taken from os/exec.
+func TestPID1ReapsOrphans(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("a PID namespace needs root")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare (util-linux) is not installed")
+	}
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "JAKEBOT_HELPER=pid1")
+	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), "unshare failed") || strings.Contains(string(out), "Operation not permitted") {
+		t.Skipf("no PID namespace here: %s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "no zombies") {
+		t.Fatalf("as PID 1: %v\n%s", err, out)
+	}
 }
 
 // ptsName says whether a file descriptor's target is a pseudo-terminal.
