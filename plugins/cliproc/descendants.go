@@ -50,22 +50,57 @@ func markedPIDs(mark string) []int {
 	return pids
 }
 
-// state returns the state letter of process pid ("R", "S", "Z"...), or ""
-// when it is gone.
-func state(pid int) string {
+// procStat is what /proc/PID/stat says of a process.
+type procStat struct {
+	pid, ppid, pgrp int
+	state           string // "R", "S", "Z"...
+}
+
+// readStat reads process pid's stat; false when it is gone.
+func readStat(pid int) (procStat, bool) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return procStat{}, false
 	}
+	// After "pid (comm) ": state, ppid, pgrp. The command may hold
+	// spaces and parentheses: the last ")" ends it.
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
-		return ""
+		return procStat{}, false
 	}
 	f := strings.Fields(string(data[i+1:]))
-	if len(f) == 0 {
-		return ""
+	if len(f) < 3 {
+		return procStat{}, false
 	}
-	return f[0]
+	st := procStat{pid: pid, state: f[0]}
+	st.ppid, _ = strconv.Atoi(f[1])
+	st.pgrp, _ = strconv.Atoi(f[2])
+	return st, true
+}
+
+// eachProcess calls f with every process's stat until f returns false.
+// It reports false when /proc cannot be read.
+func eachProcess(f func(procStat) bool) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(pid); ok && !f(st) {
+			break
+		}
+	}
+	return true
+}
+
+// state returns the state letter of process pid, or "" when it is gone.
+func state(pid int) string {
+	st, _ := readStat(pid)
+	return st.state
 }
 
 // killMarked kills every process that carries mark and waits, up to

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,29 +187,12 @@ func killGroup(pgid int) {
 // is exists and is not a zombie waiting to be reaped. Without /proc it
 // assumes so.
 func groupRunning(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// After "pid (comm) ": state, ppid, pgrp.
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(data[i+1:]))
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
-			return true
-		}
-	}
-	return false
+	running := false
+	ok := eachProcess(func(st procStat) bool {
+		running = st.pgrp == pgid && st.state != "Z"
+		return !running
+	})
+	return running || !ok
 }
 
 // Pid returns the CLI's process id, which is also its process group id.

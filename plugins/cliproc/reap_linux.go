@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -83,30 +81,13 @@ func reapOrphans() {
 // zombieChildren lists this process's children that have exited and wait
 // to be reaped.
 func zombieChildren() []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	self := strconv.Itoa(os.Getpid())
+	self := os.Getpid()
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	eachProcess(func(st procStat) bool {
+		if st.state == "Z" && st.ppid == self {
+			pids = append(pids, st.pid)
 		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// After "pid (comm) ": state, ppid.
-		i := strings.LastIndexByte(string(data), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(data[i+1:]))
-		if len(f) >= 2 && f[0] == "Z" && f[1] == self {
-			pids = append(pids, pid)
-		}
-	}
+		return true
+	})
 	return pids
 }
