@@ -332,7 +332,7 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.ID})
 	}
 	if o, ok := a.p.(ChoiceOfferer); ok {
-		if err := o.OfferChoices(ctx, m.Target(), r.cfg.Redactor.Redact(b.String()), choices); err == nil {
+		if _, err := o.OfferChoices(ctx, m.Target(), r.cfg.Redactor.Redact(b.String()), choices); err == nil {
 			return "", nil
 		}
 	}

@@ -62,9 +62,11 @@ type Choice struct {
 }
 
 // ChoiceOfferer is implemented by platforms that can show buttons or a menu.
-// Others get a numbered list.
+// Others get a numbered list. OfferChoices returns the message it posted:
+// editing it later (Platform.Edit) replaces its text and removes its
+// buttons.
 type ChoiceOfferer interface {
-	OfferChoices(ctx context.Context, to Target, text string, choices []Choice) error
+	OfferChoices(ctx context.Context, to Target, text string, choices []Choice) (MessageRef, error)
 }
 
 // Refuser is implemented by platforms that can refuse a user privately (an

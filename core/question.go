@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -57,6 +58,10 @@ type pendingQuestion struct {
 	// answered is called after the answer, to resume the turn's idle
 	// watch.
 	answered func()
+	// shown is the question's message with buttons, and text its text:
+	// once answered it is edited to say how, without the buttons.
+	shown *MessageRef
+	text  string
 }
 
 // questions are the pending questions of every conversation.
@@ -89,16 +94,20 @@ func (qs *questions) take(id string) *pendingQuestion {
 
 // find returns the pending question id, or key's oldest when id is
 // empty; nil when there is none. A question found by id may belong to
-// another conversation: where conversations are per user (Telegram
-// topics, Discord channels), a button pressed by someone else arrives in
-// that person's conversation, and must be refused, not ignored.
+// another conversation of the same platform: where conversations are per
+// user (Telegram topics, Discord channels), a button pressed by someone
+// else arrives in that person's conversation, and must be refused, not
+// ignored.
 func (qs *questions) find(id string, key ConversationKey) *pendingQuestion {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	if id == "" {
 		id = qs.oldest(key)
 	}
-	return qs.pending[id]
+	if pq := qs.pending[id]; pq != nil && pq.key.Platform == key.Platform {
+		return pq
+	}
+	return nil
 }
 
 func (qs *questions) oldest(key ConversationKey) string {
@@ -161,6 +170,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 			return // answered meanwhile
 		}
 		r.reply(a, qm.m.Target(), fmt.Sprintf("Denied %s: nobody answered within %s.", q.Tool, timeout))
+		r.settleQuestion(a, pq, fmt.Sprintf("⏱ Denied: nobody answered within %s.", timeout))
 		pq.answer(Answer{Decision: Deny, Reason: fmt.Sprintf("nobody answered within %s", timeout), By: "timeout"})
 	})
 	r.showQuestion(a, qm.m, pq)
@@ -189,11 +199,50 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 		{Label: "Deny", Command: "/deny " + pq.id},
 	}
 	if o, ok := a.p.(ChoiceOfferer); ok {
-		if err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
+		if ref, err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
+			r.questions.mu.Lock()
+			pq.shown, pq.text = &ref, text
+			r.questions.mu.Unlock()
 			return
 		}
 	}
 	r.reply(a, m.Target(), text+"\nAnswer [y]es / [a]lways / [n]o (or say why not).")
+}
+
+// settleQuestion edits an answered question's message to say how it was
+// answered, which also removes its buttons.
+func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string) {
+	r.questions.mu.Lock()
+	ref, text := pq.shown, pq.text
+	r.questions.mu.Unlock()
+	if ref == nil {
+		return
+	}
+	pages := a.p.Render([]ResponseBlock{{Kind: BlockText, Text: text + "\n\n" + outcome}})
+	if len(pages) == 0 {
+		return
+	}
+	// In the background, waiting out the platform's rate limit: the
+	// decision is already in the chat, and the turn must not wait.
+	go func() {
+		for range 5 {
+			err := a.p.Edit(r.deliverCtx, *ref, pages[0])
+			var limited *RateLimitError
+			if !errors.As(err, &limited) {
+				if err != nil {
+					r.logger.Debug("edit an answered question", "err", err)
+				}
+				return
+			}
+			waited := make(chan struct{})
+			r.clock.AfterFunc(limited.RetryAfter, func() { close(waited) })
+			select {
+			case <-waited:
+			case <-r.deliverCtx.Done():
+				return
+			}
+		}
+	}()
 }
 
 // parseAnswer reads a plain-text answer: y, a, n, or a reason to deny.
@@ -267,6 +316,7 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	}
 	// The decision is in the chat before the turn goes on.
 	r.reply(a, m.Target(), text)
+	r.settleQuestion(a, pq, "→ "+text)
 	r.holdUntilTurnEnds(pq.key, done)
 	pq.answer(ans)
 	return true

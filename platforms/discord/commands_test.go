@@ -280,5 +280,9 @@ func TestApprovalButtons(t *testing.T) {
 	if a := receive(t, answers, "the answer"); a.Decision != core.AllowAlways || a.By != h.owner.ID {
 		t.Errorf("answer %+v, want the owner's always", a)
 	}
+	settled := h.waitBot(thread, "→ Allowed Bash, and always")
+	if settled.ID != question.ID || (len(settled.Components) != 0 && string(settled.Components) != "[]" && string(settled.Components) != "null") {
+		t.Errorf("the question was not edited to its answer without buttons: %+v", settled)
+	}
 	h.waitBot(thread, "Cleaned.")
 }

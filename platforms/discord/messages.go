@@ -47,11 +47,12 @@ func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) er
 			return errors.New("discord: the interaction has expired")
 		}
 		_, err := a.api.InteractionResponseEdit(p.i, &discordgo.WebhookEdit{Content: &content, Embeds: &embeds,
-			AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+			Components: &noComponents, AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
 		return apiError("edit interaction response", err)
 	}
+	// An edit leaves no buttons: a question answered shows its answer.
 	_, err := a.api.ChannelMessageEditComplex(&discordgo.MessageEdit{Channel: channelOf(ref.Target), ID: ref.ID,
-		Content: &content, Embeds: &embeds, AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
+		Content: &content, Embeds: &embeds, Components: &noComponents, AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
 	return apiError("edit message", err)
 }
 
@@ -72,16 +73,16 @@ const (
 // OfferChoices shows text with one button per choice; pressing a button
 // sends its command. It fails, and the router falls back to a numbered
 // list, when the choices do not fit Discord's limits.
-func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) error {
+func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) (core.MessageRef, error) {
 	if len(choices) == 0 || len(choices) > maxButtons || utf8.RuneCountInString(text) > maxLen {
-		return errors.New("discord: choices do not fit in buttons")
+		return core.MessageRef{}, errors.New("discord: choices do not fit in buttons")
 	}
 	var rows []discordgo.MessageComponent
 	var row discordgo.ActionsRow
 	seen := map[string]bool{}
 	for _, c := range choices {
 		if len(c.Command) > maxCustomID || seen[c.Command] {
-			return errors.New("discord: choice command too long for a button")
+			return core.MessageRef{}, errors.New("discord: choice command too long for a button")
 		}
 		seen[c.Command] = true
 		label := core.Shorten(c.Label, maxButtonLabel)
@@ -101,12 +102,20 @@ func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string,
 			AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
 		err = apiError("offer choices", err)
 		p.settle(err)
-		return err
+		if err != nil {
+			return core.MessageRef{}, err
+		}
+		return core.MessageRef{Target: to, ID: originalID}, nil
 	}
-	_, err := a.api.ChannelMessageSendComplex(channelOf(to), &discordgo.MessageSend{Content: text, Components: rows,
+	msg, err := a.api.ChannelMessageSendComplex(channelOf(to), &discordgo.MessageSend{Content: text, Components: rows,
 		AllowedMentions: noMentions()}, discordgo.WithContext(ctx))
-	return apiError("offer choices", err)
+	if err != nil {
+		return core.MessageRef{}, apiError("offer choices", err)
+	}
+	return core.MessageRef{Target: to, ID: msg.ID}, nil
 }
+
+var noComponents = []discordgo.MessageComponent{}
 
 // channelOf is the Discord channel to write to: a thread is a channel.
 func channelOf(t core.Target) string {

@@ -103,10 +103,10 @@ func validCommand(s string) bool {
 
 // OfferChoices posts text with one inline button per choice. Pressing a
 // button sends the choice's command as if the user had typed it.
-func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) error {
+func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) (core.MessageRef, error) {
 	p, err := parsePlace(to)
 	if err != nil {
-		return err
+		return core.MessageRef{}, err
 	}
 	var rows [][]tgbotapi.InlineKeyboardButton
 	for _, c := range choices {
@@ -119,17 +119,18 @@ func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string,
 	kb := tgbotapi.NewInlineKeyboardMarkup(rows...)
 	release, err := a.gate.wait(ctx, p.chat)
 	if err != nil {
-		return err
+		return core.MessageRef{}, err
 	}
 	defer release()
-	err = a.write(p.chat, html.EscapeString(text), func(text, mode string) error {
-		_, err := a.sendMessage(p, text, mode, &kb)
+	var id int
+	err = a.write(p.chat, html.EscapeString(text), func(text, mode string) (err error) {
+		id, err = a.sendMessage(p, text, mode, &kb)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("telegram: offer choices: %w", err)
+		return core.MessageRef{}, fmt.Errorf("telegram: offer choices: %w", err)
 	}
-	return nil
+	return core.MessageRef{Target: to, ID: strconv.Itoa(id)}, nil
 }
 
 // answerCallback stops the button's spinner, showing text if any.

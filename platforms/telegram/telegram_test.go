@@ -488,6 +488,14 @@ func TestApprovalButtons(t *testing.T) {
 	if a := <-answers; a.Decision != core.Allow || a.By != strconv.FormatInt(alice.ID, 10) {
 		t.Errorf("answer %+v, want alice's allow", a)
 	}
+	h.until("the question settled", func() bool {
+		for _, m := range h.srv.Messages(team.ID) {
+			if m.ID == question.ID {
+				return strings.Contains(plain(t, m), "→ Allowed Bash") && m.Markup == ""
+			}
+		}
+		return false
+	})
 	tr.say("Cleaned.")
 	tr.end()
 	h.until("the turn's reply", func() bool { return strings.Contains(h.last(team.ID), "2.0s") })
