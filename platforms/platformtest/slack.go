@@ -70,6 +70,8 @@ type SlackCall struct {
 	Text     string
 	User     string // chat.postEphemeral's recipient
 	Name     string // reactions.add's emoji
+	// Blocks is the blocks form field (Block Kit JSON), "" when absent.
+	Blocks string
 	// Error is the error the fake answered with: a Slack error code, or
 	// "ratelimited" for a 429.
 	Error string
@@ -85,6 +87,8 @@ type SlackMessage struct {
 	Text     string
 	Bot      bool
 	Edits    int
+	// Blocks is the message's Block Kit JSON, "" for a text-only one.
+	Blocks string
 	// Reactions are the emoji the bot added.
 	Reactions []string
 }
@@ -322,7 +326,7 @@ func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	call := SlackCall{Method: method, Channel: f.Get("channel"), TS: f.Get("ts"), ThreadTS: f.Get("thread_ts"),
-		Text: f.Get("text"), User: f.Get("user"), Name: f.Get("name")}
+		Text: f.Get("text"), User: f.Get("user"), Name: f.Get("name"), Blocks: f.Get("blocks")}
 	if method == "reactions.add" {
 		call.TS = f.Get("timestamp")
 	}
@@ -366,7 +370,8 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 		case tooLong:
 			return fail("msg_too_long")
 		}
-		m := &SlackMessage{Channel: call.Channel, TS: s.nextTS(), ThreadTS: call.ThreadTS, User: SlackBotUser, Text: call.Text, Bot: true}
+		m := &SlackMessage{Channel: call.Channel, TS: s.nextTS(), ThreadTS: call.ThreadTS, User: SlackBotUser, Text: call.Text, Bot: true,
+			Blocks: call.Blocks}
 		call.TS = m.TS
 		s.messages[m.Channel+"/"+m.TS] = m
 		s.order = append(s.order, m.Channel+"/"+m.TS)
@@ -386,6 +391,9 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 			return fail("msg_too_long")
 		}
 		m.Text = call.Text
+		if call.Blocks != "" {
+			m.Blocks = call.Blocks // without the field Slack keeps the blocks
+		}
 		m.Edits++
 		return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "text": m.Text}
 	case "chat.postEphemeral":

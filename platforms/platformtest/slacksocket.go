@@ -209,6 +209,32 @@ func (s *Slack) SlashCommand(t testing.TB, user, channel, command, text string) 
 	})
 }
 
+// PressButton sends the block_actions interaction Slack sends when user
+// presses the button with actionID and value on message m.
+func (s *Slack) PressButton(t testing.TB, user string, m SlackMessage, actionID, value string) string {
+	t.Helper()
+	s.mu.Lock()
+	s.seq++
+	n := s.seq
+	s.mu.Unlock()
+	return s.send(t, map[string]any{
+		"envelope_id": fmt.Sprintf("env-press-%d", n), "type": "interactive", "accepts_response_payload": false,
+		"payload": map[string]any{
+			"type": "block_actions", "api_app_id": SlackAppID, "token": "verification",
+			"user": map[string]any{"id": user, "username": strings.ToLower(user), "name": strings.ToLower(user), "team_id": SlackTeam},
+			"team": map[string]any{"id": SlackTeam, "domain": "fake"},
+			"container": map[string]any{"type": "message", "message_ts": m.TS, "channel_id": m.Channel,
+				"is_ephemeral": false, "thread_ts": m.ThreadTS},
+			"channel":      map[string]any{"id": m.Channel, "name": channelName(m.Channel)},
+			"message":      map[string]any{"type": "message", "user": m.User, "ts": m.TS, "thread_ts": m.ThreadTS, "text": m.Text},
+			"trigger_id":   fmt.Sprintf("trigger-press-%d", n),
+			"response_url": fmt.Sprintf("https://hooks.slack.test/actions/%d", n),
+			"actions": []any{map[string]any{"type": "button", "action_id": actionID, "block_id": "b1", "value": value,
+				"action_ts": "1700000000.000001", "text": map[string]any{"type": "plain_text", "text": "button"}}},
+		},
+	})
+}
+
 // Posted is a message a user posted in the fake workspace.
 type Posted struct {
 	TS string

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
@@ -43,11 +44,14 @@ type Adapter struct {
 	bot       string
 	mentionRe *regexp.Regexp
 
-	seen     *recent[struct{}] // envelope, event and message ids handled
-	threads  *recent[struct{}] // "channel/ts" of threads that are conversations
-	lastUsed *recent[string]   // "channel/user" → thread ts that user last used
-	reacted  *recent[struct{}] // messages already marked as being worked on
-	chains   *recent[*chain]   // messages split after msg_too_long
+	seen *core.Recent[string, struct{}] // envelope, event and message ids handled
+	// buttons are the messages posted with buttons: an edit replaces
+	// them, so an answered question keeps none.
+	buttons  *core.Recent[string, struct{}]
+	threads  *core.Recent[string, struct{}] // "channel/ts" of threads that are conversations
+	lastUsed *core.Recent[string, string]   // "channel/user" → thread ts that user last used
+	reacted  *core.Recent[string, struct{}] // messages already marked as being worked on
+	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
 }
 
@@ -96,11 +100,12 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 	a := &Adapter{
 		cfg:      cfg,
 		limit:    formatter.SlackLimit,
-		seen:     newRecent[struct{}](memory),
-		threads:  newRecent[struct{}](memory),
-		lastUsed: newRecent[string](memory),
-		reacted:  newRecent[struct{}](memory),
-		chains:   newRecent[*chain](memory),
+		seen:     core.NewRecent[string, struct{}](memory),
+		buttons:  core.NewRecent[string, struct{}](memory),
+		threads:  core.NewRecent[string, struct{}](memory),
+		lastUsed: core.NewRecent[string, string](memory),
+		reacted:  core.NewRecent[string, struct{}](memory),
+		chains:   core.NewRecent[string, *chain](memory),
 		commands: core.NewCommands(nil),
 	}
 	for _, o := range opts {
@@ -139,7 +144,7 @@ func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.M
 // Edit replaces the text of a message the bot posted, keeping the
 // continuation messages of one it had to split up to date.
 func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) error {
-	if _, split := a.chains.get(ref.Target.Channel + "/" + ref.ID); split {
+	if _, split := a.chains.Get(ref.Target.Channel + "/" + ref.ID); split {
 		_, err := a.writeSplit(ctx, ref.Target, ref.ID, text)
 		return translate("chat.update", err)
 	}
@@ -160,7 +165,12 @@ func (a *Adapter) post(ctx context.Context, to core.Target, text string) (string
 }
 
 func (a *Adapter) update(ctx context.Context, channel, ts, text string) error {
-	_, _, _, err := a.api.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(text, false))
+	opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
+	if _, ok := a.buttons.Get(channel + "/" + ts); ok && utf8.RuneCountInString(text) <= maxSectionText {
+		// Replacing the blocks removes the buttons.
+		opts = append(opts, slack.MsgOptionBlocks(slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)))
+	}
+	_, _, _, err := a.api.UpdateMessageContext(ctx, channel, ts, opts...)
 	return err
 }
 
@@ -179,7 +189,7 @@ func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error
 // Slack has no typing indicator for bots. The router calls it repeatedly
 // while the turn runs.
 func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
-	if to.ReplyTo == "" || !a.reacted.add(to.Channel+"/"+to.ReplyTo, struct{}{}) {
+	if to.ReplyTo == "" || !a.reacted.Add(to.Channel+"/"+to.ReplyTo, struct{}{}) {
 		return nil
 	}
 	err := a.api.AddReactionContext(ctx, "eyes", slack.ItemRef{Channel: to.Channel, Timestamp: to.ReplyTo})
@@ -257,7 +267,7 @@ func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handl
 	if err := a.sock.Ack(*ev.Request); err != nil {
 		a.logger.Warn("ack", "envelope", ev.Request.EnvelopeID, "err", err)
 	}
-	if !a.seen.add("envelope:"+ev.Request.EnvelopeID, struct{}{}) {
+	if !a.seen.Add("envelope:"+ev.Request.EnvelopeID, struct{}{}) {
 		a.logger.Debug("dropped a redelivered envelope", "envelope", ev.Request.EnvelopeID, "retry", ev.Request.RetryAttempt)
 		return
 	}

@@ -394,3 +394,49 @@ func TestRunFailsOnRefusedTokens(t *testing.T) {
 		t.Error("New accepted swapped tokens")
 	}
 }
+
+// A tool call is asked about with Block Kit buttons in the thread; only
+// the turn's author (or an admin) can answer, a press by anyone else
+// changes nothing, and the answered question keeps no buttons.
+func TestApprovalButtons(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{})
+	thread := h.startThread(alice, general)
+	h.fake.Post(t, alice, general, thread, "live clean up")
+	lt := h.plugin.next(t)
+	answers := make(chan core.Answer, 1)
+	lt.emit(t, core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+		Answer: func(a core.Answer) { answers <- a }}})
+	var question platformtest.SlackMessage
+	h.until("the question", func() bool {
+		for _, m := range h.fake.Replies(general, thread) {
+			if strings.Contains(m.Text, "Allow Bash?") {
+				question = m
+				return true
+			}
+		}
+		return false
+	})
+	for _, want := range []string{`"action_id":"jakebot-choice-0"`, `"value":"/allow q1"`, `"text":"Always allow Bash"`, `"value":"/deny q1"`} {
+		if !strings.Contains(question.Blocks, want) {
+			t.Errorf("question blocks lack %s: %s", want, question.Blocks)
+		}
+	}
+	h.fake.PressButton(t, bob, question, "jakebot-choice-0", "/allow q1")
+	h.waitReply(general, thread, "Only the author of this turn (UALICE) or an admin can answer.")
+	select {
+	case a := <-answers:
+		t.Fatalf("bob's press answered: %+v", a)
+	default:
+	}
+	h.fake.PressButton(t, alice, question, "jakebot-choice-2", "/deny q1")
+	h.waitReply(general, thread, "Denied Bash (UALICE)")
+	if a := <-answers; a.Decision != core.Deny || a.By != alice {
+		t.Errorf("answer %+v, want alice's denial", a)
+	}
+	h.until("the question settled", func() bool {
+		m, _ := h.fake.Message(general, question.TS)
+		return strings.Contains(m.Text, "→ Denied Bash") && !strings.Contains(m.Blocks, "actions")
+	})
+	lt.end <- core.TurnResult{}
+}

@@ -36,9 +36,11 @@ func (a *Adapter) inbound(ev socketmode.Event) (inbound, bool) {
 	switch data := ev.Data.(type) {
 	case slack.SlashCommand:
 		return a.slashCommand(data)
+	case slack.InteractionCallback:
+		return a.press(data)
 	case slackevents.EventsAPIEvent:
 		if cb, ok := data.Data.(*slackevents.EventsAPICallbackEvent); ok && cb.EventID != "" {
-			if !a.seen.add("event:"+cb.EventID, struct{}{}) {
+			if !a.seen.Add("event:"+cb.EventID, struct{}{}) {
 				a.logger.Debug("dropped a redelivered event", "event", cb.EventID)
 				return inbound{}, false
 			}
@@ -54,7 +56,7 @@ func (a *Adapter) inbound(ev socketmode.Event) (inbound, bool) {
 }
 
 func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
-	if c.TriggerID != "" && !a.seen.add("trigger:"+c.TriggerID, struct{}{}) {
+	if c.TriggerID != "" && !a.seen.Add("trigger:"+c.TriggerID, struct{}{}) {
 		return inbound{}, false
 	}
 	text := c.Command
@@ -80,13 +82,13 @@ func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
 			}, true
 		}
 	case core.ScopeConversation:
-		m.Key.Thread, _ = a.lastUsed.get(c.ChannelID + "/" + c.UserID)
+		m.Key.Thread, _ = a.lastUsed.Get(c.ChannelID + "/" + c.UserID)
 	}
 	return inbound{queue: c.ChannelID + "/" + m.Key.Thread, msgs: []core.Message{m}}, true
 }
 
 func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
-	if e.BotID != "" || e.User == "" || e.User == a.bot || !a.seen.add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
+	if e.BotID != "" || e.User == "" || e.User == a.bot || !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 		return inbound{}, false
 	}
 	if isDM(e.Channel) {
@@ -98,7 +100,7 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
 	cmd, isCmd := a.mentionCommand(text)
 	if topLevel {
 		thread = e.TimeStamp
-		if last, ok := a.lastUsed.get(e.Channel + "/" + e.User); ok && isCmd && a.scope(cmd) == core.ScopeConversation {
+		if last, ok := a.lastUsed.Get(e.Channel + "/" + e.User); ok && isCmd && a.scope(cmd) == core.ScopeConversation {
 			thread = last
 		}
 	}
@@ -118,10 +120,10 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
 		msgs = []core.Message{start, m}
 	}
 	if allowed && (topLevel && !isCmd || a.scope(msgs[0].Text) == core.ScopeNewConversation) {
-		a.threads.set(e.Channel+"/"+thread, struct{}{})
+		a.threads.Set(e.Channel+"/"+thread, struct{}{})
 	}
 	if allowed {
-		a.lastUsed.set(e.Channel+"/"+e.User, thread)
+		a.lastUsed.Set(e.Channel+"/"+e.User, thread)
 	}
 	return inbound{queue: e.Channel + "/" + thread, msgs: msgs}, true
 }
@@ -136,7 +138,7 @@ func (a *Adapter) message(e *slackevents.MessageEvent) (inbound, bool) {
 		return inbound{}, false
 	}
 	if isDM(e.Channel) || e.ChannelType == slackevents.ChannelTypeIM {
-		if !a.seen.add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
+		if !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 			return inbound{}, false
 		}
 		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text), true
@@ -151,14 +153,14 @@ func (a *Adapter) message(e *slackevents.MessageEvent) (inbound, bool) {
 	if e.Message != nil {
 		parent = e.Message.ParentUserId
 	}
-	if _, known := a.threads.get(e.Channel + "/" + thread); !known && parent != a.bot {
+	if _, known := a.threads.Get(e.Channel + "/" + thread); !known && parent != a.bot {
 		return inbound{}, false
 	}
-	if !a.seen.add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
+	if !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 		return inbound{}, false
 	}
 	if a.cfg.allows(e.User) {
-		a.lastUsed.set(e.Channel+"/"+e.User, thread)
+		a.lastUsed.Set(e.Channel+"/"+e.User, thread)
 	}
 	m := core.Message{
 		Key:  core.ConversationKey{Platform: Name, Channel: e.Channel, Thread: thread},
@@ -194,8 +196,8 @@ func (a *Adapter) deliver(ctx context.Context, in inbound, h core.Handler) {
 			a.tellPrivately(ctx, in.channel, in.user, "I could not start a thread here ("+slackError(err)+"). Invite me to the channel with /invite, or message me directly.")
 			return
 		}
-		a.threads.set(in.channel+"/"+ts, struct{}{})
-		a.lastUsed.set(in.channel+"/"+in.user, ts)
+		a.threads.Set(in.channel+"/"+ts, struct{}{})
+		a.lastUsed.Set(in.channel+"/"+in.user, ts)
 		for i := range in.msgs {
 			in.msgs[i].Key.Thread = ts
 		}

@@ -35,12 +35,12 @@ type chain struct {
 func (a *Adapter) writeSplit(ctx context.Context, to core.Target, ts, text string) (string, error) {
 	var c *chain
 	if ts != "" {
-		c, _ = a.chains.get(to.Channel + "/" + ts)
+		c, _ = a.chains.Get(to.Channel + "/" + ts)
 	}
 	if c == nil {
 		c = &chain{limit: max(utf8.RuneCountInString(text)/2, minPiece)}
 		if ts != "" {
-			a.chains.set(to.Channel+"/"+ts, c)
+			a.chains.Set(to.Channel+"/"+ts, c)
 		}
 		a.logger.Info("splitting a message Slack refused as too long", "channel", to.Channel, "ts", ts, "runes", utf8.RuneCountInString(text))
 	}
@@ -66,7 +66,7 @@ func (a *Adapter) writePieces(ctx context.Context, to core.Target, ts *string, c
 			return err
 		}
 		*ts, posted = id, true
-		a.chains.set(to.Channel+"/"+id, c)
+		a.chains.Set(to.Channel+"/"+id, c)
 	} else if err := a.update(ctx, to.Channel, *ts, pieces[0]); err != nil {
 		return err
 	}
