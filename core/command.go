@@ -22,6 +22,7 @@ const (
 	CmdConversations CommandName = "conversations"
 	CmdAllow         CommandName = "allow"
 	CmdDeny          CommandName = "deny"
+	CmdNow           CommandName = "now"
 )
 
 // Command is a parsed slash command.
@@ -150,6 +151,8 @@ func NewCommands(plugins []Plugin) *Commands {
 			Suggest: SuggestWorkdir, Scope: ScopeConversation, Help: "change the working directory",
 			ArgHelp: "Directory under the allowed roots"},
 		CommandSpec{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
+		CommandSpec{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
+			Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},
 		CommandSpec{Name: CmdAllow, Words: []string{"allow"}, Arg: "always", Kind: ArgText, Optional: true,
 			Scope: ScopeConversation, Help: "allow the tool call the agent asks about",
 			ArgHelp: "\"always\" to allow this tool for the rest of the conversation"},

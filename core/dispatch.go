@@ -83,6 +83,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 		}
 		r.stop(m.Key)
 		return "Conversation ended. Its history stays with the CLI: /resume brings it back.", nil
+	case CmdNow:
+		return r.sendNow(m, cmd.Arg)
 	case CmdStop:
 		dropped, running := r.stop(m.Key)
 		if !running {

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // turnQueue exists only while a conversation has a turn running.
@@ -51,7 +52,8 @@ func (r *Router) enqueue(a *attached, m queued) bool {
 		q.pending = append(q.pending, m)
 		n := len(q.pending)
 		r.mu.Unlock()
-		r.reply(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n))
+		r.offer(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n),
+			Choice{Label: "Send now", Command: "/now " + m.id}, "/now "+m.id+" stops the running turn and runs this message next.")
 		return true
 	}
 	q = &turnQueue{a: a, target: m.m.Target(), plugin: m.conv.Plugin}
@@ -114,6 +116,32 @@ func (r *Router) drain(a *attached, m queued) {
 		finish(held)
 		m = next
 	}
+}
+
+// sendNow moves the queued message id of k's conversation to the front
+// and interrupts the running turn, so that it runs next. Only the
+// message's author or an admin may.
+func (r *Router) sendNow(m Message, id string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q, ok := r.queues[m.Key]
+	if !ok {
+		return "", Errorf("nothing is waiting here: that message has run already")
+	}
+	i := slices.IndexFunc(q.pending, func(p queued) bool { return p.id == id })
+	if i < 0 {
+		return "", Errorf("that message is no longer waiting: it has run already, or was dropped")
+	}
+	if p := q.pending[i]; p.m.Author() != m.Author() && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		return "", Errorf("only its author (%s) or an admin can send that message now", p.m.Author())
+	}
+	next := q.pending[i]
+	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)
+	q.pending = append([]queued{next}, q.pending...)
+	if q.cancel != nil {
+		q.cancel(ErrSentNow)
+	}
+	return "Interrupting the running turn: your message runs next.", nil
 }
 
 // stop cancels the running turn of k and drops its queue. It returns how

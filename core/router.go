@@ -18,6 +18,7 @@ var (
 	ErrTurnTimeout = errors.New("turn timed out")
 	ErrIdleTimeout = errors.New("turn produced no output for too long")
 	ErrShutdown    = errors.New("the bot is shutting down")
+	ErrSentNow     = errors.New("interrupted for a message sent now")
 )
 
 // RouterConfig holds the router's settings.
@@ -342,6 +343,17 @@ func (r *Router) reply(a *attached, to Target, text string) {
 	rep := a.coord.NewReply(r.deliverCtx, to)
 	rep.Add(ResponseBlock{Kind: BlockText, Text: text})
 	rep.Close(r.deliverCtx)
+}
+
+// offer posts text with one button; a platform without buttons gets text
+// and how to do the same by typing.
+func (r *Router) offer(a *attached, to Target, text string, c Choice, typed string) {
+	if o, ok := a.p.(ChoiceOfferer); ok {
+		if _, err := o.OfferChoices(r.deliverCtx, to, text, []Choice{c}); err == nil {
+			return
+		}
+	}
+	r.reply(a, to, text+" "+typed)
 }
 
 // replyError sends an error block.

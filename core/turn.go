@@ -168,7 +168,7 @@ func (r *Router) runPlugin(ctx context.Context, p Plugin, t Turn, emit func(Even
 
 func cancelOutcome(cause error) string {
 	switch {
-	case errors.Is(cause, ErrStopped):
+	case errors.Is(cause, ErrStopped), errors.Is(cause, ErrSentNow):
 		return OutcomeStopped
 	case errors.Is(cause, ErrTurnTimeout):
 		return OutcomeTimeout
@@ -184,6 +184,8 @@ func cancelMessage(cause error, cfg RouterConfig, p Plugin) string {
 	switch {
 	case errors.Is(cause, ErrStopped):
 		return "Stopped. The conversation continues with your next message."
+	case errors.Is(cause, ErrSentNow):
+		return "Interrupted for the message sent now, which runs next; this turn's work so far stays in the session."
 	case errors.Is(cause, ErrTurnTimeout):
 		return fmt.Sprintf("Turn timeout: the turn took longer than %s and was stopped. The conversation continues with your next message.", cfg.TurnTimeout)
 	case errors.Is(cause, ErrIdleTimeout):

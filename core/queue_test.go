@@ -1,0 +1,65 @@
+package core_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// A waiting message can be sent now: the running turn is interrupted and
+// that message runs next, before those queued ahead of it. Only its
+// author (or an admin) may.
+func TestRouterSendsAQueuedMessageNow(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	f := newRouterFixture(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		if turn.Prompt == "one" {
+			select {
+			case <-ctx.Done():
+				return core.TurnResult{}, ctx.Err()
+			case <-release:
+			}
+		}
+		emit(core.TextEvent("done " + turn.Prompt))
+		return core.TurnResult{ResumeToken: "tok"}, nil
+	})
+	t.Cleanup(func() { close(release) })
+	shared := core.ConversationKey{Platform: "fake", Channel: "c", Thread: "t"}
+	say := func(from, text string) {
+		f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
+	}
+	say("alice", "/fake start")
+	f.expect("conversation started")
+	say("alice", "one")
+	if turn := <-f.plugin.started; turn.Prompt != "one" {
+		t.Fatalf("first turn %q", turn.Prompt)
+	}
+	say("alice", "two")
+	f.expect("Queued (1 waiting)")
+	say("alice", "three")
+	queued := f.next()
+	id := regexp.MustCompile(`/now (\S+) stops the running turn`).FindStringSubmatch(queued)
+	if id == nil || !strings.Contains(queued, "Queued (2 waiting)") {
+		t.Fatalf("queued reply %q has no /now", queued)
+	}
+	say("bob", "/now "+id[1])
+	f.expect("only its author (alice) or an admin can send that message now")
+	say("alice", "/now "+id[1])
+	got := f.next() + f.next()
+	if !strings.Contains(got, "your message runs next") || !strings.Contains(got, "Interrupted for the message sent now") {
+		t.Fatalf("after /now: %q", got)
+	}
+	for _, want := range []string{"three", "two"} {
+		if turn := <-f.plugin.started; turn.Prompt != want {
+			t.Fatalf("turn %q ran, want %q", turn.Prompt, want)
+		}
+	}
+	f.expect("done three")
+	f.expect("done two")
+	f.router.Wait()
+	say("alice", "/now "+id[1])
+	f.expect("nothing is waiting here")
+}
