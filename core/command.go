@@ -23,6 +23,7 @@ const (
 	CmdAllow         CommandName = "allow"
 	CmdDeny          CommandName = "deny"
 	CmdNow           CommandName = "now"
+	CmdAnswer        CommandName = "answer"
 )
 
 // Command is a parsed slash command.
@@ -156,6 +157,9 @@ func NewCommands(plugins []Plugin) *Commands {
 		CommandSpec{Name: CmdAllow, Words: []string{"allow"}, Arg: "always", Kind: ArgText, Optional: true,
 			Scope: ScopeConversation, Help: "allow the tool call the agent asks about",
 			ArgHelp: "\"always\" to allow this tool for the rest of the conversation"},
+		CommandSpec{Name: CmdAnswer, Words: []string{"answer"}, Arg: "answer", Kind: ArgText,
+			Scope: ScopeConversation, Help: "answer the agent's question: an option's number, or your own words",
+			ArgHelp: "An option's number, or your own words"},
 		CommandSpec{Name: CmdDeny, Words: []string{"deny"}, Arg: "reason", Kind: ArgText, Optional: true,
 			Scope: ScopeConversation, Help: "deny the tool call the agent asks about",
 			ArgHelp: "Why not, told to the agent"},

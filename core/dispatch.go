@@ -18,7 +18,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 	started := r.clock.Now()
 	rec := Record{Kind: RecordCommand, ID: id, Time: started, Key: m.Key, Author: m.Author(), Text: m.Text, Outcome: OutcomeOK}
 	cmd, err := r.cfg.Plugins.Commands().Parse(m.Text)
-	if err == nil && (cmd.Name == CmdAllow || cmd.Name == CmdDeny) {
+	if err == nil && (cmd.Name == CmdAllow || cmd.Name == CmdDeny || cmd.Name == CmdAnswer) {
 		rec.Command = strings.TrimSpace("/" + string(cmd.Name) + " " + cmd.Arg)
 		qid, ans := answerCommand(cmd)
 		if tookDone = r.tryAnswer(a, m, qid, ans, done); !tookDone {

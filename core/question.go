@@ -30,6 +30,9 @@ type Answer struct {
 	Decision Decision
 	// Reason, for a denial, is told to the agent.
 	Reason string
+	// Choice is the option picked, or the words typed, for a question
+	// with Options.
+	Choice string
 	// By is who answered, for the chat and the logs.
 	By string
 }
@@ -43,6 +46,11 @@ type Question struct {
 	// file); Detail is more, such as a short diff.
 	Summary string
 	Detail  string
+	// Options, when set, make this a question with answers to pick (the
+	// agent's own question, or a plan to approve) instead of allow or
+	// deny: the answer's Choice is the option picked, or the person's
+	// own words.
+	Options []string
 	// Answer receives the answer, exactly once. It must not block.
 	Answer func(Answer)
 }
@@ -156,7 +164,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	if q == nil || q.Answer == nil {
 		return
 	}
-	if conv, ok := r.convs.Get(qm.m.Key); ok && slices.Contains(conv.AllowedTools, q.Tool) {
+	if conv, ok := r.convs.Get(qm.m.Key); ok && len(q.Options) == 0 && slices.Contains(conv.AllowedTools, q.Tool) {
 		q.Answer(Answer{Decision: Allow, By: "always allowed in this conversation"})
 		return
 	}
@@ -183,6 +191,10 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 // text with how to answer where the platform has no buttons.
 func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 	q := pq.q
+	if len(q.Options) > 0 {
+		r.showChoiceQuestion(a, m, pq)
+		return
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "❓ Allow %s?", q.Tool)
 	if q.Summary != "" {
@@ -207,6 +219,43 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 		}
 	}
 	r.reply(a, m.Target(), text+"\nAnswer [y]es / [a]lways / [n]o (or say why not).")
+}
+
+// showChoiceQuestion posts a question with options: a button per option,
+// or a numbered list to answer by number or in one's own words.
+func (r *Router) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion) {
+	q := pq.q
+	var b strings.Builder
+	fmt.Fprintf(&b, "❓ %s", q.Summary)
+	if q.Detail != "" {
+		fmt.Fprintf(&b, "\n%s", strings.TrimRight(q.Detail, "\n"))
+	}
+	var choices []Choice
+	for i, o := range q.Options {
+		fmt.Fprintf(&b, "\n%d. %s", i+1, o)
+		choices = append(choices, Choice{Label: Shorten(o, 40), Command: fmt.Sprintf("/answer %s %d", pq.id, i+1)})
+	}
+	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.Author(), pq.id)
+	text := r.cfg.Redactor.Redact(b.String())
+	if o, ok := a.p.(ChoiceOfferer); ok {
+		if ref, err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
+			r.questions.mu.Lock()
+			pq.shown, pq.text = &ref, text
+			r.questions.mu.Unlock()
+			return
+		}
+	}
+	r.reply(a, m.Target(), text+"\nAnswer with a number, or in your own words.")
+}
+
+// choiceAnswer reads an answer to a question with options: an option's
+// number picks it, anything else is the person's own words.
+func choiceAnswer(q *Question, text string) Answer {
+	text = strings.TrimSpace(text)
+	if n, err := strconv.Atoi(text); err == nil && n >= 1 && n <= len(q.Options) {
+		return Answer{Decision: Allow, Choice: q.Options[n-1]}
+	}
+	return Answer{Decision: Allow, Choice: text}
 }
 
 // settleQuestion edits an answered question's message to say how it was
@@ -245,8 +294,15 @@ func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string
 	}()
 }
 
-// parseAnswer reads a plain-text answer: y, a, n, or a reason to deny.
+// parseAnswer reads a plain-text answer: y, a, n, or a reason to deny;
+// for a question with options, the text itself (see choiceAnswer).
 func parseAnswer(text string) Answer {
+	a := parseApproval(text)
+	a.Choice = strings.TrimSpace(text)
+	return a
+}
+
+func parseApproval(text string) Answer {
 	switch strings.ToLower(strings.TrimSpace(text)) {
 	case "y", "yes", "allow", "ok":
 		return Answer{Decision: Allow}
@@ -265,6 +321,9 @@ func answerCommand(cmd Command) (id string, ans Answer) {
 		if _, err := strconv.Atoi(first[1:]); err == nil {
 			id, arg = first, strings.TrimSpace(rest)
 		}
+	}
+	if cmd.Name == CmdAnswer {
+		return id, Answer{Decision: Allow, Choice: arg}
 	}
 	if cmd.Name == CmdAllow {
 		if strings.EqualFold(arg, "always") {
@@ -297,6 +356,16 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 		return true
 	}
 	ans.By = by
+	if len(pq.q.Options) > 0 {
+		ans = choiceAnswer(pq.q, ans.Choice)
+		ans.By = by
+		text := fmt.Sprintf("Answered (%s): %s", by, ans.Choice)
+		r.reply(a, m.Target(), text)
+		r.settleQuestion(a, pq, "→ "+text)
+		r.holdUntilTurnEnds(pq.key, done)
+		pq.answer(ans)
+		return true
+	}
 	if ans.Reason == "" && ans.Decision == Deny {
 		ans.Reason = "denied by " + by
 	}

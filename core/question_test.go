@@ -129,3 +129,34 @@ func TestRouterDeniesWhenNobodyAnswers(t *testing.T) {
 	f.expect("denied by alice")
 	f.router.Wait()
 }
+
+// The agent's own question offers its options; a number picks one, other
+// words are the answer as they are.
+func TestRouterPutsTheAgentsQuestion(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ answer, want string }{
+		{"2", "SQLite"},
+		{"/answer q1 1", "Postgres"},
+		{"whatever is simplest", "whatever is simplest"},
+	} {
+		got := make(chan core.Answer, 1)
+		ask := func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+			emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "AskUserQuestion", Summary: "Which database?",
+				Options: []string{"Postgres", "SQLite"}, Answer: func(a core.Answer) { got <- a }}})
+			emit(core.TextEvent("picked " + (<-got).Choice))
+			return core.TurnResult{}, nil
+		}
+		f := newRouterFixtureWith(t, ask, nil, func(cfg *core.RouterConfig) { cfg.ApprovalTimeout = time.Hour })
+		f.say("alice", "/fake start")
+		f.expect("conversation started")
+		f.say("alice", "pick one")
+		q := f.next()
+		if !strings.Contains(q, "❓ Which database?\n1. Postgres\n2. SQLite") || !strings.Contains(q, "Answer with a number") {
+			t.Fatalf("question %q", q)
+		}
+		f.say("alice", tc.answer)
+		f.expect("Answered (alice): " + tc.want)
+		f.expect("picked " + tc.want)
+		f.router.Wait()
+	}
+}

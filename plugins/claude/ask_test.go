@@ -126,3 +126,33 @@ func TestRunInterruptKeepsTheSession(t *testing.T) {
 		t.Errorf("the resumed session does not hold the interrupted turn: %q", got)
 	}
 }
+
+// The agent's own question (AskUserQuestion) is put to the chat with its
+// options, and the option picked reaches the agent as its answer.
+func TestRunPutsTheAgentsQuestion(t *testing.T) {
+	t.Parallel()
+	model := plugintest.NewAnthropic(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_q", Name: "AskUserQuestion", Input: map[string]any{"questions": []any{
+			map[string]any{"question": "Which database?", "header": "DB", "multiSelect": false, "options": []any{
+				map[string]any{"label": "Postgres", "description": "for the big data"}, map[string]any{"label": "SQLite", "description": "one file"}}}}}}},
+		plugintest.Reply{Text: []string{"SQLite it is."}})
+	p, workdir := askingPlugin(t, model)
+	var asked []*core.Question
+	res, err := p.Run(context.Background(), core.Turn{Workdir: workdir, Prompt: "pick a database", Ask: true}, func(ev core.Event) {
+		if ev.Kind == core.EventQuestion {
+			asked = append(asked, ev.Question)
+			ev.Question.Answer(core.Answer{Decision: core.Allow, Choice: "SQLite"})
+		}
+	})
+	if err != nil || res.IsError {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if len(asked) != 1 || asked[0].Summary != "Which database?" || strings.Join(asked[0].Options, ",") != "Postgres,SQLite" ||
+		!strings.Contains(asked[0].Detail, "SQLite: one file") {
+		t.Fatalf("asked %+v", asked)
+	}
+	reqs := model.Requests()
+	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, `"Which database?"="SQLite"`) {
+		t.Errorf("the agent was not told the answer: %q", got)
+	}
+}

@@ -35,9 +35,32 @@ func userMessage(prompt string) any {
 	}
 }
 
-// answer tells the CLI the chat's decision on req.
+// answer tells the CLI the chat's decision on req. The agent's own
+// question (AskUserQuestion) is allowed with the answer added to its
+// input; a plan (ExitPlanMode) is approved or sent back with the words.
 func (s *stdin) answer(req PermissionRequest, a core.Answer) error {
 	decision := map[string]any{"behavior": "allow", "updatedInput": req.Input}
+	switch req.Tool {
+	case "AskUserQuestion":
+		var in map[string]any
+		_ = json.Unmarshal(req.Input, &in)
+		if in == nil {
+			in = map[string]any{}
+		}
+		if qs, _ := in["questions"].([]any); len(qs) > 0 {
+			if q, _ := qs[0].(map[string]any); q != nil {
+				in["answers"] = map[string]any{fmt.Sprint(q["question"]): a.Choice}
+			}
+		}
+		decision["updatedInput"] = in
+	case "ExitPlanMode":
+		if choice := strings.TrimSpace(a.Choice); choice != approvePlan {
+			a = core.Answer{Decision: core.Deny, Reason: "keep planning"}
+			if choice != "" && choice != keepPlanning {
+				a.Reason = "keep planning: " + choice
+			}
+		}
+	}
 	if a.Decision == core.Deny {
 		msg := "The user denied this tool call."
 		if a.Reason != "" {
@@ -58,10 +81,51 @@ func (s *stdin) interrupt() error {
 	return s.Send(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}})
 }
 
+// Plan mode's answers.
+const (
+	approvePlan  = "Approve plan"
+	keepPlanning = "Keep planning"
+)
+
 // question is req as the chat sees it: the tool, what it will do (the
-// command, the file) and, for edits, a short diff.
+// command, the file) and, for edits, a short diff. The agent's own
+// question and a plan to approve offer their options instead.
 func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 	q := &core.Question{Tool: ToolName(req.Tool), Answer: answer}
+	switch req.Tool {
+	case "AskUserQuestion":
+		var in struct {
+			Questions []struct {
+				Question string `json:"question"`
+				Options  []struct {
+					Label       string `json:"label"`
+					Description string `json:"description"`
+				} `json:"options"`
+			} `json:"questions"`
+		}
+		if json.Unmarshal(req.Input, &in) == nil && len(in.Questions) > 0 {
+			first := in.Questions[0]
+			q.Summary = first.Question
+			for _, o := range first.Options {
+				q.Options = append(q.Options, o.Label)
+				if o.Description != "" {
+					q.Detail += o.Label + ": " + o.Description + "\n"
+				}
+			}
+			if len(q.Options) == 0 {
+				q.Options = []string{"Yes", "No"}
+			}
+			return q
+		}
+	case "ExitPlanMode":
+		var in struct {
+			Plan string `json:"plan"`
+		}
+		_ = json.Unmarshal(req.Input, &in)
+		q.Summary, q.Options = "Ready to code? The plan:", []string{approvePlan, keepPlanning}
+		q.Detail = shortPlan(in.Plan)
+		return q
+	}
 	var in struct {
 		Command   string `json:"command"`
 		FilePath  string `json:"file_path"`
@@ -85,6 +149,15 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 		q.Detail = diffLines("+", in.Content)
 	}
 	return q
+}
+
+// shortPlan keeps the start of a plan for the chat.
+func shortPlan(plan string) string {
+	lines := strings.Split(strings.TrimSpace(plan), "\n")
+	if len(lines) > 30 {
+		lines = append(lines[:30], "…")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // maxDiffLines bounds each side of a question's diff.
