@@ -210,6 +210,13 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 		{Label: "Always allow " + q.Tool, Command: "/allow " + pq.id + " always"},
 		{Label: "Deny", Command: "/deny " + pq.id},
 	}
+	r.postQuestion(a, m, pq, text, choices, "Answer [y]es / [a]lways / [n]o (or say why not).")
+}
+
+// postQuestion posts pq's text with buttons for choices, remembering the
+// message to edit once answered; without buttons, the text says how to
+// answer by typing.
+func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text string, choices []Choice, typed string) {
 	if o, ok := a.p.(ChoiceOfferer); ok {
 		if ref, err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
 			r.questions.mu.Lock()
@@ -218,7 +225,7 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 			return
 		}
 	}
-	r.reply(a, m.Target(), text+"\nAnswer [y]es / [a]lways / [n]o (or say why not).")
+	r.reply(a, m.Target(), text+"\n"+typed)
 }
 
 // showChoiceQuestion posts a question with options: a button per option,
@@ -237,15 +244,7 @@ func (r *Router) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion)
 	}
 	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.Author(), pq.id)
 	text := r.cfg.Redactor.Redact(b.String())
-	if o, ok := a.p.(ChoiceOfferer); ok {
-		if ref, err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
-			r.questions.mu.Lock()
-			pq.shown, pq.text = &ref, text
-			r.questions.mu.Unlock()
-			return
-		}
-	}
-	r.reply(a, m.Target(), text+"\nAnswer with a number, or in your own words.")
+	r.postQuestion(a, m, pq, text, choices, "Answer with a number, or in your own words.")
 }
 
 // choiceAnswer reads an answer to a question with options: an option's
