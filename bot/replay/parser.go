@@ -103,11 +103,17 @@ func askedAsStatus(emit func(core.Event)) func(core.Event) {
 	}
 }
 
-// geminiParser reads gemini's stream-json with the plugin's parser.
+// geminiParser reads gemini's stream-json, or a recorded `gemini --acp`
+// session, with the plugin's parser.
 type geminiParser struct{}
 
 func (geminiParser) Parse(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(64); bytes.Contains(head, []byte(`"jsonrpc"`)) {
+		// A recorded `gemini --acp` session.
+		return gemini.ReadACP(br, askedAsStatus(emit))
+	}
 	p := gemini.NewParser(emit)
-	err := gemini.ReadStream(r, p)
+	err := gemini.ReadStream(br, p)
 	return p.Result(), err
 }

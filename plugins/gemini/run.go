@@ -72,8 +72,13 @@ func (p *Plugin) Args(t core.Turn) []string {
 	return append(args, "--prompt="+t.Prompt)
 }
 
-// Run runs one turn of the Gemini CLI.
+// Run runs one turn of the Gemini CLI: one-shot with stream-json, or,
+// when the chat answers questions (and the approval mode is not yolo),
+// through the Agent Client Protocol (`gemini --acp`).
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if t.Ask && p.cfg.ApprovalMode != "yolo" {
+		return p.runACP(ctx, t, emit)
+	}
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
 	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
