@@ -235,20 +235,7 @@ func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 // ReadStream feeds every line of r to parser. A line over the size limit
 // is reported as an error block and skipped.
 func ReadStream(r io.Reader, parser *Parser, emit func(core.Event)) error {
-	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
-	for {
-		b, err := lr.Next()
-		switch {
-		case err == nil:
-			parser.Line(b)
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, cliproc.ErrLineTooLong):
-			emit(core.ErrorEvent("Claude Code printed an oversized line, skipped (" + err.Error() + ")"))
-		default:
-			return err
-		}
-	}
+	return cliproc.EachLine(r, "Claude Code", parser.Line, func(msg string) { emit(core.ErrorEvent(msg)) })
 }
 
 // CheckResumeID accepts Claude Code's session ids, which are UUIDs.

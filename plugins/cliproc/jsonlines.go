@@ -44,3 +44,12 @@ func (j *JSONLines) Close() {
 		j.w.Close()
 	}
 }
+
+// Discard is a CLI's stdin that takes everything and goes nowhere: for
+// replaying a recorded protocol session, where nobody answers.
+var Discard io.WriteCloser = discard{}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+func (discard) Close() error                { return nil }

@@ -96,21 +96,8 @@ func (s *appSession) threadID() string {
 // read handles every line the app-server writes until it closes its
 // output; the session closes the server's input once the turn is over.
 func (s *appSession) read(r io.Reader) error {
-	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
-	for {
-		b, err := lr.Next()
-		switch {
-		case err == nil:
-			s.line(b)
-		case errors.Is(err, io.EOF):
-			s.parser.Flush()
-			return nil
-		case errors.Is(err, cliproc.ErrLineTooLong):
-			s.emit(core.ErrorEvent("Codex printed an oversized line, skipped (" + err.Error() + ")"))
-		default:
-			return err
-		}
-	}
+	defer s.parser.Flush()
+	return cliproc.EachLine(r, "Codex", s.line, func(msg string) { s.emit(core.ErrorEvent(msg)) })
 }
 
 func (s *appSession) line(b []byte) {
@@ -245,11 +232,7 @@ func (s *appSession) interrupt() error {
 // wrote) through a turn's session as Run does, answering nothing: for
 // replays and golden tests. Questions are emitted as events.
 func ReadAppServer(r io.Reader, parser *Parser) error {
-	s := &appSession{emit: parser.emit, parser: parser, out: cliproc.NewJSONLines(nopCloser{io.Discard}),
+	s := &appSession{emit: parser.emit, parser: parser, out: cliproc.NewJSONLines(cliproc.Discard),
 		changes: map[string]*appItem{}, logger: slog.New(slog.DiscardHandler)}
 	return s.read(r)
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -222,18 +221,7 @@ func (p *Parser) relPath(path string) string {
 // the size limit is reported as an error block and skipped.
 func ReadStream(r io.Reader, parser *Parser) error {
 	defer parser.Flush()
-	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
-	for {
-		b, err := lr.Next()
-		switch {
-		case err == nil:
-			parser.Line(b)
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, cliproc.ErrLineTooLong):
-			parser.block(core.ResponseBlock{Kind: core.BlockError, Text: "Codex printed an oversized line, skipped (" + err.Error() + ")"})
-		default:
-			return err
-		}
-	}
+	return cliproc.EachLine(r, "Codex", parser.Line, func(msg string) {
+		parser.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
+	})
 }

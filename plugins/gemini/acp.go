@@ -128,20 +128,7 @@ func (s *acpSession) cancel() error {
 
 // read handles every line the CLI writes until it closes its output.
 func (s *acpSession) read(r io.Reader) error {
-	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
-	for {
-		b, err := lr.Next()
-		switch {
-		case err == nil:
-			s.line(b)
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, cliproc.ErrLineTooLong):
-			s.emit(core.ErrorEvent("Gemini CLI printed an oversized line, skipped (" + err.Error() + ")"))
-		default:
-			return err
-		}
-	}
+	return cliproc.EachLine(r, "Gemini CLI", s.line, func(msg string) { s.emit(core.ErrorEvent(msg)) })
 }
 
 func (s *acpSession) line(b []byte) {
@@ -349,11 +336,7 @@ func (s *acpSession) request(m acpMessage) {
 // through a turn's session as Run does, answering nothing: for replays
 // and golden tests. Questions are emitted as events.
 func ReadACP(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-	s := newACPSession(core.Turn{}, "", emit, cliproc.NewJSONLines(nopCloser{io.Discard}), slog.New(slog.DiscardHandler))
+	s := newACPSession(core.Turn{}, "", emit, cliproc.NewJSONLines(cliproc.Discard), slog.New(slog.DiscardHandler))
 	err := s.read(r)
 	return s.result, err
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

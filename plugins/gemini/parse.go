@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"strings"
 	"time"
@@ -156,18 +155,7 @@ func (p *Parser) resultLine(ev *event) {
 // ReadStream feeds every line of r to parser. A line over the size limit
 // is reported as an error block and skipped.
 func ReadStream(r io.Reader, parser *Parser) error {
-	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
-	for {
-		b, err := lr.Next()
-		switch {
-		case err == nil:
-			parser.Line(b)
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, cliproc.ErrLineTooLong):
-			parser.block(core.ResponseBlock{Kind: core.BlockError, Text: "Gemini printed an oversized line, skipped (" + err.Error() + ")"})
-		default:
-			return err
-		}
-	}
+	return cliproc.EachLine(r, "Gemini", parser.Line, func(msg string) {
+		parser.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
+	})
 }
