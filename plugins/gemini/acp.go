@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +32,9 @@ type acpMessage struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *struct {
 		Message string `json:"message"`
+		Data    struct {
+			Details string `json:"details"`
+		} `json:"data"`
 	} `json:"error,omitempty"`
 }
 
@@ -46,8 +51,32 @@ type acpToolCall struct {
 // so the session keeps the partial turn; the CLI is killed only if it has
 // not ended cliproc.InterruptGrace later.
 func (p *Plugin) runACP(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	procCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
-	defer kill()
+	a, err := p.startACP(context.WithoutCancel(ctx), t)
+	if err != nil {
+		return core.TurnResult{}, err
+	}
+	return a.Run(ctx, t.Prompt, emit)
+}
+
+// acpTurn is a `gemini --acp` process for one turn: started, its session
+// new or loaded, waiting for the turn's message. Started early, it is a
+// warm turn (core.Warmer): the CLI's seconds of start-up are over before
+// the message comes.
+type acpTurn struct {
+	p     *Plugin
+	t     core.Turn
+	proc  *cliproc.Process
+	kill  context.CancelFunc
+	s     *acpSession
+	read  chan error
+	stamp sessionStamp
+	once  sync.Once
+}
+
+// startACP starts the CLI for t and its handshake, up to the prompt.
+// Cancelling life kills the CLI.
+func (p *Plugin) startACP(life context.Context, t core.Turn) (*acpTurn, error) {
+	procCtx, kill := context.WithCancel(life)
 	args := []string{"--acp"}
 	if p.cfg.Model != "" {
 		args = append(args, "--model", p.cfg.Model)
@@ -56,38 +85,105 @@ func (p *Plugin) runACP(ctx context.Context, t core.Turn, emit func(core.Event))
 	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
 	proc, err := cliproc.Start(procCtx, cliproc.Spec{Bin: p.cfg.Bin, Args: args, Dir: t.Workdir, Environ: p.cfg.Environ, Env: env, Stdin: true})
 	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, cliproc.NotFound("Gemini CLI", p.cfg.Bin, "@google/gemini-cli", "GEMINI_BIN")
+		kill()
+		return nil, cliproc.NotFound("Gemini CLI", p.cfg.Bin, "@google/gemini-cli", "GEMINI_BIN")
 	}
 	if err != nil {
-		return core.TurnResult{}, fmt.Errorf("start gemini --acp: %w", err)
+		kill()
+		return nil, fmt.Errorf("start gemini --acp: %w", err)
 	}
-	s := newACPSession(t, p.cfg.Model, emit, cliproc.NewJSONLines(proc.Stdin), p.logger)
-	stop := cliproc.InterruptOn(ctx, s.cancel, kill, cliproc.InterruptGrace)
-	if err := s.send(acpInitialize, "initialize", map[string]any{"protocolVersion": 1,
+	a := &acpTurn{p: p, t: t, proc: proc, kill: kill, read: make(chan error, 1), stamp: p.stampSession(t),
+		s: newACPSession(t, p.cfg.Model, nil, cliproc.NewJSONLines(proc.Stdin), p.logger)}
+	if err := a.s.send(acpInitialize, "initialize", map[string]any{"protocolVersion": 1,
 		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}}}); err != nil {
 		p.logger.Warn("gemini --acp: initialize", "err", err)
 	}
-	readErr := s.read(proc.Stdout)
+	go func() { a.read <- a.s.read(proc.Stdout) }()
+	return a, nil
+}
+
+// Run hands the message to the waiting CLI and runs the turn.
+func (a *acpTurn) Run(ctx context.Context, prompt string, emit func(core.Event)) (core.TurnResult, error) {
+	defer a.kill()
+	a.s.start(prompt, emit)
+	stop := cliproc.InterruptOn(ctx, a.s.cancel, a.kill, cliproc.InterruptGrace)
+	readErr := <-a.read
 	stop()
-	res, waitErr := proc.Wait()
+	res, waitErr := a.proc.Wait()
 	end := cliproc.Ending{CLI: "Gemini CLI", Result: res, WaitErr: waitErr, ReadErr: readErr,
-		Finished: s.result != nil, Clean: stripNoise}
-	out := core.TurnResult{ResumeToken: s.sessionID()}
-	if s.result != nil {
-		out = *s.result
+		Finished: a.s.result != nil, Clean: stripNoise}
+	out := core.TurnResult{ResumeToken: a.s.sessionID()}
+	if a.s.result != nil {
+		out = *a.s.result
 	}
 	if out.ResumeToken == "" {
-		out.ResumeToken = t.ResumeToken
+		out.ResumeToken = a.t.ResumeToken
 	}
-	end.Failed = out.IsError || s.failed
+	end.Failed = out.IsError || a.s.failed
 	return out, end.Err(ctx)
+}
+
+// Fresh reports whether the session the CLI loaded is still as it was.
+func (a *acpTurn) Fresh() bool { return a.p.stampSession(a.t) == a.stamp }
+
+// Close stops an unused CLI and waits until it is gone.
+func (a *acpTurn) Close() {
+	a.once.Do(func() {
+		a.kill()
+		a.s.abandon()
+		<-a.read
+		a.proc.Wait()
+	})
+}
+
+// Warm starts the CLI of t's conversation's next turn, its session loaded
+// and waiting for the message (core.Warmer): Gemini CLI takes seconds to
+// start. Only a turn that speaks the protocol can wait.
+func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
+	if !p.asks(t) {
+		return nil, core.ErrNoWarm
+	}
+	return p.startACP(life, t)
+}
+
+// asks reports whether t runs through ACP, where the chat answers
+// questions. Not a resumed turn: the pinned CLI answers session/load with
+// "No previous sessions found for this project" even for a session its
+// own listing and --resume know, and a turn without its session's
+// history would be worse than a turn that cannot ask.
+func (p *Plugin) asks(t core.Turn) bool {
+	return t.Ask && p.cfg.ApprovalMode != "yolo" && t.ResumeToken == ""
+}
+
+// sessionStamp is how big a session's files were: a session resumed
+// elsewhere since has grown.
+type sessionStamp struct{ size int64 }
+
+// stampSession stamps t's session; a new session has none.
+func (p *Plugin) stampSession(t core.Turn) sessionStamp {
+	if len(t.ResumeToken) < 8 {
+		return sessionStamp{}
+	}
+	dir, err := StateDir(p.cfg, os.Getenv, os.UserHomeDir)
+	if err != nil {
+		return sessionStamp{}
+	}
+	var st sessionStamp
+	for _, project := range projectDirs(dir, filepath.Clean(t.Workdir)) {
+		files, _ := filepath.Glob(filepath.Join(project, "chats", "session-*"+t.ResumeToken[:8]+"*"))
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				st.size += fi.Size()
+			}
+		}
+	}
+	return st
 }
 
 // acpSession is one turn's conversation with `gemini --acp`.
 type acpSession struct {
 	turn   core.Turn
 	model  string
-	emit   func(core.Event)
 	out    *cliproc.JSONLines
 	logger *slog.Logger
 	// tools are the tool calls seen, by id, for their later updates.
@@ -100,11 +196,54 @@ type acpSession struct {
 
 	mu      sync.Mutex
 	session string
+
+	// prompt delivers the turn's message, and emit its events, when the
+	// turn runs: a warm session waits for them. Events before that (the
+	// session id) are kept in early.
+	prompt    chan string
+	abandoned chan struct{}
+	emitMu    sync.Mutex
+	emitFn    func(core.Event)
+	early     []core.Event
 }
 
 func newACPSession(t core.Turn, model string, emit func(core.Event), out *cliproc.JSONLines, logger *slog.Logger) *acpSession {
-	return &acpSession{turn: t, model: model, emit: emit, out: out, logger: logger, tools: map[string]acpToolCall{}}
+	s := &acpSession{turn: t, model: model, out: out, logger: logger, tools: map[string]acpToolCall{},
+		prompt: make(chan string, 1), abandoned: make(chan struct{})}
+	if emit != nil {
+		s.start(t.Prompt, emit)
+	}
+	return s
 }
+
+// start gives the session its message and where its events go.
+func (s *acpSession) start(prompt string, emit func(core.Event)) {
+	s.emitMu.Lock()
+	early := s.early
+	s.early = nil
+	s.emitFn = emit
+	s.emitMu.Unlock()
+	for _, ev := range early {
+		emit(ev)
+	}
+	s.prompt <- prompt
+}
+
+// emit passes ev on to the turn, or keeps it until the turn runs.
+func (s *acpSession) emit(ev core.Event) {
+	s.emitMu.Lock()
+	fn := s.emitFn
+	if fn == nil {
+		s.early = append(s.early, ev)
+	}
+	s.emitMu.Unlock()
+	if fn != nil {
+		fn(ev)
+	}
+}
+
+// abandon lets a session waiting for its message give up.
+func (s *acpSession) abandon() { close(s.abandoned) }
 
 func (s *acpSession) send(id int, method string, params any) error {
 	return s.out.Send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -154,7 +293,7 @@ func (s *acpSession) response(m acpMessage) {
 		// A session the CLI never saved (a turn cancelled before the
 		// model answered) cannot be loaded: go on in a new one.
 		s.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
-			Text: "Gemini CLI could not resume the session (" + m.Error.Message + "); this turn starts a new one."}))
+			Text: "Gemini CLI could not resume the session (" + strings.TrimSpace(m.Error.Message+": "+m.Error.Data.Details) + "); this turn starts a new one."}))
 		s.turn.ResumeToken = ""
 		_ = s.send(acpNewSession, "session/new", map[string]any{"cwd": s.turn.Workdir, "mcpServers": []any{}})
 		return
@@ -185,9 +324,16 @@ func (s *acpSession) response(m acpMessage) {
 		s.session = r.SessionID
 		s.mu.Unlock()
 		s.emit(core.Event{Kind: core.EventSession, ResumeToken: r.SessionID, Model: s.model})
+		var prompt string
+		select {
+		case prompt = <-s.prompt: // at once, or when a warm turn runs
+		case <-s.abandoned:
+			s.out.Close()
+			return
+		}
 		s.prompting.Store(true)
 		_ = s.send(acpPrompt, "session/prompt", map[string]any{"sessionId": r.SessionID,
-			"prompt": []any{map[string]any{"type": "text", "text": s.turn.Prompt}}})
+			"prompt": []any{map[string]any{"type": "text", "text": prompt}}})
 	case fmt.Sprint(acpPrompt):
 		var r struct {
 			StopReason string `json:"stopReason"`

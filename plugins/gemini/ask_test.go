@@ -77,8 +77,8 @@ func TestACPAsksBeforeACommand(t *testing.T) {
 }
 
 // Cancelling an asking turn sends session/cancel and ends it, leaving no
-// process behind. A session cancelled before the model answered is one
-// the CLI never saved: the next turn says so and starts a new one.
+// process behind. Stopped before the model answered, the session was
+// never saved: the next turn says so and goes on in a new one.
 func TestACPCancelThenGoOn(t *testing.T) {
 	t.Parallel()
 	hold := make(chan struct{})
@@ -99,4 +99,36 @@ func TestACPCancelThenGoOn(t *testing.T) {
 	if err != nil || !strings.Contains(text, "Continuing.") || res2.ResumeToken == "" {
 		t.Fatalf("next turn = %+v, %v, %q", res2, err, text)
 	}
+}
+
+// A warm CLI for a conversation's first turn (started, its session new,
+// before the message exists) answers the message. A resumed turn does
+// not run through ACP (see Plugin.asks), so it cannot be warmed.
+func TestACPWarmTurn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"First answer."}}, plugintest.Reply{Text: []string{"Second answer."}})
+	w, err := f.plugin.Warm(context.Background(), core.Turn{Workdir: f.workdir, Ask: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !w.Fresh() {
+		t.Fatal("a warm CLI for a new session is stale")
+	}
+	var text strings.Builder
+	res, err := w.Run(context.Background(), "first", func(ev core.Event) {
+		if ev.Kind == core.EventText {
+			text.WriteString(ev.Text)
+		}
+	})
+	if err != nil || !strings.Contains(text.String(), "First answer.") || res.ResumeToken == "" {
+		t.Fatalf("warm turn = %+v, %v, %q", res, err, text.String())
+	}
+	if _, err := f.plugin.Warm(context.Background(), core.Turn{Workdir: f.workdir, Ask: true, ResumeToken: res.ResumeToken}); err != core.ErrNoWarm {
+		t.Errorf("Warm of a resumed turn = %v, want ErrNoWarm", err)
+	}
+	unused, err := f.plugin.Warm(context.Background(), core.Turn{Workdir: f.workdir, Ask: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unused.Close() // and no process outlives the test (the fixture checks)
 }

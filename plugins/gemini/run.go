@@ -73,12 +73,31 @@ func (p *Plugin) Args(t core.Turn) []string {
 }
 
 // Run runs one turn of the Gemini CLI: one-shot with stream-json, or,
-// when the chat answers questions (and the approval mode is not yolo),
-// through the Agent Client Protocol (`gemini --acp`).
+// when the chat answers questions (see asks), through the Agent Client
+// Protocol (`gemini --acp`).
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if t.Ask && p.cfg.ApprovalMode != "yolo" {
+	if p.asks(t) {
 		return p.runACP(ctx, t, emit)
 	}
+	res, err := p.runOneShot(ctx, t, emit)
+	if t.ResumeToken != "" && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), noSession) {
+		// A session the CLI never saved (its first turn was stopped
+		// before the model answered) cannot be resumed: go on in a new
+		// one rather than fail every turn of the conversation.
+		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
+			Text: "Gemini CLI has no saved session " + t.ResumeToken + " to resume; this turn starts a new one."}))
+		t.ResumeToken = ""
+		return p.runOneShot(ctx, t, emit)
+	}
+	return res, err
+}
+
+// noSession is what the CLI says when asked to resume a session it never
+// saved.
+const noSession = "No previous sessions found"
+
+// runOneShot runs one turn as `gemini -p … --output-format stream-json`.
+func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
 	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)

@@ -154,13 +154,17 @@ func TestRunShowsModelError(t *testing.T) {
 	}
 }
 
+// A session the CLI has not saved (gone, or stopped before the model
+// answered) cannot be resumed: the turn says so and goes on in a new one.
 func TestRunUnknownResume(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	tr := f.run(context.Background(), "hello", "6f0e21d2-5e4a-4f4c-9d0e-1b2c3d4e5f60")
-	var ue *core.UserError
-	if !errors.As(tr.Err, &ue) || !strings.Contains(ue.Msg, "exit code 42") || !strings.Contains(ue.Msg, "Error resuming session") {
-		t.Errorf("Run error = %v, want a user error with the CLI's stderr", tr.Err)
+	const gone = "6f0e21d2-5e4a-4f4c-9d0e-1b2c3d4e5f60"
+	f := newFixture(t, plugintest.Reply{Text: []string{"Fresh start."}})
+	tr := f.run(context.Background(), "hello", gone)
+	warns := tr.Blocks(core.BlockWarning)
+	if tr.Err != nil || len(warns) != 1 || !strings.Contains(warns[0].Text, "no saved session "+gone) ||
+		!strings.Contains(tr.Text(), "Fresh start.") || tr.Result.ResumeToken == gone || tr.Result.ResumeToken == "" {
+		t.Errorf("Run = %+v, %v; want a warning, then the turn in a new session", tr.Result, tr.Err)
 	}
 }
 
