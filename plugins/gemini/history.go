@@ -83,6 +83,11 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 			continue
 		}
 		info := infos[i]
+		if info.Title == "" {
+			// No prompt in it (a CLI started and stopped unused, as a
+			// warm one may be): nothing to resume.
+			continue
+		}
 		j, dup := byID[info.ID]
 		switch {
 		case !dup:
