@@ -61,8 +61,10 @@ type pendingQuestion struct {
 	key    ConversationKey
 	author string // the turn's author, who may answer besides admins
 	q      *Question
-	timer  Timer
 	once   sync.Once
+
+	timerMu sync.Mutex
+	timer   Timer
 	// answered is called after the answer, to resume the turn's idle
 	// watch.
 	answered func()
@@ -148,9 +150,11 @@ func (pq *pendingQuestion) answer(ans Answer) bool {
 	first := false
 	pq.once.Do(func() {
 		first = true
+		pq.timerMu.Lock()
 		if pq.timer != nil {
 			pq.timer.Stop()
 		}
+		pq.timerMu.Unlock()
 		pq.q.Answer(ans)
 		pq.answered()
 	})
@@ -171,8 +175,13 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	idle.pause()
 	pq := &pendingQuestion{key: qm.m.Key, author: qm.m.Author(), q: q, answered: idle.resume}
 	r.questions.add(pq)
+	// Shown first, so that even a short timeout's denial follows it.
+	r.showQuestion(a, qm.m, pq)
 	timeout := r.cfg.ApprovalTimeout
-	// Like the turn's own timeouts, this one runs on real time.
+	// Like the turn's own timeouts, this one runs on real time. An
+	// answer before the timer exists leaves it nothing to take.
+	pq.timerMu.Lock()
+	defer pq.timerMu.Unlock()
 	pq.timer = SystemClock{}.AfterFunc(timeout, func() {
 		if r.questions.take(pq.id) == nil {
 			return // answered meanwhile
@@ -181,7 +190,6 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 		r.settleQuestion(a, pq, fmt.Sprintf("⏱ Denied: nobody answered within %s.", timeout))
 		pq.answer(Answer{Decision: Deny, Reason: fmt.Sprintf("nobody answered within %s", timeout), By: "timeout"})
 	})
-	r.showQuestion(a, qm.m, pq)
 	// A script on a pipe reads its next line once the message is done:
 	// that line is the answer.
 	qm.done()

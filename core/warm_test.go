@@ -85,6 +85,18 @@ func closed(t *testing.T, w *fakeWarm, what string) {
 	}
 }
 
+// waitWarm waits until n warm CLIs are in the router's pool.
+func waitWarm(t *testing.T, f *routerFixture, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second) // a failure guard
+	for f.router.Stats().Warm != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d warm CLIs, want %d", f.router.Stats().Warm, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // The next turn's CLI starts when the conversation starts and after each
 // turn, resumed on the conversation's session; the message goes to it.
 func TestRouterWarmsTheNextTurn(t *testing.T) {
@@ -140,6 +152,7 @@ func TestRouterBoundsWarmCLIs(t *testing.T) {
 	f.say("alice", "/fake start")
 	f.expect("conversation started")
 	alices := receiveWarm(t, wp.warmed)
+	waitWarm(t, f, 1) // in the pool, before bob's comes
 	f.say("bob", "/fake start")
 	f.expect("conversation started")
 	receiveWarm(t, wp.warmed)
