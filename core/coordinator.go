@@ -339,6 +339,10 @@ func delay(lim *rate.Limiter, now time.Time) time.Duration {
 	d := res.DelayFrom(now)
 	if d > 0 {
 		res.CancelAt(now)
+		// The limiter counts tokens in floating point and can name a
+		// time a nanosecond early: waiting to the next whole millisecond
+		// keeps two writes from ever landing inside the limit.
+		d = (d + time.Millisecond - 1).Truncate(time.Millisecond)
 	}
 	return d
 }
