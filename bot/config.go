@@ -60,6 +60,9 @@ type Config struct {
 	// the mode. ApprovalTimeout denies a question nobody answered.
 	Approvals       string        `env:"APPROVALS" envDefault:"ask"`
 	ApprovalTimeout time.Duration `env:"APPROVAL_TIMEOUT" envDefault:"10m"`
+	// AllowBypassModes lets users who are not admins pick, with /mode, a
+	// mode in which tools run with nobody approving them.
+	AllowBypassModes bool `env:"ALLOW_BYPASS_MODES" envDefault:"false"`
 
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.

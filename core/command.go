@@ -24,6 +24,8 @@ const (
 	CmdDeny          CommandName = "deny"
 	CmdNow           CommandName = "now"
 	CmdAnswer        CommandName = "answer"
+	CmdModel         CommandName = "model"
+	CmdMode          CommandName = "mode"
 )
 
 // Command is a parsed slash command.
@@ -58,6 +60,7 @@ const (
 	SuggestNothing Suggest = iota
 	SuggestWorkdir
 	SuggestResumeID
+	SuggestMode
 )
 
 // Scope says where a command acts when it is typed in a channel rather
@@ -151,6 +154,12 @@ func NewCommands(plugins []Plugin) *Commands {
 		CommandSpec{Name: CmdWorkdirSet, Words: []string{"workdir", "set"}, Arg: "path", Kind: ArgText,
 			Suggest: SuggestWorkdir, Scope: ScopeConversation, Help: "change the working directory",
 			ArgHelp: "Directory under the allowed roots"},
+		CommandSpec{Name: CmdModel, Words: []string{"model"}, Arg: "name", Kind: ArgWord, Optional: true,
+			Scope: ScopeConversation, Help: "show or set the model (from the next turn)",
+			ArgHelp: "A model the CLI knows, or \"default\""},
+		CommandSpec{Name: CmdMode, Words: []string{"mode"}, Arg: "name", Kind: ArgWord, Optional: true,
+			Suggest: SuggestMode, Scope: ScopeConversation, Help: "show or set the permission mode (from the next turn)",
+			ArgHelp: "ask, auto, default, or one of the CLI's modes (/mode lists them)"},
 		CommandSpec{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
 		CommandSpec{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
 			Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},
@@ -223,9 +232,21 @@ var reservedWords = func() []string {
 // so that plugins configured from a file can be refused with its line.
 func IsReserved(id string) bool { return slices.Contains(reservedWords, strings.ToLower(id)) }
 
-// IsCommand reports whether text is meant as a command rather than a turn.
+// IsCommand reports whether text is meant as a command rather than a
+// turn. Text starting with "//" is for the CLI (see ForCLI).
 func IsCommand(text string) bool {
-	return strings.HasPrefix(strings.TrimSpace(text), "/")
+	text = strings.TrimSpace(text)
+	return strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//")
+}
+
+// ForCLI returns a message as its CLI gets it: "//compact" reaches the
+// CLI as its own command "/compact", which the bot's commands would
+// otherwise shadow.
+func ForCLI(text string) string {
+	if t := strings.TrimLeft(text, " \t\n"); strings.HasPrefix(t, "//") {
+		return t[1:]
+	}
+	return text
 }
 
 // Parse parses a slash command. The error is a UserError: the usage of
@@ -324,6 +345,6 @@ func (c *Commands) Help() string {
 			fmt.Fprintf(&b, "%s — %s\n", s.Usage(), s.Help)
 		}
 	}
-	b.WriteString("Once a conversation is started, just type to chat.")
+	b.WriteString("Once a conversation is started, just type to chat. A message starting with // goes to the CLI with one slash removed: //compact runs the CLI's own /compact.")
 	return b.String()
 }

@@ -17,6 +17,12 @@ type Conversation struct {
 	// AllowedTools are the tools answered "always allow" in this
 	// conversation: asked about again, they are allowed at once.
 	AllowedTools []string
+	// Model and Mode are what /model and /mode chose; empty means the
+	// plugin's configured ones. Approvals is "ask" or "auto" when /mode
+	// chose one, empty for the bot's APPROVALS.
+	Model     string
+	Mode      string
+	Approvals string
 }
 
 // Conversations is the in-memory map of active conversations. It is safe

@@ -67,6 +67,9 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 			return "", Errorf("%s", why)
 		}
 	}
+	if cmd.Plugin != "" && cmd.Name != CmdStart && cmd.Name != CmdConversations && cmd.Name != CmdResume {
+		return r.pluginCommand(ctx, m, cmd)
+	}
 	switch cmd.Name {
 	case CmdHelp:
 		return r.cfg.Plugins.Commands().Help(), nil
@@ -102,6 +105,10 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 			return "No conversation here. The default workdir is " + r.defaultWorkdir(), nil
 		}
 		return "Workdir: " + conv.Workdir, nil
+	case CmdModel:
+		return r.model(m, cmd.Arg)
+	case CmdMode:
+		return r.mode(m, cmd.Arg)
 	case CmdWorkdirSet:
 		r.warm.drop(m.Key)
 		return r.setWorkdir(m, cmd.Arg)
@@ -115,6 +122,11 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 		}
 		return text, err
 	}
+	return "", Errorf("command %q is not implemented", cmd.Name)
+}
+
+// pluginCommand runs one of a plugin's own commands (CommandProvider).
+func (r *Router) pluginCommand(ctx context.Context, m Message, cmd Command) (string, error) {
 	if p, ok := r.cfg.Plugins.Get(cmd.Plugin); ok {
 		if cp, ok := p.(CommandProvider); ok {
 			conv, ok := r.convs.Get(m.Key)
@@ -292,8 +304,12 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if len(conv.AllowedTools) > 0 {
 		allowed = strings.Join(conv.AllowedTools, ", ")
 	}
-	return fmt.Sprintf("%s in %s\nSession: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
-		name, conv.Workdir, session, conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
+	model := conv.Model
+	if model == "" {
+		model = "the plugin's default"
+	}
+	return fmt.Sprintf("%s in %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
+		name, conv.Workdir, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
 }
 
 // listConversations shows the plugin's past conversations for this

@@ -21,6 +21,28 @@ type Turn struct {
 	// before a tool runs emits an EventQuestion instead of leaving the
 	// decision to the CLI's permission mode.
 	Ask bool
+	// Model is the model the conversation asked for (/model); empty
+	// means the plugin's configured one.
+	Model string
+	// Mode is one of the plugin's Modes (/mode); empty means its
+	// configured permission mode.
+	Mode string
+}
+
+// Mode is one of a CLI's own permission modes, which /mode offers.
+type Mode struct {
+	Name string
+	// Help says what the mode lets the agent do, in a line.
+	Help string
+	// Bypass marks a mode in which tools run with nobody approving them:
+	// only admins may choose it, unless RouterConfig.AllowBypassModes.
+	Bypass bool
+}
+
+// ModeProvider is implemented by plugins whose CLI has permission modes
+// a conversation may switch between.
+type ModeProvider interface {
+	Modes() []Mode
 }
 
 // ConversationInfo summarises a past conversation from a CLI's own history.

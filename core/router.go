@@ -66,6 +66,9 @@ type RouterConfig struct {
 	// DefaultApprovalTimeout. Like TurnTimeout it runs on real time.
 	Ask             bool
 	ApprovalTimeout time.Duration
+	// AllowBypassModes lets users who are not admins choose a mode in
+	// which tools run unapproved (ALLOW_BYPASS_MODES).
+	AllowBypassModes bool
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor
@@ -260,6 +263,7 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 		queuedTurn = true // the answer holds done
 		return
 	}
+	m.Text = ForCLI(m.Text)
 	conv, ok := r.convs.Get(m.Key)
 	if !ok {
 		r.reply(a, m.Target(), r.noConversation())

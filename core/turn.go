@@ -49,7 +49,9 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	stopTyping := r.typing(ctx, a.p, m.Target())
 	started := r.clock.Now()
 	token := conv.ResumeToken
-	res, err := r.runPlugin(ctx, plugin, Turn{Key: m.Key, Workdir: workdir, Prompt: m.Text, ResumeToken: conv.ResumeToken, Ask: r.cfg.Ask},
+	turn := r.turnFor(m, conv, workdir)
+	turn.Prompt = m.Text
+	res, err := r.runPlugin(ctx, plugin, turn,
 		func(ev Event) {
 			idle.touch()
 			switch {

@@ -184,7 +184,7 @@ func (r *Router) warmUp(m Message) {
 	if err != nil {
 		return
 	}
-	t := Turn{Key: m.Key, Workdir: workdir, ResumeToken: conv.ResumeToken, Ask: r.cfg.Ask}
+	t := r.turnFor(m, conv, workdir)
 	r.warm.wg.Add(1)
 	go func() {
 		defer r.warm.wg.Done()
@@ -215,7 +215,8 @@ func (r *Router) warmFor(plugin string, t Turn) WarmTurn {
 	if c == nil {
 		return nil
 	}
-	if c.plugin != plugin || c.turn.Workdir != t.Workdir || c.turn.ResumeToken != t.ResumeToken || c.turn.Ask != t.Ask || !c.w.Fresh() {
+	if c.plugin != plugin || c.turn.Workdir != t.Workdir || c.turn.ResumeToken != t.ResumeToken || c.turn.Ask != t.Ask ||
+		c.turn.Model != t.Model || c.turn.Mode != t.Mode || !c.w.Fresh() {
 		r.warm.close(c)
 		return nil
 	}

@@ -64,6 +64,10 @@ type entry struct {
 	LastUsed    time.Time `json:"last_used"`
 	// AllowedTools are the tools always allowed in the conversation.
 	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// Model, Mode and Approvals are what /model and /mode chose.
+	Model     string `json:"model,omitempty"`
+	Mode      string `json:"mode,omitempty"`
+	Approvals string `json:"approvals,omitempty"`
 }
 
 // DefaultPath returns $XDG_STATE_HOME/jakebot/state.json, or
@@ -97,7 +101,8 @@ func Decode(data []byte) (Snapshot, error) {
 		out = append(out, core.Entry{
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
 			Conversation: core.Conversation{Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
-				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools},
+				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools,
+				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals},
 		})
 	}
 	var owners []core.SessionOwner
@@ -120,7 +125,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 		f.Conversations = append(f.Conversations, entry{
 			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
 			Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
-			AllowedTools: e.AllowedTools,
+			AllowedTools: e.AllowedTools, Model: e.Model, Mode: e.Mode, Approvals: e.Approvals,
 		})
 	}
 	return json.MarshalIndent(f, "", "  ")

@@ -144,6 +144,10 @@ func (a *Adapter) autocomplete(ctx context.Context, i *discordgo.Interaction, us
 			choices = a.resumeChoices(ctx, d.Name, key, typed)
 		case "workdir", "path":
 			choices = dirChoices(a.userRoots(user), a.workdir(key), typed)
+		case "name":
+			if d.Name == "mode" {
+				choices = a.modeChoices(key, typed)
+			}
 		}
 	}
 	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionApplicationCommandAutocompleteResult,
@@ -177,6 +181,26 @@ func (a *Adapter) defaultWorkdir() string {
 		return a.opts.Roots[0]
 	}
 	return ""
+}
+
+// modeChoices lists the modes of the plugin of key's conversation whose
+// name starts with what the user typed.
+func (a *Adapter) modeChoices(key core.ConversationKey, typed string) []*discordgo.ApplicationCommandOptionChoice {
+	if a.opts.Conversations == nil {
+		return nil
+	}
+	conv, ok := a.opts.Conversations.Get(key)
+	p, known := a.plugins[conv.Plugin]
+	if !ok || !known {
+		return nil
+	}
+	var out []*discordgo.ApplicationCommandOptionChoice
+	for _, md := range core.ModesOf(p) {
+		if len(out) < maxChoices && strings.HasPrefix(strings.ToLower(md.Name), strings.ToLower(typed)) {
+			out = append(out, &discordgo.ApplicationCommandOptionChoice{Name: core.Shorten(md.Name+" — "+md.Help, maxChoiceLength), Value: md.Name})
+		}
+	}
+	return out
 }
 
 // resumeChoices lists the plugin's past conversations in key's workdir

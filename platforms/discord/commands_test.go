@@ -176,6 +176,9 @@ func TestAutocomplete(t *testing.T) {
 	// admins.
 	h.convs.SetOwner("claude", "aaaa1111-0000-4000-8000-000000000001", Name+"/"+h.owner.ID)
 	h.convs.SetOwner("claude", "bbbb2222-0000-4000-8000-000000000002", Name+"/someone-else")
+	now := time.Now()
+	h.convs.Put(core.ConversationKey{Platform: Name, User: h.owner.ID, Channel: h.fake.TextChannel},
+		core.Conversation{Plugin: "claude", Workdir: h.root, Started: now, LastUsed: now})
 	choices := func(in platformtest.DiscordInteraction) []string {
 		t.Helper()
 		h.fake.WaitFor("autocomplete answer", func() bool { _, ok := h.fake.Callback(in); return ok })
@@ -204,6 +207,8 @@ func TestAutocomplete(t *testing.T) {
 		{"claude resume", "id", "", []string{"aaaa1111-0000-4000-8000-000000000001"}},
 		{"claude resume", "id", "bbbb", nil}, // someone else's
 		{"claude resume", "id", "flaky", []string{"aaaa1111-0000-4000-8000-000000000001"}},
+		{"mode", "name", "a", []string{"ask", "auto"}},
+		{"mode", "name", "", []string{"ask", "auto", "default"}},
 	}
 	for _, tt := range tests {
 		in := h.fake.Autocomplete(h.owner, h.fake.TextChannel, tt.command, tt.option, tt.option, tt.typed)

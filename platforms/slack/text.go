@@ -62,7 +62,7 @@ func (a *Adapter) mentions(s string) bool {
 // "@bot stop the server before deploying" stays a turn.
 func (a *Adapter) mentionCommand(text string) (string, bool) {
 	if strings.HasPrefix(text, "/") {
-		return text, true
+		return text, core.IsCommand(text)
 	}
 	f := strings.Fields(text)
 	if len(f) > 0 && len(f) <= 2 && strings.EqualFold(f[0], "start") {

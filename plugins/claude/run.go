@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -54,6 +55,16 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 func (p *Plugin) ID() string   { return "claude" }
 func (p *Plugin) Name() string { return "Claude Code" }
 
+// Modes are Claude Code's permission modes (--permission-mode).
+func (p *Plugin) Modes() []core.Mode {
+	return []core.Mode{
+		{Name: "plan", Help: "reads and plans, changes nothing until the plan is approved"},
+		{Name: "acceptEdits", Help: "edits files without asking; asks before other tools"},
+		{Name: "dontAsk", Help: "runs only the tools allowed beforehand, denies the rest"},
+		{Name: "bypassPermissions", Help: "runs every tool without asking", Bypass: true},
+	}
+}
+
 // Args returns the CLI's arguments for a turn. The prompt comes after "--"
 // so that a message starting with a dash is never read as a flag. A turn
 // that may ask speaks the control protocol instead: the message goes on
@@ -66,11 +77,11 @@ func (p *Plugin) Args(t core.Turn) []string {
 	if t.ResumeToken != "" {
 		args = append(args, "--resume", t.ResumeToken)
 	}
-	if p.cfg.PermissionMode != "" {
-		args = append(args, "--permission-mode", p.cfg.PermissionMode)
+	if mode := cmp.Or(t.Mode, p.cfg.PermissionMode); mode != "" {
+		args = append(args, "--permission-mode", mode)
 	}
-	if p.cfg.Model != "" {
-		args = append(args, "--model", p.cfg.Model)
+	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
+		args = append(args, "--model", model)
 	}
 	args = append(args, p.cfg.Args...)
 	if t.Ask {

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,7 +40,7 @@ func (p *Plugin) runAppServer(ctx context.Context, t core.Turn, emit func(core.E
 		return core.TurnResult{}, fmt.Errorf("start codex app-server: %w", err)
 	}
 	parser := NewParser(emit)
-	parser.Workdir, parser.Model = t.Workdir, p.cfg.Model
+	parser.Workdir, parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
 	s := &appSession{cfg: p.cfg, turn: t, emit: emit, parser: parser, out: cliproc.NewJSONLines(proc.Stdin),
 		changes: map[string]*appItem{}, logger: p.logger}
 	stop := cliproc.InterruptOn(ctx, s.interrupt, kill, cliproc.InterruptGrace)
@@ -131,9 +132,9 @@ func (s *appSession) response(m rpc) {
 	switch string(m.ID) {
 	case fmt.Sprint(idInitialize):
 		_ = s.out.Send(map[string]any{"method": "initialized"})
-		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": s.cfg.Sandbox, "approvalPolicy": s.cfg.ApprovalPolicy}
-		if s.cfg.Model != "" {
-			params["model"] = s.cfg.Model
+		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": cmp.Or(s.turn.Mode, s.cfg.Sandbox), "approvalPolicy": s.cfg.ApprovalPolicy}
+		if model := cmp.Or(s.turn.Model, s.cfg.Model); model != "" {
+			params["model"] = model
 		}
 		method := "thread/start"
 		if s.turn.ResumeToken != "" {
@@ -151,7 +152,7 @@ func (s *appSession) response(m rpc) {
 		s.thread = r.Thread.ID
 		s.mu.Unlock()
 		s.parser.threadID = r.Thread.ID
-		s.emit(core.Event{Kind: core.EventSession, ResumeToken: r.Thread.ID, Model: s.cfg.Model})
+		s.emit(core.Event{Kind: core.EventSession, ResumeToken: r.Thread.ID, Model: cmp.Or(s.turn.Model, s.cfg.Model)})
 		_ = s.send(idTurn, "turn/start", map[string]any{"threadId": r.Thread.ID,
 			"input": []any{map[string]any{"type": "text", "text": s.turn.Prompt}}})
 	case fmt.Sprint(idTurn):

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,15 +66,25 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 func (p *Plugin) ID() string   { return "codex" }
 func (p *Plugin) Name() string { return "Codex" }
 
+// Modes are Codex's sandbox levels (--sandbox), which bound what its
+// commands may touch.
+func (p *Plugin) Modes() []core.Mode {
+	return []core.Mode{
+		{Name: "read-only", Help: "commands may read files but change nothing"},
+		{Name: "workspace-write", Help: "commands may change files in the workdir only"},
+		{Name: "danger-full-access", Help: "commands may change anything, network included", Bypass: true},
+	}
+}
+
 // Args returns the CLI's arguments for a turn: `exec` with its options,
 // then `resume <thread id>` for a later turn, then the prompt after "--"
 // so that a message starting with a dash is never read as a flag. The
 // router keeps workdirs inside the allowed roots, so the git check is
 // skipped.
 func (p *Plugin) Args(t core.Turn) []string {
-	args := []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", p.cfg.Sandbox}
-	if p.cfg.Model != "" {
-		args = append(args, "--model", p.cfg.Model)
+	args := []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", cmp.Or(t.Mode, p.cfg.Sandbox)}
+	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
+		args = append(args, "--model", model)
 	}
 	args = append(args, p.cfg.Args...)
 	if t.ResumeToken != "" {
@@ -96,7 +107,7 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 		return core.TurnResult{}, fmt.Errorf("start codex: %w", err)
 	}
 	parser := NewParser(emit)
-	parser.Workdir, parser.Model = t.Workdir, p.cfg.Model
+	parser.Workdir, parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
 	readErr := ReadStream(proc.Stdout, parser)
 	res, waitErr := proc.Wait()
 	end := cliproc.Ending{CLI: "Codex", Result: res, WaitErr: waitErr, ReadErr: readErr,

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,8 +79,12 @@ type acpTurn struct {
 func (p *Plugin) startACP(life context.Context, t core.Turn) (*acpTurn, error) {
 	procCtx, kill := context.WithCancel(life)
 	args := []string{"--acp"}
-	if p.cfg.Model != "" {
-		args = append(args, "--model", p.cfg.Model)
+	if t.Mode != "" {
+		// Without a mode of its own the ACP agent asks about everything.
+		args = append(args, "--approval-mode", t.Mode)
+	}
+	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
+		args = append(args, "--model", model)
 	}
 	args = append(args, p.cfg.Args...)
 	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
@@ -93,7 +98,7 @@ func (p *Plugin) startACP(life context.Context, t core.Turn) (*acpTurn, error) {
 		return nil, fmt.Errorf("start gemini --acp: %w", err)
 	}
 	a := &acpTurn{p: p, t: t, proc: proc, kill: kill, read: make(chan error, 1), stamp: p.stampSession(t),
-		s: newACPSession(t, p.cfg.Model, nil, cliproc.NewJSONLines(proc.Stdin), p.logger)}
+		s: newACPSession(t, cmp.Or(t.Model, p.cfg.Model), nil, cliproc.NewJSONLines(proc.Stdin), p.logger)}
 	if err := a.s.send(acpInitialize, "initialize", map[string]any{"protocolVersion": 1,
 		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}}}); err != nil {
 		p.logger.Warn("gemini --acp: initialize", "err", err)
@@ -152,7 +157,7 @@ func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) 
 // own listing and --resume know, and a turn without its session's
 // history would be worse than a turn that cannot ask.
 func (p *Plugin) asks(t core.Turn) bool {
-	return t.Ask && p.cfg.ApprovalMode != "yolo" && t.ResumeToken == ""
+	return t.Ask && cmp.Or(t.Mode, p.cfg.ApprovalMode) != "yolo" && t.ResumeToken == ""
 }
 
 // sessionStamp is how big a session's files were: a session resumed

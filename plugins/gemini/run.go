@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,13 +58,22 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 func (p *Plugin) ID() string   { return "gemini" }
 func (p *Plugin) Name() string { return "Gemini CLI" }
 
+// Modes are the Gemini CLI's approval modes (--approval-mode).
+func (p *Plugin) Modes() []core.Mode {
+	return []core.Mode{
+		{Name: "plan", Help: "reads and plans, changes nothing"},
+		{Name: "auto_edit", Help: "edits files without asking; asks before other tools"},
+		{Name: "yolo", Help: "runs every tool without asking", Bypass: true},
+	}
+}
+
 // Args returns the CLI's arguments for a turn. The prompt is given as
 // --prompt=… so that a message starting with a dash is never read as a
 // flag.
 func (p *Plugin) Args(t core.Turn) []string {
-	args := []string{"--output-format", "stream-json", "--approval-mode", p.cfg.ApprovalMode}
-	if p.cfg.Model != "" {
-		args = append(args, "--model", p.cfg.Model)
+	args := []string{"--output-format", "stream-json", "--approval-mode", cmp.Or(t.Mode, p.cfg.ApprovalMode)}
+	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
+		args = append(args, "--model", model)
 	}
 	if t.ResumeToken != "" {
 		args = append(args, "--resume", t.ResumeToken)

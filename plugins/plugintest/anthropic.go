@@ -84,8 +84,17 @@ func (r Request) body() requestBody {
 	return b
 }
 
-// Model is the model the request asked for.
-func (r Request) Model() string { return r.body().Model }
+// Model is the model the request asked for: in its body (Anthropic,
+// OpenAI), or in its path (Gemini's models/<m>:method).
+func (r Request) Model() string {
+	if m := r.body().Model; m != "" {
+		return m
+	}
+	if strings.Contains(r.Path, "/models/") {
+		return modelName(r.Path)
+	}
+	return ""
+}
 
 // Tools lists the names of the tools the request offered the model.
 func (r Request) Tools() []string {

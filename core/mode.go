@@ -1,0 +1,141 @@
+package core
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Approval modes every plugin has: they say whether the chat answers the
+// CLI's questions, whatever the CLI's own mode.
+const (
+	ModeAsk  = "ask"
+	ModeAuto = "auto"
+	// ModeDefault clears a conversation's /model or CLI mode.
+	ModeDefault = "default"
+)
+
+// ModesOf lists the modes /mode offers for p: ask, auto, default, then
+// the CLI's own.
+func ModesOf(p Plugin) []Mode {
+	modes := []Mode{
+		{Name: ModeAsk, Help: "the chat approves tool calls the CLI asks about"},
+		{Name: ModeAuto, Help: "no questions: the CLI's permission mode decides alone"},
+		{Name: ModeDefault, Help: "the CLI's mode as the bot is configured"},
+	}
+	if mp, ok := p.(ModeProvider); ok {
+		modes = append(modes, mp.Modes()...)
+	}
+	return modes
+}
+
+// modelName is what a model name may look like: no spaces, no leading
+// dash (it becomes a CLI argument).
+var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
+
+// turnFor is the turn m's conversation runs next in workdir, with the
+// conversation's model and modes.
+func (r *Router) turnFor(m Message, conv Conversation, workdir string) Turn {
+	ask := r.cfg.Ask
+	switch conv.Approvals {
+	case ModeAsk:
+		ask = true
+	case ModeAuto:
+		ask = false
+	}
+	return Turn{Key: m.Key, Workdir: workdir, ResumeToken: conv.ResumeToken, Ask: ask, Model: conv.Model, Mode: conv.Mode}
+}
+
+// model shows or sets the conversation's model.
+func (r *Router) model(m Message, name string) (string, error) {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.noConversation(), nil
+	}
+	if name == "" {
+		if conv.Model == "" {
+			return "Model: the plugin's default. Set one with /model <name>.", nil
+		}
+		return "Model: " + conv.Model + " (/model default goes back to the plugin's default).", nil
+	}
+	if strings.EqualFold(name, ModeDefault) {
+		name = ""
+	} else if !modelName.MatchString(name) {
+		return "", Errorf("%q is not a model name", name)
+	}
+	r.convs.Update(m.Key, func(c *Conversation) { c.Model = name })
+	r.warm.drop(m.Key)
+	r.warmUp(m)
+	if name == "" {
+		return "Model: the plugin's default, from the next turn.", nil
+	}
+	return "Model: " + name + ", from the next turn. If the CLI does not know it, the turn says so.", nil
+}
+
+// mode shows the conversation's modes and those it may take, or sets one.
+func (r *Router) mode(m Message, name string) (string, error) {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.noConversation(), nil
+	}
+	p, _ := r.cfg.Plugins.Get(conv.Plugin)
+	modes := ModesOf(p)
+	if name == "" {
+		return r.describeModes(conv, modes), nil
+	}
+	var chosen *Mode
+	for i := range modes {
+		if strings.EqualFold(modes[i].Name, name) {
+			chosen = &modes[i]
+		}
+	}
+	if chosen == nil {
+		return "", Errorf("%s has no mode %q. /mode lists them", p.Name(), name)
+	}
+	if chosen.Bypass && !r.cfg.AllowBypassModes && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		return "", Errorf("mode %s runs tools with nobody approving them: only admins may choose it", chosen.Name)
+	}
+	r.convs.Update(m.Key, func(c *Conversation) {
+		switch chosen.Name {
+		case ModeAsk, ModeAuto:
+			c.Approvals = chosen.Name
+		case ModeDefault:
+			c.Mode, c.Approvals = "", ""
+		default:
+			c.Mode = chosen.Name
+		}
+	})
+	r.warm.drop(m.Key)
+	r.warmUp(m)
+	conv, _ = r.convs.Get(m.Key)
+	return "From the next turn: " + r.modeSummary(conv) + ".", nil
+}
+
+// modeSummary says in words how conv's turns run.
+func (r *Router) modeSummary(conv Conversation) string {
+	mode := conv.Mode
+	if mode == "" {
+		mode = "the configured mode"
+	}
+	ask := r.turnFor(Message{}, conv, "").Ask
+	if ask {
+		return "mode " + mode + ", approvals asked in the chat"
+	}
+	return "mode " + mode + ", no approvals asked"
+}
+
+func (r *Router) describeModes(conv Conversation, modes []Mode) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Now: %s.\nModes (/mode <name>):", r.modeSummary(conv))
+	for _, md := range modes {
+		mark := ""
+		if md.Bypass {
+			mark = " (admins only)"
+			if r.cfg.AllowBypassModes {
+				mark = " (no approvals at all)"
+			}
+		}
+		fmt.Fprintf(&b, "\n%s — %s%s", md.Name, md.Help, mark)
+	}
+	return b.String()
+}

@@ -1,0 +1,143 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// modalPlugin is a scripted plugin with modes of its own.
+type modalPlugin struct{ *scriptPlugin }
+
+func (modalPlugin) Modes() []core.Mode {
+	return []core.Mode{
+		{Name: "plan", Help: "plans only"},
+		{Name: "yolo", Help: "runs everything", Bypass: true},
+	}
+}
+
+// newModalFixture is a router whose plugin has modes; bob is an admin.
+func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
+	t.Helper()
+	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 100), run: echo}
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		reg, err := core.NewRegistry(modalPlugin{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Plugins = reg
+		cfg.Access.Admin("fake", "bob")
+		cfg.AllowBypassModes = allowBypass
+	})
+	f.plugin = p
+	return f
+}
+
+// turn sends text as alice's message and returns the turn the plugin got.
+func (f *routerFixture) turn(text string) core.Turn {
+	f.t.Helper()
+	f.say("alice", text)
+	got := <-f.plugin.started
+	f.next() // the reply
+	return got
+}
+
+func TestModelAppliesFromTheNextTurn(t *testing.T) {
+	t.Parallel()
+	f := newModalFixture(t, false)
+	f.say("alice", "/model opus")
+	f.expect("No conversation here yet")
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/model")
+	f.expect("Model: the plugin's default")
+	if got := f.turn("hi").Model; got != "" {
+		t.Errorf("turn's model = %q before /model, want none", got)
+	}
+	f.say("alice", "/model opus-4.1")
+	f.expect("Model: opus-4.1, from the next turn")
+	if got := f.turn("hi").Model; got != "opus-4.1" {
+		t.Errorf("turn's model = %q, want opus-4.1", got)
+	}
+	f.say("alice", "/status")
+	f.expect("Model: opus-4.1")
+	for _, bad := range []string{"--dangerously-skip-permissions", "-m"} {
+		f.say("alice", "/model "+bad)
+		f.expect("is not a model name")
+	}
+	f.say("alice", "/model default")
+	f.expect("the plugin's default, from the next turn")
+	if got := f.turn("hi").Model; got != "" {
+		t.Errorf("turn's model = %q after /model default, want none", got)
+	}
+}
+
+func TestModeSwitchesTheCLIModeAndApprovals(t *testing.T) {
+	t.Parallel()
+	f := newModalFixture(t, false)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/mode")
+	listing := f.next()
+	for _, want := range []string{"Now: mode the configured mode, no approvals asked", "ask — ", "auto — ", "default — ",
+		"plan — plans only", "yolo — runs everything (admins only)"} {
+		if !strings.Contains(listing, want) {
+			t.Errorf("/mode = %q, want it to contain %q", listing, want)
+		}
+	}
+	for _, tc := range []struct {
+		who, mode string
+		want      string
+		turn      core.Turn // Mode and Ask of the next turn
+	}{
+		{"alice", "plan", "mode plan, no approvals asked", core.Turn{Mode: "plan"}},
+		{"alice", "ask", "mode plan, approvals asked in the chat", core.Turn{Mode: "plan", Ask: true}},
+		{"alice", "yolo", "only admins may choose it", core.Turn{Mode: "plan", Ask: true}},
+		{"alice", "nonsense", `has no mode "nonsense"`, core.Turn{Mode: "plan", Ask: true}},
+		{"bob", "YOLO", "mode yolo, approvals asked", core.Turn{Mode: "yolo", Ask: true}},
+		{"alice", "auto", "mode yolo, no approvals asked", core.Turn{Mode: "yolo"}},
+		{"alice", "default", "the configured mode, no approvals asked", core.Turn{}},
+	} {
+		// bob writes in alice's conversation, as in a shared thread.
+		f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"},
+			From: tc.who, Text: "/mode " + tc.mode})
+		f.expect(tc.want)
+		got := f.turn("go")
+		if got.Mode != tc.turn.Mode || got.Ask != tc.turn.Ask {
+			t.Errorf("after /mode %s by %s: turn mode %q ask %v, want %q %v", tc.mode, tc.who, got.Mode, got.Ask, tc.turn.Mode, tc.turn.Ask)
+		}
+	}
+}
+
+func TestAllowBypassModesLetsEveryoneChooseThem(t *testing.T) {
+	t.Parallel()
+	f := newModalFixture(t, true)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/mode")
+	f.expect("yolo — runs everything (no approvals at all)")
+	f.say("alice", "/mode yolo")
+	f.expect("mode yolo")
+	if got := f.turn("go").Mode; got != "yolo" {
+		t.Errorf("turn mode = %q, want yolo", got)
+	}
+}
+
+// A message starting with // is the CLI's own command, one slash removed.
+func TestDoubleSlashReachesTheCLI(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	for text, want := range map[string]string{"//compact": "/compact", "  //review src/main.go": "/review src/main.go", "a // b": "a // b"} {
+		f.say("alice", text)
+		if got := (<-f.plugin.started).Prompt; got != want {
+			t.Errorf("%q reached the CLI as %q, want %q", text, got, want)
+		}
+		f.next()
+	}
+	f.say("alice", "/help")
+	f.expect("//compact runs the CLI's own /compact")
+}
