@@ -73,6 +73,12 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 			return fmt.Errorf("DEFAULT_WORKDIR: %s", core.UserMessage(err))
 		}
 	}
+	worktreeDir := ""
+	if cfg.WorktreeDir != "" {
+		if worktreeDir, err = allowed.Resolve(cfg.WorktreeDir, ""); err != nil {
+			return fmt.Errorf("WORKTREE_DIR: %s", core.UserMessage(err))
+		}
+	}
 	userRate, err := core.ParseRate(cfg.UserRate)
 	if err != nil {
 		return fmt.Errorf("USER_RATE: %w", err)
@@ -171,6 +177,8 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		WarmMax:          cfg.WarmMax,
 		ApprovalTimeout:  cfg.ApprovalTimeout,
 		AllowBypassModes: cfg.AllowBypassModes,
+		Worktrees:        cfg.Worktrees == "always",
+		WorktreeDir:      worktreeDir,
 		UserRate:         userRate,
 		MaxMessageBytes:  cfg.MaxMessageBytes,
 		Observer:         observers,

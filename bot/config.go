@@ -63,6 +63,12 @@ type Config struct {
 	// AllowBypassModes lets users who are not admins pick, with /mode, a
 	// mode in which tools run with nobody approving them.
 	AllowBypassModes bool `env:"ALLOW_BYPASS_MODES" envDefault:"false"`
+	// Worktrees is "always" to give every conversation started in a git
+	// repository a worktree of its own, "never" (the default) to do so
+	// only for /<plugin> start --worktree. WorktreeDir is where worktrees
+	// go (inside ALLOWED_ROOTS); empty means <repository>/.jakebot/worktrees.
+	Worktrees   string `env:"WORKTREES" envDefault:"never"`
+	WorktreeDir string `env:"WORKTREE_DIR"`
 
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.
@@ -150,6 +156,11 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	case "", "ask", "auto":
 	default:
 		return Config{}, fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
+	}
+	switch cfg.Worktrees {
+	case "", "never", "always":
+	default:
+		return Config{}, fmt.Errorf("WORKTREES=%q: want always or never", cfg.Worktrees)
 	}
 	if _, err := core.ParseRate(cfg.UserRate); err != nil {
 		return Config{}, fmt.Errorf("USER_RATE: %w", err)

@@ -26,6 +26,8 @@ const (
 	CmdAnswer        CommandName = "answer"
 	CmdModel         CommandName = "model"
 	CmdMode          CommandName = "mode"
+	CmdDiff          CommandName = "diff"
+	CmdMerge         CommandName = "merge"
 )
 
 // Command is a parsed slash command.
@@ -160,6 +162,10 @@ func NewCommands(plugins []Plugin) *Commands {
 		CommandSpec{Name: CmdMode, Words: []string{"mode"}, Arg: "name", Kind: ArgWord, Optional: true,
 			Suggest: SuggestMode, Scope: ScopeConversation, Help: "show or set the permission mode (from the next turn)",
 			ArgHelp: "ask, auto, default, or one of the CLI's modes (/mode lists them)"},
+		CommandSpec{Name: CmdDiff, Words: []string{"diff"}, Scope: ScopeConversation,
+			Help: "show what the conversation changed"},
+		CommandSpec{Name: CmdMerge, Words: []string{"merge"}, Scope: ScopeConversation,
+			Help: "commit the worktree's changes and merge its branch"},
 		CommandSpec{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
 		CommandSpec{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
 			Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},
@@ -185,8 +191,8 @@ func pluginCommands(p Plugin) []CommandSpec {
 	id, name := p.ID(), p.Name()
 	specs := []CommandSpec{
 		{Name: CmdStart, Words: []string{id, "start"}, Plugin: id, Arg: "workdir", Kind: ArgText, Optional: true,
-			Suggest: SuggestWorkdir, Scope: ScopeNewConversation, Help: "start a " + name + " conversation",
-			ArgHelp: "Working directory (default: the bot's default)"},
+			Suggest: SuggestWorkdir, Scope: ScopeNewConversation, Help: "start a " + name + " conversation (--worktree [name]: in a git worktree of its own)",
+			ArgHelp: "Working directory (default: the bot's default); add --worktree [name] for a worktree of its own"},
 		{Name: CmdConversations, Words: []string{id, "conversations"}, Plugin: id,
 			Help: "list past " + name + " conversations here"},
 		{Name: CmdResume, Words: []string{id, "resume"}, Plugin: id, Arg: "id", Kind: ArgWord,

@@ -23,6 +23,12 @@ type Conversation struct {
 	Model     string
 	Mode      string
 	Approvals string
+	// Worktree is the conversation's own git worktree, when it has one
+	// (--worktree): its path, its branch, and the repository's main
+	// worktree, into whose branch /merge merges.
+	Worktree string
+	Branch   string
+	Repo     string
 }
 
 // Conversations is the in-memory map of active conversations. It is safe

@@ -53,7 +53,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 // runs or messages wait, since they belong to the conversation as it was.
 func changesConversation(cmd Command) bool {
 	switch cmd.Name {
-	case CmdStart, CmdWorkdirSet, CmdEnd:
+	case CmdStart, CmdWorkdirSet, CmdEnd, CmdMerge:
 		return true
 	case CmdResume:
 		return cmd.Arg != "" // a bare /resume only lists
@@ -74,18 +74,23 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 	case CmdHelp:
 		return r.cfg.Plugins.Commands().Help(), nil
 	case CmdStart:
-		text, err := r.start(m, cmd)
+		text, err := r.start(ctx, m, cmd)
 		if err == nil {
 			r.warm.drop(m.Key)
 			r.warmUp(m)
 		}
 		return text, err
 	case CmdEnd:
-		if _, ok := r.convs.End(m.Key); !ok {
+		conv, ok := r.convs.End(m.Key)
+		if !ok {
 			return "There is no conversation here to end.", nil
 		}
 		r.stop(m.Key)
-		return "Conversation ended. Its history stays with the CLI: /resume brings it back.", nil
+		return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.endWorktree(ctx, conv), nil
+	case CmdDiff:
+		return r.diff(ctx, m)
+	case CmdMerge:
+		return r.merge(ctx, m)
 	case CmdNow:
 		return r.sendNow(m, cmd.Arg)
 	case CmdStop:
@@ -228,15 +233,26 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 	return r.conversationWorkdir(m, conv.Workdir)
 }
 
-func (r *Router) start(m Message, cmd Command) (string, error) {
+func (r *Router) start(ctx context.Context, m Message, cmd Command) (string, error) {
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
-	wd, err := r.userWorkdir(m, cmd.Arg)
+	path, worktree, name := startArgs(cmd.Arg)
+	wd, err := r.userWorkdir(m, path)
 	if err != nil {
 		return "", err
 	}
 	now := r.clock.Now()
-	r.convs.Put(m.Key, Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now})
-	return fmt.Sprintf("%s conversation started in %s. Just type to chat.", p.Name(), wd), nil
+	conv := Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now}
+	note, warning := "", ""
+	if (worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree) {
+		if note, err = r.newWorktree(ctx, m, &conv, name, worktree != nil); err != nil {
+			return "", err
+		}
+	}
+	if conv.Worktree == "" {
+		warning = r.sharedWorkdir(m.Key, conv)
+	}
+	r.convs.Put(m.Key, conv)
+	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s", p.Name(), conv.Workdir, note, warning), nil
 }
 
 func (r *Router) setWorkdir(m Message, path string) (string, error) {
@@ -246,6 +262,9 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 	wd, err := r.userWorkdir(m, path)
 	if err != nil {
 		return "", err
+	}
+	if conv, _ := r.convs.Get(m.Key); conv.Worktree != "" && !(Roots{conv.Worktree}).Contains(wd) {
+		return "", Errorf("this conversation works in its worktree %s: it may move only within it. For another directory, start a new conversation (/conversation end first, to remove the worktree)", conv.Worktree)
 	}
 	r.convs.Update(m.Key, func(c *Conversation) {
 		if c.Workdir != wd {
@@ -308,8 +327,12 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if model == "" {
 		model = "the plugin's default"
 	}
-	return fmt.Sprintf("%s in %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
-		name, conv.Workdir, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
+	worktree := "none (works directly in its workdir)"
+	if conv.Worktree != "" {
+		worktree = fmt.Sprintf("%s on branch %s (/merge merges it in %s)", conv.Worktree, conv.Branch, conv.Repo)
+	}
+	return fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
+		name, conv.Workdir, worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
 }
 
 // listConversations shows the plugin's past conversations for this
@@ -408,7 +431,12 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 		}
 	}
 	now := r.clock.Now()
-	r.convs.Put(m.Key, Conversation{Plugin: p.ID(), Workdir: wd, ResumeToken: info.ID, Started: now, LastUsed: now})
+	conv := Conversation{Plugin: p.ID(), Workdir: wd, ResumeToken: info.ID, Started: now, LastUsed: now}
+	if old, ok := r.convs.Get(m.Key); ok && old.Worktree != "" && (Roots{old.Worktree}).Contains(wd) {
+		// Resumed in the worktree: the conversation keeps it.
+		conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
+	}
+	r.convs.Put(m.Key, conv)
 	title := ""
 	if info.Title != "" {
 		title = " (" + Shorten(info.Title, 60) + ")"

@@ -69,6 +69,12 @@ type RouterConfig struct {
 	// AllowBypassModes lets users who are not admins choose a mode in
 	// which tools run unapproved (ALLOW_BYPASS_MODES).
 	AllowBypassModes bool
+	// Worktrees, when true, gives every conversation started in a git
+	// repository its own worktree, as --worktree does (WORKTREES=always);
+	// WorktreeDir is where worktrees go, empty meaning
+	// <repository>/.jakebot/worktrees.
+	Worktrees   bool
+	WorktreeDir string
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor

@@ -68,6 +68,10 @@ type entry struct {
 	Model     string `json:"model,omitempty"`
 	Mode      string `json:"mode,omitempty"`
 	Approvals string `json:"approvals,omitempty"`
+	// Worktree, Branch and Repo are the conversation's own worktree.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Repo     string `json:"repo,omitempty"`
 }
 
 // DefaultPath returns $XDG_STATE_HOME/jakebot/state.json, or
@@ -102,7 +106,7 @@ func Decode(data []byte) (Snapshot, error) {
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
 			Conversation: core.Conversation{Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
 				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools,
-				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals},
+				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo},
 		})
 	}
 	var owners []core.SessionOwner
@@ -126,6 +130,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
 			Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
 			AllowedTools: e.AllowedTools, Model: e.Model, Mode: e.Mode, Approvals: e.Approvals,
+			Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo,
 		})
 	}
 	return json.MarshalIndent(f, "", "  ")

@@ -19,7 +19,8 @@ func sample() state.Snapshot {
 	return state.Snapshot{Owners: []core.SessionOwner{{Plugin: "claude", Session: "0b7e", Owner: "discord/42"}}, Conversations: []core.Entry{
 		{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1", Thread: "t1"},
 			Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", ResumeToken: "0b7e", Started: at, LastUsed: at.Add(time.Minute),
-				AllowedTools: []string{"Bash"}, Model: "opus", Mode: "plan", Approvals: "ask"}},
+				AllowedTools: []string{"Bash"}, Model: "opus", Mode: "plan", Approvals: "ask",
+				Worktree: "/srv/proj/.jakebot/worktrees/x", Branch: "jakebot/x", Repo: "/srv/proj"}},
 		{Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"},
 			Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/other", Started: at, LastUsed: at}},
 	}}

@@ -1,0 +1,408 @@
+// Package gitrepo gives a conversation a git worktree of its own, and
+// shows and merges what it changed. It runs the git CLI (2.38 or later,
+// for merge-tree --write-tree) and knows nothing of chats: the router
+// calls it and words the results.
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// BranchPrefix starts the name of every branch the bot creates.
+const BranchPrefix = "jakebot/"
+
+// timeout bounds one git command: a hung git (a lock, a hook) must not
+// hold a chat command forever.
+const timeout = time.Minute
+
+// ErrNotARepo is returned for a directory outside any git repository.
+var ErrNotARepo = errors.New("not in a git repository")
+
+// Refusal is an expected reason not to do something (a conflict, pending
+// changes, a name taken): its message is meant for the user.
+type Refusal struct{ Msg string }
+
+func (r *Refusal) Error() string { return r.Msg }
+
+func refuse(format string, args ...any) error { return &Refusal{Msg: fmt.Sprintf(format, args...)} }
+
+// Worktree is a conversation's worktree: where it is, its branch, and the
+// repository's main worktree it came from (where /merge merges into).
+type Worktree struct {
+	Path   string
+	Branch string
+	Main   string
+}
+
+// locks serialises git commands per repository: two conversations'
+// commands at once would fight over index.lock.
+var locks sync.Map // main worktree path -> *sync.Mutex
+
+func lock(repo string) func() {
+	m, _ := locks.LoadOrStore(repo, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// git runs git in dir and returns its standard output. An error carries
+// git's own message.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errOut.String())
+		if msg == "" {
+			msg = strings.TrimSpace(out.String())
+		}
+		return out.String(), fmt.Errorf("git %s: %w: %s", args[0], err, msg)
+	}
+	return out.String(), nil
+}
+
+// Top returns the top of the worktree holding dir, and the repository's
+// main worktree (the same for a plain checkout).
+func Top(ctx context.Context, dir string) (top, main string, err error) {
+	out, err := git(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+	if err != nil {
+		if strings.Contains(err.Error(), "not a git repository") {
+			return "", "", ErrNotARepo
+		}
+		return "", "", err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		return "", "", fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	top, common := lines[0], filepath.Clean(lines[1])
+	main = filepath.Dir(common)
+	if filepath.Base(common) != ".git" {
+		main = top // a bare or unusual layout: treat the checkout as its own
+	}
+	return top, main, nil
+}
+
+// nameRE is what a worktree's name may be: it becomes a directory and a
+// branch name.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$`)
+
+// CheckName refuses a worktree name that is not a plain word.
+func CheckName(name string) error {
+	if !nameRE.MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+		return refuse("%q is not a worktree name: use letters, digits, '.', '_' and '-'", name)
+	}
+	return nil
+}
+
+// Create adds a worktree named name for the repository holding dir, on a
+// new branch jakebot/<name> from the repository's current HEAD. It lives
+// in parent/<name>; an empty parent means <repository>/.jakebot/worktrees,
+// which is added to the repository's info/exclude. The returned workdir
+// is dir's folder in the new worktree.
+func Create(ctx context.Context, dir, name, parent string) (wt Worktree, workdir string, err error) {
+	if err := CheckName(name); err != nil {
+		return Worktree{}, "", err
+	}
+	top, main, err := Top(ctx, dir)
+	if err != nil {
+		return Worktree{}, "", err
+	}
+	defer lock(main)()
+	if _, err := git(ctx, main, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		return Worktree{}, "", refuse("the repository at %s has no commit yet: commit something before starting a worktree", main)
+	}
+	branch := BranchPrefix + name
+	if _, err := git(ctx, main, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		return Worktree{}, "", refuse("branch %s already exists: pick another name, or delete it with git branch -D %s", branch, branch)
+	}
+	if parent == "" {
+		parent = filepath.Join(main, ".jakebot", "worktrees")
+		if err := exclude(ctx, main, "/.jakebot/"); err != nil {
+			return Worktree{}, "", err
+		}
+	}
+	path := filepath.Join(parent, name)
+	if _, err := os.Lstat(path); err == nil {
+		return Worktree{}, "", refuse("%s already exists: pick another worktree name", path)
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return Worktree{}, "", fmt.Errorf("worktree folder: %w", err)
+	}
+	if _, err := git(ctx, top, "worktree", "add", "-b", branch, path, "HEAD"); err != nil {
+		return Worktree{}, "", err
+	}
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = "."
+	}
+	workdir = filepath.Join(path, rel)
+	if _, err := os.Stat(workdir); err != nil {
+		workdir = path // a folder git does not track (empty, or ignored)
+	}
+	return Worktree{Path: path, Branch: branch, Main: main}, workdir, nil
+}
+
+// exclude adds pattern to the repository's info/exclude unless it is there.
+func exclude(ctx context.Context, repo, pattern string) error {
+	out, err := git(ctx, repo, "rev-parse", "--git-path", "info/exclude")
+	if err != nil {
+		return err
+	}
+	path := strings.TrimSpace(out)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(repo, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if slices.Contains(strings.Split(string(data), "\n"), pattern) {
+		return nil
+	}
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		data = append(data, '\n')
+	}
+	data = append(data, pattern+"\n"...)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Exclude adds the bot's own folder, .jakebot/, to the info/exclude of
+// the repository holding dir, if there is one.
+func Exclude(ctx context.Context, dir string) error {
+	_, main, err := Top(ctx, dir)
+	if errors.Is(err, ErrNotARepo) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer lock(main)()
+	return exclude(ctx, main, "/.jakebot/")
+}
+
+// Changes is what a conversation changed.
+type Changes struct {
+	// Stat is git diff --stat's summary; Patch the whole diff. Both are
+	// empty when nothing changed.
+	Stat, Patch string
+	// Since says against what: "jakebot/x's branch point" or "HEAD".
+	Since string
+}
+
+// Diff returns what changed in dir: in a worktree of the bot's, all since
+// its branch left the main worktree's branch, committed or not, new files
+// included; elsewhere, the working tree and index against HEAD (new files
+// are listed by name: git does not diff what it does not track).
+func Diff(ctx context.Context, dir string, wt *Worktree) (Changes, error) {
+	if wt != nil {
+		defer lock(wt.Main)()
+		base, err := branchPoint(ctx, *wt)
+		if err != nil {
+			return Changes{}, err
+		}
+		// Intent-to-add puts new files in the diff; the worktree is the
+		// conversation's own, so its index may change.
+		if _, err := git(ctx, wt.Path, "add", "--intent-to-add", "--all"); err != nil {
+			return Changes{}, err
+		}
+		return diff(ctx, wt.Path, base, wt.Branch+"'s branch point")
+	}
+	top, main, err := Top(ctx, dir)
+	if err != nil {
+		return Changes{}, err
+	}
+	defer lock(main)()
+	c, err := diff(ctx, top, "HEAD", "HEAD")
+	if err != nil {
+		return Changes{}, err
+	}
+	untracked, err := git(ctx, top, "ls-files", "--others", "--exclude-standard")
+	if err != nil {
+		return Changes{}, err
+	}
+	if u := strings.Fields(untracked); len(u) > 0 {
+		c.Stat = strings.TrimRight(c.Stat+"\nNew files git does not track yet: "+strings.Join(u, ", "), "\n")
+		c.Stat = strings.TrimLeft(c.Stat, "\n")
+	}
+	return c, nil
+}
+
+func diff(ctx context.Context, dir, base, since string) (Changes, error) {
+	stat, err := git(ctx, dir, "diff", "--stat", "--no-color", base)
+	if err != nil {
+		return Changes{}, err
+	}
+	patch, err := git(ctx, dir, "diff", "--no-color", "--no-ext-diff", base)
+	if err != nil {
+		return Changes{}, err
+	}
+	return Changes{Stat: strings.TrimRight(stat, "\n"), Patch: patch, Since: since}, nil
+}
+
+// branchPoint is where wt's branch and the main worktree's HEAD last met.
+func branchPoint(ctx context.Context, wt Worktree) (string, error) {
+	out, err := git(ctx, wt.Main, "merge-base", "HEAD", wt.Branch)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// Merge commits what is pending in wt (with message) and merges its
+// branch into the branch checked out in the main worktree. It changes
+// nothing, and says why, when the main worktree has uncommitted changes
+// or is not on a branch, or when the merge would conflict.
+func Merge(ctx context.Context, wt Worktree, message string) (string, error) {
+	defer lock(wt.Main)()
+	target, err := git(ctx, wt.Main, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return "", refuse("the main worktree %s is not on a branch (detached HEAD): check one out to merge into", wt.Main)
+	}
+	target = strings.TrimSpace(target)
+	if dirty, err := pending(ctx, wt.Main, false); err != nil {
+		return "", err
+	} else if len(dirty) > 0 {
+		return "", refuse("the main worktree %s has uncommitted changes in %s: commit or stash them, then /merge again", wt.Main, strings.Join(dirty, ", "))
+	}
+	// What is pending becomes a commit nothing points to yet: the branch
+	// moves to it only once the merge is known to go through.
+	tip, staged, err := pendingCommit(ctx, wt, message)
+	if err != nil {
+		return "", err
+	}
+	unstage := func() {
+		if staged {
+			_, _ = git(ctx, wt.Path, "reset", "-q")
+		}
+	}
+	ahead, err := git(ctx, wt.Main, "rev-list", "--count", "HEAD.."+tip)
+	if err != nil {
+		unstage()
+		return "", err
+	}
+	if strings.TrimSpace(ahead) == "0" {
+		unstage()
+		return "Nothing to merge: " + wt.Branch + " has nothing " + target + " lacks.", nil
+	}
+	if out, err := git(ctx, wt.Main, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", tip); err != nil {
+		unstage()
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) > 1 {
+			return "", refuse("merging %s into %s would conflict in %s: nothing was changed. Resolve it in the conversation (ask the agent to merge %s into its branch), then /merge again",
+				wt.Branch, target, strings.Join(lines[1:], ", "), target)
+		}
+		return "", err
+	}
+	if tip != wt.Branch {
+		if _, err := git(ctx, wt.Path, "reset", "-q", "--soft", tip); err != nil {
+			return "", err
+		}
+	}
+	if _, err := git(ctx, wt.Main, "merge", "--no-ff", "-m", "Merge "+wt.Branch+": "+message, wt.Branch); err != nil {
+		_, _ = git(ctx, wt.Main, "merge", "--abort")
+		return "", err
+	}
+	stat, _ := git(ctx, wt.Main, "diff", "--shortstat", "HEAD^1", "HEAD")
+	return fmt.Sprintf("Merged %s into %s in %s: %s.", wt.Branch, target, wt.Main, strings.TrimSpace(stat)), nil
+}
+
+// pendingCommit stages everything pending in wt and, if there is
+// anything, writes it as a commit on top of wt's HEAD without moving the
+// branch. tip is that commit, or the branch when nothing is pending;
+// staged says the index was changed.
+func pendingCommit(ctx context.Context, wt Worktree, message string) (tip string, staged bool, err error) {
+	if _, err := git(ctx, wt.Path, "add", "--all"); err != nil {
+		return "", false, err
+	}
+	if _, err := git(ctx, wt.Path, "diff", "--cached", "--quiet"); err == nil {
+		return wt.Branch, false, nil
+	}
+	tree, err := git(ctx, wt.Path, "write-tree")
+	if err != nil {
+		return "", true, err
+	}
+	args := []string{"commit-tree", strings.TrimSpace(tree), "-p", "HEAD", "-m", message}
+	if email, _ := git(ctx, wt.Path, "config", "user.email"); strings.TrimSpace(email) == "" {
+		// No author configured: the bot's name rather than a failure.
+		args = append([]string{"-c", "user.name=jakebot", "-c", "user.email=jakebot@localhost"}, args...)
+	}
+	commit, err := git(ctx, wt.Path, args...)
+	if err != nil {
+		return "", true, err
+	}
+	return strings.TrimSpace(commit), true, nil
+}
+
+// pending lists dir's files with changes not committed; untracked files
+// count only when withNew.
+func pending(ctx context.Context, dir string, withNew bool) ([]string, error) {
+	mode := "--untracked-files=no"
+	if withNew {
+		mode = "--untracked-files=all"
+	}
+	out, err := git(ctx, dir, "status", "--porcelain", mode)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 3 {
+			files = append(files, l[3:])
+		}
+	}
+	return files, nil
+}
+
+// Remove removes wt and its branch when nothing in it is unmerged: no
+// pending change, no commit the main worktree's branch lacks. Otherwise it
+// keeps both and returns a Refusal saying what is left and how to remove
+// it by hand.
+func Remove(ctx context.Context, wt Worktree) error {
+	defer lock(wt.Main)()
+	if _, err := os.Stat(wt.Path); errors.Is(err, os.ErrNotExist) {
+		_, _ = git(ctx, wt.Main, "worktree", "prune")
+		return nil
+	}
+	dirty, err := pending(ctx, wt.Path, true)
+	if err != nil {
+		return err
+	}
+	ahead, err := git(ctx, wt.Main, "rev-list", "--count", "HEAD.."+wt.Branch)
+	if err != nil {
+		return err
+	}
+	if len(dirty) > 0 || strings.TrimSpace(ahead) != "0" {
+		what := fmt.Sprintf("%s commits not merged", strings.TrimSpace(ahead))
+		if len(dirty) > 0 {
+			what = fmt.Sprintf("%d changed files not committed and %s", len(dirty), what)
+		}
+		return refuse("The worktree %s (branch %s) is kept: it has %s. /merge them first, or remove it by hand: git -C %s worktree remove --force %s && git -C %s branch -D %s",
+			wt.Path, wt.Branch, what, wt.Main, wt.Path, wt.Main, wt.Branch)
+	}
+	if _, err := git(ctx, wt.Main, "worktree", "remove", wt.Path); err != nil {
+		return err
+	}
+	_, err = git(ctx, wt.Main, "branch", "-d", wt.Branch)
+	return err
+}

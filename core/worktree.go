@@ -1,0 +1,209 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/jake-bot/jake-bot/core/gitrepo"
+)
+
+// maxPatchBytes bounds the patch /diff posts; past it the summary says
+// how to see the rest.
+const maxPatchBytes = 60_000
+
+// worktreeOf returns conv's worktree, or nil for a plain workdir.
+func worktreeOf(conv Conversation) *gitrepo.Worktree {
+	if conv.Worktree == "" {
+		return nil
+	}
+	return &gitrepo.Worktree{Path: conv.Worktree, Branch: conv.Branch, Main: conv.Repo}
+}
+
+// startArgs splits /start's argument into the workdir and the worktree
+// flag: "~/app --worktree fix-1", "--worktree", "--no-worktree".
+func startArgs(arg string) (workdir string, worktree *bool, name string) {
+	fields := strings.Fields(arg)
+	for i, f := range fields {
+		flag, value, hasValue := strings.Cut(f, "=")
+		switch flag {
+		case "--worktree":
+			on := true
+			worktree = &on
+			if hasValue {
+				name = value
+			} else if i+1 < len(fields) {
+				name = fields[i+1]
+			}
+		case "--no-worktree":
+			off := false
+			worktree = &off
+		default:
+			continue
+		}
+		// A path may hold spaces: the workdir is the text before the flag.
+		workdir = strings.TrimSpace(arg[:strings.Index(arg, f)])
+		return workdir, worktree, name
+	}
+	return strings.TrimSpace(arg), nil, ""
+}
+
+// newWorktree creates conv's worktree from its workdir. explicit says the
+// user asked for it (--worktree); WORKTREES=always asks on everyone's
+// behalf, and a workdir outside git then stays a plain one with a note.
+func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation, name string, explicit bool) (note string, err error) {
+	top, main, err := gitrepo.Top(ctx, conv.Workdir)
+	if errors.Is(err, gitrepo.ErrNotARepo) {
+		if explicit {
+			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Workdir)
+		}
+		return " It is not in a git repository, so the conversation works there directly (no worktree).", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("worktree: %w", err)
+	}
+	if name == "" {
+		name = conv.Plugin + "-" + randomHex(3)
+	}
+	if err := gitrepo.CheckName(name); err != nil {
+		return "", Errorf("%v", err)
+	}
+	parent := ""
+	if r.cfg.WorktreeDir != "" {
+		parent = filepath.Join(r.cfg.WorktreeDir, filepath.Base(main))
+	}
+	where := filepath.Join(cmpOr(parent, filepath.Join(main, ".jakebot", "worktrees")), name)
+	if !r.cfg.Roots.Contains(where) || !r.mayWorkIn(m, where) {
+		return "", Errorf("the worktree would be %s, outside the directories you may work in (the repository is %s); set WORKTREE_DIR inside the allowed roots", where, top)
+	}
+	wt, workdir, err := gitrepo.Create(ctx, conv.Workdir, name, parent)
+	if err != nil {
+		return "", worktreeError(err)
+	}
+	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = workdir, wt.Path, wt.Branch, wt.Main
+	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", wt.Path, wt.Branch, main), nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// worktreeError shows git's refusals as they are and wraps the rest.
+func worktreeError(err error) error {
+	var ref *gitrepo.Refusal
+	if errors.As(err, &ref) {
+		return Errorf("%s", ref.Msg)
+	}
+	if errors.Is(err, gitrepo.ErrNotARepo) {
+		return Errorf("this conversation's workdir is not in a git repository")
+	}
+	return fmt.Errorf("git: %w", err)
+}
+
+// sharedWorkdir warns when another active conversation works directly in
+// conv's workdir: both would edit the same files.
+func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
+	for _, e := range r.convs.All() {
+		if e.Key != k && e.Worktree == "" && e.Workdir == conv.Workdir {
+			return fmt.Sprintf("\nAnother conversation (%s, %s) works in this directory too: you will both edit the same files. "+
+				"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Workdir)
+		}
+	}
+	return ""
+}
+
+// diff shows what m's conversation changed.
+func (r *Router) diff(ctx context.Context, m Message) (string, error) {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.noConversation(), nil
+	}
+	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	if err != nil {
+		return "", err
+	}
+	c, err := gitrepo.Diff(ctx, workdir, worktreeOf(conv))
+	if err != nil {
+		return "", worktreeError(err)
+	}
+	if c.Patch == "" && c.Stat == "" {
+		return "No changes since " + c.Since + ".", nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", c.Since, c.Stat)
+	if c.Patch != "" {
+		patch := c.Patch
+		if len(patch) > maxPatchBytes {
+			patch = patch[:strings.LastIndexByte(patch[:maxPatchBytes], '\n')+1]
+			fmt.Fprintf(&b, "\nThe patch is %d KB; its first %d KB:", len(c.Patch)>>10, len(patch)>>10)
+		}
+		fmt.Fprintf(&b, "\n```diff\n%s```", patch)
+	}
+	return b.String(), nil
+}
+
+// merge commits and merges m's worktree conversation's branch.
+func (r *Router) merge(ctx context.Context, m Message) (string, error) {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.noConversation(), nil
+	}
+	wt := worktreeOf(conv)
+	if wt == nil {
+		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Workdir, conv.Plugin)
+	}
+	if !r.mayWorkIn(m, wt.Main) {
+		return "", Errorf("merging writes to %s, outside the directories you may work in", wt.Main)
+	}
+	msg, err := gitrepo.Merge(ctx, *wt, r.conversationTitle(ctx, conv))
+	if err != nil {
+		return "", worktreeError(err)
+	}
+	return msg, nil
+}
+
+// conversationTitle is the CLI's title for conv's session, for a commit
+// message; the branch when the CLI has none.
+func (r *Router) conversationTitle(ctx context.Context, conv Conversation) string {
+	if p, ok := r.cfg.Plugins.Get(conv.Plugin); ok && conv.ResumeToken != "" {
+		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
+			for _, info := range infos {
+				if info.ID == conv.ResumeToken && strings.TrimSpace(info.Title) != "" {
+					return Shorten(strings.Join(strings.Fields(info.Title), " "), 72)
+				}
+			}
+		}
+	}
+	return "Changes from the jakebot conversation on " + conv.Branch
+}
+
+// endWorktree removes an ended conversation's worktree if nothing in it
+// is unmerged, and says what became of it.
+func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
+	wt := worktreeOf(conv)
+	if wt == nil {
+		return ""
+	}
+	if err := gitrepo.Remove(ctx, *wt); err != nil {
+		var ref *gitrepo.Refusal
+		if errors.As(err, &ref) {
+			return "\n" + ref.Msg
+		}
+		r.logger.Warn("remove a worktree", "worktree", wt.Path, "err", err)
+		return fmt.Sprintf("\nThe worktree %s could not be removed: %v", wt.Path, err)
+	}
+	return fmt.Sprintf("\nIts worktree %s and branch %s had nothing unmerged and are removed.", wt.Path, wt.Branch)
+}
