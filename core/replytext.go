@@ -118,7 +118,8 @@ func (b *replyBlocks) put(blk ResponseBlock) {
 
 func (b *replyBlocks) replace(list []ResponseBlock, size *int, blk ResponseBlock) bool {
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].ID == blk.ID && list[i].Kind == blk.Kind {
+		// A file edit's diff takes the place of its tool line.
+		if list[i].ID == blk.ID && (list[i].Kind == blk.Kind || list[i].Kind == BlockToolUse && blk.Kind == BlockDiff) {
 			*size += blockSize(blk) - blockSize(list[i])
 			list[i] = blk
 			return true

@@ -122,3 +122,21 @@ func TestReplyJustOverTheHeadIsWhole(t *testing.T) {
 		}
 	}
 }
+
+// A file edit's diff takes its tool line's place; a block of another
+// kind with the same id does not.
+func TestReplyDiffReplacesItsToolLine(t *testing.T) {
+	t.Parallel()
+	r := finalOnly(t)
+	r.Add(core.ResponseBlock{Kind: core.BlockToolUse, ID: "e1", Tool: "Edit", Text: "a.go", Status: core.ToolRunning})
+	r.Add(core.ResponseBlock{Kind: core.BlockStatus, ID: "e2", Text: "Thinking…"})
+	r.Add(core.ResponseBlock{Kind: core.BlockDiff, ID: "e1", Path: "a.go", Action: "update", Text: "@@\n-a\n+b\n"})
+	r.Add(core.ResponseBlock{Kind: core.BlockDiff, ID: "e2", Path: "b.go", Action: "update", Text: "@@\n-a\n+b\n"})
+	var got []string
+	for _, b := range r.Blocks() {
+		got = append(got, b.Kind.String()+":"+b.ID)
+	}
+	if strings.Join(got, " ") != "diff:e1 status:e2 diff:e2" {
+		t.Errorf("blocks = %v, want the diff in its tool line's place and the status kept", got)
+	}
+}

@@ -46,9 +46,9 @@ func writeMarkdownBlock(b *strings.Builder, bl core.ResponseBlock) {
 	case core.BlockCode:
 		fmt.Fprintf(b, "```%s\n%s\n```", bl.Language, strings.TrimRight(bl.Text, "\n"))
 	case core.BlockDiff:
-		fmt.Fprintf(b, "📝 %s %s", actionWord(bl.Action), bl.Path)
+		fmt.Fprintf(b, "📝 %s %s%s", actionWord(bl.Action), bl.Path, diffCounts(bl.Text))
 		if bl.Text != "" {
-			fmt.Fprintf(b, "\n```diff\n%s\n```", strings.TrimRight(bl.Text, "\n"))
+			fmt.Fprintf(b, "\n```diff\n%s\n```", shownDiff(bl.Text))
 		}
 	case core.BlockToolUse:
 		b.WriteString(ToolLine(bl))
@@ -101,6 +101,38 @@ func formatDuration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
+// maxDiffLines is how many lines of one file's diff a chat shows: a
+// reply of whole files is unreadable on a phone. /diff shows everything.
+const maxDiffLines = 12
+
+// shownDiff is a diff cut to maxDiffLines, saying how many lines it left
+// out, without its final newline.
+func shownDiff(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) <= maxDiffLines+2 { // cutting two lines would save nothing
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:maxDiffLines], "\n") + fmt.Sprintf("\n… %d more lines (/diff shows them all)", len(lines)-maxDiffLines)
+}
+
+// diffCounts is " (+added −removed)" for a diff's body, or nothing.
+func diffCounts(text string) string {
+	added, removed := 0, 0
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	if added+removed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (+%d −%d)", added, removed)
+}
+
 func actionWord(a string) string {
 	switch a {
 	case "add":
@@ -109,6 +141,8 @@ func actionWord(a string) string {
 		return "deleted"
 	case "update":
 		return "updated"
+	case "write":
+		return "wrote"
 	}
 	return a
 }

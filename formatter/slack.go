@@ -44,10 +44,10 @@ func writeSlackBlock(b *strings.Builder, bl core.ResponseBlock) {
 	case core.BlockCode:
 		writeSlackFence(b, bl.Text)
 	case core.BlockDiff:
-		fmt.Fprintf(b, "📝 %s `%s`", actionWord(bl.Action), SlackEscape(bl.Path))
+		fmt.Fprintf(b, "📝 %s `%s`%s", actionWord(bl.Action), SlackEscape(bl.Path), diffCounts(bl.Text))
 		if bl.Text != "" {
 			b.WriteString("\n")
-			writeSlackFence(b, bl.Text)
+			writeSlackFence(b, shownDiff(bl.Text))
 		}
 	case core.BlockToolUse:
 		b.WriteString(slackToolLine(bl))

@@ -98,10 +98,10 @@ func (ls *tgLines) block(bl core.ResponseBlock) {
 		ls.codeBlock(bl.Language, bl.Text)
 	case core.BlockDiff:
 		ls.lines = append(ls.lines, tgLine{
-			html:  "📝 " + actionWord(bl.Action) + " <code>" + escapeHTML(bl.Path) + "</code>",
-			plain: "📝 " + actionWord(bl.Action) + " " + bl.Path,
+			html:  "📝 " + actionWord(bl.Action) + " <code>" + escapeHTML(bl.Path) + "</code>" + diffCounts(bl.Text),
+			plain: "📝 " + actionWord(bl.Action) + " " + bl.Path + diffCounts(bl.Text),
 		})
-		ls.codeBlock("diff", bl.Text)
+		ls.codeBlock("diff", shownDiff(bl.Text))
 	case core.BlockToolUse:
 		ls.html("", "", ToolLine(bl), "", "")
 	case core.BlockError:

@@ -72,7 +72,7 @@ func writeTerminalBlock(b *strings.Builder, bl core.ResponseBlock) {
 	case core.BlockCode:
 		b.WriteString(terminalCode(bl.Language, bl.Text))
 	case core.BlockDiff:
-		b.WriteString(style(sgrBold, "📝 "+actionWord(bl.Action)+" "+bl.Path))
+		b.WriteString(style(sgrBold, "📝 "+actionWord(bl.Action)+" "+bl.Path+diffCounts(bl.Text)))
 		if bl.Text != "" {
 			b.WriteString("\n" + terminalCode("diff", bl.Text))
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
@@ -37,6 +38,9 @@ type Parser struct {
 	lastError string
 	result    *core.TurnResult
 	garbage   int
+
+	// Workdir, when set, makes the paths of edited files relative to it.
+	Workdir string
 
 	// OnPermission, when set, receives the CLI's permission requests
 	// (interactive turns); without it a request is shown as a status
@@ -79,6 +83,10 @@ type line struct {
 	Errors       []string `json:"errors"`
 
 	PermissionDenials []permissionDenial `json:"permission_denials"`
+
+	// user: what a tool returned, as the CLI's own structure (for
+	// Write and Edit, the file and the patch)
+	ToolUseResult json.RawMessage `json:"tool_use_result"`
 
 	// control_request
 	RequestID string          `json:"request_id"`
@@ -277,6 +285,8 @@ func (p *Parser) messageLine(b []byte) bool {
 			}
 		case "error":
 			l.Error = o.Value()
+		case "tool_use_result":
+			l.ToolUseResult = o.Value()
 		case "session_id":
 			if id, _ := jsonscan.String(o.Value()); id != p.sessionID {
 				return false // a new session: decoded the usual way
@@ -450,6 +460,13 @@ func (p *Parser) user(l *line) {
 		if !ok {
 			continue
 		}
+		if !c.IsError && len(l.Message.Content) == 1 {
+			if d, ok := p.fileDiff(name, l.ToolUseResult); ok {
+				d.ID = c.ToolUseID // in place of the tool's line
+				p.emit(core.BlockEvent(d))
+				continue
+			}
+		}
 		b := core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ToolUseID, Tool: name, Status: core.ToolDone}
 		switch {
 		case c.IsError:
@@ -462,6 +479,49 @@ func (p *Parser) user(l *line) {
 		b.Text = p.args[c.ToolUseID]
 		p.emit(core.BlockEvent(b))
 	}
+}
+
+// editResult is what Write and Edit return (tool_use_result).
+type editResult struct {
+	Type            string  `json:"type"` // Write: create or update
+	FilePath        string  `json:"filePath"`
+	Content         string  `json:"content"`
+	OldString       string  `json:"oldString"`
+	NewString       string  `json:"newString"`
+	OriginalFile    *string `json:"originalFile"`
+	StructuredPatch []struct {
+		OldStart int      `json:"oldStart"`
+		OldLines int      `json:"oldLines"`
+		NewStart int      `json:"newStart"`
+		NewLines int      `json:"newLines"`
+		Lines    []string `json:"lines"`
+	} `json:"structuredPatch"`
+}
+
+// fileDiff turns a file edit's result into a diff block: the CLI's own
+// patch, the whole content of a new file, or the replaced text.
+func (p *Parser) fileDiff(tool string, raw json.RawMessage) (core.ResponseBlock, bool) {
+	if tool != "Write" && tool != "Edit" && tool != "MultiEdit" || len(raw) == 0 || raw[0] != '{' {
+		return core.ResponseBlock{}, false
+	}
+	var r editResult
+	if json.Unmarshal(raw, &r) != nil || r.FilePath == "" {
+		return core.ResponseBlock{}, false
+	}
+	b := core.ResponseBlock{Kind: core.BlockDiff, Path: diffs.RelPath(p.Workdir, r.FilePath), Action: "update"}
+	switch {
+	case r.Type == "create" || (tool == "Write" && r.OriginalFile == nil):
+		b.Action, b.Text = "add", diffs.NewFile(r.Content)
+	case len(r.StructuredPatch) > 0:
+		hunks := make([]diffs.Hunk, len(r.StructuredPatch))
+		for i, h := range r.StructuredPatch {
+			hunks[i] = diffs.Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Lines: h.Lines}
+		}
+		b.Text = diffs.FromHunks(hunks)
+	case r.OldString != "" || r.NewString != "":
+		b.Text = diffs.Replace(r.OldString, r.NewString)
+	}
+	return b, true
 }
 
 func (p *Parser) resultLine(l *line) {

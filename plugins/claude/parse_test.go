@@ -3,7 +3,6 @@ package claude_test
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,24 +25,7 @@ func streams(t testing.TB) []string {
 
 // describe renders events and the result as stable text for a golden file.
 func describe(events []core.Event, res *core.TurnResult) string {
-	var b strings.Builder
-	for _, ev := range events {
-		switch ev.Kind {
-		case core.EventText:
-			fmt.Fprintf(&b, "text %q\n", ev.Text)
-		case core.EventSession:
-			fmt.Fprintf(&b, "session %s model=%q\n", ev.ResumeToken, ev.Model)
-		case core.EventBlock:
-			bl := ev.Block
-			fmt.Fprintf(&b, "block %s id=%q tool=%q status=%q text=%q detail=%q\n", bl.Kind, bl.ID, bl.Tool, bl.Status, bl.Text, bl.Detail)
-		}
-	}
-	if res == nil {
-		b.WriteString("result none\n")
-	} else {
-		fmt.Fprintf(&b, "result token=%s error=%v duration=%v cost=%.6f tokens=%d/%d\n", res.ResumeToken, res.IsError, res.Duration, res.CostUSD, res.InputTokens, res.OutputTokens)
-	}
-	return b.String()
+	return plugintest.FormatEvents(events) + plugintest.FormatResult(res) + "\n"
 }
 
 // twoBytes reads at most two bytes at a time.
@@ -112,7 +94,7 @@ func TestParseToleratesGarbage(t *testing.T) {
 		`{"type":"result","subtype":"success","is_error":false,"session_id":"s1"`, // cut mid-line
 	}, "\n")
 	got := parse(t, strings.NewReader(in))
-	want := "session s1 model=\"m\"\ntext \"hi\"\nresult none\n"
+	want := "session token=\"s1\" model=\"m\"\ntext \"hi\"\nresult none\n"
 	if got != want {
 		t.Errorf("parse = %q, want %q", got, want)
 	}

@@ -107,7 +107,9 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	if err != nil {
 		return core.TurnResult{}, p.startError(err)
 	}
-	return finish(ctx, proc, NewParser(emit), emit)
+	parser := NewParser(emit)
+	parser.Workdir = t.Workdir
+	return finish(ctx, proc, parser, emit)
 }
 
 func (p *Plugin) startError(err error) error {
@@ -165,6 +167,7 @@ func (p *Plugin) start(life context.Context, t core.Turn) (*conversing, error) {
 func (c *conversing) Run(ctx context.Context, prompt string, emit func(core.Event)) (core.TurnResult, error) {
 	defer c.kill()
 	parser := NewParser(emit)
+	parser.Workdir = c.t.Workdir
 	parser.OnResult = c.in.Close
 	parser.OnPermission = func(req PermissionRequest) {
 		emit(core.Event{Kind: core.EventQuestion, Question: question(req, func(a core.Answer) {

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
 )
 
 // Parser turns the lines of `codex exec --json` into core events. It keeps
@@ -207,15 +207,7 @@ func (p *Parser) fileChange(it *item, completed bool) {
 	}
 }
 
-func (p *Parser) relPath(path string) string {
-	if p.Workdir == "" || !filepath.IsAbs(path) {
-		return path
-	}
-	if rel, err := filepath.Rel(p.Workdir, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
-}
+func (p *Parser) relPath(path string) string { return diffs.RelPath(p.Workdir, path) }
 
 // ReadStream feeds every line of r to parser, then flushes it. A line over
 // the size limit is reported as an error block and skipped.

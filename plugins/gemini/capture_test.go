@@ -70,6 +70,12 @@ var captureCases = []struct {
 		{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "hello\nworld\n"}}},
 		{Text: []string{"Added hello.txt."}},
 	}}}},
+	{name: "replace", turns: []captureTurn{{prompt: "add and edit a file", args: []string{"--approval-mode", "auto_edit"}, replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "one\ntwo\nthree\n"}}},
+		{Tool: &plugintest.ToolCall{Name: "replace", Input: map[string]any{"file_path": "hello.txt", "old_string": "two", "new_string": "TWO",
+			"instruction": "Capitalise the second line."}}},
+		{Text: []string{"Edited hello.txt."}},
+	}}}},
 	{name: "turn_limit", settings: `{"security":{"auth":{"selectedType":"gemini-api-key"}},"model":{"maxSessionTurns":1}}`, turns: []captureTurn{{prompt: "loop", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
 		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo once"}}},
 		{Text: []string{"Again."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo twice"}}},

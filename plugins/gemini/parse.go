@@ -2,12 +2,14 @@ package gemini
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
 )
 
 // Parser turns the Gemini CLI's stream-json lines into core events. It
@@ -15,6 +17,8 @@ import (
 // the result. A Parser is for one turn and is not safe for concurrent use.
 type Parser struct {
 	emit func(core.Event)
+	// Workdir, when set, makes the paths of edited files relative to it.
+	Workdir string
 
 	sessionID string
 	tools     map[string]toolCall // tool_id -> the call, for its result
@@ -22,7 +26,12 @@ type Parser struct {
 	result    *core.TurnResult
 }
 
-type toolCall struct{ name, tool, arg string }
+type toolCall struct {
+	name, tool, arg string
+	// diff is the change a file-editing call makes, shown once it
+	// succeeded.
+	diff *core.ResponseBlock
+}
 
 // NewParser returns a parser that sends events to emit.
 func NewParser(emit func(core.Event)) *Parser {
@@ -101,7 +110,7 @@ func (p *Parser) toolUse(ev *event) {
 			return
 		}
 	}
-	tc := toolCall{name: ev.ToolName, tool: ToolName(ev.ToolName), arg: toolArg(ev.Parameters)}
+	tc := toolCall{name: ev.ToolName, tool: ToolName(ev.ToolName), arg: toolArg(ev.Parameters), diff: fileDiff(ev.ToolName, ev.Parameters, p.Workdir)}
 	p.tools[ev.ToolID] = tc
 	p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: ev.ToolID, Tool: tc.tool, Text: tc.arg, Status: core.ToolRunning})
 }
@@ -116,6 +125,12 @@ func (p *Parser) toolResult(ev *event) {
 		if failed && ev.Error != nil {
 			p.block(core.ResponseBlock{Kind: core.BlockWarning, Text: "Todo list not updated: " + ev.Error.Message})
 		}
+		return
+	}
+	if !failed && tc.diff != nil {
+		d := *tc.diff
+		d.ID = ev.ToolID // in place of the tool's line
+		p.block(d)
 		return
 	}
 	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: ev.ToolID, Tool: tc.tool, Text: tc.arg, Status: core.ToolDone}
@@ -158,4 +173,27 @@ func ReadStream(r io.Reader, parser *Parser) error {
 	return cliproc.EachLine(r, "Gemini", parser.Line, func(msg string) {
 		parser.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
 	})
+}
+
+// fileDiff is the change write_file or replace makes, from its
+// parameters: the CLI's stream does not report it. write_file's content
+// is shown whole, since the stream does not say what it replaced.
+func fileDiff(tool string, params []byte, workdir string) *core.ResponseBlock {
+	if tool != "write_file" && tool != "replace" {
+		return nil
+	}
+	var in struct {
+		FilePath  string `json:"file_path"`
+		Content   string `json:"content"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+	}
+	if json.Unmarshal(params, &in) != nil || in.FilePath == "" {
+		return nil
+	}
+	path := diffs.RelPath(workdir, in.FilePath)
+	if tool == "write_file" {
+		return &core.ResponseBlock{Kind: core.BlockDiff, Path: path, Action: "write", Text: diffs.Replace("", in.Content)}
+	}
+	return &core.ResponseBlock{Kind: core.BlockDiff, Path: path, Action: "update", Text: diffs.Replace(in.OldString, in.NewString)}
 }

@@ -119,6 +119,7 @@ func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Eve
 		return core.TurnResult{}, fmt.Errorf("start gemini: %w", err)
 	}
 	parser := NewParser(emit)
+	parser.Workdir = t.Workdir
 	readErr := ReadStream(proc.Stdout, parser)
 	res, waitErr := proc.Wait()
 	end := cliproc.Ending{CLI: "Gemini CLI", Result: res, WaitErr: waitErr, ReadErr: readErr,

@@ -184,6 +184,33 @@ var claudeScenarios = []claudeScenario{
 		},
 	},
 	{
+		name: "edit",
+		replies: func(dir string) []Reply {
+			file := filepath.Join(dir, "hello.txt")
+			return []Reply{
+				{Tool: &ToolCall{ID: "toolu_write1", Name: "Write", Input: map[string]any{"file_path": file, "content": "one\ntwo\nthree\n"}}},
+				{Tool: &ToolCall{ID: "toolu_edit1", Name: "Edit", Input: map[string]any{"file_path": file, "old_string": "two", "new_string": "TWO"}}},
+				{Tool: &ToolCall{ID: "toolu_write2", Name: "Write", Input: map[string]any{"file_path": file, "content": "one\nTWO\nthree\nfour\n"}}},
+				{Text: []string{"Edited hello.txt."}},
+			}
+		},
+		turns: [][]string{{"-p", "make and edit hello.txt", "--permission-mode", "acceptEdits"}},
+		check: func(t *testing.T, r *claudeRun) {
+			if b, err := os.ReadFile(filepath.Join(r.dir, "hello.txt")); err != nil || string(b) != "one\nTWO\nthree\nfour\n" {
+				t.Errorf("hello.txt: %q %v", b, err)
+			}
+			results := r.blocks(t, 0, "user", "tool_result")
+			if len(results) != 3 {
+				t.Errorf("tool results %v", results)
+			}
+			for _, res := range results {
+				if res["is_error"] == true {
+					t.Errorf("tool failed: %v", res)
+				}
+			}
+		},
+	},
+	{
 		name: "multi_tool",
 		replies: func(dir string) []Reply {
 			return []Reply{
