@@ -104,6 +104,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		saved := state.Load(cfg.StateFile, logger)
 		convs.Load(withinRoots(saved.Conversations, allowed, logger))
 		convs.LoadOwners(saved.Owners)
+		convs.LoadSpends(saved.Spend)
 		mirror := state.NewMirror(cfg.StateFile, convs, stateInterval, nil, logger)
 		defer func() {
 			if err := mirror.Close(); err != nil {
@@ -179,6 +180,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		AllowBypassModes: cfg.AllowBypassModes,
 		Worktrees:        cfg.Worktrees == "always",
 		WorktreeDir:      worktreeDir,
+		Budgets:          core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
 		UserRate:         userRate,
 		MaxMessageBytes:  cfg.MaxMessageBytes,
 		Observer:         observers,

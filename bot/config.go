@@ -67,8 +67,14 @@ type Config struct {
 	// repository a worktree of its own, "never" (the default) to do so
 	// only for /<plugin> start --worktree. WorktreeDir is where worktrees
 	// go (inside ALLOWED_ROOTS); empty means <repository>/.jakebot/worktrees.
-	Worktrees   string `env:"WORKTREES" envDefault:"never"`
-	WorktreeDir string `env:"WORKTREE_DIR"`
+	Worktrees string `env:"WORKTREES" envDefault:"never"`
+	// BudgetTurnUSD stops a turn whose reported cost reaches it;
+	// BudgetUserDailyUSD refuses new turns to a user who spent it today
+	// (UTC). Zero is no budget. Admins are exempt unless BudgetAdmins.
+	BudgetTurnUSD      float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
+	BudgetUserDailyUSD float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
+	BudgetAdmins       bool    `env:"BUDGET_ADMINS" envDefault:"false"`
+	WorktreeDir        string  `env:"WORKTREE_DIR"`
 
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.
@@ -156,6 +162,9 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	case "", "ask", "auto":
 	default:
 		return Config{}, fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
+	}
+	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 {
+		return Config{}, fmt.Errorf("BUDGET_TURN_USD and BUDGET_USER_DAILY_USD must be 0 (no budget) or more")
 	}
 	switch cfg.Worktrees {
 	case "", "never", "always":

@@ -28,6 +28,7 @@ const (
 	CmdMode          CommandName = "mode"
 	CmdDiff          CommandName = "diff"
 	CmdMerge         CommandName = "merge"
+	CmdCost          CommandName = "cost"
 )
 
 // Command is a parsed slash command.
@@ -151,6 +152,8 @@ func NewCommands(plugins []Plugin) *Commands {
 			ArgHelp: "Conversation id (or the start of it); none lists them"},
 		CommandSpec{Name: CmdStatus, Words: []string{"status"}, Arg: "all", Kind: ArgFlag,
 			Scope: ScopeConversation, Help: "show this conversation", ArgHelp: "Every active conversation (admins only)"},
+		CommandSpec{Name: CmdCost, Words: []string{"cost"}, Arg: "all", Kind: ArgFlag,
+			Scope: ScopeConversation, Help: "what this conversation and you spent today", ArgHelp: "Everyone's spend today (admins only)"},
 		CommandSpec{Name: CmdWorkdir, Words: []string{"workdir"}, Scope: ScopeConversation,
 			Help: "show the working directory"},
 		CommandSpec{Name: CmdWorkdirSet, Words: []string{"workdir", "set"}, Arg: "path", Kind: ArgText,

@@ -29,6 +29,8 @@ type Conversation struct {
 	Worktree string
 	Branch   string
 	Repo     string
+	// Spent is what the conversation's turns cost.
+	Spent Spend
 }
 
 // Conversations is the in-memory map of active conversations. It is safe
@@ -41,6 +43,8 @@ type Conversations struct {
 	last *Recent[ConversationKey, string]
 	// owners records who started each CLI session from chat.
 	owners map[sessionRef]string
+	// spent is each user's spend per UTC day, the last month of it.
+	spent map[string]UserSpend
 	// onChange, when set, is called after every change (outside the lock),
 	// so the map can be mirrored to disk.
 	onChange func()
@@ -51,7 +55,7 @@ const maxEnded = 10_000
 
 // NewConversations returns an empty map.
 func NewConversations() *Conversations {
-	return &Conversations{active: make(map[ConversationKey]Conversation), last: NewRecent[ConversationKey, string](maxEnded), owners: make(map[sessionRef]string)}
+	return &Conversations{active: make(map[ConversationKey]Conversation), last: NewRecent[ConversationKey, string](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend)}
 }
 
 // Get returns the active conversation for k.

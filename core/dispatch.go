@@ -87,6 +87,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 		}
 		r.stop(m.Key)
 		return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.endWorktree(ctx, conv), nil
+	case CmdCost:
+		return r.cost(m, cmd.Arg == "all")
 	case CmdDiff:
 		return r.diff(ctx, m)
 	case CmdMerge:

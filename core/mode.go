@@ -34,7 +34,7 @@ func ModesOf(p Plugin) []Mode {
 var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
 
 // turnFor is the turn m's conversation runs next in workdir, with the
-// conversation's model and modes.
+// conversation's model and modes, and the author's budget.
 func (r *Router) turnFor(m Message, conv Conversation, workdir string) Turn {
 	ask := r.cfg.Ask
 	switch conv.Approvals {
@@ -43,7 +43,8 @@ func (r *Router) turnFor(m Message, conv Conversation, workdir string) Turn {
 	case ModeAuto:
 		ask = false
 	}
-	return Turn{Key: m.Key, Workdir: workdir, ResumeToken: conv.ResumeToken, Ask: ask, Model: conv.Model, Mode: conv.Mode}
+	maxUSD, _ := r.budgetFor(m) // a refusal is runTurn's to give
+	return Turn{Key: m.Key, Workdir: workdir, ResumeToken: conv.ResumeToken, Ask: ask, Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
 }
 
 // model shows or sets the conversation's model.

@@ -55,7 +55,10 @@ type Record struct {
 	Duration    time.Duration
 	Outcome     string
 	CostUSD     float64
-	Text        string
+	// InputTokens and OutputTokens are a turn's, as its CLI reported them.
+	InputTokens  int
+	OutputTokens int
+	Text         string
 }
 
 // DeliveryOp is one kind of write a StreamCoordinator makes.

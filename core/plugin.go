@@ -27,6 +27,9 @@ type Turn struct {
 	// Mode is one of the plugin's Modes (/mode); empty means its
 	// configured permission mode.
 	Mode string
+	// MaxCostUSD, when positive, is the most the turn may cost: a plugin
+	// whose CLI counts its cost stops the turn there.
+	MaxCostUSD float64
 }
 
 // Mode is one of a CLI's own permission modes, which /mode offers.

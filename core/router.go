@@ -75,6 +75,8 @@ type RouterConfig struct {
 	// <repository>/.jakebot/worktrees.
 	Worktrees   bool
 	WorktreeDir string
+	// Budgets bound what turns cost (BUDGET_*).
+	Budgets Budgets
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor

@@ -25,6 +25,10 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	if refusal != nil {
 		return func() { r.replyError(a, m.Target(), refusal) }
 	}
+	maxUSD, refusal := r.budgetFor(m)
+	if refusal != nil {
+		return func() { r.replyError(a, m.Target(), refusal) }
+	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
 	r.mu.Lock()
@@ -73,7 +77,12 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 		token = res.ResumeToken
 	}
 	r.mu.Unlock()
-	r.keepSession(m, conv, plugin, token)
+	// A turn that never reached the model (no CLI, refused) cost nothing.
+	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
+	r.keepSession(m, conv, plugin, token, res, counted)
+	if counted {
+		r.convs.AddSpend(user, Day(r.clock.Now()), res)
+	}
 
 	outcome := r.turnOutcome(ctx, err, res, plugin, reply)
 	if err != nil && ctx.Err() == nil {
@@ -82,11 +91,15 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(started)
 	}
+	if note := r.budgetNote(maxUSD, res); note != "" {
+		reply.Add(ResponseBlock{Kind: BlockWarning, Text: note})
+	}
 	reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
 	r.logger.Info("turn", "id", qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
-		Workdir: workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD, Text: m.Text})
+		Workdir: workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
+		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
 	return func() { reply.Close(r.deliverCtx) }
 }
 
@@ -112,14 +125,17 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 	return conv, plugin, workdir, nil
 }
 
-// keepSession stores the turn's session token in its conversation, unless
-// a /start or /resume meanwhile made a new one, and records who started
-// the session.
-func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token string) {
+// keepSession stores the turn's session token and spend in its
+// conversation, unless a /start or /resume meanwhile made a new one, and
+// records who started the session.
+func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token string, res TurnResult, counted bool) {
 	r.convs.Update(m.Key, func(c *Conversation) {
 		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
 			c.ResumeToken = token
 			c.LastUsed = r.clock.Now()
+			if counted {
+				c.Spent.add(res)
+			}
 		}
 	})
 	r.convs.SetOwner(plugin.ID(), token, OwnerOf(m))

@@ -216,7 +216,7 @@ func (r *Router) warmFor(plugin string, t Turn) WarmTurn {
 		return nil
 	}
 	if c.plugin != plugin || c.turn.Workdir != t.Workdir || c.turn.ResumeToken != t.ResumeToken || c.turn.Ask != t.Ask ||
-		c.turn.Model != t.Model || c.turn.Mode != t.Mode || !c.w.Fresh() {
+		c.turn.Model != t.Model || c.turn.Mode != t.Mode || c.turn.MaxCostUSD != t.MaxCostUSD || !c.w.Fresh() {
 		r.warm.close(c)
 		return nil
 	}

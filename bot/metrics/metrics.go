@@ -26,6 +26,8 @@ type Metrics struct {
 	edits     *prometheus.CounterVec
 	rateWaits *prometheus.CounterVec
 	failures  *prometheus.CounterVec
+	spend     *prometheus.CounterVec
+	tokens    *prometheus.CounterVec
 }
 
 var _ core.Observer = (*Metrics)(nil)
@@ -43,6 +45,12 @@ func New(stats func() core.Stats, children func() int64) *Metrics {
 			Name: "jakebot_turn_duration_seconds", Help: "How long turns took, by plugin.",
 			Buckets: []float64{1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800},
 		}, []string{"plugin"}),
+		spend: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_spend_usd_total", Help: "What turns cost, in US dollars, as the CLIs reported it (Claude Code does; Codex and Gemini CLI report tokens only), by plugin.",
+		}, []string{"plugin"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jakebot_tokens_total", Help: "Model tokens turns used, as the CLIs reported them, by plugin and direction (input, output).",
+		}, []string{"plugin", "direction"}),
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "jakebot_commands_total", Help: "Slash commands handled, by outcome.",
 		}, []string{"outcome"}),
@@ -65,7 +73,7 @@ func New(stats func() core.Stats, children func() int64) *Metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	m.reg.MustRegister(m.turns, m.duration, m.commands, m.refused, m.sends, m.edits, m.rateWaits, m.failures,
+	m.reg.MustRegister(m.turns, m.duration, m.spend, m.tokens, m.commands, m.refused, m.sends, m.edits, m.rateWaits, m.failures,
 		gauge("jakebot_conversations_active", "Active conversations.", func() float64 { return float64(stats().Conversations) }),
 		gauge("jakebot_turns_running", "Turns running now.", func() float64 { return float64(stats().Running) }),
 		gauge("jakebot_messages_queued", "Messages waiting behind running turns.", func() float64 { return float64(stats().Queued) }),
@@ -89,6 +97,9 @@ func (m *Metrics) Record(r core.Record) {
 		if r.Duration > 0 {
 			m.duration.WithLabelValues(plugin).Observe(r.Duration.Seconds())
 		}
+		m.spend.WithLabelValues(plugin).Add(r.CostUSD)
+		m.tokens.WithLabelValues(plugin, "input").Add(float64(r.InputTokens))
+		m.tokens.WithLabelValues(plugin, "output").Add(float64(r.OutputTokens))
 	case core.RecordCommand:
 		m.commands.WithLabelValues(r.Outcome).Inc()
 	case core.RecordRefused:

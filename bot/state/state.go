@@ -31,6 +31,31 @@ type file struct {
 	Saved         time.Time `json:"saved"`
 	Conversations []entry   `json:"conversations"`
 	Sessions      []owner   `json:"sessions,omitempty"`
+	// Spend is each user's spend per UTC day, the last month of it.
+	Spend []daySpend `json:"spend,omitempty"`
+}
+
+// spend is what turns cost, in dollars where known and tokens.
+type spend struct {
+	CostUSD      float64 `json:"cost_usd,omitempty"`
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+	Turns        int     `json:"turns,omitempty"`
+	Unpriced     int     `json:"unpriced_turns,omitempty"`
+}
+
+type daySpend struct {
+	User string `json:"user"`
+	Day  string `json:"day"`
+	spend
+}
+
+func toSpend(s core.Spend) spend {
+	return spend{CostUSD: s.CostUSD, InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, Turns: s.Turns, Unpriced: s.Unpriced}
+}
+
+func (s spend) core() core.Spend {
+	return core.Spend{CostUSD: s.CostUSD, InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, Turns: s.Turns, Unpriced: s.Unpriced}
 }
 
 // owner says who started a CLI session from chat.
@@ -40,16 +65,17 @@ type owner struct {
 	Owner   string `json:"owner"`
 }
 
-// Snapshot is what the file holds: the active conversations and who
-// started each CLI session from chat.
+// Snapshot is what the file holds: the active conversations, who
+// started each CLI session from chat, and what users spent.
 type Snapshot struct {
 	Conversations []core.Entry
 	Owners        []core.SessionOwner
+	Spend         []core.UserSpend
 }
 
 // Take returns convs' snapshot.
 func Take(convs *core.Conversations) Snapshot {
-	return Snapshot{Conversations: convs.All(), Owners: convs.Owners()}
+	return Snapshot{Conversations: convs.All(), Owners: convs.Owners(), Spend: convs.Spends()}
 }
 
 type entry struct {
@@ -72,6 +98,8 @@ type entry struct {
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Repo     string `json:"repo,omitempty"`
+	// Spent is what the conversation's turns cost.
+	Spent *spend `json:"spent,omitempty"`
 }
 
 // DefaultPath returns $XDG_STATE_HOME/jakebot/state.json, or
@@ -106,7 +134,7 @@ func Decode(data []byte) (Snapshot, error) {
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
 			Conversation: core.Conversation{Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
 				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools,
-				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo},
+				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: e.Spent.orZero()},
 		})
 	}
 	var owners []core.SessionOwner
@@ -116,7 +144,14 @@ func Decode(data []byte) (Snapshot, error) {
 		}
 		owners = append(owners, core.SessionOwner{Plugin: o.Plugin, Session: o.Session, Owner: o.Owner})
 	}
-	return Snapshot{Conversations: out, Owners: owners}, nil
+	var spends []core.UserSpend
+	for i, d := range f.Spend {
+		if d.User == "" || d.Day == "" {
+			return Snapshot{}, fmt.Errorf("decode state: spend %d lacks its user or day", i)
+		}
+		spends = append(spends, core.UserSpend{User: d.User, Day: d.Day, Spend: d.spend.core()})
+	}
+	return Snapshot{Conversations: out, Owners: owners, Spend: spends}, nil
 }
 
 // Encode returns a state file's contents for a snapshot.
@@ -125,12 +160,15 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 	for _, o := range snap.Owners {
 		f.Sessions = append(f.Sessions, owner{Plugin: o.Plugin, Session: o.Session, Owner: o.Owner})
 	}
+	for _, d := range snap.Spend {
+		f.Spend = append(f.Spend, daySpend{User: d.User, Day: d.Day, spend: toSpend(d.Spend)})
+	}
 	for _, e := range snap.Conversations {
 		f.Conversations = append(f.Conversations, entry{
 			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
 			Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
 			AllowedTools: e.AllowedTools, Model: e.Model, Mode: e.Mode, Approvals: e.Approvals,
-			Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo,
+			Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: spendOrNil(e.Spent),
 		})
 	}
 	return json.MarshalIndent(f, "", "  ")
@@ -264,4 +302,19 @@ func (m *Mirror) Close() error {
 	m.closed = true
 	m.mu.Unlock()
 	return m.save()
+}
+
+func (s *spend) orZero() core.Spend {
+	if s == nil {
+		return core.Spend{}
+	}
+	return s.core()
+}
+
+func spendOrNil(s core.Spend) *spend {
+	if s == (core.Spend{}) {
+		return nil
+	}
+	sp := toSpend(s)
+	return &sp
 }

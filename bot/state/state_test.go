@@ -16,14 +16,17 @@ import (
 
 func sample() state.Snapshot {
 	at := coretest.Epoch
-	return state.Snapshot{Owners: []core.SessionOwner{{Plugin: "claude", Session: "0b7e", Owner: "discord/42"}}, Conversations: []core.Entry{
-		{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1", Thread: "t1"},
-			Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", ResumeToken: "0b7e", Started: at, LastUsed: at.Add(time.Minute),
-				AllowedTools: []string{"Bash"}, Model: "opus", Mode: "plan", Approvals: "ask",
-				Worktree: "/srv/proj/.jakebot/worktrees/x", Branch: "jakebot/x", Repo: "/srv/proj"}},
-		{Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"},
-			Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/other", Started: at, LastUsed: at}},
-	}}
+	return state.Snapshot{Owners: []core.SessionOwner{{Plugin: "claude", Session: "0b7e", Owner: "discord/42"}},
+		Spend: []core.UserSpend{{User: "discord/42", Day: "2026-11-24", Spend: core.Spend{CostUSD: 0.5, InputTokens: 10, OutputTokens: 2, Turns: 3, Unpriced: 1}}},
+		Conversations: []core.Entry{
+			{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1", Thread: "t1"},
+				Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", ResumeToken: "0b7e", Started: at, LastUsed: at.Add(time.Minute),
+					AllowedTools: []string{"Bash"}, Model: "opus", Mode: "plan", Approvals: "ask",
+					Worktree: "/srv/proj/.jakebot/worktrees/x", Branch: "jakebot/x", Repo: "/srv/proj",
+					Spent: core.Spend{CostUSD: 0.25, InputTokens: 5, OutputTokens: 1, Turns: 1}}},
+			{Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"},
+				Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/other", Started: at, LastUsed: at}},
+		}}
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {

@@ -545,6 +545,9 @@ func (p *Parser) resultLine(l *line) {
 		return
 	}
 	msg := strings.Join(l.Errors, "; ")
+	if l.Subtype == "error_max_budget_usd" {
+		msg = fmt.Sprintf("Claude Code stopped the turn at its cost limit ($%.4f spent)", l.TotalCostUSD)
+	}
 	if msg == "" {
 		msg = l.Result
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -82,6 +83,10 @@ func (p *Plugin) Args(t core.Turn) []string {
 	}
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
 		args = append(args, "--model", model)
+	}
+	if t.MaxCostUSD > 0 {
+		// The CLI counts its own cost and stops the turn there.
+		args = append(args, "--max-budget-usd", strconv.FormatFloat(t.MaxCostUSD, 'f', -1, 64))
 	}
 	args = append(args, p.cfg.Args...)
 	if t.Ask {

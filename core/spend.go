@@ -1,0 +1,205 @@
+package core
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Spend is what turns cost: dollars where the CLI reports them (Claude
+// Code), tokens where it reports only those (Codex, Gemini CLI).
+type Spend struct {
+	CostUSD      float64
+	InputTokens  int
+	OutputTokens int
+	Turns        int
+	// Unpriced counts the turns whose CLI reported no cost.
+	Unpriced int
+}
+
+// add counts one turn's result.
+func (s *Spend) add(res TurnResult) {
+	s.CostUSD += res.CostUSD
+	s.InputTokens += res.InputTokens
+	s.OutputTokens += res.OutputTokens
+	s.Turns++
+	if res.CostUSD == 0 {
+		s.Unpriced++
+	}
+}
+
+// String says it in a line: "$0.0123 · 3 turns · 12.0k in / 3.1k out
+// tokens", with a note when some turns' cost is unknown.
+func (s Spend) String() string {
+	if s.Turns == 0 {
+		return "nothing yet"
+	}
+	out := fmt.Sprintf("$%.4f · %s · %s in / %s out tokens", s.CostUSD, plural(s.Turns, "turn"), kilo(s.InputTokens), kilo(s.OutputTokens))
+	if s.Unpriced > 0 {
+		out += fmt.Sprintf(" (%d of them with no cost reported: counted in tokens only)", s.Unpriced)
+	}
+	return out
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func kilo(n int) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}
+
+// UserSpend is one user's spend on one UTC day, as the state file keeps
+// it.
+type UserSpend struct {
+	User string // "platform/user", as OwnerOf
+	Day  string // 2006-01-02, UTC
+	Spend
+}
+
+// spendDays is how many days of per-user spend are kept.
+const spendDays = 31
+
+// Day is the UTC day t falls on, as budgets count days.
+func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// AddSpend counts a turn of user's on day, and forgets days older than a
+// month.
+func (c *Conversations) AddSpend(user, day string, res TurnResult) {
+	c.mu.Lock()
+	s := c.spent[UserSpend{User: user, Day: day}.key()]
+	s.User, s.Day = user, day
+	s.add(res)
+	c.spent[s.key()] = s
+	oldest := day
+	if t, err := time.Parse(time.DateOnly, day); err == nil {
+		oldest = Day(t.AddDate(0, 0, -spendDays))
+	}
+	for k, v := range c.spent {
+		if v.Day < oldest {
+			delete(c.spent, k)
+		}
+	}
+	c.mu.Unlock()
+	c.changed()
+}
+
+func (u UserSpend) key() string { return u.Day + " " + u.User }
+
+// Spent returns user's spend on day.
+func (c *Conversations) Spent(user, day string) Spend {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.spent[UserSpend{User: user, Day: day}.key()].Spend
+}
+
+// Spends returns every user's spend of every kept day, sorted by day and
+// user, for saving and for /cost all.
+func (c *Conversations) Spends() []UserSpend {
+	c.mu.RLock()
+	out := make([]UserSpend, 0, len(c.spent))
+	for _, s := range c.spent {
+		out = append(out, s)
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
+	return out
+}
+
+// LoadSpends adds saved spend, as at start-up.
+func (c *Conversations) LoadSpends(spends []UserSpend) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range spends {
+		c.spent[s.key()] = s
+	}
+}
+
+// Budgets bound what turns may cost. Zero means no bound.
+type Budgets struct {
+	// TurnUSD stops a turn whose reported cost reaches it.
+	TurnUSD float64
+	// UserDailyUSD refuses new turns to a user who spent it today (UTC).
+	UserDailyUSD float64
+	// Admins makes admins subject to both; otherwise they are exempt.
+	Admins bool
+}
+
+// budgetFor returns the most m's turn may cost (0: no bound), or a
+// refusal when its author has spent their day's budget.
+func (r *Router) budgetFor(m Message) (maxUSD float64, refusal error) {
+	b := r.cfg.Budgets
+	if !b.Admins && r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		return 0, nil
+	}
+	maxUSD = b.TurnUSD
+	if b.UserDailyUSD > 0 {
+		now := r.clock.Now()
+		spent := r.convs.Spent(OwnerOf(m), Day(now)).CostUSD
+		left := b.UserDailyUSD - spent
+		if left <= 0 {
+			midnight := now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+			return 0, Errorf("you have spent $%.4f today, your daily budget is $%.2f: new turns start again at 00:00 UTC (in %s)",
+				spent, b.UserDailyUSD, midnight.Sub(now).Round(time.Minute))
+		}
+		if maxUSD == 0 || left < maxUSD {
+			maxUSD = left
+		}
+	}
+	return maxUSD, nil
+}
+
+// budgetNote explains a turn that ended at its cost bound.
+func (r *Router) budgetNote(maxUSD float64, res TurnResult) string {
+	if maxUSD <= 0 || res.CostUSD < maxUSD {
+		return ""
+	}
+	which := "the turn budget (BUDGET_TURN_USD)"
+	if r.cfg.Budgets.TurnUSD == 0 || maxUSD < r.cfg.Budgets.TurnUSD {
+		which = "what is left of your daily budget (BUDGET_USER_DAILY_USD)"
+	}
+	return fmt.Sprintf("This turn was stopped when it had cost $%.4f, reaching %s of $%.4f.", res.CostUSD, which, maxUSD)
+}
+
+// cost answers /cost: this conversation's and the user's spend today, or
+// with all, everyone's (admins only).
+func (r *Router) cost(m Message, all bool) (string, error) {
+	day := Day(r.clock.Now())
+	if all {
+		if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+			return "", Errorf("/cost all is for admins")
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Spend today (%s, UTC):", day)
+		n := 0
+		for _, s := range r.convs.Spends() {
+			if s.Day == day {
+				fmt.Fprintf(&b, "\n%s: %s", s.User, s.Spend)
+				n++
+			}
+		}
+		if n == 0 {
+			b.WriteString(" nothing yet.")
+		}
+		return b.String(), nil
+	}
+	var b strings.Builder
+	if conv, ok := r.convs.Get(m.Key); ok {
+		fmt.Fprintf(&b, "This conversation: %s\n", conv.Spent)
+	}
+	fmt.Fprintf(&b, "You today (%s, UTC): %s", day, r.convs.Spent(OwnerOf(m), day))
+	if r.cfg.Budgets.UserDailyUSD > 0 {
+		fmt.Fprintf(&b, "\nDaily budget: $%.2f", r.cfg.Budgets.UserDailyUSD)
+	}
+	if r.cfg.Budgets.TurnUSD > 0 {
+		fmt.Fprintf(&b, "\nTurn budget: $%.2f", r.cfg.Budgets.TurnUSD)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,98 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+)
+
+// costly answers each turn with a reported cost and tokens.
+func costly(usd float64) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		emit(core.TextEvent("done"))
+		return core.TurnResult{ResumeToken: "s1", CostUSD: usd, InputTokens: 1500, OutputTokens: 20}, nil
+	}
+}
+
+func TestCostCountsConversationAndDay(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, costly(0.25), nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "bob") })
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	for range 2 {
+		f.turn("go")
+	}
+	f.say("alice", "/cost")
+	got := f.next()
+	for _, want := range []string{"This conversation: $0.5000 · 2 turns · 3.0k in / 40 out tokens", "You today (" + core.Day(coretest.Epoch) + ", UTC): $0.5000 · 2 turns"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/cost = %q, want %q", got, want)
+		}
+	}
+	f.say("alice", "/cost all")
+	f.expect("/cost all is for admins")
+	f.say("bob", "/cost all")
+	f.expect("fake/alice: $0.5000 · 2 turns")
+	// A new conversation starts from nothing; the day keeps counting.
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/cost")
+	f.expect("This conversation: nothing yet\nYou today")
+}
+
+func TestBudgets(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		budgets core.Budgets
+		user    string
+		// maxUSD are the bounds the plugin is given for three turns of
+		// $0.40 each; refused marks the turn refused instead.
+		maxUSD  []float64
+		refused int
+	}{
+		{"none", core.Budgets{}, "alice", []float64{0, 0, 0}, -1},
+		{"turn", core.Budgets{TurnUSD: 0.5}, "alice", []float64{0.5, 0.5, 0.5}, -1},
+		{"daily", core.Budgets{UserDailyUSD: 1}, "alice", []float64{1, 0.6, 0.2}, -1},
+		{"daily spent", core.Budgets{UserDailyUSD: 0.8}, "alice", []float64{0.8, 0.4}, 2},
+		{"both", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 1}, "alice", []float64{0.5, 0.5, 0.2}, -1},
+		{"admin exempt", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 0.1}, "bob", []float64{0, 0, 0}, -1},
+		{"admins too", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 0.8, Admins: true}, "bob", []float64{0.5, 0.4}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newRouterFixtureWith(t, costly(0.4), nil, func(cfg *core.RouterConfig) {
+				cfg.Access.Admin("fake", "bob")
+				cfg.Budgets = tc.budgets
+			})
+			f.say(tc.user, "/fake start")
+			f.expect("conversation started")
+			for i := range 3 {
+				f.say(tc.user, "go")
+				if i == tc.refused {
+					f.expect("your daily budget is $0.80: new turns start again at 00:00 UTC")
+					return
+				}
+				got := <-f.plugin.started
+				f.next()
+				if got.MaxCostUSD < tc.maxUSD[i]-1e-9 || got.MaxCostUSD > tc.maxUSD[i]+1e-9 {
+					t.Errorf("turn %d: bound $%v, want $%v", i+1, got.MaxCostUSD, tc.maxUSD[i])
+				}
+			}
+		})
+	}
+}
+
+// A turn stopped at its bound says which budget stopped it.
+func TestBudgetNote(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, costly(0.5), nil, func(cfg *core.RouterConfig) { cfg.Budgets = core.Budgets{TurnUSD: 0.5} })
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "go")
+	<-f.plugin.started
+	f.expect("This turn was stopped when it had cost $0.5000, reaching the turn budget (BUDGET_TURN_USD) of $0.5000.")
+}
