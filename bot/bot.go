@@ -180,6 +180,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		AllowBypassModes: cfg.AllowBypassModes,
 		Worktrees:        cfg.Worktrees == "always",
 		WorktreeDir:      worktreeDir,
+		NotifyAfter:      notifyAfter(cfg.NotifyAfter),
 		Budgets:          core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
 		UserRate:         userRate,
 		MaxMessageBytes:  cfg.MaxMessageBytes,
@@ -279,4 +280,12 @@ func allowVar(platform string) string {
 		return "(the console's local user is always allowed)"
 	}
 	return strings.ToUpper(platform) + "_ALLOWED_USERS"
+}
+
+// notifyAfter maps NOTIFY_AFTER=0 (never) to the router's "never".
+func notifyAfter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

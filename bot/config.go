@@ -74,7 +74,10 @@ type Config struct {
 	BudgetTurnUSD      float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
 	BudgetUserDailyUSD float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
 	BudgetAdmins       bool    `env:"BUDGET_ADMINS" envDefault:"false"`
-	WorktreeDir        string  `env:"WORKTREE_DIR"`
+	// NotifyAfter: a turn that ran longer @mentions its author when it
+	// ends (a new message on Telegram); 0 is never. Questions always do.
+	NotifyAfter time.Duration `env:"NOTIFY_AFTER" envDefault:"60s"`
+	WorktreeDir string        `env:"WORKTREE_DIR"`
 
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.

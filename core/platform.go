@@ -69,6 +69,27 @@ type ChoiceOfferer interface {
 	OfferChoices(ctx context.Context, to Target, text string, choices []Choice) (MessageRef, error)
 }
 
+// Notifier is implemented by platforms where a new message does not
+// always make a phone buzz (a streamed reply is edits): Notify posts text
+// to user in a way that notifies them, such as an @mention. The router
+// calls it when a turn needs its author: it waits for an answer, or it
+// ended after running long. Elsewhere the router posts text as it is.
+type Notifier interface {
+	Notify(ctx context.Context, to Target, user string, why NotifyReason, text string) error
+}
+
+// NotifyReason says why the router notifies.
+type NotifyReason int
+
+const (
+	// NotifyQuestion: a turn waits for its author's answer. The question
+	// was just posted as a new message.
+	NotifyQuestion NotifyReason = iota
+	// NotifyLongTurn: a turn that ran longer than NotifyAfter ended; its
+	// reply was streamed as edits.
+	NotifyLongTurn
+)
+
 // Refuser is implemented by platforms that can refuse a user privately (an
 // ephemeral message); others get an ordinary reply.
 type Refuser interface {
@@ -94,4 +115,24 @@ func AsRateLimit(err error) (*RateLimitError, bool) {
 	var rl *RateLimitError
 	ok := errors.As(err, &rl)
 	return rl, ok
+}
+
+// notify tells m's author text through the platform's Notifier, so that
+// their phone buzzes; a platform without one (the console) is watched.
+func (r *Router) notify(a *attached, m Message, why NotifyReason, text string) {
+	n, ok := a.p.(Notifier)
+	if !ok {
+		return
+	}
+	if err := n.Notify(r.deliverCtx, m.Target(), m.Author(), why, r.cfg.Redactor.Redact(text)); err != nil {
+		r.logger.Warn("notify", "conversation", m.Key.String(), "err", err)
+	}
+}
+
+// notifyAfter is how long a turn runs before its end notifies its author.
+func (r *Router) notifyAfter() time.Duration {
+	if r.cfg.NotifyAfter == 0 {
+		return time.Minute
+	}
+	return r.cfg.NotifyAfter
 }

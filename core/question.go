@@ -177,6 +177,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	r.questions.add(pq)
 	// Shown first, so that even a short timeout's denial follows it.
 	r.showQuestion(a, qm.m, pq)
+	r.notify(a, qm.m, NotifyQuestion, fmt.Sprintf("a question is waiting for your answer: %s", q.Tool))
 	timeout := r.cfg.ApprovalTimeout
 	// Like the turn's own timeouts, this one runs on real time. An
 	// answer before the timer exists leaves it nothing to take.

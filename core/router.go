@@ -77,6 +77,10 @@ type RouterConfig struct {
 	WorktreeDir string
 	// Budgets bound what turns cost (BUDGET_*).
 	Budgets Budgets
+	// NotifyAfter: a turn that ran longer notifies its author when it
+	// ends (Notifier); zero means 60 seconds, negative never. A question
+	// always notifies.
+	NotifyAfter time.Duration
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
@@ -95,4 +96,46 @@ func TestBudgetNote(t *testing.T) {
 	f.say("alice", "go")
 	<-f.plugin.started
 	f.expect("This turn was stopped when it had cost $0.5000, reaching the turn budget (BUDGET_TURN_USD) of $0.5000.")
+}
+
+// A turn that ran longer than NotifyAfter notifies its author when it
+// ends; a short one, or one they stopped, does not. A question always
+// does.
+func TestLongTurnsAndQuestionsNotify(t *testing.T) {
+	t.Parallel()
+	took := func(d time.Duration) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+		return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+			emit(core.TextEvent("done"))
+			return core.TurnResult{Duration: d}, nil
+		}
+	}
+	f := newRouterFixtureWith(t, took(2*time.Minute), nil, func(cfg *core.RouterConfig) { cfg.NotifyAfter = time.Minute })
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.turn("long one")
+	n := <-f.rec.Notified()
+	if n.User != "alice" || n.Why != core.NotifyLongTurn || n.Text != "✅ Fake fake finished your turn after 2m0s." {
+		t.Errorf("notification = %+v", n)
+	}
+	f.plugin.run = took(30 * time.Second)
+	f.turn("short one")
+	f.plugin.run = func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		answered := make(chan core.Answer, 1)
+		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "ls", Answer: func(a core.Answer) { answered <- a }}})
+		<-answered
+		return core.TurnResult{Duration: 3 * time.Minute}, nil
+	}
+	f.say("alice", "ask me")
+	<-f.plugin.started
+	f.next() // the question
+	if n := <-f.rec.Notified(); n.Why != core.NotifyQuestion || !strings.Contains(n.Text, "waiting for your answer: Bash") {
+		t.Errorf("notification = %+v, want the question's", n)
+	}
+	f.say("alice", "/allow")
+	for n := range f.rec.Notified() {
+		if n.Why == core.NotifyLongTurn {
+			break // the short turn had none before this one's
+		}
+		t.Errorf("unexpected notification %+v", n)
+	}
 }

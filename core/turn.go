@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
+	"time"
 )
 
 // runTurn runs one turn and returns the function that delivers its final
@@ -100,7 +102,26 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
 		Workdir: workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
-	return func() { reply.Close(r.deliverCtx) }
+	return func() {
+		reply.Close(r.deliverCtx)
+		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
+			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
+		}
+	}
+}
+
+func endIcon(outcome string) string {
+	if outcome == OutcomeOK {
+		return "✅"
+	}
+	return "❌"
+}
+
+func endWords(outcome string) string {
+	if outcome == OutcomeOK {
+		return "finished your turn"
+	}
+	return "ended your turn with an error"
 }
 
 // turnPlace returns where qm's turn runs: its conversation as it is now

@@ -1,13 +1,17 @@
 package discord
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/google/go-cmp/cmp"
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
 )
 
 func TestConnectsAndRegistersCommands(t *testing.T) {
@@ -93,4 +97,36 @@ func TestStartOpensThread(t *testing.T) {
 		c, _ := h.fake.Channel(thread[0].ID)
 		return c.Name == "proj · fix the flaky test please"
 	})
+}
+
+// A turn that ran long ends with a message that @mentions its author,
+// and only them: the streamed reply's edits notify nobody.
+func TestLongTurnPingsItsAuthor(t *testing.T) {
+	t.Parallel()
+	p := &scriptPlugin{run: func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		emit(core.TextEvent("all done"))
+		return core.TurnResult{Duration: 5 * time.Minute}, nil
+	}}
+	h := newHarness(t, p, nil)
+	thread := h.start(h.owner)
+	h.fake.Say(h.owner, thread, "take your time")
+	ping := h.waitBot(thread, "finished your turn after 5m0s")
+	if !strings.HasPrefix(ping.Content, "<@"+h.owner.ID+"> ✅ Claude Code finished your turn") {
+		t.Errorf("ping = %q, want it to mention the author", ping.Content)
+	}
+	call := h.fake.WaitCall("POST", "channels/*/messages", func(c platformtest.DiscordCall) bool {
+		return strings.Contains(string(c.Body), "finished your turn")
+	})
+	var body struct {
+		AllowedMentions struct {
+			Parse []string `json:"parse"`
+			Users []string `json:"users"`
+		} `json:"allowed_mentions"`
+	}
+	if err := json.Unmarshal(call.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.AllowedMentions.Parse) != 0 || len(body.AllowedMentions.Users) != 1 || body.AllowedMentions.Users[0] != h.owner.ID {
+		t.Errorf("allowed_mentions = %+v, want only the author", body.AllowedMentions)
+	}
 }

@@ -190,3 +190,16 @@ func nonEmpty(s string) string {
 	}
 	return s
 }
+
+// Notify posts text with an @mention of user that only they are pinged
+// by: Discord sends no notification for an edit, and the bot's other
+// messages mention nobody.
+func (a *Adapter) Notify(ctx context.Context, to core.Target, user string, why core.NotifyReason, text string) error {
+	pages := a.Render([]core.ResponseBlock{{Kind: core.BlockText, Text: text}})
+	if len(pages) == 0 {
+		return nil
+	}
+	_, err := a.api.ChannelMessageSendComplex(channelOf(to), &discordgo.MessageSend{Content: "<@" + user + "> " + pages[0],
+		AllowedMentions: &discordgo.MessageAllowedMentions{Users: []string{user}}}, discordgo.WithContext(ctx))
+	return apiError("notify", err)
+}

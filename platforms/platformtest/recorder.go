@@ -37,12 +37,22 @@ type Recorder struct {
 	next     int
 	written  chan Call
 	inbox    chan core.Message
+	notified chan Notification
+}
+
+// Notification is one Notify call a Recorder received.
+type Notification struct {
+	To   core.Target
+	User string
+	Why  core.NotifyReason
+	Text string
 }
 
 // NewRecorder returns a Recorder named "fake" with a 2000-rune limit.
 func NewRecorder(clock core.Clock, lim core.Limits) *Recorder {
 	return &Recorder{PlatformName: "fake", MaxLen: 2000, Lim: lim, Clock: clock,
-		messages: map[string]string{}, written: make(chan Call, 1<<16), inbox: make(chan core.Message, 64)}
+		messages: map[string]string{}, written: make(chan Call, 1<<16), inbox: make(chan core.Message, 64),
+		notified: make(chan Notification, 1<<10)}
 }
 
 var _ core.Platform = (*Recorder)(nil)
@@ -128,3 +138,12 @@ func (r *Recorder) Messages() []string {
 	}
 	return out
 }
+
+// Notify records a notification (core.Notifier), apart from the writes.
+func (r *Recorder) Notify(ctx context.Context, to core.Target, user string, why core.NotifyReason, text string) error {
+	r.notified <- Notification{To: to, User: user, Why: why, Text: text}
+	return nil
+}
+
+// Notified delivers every notification, in order.
+func (r *Recorder) Notified() <-chan Notification { return r.notified }

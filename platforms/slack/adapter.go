@@ -277,3 +277,14 @@ func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handl
 	}
 	work.Do(in.queue, func() { a.deliver(ctx, in, h) })
 }
+
+// Notify posts text in to's thread with an @mention of user: Slack does
+// not notify for a thread reply the user has not followed, nor for edits.
+func (a *Adapter) Notify(ctx context.Context, to core.Target, user string, why core.NotifyReason, text string) error {
+	pages := a.Render([]core.ResponseBlock{{Kind: core.BlockText, Text: text}})
+	if len(pages) == 0 {
+		return nil
+	}
+	_, err := a.post(ctx, to, "<@"+user+"> "+pages[0])
+	return translate("chat.postMessage", err)
+}

@@ -440,3 +440,19 @@ func TestApprovalButtons(t *testing.T) {
 	})
 	lt.end <- core.TurnResult{}
 }
+
+// A turn that ran long ends with a reply in its thread that @mentions
+// its author: edits and unfollowed thread replies notify nobody.
+func TestLongTurnPingsItsAuthor(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{})
+	m := h.fake.Post(t, alice, general, "", mention+" live and slow")
+	lt := h.plugin.next(t)
+	lt.emit(t, core.TextEvent("all done"))
+	lt.finish(t, core.TurnResult{Duration: 5 * time.Minute})
+	replies := h.waitReply(general, m.TS, "finished your turn after 5m0s")
+	last := replies[len(replies)-1].Text
+	if !strings.HasPrefix(last, "<@"+alice+"> ✅ Claude Code finished your turn") {
+		t.Errorf("ping = %q, want it to mention the author", last)
+	}
+}

@@ -288,3 +288,17 @@ func parsePlace(t core.Target) (place, error) {
 	}
 	return p, nil
 }
+
+// Notify sends text as a new message, which notifies where an edit does
+// not. A question was just sent as a new message, so it needs none.
+func (a *Adapter) Notify(ctx context.Context, to core.Target, user string, why core.NotifyReason, text string) error {
+	if why == core.NotifyQuestion {
+		return nil
+	}
+	pages := a.Render([]core.ResponseBlock{{Kind: core.BlockText, Text: text}})
+	if len(pages) == 0 {
+		return nil
+	}
+	_, err := a.Send(ctx, to, pages[0])
+	return err
+}

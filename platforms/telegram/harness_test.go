@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -26,6 +27,8 @@ var (
 type scripted struct {
 	turns chan *turn
 	convs []core.ConversationInfo
+	// took is every turn's reported duration; zero means 2s.
+	took time.Duration
 }
 
 // turn is one running turn of a scripted plugin.
@@ -50,7 +53,7 @@ func (p *scripted) Run(ctx context.Context, t core.Turn, emit func(core.Event)) 
 		select {
 		case ev, ok := <-tr.events:
 			if !ok {
-				return core.TurnResult{ResumeToken: "session-" + t.Key.Thread + t.Key.User, Duration: 2 * time.Second, CostUSD: 0.01}, nil
+				return core.TurnResult{ResumeToken: "session-" + t.Key.Thread + t.Key.User, Duration: cmp.Or(p.took, 2*time.Second), CostUSD: 0.01}, nil
 			}
 			emit(ev)
 		case <-ctx.Done():

@@ -500,3 +500,22 @@ func TestApprovalButtons(t *testing.T) {
 	tr.end()
 	h.until("the turn's reply", func() bool { return strings.Contains(h.last(team.ID), "2.0s") })
 }
+
+// A turn that ran long ends with a new message, which notifies where the
+// streamed reply's edits do not.
+func TestLongTurnPingsItsAuthor(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.plugin.took = 5 * time.Minute
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	h.srv.UserSays(dm, alice, 0, "take your time")
+	tr := h.nextTurn()
+	tr.say("all done")
+	tr.end()
+	h.until("the ping", func() bool { return strings.Contains(h.last(dm.ID), "finished your turn after 5m0s") })
+	msgs := h.srv.Messages(dm.ID)
+	if n := len(msgs); n != 3 || msgs[2].Edits != 0 || !strings.Contains(plain(t, msgs[1]), "all done") {
+		t.Errorf("bot posted %d messages, want the start notice, the reply and a new ping", n)
+	}
+}
