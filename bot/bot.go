@@ -105,6 +105,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		convs.Load(withinRoots(saved.Conversations, allowed, logger))
 		convs.LoadOwners(saved.Owners)
 		convs.LoadSpends(saved.Spend)
+		convs.LoadSchedules(saved.Schedules)
 		mirror := state.NewMirror(cfg.StateFile, convs, stateInterval, nil, logger)
 		defer func() {
 			if err := mirror.Close(); err != nil {

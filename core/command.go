@@ -29,6 +29,10 @@ const (
 	CmdDiff          CommandName = "diff"
 	CmdMerge         CommandName = "merge"
 	CmdCost          CommandName = "cost"
+	CmdAt            CommandName = "at"
+	CmdEvery         CommandName = "every"
+	CmdSchedules     CommandName = "schedules"
+	CmdUnschedule    CommandName = "unschedule"
 )
 
 // Command is a parsed slash command.
@@ -169,6 +173,13 @@ func NewCommands(plugins []Plugin) *Commands {
 			Help: "show what the conversation changed"},
 		CommandSpec{Name: CmdMerge, Words: []string{"merge"}, Scope: ScopeConversation,
 			Help: "commit the worktree's changes and merge its branch"},
+		CommandSpec{Name: CmdAt, Words: []string{"at"}, Arg: "when_and_message", Kind: ArgText, Scope: ScopeConversation,
+			Help: "send a message later, as if you typed it then", ArgHelp: "When (30m, 2h, 09:00, 2026-12-01T09:00:00Z), then the message"},
+		CommandSpec{Name: CmdEvery, Words: []string{"every"}, Arg: "interval_and_message", Kind: ArgText, Scope: ScopeConversation,
+			Help: "send a message again and again", ArgHelp: "An interval (1h) or cron expression (0 9 * * 1-5, @daily), then the message"},
+		CommandSpec{Name: CmdSchedules, Words: []string{"schedules"}, Scope: ScopeConversation, Help: "list the messages scheduled here"},
+		CommandSpec{Name: CmdUnschedule, Words: []string{"unschedule"}, Arg: "number", Kind: ArgWord, Scope: ScopeConversation,
+			Help: "remove a scheduled message", ArgHelp: "Its number in /schedules"},
 		CommandSpec{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
 		CommandSpec{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
 			Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},

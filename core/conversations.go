@@ -45,6 +45,9 @@ type Conversations struct {
 	owners map[sessionRef]string
 	// spent is each user's spend per UTC day, the last month of it.
 	spent map[string]UserSpend
+	// schedules are the messages /at and /every send, by ID.
+	schedules    map[int]Schedule
+	nextSchedule int
 	// onChange, when set, is called after every change (outside the lock),
 	// so the map can be mirrored to disk.
 	onChange func()
@@ -55,7 +58,8 @@ const maxEnded = 10_000
 
 // NewConversations returns an empty map.
 func NewConversations() *Conversations {
-	return &Conversations{active: make(map[ConversationKey]Conversation), last: NewRecent[ConversationKey, string](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend)}
+	return &Conversations{active: make(map[ConversationKey]Conversation), last: NewRecent[ConversationKey, string](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
+		schedules: make(map[int]Schedule)}
 }
 
 // Get returns the active conversation for k.

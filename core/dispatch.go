@@ -89,6 +89,12 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 		return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.endWorktree(ctx, conv), nil
 	case CmdCost:
 		return r.cost(m, cmd.Arg == "all")
+	case CmdAt, CmdEvery:
+		return r.schedule(m, cmd)
+	case CmdSchedules:
+		return r.listSchedules(m), nil
+	case CmdUnschedule:
+		return r.unschedule(m, cmd.Arg)
 	case CmdDiff:
 		return r.diff(ctx, m)
 	case CmdMerge:

@@ -117,6 +117,9 @@ type Router struct {
 	wg        sync.WaitGroup
 	// draining is set once shutdown began: no new turn starts.
 	draining bool
+	// schedTimer fires at the earliest schedule (/at, /every).
+	schedMu    sync.Mutex
+	schedTimer Timer
 }
 
 type attached struct {
@@ -191,11 +194,17 @@ func (r *Router) Attach(p Platform) Handler {
 	r.mu.Lock()
 	r.platforms[p.Name()] = a
 	r.mu.Unlock()
+	r.armSchedules() // the platform's schedules, late ones at once
 	return func(ctx context.Context, m Message) { r.Handle(ctx, a, m) }
 }
 
 // Shutdown cancels every running turn with ErrShutdown.
 func (r *Router) Shutdown() {
+	r.schedMu.Lock()
+	if r.schedTimer != nil {
+		r.schedTimer.Stop()
+	}
+	r.schedMu.Unlock()
 	r.cancelAll(ErrShutdown)
 	r.warm.closeAll()
 }

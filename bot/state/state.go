@@ -33,6 +33,23 @@ type file struct {
 	Sessions      []owner   `json:"sessions,omitempty"`
 	// Spend is each user's spend per UTC day, the last month of it.
 	Spend []daySpend `json:"spend,omitempty"`
+	// Schedules are the messages /at and /every send.
+	Schedules []schedule `json:"schedules,omitempty"`
+}
+
+type schedule struct {
+	ID       int       `json:"id"`
+	Platform string    `json:"platform"`
+	User     string    `json:"user,omitempty"`
+	Channel  string    `json:"channel,omitempty"`
+	Thread   string    `json:"thread,omitempty"`
+	From     string    `json:"from"`
+	UserName string    `json:"user_name,omitempty"`
+	Allowed  bool      `json:"allowed,omitempty"`
+	Text     string    `json:"text"`
+	Next     time.Time `json:"next"`
+	Every    string    `json:"every,omitempty"`
+	Cron     string    `json:"cron,omitempty"`
 }
 
 // spend is what turns cost, in dollars where known and tokens.
@@ -71,11 +88,12 @@ type Snapshot struct {
 	Conversations []core.Entry
 	Owners        []core.SessionOwner
 	Spend         []core.UserSpend
+	Schedules     []core.Schedule
 }
 
 // Take returns convs' snapshot.
 func Take(convs *core.Conversations) Snapshot {
-	return Snapshot{Conversations: convs.All(), Owners: convs.Owners(), Spend: convs.Spends()}
+	return Snapshot{Conversations: convs.All(), Owners: convs.Owners(), Spend: convs.Spends(), Schedules: convs.Schedules()}
 }
 
 type entry struct {
@@ -151,7 +169,17 @@ func Decode(data []byte) (Snapshot, error) {
 		}
 		spends = append(spends, core.UserSpend{User: d.User, Day: d.Day, Spend: d.spend.core()})
 	}
-	return Snapshot{Conversations: out, Owners: owners, Spend: spends}, nil
+	var schedules []core.Schedule
+	for i, sc := range f.Schedules {
+		every, err := parseEvery(sc.Every)
+		if sc.ID <= 0 || sc.Platform == "" || sc.From == "" || sc.Text == "" || sc.Next.IsZero() || err != nil {
+			return Snapshot{}, fmt.Errorf("decode state: schedule %d lacks its id, place, author, text or time", i)
+		}
+		schedules = append(schedules, core.Schedule{ID: sc.ID,
+			Key:  core.ConversationKey{Platform: sc.Platform, User: sc.User, Channel: sc.Channel, Thread: sc.Thread},
+			From: sc.From, UserName: sc.UserName, Allowed: sc.Allowed, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron})
+	}
+	return Snapshot{Conversations: out, Owners: owners, Spend: spends, Schedules: schedules}, nil
 }
 
 // Encode returns a state file's contents for a snapshot.
@@ -159,6 +187,15 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 	f := file{Version: version, Saved: saved.UTC(), Conversations: make([]entry, 0, len(snap.Conversations))}
 	for _, o := range snap.Owners {
 		f.Sessions = append(f.Sessions, owner{Plugin: o.Plugin, Session: o.Session, Owner: o.Owner})
+	}
+	for _, sc := range snap.Schedules {
+		every := ""
+		if sc.Every > 0 {
+			every = sc.Every.String()
+		}
+		f.Schedules = append(f.Schedules, schedule{ID: sc.ID, Platform: sc.Key.Platform, User: sc.Key.User, Channel: sc.Key.Channel,
+			Thread: sc.Key.Thread, From: sc.From, UserName: sc.UserName, Allowed: sc.Allowed, Text: sc.Text, Next: sc.Next.UTC(),
+			Every: every, Cron: sc.Cron})
 	}
 	for _, d := range snap.Spend {
 		f.Spend = append(f.Spend, daySpend{User: d.User, Day: d.Day, spend: toSpend(d.Spend)})
@@ -317,4 +354,11 @@ func spendOrNil(s core.Spend) *spend {
 	}
 	sp := toSpend(s)
 	return &sp
+}
+
+func parseEvery(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	return time.ParseDuration(s)
 }

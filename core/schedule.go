@@ -1,0 +1,331 @@
+package core
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Schedule is a message /at or /every sends on a user's behalf, into the
+// conversation it was set in, as if they had typed it then.
+type Schedule struct {
+	ID  int
+	Key ConversationKey
+	// From, UserName and Allowed are the author's, as on their message
+	// (Allowed: the adapter admitted them by a rule such as a role).
+	From     string
+	UserName string
+	Allowed  bool
+	Text     string
+	// Next is when it runs next. Every or Cron repeats it; neither means
+	// it runs once.
+	Next  time.Time
+	Every time.Duration
+	Cron  string
+}
+
+// repeats says how it repeats, for listings: "every 30m", "0 9 * * 1-5".
+func (s Schedule) repeats() string {
+	switch {
+	case s.Every > 0:
+		return "every " + s.Every.String()
+	case s.Cron != "":
+		return "cron " + s.Cron
+	}
+	return "once"
+}
+
+// after returns when a repeating schedule runs next after t; ok is false
+// for one that runs once.
+func (s Schedule) after(t time.Time) (next time.Time, ok bool) {
+	switch {
+	case s.Every > 0:
+		next = s.Next
+		for !next.After(t) {
+			next = next.Add(s.Every)
+		}
+		return next, true
+	case s.Cron != "":
+		sched, err := cron.ParseStandard(s.Cron)
+		if err != nil {
+			return time.Time{}, false
+		}
+		return sched.Next(t), true
+	}
+	return time.Time{}, false
+}
+
+// Limits on schedules.
+const (
+	maxSchedulesPerUser = 20
+	minEvery            = time.Minute
+	maxAhead            = 366 * 24 * time.Hour
+	// lateAfter is how far past its time a schedule runs before it is
+	// called late (the bot was down).
+	lateAfter = time.Minute
+)
+
+// AddSchedule stores s with a new ID, which it returns.
+func (c *Conversations) AddSchedule(s Schedule) int {
+	c.mu.Lock()
+	c.nextSchedule++
+	s.ID = c.nextSchedule
+	c.schedules[s.ID] = s
+	c.mu.Unlock()
+	c.changed()
+	return s.ID
+}
+
+// Schedules returns every schedule, by ID.
+func (c *Conversations) Schedules() []Schedule {
+	c.mu.RLock()
+	out := make([]Schedule, 0, len(c.schedules))
+	for _, s := range c.schedules {
+		out = append(out, s)
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// RemoveSchedule deletes schedule id and reports whether it existed.
+func (c *Conversations) RemoveSchedule(id int) bool {
+	c.mu.Lock()
+	_, ok := c.schedules[id]
+	delete(c.schedules, id)
+	c.mu.Unlock()
+	if ok {
+		c.changed()
+	}
+	return ok
+}
+
+// setScheduleNext moves schedule id to next, unless it was removed.
+func (c *Conversations) setScheduleNext(id int, next time.Time) {
+	c.mu.Lock()
+	s, ok := c.schedules[id]
+	if ok {
+		s.Next = next
+		c.schedules[id] = s
+	}
+	c.mu.Unlock()
+	if ok {
+		c.changed()
+	}
+}
+
+// LoadSchedules adds saved schedules, as at start-up.
+func (c *Conversations) LoadSchedules(schedules []Schedule) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range schedules {
+		c.schedules[s.ID] = s
+		c.nextSchedule = max(c.nextSchedule, s.ID)
+	}
+}
+
+// parseAt reads /at's argument: when (30m, 2h, 09:00, an RFC 3339 time),
+// then the message.
+func parseAt(arg string, now time.Time) (Schedule, error) {
+	when, text := cutWord(arg)
+	if text == "" {
+		return Schedule{}, usageError("/at <when> <message>: when is 30m, 2h, 09:00 or an RFC 3339 time")
+	}
+	var next time.Time
+	if d, err := time.ParseDuration(when); err == nil {
+		if d <= 0 {
+			return Schedule{}, Errorf("%s is not in the future", when)
+		}
+		next = now.Add(d)
+	} else if t, err := time.ParseInLocation("15:04", when, now.Location()); err == nil {
+		next = time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), 0, 0, now.Location())
+		if !next.After(now) {
+			next = next.AddDate(0, 0, 1)
+		}
+	} else if t, err := time.Parse(time.RFC3339, when); err == nil {
+		if !t.After(now) {
+			return Schedule{}, Errorf("%s has passed", when)
+		}
+		next = t
+	} else {
+		return Schedule{}, Errorf("%q is not a time: use 30m, 2h, 09:00 or an RFC 3339 time such as 2026-12-01T09:00:00Z", when)
+	}
+	if next.Sub(now) > maxAhead {
+		return Schedule{}, Errorf("%s is more than a year ahead", when)
+	}
+	return Schedule{Text: text, Next: next}, nil
+}
+
+// parseEvery reads /every's argument: an interval (30m, 2h) or a cron
+// expression (five fields, or @daily and the like), then the message.
+func parseEvery(arg string, now time.Time) (Schedule, error) {
+	first, rest := cutWord(arg)
+	// "0" parses as a duration, and starts many cron expressions.
+	if d, err := time.ParseDuration(first); err == nil && first != "0" {
+		if rest == "" {
+			return Schedule{}, usageError("/every <interval or cron> <message>")
+		}
+		if d < minEvery {
+			return Schedule{}, Errorf("every %s is too often: the least interval is %s", d, minEvery)
+		}
+		return Schedule{Text: rest, Every: d, Next: now.Add(d)}, nil
+	}
+	expr, text := first, rest
+	if !strings.HasPrefix(first, "@") {
+		fields := strings.Fields(arg)
+		if len(fields) < 6 {
+			return Schedule{}, usageError("/every <interval or cron> <message>: an interval such as 30m, or a cron expression of five fields (0 9 * * 1-5) or @daily")
+		}
+		expr = strings.Join(fields[:5], " ")
+		text = arg
+		for range 5 {
+			_, text = cutWord(text)
+		}
+	}
+	if text == "" {
+		return Schedule{}, usageError("/every <interval or cron> <message>")
+	}
+	sched, err := cron.ParseStandard(expr)
+	if err != nil {
+		return Schedule{}, Errorf("%q is not an interval or a cron expression: %v", expr, err)
+	}
+	next := sched.Next(now)
+	if second := sched.Next(next); second.Sub(next) < minEvery {
+		return Schedule{}, Errorf("%q runs too often: the least interval is %s", expr, minEvery)
+	}
+	return Schedule{Text: text, Cron: expr, Next: next}, nil
+}
+
+// schedule answers /at and /every: the message is kept and sent when due.
+func (r *Router) schedule(m Message, cmd Command) (string, error) {
+	if _, ok := r.convs.Get(m.Key); !ok {
+		return r.noConversation(), nil
+	}
+	now := r.clock.Now()
+	parse := parseAt
+	if cmd.Name == CmdEvery {
+		parse = parseEvery
+	}
+	s, err := parse(cmd.Arg, now)
+	if err != nil {
+		return "", err
+	}
+	n := 0
+	for _, o := range r.convs.Schedules() {
+		if o.Key.Platform == m.Key.Platform && o.From == m.Author() {
+			n++
+		}
+	}
+	if n >= maxSchedulesPerUser {
+		return "", Errorf("you have %d schedules, the most one may have: /unschedule one first", n)
+	}
+	s.Key, s.From, s.UserName, s.Allowed = m.Key, m.Author(), m.UserName, m.Allowed
+	id := r.convs.AddSchedule(s)
+	r.armSchedules()
+	return fmt.Sprintf("Scheduled #%d (%s), next at %s: %s\n/schedules lists them, /unschedule %d removes it.",
+		id, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"), Shorten(s.Text, 80), id), nil
+}
+
+// listSchedules answers /schedules: this conversation's.
+func (r *Router) listSchedules(m Message) string {
+	var b strings.Builder
+	for _, s := range r.convs.Schedules() {
+		if s.Key == m.Key {
+			fmt.Fprintf(&b, "\n#%d %s, next at %s, by %s: %s", s.ID, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"),
+				cmpOr(s.UserName, s.From), Shorten(s.Text, 80))
+		}
+	}
+	if b.Len() == 0 {
+		return "Nothing is scheduled here. /at 30m <message> or /every 1h <message> schedule one."
+	}
+	return "Scheduled here:" + b.String()
+}
+
+// unschedule answers /unschedule N: its author or an admin may.
+func (r *Router) unschedule(m Message, arg string) (string, error) {
+	id, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
+	if err != nil {
+		return "", Errorf("%q is not a schedule's number: /schedules lists them", arg)
+	}
+	for _, s := range r.convs.Schedules() {
+		if s.ID != id {
+			continue
+		}
+		admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+		if !admin && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
+			return "", Errorf("schedule #%d is someone else's", id)
+		}
+		r.convs.RemoveSchedule(id)
+		r.armSchedules()
+		return fmt.Sprintf("Removed schedule #%d.", id), nil
+	}
+	return "", Errorf("there is no schedule #%d: /schedules lists them", id)
+}
+
+// armSchedules sets the timer for the earliest schedule, replacing the
+// one set before.
+func (r *Router) armSchedules() {
+	r.schedMu.Lock()
+	defer r.schedMu.Unlock()
+	if r.schedTimer != nil {
+		r.schedTimer.Stop()
+		r.schedTimer = nil
+	}
+	var next time.Time
+	for _, s := range r.convs.Schedules() {
+		// A platform not attached yet arms its schedules when it is.
+		r.mu.Lock()
+		attached := r.platforms[s.Key.Platform] != nil
+		r.mu.Unlock()
+		if attached && (next.IsZero() || s.Next.Before(next)) {
+			next = s.Next
+		}
+	}
+	if next.IsZero() || r.turnCtx.Err() != nil {
+		return
+	}
+	r.schedTimer = r.clock.AfterFunc(max(0, next.Sub(r.clock.Now())), r.runSchedules)
+}
+
+// runSchedules sends every schedule that is due, from its author, to a
+// platform that is attached; one whose platform is not (yet) waits. A
+// schedule missed while the bot was down runs once, and says it is late.
+func (r *Router) runSchedules() {
+	now := r.clock.Now()
+	for _, s := range r.convs.Schedules() {
+		if s.Next.After(now) {
+			continue
+		}
+		r.mu.Lock()
+		a := r.platforms[s.Key.Platform]
+		r.mu.Unlock()
+		if a == nil {
+			continue
+		}
+		if !s.Allowed && !r.cfg.Access.Allowed(s.Key.Platform, s.From) {
+			// No longer allowed: nothing of theirs is posted or run.
+			r.logger.Warn("schedule dropped: its author is not allowed", "schedule", s.ID, "user", s.From)
+			r.convs.RemoveSchedule(s.ID)
+			continue
+		}
+		if next, ok := s.after(now); ok {
+			r.convs.setScheduleNext(s.ID, next)
+		} else {
+			r.convs.RemoveSchedule(s.ID)
+		}
+		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
+			Allowed: s.Allowed, Text: s.Text}
+		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
+		if late := now.Sub(s.Next); late > lateAfter {
+			note += fmt.Sprintf("\nIt is late: it was due at %s, while the bot was not running.", s.Next.Format("2006-01-02 15:04 MST"))
+		}
+		r.logger.Info("schedule due", "schedule", s.ID, "conversation", s.Key.String(), "user", s.From)
+		r.reply(a, m.Target(), note)
+		r.Handle(r.turnCtx, a, m)
+	}
+	r.armSchedules()
+}

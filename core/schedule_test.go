@@ -1,0 +1,117 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+)
+
+// Schedules run on the router's clock, as the author's own messages.
+func TestSchedulesRunOnTheClock(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, echo, clock, nil)
+	f.say("alice", "/at 30m run the tests")
+	f.expect("No conversation here yet")
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	for _, tc := range []struct{ cmd, want string }{
+		{"/at 30m run the tests", "Scheduled #1 (once), next at 2026-01-02 03:34 UTC: run the tests"},
+		{"/every 1h check in", "Scheduled #2 (every 1h0m0s), next at 2026-01-02 04:04 UTC: check in"},
+		{"/every 0 9 * * 1-5 standup notes", "Scheduled #3 (cron 0 9 * * 1-5), next at 2026-01-02 09:00 UTC: standup notes"},
+		{"/at 08:30 breakfast", "Scheduled #4 (once), next at 2026-01-02 08:30 UTC"},
+		{"/at 2026-01-01T00:00:00Z too late", "has passed"},
+		{"/at soon x", `"soon" is not a time`},
+		{"/at 30m", "usage: /at <when> <message>"},
+		{"/every 10s x", "too often"},
+		{"/every 1 2 3 x", "an interval such as 30m"},
+		{"/unschedule 4", "Removed schedule #4."},
+		{"/unschedule 3", "Removed schedule #3."},
+	} {
+		f.say("alice", tc.cmd)
+		f.expect(tc.want)
+	}
+	f.say("bob", "/unschedule 2")
+	f.expect("schedule #2 is someone else's")
+	f.say("alice", "/schedules")
+	f.expect("#1 once, next at 2026-01-02 03:34 UTC, by alice: run the tests\n#2 every 1h0m0s")
+
+	clock.Advance(30 * time.Minute)
+	f.expect("⏰ Schedule #1 (once) sends: run the tests")
+	if got := <-f.plugin.started; got.Prompt != "run the tests" || got.Key.User != "alice" {
+		t.Errorf("scheduled turn = %+v", got)
+	}
+	f.expect("echo: run the tests")
+	clock.Advance(30 * time.Minute)
+	f.expect("⏰ Schedule #2 (every 1h0m0s) sends: check in")
+	<-f.plugin.started
+	f.expect("echo: check in")
+	f.say("alice", "/schedules")
+	f.expect("Scheduled here:\n#2 every 1h0m0s, next at 2026-01-02 05:04 UTC")
+	f.say("alice", "/unschedule 2")
+	f.expect("Removed schedule #2.")
+	f.say("alice", "/schedules")
+	f.expect("Nothing is scheduled here.")
+}
+
+// A schedule that fell due while the bot was down runs once when its
+// platform attaches, saying it is late; one whose author is no longer
+// allowed is dropped, and nothing of it shown.
+func TestLateSchedulesRunOnceAtStart(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	root := t.TempDir()
+	roots, err := core.NewRoots([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 10), run: echo}
+	reg, err := core.NewRegistry(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"}
+	convs := core.NewConversations()
+	convs.Put(key, core.Conversation{Plugin: "fake", Workdir: roots[0], Started: coretest.Epoch, LastUsed: coretest.Epoch})
+	convs.LoadSchedules([]core.Schedule{
+		{ID: 7, Key: key, From: "alice", Text: "nightly build", Next: coretest.Epoch.Add(-3 * time.Hour), Every: 24 * time.Hour},
+		{ID: 8, Key: core.ConversationKey{Platform: "fake", User: "mallory", Channel: "c"}, From: "mallory", Text: "rm -rf", Next: coretest.Epoch.Add(-time.Hour)},
+	})
+	access := core.NewAccess()
+	access.Allow("fake", "alice")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock}, convs)
+	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
+	router.Attach(rec)
+	clock.Advance(0) // the timer Attach set, at once
+	var got []string
+	for range 2 {
+		got = append(got, (<-rec.Written()).Text)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{"⏰ Schedule #7 (every 24h0m0s) sends: nightly build\nIt is late: it was due at 2026-01-02 00:04 UTC",
+		"echo: nightly build"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the bot wrote %q, want %q", all, want)
+		}
+	}
+	if turn := <-p.started; turn.Prompt != "nightly build" {
+		t.Errorf("turn = %q", turn.Prompt)
+	}
+	scheds := convs.Schedules()
+	if len(scheds) != 1 || !scheds[0].Next.Equal(coretest.Epoch.Add(21*time.Hour)) || strings.Contains(strings.Join(rec.Messages(), "\n"), "rm -rf") {
+		t.Errorf("schedules after the late run = %+v, want #7 next at its next time, #8 gone", scheds)
+	}
+	router.Wait()
+	select {
+	case turn := <-p.started:
+		t.Errorf("mallory's schedule ran a turn: %+v", turn)
+	default:
+	}
+}
