@@ -33,6 +33,7 @@ const (
 	CmdEvery         CommandName = "every"
 	CmdSchedules     CommandName = "schedules"
 	CmdUnschedule    CommandName = "unschedule"
+	CmdFile          CommandName = "file"
 )
 
 // Command is a parsed slash command.
@@ -169,6 +170,8 @@ func NewCommands(plugins []Plugin) *Commands {
 		CommandSpec{Name: CmdMode, Words: []string{"mode"}, Arg: "name", Kind: ArgWord, Optional: true,
 			Suggest: SuggestMode, Scope: ScopeConversation, Help: "show or set the permission mode (from the next turn)",
 			ArgHelp: "ask, auto, default, or one of the CLI's modes (/mode lists them)"},
+		CommandSpec{Name: CmdFile, Words: []string{"file"}, Arg: "path", Kind: ArgText, Scope: ScopeConversation,
+			Help: "send a file from the workdir", ArgHelp: "The file's path, from the workdir"},
 		CommandSpec{Name: CmdDiff, Words: []string{"diff"}, Scope: ScopeConversation,
 			Help: "show what the conversation changed"},
 		CommandSpec{Name: CmdMerge, Words: []string{"merge"}, Scope: ScopeConversation,

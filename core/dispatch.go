@@ -95,6 +95,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 		return r.listSchedules(m), nil
 	case CmdUnschedule:
 		return r.unschedule(m, cmd.Arg)
+	case CmdFile:
+		return r.sendFile(ctx, a, m, cmd.Arg)
 	case CmdDiff:
 		return r.diff(ctx, m)
 	case CmdMerge:
@@ -239,6 +241,17 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 		return r.defaultWorkdir(), nil
 	}
 	return r.conversationWorkdir(m, conv.Workdir)
+}
+
+// workingConversation is m's conversation and its workdir, checked as
+// conversationWorkdir does; ok is false when m has no conversation.
+func (r *Router) workingConversation(m Message) (conv Conversation, workdir string, ok bool, err error) {
+	conv, ok = r.convs.Get(m.Key)
+	if !ok {
+		return conv, "", false, nil
+	}
+	workdir, err = r.conversationWorkdir(m, conv.Workdir)
+	return conv, workdir, true, err
 }
 
 func (r *Router) start(ctx context.Context, m Message, cmd Command) (string, error) {

@@ -48,6 +48,9 @@ type Message struct {
 	// UserName is a display name, for logs and replies only.
 	UserName string
 	Text     string
+	// Files are the files sent with the message; the router saves them
+	// in the workdir before the turn.
+	Files []Attachment
 	// ReplyTo is copied into the Target of the router's replies.
 	ReplyTo string
 	// Allowed is set by an adapter that admitted the user by a rule of its

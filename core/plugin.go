@@ -30,6 +30,9 @@ type Turn struct {
 	// MaxCostUSD, when positive, is the most the turn may cost: a plugin
 	// whose CLI counts its cost stops the turn there.
 	MaxCostUSD float64
+	// Images are absolute paths of images the user sent (saved in the
+	// workdir and named in Prompt too), for CLIs that take images.
+	Images []string
 }
 
 // Mode is one of a CLI's own permission modes, which /mode offers.

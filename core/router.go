@@ -77,6 +77,11 @@ type RouterConfig struct {
 	WorktreeDir string
 	// Budgets bound what turns cost (BUDGET_*).
 	Budgets Budgets
+	// AttachmentMaxBytes bounds a file in or out; zero means
+	// DefaultAttachmentMaxBytes. Transcribe hears voice notes; nil means
+	// they are refused with how to enable it.
+	AttachmentMaxBytes int64
+	Transcribe         Transcriber
 	// NotifyAfter: a turn that ran longer notifies its author when it
 	// ends (Notifier); zero means 60 seconds, negative never. A question
 	// always notifies.
@@ -280,7 +285,7 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 		queuedTurn = r.command(ctx, a, m, id, done)
 		return
 	}
-	if r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
+	if len(m.Files) == 0 && r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
 		queuedTurn = true // the answer holds done
 		return
 	}

@@ -51,12 +51,18 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
 	defer idle.stop()
 
+	turn := r.turnFor(m, conv, workdir)
+	turn.Prompt = m.Text
+	if len(m.Files) > 0 {
+		var err error
+		if turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, m, workdir); err != nil {
+			return func() { r.replyError(a, m.Target(), err) }
+		}
+	}
 	reply := a.coord.NewReply(r.deliverCtx, m.Target())
 	stopTyping := r.typing(ctx, a.p, m.Target())
 	started := r.clock.Now()
 	token := conv.ResumeToken
-	turn := r.turnFor(m, conv, workdir)
-	turn.Prompt = m.Text
 	res, err := r.runPlugin(ctx, plugin, turn,
 		func(ev Event) {
 			idle.touch()

@@ -127,11 +127,10 @@ func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 
 // diff shows what m's conversation changed.
 func (r *Router) diff(ctx context.Context, m Message) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
+	conv, workdir, ok, err := r.workingConversation(m)
 	if !ok {
 		return r.noConversation(), nil
 	}
-	workdir, err := r.conversationWorkdir(m, conv.Workdir)
 	if err != nil {
 		return "", err
 	}

@@ -38,6 +38,15 @@ type Recorder struct {
 	written  chan Call
 	inbox    chan core.Message
 	notified chan Notification
+	files    chan SentFile
+}
+
+// SentFile is one SendFile call a Recorder received.
+type SentFile struct {
+	To      core.Target
+	Name    string
+	Data    []byte
+	Caption string
 }
 
 // Notification is one Notify call a Recorder received.
@@ -52,7 +61,7 @@ type Notification struct {
 func NewRecorder(clock core.Clock, lim core.Limits) *Recorder {
 	return &Recorder{PlatformName: "fake", MaxLen: 2000, Lim: lim, Clock: clock,
 		messages: map[string]string{}, written: make(chan Call, 1<<16), inbox: make(chan core.Message, 64),
-		notified: make(chan Notification, 1<<10)}
+		notified: make(chan Notification, 1<<10), files: make(chan SentFile, 1<<10)}
 }
 
 var _ core.Platform = (*Recorder)(nil)
@@ -147,3 +156,12 @@ func (r *Recorder) Notify(ctx context.Context, to core.Target, user string, why 
 
 // Notified delivers every notification, in order.
 func (r *Recorder) Notified() <-chan Notification { return r.notified }
+
+// SendFile records a file (core.FileSender), apart from the writes.
+func (r *Recorder) SendFile(ctx context.Context, to core.Target, name string, data []byte, caption string) (core.MessageRef, error) {
+	r.files <- SentFile{To: to, Name: name, Data: data, Caption: caption}
+	return core.MessageRef{Target: to, ID: "file-" + name}, nil
+}
+
+// Files delivers every file sent, in order.
+func (r *Recorder) Files() <-chan SentFile { return r.files }

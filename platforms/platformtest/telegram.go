@@ -102,6 +102,9 @@ type TelegramServer struct {
 	commands   string
 	// webhookSecret is the secret_token of the last setWebhook.
 	webhookSecret string
+	files         map[string]*TelegramFile
+	nextFile      int
+	documents     []TelegramDocument
 }
 
 type pendingUpdate struct {
@@ -123,6 +126,7 @@ func NewTelegramServer(t testing.TB) *TelegramServer {
 		callbacks:  make(map[string]bool),
 		failures:   make(map[string][]TelegramFailure),
 		floodUntil: make(map[string]time.Time),
+		files:      make(map[string]*TelegramFile),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)

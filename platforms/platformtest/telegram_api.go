@@ -17,12 +17,22 @@ var pathRE = regexp.MustCompile(`^/bot([^/]+)/([A-Za-z]+)$`)
 
 func (s *TelegramServer) serve(w http.ResponseWriter, r *http.Request) {
 	at := s.Now()
+	if strings.HasPrefix(r.URL.Path, "/file/bot") {
+		s.serveFile(w, r)
+		return
+	}
 	m := pathRE.FindStringSubmatch(r.URL.Path)
 	if m == nil {
 		http.NotFound(w, r)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
+	var err error
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		err = r.ParseMultipartForm(64 << 20)
+	} else {
+		err = r.ParseForm()
+	}
+	if err != nil {
 		reply(w, failure(400, "Bad Request: "+err.Error()), nil)
 		return
 	}
@@ -36,7 +46,7 @@ func (s *TelegramServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.getUpdates(w, r)
 		return
 	} else {
-		result, f = s.handle(&call)
+		result, f = s.handle(&call, r)
 	}
 	if f != nil {
 		call.Error = f.Description
@@ -116,7 +126,7 @@ func (s *TelegramServer) getUpdates(w http.ResponseWriter, r *http.Request) {
 }
 
 // handle answers every method but getUpdates.
-func (s *TelegramServer) handle(c *TelegramCall) (any, *TelegramFailure) {
+func (s *TelegramServer) handle(c *TelegramCall, r *http.Request) (any, *TelegramFailure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := c.Params
@@ -125,6 +135,10 @@ func (s *TelegramServer) handle(c *TelegramCall) (any, *TelegramFailure) {
 		return nil, f
 	}
 	switch c.Method {
+	case "getFile":
+		return s.getFile(p.Get("file_id"))
+	case "sendDocument":
+		return s.sendDocument(chat, r)
 	case "getMe":
 		return map[string]any{"id": 4242, "is_bot": true, "first_name": "Jake", "username": TelegramBotName, "can_join_groups": true}, nil
 	case "sendMessage":

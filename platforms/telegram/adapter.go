@@ -28,6 +28,7 @@ const platformName = "telegram"
 type botAPI interface {
 	MakeRequest(method string, params tgbotapi.Params) (*tgbotapi.APIResponse, error)
 	Request(c tgbotapi.Chattable) (*tgbotapi.APIResponse, error)
+	UploadFiles(method string, params tgbotapi.Params, files []tgbotapi.RequestFile) (*tgbotapi.APIResponse, error)
 }
 
 // Options are the adapter's collaborators.
@@ -141,6 +142,16 @@ func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
 	return formatter.Telegram(blocks, formatter.TelegramLimit)
 }
 
+// hold takes chat's turn at the gate, or says how long it is held back
+// (a *core.RateLimitError).
+func (a *Adapter) hold(chat int64) (release func(), err error) {
+	release, d := a.gate.acquire(chat)
+	if d > 0 {
+		return nil, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+	}
+	return release, nil
+}
+
 // call runs one Bot API request, redacting the token from its error.
 func (a *Adapter) call(f func() error) error { return redact(f(), string(a.cfg.Token)) }
 
@@ -151,9 +162,9 @@ func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.M
 	if err != nil {
 		return core.MessageRef{}, err
 	}
-	release, d := a.gate.acquire(p.chat)
-	if d > 0 {
-		return core.MessageRef{}, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+	release, err := a.hold(p.chat)
+	if err != nil {
+		return core.MessageRef{}, err
 	}
 	defer release()
 	var id int
@@ -178,9 +189,9 @@ func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) er
 	if err != nil {
 		return fmt.Errorf("telegram: bad message id %q", ref.ID)
 	}
-	release, d := a.gate.acquire(p.chat)
-	if d > 0 {
-		return &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+	release, err := a.hold(p.chat)
+	if err != nil {
+		return err
 	}
 	defer release()
 	err = a.write(p.chat, text, func(text, mode string) error {

@@ -98,6 +98,7 @@ type harness struct {
 	logs   *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
+	root   string // the allowed root, the default workdir
 }
 
 func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
@@ -129,6 +130,7 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.root = roots[0]
 	ctx, cancel := context.WithCancel(context.Background())
 	h.router = core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: h.clock, Logger: logger}, nil)
 	handler := h.router.Attach(bot)

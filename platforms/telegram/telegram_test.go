@@ -1,8 +1,11 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,7 +97,7 @@ func TestCommandMenuAndAddressing(t *testing.T) {
 		names = append(names, c.Command)
 	}
 	// The words of core's command table that work bare, and the plugins.
-	if got, want := strings.Join(names, " "), "claude resume status cost workdir model mode diff merge at every schedules unschedule stop now allow answer deny end help"; got != want {
+	if got, want := strings.Join(names, " "), "claude resume status cost workdir model mode file diff merge at every schedules unschedule stop now allow answer deny end help"; got != want {
 		t.Errorf("menu = %s, want %s", got, want)
 	}
 	if !strings.Contains(cmds[0].Description, "/claude start [workdir] | /claude conversations | /claude resume <id>") {
@@ -517,5 +520,52 @@ func TestLongTurnPingsItsAuthor(t *testing.T) {
 	msgs := h.srv.Messages(dm.ID)
 	if n := len(msgs); n != 3 || msgs[2].Edits != 0 || !strings.Contains(plain(t, msgs[1]), "all done") {
 		t.Errorf("bot posted %d messages, want the start notice, the reply and a new ping", n)
+	}
+}
+
+// Files both ways through the real client library: a photo, a document
+// and a voice note in (getFile, then the file URL), a file too large
+// refused, and /file out (a multipart sendDocument).
+func TestFilesBothWays(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	uploads := filepath.Join(".jakebot", "uploads", core.Day(h.clock.Now()))
+
+	png := []byte("\x89PNG fake image bytes")
+	h.srv.UserSends(dm, alice, "photo", "screen.png", png, "what is wrong here?")
+	tr := h.nextTurn()
+	if !strings.HasPrefix(tr.Prompt, "what is wrong here?\n\nFiles I sent, saved in the workdir:\n- .jakebot/uploads/") ||
+		!strings.Contains(tr.Prompt, "(image)") || len(tr.Images) != 1 {
+		t.Errorf("photo turn: prompt %q, images %q", tr.Prompt, tr.Images)
+	}
+	if got, err := os.ReadFile(tr.Images[0]); err != nil || !bytes.Equal(got, png) {
+		t.Errorf("saved photo = %q, %v", got, err)
+	}
+	tr.end()
+	h.until("the photo's reply", func() bool { return len(h.srv.Messages(dm.ID)) == 2 && strings.Contains(h.last(dm.ID), "$0.0100") })
+
+	notes := []byte("line one\nline two\n")
+	h.srv.UserSends(dm, alice, "document", "notes.txt", notes, "")
+	tr = h.nextTurn()
+	if want := "Files I sent, saved in the workdir:\n- " + filepath.Join(uploads, "notes.txt"); tr.Prompt != want {
+		t.Errorf("document prompt = %q, want %q", tr.Prompt, want)
+	}
+	tr.end()
+	h.until("the document's reply", func() bool { return len(h.srv.Messages(dm.ID)) == 3 && strings.Contains(h.last(dm.ID), "$0.0100") })
+
+	h.srv.UserSends(dm, alice, "voice", "", []byte("OggS"), "")
+	h.until("the voice note's answer", func() bool { return strings.Contains(h.last(dm.ID), "voice notes need TRANSCRIBE_CMD") })
+	h.srv.UserSends(dm, alice, "document", "huge.bin", make([]byte, core.DefaultAttachmentMaxBytes+1), "")
+	h.until("the refusal", func() bool { return strings.Contains(h.last(dm.ID), "huge.bin is 20 MB, over the 20 MB limit") })
+	if _, err := os.Stat(filepath.Join(h.root, uploads, "huge.bin")); !os.IsNotExist(err) {
+		t.Errorf("huge.bin was written: %v", err)
+	}
+
+	h.srv.UserSays(dm, alice, 0, "/file "+filepath.Join(uploads, "notes.txt"))
+	h.until("the document", func() bool { return len(h.srv.Documents(dm.ID)) == 1 })
+	if d := h.srv.Documents(dm.ID)[0]; d.Name != "notes.txt" || !bytes.Equal(d.Data, notes) {
+		t.Errorf("sent document %q = %q", d.Name, d.Data)
 	}
 }

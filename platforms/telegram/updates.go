@@ -30,14 +30,19 @@ func (a *Adapter) handleUpdate(ctx context.Context, u update, d *dispatcher) {
 	}
 }
 
-// fromMessage converts a text message. Commands addressed to another bot
-// (/cmd@otherbot), messages from bots and messages without text are
-// dropped.
+// fromMessage converts a message: its text (or a file's caption) and its
+// files. Commands addressed to another bot (/cmd@otherbot), messages from
+// bots and messages with neither text nor a file are dropped.
 func (a *Adapter) fromMessage(msg *message) (core.Message, bool) {
-	if msg.From == nil || msg.From.IsBot || msg.Chat == nil || strings.TrimSpace(msg.Text) == "" {
+	files := a.attachments(msg)
+	text := msg.Text
+	if text == "" {
+		text = msg.Caption // a file's words come as its caption
+	}
+	if msg.From == nil || msg.From.IsBot || msg.Chat == nil || strings.TrimSpace(text) == "" && len(files) == 0 {
 		return core.Message{}, false
 	}
-	text, ok := a.addressed(msg.Text)
+	text, ok := a.addressed(text)
 	if !ok {
 		return core.Message{}, false
 	}
@@ -46,6 +51,7 @@ func (a *Adapter) fromMessage(msg *message) (core.Message, bool) {
 		ID:       strconv.Itoa(msg.MessageID),
 		UserName: displayName(msg.From.FirstName, msg.From.UserName),
 		Text:     text,
+		Files:    files,
 	}, true
 }
 

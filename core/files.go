@@ -1,0 +1,261 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/jake-bot/jake-bot/core/gitrepo"
+)
+
+// AttachmentKind says what a user's file is, for what the bot does with
+// it beyond saving it.
+type AttachmentKind int
+
+const (
+	// FileDocument is any file: saved and named in the prompt.
+	FileDocument AttachmentKind = iota
+	// FileImage is also passed to CLIs that take images (Turn.Images).
+	FileImage
+	// FileVoice is a voice note: transcribed, and the text is the prompt.
+	FileVoice
+)
+
+// Attachment is a file a user sent with a message.
+type Attachment struct {
+	// Name is the file's name as sent; the router cleans it.
+	Name string
+	// Size is what the platform declared, 0 when it did not.
+	Size int64
+	Kind AttachmentKind
+	// Open downloads the file. The adapter's closure holds what that needs
+	// (a token, which never leaves it).
+	Open func(ctx context.Context) (io.ReadCloser, error)
+}
+
+// DefaultAttachmentMaxBytes is Telegram's own getFile limit.
+const DefaultAttachmentMaxBytes = 20 << 20
+
+// FileSender is implemented by platforms that can post a file.
+type FileSender interface {
+	SendFile(ctx context.Context, to Target, name string, data []byte, caption string) (MessageRef, error)
+}
+
+// Transcriber turns a voice note into text (TRANSCRIBE_CMD).
+type Transcriber func(ctx context.Context, file string) (string, error)
+
+func (r *Router) maxAttachment() int64 {
+	if r.cfg.AttachmentMaxBytes > 0 {
+		return r.cfg.AttachmentMaxBytes
+	}
+	return DefaultAttachmentMaxBytes
+}
+
+// takeFiles saves m's files in workdir/.jakebot/uploads/<day>/ and
+// returns the prompt that names them, with a voice note's text in place
+// of an empty message, and the images' paths. A file over the size
+// limit, a failed download or a voice note that cannot be heard fails the
+// whole message, and nothing half-written is left.
+func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, workdir string) (prompt string, images []string, err error) {
+	prompt = m.Text
+	if len(m.Files) == 0 {
+		return prompt, nil, nil
+	}
+	dir := filepath.Join(workdir, ".jakebot", "uploads", Day(r.clock.Now()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("uploads folder: %w", err)
+	}
+	if err := gitrepo.Exclude(ctx, workdir); err != nil {
+		r.logger.Warn("exclude .jakebot/ from git", "workdir", workdir, "err", err)
+	}
+	var saved []string
+	var lines []string
+	for _, f := range m.Files {
+		path, err := r.saveFile(ctx, dir, f)
+		if err != nil {
+			for _, p := range saved {
+				os.Remove(p)
+			}
+			return "", nil, err
+		}
+		saved = append(saved, path)
+		rel, _ := filepath.Rel(workdir, path)
+		switch f.Kind {
+		case FileVoice:
+			text, err := r.transcribe(ctx, path)
+			if err != nil {
+				return "", nil, err
+			}
+			r.reply(a, m.Target(), "🎤 Heard: "+text)
+			prompt = strings.TrimSpace(prompt + "\n\n" + text)
+			lines = append(lines, fmt.Sprintf("- %s (the voice note this text was heard from)", rel))
+		case FileImage:
+			images = append(images, path)
+			lines = append(lines, fmt.Sprintf("- %s (image)", rel))
+		default:
+			lines = append(lines, "- "+rel)
+		}
+	}
+	prompt = strings.TrimSpace(prompt + "\n\nFiles I sent, saved in the workdir:\n" + strings.Join(lines, "\n"))
+	return prompt, images, nil
+}
+
+// saveFile downloads f into dir under a clean name of its own.
+func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string, error) {
+	max := r.maxAttachment()
+	name := cleanFileName(f.Name)
+	if f.Size > max {
+		return "", Errorf("%s is %s, over the %s limit (ATTACHMENT_MAX_BYTES): it was not saved, and your message was not sent", name, size(f.Size), size(max))
+	}
+	if f.Open == nil {
+		return "", Errorf("%s cannot be downloaded from this platform", name)
+	}
+	out, path, err := createUnique(dir, name)
+	if err != nil {
+		return "", fmt.Errorf("save %s: %w", name, err)
+	}
+	body, err := f.Open(ctx)
+	if err == nil {
+		var n int64
+		n, err = io.Copy(out, io.LimitReader(body, max+1))
+		body.Close()
+		if err == nil && n > max {
+			err = Errorf("%s is over the %s limit (ATTACHMENT_MAX_BYTES): it was not saved, and your message was not sent", name, size(max))
+		}
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		var ue *UserError
+		if errors.As(err, &ue) {
+			return "", err
+		}
+		return "", Errorf("%s could not be downloaded (%v): nothing was saved, and your message was not sent", name, err)
+	}
+	return path, nil
+}
+
+// transcribe runs the Transcriber, or says how to get one.
+func (r *Router) transcribe(ctx context.Context, path string) (string, error) {
+	if r.cfg.Transcribe == nil {
+		return "", Errorf("voice notes need TRANSCRIBE_CMD, a command that prints the text of {file} (a local whisper.cpp, for one): see README, Files and voice. Your note is saved at %s", path)
+	}
+	text, err := r.cfg.Transcribe(ctx, path)
+	text = strings.TrimSpace(text)
+	if err != nil {
+		return "", Errorf("the voice note could not be transcribed: %v", err)
+	}
+	if text == "" {
+		return "", Errorf("nothing was heard in the voice note")
+	}
+	return text, nil
+}
+
+// cleanFileName keeps a sent name's letters, digits and punctuation, with
+// path separators and control characters replaced: a name never climbs
+// out of the uploads folder nor hides as a dot file.
+func cleanFileName(name string) string {
+	name = strings.Map(func(c rune) rune {
+		switch {
+		case c == '/' || c == '\\' || unicode.IsControl(c) || c == 0x7f:
+			return '_'
+		case unicode.IsSpace(c):
+			return ' '
+		}
+		return c
+	}, name)
+	name = strings.TrimSpace(strings.TrimLeft(name, ". "))
+	if len(name) > 120 {
+		ext := filepath.Ext(name)
+		if len(ext) > 16 {
+			ext = ""
+		}
+		name = name[:120-len(ext)] + ext
+	}
+	if name == "" {
+		return "file"
+	}
+	return strings.ToValidUTF8(name, "_")
+}
+
+// createUnique creates dir/name, or name-1, name-2… when it is taken:
+// an upload never overwrites.
+func createUnique(dir, name string) (*os.File, string, error) {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for i := 0; i < 1000; i++ {
+		candidate := name
+		if i > 0 {
+			candidate = fmt.Sprintf("%s-%d%s", base, i, ext)
+		}
+		path := filepath.Join(dir, candidate)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return f, path, err
+	}
+	return nil, "", fmt.Errorf("too many files named %s", name)
+}
+
+// size says n bytes in words: 20 MB, 512 KB.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// sendFile answers /file <path>: the file from the conversation's
+// workdir, as a document.
+func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg string) (string, error) {
+	_, workdir, ok, err := r.workingConversation(m)
+	if !ok {
+		return r.noConversation(), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	path, err := realPath(arg, workdir)
+	if err != nil {
+		return "", Errorf("%s: %v", arg, err)
+	}
+	if !r.cfg.Roots.Contains(path) || !r.mayWorkIn(m, path) {
+		return "", Errorf("%s is outside the directories you may work in", arg)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", Errorf("%s: %v", arg, UserMessage(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return "", Errorf("%s is not a file", arg)
+	}
+	if fi.Size() > r.maxAttachment() {
+		return "", Errorf("%s is %s, over the %s limit (ATTACHMENT_MAX_BYTES)", arg, size(fi.Size()), size(r.maxAttachment()))
+	}
+	fs, ok := a.p.(FileSender)
+	if !ok {
+		return fmt.Sprintf("This platform cannot send files. The file is %s (%s).", path, size(fi.Size())), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", arg, err)
+	}
+	if r.cfg.Redactor.Redact(string(data)) != string(data) {
+		return "", Errorf("%s holds one of the bot's secrets: it is not sent", arg)
+	}
+	if _, err := fs.SendFile(ctx, m.Target(), filepath.Base(path), data, ""); err != nil {
+		return "", fmt.Errorf("send %s: %w", filepath.Base(path), err)
+	}
+	return "", nil
+}

@@ -1,0 +1,143 @@
+package core_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+)
+
+// file is an attachment whose download returns data, or fails.
+func file(name string, kind core.AttachmentKind, data string, declared int64) core.Attachment {
+	return core.Attachment{Name: name, Kind: kind, Size: declared, Open: func(ctx context.Context) (io.ReadCloser, error) {
+		if data == "FAIL" {
+			return nil, errors.New("connection reset")
+		}
+		return io.NopCloser(strings.NewReader(data)), nil
+	}}
+}
+
+func (f *routerFixture) send(text string, files ...core.Attachment) {
+	f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"}, Text: text, Files: files})
+}
+
+func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		cfg.AttachmentMaxBytes = 10
+		cfg.Transcribe = func(ctx context.Context, path string) (string, error) {
+			data, err := os.ReadFile(path)
+			return "heard " + string(data), err
+		}
+	})
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	uploads := filepath.Join(f.root, ".jakebot", "uploads", core.Day(coretest.Epoch))
+
+	f.send("what is wrong here?", file("screen shot.png", core.FileImage, "PNG", 3), file("../../etc/passwd", core.FileDocument, "root:x", 0),
+		file("screen shot.png", core.FileImage, "PNG2", 4))
+	turn := <-f.plugin.started
+	f.next()
+	want := "what is wrong here?\n\nFiles I sent, saved in the workdir:\n" +
+		"- .jakebot/uploads/" + core.Day(coretest.Epoch) + "/screen shot.png (image)\n" +
+		"- .jakebot/uploads/" + core.Day(coretest.Epoch) + "/_.._etc_passwd\n" +
+		"- .jakebot/uploads/" + core.Day(coretest.Epoch) + "/screen shot-1.png (image)"
+	if turn.Prompt != want {
+		t.Errorf("prompt = %q, want %q", turn.Prompt, want)
+	}
+	if len(turn.Images) != 2 || turn.Images[1] != filepath.Join(uploads, "screen shot-1.png") {
+		t.Errorf("images = %q", turn.Images)
+	}
+	for name, data := range map[string]string{"screen shot.png": "PNG", "_.._etc_passwd": "root:x", "screen shot-1.png": "PNG2"} {
+		if got, err := os.ReadFile(filepath.Join(uploads, name)); err != nil || string(got) != data {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, data)
+		}
+	}
+
+	// A voice note's text is the prompt, shown back first.
+	f.send("", file("voice.ogg", core.FileVoice, "hello", 5))
+	f.expect("🎤 Heard: heard hello")
+	if turn := <-f.plugin.started; !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
+		t.Errorf("voice prompt = %q", turn.Prompt)
+	}
+	f.next()
+
+	// Too large (as declared, or as downloaded) or failed: refused, the
+	// turn not run, nothing left on disk.
+	for _, tc := range []struct {
+		file core.Attachment
+		want string
+	}{
+		{file("big.bin", core.FileDocument, "x", 11<<20), "big.bin is 11 MB, over the 10 bytes limit (ATTACHMENT_MAX_BYTES)"},
+		{file("liar.bin", core.FileDocument, "01234567890", 1), "liar.bin is over the 10 bytes limit"},
+		{file("broken.txt", core.FileDocument, "FAIL", 0), "broken.txt could not be downloaded (connection reset)"},
+	} {
+		f.send("look", file("ok.txt", core.FileDocument, "fine", 4), tc.file)
+		f.expect(tc.want)
+	}
+	entries, _ := os.ReadDir(uploads)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "_.._etc_passwd screen shot-1.png screen shot.png voice.ogg" {
+		t.Errorf("uploads = %q, want nothing from the refused messages", names)
+	}
+	select {
+	case turn := <-f.plugin.started:
+		t.Errorf("a refused message ran a turn: %q", turn.Prompt)
+	default:
+	}
+}
+
+func TestVoiceWithoutTranscriber(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.send("", file("voice.ogg", core.FileVoice, "hello", 5))
+	f.expect("voice notes need TRANSCRIBE_CMD")
+}
+
+func TestFileCommand(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		cfg.AttachmentMaxBytes = 100
+		cfg.Redactor = core.NewRedactor([]string{"s3cr3t-token-value"})
+	})
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(f.root, "report.md"), []byte("# Report\n"), 0o644))
+	must(os.WriteFile(filepath.Join(f.root, "big.log"), bytes.Repeat([]byte("x"), 101), 0o644))
+	must(os.WriteFile(filepath.Join(f.root, "leak.txt"), []byte("token s3cr3t-token-value"), 0o644))
+	must(os.Symlink("/etc/hostname", filepath.Join(f.root, "escape")))
+	must(os.Mkdir(filepath.Join(f.root, "dir"), 0o755))
+	f.say("alice", "/file report.md")
+	sent := <-f.rec.Files()
+	if sent.Name != "report.md" || string(sent.Data) != "# Report\n" {
+		t.Errorf("sent %q %q", sent.Name, sent.Data)
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{"big.log", "big.log is 101 bytes, over the 100 bytes limit"},
+		{"escape", "escape is outside the directories you may work in"},
+		{"/etc/hostname", "outside the directories you may work in"},
+		{"dir", "dir is not a file"},
+		{"missing.txt", "missing.txt:"},
+		{"leak.txt", "holds one of the bot's secrets"},
+	} {
+		f.say("alice", "/file "+tc.arg)
+		f.expect(tc.want)
+	}
+}
