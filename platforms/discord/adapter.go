@@ -79,6 +79,7 @@ type Options struct {
 type Adapter struct {
 	core.Health
 	api     discordAPI
+	files   *http.Client // attachment downloads
 	cfg     Config
 	opts    Options
 	plugins map[string]core.Plugin
@@ -145,6 +146,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	s.Client = &http.Client{Timeout: 20 * time.Second, Transport: rt}
 	routeLibraryLogs()
 	a := newAdapter(s, cfg, opts)
+	a.files = &http.Client{Timeout: 2 * time.Minute, Transport: rt}
 	a.withoutMessageContent = func() { s.Identify.Intents = intents &^ discordgo.IntentMessageContent }
 	return a, nil
 }
@@ -157,6 +159,7 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 	}
 	a := &Adapter{
 		api:     api,
+		files:   &http.Client{Timeout: 2 * time.Minute},
 		cfg:     cfg,
 		opts:    opts,
 		plugins: make(map[string]core.Plugin),

@@ -1,9 +1,12 @@
 package discord
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +131,64 @@ func TestLongTurnPingsItsAuthor(t *testing.T) {
 	}
 	if len(body.AllowedMentions.Parse) != 0 || len(body.AllowedMentions.Users) != 1 || body.AllowedMentions.Users[0] != h.owner.ID {
 		t.Errorf("allowed_mentions = %+v, want only the author", body.AllowedMentions)
+	}
+}
+
+// Files both ways through discordgo: attachments in (downloaded from
+// their URL without the bot token), a voice message without
+// TRANSCRIBE_CMD, a file over the limit refused, and /file out as a
+// multipart message.
+func TestFilesBothWays(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	thread := h.start(h.owner)
+	uploads := filepath.Join(".jakebot", "uploads", core.Day(h.clock.Now()))
+	workdir := filepath.Join(h.root, "proj")
+
+	png := []byte("\x89PNG fake image bytes")
+	h.fake.SayWithFiles(h.owner, thread, "what is wrong here?",
+		platformtest.DiscordFile{Name: "screen.png", ContentType: "image/png", Data: png})
+	h.waitBot(thread, "echo: what is wrong here?")
+	turns := h.plugin.Turns()
+	tr := turns[len(turns)-1]
+	shot := filepath.Join(uploads, "screen.png")
+	if want := "what is wrong here?\n\nFiles I sent, saved in the workdir:\n- " + shot + " (image)"; tr.Prompt != want {
+		t.Errorf("prompt = %q, want %q", tr.Prompt, want)
+	}
+	if len(tr.Images) != 1 || tr.Images[0] != filepath.Join(workdir, shot) {
+		t.Errorf("images = %q, want the saved screenshot", tr.Images)
+	}
+	if got, err := os.ReadFile(filepath.Join(workdir, shot)); err != nil || !bytes.Equal(got, png) {
+		t.Errorf("saved screenshot = %q, %v", got, err)
+	}
+
+	notes := []byte("line one\nline two\n")
+	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "notes.txt", ContentType: "text/plain", Data: notes})
+	h.waitBot(thread, "echo: Files I sent, saved in the workdir:\n- "+filepath.Join(uploads, "notes.txt"))
+
+	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "voice-message.ogg", ContentType: "audio/ogg",
+		Data: []byte("OggS"), Voice: true})
+	h.waitEmbed(thread, "voice notes need TRANSCRIBE_CMD")
+	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "huge.bin",
+		Data: make([]byte, core.DefaultAttachmentMaxBytes+1)})
+	h.waitEmbed(thread, "huge.bin is 20 MB, over the 20 MB limit")
+	if _, err := os.Stat(filepath.Join(workdir, uploads, "huge.bin")); !os.IsNotExist(err) {
+		t.Errorf("huge.bin was written: %v", err)
+	}
+	for _, c := range h.fake.Downloads() {
+		if c.Authorization != "" {
+			t.Errorf("download of %s sent Authorization %q", c.Path, c.Authorization)
+		}
+	}
+	if n := len(h.fake.Downloads()); n != 3 {
+		t.Errorf("%d downloads, want 3 (the over-sized file is refused by its declared size)", n)
+	}
+
+	h.fake.Slash(h.owner, thread, "file", "path", filepath.Join(uploads, "notes.txt"))
+	sent := h.fake.WaitMessage(thread, func(m platformtest.DiscordMessage) bool {
+		return m.AuthorID == h.fake.BotID && len(m.Files) > 0
+	})
+	if f := sent.Files[0]; f.Name != "notes.txt" || !bytes.Equal(f.Data, notes) {
+		t.Errorf("sent file %q = %q", f.Name, f.Data)
 	}
 }

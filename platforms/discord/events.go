@@ -31,20 +31,21 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	if m.GuildID != "" && !mentioned && !a.active(key) {
 		return
 	}
-	if text == "" {
+	files := a.attachments(m)
+	if text == "" && len(files) == 0 {
 		if !mentioned {
-			return // no Message Content intent, or only an attachment
+			return // no Message Content intent
 		}
 		text = "/help"
 	}
-	msg := core.Message{Key: key, ID: m.ID, UserName: displayName(m.Author), Text: text}
+	msg := core.Message{Key: key, ID: m.ID, UserName: displayName(m.Author), Text: text, Files: files}
 	if m.Member != nil {
 		msg.Allowed = a.cfg.roleAllowed(m.Member.Roles)
 	}
 	a.dispatch(key, func(ctx context.Context, h core.Handler) {
 		if core.IsCommand(text) {
 			msg = a.moveToThread(ctx, msg, m.GuildID, nil)
-		} else {
+		} else if text != "" {
 			a.nameThread(ctx, key.Channel, key.User, text)
 		}
 		h(ctx, msg)

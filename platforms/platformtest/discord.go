@@ -54,6 +54,8 @@ type Discord struct {
 	commands     []json.RawMessage
 	faults       []*discordFault
 	holds        []*DiscordHold
+	attachments  map[string]DiscordFile // by URL path
+	downloads    []DiscordCall
 
 	gw discordGateway
 }
@@ -70,6 +72,8 @@ type DiscordCall struct {
 	At time.Time
 	// Authorization is the request's Authorization header.
 	Authorization string
+	// ContentType is the request's Content-Type header.
+	ContentType string
 	// Message is the id of the message the call created or edited.
 	Message string
 }
@@ -125,6 +129,8 @@ type DiscordMessage struct {
 	Embeds                  []DiscordEmbed
 	Components              json.RawMessage
 	Flags                   int
+	// Files are the message's attachments.
+	Files []DiscordFile
 	// Edits counts the PATCHes the message received.
 	Edits   int
 	Deleted bool
@@ -152,11 +158,13 @@ func NewDiscord(t testing.TB) *Discord {
 		channels:          make(map[string]*DiscordChannel),
 		messages:          make(map[string]*DiscordMessage),
 		interactions:      make(map[string]*discordInteractionState),
+		attachments:       make(map[string]DiscordFile),
 	}
 	d.AppID, d.BotID, d.GuildID, d.TextChannel = d.newID(), d.newID(), d.newID(), d.newID()
 	d.channels[d.TextChannel] = &DiscordChannel{ID: d.TextChannel, Type: DiscordText, GuildID: d.GuildID, Name: "general"}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v9/", d.serveREST)
+	mux.HandleFunc("/attachments/", d.serveAttachment)
 	// Every field is set before a server starts: the handlers read them.
 	d.gwSrv = httptest.NewServer(http.HandlerFunc(d.serveGateway))
 	d.srv = httptest.NewUnstartedServer(mux)

@@ -32,7 +32,8 @@ func discordNotFound(what string, code int) discordRESTReply {
 func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	c := DiscordCall{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/api/v9/"), Body: body,
-		At: d.Now(), Authorization: r.Header.Get("Authorization")}
+		At: d.Now(), Authorization: r.Header.Get("Authorization"),
+		ContentType: r.Header.Get("Content-Type")}
 	d.wait(c)
 	var rep discordRESTReply
 	switch f := d.takeFault(c); {
@@ -134,11 +135,16 @@ func (d *Discord) postMessage(channel string, c DiscordCall) discordRESTReply {
 	if _, ok := d.channels[channel]; !ok {
 		return discordNotFound("Channel", 10003)
 	}
+	body, files, err := messageBody(c)
 	var b discordMessageBody
-	if err := json.Unmarshal(c.Body, &b); err != nil {
+	if err == nil {
+		err = json.Unmarshal(body, &b)
+	}
+	if err != nil {
 		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m := d.addMessage(channel, d.BotID, "")
+	m.Files = files
 	if status := d.apply(m, b); status != 0 {
 		return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
 	}
@@ -190,7 +196,7 @@ func (d *Discord) apply(m *DiscordMessage, b discordMessageBody) int {
 	if b.Flags != 0 {
 		next.Flags = b.Flags
 	}
-	if len([]rune(next.Content)) > 2000 || (next.Content == "" && len(next.Embeds) == 0) {
+	if len([]rune(next.Content)) > 2000 || (next.Content == "" && len(next.Embeds) == 0 && len(next.Files) == 0) {
 		return http.StatusBadRequest
 	}
 	*m = next
