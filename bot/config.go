@@ -20,6 +20,7 @@ import (
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
@@ -78,6 +79,13 @@ type Config struct {
 	// ends (a new message on Telegram); 0 is never. Questions always do.
 	NotifyAfter time.Duration `env:"NOTIFY_AFTER" envDefault:"60s"`
 	WorktreeDir string        `env:"WORKTREE_DIR"`
+	// AttachmentMaxBytes bounds a file a user sends or /file sends back
+	// (Telegram's own getFile limit by default).
+	AttachmentMaxBytes int64 `env:"ATTACHMENT_MAX_BYTES" envDefault:"20971520"`
+	// TranscribeCmd hears voice notes: a command, with {file} where the
+	// note's path goes, that prints its text (a local whisper.cpp, say).
+	// Empty: voice notes are refused with how to set it.
+	TranscribeCmd cliproc.Args `env:"TRANSCRIBE_CMD"`
 
 	// UserRate limits messages per user, "N/s", "N/m" or "N/h"; empty or
 	// "off" is no limit.
@@ -168,6 +176,9 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	}
 	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 {
 		return Config{}, fmt.Errorf("BUDGET_TURN_USD and BUDGET_USER_DAILY_USD must be 0 (no budget) or more")
+	}
+	if cfg.AttachmentMaxBytes < 0 {
+		return Config{}, fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
 	}
 	switch cfg.Worktrees {
 	case "", "never", "always":

@@ -109,6 +109,16 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, workdir 
 func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string, error) {
 	max := r.maxAttachment()
 	name := cleanFileName(f.Name)
+	if f.Kind == FileVoice {
+		// TRANSCRIBE_CMD may put {file} inside a shell string: a voice
+		// note's name keeps no character a shell would read.
+		name = strings.Map(func(c rune) rune {
+			if c < 0x80 && (unicode.IsLetter(c) || unicode.IsDigit(c) || strings.ContainsRune("._-", c)) {
+				return c
+			}
+			return '_'
+		}, name)
+	}
 	if f.Size > max {
 		return "", Errorf("%s is %s, over the %s limit (ATTACHMENT_MAX_BYTES): it was not saved, and your message was not sent", name, size(f.Size), size(max))
 	}

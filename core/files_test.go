@@ -62,7 +62,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 	}
 
 	// A voice note's text is the prompt, shown back first.
-	f.send("", file("voice.ogg", core.FileVoice, "hello", 5))
+	f.send("", file("my $(voice) note.ogg", core.FileVoice, "hello", 5))
 	f.expect("🎤 Heard: heard hello")
 	if turn := <-f.plugin.started; !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
 		t.Errorf("voice prompt = %q", turn.Prompt)
@@ -87,7 +87,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "_.._etc_passwd screen shot-1.png screen shot.png voice.ogg" {
+	if strings.Join(names, " ") != "_.._etc_passwd my___voice__note.ogg screen shot-1.png screen shot.png" {
 		t.Errorf("uploads = %q, want nothing from the refused messages", names)
 	}
 	select {

@@ -206,7 +206,7 @@ func (r *Router) runPlugin(ctx context.Context, p Plugin, t Turn, emit func(Even
 		}
 	}()
 	if wt := r.warmFor(p.ID(), t); wt != nil {
-		return wt.Run(ctx, t.Prompt, emit)
+		return wt.Run(ctx, t, emit)
 	}
 	return p.Run(ctx, t, emit)
 }

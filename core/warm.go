@@ -20,8 +20,9 @@ type Warmer interface {
 
 // WarmTurn is a CLI started early, waiting for its turn's message.
 type WarmTurn interface {
-	// Run hands over the message and runs the turn, as Plugin.Run does.
-	Run(ctx context.Context, prompt string, emit func(Event)) (TurnResult, error)
+	// Run hands over the message and runs the turn, as Plugin.Run does:
+	// t is the turn Warm was given with its message (Prompt, Images) set.
+	Run(ctx context.Context, t Turn, emit func(Event)) (TurnResult, error)
 	// Fresh reports whether what the CLI loaded at start (its session) is
 	// still current; a stale one must not answer.
 	Fresh() bool

@@ -30,9 +30,9 @@ func (p *warmingPlugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, 
 	return w, nil
 }
 
-func (w *fakeWarm) Run(ctx context.Context, prompt string, emit func(core.Event)) (core.TurnResult, error) {
-	w.ran <- prompt
-	emit(core.TextEvent("warm: " + prompt))
+func (w *fakeWarm) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	w.ran <- t.Prompt
+	emit(core.TextEvent("warm: " + t.Prompt))
 	return core.TurnResult{ResumeToken: w.turn.ResumeToken}, nil
 }
 func (w *fakeWarm) Fresh() bool { return w.fresh }

@@ -67,7 +67,7 @@ func BenchmarkTurnStart(b *testing.B) {
 		time.Sleep(3 * time.Second) // the CLI has started, as between two messages of a person
 		model.Push(plugintest.Reply{Text: []string{"ok"}})
 		warm = append(warm, untilRequest(func() {
-			res, err = w.Run(ctx, "warm", func(core.Event) {})
+			res, err = w.Run(ctx, core.Turn{Workdir: workdir, ResumeToken: token, Ask: true, Prompt: "warm"}, func(core.Event) {})
 		}))
 		if err != nil {
 			b.Fatal(err)

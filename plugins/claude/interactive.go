@@ -9,6 +9,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
 // PermissionRequest is Claude Code asking, through its control protocol
@@ -27,11 +28,18 @@ type stdin struct {
 	next atomic.Int64
 }
 
-// userMessage is the turn's message as a stream-json input line.
-func userMessage(prompt string) any {
+// userMessage is the turn's message as a stream-json input line: its
+// images as image blocks, then its text.
+func userMessage(t core.Turn) any {
+	var content []any
+	for _, img := range images.Load(t.Images) {
+		content = append(content, map[string]any{"type": "image",
+			"source": map[string]any{"type": "base64", "media_type": img.MediaType, "data": img.Base64}})
+	}
+	content = append(content, map[string]any{"type": "text", "text": t.Prompt})
 	return map[string]any{
 		"type":    "user",
-		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": prompt}}},
+		"message": map[string]any{"role": "user", "content": content},
 	}
 }
 

@@ -69,11 +69,15 @@ func (p *Plugin) Modes() []core.Mode {
 // Args returns the CLI's arguments for a turn. The prompt comes after "--"
 // so that a message starting with a dash is never read as a flag. A turn
 // that may ask speaks the control protocol instead: the message goes on
-// stdin, and permission requests come to the bot.
+// stdin, and permission requests come to the bot. So does a turn with
+// images, which only a stream-json message carries.
 func (p *Plugin) Args(t core.Turn) []string {
 	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages"}
+	if streamsInput(t) {
+		args = append(args, "--input-format", "stream-json")
+	}
 	if t.Ask {
-		args = append(args, "--input-format", "stream-json", "--permission-prompt-tool", "stdio")
+		args = append(args, "--permission-prompt-tool", "stdio")
 	}
 	if t.ResumeToken != "" {
 		args = append(args, "--resume", t.ResumeToken)
@@ -89,11 +93,14 @@ func (p *Plugin) Args(t core.Turn) []string {
 		args = append(args, "--max-budget-usd", strconv.FormatFloat(t.MaxCostUSD, 'f', -1, 64))
 	}
 	args = append(args, p.cfg.Args...)
-	if t.Ask {
+	if streamsInput(t) {
 		return args
 	}
 	return append(args, "--", t.Prompt)
 }
+
+// streamsInput says whether t's message goes on stdin as stream-json.
+func streamsInput(t core.Turn) bool { return t.Ask || len(t.Images) > 0 }
 
 // Run runs one turn of Claude Code. A turn that may ask (t.Ask) speaks
 // the control protocol: permission requests become questions, and
@@ -101,12 +108,12 @@ func (p *Plugin) Args(t core.Turn) []string {
 // partial turn stays in the session; the CLI is killed only if it has not
 // ended cliproc.InterruptGrace later.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if t.Ask {
+	if streamsInput(t) {
 		c, err := p.start(context.WithoutCancel(ctx), t)
 		if err != nil {
 			return core.TurnResult{}, err
 		}
-		return c.Run(ctx, t.Prompt, emit)
+		return c.Run(ctx, t, emit)
 	}
 	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: p.cfg.Env})
 	if err != nil {
@@ -169,7 +176,7 @@ func (p *Plugin) start(life context.Context, t core.Turn) (*conversing, error) {
 
 // Run hands the message to the waiting CLI and runs the turn: permission
 // requests go to the chat, and cancelling ctx interrupts the turn.
-func (c *conversing) Run(ctx context.Context, prompt string, emit func(core.Event)) (core.TurnResult, error) {
+func (c *conversing) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	defer c.kill()
 	parser := NewParser(emit)
 	parser.Workdir = c.t.Workdir
@@ -181,7 +188,7 @@ func (c *conversing) Run(ctx context.Context, prompt string, emit func(core.Even
 			}
 		})})
 	}
-	if err := c.in.Send(userMessage(prompt)); err != nil {
+	if err := c.in.Send(userMessage(t)); err != nil {
 		c.p.logger.Warn("send the message", "err", err)
 	}
 	stop := cliproc.InterruptOn(ctx, func() error {

@@ -33,7 +33,7 @@ func TestWarmTurn(t *testing.T) {
 		t.Fatal("a warm CLI is stale before anything changed")
 	}
 	var text strings.Builder
-	res2, err := w.Run(context.Background(), "second", func(ev core.Event) {
+	res2, err := w.Run(context.Background(), withPrompt(next, "second"), func(ev core.Event) {
 		if ev.Kind == core.EventText {
 			text.WriteString(ev.Text)
 		}
@@ -64,4 +64,9 @@ func TestWarmTurn(t *testing.T) {
 		t.Error("a warm CLI whose session changed is still fresh")
 	}
 	stale.Close() // and no process outlives the test (askingPlugin checks)
+}
+
+func withPrompt(t core.Turn, prompt string) core.Turn {
+	t.Prompt = prompt
+	return t
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
 // Request ids the bot uses with the app-server.
@@ -153,8 +154,7 @@ func (s *appSession) response(m rpc) {
 		s.mu.Unlock()
 		s.parser.threadID = r.Thread.ID
 		s.emit(core.Event{Kind: core.EventSession, ResumeToken: r.Thread.ID, Model: cmp.Or(s.turn.Model, s.cfg.Model)})
-		_ = s.send(idTurn, "turn/start", map[string]any{"threadId": r.Thread.ID,
-			"input": []any{map[string]any{"type": "text", "text": s.turn.Prompt}}})
+		_ = s.send(idTurn, "turn/start", map[string]any{"threadId": r.Thread.ID, "input": userInput(s.turn)})
 	case fmt.Sprint(idTurn):
 		var r struct {
 			Turn struct {
@@ -236,4 +236,14 @@ func ReadAppServer(r io.Reader, parser *Parser) error {
 	s := &appSession{emit: parser.emit, parser: parser, out: cliproc.NewJSONLines(cliproc.Discard),
 		changes: map[string]*appItem{}, logger: slog.New(slog.DiscardHandler)}
 	return s.read(r)
+}
+
+// userInput is t's message as turn/start input: its images (files the
+// CLI reads itself), then its text.
+func userInput(t core.Turn) []any {
+	var in []any
+	for _, img := range images.Load(t.Images) {
+		in = append(in, map[string]any{"type": "localImage", "path": img.Path})
+	}
+	return append(in, map[string]any{"type": "text", "text": t.Prompt})
 }

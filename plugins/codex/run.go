@@ -11,6 +11,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
 // Config configures the plugin; the bot fills it from the environment.
@@ -89,6 +90,10 @@ func (p *Plugin) Args(t core.Turn) []string {
 	args = append(args, p.cfg.Args...)
 	if t.ResumeToken != "" {
 		args = append(args, "resume", t.ResumeToken)
+	}
+	for _, img := range images.Load(t.Images) {
+		// One value per flag: --image takes several, and would read on.
+		args = append(args, "--image="+img.Path)
 	}
 	return append(args, "--", t.Prompt)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
 // Request ids the bot uses with `gemini --acp`.
@@ -56,7 +57,7 @@ func (p *Plugin) runACP(ctx context.Context, t core.Turn, emit func(core.Event))
 	if err != nil {
 		return core.TurnResult{}, err
 	}
-	return a.Run(ctx, t.Prompt, emit)
+	return a.Run(ctx, t, emit)
 }
 
 // acpTurn is a `gemini --acp` process for one turn: started, its session
@@ -108,9 +109,9 @@ func (p *Plugin) startACP(life context.Context, t core.Turn) (*acpTurn, error) {
 }
 
 // Run hands the message to the waiting CLI and runs the turn.
-func (a *acpTurn) Run(ctx context.Context, prompt string, emit func(core.Event)) (core.TurnResult, error) {
+func (a *acpTurn) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	defer a.kill()
-	a.s.start(prompt, emit)
+	a.s.start(t, emit)
 	stop := cliproc.InterruptOn(ctx, a.s.cancel, a.kill, cliproc.InterruptGrace)
 	readErr := <-a.read
 	stop()
@@ -205,7 +206,7 @@ type acpSession struct {
 	// prompt delivers the turn's message, and emit its events, when the
 	// turn runs: a warm session waits for them. Events before that (the
 	// session id) are kept in early.
-	prompt    chan string
+	prompt    chan []any // the message's content blocks
 	abandoned chan struct{}
 	emitMu    sync.Mutex
 	emitFn    func(core.Event)
@@ -214,15 +215,16 @@ type acpSession struct {
 
 func newACPSession(t core.Turn, model string, emit func(core.Event), out *cliproc.JSONLines, logger *slog.Logger) *acpSession {
 	s := &acpSession{turn: t, model: model, out: out, logger: logger, tools: map[string]acpToolCall{},
-		prompt: make(chan string, 1), abandoned: make(chan struct{})}
+		prompt: make(chan []any, 1), abandoned: make(chan struct{})}
 	if emit != nil {
-		s.start(t.Prompt, emit)
+		s.start(t, emit)
 	}
 	return s
 }
 
-// start gives the session its message and where its events go.
-func (s *acpSession) start(prompt string, emit func(core.Event)) {
+// start gives the session its message (t's prompt and images) and where
+// its events go.
+func (s *acpSession) start(t core.Turn, emit func(core.Event)) {
 	s.emitMu.Lock()
 	early := s.early
 	s.early = nil
@@ -231,7 +233,11 @@ func (s *acpSession) start(prompt string, emit func(core.Event)) {
 	for _, ev := range early {
 		emit(ev)
 	}
-	s.prompt <- prompt
+	var content []any
+	for _, img := range images.Load(t.Images) {
+		content = append(content, map[string]any{"type": "image", "mimeType": img.MediaType, "data": img.Base64})
+	}
+	s.prompt <- append(content, map[string]any{"type": "text", "text": t.Prompt})
 }
 
 // emit passes ev on to the turn, or keeps it until the turn runs.
@@ -329,7 +335,7 @@ func (s *acpSession) response(m acpMessage) {
 		s.session = r.SessionID
 		s.mu.Unlock()
 		s.emit(core.Event{Kind: core.EventSession, ResumeToken: r.SessionID, Model: s.model})
-		var prompt string
+		var prompt []any
 		select {
 		case prompt = <-s.prompt: // at once, or when a warm turn runs
 		case <-s.abandoned:
@@ -338,7 +344,7 @@ func (s *acpSession) response(m acpMessage) {
 		}
 		s.prompting.Store(true)
 		_ = s.send(acpPrompt, "session/prompt", map[string]any{"sessionId": r.SessionID,
-			"prompt": []any{map[string]any{"type": "text", "text": prompt}}})
+			"prompt": prompt})
 	case fmt.Sprint(acpPrompt):
 		var r struct {
 			StopReason string `json:"stopReason"`

@@ -115,7 +115,7 @@ func TestACPWarmTurn(t *testing.T) {
 		t.Fatal("a warm CLI for a new session is stale")
 	}
 	var text strings.Builder
-	res, err := w.Run(context.Background(), "first", func(ev core.Event) {
+	res, err := w.Run(context.Background(), core.Turn{Workdir: f.workdir, Ask: true, Prompt: "first"}, func(ev core.Event) {
 		if ev.Kind == core.EventText {
 			text.WriteString(ev.Text)
 		}

@@ -3,14 +3,18 @@ package gemini
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
 // Config configures the plugin; the bot fills it from the environment.
@@ -70,7 +74,9 @@ func (p *Plugin) Modes() []core.Mode {
 // Args returns the CLI's arguments for a turn. The prompt is given as
 // --prompt=… so that a message starting with a dash is never read as a
 // flag.
-func (p *Plugin) Args(t core.Turn) []string {
+func (p *Plugin) Args(t core.Turn) []string { return p.args(t, nil) }
+
+func (p *Plugin) args(t core.Turn, staged *stagedImages) []string {
 	args := []string{"--output-format", "stream-json", "--approval-mode", cmp.Or(t.Mode, p.cfg.ApprovalMode)}
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
 		args = append(args, "--model", model)
@@ -79,7 +85,45 @@ func (p *Plugin) Args(t core.Turn) []string {
 		args = append(args, "--resume", t.ResumeToken)
 	}
 	args = append(args, p.cfg.Args...)
+	if staged != nil {
+		return append(args, "--include-directories="+staged.dir, "--prompt="+t.Prompt+staged.refs)
+	}
 	return append(args, "--prompt="+t.Prompt)
+}
+
+// stagedImages are a turn's images copied out of the workdir for the
+// one-shot CLI, which takes an image only as an @file it reads itself,
+// and skips files git ignores: the uploads folder is ignored.
+type stagedImages struct {
+	dir  string
+	refs string // the @file lines that end the prompt
+}
+
+// stageImages copies t's images into a private temporary folder; nil
+// when there are none. The caller removes dir.
+func stageImages(t core.Turn) (*stagedImages, error) {
+	imgs := images.Load(t.Images)
+	if len(imgs) == 0 {
+		return nil, nil
+	}
+	dir, err := os.MkdirTemp("", "jakebot-images-")
+	if err != nil {
+		return nil, fmt.Errorf("stage images: %w", err)
+	}
+	s := &stagedImages{dir: dir}
+	for i, img := range imgs {
+		data, err := base64.StdEncoding.DecodeString(img.Base64)
+		name := filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, strings.ReplaceAll(filepath.Base(img.Path), " ", "_")))
+		if err == nil {
+			err = os.WriteFile(name, data, 0o600)
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("stage images: %w", err)
+		}
+		s.refs += "\n@" + name
+	}
+	return s, nil
 }
 
 // Run runs one turn of the Gemini CLI: one-shot with stream-json, or,
@@ -111,7 +155,14 @@ func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Eve
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
 	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
-	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: env})
+	staged, err := stageImages(t)
+	if err != nil {
+		return core.TurnResult{}, err
+	}
+	if staged != nil {
+		defer os.RemoveAll(staged.dir)
+	}
+	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.args(t, staged), Dir: t.Workdir, Environ: p.cfg.Environ, Env: env})
 	if errors.Is(err, cliproc.ErrNotFound) {
 		return core.TurnResult{}, cliproc.NotFound("Gemini CLI", p.cfg.Bin, "@google/gemini-cli", "GEMINI_BIN")
 	}

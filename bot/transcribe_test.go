@@ -1,0 +1,52 @@
+package bot
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+func TestTranscriber(t *testing.T) {
+	t.Parallel()
+	note := filepath.Join(t.TempDir(), "voice 1.ogg")
+	if err := os.WriteFile(note, []byte("fix the build\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		cmd     cliproc.Args
+		environ []string
+		want    string
+		wantErr string
+	}{
+		{name: "file in the template", cmd: cliproc.Args{"sh", "-c", `tr a-z A-Z < "$1"`, "sh", "{file}"}, want: "FIX THE BUILD\n"},
+		{name: "file appended", cmd: cliproc.Args{"cat"}, want: "fix the build\n"},
+		{name: "file inside a word", cmd: cliproc.Args{"sh", "-c", "cat '{file}'"}, want: "fix the build\n"},
+		{name: "children's environment", cmd: cliproc.Args{"sh", "-c", `printf '%s' "$HEARD"`, "sh", "{file}"},
+			environ: []string{"PATH=" + os.Getenv("PATH"), "HEARD=from the child env"}, want: "from the child env"},
+		{name: "failure", cmd: cliproc.Args{"sh", "-c", "echo no model loaded >&2; exit 3"}, wantErr: "exited with status 3: no model loaded"},
+		{name: "missing", cmd: cliproc.Args{"no-such-whisper"}, wantErr: "TRANSCRIBE_CMD: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := transcriber(tt.cmd, tt.environ)(context.Background(), note)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	if transcriber(nil, nil) != nil {
+		t.Error("no TRANSCRIBE_CMD gave a transcriber")
+	}
+}
