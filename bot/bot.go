@@ -18,6 +18,7 @@ import (
 	"github.com/jake-bot/jake-bot/bot/metrics"
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/console"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
@@ -185,6 +186,8 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		Budgets:            core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
 		AttachmentMaxBytes: cfg.AttachmentMaxBytes,
 		Transcribe:         transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
+		LongReplyPages:     cfg.LongReplyPages,
+		Document:           formatter.MarkdownText,
 		UserRate:           userRate,
 		MaxMessageBytes:    cfg.MaxMessageBytes,
 		Observer:           observers,

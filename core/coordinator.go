@@ -27,6 +27,12 @@ type StreamCoordinator struct {
 	// redact blanks the bot's secrets out of every page; the router sets
 	// it before any reply.
 	redact *Redactor
+	// longPages and document, set by the router before any reply, make
+	// an answer longer than longPages messages its first pages, a note and
+	// the whole of it as a Markdown file (document renders it), on a
+	// platform that sends files. Zero or nil: every page is a message.
+	longPages int
+	document  func([]ResponseBlock) string
 
 	// channels holds the limiter of each channel written to lately; one
 	// forgotten is made anew, full, which the platform's own limit bears.
@@ -91,7 +97,11 @@ type Reply struct {
 	// need not wake the sender.
 	timerSet atomic.Bool
 	pages    []sentPage
-	retryAt  time.Time
+	// long is how many pages the reply rendered to when that was over
+	// longPages; pushedFinal says the closed reply's state was pushed.
+	long        int
+	pushedFinal bool
+	retryAt     time.Time
 	// lastEdit is when the reply last edited a message; edits keep
 	// Limits.EditInterval apart, counted in whole clock time rather than a
 	// rate limiter's float tokens, which allow an edit a nanosecond early.
@@ -202,8 +212,11 @@ func (r *Reply) send() {
 			r.mu.Lock()
 			closed, version := r.closed, r.version
 			r.mu.Unlock()
-			if version == r.pushed || (r.c.limits.FinalOnly && !closed) {
+			// A long reply's note changes when it closes, its blocks not.
+			pushed := version == r.pushed && (!closed || r.long == 0 || r.pushedFinal)
+			if pushed || (r.c.limits.FinalOnly && !closed) {
 				if closed {
+					r.attachLong()
 					return
 				}
 				break
@@ -214,7 +227,7 @@ func (r *Reply) send() {
 				// render the whole reply again for every event meanwhile.
 				break
 			}
-			wait := r.push(version)
+			wait := r.push(version, closed)
 			if wait > 0 {
 				// push measured wait from its own reading of the clock.
 				r.notBefore = r.c.clock.Now().Add(wait)
@@ -240,11 +253,11 @@ const maxFailures = 3
 // rendering a long reply, or writing the previous page, takes time, and a
 // token taken at an earlier reading of the clock would let two writes land
 // closer together than the limit allows.
-func (r *Reply) push(version int) time.Duration {
+func (r *Reply) push(version int, closed bool) time.Duration {
 	if now := r.c.clock.Now(); now.Before(r.retryAt) {
 		return r.retryAt.Sub(now)
 	}
-	pages := capPages(r.c.platform.Render(r.c.redact.redactBlocks(r.Blocks())))
+	pages := r.longPages(capPages(r.c.platform.Render(r.c.redact.redactBlocks(r.Blocks()))), closed)
 	for i, text := range pages {
 		if i < len(r.pages) && r.pages[i].text == text {
 			continue
@@ -274,14 +287,14 @@ func (r *Reply) push(version int) time.Duration {
 			r.c.logger.Warn("deliver reply", "target", r.target.Channel, "err", err, "failures", r.failures)
 			if r.failures >= maxFailures {
 				r.failures = 0
-				r.pushed = version
+				r.pushed, r.pushedFinal = version, closed
 				return 0
 			}
 			return time.Duration(r.failures) * 500 * time.Millisecond
 		}
 		r.failures = 0
 	}
-	r.pushed = version
+	r.pushed, r.pushedFinal = version, closed
 	return 0
 }
 

@@ -98,7 +98,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 	case CmdFile:
 		return r.sendFile(ctx, a, m, cmd.Arg)
 	case CmdDiff:
-		return r.diff(ctx, m)
+		return r.diff(ctx, a, m)
 	case CmdMerge:
 		return r.merge(ctx, m)
 	case CmdNow:

@@ -15,3 +15,8 @@ func (w *IdleWatch) Stop()  { w.stop() }
 
 // CapPages exposes the page cap to core_test.
 var CapPages = capPages
+
+// SetLongReplies sets what RouterConfig.LongReplyPages and Document set.
+func SetLongReplies(c *StreamCoordinator, pages int, document func([]ResponseBlock) string) {
+	c.longPages, c.document = pages, document
+}

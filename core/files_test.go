@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,4 +142,43 @@ func TestFileCommand(t *testing.T) {
 		f.say("alice", "/file "+tc.arg)
 		f.expect(tc.want)
 	}
+}
+
+// A long /diff attaches the whole patch, secrets blanked, and keeps the
+// summary in the message.
+func TestDiffAttachesALongPatch(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		cfg.Redactor = core.NewRedactor([]string{"s3cr3t-token-value"})
+	})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", f.root, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v: %s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	notes := filepath.Join(f.root, "notes.txt")
+	if err := os.WriteFile(notes, []byte("first\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-qm", "first")
+	var long strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&long, "line %d, s3cr3t-token-value\n", i)
+	}
+	if err := os.WriteFile(notes, []byte(long.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/diff")
+	sent := <-f.rec.Files()
+	if !strings.HasSuffix(sent.Name, ".diff") || !strings.Contains(string(sent.Data), "+line 99, [REDACTED]") ||
+		strings.Contains(string(sent.Data), "s3cr3t") {
+		t.Errorf("sent %s:\n%s", sent.Name, sent.Data)
+	}
+	f.expect("is attached as " + sent.Name)
 }

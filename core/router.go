@@ -82,6 +82,12 @@ type RouterConfig struct {
 	// they are refused with how to enable it.
 	AttachmentMaxBytes int64
 	Transcribe         Transcriber
+	// LongReplyPages: an answer longer than that many messages comes as
+	// its first pages, a note and the whole answer as a Markdown file that
+	// Document renders, where the platform sends files. Zero or a nil
+	// Document: every page is a message.
+	LongReplyPages int
+	Document       func([]ResponseBlock) string
 	// NotifyAfter: a turn that ran longer notifies its author when it
 	// ends (Notifier); zero means 60 seconds, negative never. A question
 	// always notifies.
@@ -196,6 +202,7 @@ func (r *Router) Attach(p Platform) Handler {
 	a := &attached{p: p, coord: NewStreamCoordinator(p, r.clock, r.logger.With("platform", p.Name()))}
 	a.coord.obs = r.obs
 	a.coord.redact = r.cfg.Redactor
+	a.coord.longPages, a.coord.document = r.cfg.LongReplyPages, r.cfg.Document
 	r.mu.Lock()
 	r.platforms[p.Name()] = a
 	r.mu.Unlock()

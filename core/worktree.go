@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -126,7 +127,7 @@ func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 }
 
 // diff shows what m's conversation changed.
-func (r *Router) diff(ctx context.Context, m Message) (string, error) {
+func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, error) {
 	conv, workdir, ok, err := r.workingConversation(m)
 	if !ok {
 		return r.noConversation(), nil
@@ -143,7 +144,9 @@ func (r *Router) diff(ctx context.Context, m Message) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", c.Since, c.Stat)
-	if c.Patch != "" {
+	if name, ok := r.attachPatch(ctx, a, m, conv, c.Patch); ok {
+		fmt.Fprintf(&b, "\nThe whole patch (%s) is attached as %s.", size(int64(len(c.Patch))), name)
+	} else if c.Patch != "" {
 		patch := c.Patch
 		if len(patch) > maxPatchBytes {
 			patch = patch[:strings.LastIndexByte(patch[:maxPatchBytes], '\n')+1]
@@ -152,6 +155,25 @@ func (r *Router) diff(ctx context.Context, m Message) (string, error) {
 		fmt.Fprintf(&b, "\n```diff\n%s```", patch)
 	}
 	return b.String(), nil
+}
+
+// inlinePatchBytes is the longest patch /diff shows in its message where
+// the platform can attach it as a file instead.
+const inlinePatchBytes = 1500
+
+// attachPatch sends a long patch as a .diff file, secrets blanked, where
+// the platform sends files; ok is false when it was not sent.
+func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv Conversation, patch string) (name string, ok bool) {
+	fs, can := a.p.(FileSender)
+	if !can || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
+		return "", false
+	}
+	name = cmp.Or(conv.Worktree, filepath.Base(conv.Workdir), "changes") + ".diff"
+	if _, err := fs.SendFile(ctx, m.Target(), name, []byte(r.cfg.Redactor.Redact(patch)), ""); err != nil {
+		r.logger.Warn("attach the patch", "err", err)
+		return "", false
+	}
+	return name, true
 }
 
 // merge commits and merges m's worktree conversation's branch.
