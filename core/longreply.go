@@ -23,7 +23,11 @@ func (r *Reply) longPages(pages []string, closed bool) []string {
 	r.long = len(pages)
 	note := fmt.Sprintf("⏳ The answer is long (%d messages so far): the whole of it comes as a file when the turn ends.", len(pages))
 	if closed {
-		note = fmt.Sprintf("📎 The answer ran to %d messages: the first %d are above, and all of it is in %s.", len(pages), n-1, longReplyFile)
+		above := "the first is above"
+		if n > 2 {
+			above = fmt.Sprintf("the first %d are above", n-1)
+		}
+		note = fmt.Sprintf("📎 The answer ran to %d messages: %s, and all of it is in %s.", len(pages), above, longReplyFile)
 	}
 	rendered := r.c.platform.Render([]ResponseBlock{{Kind: BlockText, Text: note}})
 	if len(rendered) == 0 {

@@ -1,12 +1,18 @@
 package telegram
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -73,5 +79,77 @@ func TestClaudeEndToEnd(t *testing.T) {
 	reqs := model.Requests()
 	if len(reqs) != 2 || !strings.Contains(reqs[1].Text(), "say hello") {
 		t.Errorf("the resumed turn did not carry the first exchange (%d requests)", len(reqs))
+	}
+}
+
+// TestFilesEndToEnd drives the real Claude CLI from the fake Telegram with
+// files: a photo reaches the model as an image block with the bytes the
+// user sent, a voice note is heard and its words sent, and a long answer
+// comes as its first page and answer.md.
+func TestFilesEndToEnd(t *testing.T) {
+	t.Parallel()
+	bin := plugintest.CLIPath(t, "claude")
+	var long strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&long, "Step %d: check the build output once more.\n", i)
+	}
+	model := plugintest.NewAnthropic(t,
+		plugintest.Reply{Text: []string{"A red diagonal."}},
+		plugintest.Reply{Text: []string{"Fixed it."}},
+		plugintest.Reply{Text: []string{long.String()}},
+	)
+	home := plugintest.Home(t)
+	mark, alive := plugintest.ProcessMarker(t)
+	t.Cleanup(func() {
+		if pids := alive(); len(pids) > 0 {
+			t.Errorf("processes %v outlived the test", pids)
+		}
+	})
+	plugin := claude.New(claude.Config{Bin: bin, PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
+		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
+	h := newHarnessRouting(t, func(rc *core.RouterConfig) {
+		rc.Transcribe = func(ctx context.Context, file string) (string, error) {
+			data, err := os.ReadFile(file)
+			return "please " + string(data), err
+		}
+		rc.LongReplyPages, rc.Document = 2, formatter.MarkdownText
+	}, func(_ *Config, o *Options) { o.Plugins = []core.Plugin{plugin} })
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+
+	shot, b64 := plugintest.PNG(t, t.TempDir(), "shot.png")
+	png, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.UserSends(dm, alice, "photo", "shot.png", png, "what is wrong here?")
+	h.until("the photo's answer", func() bool { return strings.Contains(h.last(dm.ID), "A red diagonal.") && strings.Contains(h.last(dm.ID), "— ") })
+	if reqs := model.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), b64) ||
+		!strings.Contains(reqs[0].LastUserText(), "what is wrong here?") {
+		t.Errorf("the model did not get the photo and its caption")
+	}
+
+	h.srv.UserSends(dm, alice, "voice", "", []byte("fix the build"), "")
+	h.until("the voice note's answer", func() bool { return strings.Contains(h.last(dm.ID), "Fixed it.") && strings.Contains(h.last(dm.ID), "— ") })
+	if !slices.ContainsFunc(h.srv.Messages(dm.ID), func(m platformtest.TelegramMessage) bool {
+		return strings.Contains(m.Text, "🎤 Heard: please fix the build")
+	}) {
+		t.Error("the bot did not show what it heard")
+	}
+	if reqs := model.Requests(); len(reqs) != 2 || !strings.Contains(reqs[1].LastUserText(), "please fix the build") {
+		t.Errorf("the model did not get the voice note's words")
+	}
+
+	before := len(h.srv.Messages(dm.ID))
+	h.srv.UserSays(dm, alice, 0, "list every step")
+	h.until("the long answer's file", func() bool { return len(h.srv.Documents(dm.ID)) == 1 })
+	doc := h.srv.Documents(dm.ID)[0]
+	if doc.Name != "answer.md" || !strings.Contains(string(doc.Data), "Step 0: check") || !strings.Contains(string(doc.Data), "Step 399: check") {
+		t.Errorf("sent %s:\n%.300s", doc.Name, doc.Data)
+	}
+	msgs := h.srv.Messages(dm.ID)[before:]
+	if len(msgs) != 3 || !strings.HasPrefix(msgs[0].Text, "Step 0: check") ||
+		!strings.Contains(msgs[1].Text, "ran to 5 messages: the first is above, and all of it is in answer.md") {
+		t.Errorf("the long answer took %d messages, want its first page, the note and the file", len(msgs))
 	}
 }

@@ -103,6 +103,13 @@ type harness struct {
 
 func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 	t.Helper()
+	return newHarnessRouting(t, nil, configure...)
+}
+
+// newHarnessRouting is newHarness with the router's configuration
+// adjusted by route too.
+func newHarnessRouting(t *testing.T, route func(*core.RouterConfig), configure ...func(*Config, *Options)) *harness {
+	t.Helper()
 	h := &harness{t: t, srv: platformtest.NewTelegramServer(t), clock: newFakeClock(), plugin: newScripted(), logs: &syncBuffer{}}
 	h.srv.Now = h.clock.Now
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -132,7 +139,11 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 	}
 	h.root = roots[0]
 	ctx, cancel := context.WithCancel(context.Background())
-	h.router = core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: h.clock, Logger: logger}, nil)
+	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: h.clock, Logger: logger}
+	if route != nil {
+		route(&rc)
+	}
+	h.router = core.NewRouter(context.Background(), rc, nil)
 	handler := h.router.Attach(bot)
 	h.cancel = cancel
 	h.done = make(chan error, 1)
