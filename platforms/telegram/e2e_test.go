@@ -123,14 +123,18 @@ func TestFilesEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.srv.UserSends(dm, alice, "photo", "shot.png", png, "what is wrong here?")
-	h.until("the photo's answer", func() bool { return strings.Contains(h.last(dm.ID), "A red diagonal.") && strings.Contains(h.last(dm.ID), "— ") })
+	h.until("the photo's answer", func() bool {
+		return strings.Contains(h.last(dm.ID), "A red diagonal.") && strings.Contains(h.last(dm.ID), "— ")
+	})
 	if reqs := model.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), b64) ||
 		!strings.Contains(reqs[0].LastUserText(), "what is wrong here?") {
 		t.Errorf("the model did not get the photo and its caption")
 	}
 
 	h.srv.UserSends(dm, alice, "voice", "", []byte("fix the build"), "")
-	h.until("the voice note's answer", func() bool { return strings.Contains(h.last(dm.ID), "Fixed it.") && strings.Contains(h.last(dm.ID), "— ") })
+	h.until("the voice note's answer", func() bool {
+		return strings.Contains(h.last(dm.ID), "Fixed it.") && strings.Contains(h.last(dm.ID), "— ")
+	})
 	if !slices.ContainsFunc(h.srv.Messages(dm.ID), func(m platformtest.TelegramMessage) bool {
 		return strings.Contains(m.Text, "🎤 Heard: please fix the build")
 	}) {
