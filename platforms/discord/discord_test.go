@@ -14,6 +14,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/google/go-cmp/cmp"
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 )
 
@@ -140,7 +141,9 @@ func TestLongTurnPingsItsAuthor(t *testing.T) {
 // multipart message.
 func TestFilesBothWays(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, nil)
+	h := newHarnessRouting(t, nil, nil, func(rc *core.RouterConfig) {
+		rc.LongReplyPages, rc.Document = 2, formatter.MarkdownText
+	})
 	thread := h.start(h.owner)
 	uploads := filepath.Join(".jakebot", "uploads", core.Day(h.clock.Now()))
 	workdir := filepath.Join(h.root, "proj")
@@ -191,4 +194,15 @@ func TestFilesBothWays(t *testing.T) {
 	if f := sent.Files[0]; f.Name != "notes.txt" || !bytes.Equal(f.Data, notes) {
 		t.Errorf("sent file %q = %q", f.Name, f.Data)
 	}
+
+	// A long answer: its first page, a note, and the whole as answer.md.
+	long := strings.Repeat("a line of a long answer\n", 300)
+	h.fake.Say(h.owner, thread, long)
+	file := h.fake.WaitMessage(thread, func(m platformtest.DiscordMessage) bool {
+		return m.AuthorID == h.fake.BotID && len(m.Files) > 0 && m.Files[0].Name == "answer.md"
+	})
+	if got := string(file.Files[0].Data); !strings.HasPrefix(got, "echo: "+strings.TrimSpace(long)+"\n\n— ") {
+		t.Errorf("answer.md (%d bytes) ends %q, want the whole answer and its footer", len(got), got[max(0, len(got)-80):])
+	}
+	h.waitBot(thread, "all of it is in answer.md")
 }

@@ -69,6 +69,13 @@ type harness struct {
 
 func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord)) *harness {
 	t.Helper()
+	return newHarnessRouting(t, plugin, configure, nil)
+}
+
+// newHarnessRouting is newHarness with the router's configuration
+// adjusted by route too.
+func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig)) *harness {
+	t.Helper()
 	fake := platformtest.NewDiscord(t)
 	// Every wait is over at once, but rate limits hold in the clock's time,
 	// which the fake stamps on every call: tests assert spacing, never sleep.
@@ -105,8 +112,11 @@ func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platf
 	h.cfg.Grant(access)
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
-	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock,
-		Logger: logger}, h.convs)
+	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}
+	if route != nil {
+		route(&rc)
+	}
+	h.router = core.NewRouter(ctx, rc, h.convs)
 	h.adapter, err = New(h.cfg, Options{Plugins: []core.Plugin{plugin}, Roots: roots, Conversations: h.convs, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
