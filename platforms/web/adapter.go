@@ -1,0 +1,180 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+)
+
+// Options are what the adapter needs from the rest of the bot.
+type Options struct {
+	Logger *slog.Logger
+	// SignIn is where Run prints the sign-in URL, once; nil is stderr.
+	// The URL holds the token, so it never goes to the log.
+	SignIn io.Writer
+	// Listener, when set, is served instead of listening on Addr (tests
+	// take a free port this way).
+	Listener net.Listener
+}
+
+// Adapter is the web core.Platform. It is safe for concurrent use.
+type Adapter struct {
+	cfg      Config
+	opts     Options
+	logger   *slog.Logger
+	store    *store
+	sessions *sessions
+	lanes    core.Lanes[string]
+
+	mu     sync.Mutex
+	h      core.Handler
+	runCtx context.Context
+	url    string // the page's own origin, once listening
+}
+
+var (
+	_ core.Platform      = (*Adapter)(nil)
+	_ core.ChoiceOfferer = (*Adapter)(nil)
+	_ core.FileSender    = (*Adapter)(nil)
+)
+
+// New returns the adapter; Run serves it.
+func New(cfg Config, opts Options) (*Adapter, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = core.DefaultAttachmentMaxBytes
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.SignIn == nil {
+		opts.SignIn = os.Stderr
+	}
+	return &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions()}, nil
+}
+
+func (a *Adapter) Name() string { return Name }
+
+// Limits: none. The page batches updates to animation frames, so every
+// change streams as the CLI writes it.
+func (a *Adapter) Limits() core.Limits { return core.Limits{} }
+
+// pageLimit bounds one message of the page: a browser shows long ones
+// well, but the stream sends a message whole at every change.
+const pageLimit = 60_000
+
+// Render renders blocks as Markdown, which the page turns into HTML.
+func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+	return formatter.Markdown(blocks, pageLimit)
+}
+
+// Run serves the page until ctx is done. It prints the sign-in URL once.
+func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
+	ln := a.opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", a.cfg.listenAddr()); err != nil {
+			return fmt.Errorf("web: listen on %s: %w", a.cfg.listenAddr(), err)
+		}
+	}
+	scheme := "http"
+	if a.cfg.TLSCert != "" {
+		scheme = "https"
+	}
+	origin := scheme + "://" + ln.Addr().String()
+	a.mu.Lock()
+	a.h, a.runCtx, a.url = h, ctx, origin
+	a.mu.Unlock()
+	srv := &http.Server{Handler: a.routes(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:    slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	fmt.Fprintf(a.opts.SignIn, "Web: sign in at %s/login?token=%s\n", origin, string(a.cfg.Token))
+	a.logger.Info("serving the web page", "url", origin)
+	served := make(chan error, 1)
+	go func() {
+		if a.cfg.TLSCert != "" {
+			served <- srv.ServeTLS(ln, a.cfg.TLSCert, a.cfg.TLSKey)
+		} else {
+			served <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-served:
+		return fmt.Errorf("web: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		srv.Close() // streams stay open until closed
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("web: %w", err)
+	}
+	a.lanes.Wait()
+	return nil
+}
+
+// URL is the page's origin once Run listens, for tests.
+func (a *Adapter) URL() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.url
+}
+
+// deliver hands m to the router, in order within its conversation.
+func (a *Adapter) deliver(m core.Message) bool {
+	a.mu.Lock()
+	h, ctx := a.h, a.runCtx
+	a.mu.Unlock()
+	if h == nil || ctx.Err() != nil {
+		return false
+	}
+	a.lanes.Do(m.Key.Channel, func() { h(ctx, m) })
+	return true
+}
+
+// Send posts a message in to's conversation.
+func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
+	m := a.store.add(to.Channel, &message{From: "bot", Text: text})
+	return core.MessageRef{Target: to, ID: m.ID}, nil
+}
+
+// Edit replaces a message's text, and its buttons with none.
+func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) error {
+	if !a.store.edit(ref.Target.Channel, ref.ID, text) {
+		return fmt.Errorf("web: no message %s (it scrolled out of memory)", ref.ID)
+	}
+	return nil
+}
+
+// OfferChoices posts text with a button per choice; a press sends its
+// command as the user's message.
+func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string, choices []core.Choice) (core.MessageRef, error) {
+	m := &message{From: "bot", Text: text}
+	for _, c := range choices {
+		m.Choices = append(m.Choices, choice{Label: c.Label, Command: c.Command})
+	}
+	m = a.store.add(to.Channel, m)
+	return core.MessageRef{Target: to, ID: m.ID}, nil
+}
+
+// SendFile posts a file for the page to download.
+func (a *Adapter) SendFile(ctx context.Context, to core.Target, name string, data []byte, caption string) (core.MessageRef, error) {
+	id := a.store.addFile(name, data)
+	m := a.store.add(to.Channel, &message{From: "bot", Text: caption, File: &fileRef{ID: id, Name: name, Size: len(data)}})
+	return core.MessageRef{Target: to, ID: m.ID}, nil
+}

@@ -1,0 +1,226 @@
+package web
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// message is one message of a conversation as the page shows it.
+type message struct {
+	ID      string   `json:"id"`
+	From    string   `json:"from"` // "user" or "bot"
+	Text    string   `json:"text"` // Markdown
+	Choices []choice `json:"choices,omitempty"`
+	File    *fileRef `json:"file,omitempty"`
+}
+
+type choice struct {
+	Label   string `json:"label"`
+	Command string `json:"command"`
+}
+
+// fileRef is a file the bot sent, downloaded from /api/files/<ID>.
+type fileRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Size int    `json:"size"`
+}
+
+// channel is one conversation place on the page.
+type channel struct {
+	ID       string     `json:"id"`
+	Title    string     `json:"title"`
+	Messages []*message `json:"messages"`
+}
+
+// event is what a stream sends: a snapshot first, then changes.
+type event struct {
+	Type     string     `json:"type"` // snapshot, channel, message
+	Channels []*channel `json:"channels,omitempty"`
+	Channel  *channel   `json:"channel,omitempty"`
+	In       string     `json:"in,omitempty"` // a message's channel
+	Message  *message   `json:"message,omitempty"`
+}
+
+// Bounds on what the store keeps in memory.
+const (
+	maxChannels        = 200
+	maxMessagesPerChan = 500
+	maxFiles           = 64
+	subscriberBuffer   = 1024
+)
+
+// store holds the page's conversations and the streams watching them.
+// Every change is made and broadcast under one lock, so a stream that
+// starts with a snapshot misses nothing and sees changes in order.
+type store struct {
+	mu       sync.Mutex
+	nextID   int
+	channels []*channel
+	byID     map[string]*channel
+	msgs     map[string]*message // by id
+	files    map[string]storedFile
+	fileIDs  []string
+	subs     map[chan []byte]struct{}
+}
+
+func newStore() *store {
+	return &store{byID: map[string]*channel{}, msgs: map[string]*message{}, files: map[string]storedFile{},
+		subs: map[chan []byte]struct{}{}}
+}
+
+func (s *store) newIDLocked(prefix string) string {
+	s.nextID++
+	return prefix + strconv.Itoa(s.nextID)
+}
+
+// newChannel adds an empty conversation place.
+func (s *store) newChannel() *channel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.channelLocked(s.newIDLocked("c"))
+}
+
+// channelLocked returns channel id, made when it is new (the oldest
+// forgotten past maxChannels).
+func (s *store) channelLocked(id string) *channel {
+	if c, ok := s.byID[id]; ok {
+		return c
+	}
+	c := &channel{ID: id, Title: "New conversation", Messages: []*message{}}
+	s.channels = append(s.channels, c)
+	s.byID[id] = c
+	if len(s.channels) > maxChannels {
+		old := s.channels[0]
+		s.channels = s.channels[1:]
+		delete(s.byID, old.ID)
+		for _, m := range old.Messages {
+			delete(s.msgs, m.ID)
+		}
+	}
+	s.broadcastLocked(event{Type: "channel", Channel: &channel{ID: c.ID, Title: c.Title}})
+	return c
+}
+
+// hasChannel reports whether id is a conversation place of the page.
+func (s *store) hasChannel(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.byID[id]
+	return ok
+}
+
+// add appends a message to channel in and broadcasts it. The user's first
+// words title the channel.
+func (s *store) add(in string, m *message) *message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.channelLocked(in)
+	m.ID = s.newIDLocked("m")
+	c.Messages = append(c.Messages, m)
+	s.msgs[m.ID] = m
+	if len(c.Messages) > maxMessagesPerChan {
+		delete(s.msgs, c.Messages[0].ID)
+		c.Messages = c.Messages[1:]
+	}
+	if m.From == "user" && c.Title == "New conversation" && !strings.HasPrefix(m.Text, "/") && m.Text != "" {
+		c.Title = title(m.Text)
+		s.broadcastLocked(event{Type: "channel", Channel: &channel{ID: c.ID, Title: c.Title}})
+	}
+	s.broadcastLocked(event{Type: "message", In: in, Message: copyMessage(m)})
+	return copyMessage(m)
+}
+
+// edit replaces a bot message's text and drops its buttons.
+func (s *store) edit(in, id, text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.msgs[id]
+	if !ok {
+		return false
+	}
+	m.Text, m.Choices = text, nil
+	s.broadcastLocked(event{Type: "message", In: in, Message: copyMessage(m)})
+	return true
+}
+
+// storedFile is a file the bot sent, kept for the page to download.
+type storedFile struct {
+	name string
+	data []byte
+}
+
+// addFile keeps a file for download (the oldest forgotten past maxFiles).
+func (s *store) addFile(name string, data []byte) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.newIDLocked("f")
+	s.files[id] = storedFile{name, data}
+	s.fileIDs = append(s.fileIDs, id)
+	if len(s.fileIDs) > maxFiles {
+		delete(s.files, s.fileIDs[0])
+		s.fileIDs = s.fileIDs[1:]
+	}
+	return id
+}
+
+func (s *store) file(id string) (storedFile, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[id]
+	return f, ok
+}
+
+// subscribe returns a stream of encoded events, starting with a snapshot,
+// and a function that ends it. A stream that falls behind is closed: the
+// page reconnects and gets a new snapshot.
+func (s *store) subscribe() (<-chan []byte, func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := make(chan []byte, subscriberBuffer)
+	snap, _ := json.Marshal(event{Type: "snapshot", Channels: s.channels})
+	ch <- snap
+	s.subs[ch] = struct{}{}
+	return ch, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.subs[ch]; ok {
+			delete(s.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+func (s *store) broadcastLocked(ev event) {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return
+	}
+	for ch := range s.subs {
+		select {
+		case ch <- data:
+		default:
+			delete(s.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+func copyMessage(m *message) *message {
+	c := *m
+	c.Choices = append([]choice(nil), m.Choices...)
+	return &c
+}
+
+// title is a conversation's first words, cut to fit a list.
+func title(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= 60 {
+		return text
+	}
+	r := []rune(text)
+	return string(r[:59]) + "…"
+}

@@ -1,0 +1,424 @@
+package web_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/web"
+)
+
+const token = "correct-horse-battery-staple-42"
+
+// echoPlugin answers "echo: <prompt>"; a prompt "wait" runs until the
+// turn is stopped.
+type echoPlugin struct {
+	mu    sync.Mutex
+	turns []core.Turn
+}
+
+func (p *echoPlugin) ID() string   { return "claude" }
+func (p *echoPlugin) Name() string { return "Claude Code" }
+func (p *echoPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
+	return nil, nil
+}
+func (p *echoPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p.mu.Lock()
+	p.turns = append(p.turns, t)
+	p.mu.Unlock()
+	if t.Prompt == "wait" {
+		emit(core.TextEvent("waiting…"))
+		<-ctx.Done()
+		return core.TurnResult{}, context.Cause(ctx)
+	}
+	emit(core.TextEvent("echo: " + t.Prompt))
+	return core.TurnResult{ResumeToken: "s1"}, nil
+}
+
+func (p *echoPlugin) lastTurn() core.Turn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.turns[len(p.turns)-1]
+}
+
+// site is the web platform on a real router, on a free loopback port.
+type site struct {
+	t       *testing.T
+	url     string
+	root    string
+	plugin  *echoPlugin
+	logs    *bytes.Buffer
+	printed *bytes.Buffer
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	s := &site{t: t, plugin: &echoPlugin{}, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.root = root
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.url = "http://" + ln.Addr().String()
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, s.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg := web.Config{Addr: ln.Addr().String(), Token: token}
+	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := core.NewRegistry(s.plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := core.NewAccess()
+	cfg.Grant(access)
+	roots, err := core.NewRoots([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}, nil)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, router.Attach(a)) }()
+	t.Cleanup(func() {
+		cancel()
+		router.Shutdown()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		router.Wait()
+		logMu.Lock()
+		defer logMu.Unlock()
+		if strings.Contains(s.logs.String(), token) {
+			t.Errorf("the token is in the logs:\n%s", s.logs)
+		}
+	})
+	return s
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// browser is a signed-in client: its cookie and the page's CSRF token.
+type browser struct {
+	s    *site
+	http *http.Client
+	csrf string
+}
+
+func (s *site) signIn() *browser {
+	s.t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(s.url + "/login?token=" + token)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/" {
+		s.t.Fatalf("sign-in ended at %s with %s", resp.Request.URL, resp.Status)
+	}
+	_, rest, ok := strings.Cut(string(page), `name="csrf-token" content="`)
+	if !ok {
+		s.t.Fatalf("the page has no CSRF token:\n%s", page)
+	}
+	csrf, _, _ := strings.Cut(rest, `"`)
+	return &browser{s: s, http: c, csrf: csrf}
+}
+
+func (b *browser) post(path, contentType string, body io.Reader, header http.Header) *http.Response {
+	b.s.t.Helper()
+	req, _ := http.NewRequest("POST", b.s.url+path, body)
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("X-CSRF-Token", b.csrf)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := b.http.Do(req)
+	if err != nil {
+		b.s.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+func (b *browser) newChannel() string {
+	b.s.t.Helper()
+	req, _ := http.NewRequest("POST", b.s.url+"/api/channels", nil)
+	req.Header.Set("X-CSRF-Token", b.csrf)
+	resp, err := b.http.Do(req)
+	if err != nil {
+		b.s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.ID == "" {
+		b.s.t.Fatalf("new channel: %s, %v", resp.Status, err)
+	}
+	return out.ID
+}
+
+func (b *browser) say(channel, text string) {
+	b.s.t.Helper()
+	body, _ := json.Marshal(map[string]string{"channel": channel, "text": text})
+	if resp := b.post("/api/messages", "application/json", bytes.NewReader(body), nil); resp.StatusCode != http.StatusAccepted {
+		b.s.t.Fatalf("say %q: %s", text, resp.Status)
+	}
+}
+
+// stream is an open event stream.
+type stream struct {
+	t      *testing.T
+	events chan map[string]any
+}
+
+type wireMessage struct {
+	ID, From, Text string
+	Choices        []struct{ Label, Command string }
+	File           *struct {
+		ID, Name string
+		Size     int
+	}
+}
+
+func (b *browser) events() *stream {
+	b.s.t.Helper()
+	req, _ := http.NewRequest("GET", b.s.url+"/api/events", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.s.t.Cleanup(cancel)
+	resp, err := b.http.Do(req.WithContext(ctx))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.s.t.Fatalf("events: %v %v", resp, err)
+	}
+	st := &stream{t: b.s.t, events: make(chan map[string]any, 1024)}
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev map[string]any
+				json.Unmarshal([]byte(data), &ev)
+				st.events <- ev
+			}
+		}
+	}()
+	return st
+}
+
+// until reads events until one satisfies ok; it returns that event.
+func (st *stream) until(what string, ok func(ev map[string]any) bool) map[string]any {
+	st.t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-st.events:
+			if ok(ev) {
+				return ev
+			}
+		case <-timeout:
+			st.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// botSays waits for a bot message in channel containing text.
+func (st *stream) botSays(channel, text string) wireMessage {
+	st.t.Helper()
+	ev := st.until("a bot message with "+text, func(ev map[string]any) bool {
+		m, _ := ev["message"].(map[string]any)
+		return ev["type"] == "message" && ev["in"] == channel && m["from"] == "bot" && strings.Contains(m["text"].(string), text)
+	})
+	var m wireMessage
+	data, _ := json.Marshal(ev["message"])
+	json.Unmarshal(data, &m)
+	return m
+}
+
+// Without the cookie nothing answers but 401, and does nothing; a wrong
+// token signs nobody in; the sign-in URL is printed, never logged.
+func TestSignInIsDefaultDeny(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	stranger := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/"}, {"GET", "/static/app.js"}, {"GET", "/api/events"}, {"GET", "/api/files/f1"},
+		{"POST", "/api/channels"}, {"POST", "/api/messages"}, {"POST", "/api/upload"},
+		{"GET", "/login"}, {"GET", "/login?token=wrong"}, {"GET", "/login?token=" + token[:len(token)-1]},
+	} {
+		req, _ := http.NewRequest(tc.method, s.url+tc.path, strings.NewReader(`{"channel":"c1","text":"/claude start"}`))
+		resp, err := stranger.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Set-Cookie") != "" {
+			t.Errorf("%s %s = %s (cookie %q), want 401 and no cookie", tc.method, tc.path, resp.Status, resp.Header.Get("Set-Cookie"))
+		}
+	}
+	if n := len(s.plugin.turns); n != 0 {
+		t.Errorf("%d turns ran for strangers", n)
+	}
+	if want := "Web: sign in at " + s.url + "/login?token=" + token + "\n"; s.printed.String() != want {
+		t.Errorf("printed %q, want %q", s.printed.String(), want)
+	}
+
+	resp, err := stranger.Get(s.url + "/login?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cookie := resp.Header.Get("Set-Cookie")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" ||
+		!strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Strict") {
+		t.Errorf("sign-in = %s, Location %q, cookie %q", resp.Status, resp.Header.Get("Location"), cookie)
+	}
+}
+
+// A request that changes something needs the page's CSRF token and its
+// own origin; a stream refuses a foreign origin.
+func TestCSRFAndOrigin(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	b := s.signIn()
+	c := b.newChannel()
+	body := func() io.Reader { return strings.NewReader(`{"channel":"` + c + `","text":"/claude start"}`) }
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		csrf   string
+		want   int
+	}{
+		{"no token", nil, "", http.StatusForbidden},
+		{"wrong token", nil, "forged", http.StatusForbidden},
+		{"foreign origin", http.Header{"Origin": {"https://evil.example"}}, b.csrf, http.StatusForbidden},
+		{"own origin", http.Header{"Origin": {s.url}}, b.csrf, http.StatusAccepted},
+	} {
+		saved := b.csrf
+		b.csrf = tc.csrf
+		if resp := b.post("/api/messages", "application/json", body(), tc.header); resp.StatusCode != tc.want {
+			t.Errorf("%s: %s, want %d", tc.name, resp.Status, tc.want)
+		}
+		b.csrf = saved
+	}
+	req, _ := http.NewRequest("GET", s.url+"/api/events", nil)
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err := b.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a foreign stream: %s, want 403", resp.Status)
+	}
+}
+
+// A conversation through the page: commands and messages go to the
+// router, replies stream back, Stop stops, and a new stream (a reloaded
+// page) starts with the conversation so far.
+func TestConversationStreams(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	b := s.signIn()
+	st := b.events()
+	st.until("the snapshot", func(ev map[string]any) bool { return ev["type"] == "snapshot" })
+	c := b.newChannel()
+	b.say(c, "/claude start")
+	st.botSays(c, "conversation started")
+	b.say(c, "hello there")
+	st.until("the title", func(ev map[string]any) bool {
+		ch, _ := ev["channel"].(map[string]any)
+		return ev["type"] == "channel" && ch["title"] == "hello there"
+	})
+	st.botSays(c, "echo: hello there")
+
+	b.say(c, "wait")
+	st.botSays(c, "waiting…")
+	b.say(c, "/stop")
+	st.botSays(c, "Stopped")
+
+	again := b.events()
+	snap := again.until("the snapshot", func(ev map[string]any) bool { return ev["type"] == "snapshot" })
+	data, _ := json.Marshal(snap)
+	for _, want := range []string{`"text":"hello there"`, `echo: hello there`, `"title":"hello there"`, "Stopped"} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the snapshot lacks %s:\n%s", want, data)
+		}
+	}
+}
+
+// Files both ways: an upload is saved in the workdir and named in the
+// prompt; /file sends one back, to download.
+func TestFilesBothWays(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	b := s.signIn()
+	st := b.events()
+	c := b.newChannel()
+	b.say(c, "/claude start")
+	st.botSays(c, "conversation started")
+
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	mw.WriteField("channel", c)
+	mw.WriteField("text", "read this")
+	fw, _ := mw.CreateFormFile("file", "notes.txt")
+	fw.Write([]byte("line one\n"))
+	mw.Close()
+	if resp := b.post("/api/upload", mw.FormDataContentType(), &form, nil); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("upload: %s", resp.Status)
+	}
+	st.botSays(c, "echo: read this")
+	saved := filepath.Join(".jakebot", "uploads", core.Day(time.Now()), "notes.txt")
+	if p := s.plugin.lastTurn().Prompt; !strings.Contains(p, "- "+saved) {
+		t.Errorf("prompt = %q, want it to name %s", p, saved)
+	}
+	if data, err := os.ReadFile(filepath.Join(s.root, saved)); err != nil || string(data) != "line one\n" {
+		t.Errorf("saved %q, %v", data, err)
+	}
+
+	b.say(c, "/file "+saved)
+	m := st.until("the file", func(ev map[string]any) bool {
+		msg, _ := ev["message"].(map[string]any)
+		return ev["type"] == "message" && msg["file"] != nil
+	})
+	f := m["message"].(map[string]any)["file"].(map[string]any)
+	resp, err := b.http.Get(s.url + "/api/files/" + url.PathEscape(f["id"].(string)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(data) != "line one\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename=notes.txt`) {
+		t.Errorf("download = %q (%s)", data, resp.Header.Get("Content-Disposition"))
+	}
+}
