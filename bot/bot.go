@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 		}()
 	}
 	platforms, err := buildPlatforms(cfg, platformDeps{plugins: pluginList, access: access, roots: allowed,
-		defaultWorkdir: defaultWorkdir, convs: convs, logger: logger})
+		defaultWorkdir: defaultWorkdir, convs: convs, logger: logger, signIn: stdio.Err})
 	if err != nil {
 		return err
 	}

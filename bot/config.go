@@ -19,6 +19,7 @@ import (
 	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
@@ -118,6 +119,7 @@ type Config struct {
 	Discord  discord.Config
 	Slack    slack.Config
 	Telegram telegram.Config
+	Web      web.Config
 
 	// Secrets are the values of secret-looking variables (tokens, keys,
 	// passwords) found by LoadConfig; they are blanked out of every log
@@ -244,7 +246,7 @@ func Withheld(k string) bool {
 	if slices.Contains(WithheldVars(), k) {
 		return true
 	}
-	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "JAKEBOT_"} {
+	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "JAKEBOT_"} {
 		if strings.HasPrefix(k, prefix) && secretName.MatchString(k) {
 			return true
 		}

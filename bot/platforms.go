@@ -1,12 +1,14 @@
 package bot
 
 import (
+	"io"
 	"log/slog"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
 // platformDeps is what the adapters are built from besides their config.
@@ -17,6 +19,9 @@ type platformDeps struct {
 	defaultWorkdir string
 	convs          *core.Conversations
 	logger         *slog.Logger
+	// signIn is where the web platform prints its sign-in URL: stderr,
+	// never the log.
+	signIn io.Writer
 }
 
 // buildPlatforms returns the chat platforms whose tokens are configured,
@@ -57,6 +62,14 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 		if err != nil {
 			return nil, err
 		}
+		ps = append(ps, a)
+	}
+	if cfg.Web.Enabled() {
+		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Web.Grant(access)
 		ps = append(ps, a)
 	}
 	return ps, nil

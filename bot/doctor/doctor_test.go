@@ -13,6 +13,7 @@ import (
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/bot/doctor"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
 // script writes an executable shell script standing in for a CLI.
@@ -280,5 +281,38 @@ func TestDoctorTelegramFromConfig(t *testing.T) {
 	expect(t, r, "telegram getMe", doctor.OK, "accepted: @jake_bot")
 	if strings.Contains(text(t, r), "AAHdqTcv") {
 		t.Error("the report prints the Telegram token")
+	}
+}
+
+func TestDoctorWeb(t *testing.T) {
+	t.Parallel()
+	const tok = "a-long-enough-web-token-0123456789"
+	for _, tc := range []struct {
+		name, addr, token, cert string
+		row                     string
+		want                    doctor.Status
+		detail                  string
+	}{
+		{"loopback", "127.0.0.1:8080", tok, "", "web address", doctor.OK, "loopback only"},
+		{"bare port", ":8080", tok, "", "web address", doctor.OK, "loopback only"},
+		{"public without TLS", "0.0.0.0:8080", tok, "", "web address", doctor.Warn, "without TLS"},
+		{"short token", "127.0.0.1:8080", "short", "", "web settings", doctor.Fail, "WEB_TOKEN must be set"},
+		{"missing cert", "0.0.0.0:8443", tok, "/nonexistent/cert.pem", "web tls", doctor.Fail, "WEB_TLS_CERT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := bot.Config{AllowedRoots: []string{dir}}
+			cfg.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+			cfg.Web = web.Config{Addr: tc.addr, Token: web.Secret(tc.token), TLSCert: tc.cert}
+			if tc.cert != "" {
+				cfg.Web.TLSKey = tc.cert
+			}
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir})
+			expect(t, r, tc.row, tc.want, tc.detail)
+			if strings.Contains(text(t, r), tok) {
+				t.Error("the report prints the web token")
+			}
+		})
 	}
 }

@@ -7,13 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
 // checkPlatforms checks each chat platform whose token is set. A platform
@@ -41,6 +44,10 @@ func checkPlatforms(ctx context.Context, r *Report, cfg bot.Config, opts Options
 			Token: string(s.Token), Endpoint: s.APIEndpoint,
 			Users: slices.Concat(s.AllowedUsers.Strings(), s.AdminUsers.Strings()),
 		}, opts)
+	}
+	if s := cfg.Web; s.Enabled() {
+		configured++
+		checkWeb(r, s)
 	}
 	if configured == 0 {
 		r.add("platform", "console", OK, "no chat platform token set: jakebot runs on the console (stdin/stdout)")
@@ -301,4 +308,37 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// checkWeb checks the web page's settings: a token long enough, TLS
+// files that are there, and a warning for a page served beyond loopback
+// without TLS.
+func checkWeb(r *Report, c web.Config) {
+	if err := c.Validate(); err != nil {
+		r.add("platform", "web settings", Fail, "%v", err)
+		return
+	}
+	r.add("platform", "web token", OK, "WEB_TOKEN is set (%d characters); the sign-in URL is printed on stderr at start", len(c.Token))
+	for _, f := range []struct{ name, path string }{{"WEB_TLS_CERT", c.TLSCert}, {"WEB_TLS_KEY", c.TLSKey}} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			r.add("platform", "web tls", Fail, "%s: %v", f.name, err)
+			return
+		}
+	}
+	host, _, _ := net.SplitHostPort(c.Addr)
+	ip := net.ParseIP(host)
+	switch {
+	case host == "" || host == "localhost" || ip != nil && ip.IsLoopback():
+		r.add("platform", "web address", OK, "%s, loopback only", c.Addr)
+	case c.TLSCert != "":
+		r.add("platform", "web address", OK, "%s over TLS", c.Addr)
+	default:
+		r.add("platform", "web address", Warn, "%s is reachable beyond this host without TLS: set WEB_TLS_CERT and WEB_TLS_KEY, or serve loopback behind a TLS reverse proxy (README, Web)", c.Addr)
+	}
+	if c.Admin {
+		r.add("platform", "web admin", Warn, "WEB_ADMIN=true: whoever holds WEB_TOKEN is an admin")
+	}
 }
