@@ -68,7 +68,16 @@ type site struct {
 
 func newSite(t *testing.T) *site {
 	t.Helper()
-	s := &site{t: t, plugin: &echoPlugin{}, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}}
+	p := &echoPlugin{}
+	s := newSiteWith(t, p)
+	s.plugin = p
+	return s
+}
+
+// newSiteWith serves plugin instead of the echo plugin.
+func newSiteWith(t *testing.T, plugin core.Plugin) *site {
+	t.Helper()
+	s := &site{t: t, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}}
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +95,7 @@ func newSite(t *testing.T) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := core.NewRegistry(s.plugin)
+	reg, err := core.NewRegistry(plugin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,153 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// chromium starts Debian's headless Chromium for one test and returns
+// its first tab; without it the test is skipped, or fails where CI
+// requires the browser.
+func chromium(t *testing.T) context.Context {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("JAKEBOT_REQUIRE_BROWSER") != "" {
+			t.Fatalf("chromium is not installed (apt-get install chromium): %v", err)
+		}
+		t.Skip("chromium is not installed; .ci/run installs it")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+	}
+	// Chromium's helpers may still write to its profile as it exits, so
+	// the profile is removed after the browser has gone, best effort.
+	profile, err := os.MkdirTemp("", "jakebot-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(profile) })
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.UserDataDir(profile))...)
+	t.Cleanup(cancelAlloc)
+	browser, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	if err := chromedp.Run(browser); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return browser
+}
+
+// bounded keeps a bug from hanging the test: it fails instead.
+func bounded(t *testing.T, ctx context.Context) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// shows waits until the page's messages contain text.
+func shows(text string) chromedp.Action {
+	return chromedp.Poll(`document.querySelector('#messages').innerText.includes(`+jsString(text)+`)`, nil,
+		chromedp.WithPollingTimeout(60*time.Second))
+}
+
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+// type_ types text in the message box and sends it with Enter.
+func type_(text string) chromedp.Action {
+	return chromedp.SendKeys("#text", text+"\r", chromedp.ByID)
+}
+
+// In a real browser, against the real Claude CLI and the fake model: sign
+// in, start a conversation, see a reply stream in rendered as Markdown,
+// stop a slow turn, reload and see the conversation so far; a browser
+// without the cookie is refused.
+func TestBrowser(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	bin := plugintest.CLIPath(t, "claude")
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	model := plugintest.NewAnthropic(t,
+		plugintest.Reply{Text: []string{"Hello from **the** fake.\n\n```go\nfunc main() {}\n```\n"}},
+		plugintest.Reply{Text: []string{"never sent"}, Hold: hold},
+	)
+	home := plugintest.Home(t)
+	mark, alive := plugintest.ProcessMarker(t)
+	t.Cleanup(func() {
+		if pids := alive(); len(pids) > 0 {
+			t.Errorf("processes %v outlived the test", pids)
+		}
+	})
+	s := newSiteWith(t, claude.New(claude.Config{Bin: bin, PermissionMode: "acceptEdits",
+		ConfigDir: filepath.Join(home, ".claude"), Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil))
+
+	page := bounded(t, browser)
+	var html string
+	err := chromedp.Run(page,
+		chromedp.Navigate(s.url+"/login?token="+token),
+		chromedp.Poll(`document.querySelector('#status').textContent === 'connected'`, nil),
+		type_("/claude start"),
+		shows("conversation started"),
+		type_("say hello"),
+		shows("Hello from the fake."),
+		chromedp.InnerHTML("#messages", &html, chromedp.ByID),
+	)
+	if err != nil {
+		t.Fatalf("conversation: %v", err)
+	}
+	for _, want := range []string{"<strong>the</strong>", `<pre><code class="language-go"><span class="tok-k">func</span>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the reply's HTML lacks %s:\n%s", want, html)
+		}
+	}
+	var location string
+	err = chromedp.Run(page,
+		chromedp.Location(&location),
+		type_("take your time"),
+		chromedp.Poll(`new Promise(r => setTimeout(() => r(true), 0))`, nil), // the message is posted
+		chromedp.WaitVisible("#stop", chromedp.ByID),
+	)
+	if err != nil {
+		t.Fatalf("slow turn: %v", err)
+	}
+	if strings.Contains(location, token) {
+		t.Errorf("the page's address %s still holds the token", location)
+	}
+	// Stop once the slow turn's request reached the model.
+	for len(model.Requests()) < 2 {
+		select {
+		case <-model.Arrived():
+		case <-page.Done():
+			t.Fatal("the slow turn never reached the model")
+		}
+	}
+	if err := chromedp.Run(page, chromedp.Click("#stop", chromedp.ByID), shows("Stopped")); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := chromedp.Run(page, chromedp.Reload(), shows("Hello from the fake."), shows("take your time")); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+
+	stranger := bounded(t, chromium(t)) // a browser of its own: no cookie
+	var body string
+	if err := chromedp.Run(stranger, chromedp.Navigate(s.url+"/"), chromedp.Text("body", &body)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, "Not signed in") {
+		t.Errorf("a browser without the cookie got %q", body)
+	}
+}
