@@ -1,0 +1,296 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/jake-bot/jake-bot/bot/audit"
+	"github.com/jake-bot/jake-bot/bot/metrics"
+	"github.com/jake-bot/jake-bot/bot/state"
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
+	"github.com/jake-bot/jake-bot/platforms/console"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// Main is one run of the bot, in the manner of wtf's cmd/wtfd Main: what build made, for run to use and close
+// to release.
+type Main struct {
+	cfg   Config
+	stdio Stdio
+
+	logger   *slog.Logger
+	level    slog.LevelVar
+	policy   policy
+	plugins  *core.Registry
+	access   *core.Access
+	convs    *core.Conversations
+	platform []core.Platform
+	observe  core.Observers
+	metrics  *metrics.Metrics
+	router   *core.Router
+	// runCtx is what platforms and turns run under: the signal does not
+	// cancel it, so shutdown stops them in order, after running turns had
+	// their grace and their chats were told.
+	runCtx  context.Context
+	stopRun context.CancelFunc
+	// closers release what build opened; close runs them last first.
+	closers []func()
+}
+
+// policy is the workdir and rate policy read from the configuration.
+type policy struct {
+	roots          core.Roots
+	defaultWorkdir string
+	worktreeDir    string
+	userRate       core.Rate
+}
+
+// build makes every part of the bot from m.cfg. What it opened before an
+// error is released by close.
+func (m *Main) build(ctx context.Context) error {
+	level, err := parseLevel(m.cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	m.level.Set(level)
+	m.logger = slog.New(slog.NewTextHandler(newRedactor(m.stdio.Err, m.cfg.Secrets), &slog.HandlerOptions{Level: &m.level}))
+	if m.policy, err = readPolicy(m.cfg); err != nil {
+		return err
+	}
+	all, err := Plugins(m.cfg, m.logger)
+	if err != nil {
+		return err
+	}
+	if m.plugins, err = core.NewRegistry(all...); err != nil {
+		return err
+	}
+	m.access = core.NewAccess()
+	m.access.Admin(console.Name, console.User)
+	m.loadState()
+	if err := m.buildPlatforms(); err != nil {
+		return err
+	}
+	if err := m.buildObservers(); err != nil {
+		return err
+	}
+	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
+	m.closers = append(m.closers, m.stopRun)
+	m.router = core.NewRouter(m.runCtx, m.routerConfig(), m.convs)
+	if m.metrics != nil {
+		h, err := startHealth(m.cfg.HealthAddr, m.platform, m.metrics.Handler(), m.logger)
+		if err != nil {
+			return err
+		}
+		m.closers = append(m.closers, h.close)
+	}
+	return nil
+}
+
+// readPolicy resolves the allowed roots (the start directory when none
+// are set), the default and worktree directories inside them, and the
+// user rate.
+func readPolicy(cfg Config) (policy, error) {
+	var p policy
+	roots := cfg.AllowedRoots
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return p, fmt.Errorf("allowed roots: %w", err)
+		}
+		roots = []string{wd}
+	}
+	var err error
+	if p.roots, err = core.NewRoots(roots); err != nil {
+		return p, err
+	}
+	if err := cfg.CheckSecretFiles(p.roots); err != nil {
+		return p, err
+	}
+	if cfg.DefaultWorkdir != "" {
+		if p.defaultWorkdir, err = p.roots.Resolve(cfg.DefaultWorkdir, ""); err != nil {
+			return p, fmt.Errorf("DEFAULT_WORKDIR: %s", core.UserMessage(err))
+		}
+	}
+	if cfg.WorktreeDir != "" {
+		if p.worktreeDir, err = p.roots.Resolve(cfg.WorktreeDir, ""); err != nil {
+			return p, fmt.Errorf("WORKTREE_DIR: %s", core.UserMessage(err))
+		}
+	}
+	if p.userRate, err = core.ParseRate(cfg.UserRate); err != nil {
+		return p, fmt.Errorf("USER_RATE: %w", err)
+	}
+	return p, nil
+}
+
+// loadState reads the conversations kept across restarts and mirrors
+// every change back to STATE_FILE.
+func (m *Main) loadState() {
+	m.convs = core.NewConversations()
+	if m.cfg.StateFile == "" || m.cfg.StateFile == "off" {
+		return
+	}
+	saved := state.Load(m.cfg.StateFile, m.logger)
+	m.convs.Load(withinRoots(saved.Conversations, m.policy.roots, m.logger))
+	m.convs.LoadOwners(saved.Owners)
+	m.convs.LoadSpends(saved.Spend)
+	m.convs.LoadSchedules(saved.Schedules)
+	mirror := state.NewMirror(m.cfg.StateFile, m.convs, stateInterval, nil, m.logger)
+	m.closers = append(m.closers, func() {
+		if err := mirror.Close(); err != nil {
+			m.logger.Error("state not saved", "err", err)
+		}
+	})
+}
+
+// buildPlatforms makes the configured chat platforms, or the console when
+// there are none.
+func (m *Main) buildPlatforms() error {
+	var list []core.Plugin
+	for _, id := range m.plugins.IDs() {
+		p, _ := m.plugins.Get(id)
+		list = append(list, p)
+	}
+	var err error
+	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, roots: m.policy.roots,
+		defaultWorkdir: m.policy.defaultWorkdir, convs: m.convs, logger: m.logger, signIn: m.stdio.Err})
+	if err != nil {
+		return err
+	}
+	if len(m.platform) == 0 {
+		typed := m.stdio.Typed
+		switch m.cfg.ConsoleInput {
+		case "typed":
+			typed = true
+		case "script":
+			typed = false
+		}
+		m.platform = []core.Platform{console.New(m.stdio.In, m.stdio.Out, m.stdio.TTY, typed)}
+		if m.cfg.LogLevel == "" {
+			// The console shares the terminal with its logs: only what
+			// the person must see interleaves with the conversation.
+			m.level.Set(slog.LevelWarn)
+		}
+	}
+	for _, p := range m.platform {
+		m.access.Report(m.logger, p.Name(), allowVar(p.Name()))
+	}
+	return nil
+}
+
+// buildObservers opens the audit log and makes the metrics. The metrics
+// observe the router, which needs them as its observer: their stats are
+// read through m.router, which exists before anything serves them.
+func (m *Main) buildObservers() error {
+	if m.cfg.AuditLog != "" {
+		a, err := audit.Open(m.cfg.AuditLog, m.cfg.AuditLogText, core.NewRedactor(m.cfg.Secrets))
+		if err != nil {
+			return err
+		}
+		m.closers = append(m.closers, func() {
+			if err := a.Close(); err != nil {
+				m.logger.Error("audit log", "err", err)
+			}
+		})
+		m.observe = append(m.observe, a)
+	}
+	if m.cfg.HealthAddr != "" {
+		m.metrics = metrics.New(func() core.Stats { return m.router.Stats() }, cliproc.Running)
+		m.observe = append(m.observe, m.metrics)
+	}
+	return nil
+}
+
+// routerConfig is the router's part of the configuration.
+func (m *Main) routerConfig() core.RouterConfig {
+	cfg := m.cfg
+	return core.RouterConfig{
+		Plugins:            m.plugins,
+		Access:             m.access,
+		Roots:              m.policy.roots,
+		DefaultWorkdir:     m.policy.defaultWorkdir,
+		TurnTimeout:        cfg.TurnTimeout,
+		IdleTimeout:        cfg.TurnIdleTimeout,
+		QueueLimit:         cfg.QueueLimit,
+		MaxRunningTurns:    cfg.MaxRunningTurns,
+		MaxUserTurns:       cfg.MaxUserTurns,
+		Ask:                cfg.Approvals != "auto",
+		WarmTTL:            cfg.WarmTTL,
+		WarmMax:            cfg.WarmMax,
+		ApprovalTimeout:    cfg.ApprovalTimeout,
+		AllowBypassModes:   cfg.AllowBypassModes,
+		Worktrees:          cfg.Worktrees == "always",
+		WorktreeDir:        m.policy.worktreeDir,
+		NotifyAfter:        notifyAfter(cfg.NotifyAfter),
+		Budgets:            core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
+		AttachmentMaxBytes: cfg.AttachmentMaxBytes,
+		Transcribe:         transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
+		LongReplyPages:     cfg.LongReplyPages,
+		Document:           formatter.MarkdownText,
+		UserRate:           m.policy.userRate,
+		MaxMessageBytes:    cfg.MaxMessageBytes,
+		Observer:           m.observe,
+		Redactor:           core.NewRedactor(cfg.Secrets),
+		Logger:             m.logger,
+	}
+}
+
+// run serves the platforms until their input ends and the turns are done,
+// or ctx is cancelled; then it drains the router.
+func (m *Main) run(ctx context.Context) error {
+	m.logger.Info("jakebot started", "platforms", len(m.platform), "plugins", m.plugins.IDs(),
+		"roots", []string(m.policy.roots), "conversations", m.convs.Len(), "user_rate", m.policy.userRate.String())
+	var wg sync.WaitGroup
+	errs := make(chan error, len(m.platform))
+	for _, p := range m.platform {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Run(m.runCtx, m.router.Attach(p)); err != nil {
+				errs <- fmt.Errorf("%s: %w", p.Name(), err)
+			}
+		}()
+	}
+	platformsDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(platformsDone)
+	}()
+	select {
+	case <-platformsDone:
+		// Every platform's input ended (the console at EOF): let the
+		// running and queued turns finish, unless a signal comes first.
+		idle := make(chan struct{})
+		go func() {
+			m.router.Wait()
+			close(idle)
+		}()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			drain(m.router, m.cfg, m.logger)
+		}
+	case <-ctx.Done():
+		drain(m.router, m.cfg, m.logger)
+		m.stopRun()
+		<-platformsDone
+	}
+	// No warm CLI outlives the bot.
+	m.router.Shutdown()
+	close(errs)
+	for err := range errs {
+		return err
+	}
+	m.logger.Info("jakebot stopped")
+	return nil
+}
+
+// close releases what build opened, last first.
+func (m *Main) close() {
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		m.closers[i]()
+	}
+}
