@@ -240,6 +240,23 @@ func (r *Router) Stats() Stats {
 	return st
 }
 
+// refuse answers a user who is not allowed, privately where the platform
+// can, and otherwise once per place: a stranger must not be able to make
+// the bot answer every line they write.
+func (r *Router) refuse(ctx context.Context, a *attached, m Message, rec Record) {
+	r.logger.Warn("refused user", "id", rec.ID, "platform", m.Key.Platform, "user", m.Author())
+	rec.Kind, rec.Outcome = RecordRefused, OutcomeError
+	r.obs.Record(rec)
+	if rf, ok := a.p.(Refuser); ok {
+		if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
+			return
+		}
+	}
+	if r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
+		r.reply(a, m.Target(), Refusal(m))
+	}
+}
+
 // Handle routes one message from platform a. A panic while handling it is
 // recovered, logged with its stack and reported to the message's chat; no
 // other conversation is affected.
@@ -255,19 +272,7 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 	defer r.recoverHandling(a, m, id)
 	rec := Record{ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Text: m.Text}
 	if !m.Allowed && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
-		r.logger.Warn("refused user", "id", id, "platform", m.Key.Platform, "user", m.Author())
-		rec.Kind, rec.Outcome = RecordRefused, OutcomeError
-		r.obs.Record(rec)
-		if rf, ok := a.p.(Refuser); ok {
-			if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
-				return
-			}
-		}
-		// In the open, a stranger is told once per place: they must not
-		// be able to make the bot answer every line they write.
-		if r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
-			r.reply(a, m.Target(), Refusal(m))
-		}
+		r.refuse(ctx, a, m, rec)
 		return
 	}
 	// Admins are trusted with the host already (any root, every

@@ -59,57 +59,86 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 			return func() { r.replyError(a, m.Target(), err) }
 		}
 	}
-	reply := a.coord.NewReply(r.deliverCtx, m.Target())
+	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
+		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.ResumeToken}
 	stopTyping := r.typing(ctx, a.p, m.Target())
-	started := r.clock.Now()
-	token := conv.ResumeToken
-	res, err := r.runPlugin(ctx, plugin, turn,
+	t.started = r.clock.Now()
+	res, err := r.streamTurn(ctx, a, t, turn, idle)
+	stopTyping()
+	return r.endTurn(ctx, a, t, res, err)
+}
+
+// turnRun is a turn between its steps: admitted, streamed, ended.
+type turnRun struct {
+	qm      queued
+	q       *turnQueue
+	conv    Conversation
+	plugin  Plugin
+	workdir string
+	user    string
+	maxUSD  float64
+	reply   *Reply
+	started time.Time
+	// token is the session the turn is in, as the CLI reported it; r.mu
+	// guards it while the turn streams.
+	token string
+}
+
+// streamTurn runs the plugin, streaming its events into the reply; a
+// question goes to the chat instead.
+func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, turn Turn, idle *idleWatch) (TurnResult, error) {
+	res, err := r.runPlugin(ctx, t.plugin, turn,
 		func(ev Event) {
 			idle.touch()
 			switch {
 			case ev.Kind == EventQuestion:
-				r.ask(a, qm, ev.Question, idle)
+				r.ask(a, t.qm, ev.Question, idle)
 				return
 			case ev.Kind == EventSession && ev.ResumeToken != "":
 				r.mu.Lock()
-				token, q.token = ev.ResumeToken, ev.ResumeToken
+				t.token, t.q.token = ev.ResumeToken, ev.ResumeToken
 				r.mu.Unlock()
 			}
-			reply.Emit(ev)
+			t.reply.Emit(ev)
 		})
-	r.dropQuestions(m.Key)
+	r.dropQuestions(t.qm.m.Key)
 	idle.stop()
-	stopTyping()
 	r.mu.Lock()
 	if res.ResumeToken != "" {
-		token = res.ResumeToken
+		t.token = res.ResumeToken
 	}
 	r.mu.Unlock()
+	return res, err
+}
+
+// endTurn keeps the session and the spend, ends the reply with the
+// turn's outcome, records the turn, and returns what delivers the rest.
+func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnResult, err error) (deliver func()) {
+	m, plugin := t.qm.m, t.plugin
 	// A turn that never reached the model (no CLI, refused) cost nothing.
 	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
-	r.keepSession(m, conv, plugin, token, res, counted)
+	r.keepSession(m, t.conv, plugin, t.token, res, counted)
 	if counted {
-		r.convs.AddSpend(user, Day(r.clock.Now()), res)
+		r.convs.AddSpend(t.user, Day(r.clock.Now()), res)
 	}
-
-	outcome := r.turnOutcome(ctx, err, res, plugin, reply)
+	outcome := r.turnOutcome(ctx, err, res, plugin, t.reply)
 	if err != nil && ctx.Err() == nil {
-		r.logger.Warn("turn failed", "id", qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "err", err)
+		r.logger.Warn("turn failed", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "err", err)
 	}
 	if res.Duration == 0 {
-		res.Duration = r.clock.Now().Sub(started)
+		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	if note := r.budgetNote(maxUSD, res); note != "" {
-		reply.Add(ResponseBlock{Kind: BlockWarning, Text: note})
+	if note := r.budgetNote(t.maxUSD, res); note != "" {
+		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: note})
 	}
-	reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
-	r.logger.Info("turn", "id", qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
-		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
-	r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
-		Workdir: workdir, ResumeToken: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
+	t.reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
+	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
+		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
+	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
+		Workdir: t.workdir, ResumeToken: t.token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
 	return func() {
-		reply.Close(r.deliverCtx)
+		t.reply.Close(r.deliverCtx)
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}

@@ -1,0 +1,198 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// listConversations shows the plugin's past conversations for this
+// conversation's workdir, as buttons where the platform has them.
+func (r *Router) listConversations(ctx context.Context, a *attached, m Message, pluginID, resumeCmd string) (string, error) {
+	p, _ := r.cfg.Plugins.Get(pluginID)
+	wd, err := r.currentWorkdir(m)
+	if err != nil {
+		return "", err
+	}
+	infos, err := p.Conversations(ctx, wd)
+	if err != nil {
+		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
+	}
+	infos = r.ownSessions(m, p.ID(), infos)
+	admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+	if len(infos) == 0 && !admin {
+		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
+	}
+	if len(infos) == 0 {
+		return fmt.Sprintf("No %s conversations in %s yet.", p.Name(), wd), nil
+	}
+	if resumeCmd == "" {
+		resumeCmd = "/" + p.ID() + " resume"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s conversations in %s (newest first):", p.Name(), wd)
+	var choices []Choice
+	for i, c := range infos[:min(len(infos), listLimit)] {
+		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.ID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
+		if admin {
+			owner := r.convs.Owner(p.ID(), c.ID)
+			if owner == "" {
+				owner = "not started from chat"
+			}
+			fmt.Fprintf(&b, "  [%s]", owner)
+		}
+		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.ID})
+	}
+	if o, ok := a.p.(ChoiceOfferer); ok {
+		if _, err := o.OfferChoices(ctx, m.Target(), r.cfg.Redactor.Redact(b.String()), choices); err == nil {
+			return "", nil
+		}
+	}
+	fmt.Fprintf(&b, "\nResume one with %s <id or number>.", resumeCmd)
+	return b.String(), nil
+}
+
+// resumePlugin is the plugin /resume means: the one named, or the
+// conversation's current or last one.
+func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
+	pluginID := cmd.Plugin
+	if pluginID == "" {
+		pluginID = r.convs.LastPlugin(m.Key)
+		if pluginID == "" {
+			return nil, Errorf("no current or previous conversation here; use /<plugin> resume <id>, e.g. /%s resume <id>", r.cfg.Plugins.IDs()[0])
+		}
+	}
+	p, ok := r.cfg.Plugins.Get(pluginID)
+	if !ok {
+		return nil, Errorf("plugin %q is not configured", pluginID)
+	}
+	return p, nil
+}
+
+// resume answers /resume [id] and /<plugin> resume [id]: without an id,
+// the listing to pick from.
+func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
+	p, err := r.resumePlugin(m, cmd)
+	if err != nil {
+		return "", err
+	}
+	if cmd.Arg == "" {
+		resumeCmd := "/resume"
+		if cmd.Plugin != "" {
+			resumeCmd = "/" + p.ID() + " resume"
+		}
+		return r.listConversations(ctx, a, m, p.ID(), resumeCmd)
+	}
+	wd, err := r.currentWorkdir(m)
+	if err != nil {
+		return "", err
+	}
+	infos, err := p.Conversations(ctx, wd)
+	if err != nil {
+		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
+	}
+	listed := len(infos) > 0
+	infos = r.ownSessions(m, p.ID(), infos)
+	info, err := pickConversation(infos, cmd.Arg)
+	if err != nil {
+		if c, ok := p.(ResumeIDChecker); ok && !listed {
+			// A CLI without a listing: trust an id of the right form,
+			// of a session the author may resume.
+			if cerr := c.CheckResumeID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
+				info, err = ConversationInfo{ID: cmd.Arg}, nil
+			}
+		}
+		if err != nil {
+			return "", Errorf("%v in %s's %s history. /%s conversations lists them", err, wd, p.Name(), p.ID())
+		}
+	}
+	// An id from the CLI's history on disk reaches its argv too: it must
+	// have the form the CLI's ids have, whatever a file there is named.
+	if c, ok := p.(ResumeIDChecker); ok {
+		if err := c.CheckResumeID(info.ID); err != nil {
+			return "", err
+		}
+	}
+	now := r.clock.Now()
+	conv := Conversation{Plugin: p.ID(), Workdir: wd, ResumeToken: info.ID, Started: now, LastUsed: now}
+	if old, ok := r.convs.Get(m.Key); ok && old.Worktree != "" && (Roots{old.Worktree}).Contains(wd) {
+		// Resumed in the worktree: the conversation keeps it.
+		conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
+	}
+	r.convs.Put(m.Key, conv)
+	title := ""
+	if info.Title != "" {
+		title = " (" + Shorten(info.Title, 60) + ")"
+	}
+	return fmt.Sprintf("Resumed %s conversation %s%s in %s. Just type to chat.", p.Name(), info.ID, title, wd), nil
+}
+
+// pickConversation finds arg among infos: a full id, an unambiguous
+// prefix, or a number from the listing.
+// ownSessions keeps the sessions m's author may see and resume: the ones
+// they started from chat, or every one for an admin. Sessions started on
+// the host, outside the chat, are the admins'.
+func (r *Router) ownSessions(m Message, pluginID string, infos []ConversationInfo) []ConversationInfo {
+	if r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		return infos
+	}
+	var own []ConversationInfo
+	for _, c := range infos {
+		if r.mayResume(m, pluginID, c.ID) {
+			own = append(own, c)
+		}
+	}
+	return own
+}
+
+func (r *Router) mayResume(m Message, pluginID, session string) bool {
+	return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) || r.convs.Owner(pluginID, session) == OwnerOf(m)
+}
+
+func pickConversation(infos []ConversationInfo, arg string) (ConversationInfo, error) {
+	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= min(len(infos), listLimit) && len(arg) <= 2 {
+		return infos[n-1], nil
+	}
+	var found []ConversationInfo
+	for _, c := range infos {
+		if c.ID == arg {
+			return c, nil
+		}
+		if strings.HasPrefix(c.ID, arg) {
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return ConversationInfo{}, fmt.Errorf("no conversation %q", arg)
+	}
+	return ConversationInfo{}, fmt.Errorf("%q matches %d conversations; give more of the id", arg, len(found))
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// Shorten flattens s to one line of at most n runes, marking a cut with an
+// ellipsis.
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n-1]) + "…"
+	}
+	return s
+}
+
+func joinIDs(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = "/" + id
+	}
+	return strings.Join(out, ", ")
+}
