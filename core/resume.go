@@ -11,15 +11,10 @@ import (
 // conversation's workdir, as buttons where the platform has them.
 func (r *Router) listConversations(ctx context.Context, a *attached, m Message, pluginID, resumeCmd string) (string, error) {
 	p, _ := r.cfg.Plugins.Get(pluginID)
-	wd, err := r.currentWorkdir(m)
+	wd, infos, _, err := r.history(ctx, m, p)
 	if err != nil {
 		return "", err
 	}
-	infos, err := p.Conversations(ctx, wd)
-	if err != nil {
-		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
-	}
-	infos = r.ownSessions(m, p.ID(), infos)
 	admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
 	if len(infos) == 0 && !admin {
 		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
@@ -53,6 +48,18 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	return b.String(), nil
 }
 
+// history is p's past conversations in m's workdir that m's author may
+// resume; listed says whether the CLI listed any at all.
+func (r *Router) history(ctx context.Context, m Message, p Plugin) (wd string, infos []ConversationInfo, listed bool, err error) {
+	if wd, err = r.currentWorkdir(m); err != nil {
+		return "", nil, false, err
+	}
+	if infos, err = p.Conversations(ctx, wd); err != nil {
+		return "", nil, false, fmt.Errorf("list %s conversations: %w", p.Name(), err)
+	}
+	return wd, r.ownSessions(m, p.ID(), infos), len(infos) > 0, nil
+}
+
 // resumePlugin is the plugin /resume means: the one named, or the
 // conversation's current or last one.
 func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
@@ -84,16 +91,10 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 		}
 		return r.listConversations(ctx, a, m, p.ID(), resumeCmd)
 	}
-	wd, err := r.currentWorkdir(m)
+	wd, infos, listed, err := r.history(ctx, m, p)
 	if err != nil {
 		return "", err
 	}
-	infos, err := p.Conversations(ctx, wd)
-	if err != nil {
-		return "", fmt.Errorf("list %s conversations: %w", p.Name(), err)
-	}
-	listed := len(infos) > 0
-	infos = r.ownSessions(m, p.ID(), infos)
 	info, err := pickConversation(infos, cmd.Arg)
 	if err != nil {
 		if c, ok := p.(ResumeIDChecker); ok && !listed {
