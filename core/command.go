@@ -34,6 +34,7 @@ const (
 	CmdSchedules     CommandName = "schedules"
 	CmdUnschedule    CommandName = "unschedule"
 	CmdFile          CommandName = "file"
+	CmdRunners       CommandName = "runners"
 )
 
 // Command is a parsed slash command.
@@ -183,6 +184,8 @@ func NewCommands(plugins []Plugin) *Commands {
 		CommandSpec{Name: CmdSchedules, Words: []string{"schedules"}, Scope: ScopeConversation, Help: "list the messages scheduled here"},
 		CommandSpec{Name: CmdUnschedule, Words: []string{"unschedule"}, Arg: "number", Kind: ArgWord, Scope: ScopeConversation,
 			Help: "remove a scheduled message", ArgHelp: "Its number in /schedules"},
+		CommandSpec{Name: CmdRunners, Words: []string{"runners"}, Scope: ScopeHere,
+			Help: "list the machines turns can run on (/<plugin> start name:path)"},
 		CommandSpec{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
 		CommandSpec{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
 			Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},

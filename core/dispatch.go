@@ -86,6 +86,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 		return r.unschedule(m, cmd.Arg)
 	case CmdFile:
 		return r.sendFile(ctx, a, m, cmd.Arg)
+	case CmdRunners:
+		return r.listRunners(), nil
 	case CmdDiff:
 		return r.diff(ctx, a, m)
 	case CmdMerge:
@@ -235,6 +237,9 @@ func (r *Router) mayWorkIn(m Message, wd string) bool {
 // swapped in later, or a writer who is not an admin in an admin's shared
 // thread must not run, list or resume anything outside their policy.
 func (r *Router) conversationWorkdir(m Message, stored string) (string, error) {
+	if runner, _, remote := r.remoteWorkdir(stored); remote {
+		return "", errLocalOnly("that", runner)
+	}
 	wd, err := r.cfg.Roots.Resolve(stored, "")
 	if err != nil {
 		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", UserMessage(err))
@@ -269,14 +274,21 @@ func (r *Router) workingConversation(m Message) (conv Conversation, workdir stri
 func (r *Router) start(ctx context.Context, m Message, cmd Command) (string, error) {
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
 	path, worktree, name := startArgs(cmd.Arg)
-	wd, err := r.userWorkdir(m, path)
+	var wd string
+	var err error
+	if runner, rest, remote := r.remoteWorkdir(path); remote {
+		wd, err = r.remoteStart(ctx, p, runner, rest, worktree)
+		worktree = nil
+	} else {
+		wd, err = r.userWorkdir(m, path)
+	}
 	if err != nil {
 		return "", err
 	}
 	now := r.clock.Now()
 	conv := Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now}
 	note, warning := "", ""
-	if (worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree) {
+	if _, _, remote := r.remoteWorkdir(wd); !remote && ((worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree)) {
 		if note, err = r.newWorktree(ctx, m, &conv, name, worktree != nil); err != nil {
 			return "", err
 		}
@@ -292,7 +304,15 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 	if _, ok := r.convs.Get(m.Key); !ok {
 		return "", Errorf("no conversation here; start one with a workdir: /%s start <path>", r.cfg.Plugins.IDs()[0])
 	}
-	wd, err := r.userWorkdir(m, path)
+	var wd string
+	var err error
+	if runner, rest, remote := r.remoteWorkdir(path); remote {
+		conv, _ := r.convs.Get(m.Key)
+		p, _ := r.cfg.Plugins.Get(conv.Plugin)
+		wd, err = r.remoteStart(context.Background(), p, runner, rest, nil)
+	} else {
+		wd, err = r.userWorkdir(m, path)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -266,6 +266,10 @@ func choiceAnswer(q *Question, text string) Answer {
 	return Answer{Decision: Allow, Choice: text}
 }
 
+// maxSettleTries bounds the tries to edit an answered question under a
+// platform's rate limit.
+const maxSettleTries = 30
+
 // settleQuestion edits an answered question's message to say how it was
 // answered, which also removes its buttons.
 func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string) {
@@ -282,7 +286,9 @@ func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string
 	// In the background, waiting out the platform's rate limit: the
 	// decision is already in the chat, and the turn must not wait.
 	go func() {
-		for range 5 {
+		// Each try waits as long as the platform asks; other writes to the
+		// channel (the turn's reply, a ping) may take the next slot first.
+		for range maxSettleTries {
 			err := a.p.Edit(r.deliverCtx, *ref, pages[0])
 			var limited *RateLimitError
 			if !errors.As(err, &limited) {
@@ -299,6 +305,7 @@ func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string
 				return
 			}
 		}
+		r.logger.Warn("an answered question still shows its buttons: the platform kept refusing the edit", "question", pq.id)
 	}()
 }
 

@@ -51,10 +51,23 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 // history is p's past conversations in m's workdir that m's author may
 // resume; listed says whether the CLI listed any at all.
 func (r *Router) history(ctx context.Context, m Message, p Plugin) (wd string, infos []ConversationInfo, listed bool, err error) {
-	if wd, err = r.currentWorkdir(m); err != nil {
-		return "", nil, false, err
+	where := ""
+	if conv, ok := r.convs.Get(m.Key); ok {
+		if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
+			// The runner lists its CLI's history; the conversation stays there.
+			if p, err = r.cfg.Runners.Plugin(runner, p.ID()); err != nil {
+				return "", nil, false, err
+			}
+			wd, where = conv.Workdir, path
+		}
 	}
-	if infos, err = p.Conversations(ctx, wd); err != nil {
+	if where == "" {
+		if wd, err = r.currentWorkdir(m); err != nil {
+			return "", nil, false, err
+		}
+		where = wd
+	}
+	if infos, err = p.Conversations(ctx, where); err != nil {
 		return "", nil, false, fmt.Errorf("list %s conversations: %w", p.Name(), err)
 	}
 	return wd, r.ownSessions(m, p.ID(), infos), len(infos) > 0, nil

@@ -88,6 +88,9 @@ type RouterConfig struct {
 	// Document: every page is a message.
 	LongReplyPages int
 	Document       func([]ResponseBlock) string
+	// Runners, when set, runs conversations started in "name:path" on
+	// other machines (NATS_URL); nil keeps every turn on this one.
+	Runners Runners
 	// NotifyAfter: a turn that ran longer notifies its author when it
 	// ends (Notifier); zero means 60 seconds, negative never. A question
 	// always notifies.

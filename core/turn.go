@@ -169,6 +169,13 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 	if !ok || !conv.Started.Equal(qm.conv.Started) || conv.Plugin != qm.conv.Plugin {
 		return conv, nil, "", Errorf("the conversation this message was written to ended before its turn; it was not sent")
 	}
+	if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
+		if len(m.Files) > 0 {
+			return conv, nil, "", errLocalOnly("sending files", runner)
+		}
+		plugin, err := r.cfg.Runners.Plugin(runner, conv.Plugin)
+		return conv, plugin, path, err
+	}
 	plugin, ok = r.cfg.Plugins.Get(conv.Plugin)
 	if !ok {
 		return conv, nil, "", Errorf("plugin %q is no longer configured. Start a new conversation", conv.Plugin)

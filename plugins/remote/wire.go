@@ -1,0 +1,140 @@
+package remote
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// The subjects, all under one versioned prefix, so that a gateway and a
+// runner of different wire versions never hear each other. A runner's
+// own subjects carry its name, which lets a NATS server confine each
+// runner to them (see README.md).
+const prefix = "jakebot.v1."
+
+// Subjects.
+func discoverSubject() string              { return prefix + "discover" }
+func announceSubject(runner string) string { return prefix + "announce." + runner }
+func announceAll() string                  { return prefix + "announce.*" }
+func runnerSubject(runner, what string) string {
+	return prefix + "runner." + runner + "." + what
+}
+func turnSubject(runner, id, what string) string {
+	return prefix + "runner." + runner + ".turn." + id + "." + what
+}
+
+// Announcement is what a runner says of itself, every AnnounceInterval
+// and when a gateway asks (discover).
+type Announcement struct {
+	Name    string       `json:"name"`
+	Plugins []PluginInfo `json:"plugins"`
+	Roots   []string     `json:"roots"`
+}
+
+// PluginInfo is one plugin a runner serves.
+type PluginInfo struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// wireError is an error crossing the wire: a user error stays one, so the
+// chat shows its words rather than "internal error".
+type wireError struct {
+	Message string `json:"message"`
+	User    bool   `json:"user,omitempty"`
+}
+
+func toWire(err error) *wireError {
+	if err == nil {
+		return nil
+	}
+	var ue *core.UserError
+	if errors.As(err, &ue) {
+		return &wireError{Message: core.UserMessage(err), User: true}
+	}
+	return &wireError{Message: err.Error()}
+}
+
+func (e *wireError) err() error {
+	switch {
+	case e == nil:
+		return nil
+	case e.User:
+		return core.Errorf("%s", e.Message)
+	}
+	return errors.New(e.Message)
+}
+
+type resolveRequest struct {
+	Path string `json:"path"`
+}
+
+type resolveReply struct {
+	Workdir string     `json:"workdir,omitempty"`
+	Error   *wireError `json:"error,omitempty"`
+}
+
+type listRequest struct {
+	Plugin  string `json:"plugin"`
+	Workdir string `json:"workdir"`
+}
+
+type listReply struct {
+	Conversations []core.ConversationInfo `json:"conversations,omitempty"`
+	Error         *wireError              `json:"error,omitempty"`
+}
+
+// turnRequest starts a turn. Turn.Images never travel: files reach only
+// conversations on the gateway's machine.
+type turnRequest struct {
+	ID     string    `json:"id"`
+	Plugin string    `json:"plugin"`
+	Turn   core.Turn `json:"turn"`
+}
+
+type turnReply struct {
+	Error *wireError `json:"error,omitempty"`
+}
+
+// turnMessage is one message of a running turn, numbered from 1: an
+// event, or the end (Done) with the result.
+type turnMessage struct {
+	Seq    int              `json:"seq"`
+	Event  *wireEvent       `json:"event,omitempty"`
+	Done   bool             `json:"done,omitempty"`
+	Result *core.TurnResult `json:"result,omitempty"`
+	Error  *wireError       `json:"error,omitempty"`
+}
+
+// wireEvent is a core.Event; a question travels without its callback,
+// named by an id its answer comes back with.
+type wireEvent struct {
+	Kind        core.EventKind     `json:"kind"`
+	Text        string             `json:"text,omitempty"`
+	Block       core.ResponseBlock `json:"block"`
+	ResumeToken string             `json:"resume_token,omitempty"`
+	Model       string             `json:"model,omitempty"`
+	Result      *core.TurnResult   `json:"result,omitempty"`
+	Question    *wireQuestion      `json:"question,omitempty"`
+}
+
+type wireQuestion struct {
+	ID      string   `json:"id"`
+	Tool    string   `json:"tool"`
+	Summary string   `json:"summary"`
+	Detail  string   `json:"detail,omitempty"`
+	Options []string `json:"options,omitempty"`
+}
+
+// answerMessage answers a question of a running turn.
+type answerMessage struct {
+	Question string      `json:"question"`
+	Answer   core.Answer `json:"answer"`
+}
+
+// validName reports whether s may be a runner's name: one subject token.
+func validName(s string) bool {
+	_, _, ok := core.SplitRunner(s + ":")
+	return ok && !strings.ContainsAny(s, ".*> ")
+}
