@@ -24,6 +24,7 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
+	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
 // Config is everything jakebot reads from its environment. Every variable
@@ -120,6 +121,9 @@ type Config struct {
 	Slack    slack.Config
 	Telegram telegram.Config
 	Web      web.Config
+	// NATS, when NATS_URL is set, reaches the runners on other machines
+	// (and is how `jakebot runner` reaches the bot).
+	NATS remote.Config
 
 	// Secrets are the values of secret-looking variables (tokens, keys,
 	// passwords) found by LoadConfig; they are blanked out of every log
@@ -246,7 +250,7 @@ func Withheld(k string) bool {
 	if slices.Contains(WithheldVars(), k) {
 		return true
 	}
-	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "JAKEBOT_"} {
+	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"} {
 		if strings.HasPrefix(k, prefix) && secretName.MatchString(k) {
 			return true
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/console"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
 // Main is one run of the bot, in the manner of wtf's cmd/wtfd Main: what build made, for run to use and close
@@ -32,6 +33,8 @@ type Main struct {
 	observe  core.Observers
 	metrics  *metrics.Metrics
 	router   *core.Router
+	// runners reaches the machines of NATS_URL; nil without it.
+	runners *remote.Gateway
 	// runCtx is what platforms and turns run under: the signal does not
 	// cancel it, so shutdown stops them in order, after running turns had
 	// their grace and their chats were told.
@@ -75,6 +78,9 @@ func (m *Main) build(ctx context.Context) error {
 		return err
 	}
 	if err := m.buildObservers(); err != nil {
+		return err
+	}
+	if err := m.connectRunners(); err != nil {
 		return err
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
@@ -204,10 +210,33 @@ func (m *Main) buildObservers() error {
 	return nil
 }
 
+// connectRunners joins NATS_URL as the gateway to the runners there.
+func (m *Main) connectRunners() error {
+	if !m.cfg.NATS.Enabled() {
+		return nil
+	}
+	nc, err := remote.Connect(m.cfg.NATS, "jakebot gateway", m.logger)
+	if err != nil {
+		return err
+	}
+	m.closers = append(m.closers, nc.Close)
+	if m.runners, err = remote.NewGateway(nc, 0, m.logger); err != nil {
+		return err
+	}
+	m.closers = append(m.closers, m.runners.Close)
+	m.logger.Info("reaching runners through NATS", "server", nc.ConnectedUrlRedacted())
+	return nil
+}
+
 // routerConfig is the router's part of the configuration.
 func (m *Main) routerConfig() core.RouterConfig {
 	cfg := m.cfg
+	var runners core.Runners
+	if m.runners != nil {
+		runners = m.runners // a nil *Gateway must not become a non-nil interface
+	}
 	return core.RouterConfig{
+		Runners:            runners,
 		Plugins:            m.plugins,
 		Access:             m.access,
 		Roots:              m.policy.roots,

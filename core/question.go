@@ -72,6 +72,10 @@ type pendingQuestion struct {
 	// once answered it is edited to say how, without the buttons.
 	shown *MessageRef
 	text  string
+	// settled is how it was answered, kept when the answer came before
+	// the message was known (a press quicker than the post's reply): the
+	// edit then follows the post.
+	settled string
 }
 
 // questions are the pending questions of every conversation.
@@ -230,7 +234,11 @@ func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text 
 		if ref, err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
 			r.questions.mu.Lock()
 			pq.shown, pq.text = &ref, text
+			settled := pq.settled
 			r.questions.mu.Unlock()
+			if settled != "" {
+				r.settleQuestion(a, pq, settled)
+			}
 			return
 		}
 	}
@@ -275,6 +283,9 @@ const maxSettleTries = 30
 func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string) {
 	r.questions.mu.Lock()
 	ref, text := pq.shown, pq.text
+	if ref == nil {
+		pq.settled = outcome
+	}
 	r.questions.mu.Unlock()
 	if ref == nil {
 		return

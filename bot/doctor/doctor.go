@@ -123,6 +123,7 @@ func Run(ctx context.Context, cfg bot.Config, opts Options) Report {
 	checkRoots(&r, cfg)
 	checkPlugins(ctx, &r, cfg, opts)
 	checkPlatforms(ctx, &r, cfg, opts)
+	checkNATS(&r, cfg)
 	if cfg.StateFile != "off" {
 		checkWritable(&r, "STATE_FILE", cfg.StateFile, true)
 	}

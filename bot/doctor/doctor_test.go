@@ -14,6 +14,8 @@ import (
 	"github.com/jake-bot/jake-bot/bot/doctor"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/remote"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // script writes an executable shell script standing in for a CLI.
@@ -312,6 +314,42 @@ func TestDoctorWeb(t *testing.T) {
 			expect(t, r, tc.row, tc.want, tc.detail)
 			if strings.Contains(text(t, r), tok) {
 				t.Error("the report prints the web token")
+			}
+		})
+	}
+}
+
+func TestDoctorNATS(t *testing.T) {
+	t.Parallel()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
+		Username: "gateway", Password: "nats-secret-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	defer ns.Shutdown()
+	for _, tc := range []struct {
+		name     string
+		password string
+		want     doctor.Status
+		detail   string
+	}{
+		{"signed in", "nats-secret-password", doctor.OK, "round trip"},
+		{"wrong password", "wrong-password-here", doctor.Fail, "nats: connect"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := bot.Config{AllowedRoots: []string{dir}}
+			cfg.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+			cfg.NATS = remote.Config{URL: ns.ClientURL(), User: "gateway", Password: remote.Secret(tc.password), RunnerName: "box2"}
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir})
+			expect(t, r, "nats", tc.want, tc.detail)
+			expect(t, r, "runner name", doctor.OK, "box2")
+			if strings.Contains(text(t, r), tc.password) {
+				t.Error("the report prints the NATS password")
 			}
 		})
 	}

@@ -6,6 +6,7 @@
 //	jakebot                 run the bot
 //	jakebot doctor          check what would and would not work
 //	jakebot replay FILE     show what a recorded CLI stream looks like in chat
+//	jakebot runner          serve turns from the bot over NATS_URL, on this machine
 package main
 
 import (
@@ -58,6 +59,7 @@ func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) 
 const usage = `usage:
   jakebot                   run the bot (configuration: environment and .env)
   jakebot doctor [--online] check what would and would not work
+  jakebot runner            run this machine's CLIs for the bot reached through NATS_URL
   jakebot replay [--plugin claude] [--platform discord] [--plugins-file F] FILE.jsonl
                             print the messages and edits a recorded stream becomes`
 
@@ -75,6 +77,12 @@ func run(ctx context.Context, args, environ []string, stdio bot.Stdio) error {
 		return runDoctor(ctx, args[1:], environ, stdio)
 	case "replay":
 		return runReplay(ctx, args[1:], environ, stdio)
+	case "runner":
+		cfg, err := bot.LoadConfig(environ, ".env")
+		if err != nil {
+			return err
+		}
+		return bot.RunRunner(ctx, cfg, stdio)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdio.Out, usage)
 		return nil

@@ -2,7 +2,6 @@ package discord
 
 import (
 	"fmt"
-	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
@@ -102,24 +101,5 @@ func (c Config) roleAllowed(roles []string) bool {
 	return false
 }
 
-// Secret is a string that never prints: fmt and log/slog show it redacted,
-// so a logged Config does not leak the bot token.
-type Secret string
-
-const redacted = "[redacted]"
-
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	return redacted
-}
-
-// GoString keeps %#v from printing the secret.
-func (s Secret) GoString() string { return `"` + s.String() + `"` }
-
-// LogValue keeps slog from printing the secret.
-func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
-
-// MarshalText keeps encoders (JSON, YAML) from printing the secret.
-func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+// Secret is a string that never prints (core.Secret).
+type Secret = core.Secret

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -95,22 +94,8 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Secret is a string that never prints: fmt, slog and JSON show it
-// redacted, so logging a config cannot leak the token.
-type Secret string
-
-const redacted = "[redacted]"
-
-func (s Secret) String() string { return redacted }
-
-// GoString keeps %#v from printing the secret.
-func (s Secret) GoString() string { return redacted }
-
-// LogValue keeps slog from printing the secret.
-func (s Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
-
-// MarshalText keeps encoders from printing the secret.
-func (s Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+// Secret is a string that never prints (core.Secret).
+type Secret = core.Secret
 
 // UserIDs is a list of numeric Telegram user ids, written comma- or
 // space-separated.

@@ -46,6 +46,9 @@ func TestClaudeEndToEnd(t *testing.T) {
 	h.says(dm, alice, 0, "/claude start")
 	h.srv.UserSays(dm, alice, 0, "say hello")
 	h.until("the reply's footer", func() bool { return strings.Contains(h.last(dm.ID), "— ") })
+	// The footer is the reply's last edit; the turn ends just after it,
+	// and /claude resume is refused while a turn runs.
+	h.router.Wait()
 	msgs := h.srv.Messages(dm.ID)
 	reply := msgs[len(msgs)-1]
 	for _, want := range []string{"Hello from <b>the</b> fake model &amp; &lt;friends&gt;.", `<pre><code class="language-go">x := 1 &lt; 2</code></pre>`} {

@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -69,13 +68,5 @@ func (c Config) Grant(access *core.Access) {
 	}
 }
 
-// Secret is a string that never prints: fmt, slog and JSON show it
-// redacted, so logging a config cannot leak the token.
-type Secret string
-
-const redacted = "[redacted]"
-
-func (s Secret) String() string               { return redacted }
-func (s Secret) GoString() string             { return redacted }
-func (s Secret) LogValue() slog.Value         { return slog.StringValue(redacted) }
-func (s Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+// Secret is a string that never prints (core.Secret).
+type Secret = core.Secret

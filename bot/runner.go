@@ -1,0 +1,50 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/remote"
+)
+
+// RunRunner runs `jakebot runner`: this machine's CLIs serve the turns a
+// gateway sends over NATS_URL, in this machine's ALLOWED_ROOTS, until ctx
+// is cancelled.
+func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
+	level, err := parseLevel(cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(newRedactor(stdio.Err, cfg.Secrets), &slog.HandlerOptions{Level: level}))
+	if !cfg.NATS.Enabled() {
+		return fmt.Errorf("jakebot runner needs NATS_URL: the NATS server the bot uses")
+	}
+	name, err := cfg.NATS.Name()
+	if err != nil {
+		return err
+	}
+	pol, err := readPolicy(cfg)
+	if err != nil {
+		return err
+	}
+	all, err := Plugins(cfg, logger)
+	if err != nil {
+		return err
+	}
+	plugins, err := core.NewRegistry(all...)
+	if err != nil {
+		return err
+	}
+	nc, err := remote.Connect(cfg.NATS, "jakebot runner "+name, logger)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	r, err := remote.NewRunner(nc, name, plugins, pol.roots, 0, logger)
+	if err != nil {
+		return err
+	}
+	return r.Run(ctx)
+}

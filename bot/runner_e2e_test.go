@@ -1,0 +1,70 @@
+package bot_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+	"github.com/jake-bot/jake-bot/plugins/remote"
+)
+
+// One bot, two processes' worth of it: the gateway on the console and a
+// runner, both on a real NATS server in the test process. The turn runs
+// the real Claude CLI on the runner, in the runner's roots; the gateway
+// has no CLI and no such directory.
+func TestRunnerOnAnotherMachine(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from box2."}})
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	t.Cleanup(ns.Shutdown)
+
+	rcfg := f.config()
+	rcfg.NATS = remote.Config{URL: ns.ClientURL(), RunnerName: "box2"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- bot.RunRunner(ctx, rcfg, bot.Stdio{Err: t.Output()}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runner: %v", err)
+		}
+	})
+
+	gateway := t.TempDir()
+	c := f.start(bot.Config{AllowedRoots: []string{gateway}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "debug",
+		NATS: remote.Config{URL: ns.ClientURL()}, Claude: claude.Config{Bin: filepath.Join(gateway, "no-claude-here")}})
+	for {
+		c.say("/runners")
+		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online): claude") {
+			break
+		}
+	}
+	c.say("/claude start box2:" + f.workdir)
+	c.expect(`started in box2:` + f.workdir)
+	c.say("say hello")
+	c.expect(`Hello from box2\.`)
+	c.say("/claude start box2:" + gateway)
+	c.expect(`outside`)
+	c.close()
+	if n := len(f.model.Requests()); n == 0 {
+		t.Error("the model got no request: the turn did not run on the runner")
+	}
+	sessions, _ := filepath.Glob(filepath.Join(f.home, ".claude", "projects", "*", "*.jsonl"))
+	if len(sessions) == 0 {
+		t.Error("the runner's Claude CLI wrote no session")
+	}
+}
