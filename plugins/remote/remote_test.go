@@ -19,7 +19,7 @@ import (
 )
 
 // runNATS runs a real NATS server in the test process, on loopback.
-func runNATS(t *testing.T, opts *server.Options) string {
+func runNATS(t testing.TB, opts *server.Options) string {
 	t.Helper()
 	if opts == nil {
 		opts = &server.Options{}
@@ -37,7 +37,7 @@ func runNATS(t *testing.T, opts *server.Options) string {
 	return s.ClientURL()
 }
 
-func connect(t *testing.T, url string, opts ...nats.Option) *nats.Conn {
+func connect(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
 	t.Helper()
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
