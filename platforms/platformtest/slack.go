@@ -58,7 +58,13 @@ type Slack struct {
 	ephemeral   []SlackMessage
 	maxText     int
 	limited     map[string][]int // method → Retry-After seconds of the next 429s
-	echo        bool
+	// Files: shared by users (by id), uploaded by the bot (pending until
+	// completed), and the Authorization of every download.
+	sharedFiles    map[string]SlackFile
+	pendingUploads map[string]SlackFile
+	uploads        []SlackUpload
+	downloads      []string
+	echo           bool
 }
 
 // SlackCall is one Web API call the fake answered.
@@ -96,16 +102,20 @@ type SlackMessage struct {
 // NewSlack starts a fake Slack that stops when the test ends.
 func NewSlack(t testing.TB) *Slack {
 	s := &Slack{
-		changed:   make(chan struct{}),
-		clock:     time.Now,
-		envelopes: make(map[string]map[string]any),
-		messages:  make(map[string]*SlackMessage),
-		limited:   make(map[string][]int),
-		upgrader:  websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
+		changed:        make(chan struct{}),
+		clock:          time.Now,
+		envelopes:      make(map[string]map[string]any),
+		messages:       make(map[string]*SlackMessage),
+		limited:        make(map[string][]int),
+		sharedFiles:    make(map[string]SlackFile),
+		pendingUploads: make(map[string]SlackFile),
+		upgrader:       websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/socket", s.serveSocket)
+	mux.HandleFunc("/files-pri/", s.serveFile)
+	mux.HandleFunc("/upload/", s.serveUpload)
 	// Every field is set before the server starts: the handlers read them.
 	s.srv = httptest.NewUnstartedServer(mux)
 	s.srv.Start()
@@ -337,7 +347,7 @@ func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		if q := s.limited[method]; len(q) > 0 {
 			retry, s.limited[method] = q[0], q[1:]
 			call.Error = "ratelimited"
-		} else {
+		} else if resp = s.filesMethod(method, f); resp == nil {
 			resp = s.answer(&call)
 		}
 		s.calls = append(s.calls, call)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 
@@ -20,6 +21,8 @@ type webAPI interface {
 	UpdateMessageContext(ctx context.Context, channel, ts string, opts ...slack.MsgOption) (string, string, string, error)
 	PostEphemeralContext(ctx context.Context, channel, user string, opts ...slack.MsgOption) (string, error)
 	AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error
+	GetFileContext(ctx context.Context, downloadURL string, w io.Writer) error
+	UploadFileContext(ctx context.Context, params slack.UploadFileParameters) (*slack.FileSummary, error)
 }
 
 // socket is the Socket Mode connection.

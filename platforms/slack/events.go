@@ -92,7 +92,7 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
 		return inbound{}, false
 	}
 	if isDM(e.Channel) {
-		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text), true
+		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text, nil), true
 	}
 	text := a.clean(e.Text)
 	m := core.Message{ID: e.TimeStamp, Text: text, ReplyTo: e.TimeStamp, From: e.User}
@@ -141,7 +141,7 @@ func (a *Adapter) message(e *slackevents.MessageEvent) (inbound, bool) {
 		if !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 			return inbound{}, false
 		}
-		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text), true
+		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text, a.attachments(e.Message)), true
 	}
 	// In channels, only replies in the bot's threads are for the bot;
 	// mentions come again as app_mention events.
@@ -165,14 +165,14 @@ func (a *Adapter) message(e *slackevents.MessageEvent) (inbound, bool) {
 	m := core.Message{
 		Key:  core.ConversationKey{Platform: Name, Channel: e.Channel, Thread: thread},
 		ID:   e.TimeStamp,
-		Text: a.clean(e.Text), ReplyTo: e.TimeStamp, From: e.User,
+		Text: a.clean(e.Text), ReplyTo: e.TimeStamp, From: e.User, Files: a.attachments(e.Message),
 	}
 	return inbound{queue: e.Channel + "/" + thread, msgs: []core.Message{m}}, true
 }
 
 // direct reads a direct message: the whole DM is one conversation, keyed
 // by its user, and a mention in it may carry a command like anywhere.
-func (a *Adapter) direct(channel, user, ts, raw string) inbound {
+func (a *Adapter) direct(channel, user, ts, raw string, files []core.Attachment) inbound {
 	text := a.clean(raw)
 	if a.mentions(raw) {
 		if cmd, ok := a.mentionCommand(text); ok {
@@ -181,7 +181,7 @@ func (a *Adapter) direct(channel, user, ts, raw string) inbound {
 	}
 	m := core.Message{
 		Key: core.ConversationKey{Platform: Name, User: user, Channel: channel},
-		ID:  ts, Text: text, ReplyTo: ts, From: user,
+		ID:  ts, Text: text, ReplyTo: ts, From: user, Files: files,
 	}
 	return inbound{queue: channel + "/", msgs: []core.Message{m}}
 }

@@ -184,6 +184,7 @@ type harness struct {
 	plugin  *testPlugin
 	router  *core.Router
 	adapter *slack.Adapter
+	root    string // the allowed root, the default workdir
 }
 
 type setup struct {
@@ -222,6 +223,7 @@ func start(t *testing.T, s setup) *harness {
 	if s.workdir == "" {
 		s.workdir = t.TempDir()
 	}
+	h.root = s.workdir
 	roots, err := core.NewRoots([]string{s.workdir})
 	if err != nil {
 		t.Fatal(err)
