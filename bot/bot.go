@@ -67,6 +67,10 @@ const defaultGrace = 30 * time.Second
 func withinRoots(entries []core.Entry, roots core.Roots, logger *slog.Logger) []core.Entry {
 	kept := entries[:0:0]
 	for _, e := range entries {
+		if _, _, remote := core.SplitRunner(e.Workdir); remote {
+			kept = append(kept, e) // its runner checks it, on every turn
+			continue
+		}
 		if real, err := filepath.EvalSymlinks(e.Workdir); err == nil && !roots.Contains(real) {
 			logger.Warn("conversation dropped: its workdir is outside the allowed roots", "conversation", e.Key.String(), "workdir", e.Workdir, "resolved", real)
 			continue

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/bot/audit"
 	"github.com/jake-bot/jake-bot/bot/metrics"
@@ -33,7 +36,9 @@ type Main struct {
 	observe  core.Observers
 	metrics  *metrics.Metrics
 	router   *core.Router
-	// runners reaches the machines of NATS_URL; nil without it.
+	// nc is the NATS connection and runners the machines it reaches;
+	// nil without NATS_URL.
+	nc      *nats.Conn
 	runners *remote.Gateway
 	// runCtx is what platforms and turns run under: the signal does not
 	// cancel it, so shutdown stops them in order, after running turns had
@@ -73,14 +78,16 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.access = core.NewAccess()
 	m.access.Admin(console.Name, console.User)
-	m.loadState()
+	if err := m.connectRunners(); err != nil {
+		return err
+	}
+	if err := m.loadState(ctx); err != nil {
+		return err
+	}
 	if err := m.buildPlatforms(); err != nil {
 		return err
 	}
 	if err := m.buildObservers(); err != nil {
-		return err
-	}
-	if err := m.connectRunners(); err != nil {
 		return err
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
@@ -133,23 +140,60 @@ func readPolicy(cfg Config) (policy, error) {
 }
 
 // loadState reads the conversations kept across restarts and mirrors
-// every change back to STATE_FILE.
-func (m *Main) loadState() {
+// every change back: to NATS's key-value bucket with NATS_URL, so that a
+// gateway restarted anywhere finds them, else to STATE_FILE.
+func (m *Main) loadState(ctx context.Context) error {
 	m.convs = core.NewConversations()
-	if m.cfg.StateFile == "" || m.cfg.StateFile == "off" {
-		return
+	if m.cfg.StateFile == "off" || (m.cfg.StateFile == "" && m.nc == nil) {
+		return nil
 	}
-	saved := state.Load(m.cfg.StateFile, m.logger)
+	var saved state.Snapshot
+	var mirror *state.Mirror
+	if m.nc != nil {
+		store, err := remote.OpenState(ctx, m.nc)
+		if err != nil {
+			return err
+		}
+		if saved, err = loadFrom(ctx, store, m.logger); err != nil {
+			return err
+		}
+		mirror = state.NewMirrorTo(store.Where(), func(s state.Snapshot, now time.Time) error {
+			data, err := state.Encode(s, now)
+			if err != nil {
+				return err
+			}
+			return store.Save(context.WithoutCancel(ctx), data)
+		}, m.convs, stateInterval, nil, m.logger)
+	} else {
+		saved = state.Load(m.cfg.StateFile, m.logger)
+		mirror = state.NewMirror(m.cfg.StateFile, m.convs, stateInterval, nil, m.logger)
+	}
 	m.convs.Load(withinRoots(saved.Conversations, m.policy.roots, m.logger))
 	m.convs.LoadOwners(saved.Owners)
 	m.convs.LoadSpends(saved.Spend)
 	m.convs.LoadSchedules(saved.Schedules)
-	mirror := state.NewMirror(m.cfg.StateFile, m.convs, stateInterval, nil, m.logger)
 	m.closers = append(m.closers, func() {
 		if err := mirror.Close(); err != nil {
 			m.logger.Error("state not saved", "err", err)
 		}
 	})
+	return nil
+}
+
+// loadFrom reads the state kept in NATS. Unreadable state is logged and
+// the bot starts empty, as with a bad state file.
+func loadFrom(ctx context.Context, store *remote.StateStore, logger *slog.Logger) (state.Snapshot, error) {
+	data, err := store.Load(ctx)
+	if err != nil || data == nil {
+		return state.Snapshot{}, err
+	}
+	snap, err := state.Decode(data)
+	if err != nil {
+		logger.Warn("state in NATS unusable; starting with no conversations", "where", store.Where(), "err", err)
+		return state.Snapshot{}, nil
+	}
+	logger.Info("state loaded", "where", store.Where(), "conversations", len(snap.Conversations))
+	return snap, nil
 }
 
 // buildPlatforms makes the configured chat platforms, or the console when
@@ -219,6 +263,7 @@ func (m *Main) connectRunners() error {
 	if err != nil {
 		return err
 	}
+	m.nc = nc
 	m.closers = append(m.closers, nc.Close)
 	if m.runners, err = remote.NewGateway(nc, 0, m.logger); err != nil {
 		return err

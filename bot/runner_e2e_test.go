@@ -21,8 +21,9 @@ import (
 // has no CLI and no such directory.
 func TestRunnerOnAnotherMachine(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from box2."}})
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from box2."}}, plugintest.Reply{Text: []string{"Still box2."}})
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
+		JetStream: true, StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +46,9 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 	})
 
 	gateway := t.TempDir()
-	c := f.start(bot.Config{AllowedRoots: []string{gateway}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "debug",
-		NATS: remote.Config{URL: ns.ClientURL()}, Claude: claude.Config{Bin: filepath.Join(gateway, "no-claude-here")}})
+	gcfg := bot.Config{AllowedRoots: []string{gateway}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "debug",
+		NATS: remote.Config{URL: ns.ClientURL()}, Claude: claude.Config{Bin: filepath.Join(gateway, "no-claude-here")}}
+	c := f.start(gcfg)
 	for {
 		c.say("/runners")
 		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online): claude") {
@@ -60,6 +62,17 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 	c.say("/claude start box2:" + gateway)
 	c.expect(`outside`)
 	c.close()
+
+	// A new gateway finds the conversation in NATS's key-value bucket and
+	// goes on in its session on box2.
+	c = f.start(gcfg)
+	c.say("/status", "are you there?")
+	c.expect(`box2:` + f.workdir)
+	c.expect(`Still box2\.`)
+	c.close()
+	if reqs := f.model.Requests(); len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1].Text(), "say hello") {
+		t.Error("the second gateway's turn did not resume the first's session on box2")
+	}
 	if n := len(f.model.Requests()); n == 0 {
 		t.Error("the model got no request: the turn did not run on the runner")
 	}

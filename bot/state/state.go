@@ -281,7 +281,8 @@ func Save(path string, snap Snapshot, now time.Time) error {
 // Mirror writes a Conversations map to a file whenever it changes, at most
 // once per interval. It is safe for concurrent use.
 type Mirror struct {
-	path     string
+	path     string // for logs
+	write    func(Snapshot, time.Time) error
 	convs    *core.Conversations
 	interval time.Duration
 	clock    core.Clock
@@ -297,13 +298,19 @@ type Mirror struct {
 // NewMirror starts mirroring convs to path; it registers convs.OnChange,
 // so call it before the map is used. A nil clock is the system clock.
 func NewMirror(path string, convs *core.Conversations, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
+	return NewMirrorTo(path, func(s Snapshot, now time.Time) error { return Save(path, s, now) }, convs, interval, clock, logger)
+}
+
+// NewMirrorTo is NewMirror writing with write instead of to a file; where
+// names the place in logs.
+func NewMirrorTo(where string, write func(Snapshot, time.Time) error, convs *core.Conversations, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
 	if clock == nil {
 		clock = core.SystemClock{}
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Mirror{path: path, convs: convs, interval: interval, clock: clock, logger: logger}
+	m := &Mirror{path: where, write: write, convs: convs, interval: interval, clock: clock, logger: logger}
 	convs.OnChange(m.changed)
 	return m
 }
@@ -321,7 +328,11 @@ func (m *Mirror) changed() {
 func (m *Mirror) flush() {
 	m.mu.Lock()
 	m.pending = false
+	closed := m.closed
 	m.mu.Unlock()
+	if closed {
+		return // Close wrote the final state; the store may be gone
+	}
 	if err := m.save(); err != nil {
 		m.logger.Error("state not saved", "path", m.path, "err", err)
 	}
@@ -330,7 +341,7 @@ func (m *Mirror) flush() {
 func (m *Mirror) save() error {
 	m.saving.Lock()
 	defer m.saving.Unlock()
-	return Save(m.path, Take(m.convs), m.clock.Now())
+	return m.write(Take(m.convs), m.clock.Now())
 }
 
 // Close stops mirroring and writes the final state.
