@@ -347,6 +347,9 @@ func TestDoctorNATS(t *testing.T) {
 			cfg.NATS = remote.Config{URL: ns.ClientURL(), User: "gateway", Password: remote.Secret(tc.password), RunnerName: "box2"}
 			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir})
 			expect(t, r, "nats", tc.want, tc.detail)
+			if tc.want == doctor.OK {
+				expect(t, r, "jetstream", doctor.Fail, "nats-server -js")
+			}
 			expect(t, r, "runner name", doctor.OK, "box2")
 			if strings.Contains(text(t, r), tc.password) {
 				t.Error("the report prints the NATS password")

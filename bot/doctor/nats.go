@@ -1,7 +1,10 @@
 package doctor
 
 import (
+	"context"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/remote"
@@ -31,4 +34,15 @@ func checkNATS(r *Report, cfg bot.Config) {
 		return
 	}
 	r.add("runners", "nats", OK, "%s (server %s, round trip %s)", nc.ConnectedUrlRedacted(), nc.ConnectedServerVersion(), rtt.Round(time.Microsecond))
+	js, err := jetstream.New(nc)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = js.AccountInfo(ctx)
+	}
+	if err != nil && cfg.StateFile != "off" {
+		r.add("runners", "jetstream", Fail, "the gateway keeps its conversations in JetStream, which this server does not offer (%v): run nats-server -js, or set STATE_FILE=off", err)
+		return
+	}
+	r.add("runners", "jetstream", OK, "conversations are kept in the key-value bucket jakebot_state")
 }
