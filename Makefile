@@ -59,7 +59,7 @@ load:
 
 ## bench-warm: message → model request for a cold and a warm Claude Code turn (the real CLI, fake model).
 bench-warm:
-	$(GO) test -run '^$$' -bench '^BenchmarkTurnStart$$' -benchtime 5x -count 1 ./plugins/claude
+	$(GO) test -run '^$$' -bench '^BenchmarkTurnStart$$' -benchtime 5x -count 1 ./plugins/claude ./plugins/codex
 
 docker:
 	docker build -t jakebot .

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -29,47 +31,127 @@ const (
 // turn/interrupt, so the thread keeps the partial turn; the process is
 // killed only if it has not ended cliproc.InterruptGrace later.
 func (p *Plugin) runAppServer(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	procCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
-	defer kill()
+	a, err := p.startAppServer(context.WithoutCancel(ctx), t)
+	if err != nil {
+		return core.TurnResult{}, err
+	}
+	return a.Run(ctx, t, emit)
+}
+
+// appTurn is a `codex app-server` for one turn: started, its thread new
+// or resumed, waiting for the turn's message. Started early, it is a warm
+// turn (core.Warmer): the server's start-up is over before the message.
+type appTurn struct {
+	p     *Plugin
+	t     core.Turn
+	proc  *cliproc.Process
+	kill  context.CancelFunc
+	s     *appSession
+	read  chan error
+	stamp rolloutStamp
+	once  sync.Once
+}
+
+// startAppServer starts the server for t and its handshake, up to the
+// turn. Cancelling life kills it.
+func (p *Plugin) startAppServer(life context.Context, t core.Turn) (*appTurn, error) {
+	procCtx, kill := context.WithCancel(life)
 	args := append([]string{"app-server"}, p.cfg.Args...)
 	proc, err := cliproc.Start(procCtx, cliproc.Spec{Bin: p.cfg.Bin, Args: args, Dir: t.Workdir, Environ: p.cfg.Environ,
 		Env: p.cfg.Env, Stdin: true})
 	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, cliproc.NotFound("Codex", p.cfg.Bin, "@openai/codex", "CODEX_BIN")
+		kill()
+		return nil, cliproc.NotFound("Codex", p.cfg.Bin, "@openai/codex", "CODEX_BIN")
 	}
 	if err != nil {
-		return core.TurnResult{}, fmt.Errorf("start codex app-server: %w", err)
+		kill()
+		return nil, fmt.Errorf("start codex app-server: %w", err)
 	}
-	parser := NewParser(emit)
-	parser.Workdir, parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
-	s := &appSession{cfg: p.cfg, turn: t, emit: emit, parser: parser, out: cliproc.NewJSONLines(proc.Stdin),
-		changes: map[string]*appItem{}, logger: p.logger}
-	stop := cliproc.InterruptOn(ctx, s.interrupt, kill, cliproc.InterruptGrace)
+	s := &appSession{cfg: p.cfg, turn: t, out: cliproc.NewJSONLines(proc.Stdin), changes: map[string]*appItem{},
+		logger: p.logger, message: make(chan core.Turn, 1), abandoned: make(chan struct{})}
+	s.parser = NewParser(s.emit)
+	s.parser.Workdir, s.parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
+	a := &appTurn{p: p, t: t, proc: proc, kill: kill, s: s, read: make(chan error, 1), stamp: p.stampRollout(t)}
 	if err := s.send(idInitialize, "initialize", map[string]any{"clientInfo": map[string]any{"name": "jakebot", "version": "1"}}); err != nil {
 		p.logger.Warn("codex app-server: initialize", "err", err)
 	}
-	readErr := s.read(proc.Stdout)
+	go func() { a.read <- s.read(proc.Stdout) }()
+	return a, nil
+}
+
+// Run hands the message to the waiting server and runs the turn.
+func (a *appTurn) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	defer a.kill()
+	a.s.start(t, emit)
+	stop := cliproc.InterruptOn(ctx, a.s.interrupt, a.kill, cliproc.InterruptGrace)
+	readErr := <-a.read
 	stop()
-	res, waitErr := proc.Wait()
+	res, waitErr := a.proc.Wait()
 	end := cliproc.Ending{CLI: "Codex", Result: res, WaitErr: waitErr, ReadErr: readErr,
-		Finished: parser.Result() != nil, Clean: stripNoise}
-	out := core.TurnResult{ResumeToken: s.threadID()}
-	if r := parser.Result(); r != nil {
+		Finished: a.s.parser.Result() != nil, Clean: stripNoise}
+	out := core.TurnResult{ResumeToken: a.s.threadID()}
+	if r := a.s.parser.Result(); r != nil {
 		out = *r
-		out.ResumeToken = s.threadID()
+		out.ResumeToken = a.s.threadID()
 	}
 	if out.ResumeToken == "" {
-		out.ResumeToken = t.ResumeToken
+		out.ResumeToken = a.t.ResumeToken
 	}
-	end.Failed = out.IsError || s.failed
+	end.Failed = out.IsError || a.s.failed
 	return out, end.Err(ctx)
+}
+
+// Fresh reports whether the thread the server resumed is still as it was:
+// resumed meanwhile elsewhere, it would answer from stale history.
+func (a *appTurn) Fresh() bool { return a.p.stampRollout(a.t) == a.stamp }
+
+// Close stops an unused server and waits until it is gone.
+func (a *appTurn) Close() {
+	a.once.Do(func() {
+		a.kill()
+		close(a.s.abandoned)
+		<-a.read
+		a.proc.Wait()
+	})
+}
+
+// Warm starts the app-server of t's conversation's next turn, its thread
+// resumed and waiting for the message (core.Warmer). Only a turn that
+// speaks the protocol can wait.
+func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
+	if !t.Ask || p.cfg.ApprovalPolicy == "never" {
+		return nil, core.ErrNoWarm
+	}
+	return p.startAppServer(life, t)
+}
+
+// rolloutStamp is how big a thread's rollout file was: a thread resumed
+// elsewhere since has grown.
+type rolloutStamp struct{ size int64 }
+
+// stampRollout stamps t's thread; a new thread has none.
+func (p *Plugin) stampRollout(t core.Turn) rolloutStamp {
+	if t.ResumeToken == "" || strings.ContainsAny(t.ResumeToken, `/\*?[`) {
+		return rolloutStamp{}
+	}
+	home, err := p.home()
+	if err != nil {
+		return rolloutStamp{}
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+t.ResumeToken+".jsonl"))
+	var st rolloutStamp
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			st.size += fi.Size()
+		}
+	}
+	return st
 }
 
 // appSession is one turn's conversation with the app-server.
 type appSession struct {
 	cfg    Config
 	turn   core.Turn
-	emit   func(core.Event)
 	parser *Parser
 	out    *cliproc.JSONLines
 	logger *slog.Logger
@@ -83,6 +165,41 @@ type appSession struct {
 	mu     sync.Mutex
 	thread string
 	turnID string
+
+	// message delivers the turn's message (its prompt and images), and
+	// emitFn where its events go, when the turn runs: a warm server waits
+	// for them. Events before that (the thread) are kept in early.
+	message   chan core.Turn
+	abandoned chan struct{}
+	emitMu    sync.Mutex
+	emitFn    func(core.Event)
+	early     []core.Event
+}
+
+// start gives the session its message and where its events go.
+func (s *appSession) start(t core.Turn, emit func(core.Event)) {
+	s.emitMu.Lock()
+	early := s.early
+	s.early = nil
+	s.emitFn = emit
+	s.emitMu.Unlock()
+	for _, ev := range early {
+		emit(ev)
+	}
+	s.message <- t
+}
+
+// emit passes ev on to the turn, or keeps it until the turn runs.
+func (s *appSession) emit(ev core.Event) {
+	s.emitMu.Lock()
+	fn := s.emitFn
+	if fn == nil {
+		s.early = append(s.early, ev)
+	}
+	s.emitMu.Unlock()
+	if fn != nil {
+		fn(ev)
+	}
 }
 
 func (s *appSession) send(id int, method string, params any) error {
@@ -154,7 +271,14 @@ func (s *appSession) response(m rpc) {
 		s.mu.Unlock()
 		s.parser.threadID = r.Thread.ID
 		s.emit(core.Event{Kind: core.EventSession, ResumeToken: r.Thread.ID, Model: cmp.Or(s.turn.Model, s.cfg.Model)})
-		_ = s.send(idTurn, "turn/start", map[string]any{"threadId": r.Thread.ID, "input": userInput(s.turn)})
+		var t core.Turn
+		select {
+		case t = <-s.message: // at once, or when a warm turn runs
+		case <-s.abandoned:
+			s.out.Close()
+			return
+		}
+		_ = s.send(idTurn, "turn/start", map[string]any{"threadId": r.Thread.ID, "input": userInput(t)})
 	case fmt.Sprint(idTurn):
 		var r struct {
 			Turn struct {
@@ -233,8 +357,9 @@ func (s *appSession) interrupt() error {
 // wrote) through a turn's session as Run does, answering nothing: for
 // replays and golden tests. Questions are emitted as events.
 func ReadAppServer(r io.Reader, parser *Parser) error {
-	s := &appSession{emit: parser.emit, parser: parser, out: cliproc.NewJSONLines(cliproc.Discard),
-		changes: map[string]*appItem{}, logger: slog.New(slog.DiscardHandler)}
+	s := &appSession{parser: parser, out: cliproc.NewJSONLines(cliproc.Discard), changes: map[string]*appItem{},
+		logger: slog.New(slog.DiscardHandler), message: make(chan core.Turn, 1), abandoned: make(chan struct{})}
+	s.start(core.Turn{}, parser.emit)
 	return s.read(r)
 }
 
