@@ -82,7 +82,8 @@ func TestBrowser(t *testing.T) {
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
 	model := plugintest.NewAnthropic(t,
-		plugintest.Reply{Text: []string{"Hello from **the** fake.\n\n```go\nfunc main() {}\n```\n"}},
+		plugintest.Reply{Text: []string{"Hello from **the** fake.\n\n```go\nfunc main() {}\n```\n",
+			"\n```diff\n--- a/x.go\n+++ b/x.go\n@@ -1,2 +1,2 @@\n same\n-old line\n+new line\n```\n"}},
 		plugintest.Reply{Text: []string{"never sent"}, Hold: hold},
 	)
 	home := plugintest.Home(t)
@@ -109,7 +110,8 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("conversation: %v", err)
 	}
-	for _, want := range []string{"<strong>the</strong>", `<pre><code class="language-go"><span class="tok-k">func</span>`} {
+	for _, want := range []string{"<strong>the</strong>", `<pre class="code"><code class="language-go"><span class="tok-k">func</span>`,
+		`<table class="sbs">`, `<td class="diff-del">old line</td><td class="diff-add">new line</td>`, `<td>same</td><td>same</td>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the reply's HTML lacks %s:\n%s", want, html)
 		}

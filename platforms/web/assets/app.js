@@ -35,13 +35,46 @@ const keywords = new Set(("func return if else for range var const let function 
   "interface go defer switch case break continue while new true false nil null None True False async await export " +
   "public private static fn pub mut impl use match select chan map err self this try catch finally raise throw").split(" "));
 
-function highlight(code, lang) {
-  if (lang === "diff" || lang === "patch") {
-    return code.split("\n").map((l) => {
-      const cls = l.startsWith("+") ? "diff-add" : l.startsWith("-") ? "diff-del" : l.startsWith("@@") ? "diff-hunk" : "";
-      return cls ? `<span class="${cls}">${esc(l)}</span>` : esc(l) + "\n";
-    }).join("");
+function unifiedDiff(code) {
+  return code.split("\n").map((l) => {
+    const cls = l.startsWith("+") ? "diff-add" : l.startsWith("-") ? "diff-del" : l.startsWith("@@") ? "diff-hunk" : "";
+    return cls ? `<span class="${cls}">${esc(l)}</span>` : esc(l) + "\n";
+  }).join("");
+}
+
+// sideBySide lays a unified diff out in two columns, the old text left
+// and the new right, a run of removed lines beside the run added for it.
+function sideBySide(code) {
+  const rows = [];
+  let del = [], add = [];
+  const flush = () => {
+    for (let i = 0; i < Math.max(del.length, add.length); i++) {
+      const l = del[i], r = add[i];
+      rows.push(`<tr><td class="${l === undefined ? "" : "diff-del"}">${esc(l ?? "")}</td>` +
+        `<td class="${r === undefined ? "" : "diff-add"}">${esc(r ?? "")}</td></tr>`);
+    }
+    del = []; add = [];
+  };
+  for (const line of code.split("\n")) {
+    if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@") || line.startsWith("diff ") || line.startsWith("index ")) {
+      flush();
+      rows.push(`<tr><td colspan="2" class="diff-hunk">${esc(line)}</td></tr>`);
+    } else if (line.startsWith("-")) {
+      del.push(line.slice(1));
+    } else if (line.startsWith("+")) {
+      add.push(line.slice(1));
+    } else {
+      flush();
+      const text = esc(line.startsWith(" ") ? line.slice(1) : line);
+      rows.push(`<tr><td>${text}</td><td>${text}</td></tr>`);
+    }
   }
+  flush();
+  return `<table class="sbs"><tbody>${rows.join("")}</tbody></table>`;
+}
+
+function highlight(code, lang) {
+  if (lang === "diff" || lang === "patch") return unifiedDiff(code);
   const hash = /^(py|python|sh|bash|shell|yaml|yml|ruby|rb|toml|make|dockerfile)$/.test(lang);
   const re = hash
     ? /(#[^\n]*)|("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|\b(\d+(?:\.\d+)?)\b|\b([A-Za-z_]\w*)\b/g
@@ -75,7 +108,8 @@ function markdown(text) {
       const code = [];
       for (i++; i < lines.length && !lines[i].trimStart().startsWith(fence[1]); i++) code.push(lines[i]);
       const lang = fence[2].toLowerCase();
-      html += `<pre><code class="language-${esc(lang)}">${highlight(code.join("\n"), lang)}</code></pre>`;
+      html += `<pre class="code"><code class="language-${esc(lang)}">${highlight(code.join("\n"), lang)}</code></pre>`;
+      if (lang === "diff" || lang === "patch") html += sideBySide(code.join("\n"));
       continue;
     }
     let m;
