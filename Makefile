@@ -45,8 +45,8 @@ fuzz:
 STRESS_CORE ?= 500
 STRESS_COUNT ?= 10
 stress:
-	$(GO) test -race -count=$(STRESS_CORE) -run 'Coordinator|Router|Lanes|Conversations' ./core/
-	$(GO) test -race -count=$(STRESS_COUNT) ./core/... ./platforms/... ./plugins/cliproc/ ./plugins/remote/
+	$(GO) test -race -timeout 40m -count=$(STRESS_CORE) -run 'Coordinator|Router|Lanes|Conversations' ./core/
+	$(GO) test -race -timeout 40m -count=$(STRESS_COUNT) ./core/... ./platforms/... ./plugins/cliproc/ ./plugins/remote/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -105,6 +105,9 @@ func TestRouterWarmsTheNextTurn(t *testing.T) {
 	f.say("alice", "/fake start")
 	f.expect("conversation started")
 	first := receiveWarm(t, wp.warmed)
+	// Warm has been called; the router pools what it returned just after.
+	// A message before that would run cold, as it should.
+	waitWarm(t, f, 1)
 	f.say("alice", "one")
 	if got := <-first.ran; got != "one" {
 		t.Fatalf("warm CLI got %q", got)
@@ -120,6 +123,7 @@ func TestRouterWarmsTheNextTurn(t *testing.T) {
 	if second.turn.Workdir != f.root || second.turn.Prompt != "" {
 		t.Errorf("warmed for %+v", second.turn)
 	}
+	waitWarm(t, f, 1)
 	f.say("alice", "/status")
 	f.expect("next turn's CLI warm")
 	f.say("alice", "/stop")
@@ -135,6 +139,7 @@ func TestRouterDiscardsAStaleWarmCLI(t *testing.T) {
 	f.say("alice", "/fake start")
 	f.expect("conversation started")
 	stale := receiveWarm(t, wp.warmed)
+	waitWarm(t, f, 1)
 	f.say("alice", "one")
 	f.expect("echo: one")
 	if turn := <-f.plugin.started; turn.Prompt != "one" {
