@@ -69,9 +69,15 @@ func (a *Adapter) login(w http.ResponseWriter, r *http.Request) {
 	}
 	id, ses := a.sessions.start(time.Now())
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", Expires: ses.expires,
-		HttpOnly: true, Secure: a.cfg.TLSCert != "" || r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: a.cfg.TLSCert != "" || r.TLS != nil || behindTLS(r), SameSite: http.SameSiteStrictMode})
 	a.logger.Info("web sign-in", "remote", r.RemoteAddr)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// behindTLS reports whether a reverse proxy says the browser used HTTPS.
+// It can only make the cookie stricter, so a forged header costs nothing.
+func behindTLS(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // signedIn answers 401, and does nothing else, without a valid session.

@@ -301,15 +301,22 @@ func TestSignInIsDefaultDeny(t *testing.T) {
 		t.Errorf("printed %q, want %q", s.printed.String(), want)
 	}
 
-	resp, err := stranger.Get(s.url + "/login?token=" + token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	cookie := resp.Header.Get("Set-Cookie")
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" ||
-		!strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Strict") {
-		t.Errorf("sign-in = %s, Location %q, cookie %q", resp.Status, resp.Header.Get("Location"), cookie)
+	for _, proxied := range []bool{false, true} {
+		req, _ := http.NewRequest("GET", s.url+"/login?token="+token, nil)
+		if proxied {
+			req.Header.Set("X-Forwarded-Proto", "https") // a TLS reverse proxy in front
+		}
+		resp, err := stranger.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		cookie := resp.Header.Get("Set-Cookie")
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" ||
+			!strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Strict") ||
+			strings.Contains(cookie, "Secure") != proxied {
+			t.Errorf("sign-in (proxied %v) = %s, Location %q, cookie %q", proxied, resp.Status, resp.Header.Get("Location"), cookie)
+		}
 	}
 }
 
