@@ -50,7 +50,8 @@ func TestStopEndsTheTurn(t *testing.T) {
 
 func TestAckComesBeforeSlowWork(t *testing.T) {
 	t.Parallel()
-	listing, release := make(chan struct{}), make(chan struct{})
+	// Buffered: the plugin may list before the test waits for it.
+	listing, release := make(chan struct{}, 1), make(chan struct{})
 	p := &scriptPlugin{convs: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
 		select {
 		case listing <- struct{}{}:

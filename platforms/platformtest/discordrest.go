@@ -36,6 +36,7 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 		ContentType: r.Header.Get("Content-Type")}
 	d.wait(c)
 	var rep discordRESTReply
+	recorded := false
 	switch f := d.takeFault(c); {
 	case f != nil:
 		secs := f.retryAfter.Seconds()
@@ -46,15 +47,19 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 		!strings.HasPrefix(c.Path, "webhooks/"):
 		rep = discordReply(http.StatusUnauthorized, discordError{Message: "401: Unauthorized"})
 	default:
+		// Routed and recorded at once: a test that sees the call's effect
+		// (a command registered, a message posted) sees the call too.
 		d.mu.Lock()
 		rep = d.route(c)
+		d.record(c, rep)
+		d.mu.Unlock()
+		recorded = true
+	}
+	if !recorded {
+		d.mu.Lock()
+		d.record(c, rep)
 		d.mu.Unlock()
 	}
-	c.Status, c.Message = rep.status, rep.message
-	d.mu.Lock()
-	d.calls = append(d.calls, c)
-	d.notify()
-	d.mu.Unlock()
 	if rep.body == nil {
 		w.WriteHeader(rep.status)
 		return
@@ -62,6 +67,13 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(rep.status)
 	_ = json.NewEncoder(w).Encode(rep.body)
+}
+
+// record keeps call c with its answer; d.mu is held.
+func (d *Discord) record(c DiscordCall, rep discordRESTReply) {
+	c.Status, c.Message = rep.status, rep.message
+	d.calls = append(d.calls, c)
+	d.notify()
 }
 
 // route answers one call; d.mu is held.

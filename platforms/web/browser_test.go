@@ -39,7 +39,14 @@ func chromium(t *testing.T) context.Context {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(profile) })
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.UserDataDir(profile))...)
+	// Chromium's own complaints go to the test's log, shown when it fails.
+	// chromedp asks the kernel to kill Chromium when the OS thread that
+	// started it exits (Pdeathsig is per thread), and plugins/cliproc
+	// starts each CLI from a locked thread that then exits: were Chromium
+	// started from a thread later lent to cliproc, a turn would kill it.
+	// The allocator's cancel stops it instead.
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.UserDataDir(profile),
+		chromedp.CombinedOutput(t.Output()), chromedp.ModifyCmdFunc(func(*exec.Cmd) {}))...)
 	t.Cleanup(cancelAlloc)
 	browser, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(cancel)
@@ -98,13 +105,20 @@ func TestBrowser(t *testing.T) {
 
 	page := bounded(t, browser)
 	var html string
+	if err := chromedp.Run(page, chromedp.Navigate(s.url+"/login?token="+token)); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	if err := chromedp.Run(page, chromedp.Poll(`document.querySelector('#status').textContent === 'connected'`, nil)); err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if err := chromedp.Run(page, type_("/claude start")); err != nil {
+		t.Fatalf("type: %v", err)
+	}
 	err := chromedp.Run(page,
-		chromedp.Navigate(s.url+"/login?token="+token),
-		chromedp.Poll(`document.querySelector('#status').textContent === 'connected'`, nil),
-		type_("/claude start"),
 		shows("conversation started"),
 		type_("say hello"),
 		shows("Hello from the fake."),
+		shows("new line"), // the reply's second part, the diff
 		chromedp.InnerHTML("#messages", &html, chromedp.ByID),
 	)
 	if err != nil {

@@ -206,12 +206,13 @@ func (w *world) expect(text string) string {
 	}
 }
 
-// waitOnline waits until /runners shows name online.
+// waitOnline waits until /runners shows name online: until the gateway
+// has heard the runner, /runners says no runner has connected.
 func (w *world) waitOnline(name string) {
 	w.t.Helper()
 	for {
 		w.say("/runners")
-		if got := w.expect("Runners"); strings.Contains(got, name+" (online)") {
+		if got := w.expect("unner"); strings.Contains(got, name+" (online)") {
 			return
 		}
 	}
