@@ -250,6 +250,10 @@ func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg strin
 	if !fi.Mode().IsRegular() {
 		return "", Errorf("%s is not a file", arg)
 	}
+	if fi.Size() == 0 {
+		// Every platform refuses an empty upload; say so before asking.
+		return "", Errorf("%s is empty: there is nothing to send", arg)
+	}
 	if fi.Size() > r.maxAttachment() {
 		return "", Errorf("%s is %s, over the %s limit (ATTACHMENT_MAX_BYTES)", arg, size(fi.Size()), size(r.maxAttachment()))
 	}

@@ -32,10 +32,12 @@ const waitLimit = 20 * time.Second
 // Slack is a fake Slack: the Web API methods a bot adapter calls, over
 // HTTP, and the Socket Mode websocket that apps.connections.open points
 // to. Messages the bot posts are kept per channel and thread, so a test
-// reads what a user would see; every call is recorded. Tests inject events
-// (slash commands, messages, mentions), redeliver envelopes, disconnect
-// the socket, and make the next calls fail with msg_too_long or a 429. It
-// is safe for concurrent use.
+// reads what a user would see; every call is recorded. Files users share
+// are served at private URLs, and files the bot uploads are kept per
+// channel. Tests inject events (slash commands, messages with or without
+// files, mentions), redeliver envelopes, disconnect the socket, and make
+// the next calls fail with msg_too_long or a 429. It is safe for
+// concurrent use.
 type Slack struct {
 	// URL is the Web API's base URL, for SLACK_API_URL; it ends in "/".
 	URL string
@@ -59,11 +61,11 @@ type Slack struct {
 	maxText     int
 	limited     map[string][]int // method → Retry-After seconds of the next 429s
 	// Files: shared by users (by id), uploaded by the bot (pending until
-	// completed), and the Authorization of every download.
+	// completed), and every download.
 	sharedFiles    map[string]SlackFile
 	pendingUploads map[string]SlackFile
 	uploads        []SlackUpload
-	downloads      []string
+	downloads      []SlackDownload
 	echo           bool
 }
 
@@ -115,7 +117,8 @@ func NewSlack(t testing.TB) *Slack {
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/socket", s.serveSocket)
 	mux.HandleFunc("/files-pri/", s.serveFile)
-	mux.HandleFunc("/upload/", s.serveUpload)
+	mux.HandleFunc("/upload/v1/", s.serveUpload)
+	mux.HandleFunc("/{$}", s.serveSignIn)
 	// Every field is set before the server starts: the handlers read them.
 	s.srv = httptest.NewUnstartedServer(mux)
 	s.srv.Start()

@@ -4,17 +4,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 )
 
+// This file holds the fake's files: the private URLs of what users share
+// (files.slack.com's /files-pri/), and the external upload flow for what
+// the bot shares (files.getUploadURLExternal, the upload URL,
+// files.completeUploadExternal).
+
 // SlackFile is a file in the fake workspace: one a user shared, or one
 // the bot uploaded.
 type SlackFile struct {
+	// ID is set by the fake when empty.
 	ID, Name, Mimetype string
-	Data               []byte
+	// Subtype is Slack's kind of file, "slack_audio" for a voice clip
+	// recorded in Slack; "" for an ordinary upload.
+	Subtype string
+	// Size is the size the event declares; len(Data) when 0.
+	Size int
+	Data []byte
 }
 
 // SlackUpload is a file the bot shared, with where it went.
@@ -24,65 +36,39 @@ type SlackUpload struct {
 	Comment           string
 }
 
+// SlackDownload is one request for a shared file's private URL.
+type SlackDownload struct {
+	FileID        string
+	Authorization string
+}
+
 // PostFiles posts a message with files from user in channel (in thread
 // unless ""), as Slack sends a file share: a message event of subtype
-// file_share whose files' private URLs serve the bytes to the bot token
+// file_share, and an app_mention first when text mentions the bot, both
+// listing the files. Their private URLs serve the bytes to the bot token
 // only.
 func (s *Slack) PostFiles(t testing.TB, user, channel, thread, text string, files ...SlackFile) Posted {
 	t.Helper()
-	var env map[string]any
-	var m *SlackMessage
-	s.update(func() {
-		m = &SlackMessage{Channel: channel, TS: s.nextTS(), ThreadTS: thread, User: user, Text: text}
-		s.messages[channel+"/"+m.TS] = m
-		s.order = append(s.order, channel+"/"+m.TS)
-		parent := ""
-		if p, ok := s.messages[channel+"/"+thread]; ok {
-			parent = p.User
-		}
-		ev := s.messageEvent(m, parent)
-		ev["subtype"] = "file_share"
-		var list []map[string]any
-		for i, f := range files {
-			if f.ID == "" {
-				f.ID = fmt.Sprintf("F%s%d", strings.ReplaceAll(m.TS, ".", ""), i)
-			}
-			s.sharedFiles[f.ID] = f
-			link := s.srv.URL + "/files-pri/" + f.ID + "/" + url.PathEscape(f.Name)
-			list = append(list, map[string]any{"id": f.ID, "name": f.Name, "title": f.Name, "mimetype": f.Mimetype,
-				"size": len(f.Data), "url_private": link, "url_private_download": link + "?download=1"})
-		}
-		ev["files"] = list
-		env = s.eventEnvelope(ev)
-	})
-	return Posted{TS: m.TS, Envelopes: []string{s.send(t, env)}}
+	return s.post(t, user, channel, thread, text, files)
 }
 
-// serveFile answers a download of a shared file: with the bot token only.
-func (s *Slack) serveFile(w http.ResponseWriter, r *http.Request) {
-	parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/files-pri/"), "/", 2)
-	s.mu.Lock()
-	f, ok := s.sharedFiles[parts[0]]
-	s.downloads = append(s.downloads, r.Header.Get("Authorization"))
-	s.mu.Unlock()
-	switch {
-	case r.Header.Get("Authorization") != "Bearer "+SlackBotToken:
-		// Slack answers a login page, not the file.
-		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte("<html>sign in</html>"))
-	case !ok:
-		http.NotFound(w, r)
-	default:
-		w.Header().Set("Content-Type", f.Mimetype)
-		w.Write(f.Data)
-	}
-}
-
-// Downloads returns the Authorization header of every file download.
-func (s *Slack) Downloads() []string {
+// FileURL returns the url_private_download of a file a user shared, ""
+// for an unknown id.
+func (s *Slack) FileURL(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.downloads...)
+	f, ok := s.sharedFiles[id]
+	if !ok {
+		return ""
+	}
+	return s.fileLink(f, true)
+}
+
+// Downloads returns every request for a shared file, in order.
+func (s *Slack) Downloads() []SlackDownload {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]SlackDownload(nil), s.downloads...)
 }
 
 // Uploads returns the files the bot shared in channel, in order.
@@ -98,8 +84,70 @@ func (s *Slack) Uploads(channel string) []SlackUpload {
 	return out
 }
 
-// filesMethod answers the external upload flow's two Web API methods;
-// s.mu is held.
+// shareLocked stores the files of the message at ts and returns their
+// file objects for its events, nil when there are none; s.mu is held.
+func (s *Slack) shareLocked(ts string, files []SlackFile) []map[string]any {
+	var out []map[string]any
+	for i, f := range files {
+		if f.ID == "" {
+			f.ID = fmt.Sprintf("F%s%d", strings.ReplaceAll(ts, ".", ""), i)
+		}
+		if f.Size == 0 {
+			f.Size = len(f.Data)
+		}
+		s.sharedFiles[f.ID] = f
+		obj := map[string]any{"id": f.ID, "name": f.Name, "title": f.Name, "mimetype": f.Mimetype, "size": f.Size,
+			"mode": "hosted", "is_external": false, "url_private": s.fileLink(f, false), "url_private_download": s.fileLink(f, true)}
+		if f.Subtype != "" {
+			obj["subtype"] = f.Subtype
+		}
+		out = append(out, obj)
+	}
+	return out
+}
+
+// fileLink is a shared file's private URL, shaped like files.slack.com's:
+// /files-pri/<team>-<file>/[download/]<name>.
+func (s *Slack) fileLink(f SlackFile, download bool) string {
+	link := s.srv.URL + "/files-pri/" + SlackTeam + "-" + f.ID + "/"
+	if download {
+		link += "download/"
+	}
+	return link + url.PathEscape(f.Name)
+}
+
+// serveFile answers a shared file's private URL. As files.slack.com does,
+// it redirects a request without the bot token to the sign-in page, with
+// redir naming the file's path (slack-go reports that as an error).
+func (s *Slack) serveFile(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/files-pri/"+SlackTeam+"-")
+	id, _, _ := strings.Cut(rest, "/")
+	auth := r.Header.Get("Authorization")
+	var f SlackFile
+	var ok bool
+	s.update(func() {
+		f, ok = s.sharedFiles[id]
+		s.downloads = append(s.downloads, SlackDownload{FileID: id, Authorization: auth})
+	})
+	switch {
+	case auth != "Bearer "+SlackBotToken:
+		http.Redirect(w, r, "/?redir="+url.QueryEscape(r.URL.Path), http.StatusFound)
+	case !ok:
+		http.NotFound(w, r)
+	default:
+		w.Header().Set("Content-Type", f.Mimetype)
+		w.Write(f.Data)
+	}
+}
+
+// serveSignIn is the workspace's sign-in page.
+func (s *Slack) serveSignIn(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write([]byte("<!DOCTYPE html><html><body>Sign in to Fake</body></html>"))
+}
+
+// filesMethod answers the external upload flow's two Web API methods, nil
+// for any other method; s.mu is held.
 func (s *Slack) filesMethod(method string, f url.Values) map[string]any {
 	switch method {
 	case "files.getUploadURLExternal":
@@ -109,7 +157,7 @@ func (s *Slack) filesMethod(method string, f url.Values) map[string]any {
 		s.seq++
 		id := fmt.Sprintf("FUP%04d", s.seq)
 		s.pendingUploads[id] = SlackFile{ID: id, Name: f.Get("filename")}
-		return map[string]any{"ok": true, "upload_url": s.srv.URL + "/upload/" + id, "file_id": id}
+		return map[string]any{"ok": true, "upload_url": s.srv.URL + "/upload/v1/" + id, "file_id": id}
 	case "files.completeUploadExternal":
 		var files []struct{ ID, Title string }
 		if err := json.Unmarshal([]byte(f.Get("files")), &files); err != nil || len(files) == 0 {
@@ -131,30 +179,38 @@ func (s *Slack) filesMethod(method string, f url.Values) map[string]any {
 	return nil
 }
 
-// serveUpload takes the bytes of an external upload (a multipart "file"
-// field), to the bot token only.
+// serveUpload takes the bytes of an external upload, as a multipart
+// "file" field (slack-go's way) or as the raw body. Like Slack's, the
+// upload URL needs no token: it names the pending file.
 func (s *Slack) serveUpload(w http.ResponseWriter, r *http.Request) {
-	id := strings.TrimPrefix(r.URL.Path, "/upload/")
-	if r.Header.Get("Authorization") != "Bearer "+SlackBotToken {
-		http.Error(w, "invalid_auth", http.StatusUnauthorized)
-		return
+	id := strings.TrimPrefix(r.URL.Path, "/upload/v1/")
+	var body io.Reader = r.Body
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mediaType == "multipart/form-data" {
+		file, _, err := r.FormFile("file")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		defer file.Close()
+		body = file
 	}
-	file, _, err := r.FormFile("file")
+	data, err := io.ReadAll(body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	data, err := io.ReadAll(file)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
+	var ok bool
 	s.update(func() {
-		up, ok := s.pendingUploads[id]
-		if ok {
-			up.Data = data
+		var up SlackFile
+		if up, ok = s.pendingUploads[id]; ok {
+			up.Data, up.Size = data, len(data)
 			s.pendingUploads[id] = up
 		}
 	})
-	w.Write([]byte("OK - " + fmt.Sprint(len(data))))
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	fmt.Fprintf(w, "OK - %d", len(data))
 }

@@ -249,6 +249,13 @@ type Posted struct {
 // message.channels or message.groups by the channel's first letter).
 func (s *Slack) Post(t testing.TB, user, channel, thread, text string) Posted {
 	t.Helper()
+	return s.post(t, user, channel, thread, text, nil)
+}
+
+// post posts a message as Post does; with files, both events carry them
+// and the message event is a file_share.
+func (s *Slack) post(t testing.TB, user, channel, thread, text string, files []SlackFile) Posted {
+	t.Helper()
 	var m *SlackMessage
 	var parent string
 	var envs []map[string]any
@@ -259,14 +266,22 @@ func (s *Slack) Post(t testing.TB, user, channel, thread, text string) Posted {
 		if p, ok := s.messages[channel+"/"+thread]; ok {
 			parent = p.User
 		}
+		shared := s.shareLocked(m.TS, files)
 		if strings.Contains(text, "<@"+SlackBotUser+">") && !strings.HasPrefix(channel, "D") {
 			ev := map[string]any{"type": "app_mention", "user": user, "text": text, "ts": m.TS, "channel": channel, "event_ts": m.TS}
 			if thread != "" {
 				ev["thread_ts"] = thread
 			}
+			if shared != nil {
+				ev["files"], ev["upload"] = shared, false
+			}
 			envs = append(envs, s.eventEnvelope(ev))
 		}
-		envs = append(envs, s.eventEnvelope(s.messageEvent(m, parent)))
+		ev := s.messageEvent(m, parent)
+		if shared != nil {
+			ev["subtype"], ev["files"], ev["upload"], ev["display_as_bot"] = "file_share", shared, false, false
+		}
+		envs = append(envs, s.eventEnvelope(ev))
 	})
 	p := Posted{TS: m.TS}
 	for _, env := range envs {

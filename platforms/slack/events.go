@@ -45,11 +45,15 @@ func (a *Adapter) inbound(ev socketmode.Event) (inbound, bool) {
 				return inbound{}, false
 			}
 		}
+		var files []core.Attachment
+		if ev.Request != nil {
+			files = a.attachments(eventFiles(ev.Request.Payload))
+		}
 		switch e := data.InnerEvent.Data.(type) {
 		case *slackevents.AppMentionEvent:
-			return a.mention(e)
+			return a.mention(e, files)
 		case *slackevents.MessageEvent:
-			return a.message(e)
+			return a.message(e, files)
 		}
 	}
 	return inbound{}, false
@@ -87,15 +91,17 @@ func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
 	return inbound{queue: c.ChannelID + "/" + m.Key.Thread, msgs: []core.Message{m}}, true
 }
 
-func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
+// mention reads an app_mention event; files are the files shared with it,
+// which come with the mention only (its message event is dropped).
+func (a *Adapter) mention(e *slackevents.AppMentionEvent, files []core.Attachment) (inbound, bool) {
 	if e.BotID != "" || e.User == "" || e.User == a.bot || !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 		return inbound{}, false
 	}
 	if isDM(e.Channel) {
-		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text, nil), true
+		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text, files), true
 	}
 	text := a.clean(e.Text)
-	m := core.Message{ID: e.TimeStamp, Text: text, ReplyTo: e.TimeStamp, From: e.User}
+	m := core.Message{ID: e.TimeStamp, Text: text, ReplyTo: e.TimeStamp, From: e.User, Files: files}
 	thread, topLevel := e.ThreadTimeStamp, e.ThreadTimeStamp == ""
 	cmd, isCmd := a.mentionCommand(text)
 	if topLevel {
@@ -110,13 +116,13 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
 	switch {
 	case isCmd:
 		msgs[0].Text = cmd
-	case text == "":
+	case text == "" && len(files) == 0:
 		msgs[0].Text = "/help"
 	case topLevel && allowed:
 		// A request to the bot in the channel starts a conversation with
 		// the default plugin in the mention's thread, and runs.
 		start := m
-		start.Text = "/" + a.cfg.DefaultPlugin + " start"
+		start.Text, start.Files = "/"+a.cfg.DefaultPlugin+" start", nil
 		msgs = []core.Message{start, m}
 	}
 	if allowed && (topLevel && !isCmd || a.scope(msgs[0].Text) == core.ScopeNewConversation) {
@@ -128,7 +134,9 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent) (inbound, bool) {
 	return inbound{queue: e.Channel + "/" + thread, msgs: msgs}, true
 }
 
-func (a *Adapter) message(e *slackevents.MessageEvent) (inbound, bool) {
+// message reads a message event; files are the files shared with it
+// (subtype file_share), and such a message may have no text.
+func (a *Adapter) message(e *slackevents.MessageEvent, files []core.Attachment) (inbound, bool) {
 	switch e.SubType {
 	case "", "thread_broadcast", "file_share":
 	default:
@@ -141,7 +149,7 @@ func (a *Adapter) message(e *slackevents.MessageEvent) (inbound, bool) {
 		if !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 			return inbound{}, false
 		}
-		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text, a.attachments(e.Message)), true
+		return a.direct(e.Channel, e.User, e.TimeStamp, e.Text, files), true
 	}
 	// In channels, only replies in the bot's threads are for the bot;
 	// mentions come again as app_mention events.
@@ -165,7 +173,7 @@ func (a *Adapter) message(e *slackevents.MessageEvent) (inbound, bool) {
 	m := core.Message{
 		Key:  core.ConversationKey{Platform: Name, Channel: e.Channel, Thread: thread},
 		ID:   e.TimeStamp,
-		Text: a.clean(e.Text), ReplyTo: e.TimeStamp, From: e.User, Files: a.attachments(e.Message),
+		Text: a.clean(e.Text), ReplyTo: e.TimeStamp, From: e.User, Files: files,
 	}
 	return inbound{queue: e.Channel + "/" + thread, msgs: []core.Message{m}}, true
 }

@@ -196,7 +196,7 @@ func TestManifest(t *testing.T) {
 	for _, want := range []string{
 		"socket_mode_enabled: true", "- app_mention\n", "- message.channels\n", "- message.groups\n", "- message.im\n",
 		"- app_mentions:read", "- channels:history", "- groups:history", "- im:history", "- chat:write ", "- commands ",
-		"- reactions:write", "interactivity:\n    is_enabled: true", "command: /claude\n", "command: /conversation\n", "command: /status\n", "command: /stop\n",
+		"- reactions:write", "- files:read", "- files:write", "interactivity:\n    is_enabled: true", "command: /claude\n", "command: /conversation\n", "command: /status\n", "command: /stop\n",
 	} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("manifest.yaml lacks %q", want)
