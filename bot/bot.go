@@ -48,14 +48,14 @@ func Run(ctx context.Context, cfg Config, stdio Stdio) error {
 	return m.run(ctx)
 }
 
-func drain(router *core.Router, cfg Config, logger *slog.Logger) {
+func windDown(router *core.Router, cfg Config, logger *slog.Logger) {
 	grace := cfg.ShutdownGrace
 	if grace <= 0 {
 		grace = defaultGrace
 	}
 	st := router.Stats()
 	logger.Info("shutting down: no new turns", "running_turns", st.Running, "queued", st.Queued, "grace", grace)
-	router.Drain(grace)
+	router.WindDown(grace)
 }
 
 const defaultGrace = 30 * time.Second

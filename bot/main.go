@@ -125,12 +125,12 @@ func readPolicy(cfg Config) (policy, error) {
 	}
 	if cfg.DefaultWorkdir != "" {
 		if p.defaultWorkdir, err = p.roots.Resolve(cfg.DefaultWorkdir, ""); err != nil {
-			return p, fmt.Errorf("DEFAULT_WORKDIR: %s", core.UserMessage(err))
+			return p, fmt.Errorf("DEFAULT_WORKDIR: %w", err)
 		}
 	}
 	if cfg.WorktreeDir != "" {
 		if p.worktreeDir, err = p.roots.Resolve(cfg.WorktreeDir, ""); err != nil {
-			return p, fmt.Errorf("WORKTREE_DIR: %s", core.UserMessage(err))
+			return p, fmt.Errorf("WORKTREE_DIR: %w", err)
 		}
 	}
 	if p.userRate, err = core.ParseRate(cfg.UserRate); err != nil {
@@ -313,7 +313,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 }
 
 // run serves the platforms until their input ends and the turns are done,
-// or ctx is cancelled; then it drains the router.
+// or ctx is cancelled; then it winds the router down.
 func (m *Main) run(ctx context.Context) error {
 	m.logger.Info("jakebot started", "platforms", len(m.platform), "plugins", m.plugins.IDs(),
 		"roots", []string(m.policy.roots), "conversations", m.convs.Len(), "user_rate", m.policy.userRate.String())
@@ -345,10 +345,10 @@ func (m *Main) run(ctx context.Context) error {
 		select {
 		case <-idle:
 		case <-ctx.Done():
-			drain(m.router, m.cfg, m.logger)
+			windDown(m.router, m.cfg, m.logger)
 		}
 	case <-ctx.Done():
-		drain(m.router, m.cfg, m.logger)
+		windDown(m.router, m.cfg, m.logger)
 		m.stopRun()
 		<-platformsDone
 	}

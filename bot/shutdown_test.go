@@ -13,7 +13,7 @@ import (
 
 // SIGTERM during a slow turn: the chat is told, new turns are refused, the
 // turn gets SHUTDOWN_GRACE, the process exits 0 and leaves no CLI behind.
-func TestSignalDrainsTurnsAndExitsZero(t *testing.T) {
+func TestSignalWindsTurnsDownAndExitsZero(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string

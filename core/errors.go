@@ -6,18 +6,17 @@ import (
 )
 
 // UserError carries a message meant for the person in the chat. Errors that
-// are not UserErrors are logged and shown as a short internal error.
+// are not UserErrors are logged with an id and shown as "internal error
+// (id …)": their text is for the operator, not the chat.
 type UserError struct {
+	// Msg is the whole message the user sees, any cause included.
 	Msg string
+	// Err is the cause, kept for errors.Is and errors.As; it is not
+	// repeated by Error.
 	Err error
 }
 
-func (e *UserError) Error() string {
-	if e.Err != nil {
-		return e.Msg + ": " + e.Err.Error()
-	}
-	return e.Msg
-}
+func (e *UserError) Error() string { return e.Msg }
 
 func (e *UserError) Unwrap() error { return e.Err }
 
@@ -28,12 +27,28 @@ func Errorf(format string, args ...any) error {
 	return &UserError{Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
-// UserMessage returns the text to show for err: a UserError's own message,
-// or a generic one.
+// IsUserError reports whether err carries a message meant for the user.
+func IsUserError(err error) bool {
+	var ue *UserError
+	return errors.As(err, &ue)
+}
+
+// UserMessage returns a UserError's own message, or "internal error" for
+// any other error, whose text may hold paths, addresses or worse.
 func UserMessage(err error) string {
 	var ue *UserError
 	if errors.As(err, &ue) {
 		return ue.Msg
 	}
-	return "internal error: " + err.Error()
+	return "internal error"
+}
+
+// errorText returns what the chat is shown for err: a UserError's message,
+// or for any other error only the id it is logged under, so the operator
+// can find it.
+func errorText(err error, id string) string {
+	if IsUserError(err) {
+		return UserMessage(err)
+	}
+	return fmt.Sprintf("internal error (id %s); the bot's log has the details", id)
 }

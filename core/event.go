@@ -13,8 +13,6 @@ const (
 	// EventSession reports the resume token (and model) as soon as the CLI
 	// announces it, so a turn cut short can still be resumed.
 	EventSession
-	// EventDone ends the turn; Result holds its outcome.
-	EventDone
 	// EventQuestion asks the chat before a tool runs; Question holds it.
 	// Plugins emit it only when Turn.Ask is set.
 	EventQuestion
@@ -27,7 +25,6 @@ type Event struct {
 	Block       ResponseBlock
 	ResumeToken string
 	Model       string
-	Result      *TurnResult
 	Question    *Question
 }
 

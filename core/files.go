@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,7 +246,11 @@ func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg strin
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return "", Errorf("%s: %v", arg, UserMessage(err))
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is the user's own words
+		}
+		return "", Errorf("%s: %v", arg, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return "", Errorf("%s is not a file", arg)

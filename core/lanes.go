@@ -24,11 +24,11 @@ func (l *Lanes[K]) Do(k K, f func()) {
 	l.q[k] = append(q, f)
 	if !busy {
 		l.wg.Add(1)
-		go l.drain(k)
+		go l.work(k)
 	}
 }
 
-func (l *Lanes[K]) drain(k K) {
+func (l *Lanes[K]) work(k K) {
 	defer l.wg.Done()
 	for {
 		l.mu.Lock()

@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// turnQueue exists only while a conversation has a turn running.
-type turnQueue struct {
+// runningTurn exists only while a conversation has a turn running.
+type runningTurn struct {
 	a       *attached
 	target  Target
 	pending []queued
@@ -36,7 +36,7 @@ type queued struct {
 // is dropped); a message refused here is answered at once.
 func (r *Router) enqueue(a *attached, m queued) bool {
 	r.mu.Lock()
-	if r.draining {
+	if r.windingDown {
 		r.mu.Unlock()
 		r.obs.Record(Record{Kind: RecordRejected, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(), Outcome: OutcomeShutdown, Text: m.m.Text})
 		r.reply(a, m.m.Target(), "The bot is restarting and starts no new turns; this message was not sent. Send it again in a minute: the conversation continues.")
@@ -56,11 +56,11 @@ func (r *Router) enqueue(a *attached, m queued) bool {
 			Choice{Label: "Send now", Command: "/now " + m.id}, "/now "+m.id+" stops the running turn and runs this message next.")
 		return true
 	}
-	q = &turnQueue{a: a, target: m.m.Target(), plugin: m.conv.Plugin}
+	q = &runningTurn{a: a, target: m.m.Target(), plugin: m.conv.Plugin}
 	r.queues[m.m.Key] = q
 	r.wg.Add(1)
 	r.mu.Unlock()
-	go r.drain(a, m)
+	go r.runQueued(a, m)
 	return true
 }
 
@@ -78,21 +78,21 @@ func finishAll(ms []queued) {
 	}
 }
 
-// drain runs m and then every message queued behind it, one at a time.
+// runQueued runs m and then every message queued behind it, one at a time.
 // A turn's conversation is released before its final reply is delivered,
 // so a message sent after seeing the reply is never told to wait.
-func (r *Router) drain(a *attached, m queued) {
+func (r *Router) runQueued(a *attached, m queued) {
 	defer r.wg.Done()
 	key := m.m.Key
 	for {
 		deliver := r.runTurn(a, m)
 		r.mu.Lock()
 		q := r.queues[key]
-		if len(q.pending) == 0 || r.turnCtx.Err() != nil || r.draining {
+		if len(q.pending) == 0 || r.turnCtx.Err() != nil || r.windingDown {
 			dropped := q.pending
 			delete(r.queues, key)
 			held := q.held
-			idle := r.turnCtx.Err() == nil && !r.draining
+			idle := r.turnCtx.Err() == nil && !r.windingDown
 			r.mu.Unlock()
 			if idle {
 				r.warmUp(m.m) // while the reply is delivered

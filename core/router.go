@@ -58,7 +58,7 @@ type RouterConfig struct {
 	// TurnTimeout it runs on real time.
 	WarmTTL time.Duration
 	WarmMax int
-	// StopDeadline bounds how long Drain waits for cancelled turns to
+	// StopDeadline bounds how long WindDown waits for cancelled turns to
 	// end; zero means 15 seconds. It runs on real time.
 	StopDeadline time.Duration
 	// Ask lets plugins ask the chat before a tool runs (APPROVALS=ask);
@@ -127,10 +127,10 @@ type Router struct {
 
 	mu        sync.Mutex
 	platforms map[string]*attached
-	queues    map[ConversationKey]*turnQueue
+	queues    map[ConversationKey]*runningTurn
 	wg        sync.WaitGroup
-	// draining is set once shutdown began: no new turn starts.
-	draining bool
+	// windingDown is set once shutdown began: no new turn starts.
+	windingDown bool
 	// schedTimer fires at the earliest schedule (/at, /every).
 	schedMu    sync.Mutex
 	schedTimer Timer
@@ -193,7 +193,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		cancelAll:   cancel,
 		deliverCtx:  context.WithoutCancel(ctx),
 		platforms:   make(map[string]*attached),
-		queues:      make(map[ConversationKey]*turnQueue),
+		queues:      make(map[ConversationKey]*runningTurn),
 	}
 }
 
@@ -210,7 +210,7 @@ func (r *Router) Attach(p Platform) Handler {
 	r.platforms[p.Name()] = a
 	r.mu.Unlock()
 	r.armSchedules() // the platform's schedules, late ones at once
-	return func(ctx context.Context, m Message) { r.Handle(ctx, a, m) }
+	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 
 // Shutdown cancels every running turn with ErrShutdown.
@@ -260,10 +260,10 @@ func (r *Router) refuse(ctx context.Context, a *attached, m Message, rec Record)
 	}
 }
 
-// Handle routes one message from platform a. A panic while handling it is
+// handle routes one message from platform a. A panic while handling it is
 // recovered, logged with its stack and reported to the message's chat; no
 // other conversation is affected.
-func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
+func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 	id := newID()
 	// Deferred first so that it runs last, after a panic's reply.
 	done, queuedTurn := m.finisher(), false
@@ -285,14 +285,14 @@ func (r *Router) Handle(ctx context.Context, a *attached, m Message) {
 		r.logger.Info("rate limited", "id", id, "conversation", m.Key.String(), "retry_after", wait)
 		rec.Kind, rec.Outcome = RecordLimited, OutcomeError
 		r.obs.Record(rec)
-		r.replyError(a, m.Target(), Errorf("you are sending messages faster than this bot allows (%s). Try again in %s; this message was not sent.", r.cfg.UserRate, roundUp(wait)))
+		r.replyError(a, m.Target(), id, Errorf("you are sending messages faster than this bot allows (%s). Try again in %s; this message was not sent.", r.cfg.UserRate, roundUp(wait)))
 		return
 	}
 	text, err := r.checkText(m.Text)
 	if err != nil {
 		rec.Kind, rec.Outcome = RecordRejected, OutcomeError
 		r.obs.Record(rec)
-		r.replyError(a, m.Target(), err)
+		r.replyError(a, m.Target(), id, err)
 		return
 	}
 	m.Text = text
@@ -342,7 +342,7 @@ func (r *Router) recoverHandling(a *attached, m Message, id string) {
 	}
 	r.logger.Error("panic while handling a message", "id", id, "conversation", m.Key.String(), "panic", v, "stack", string(debug.Stack()))
 	r.obs.Record(Record{Kind: RecordCommand, ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
-	r.replyError(a, m.Target(), &UserError{Msg: fmt.Sprintf("internal error: handling your message crashed (%v). It is logged as %s; other conversations are not affected.", v, id)})
+	r.replyError(a, m.Target(), id, &UserError{Msg: fmt.Sprintf("internal error (id %s): handling your message crashed; the bot's log has the details. Other conversations are not affected.", id)})
 }
 
 func (r *Router) noConversation() string {
@@ -401,9 +401,13 @@ func (r *Router) offer(a *attached, to Target, text string, c Choice, typed stri
 	r.reply(a, to, text+" "+typed)
 }
 
-// replyError sends an error block.
-func (r *Router) replyError(a *attached, to Target, err error) {
+// replyError sends an error block; an error that is not a UserError is
+// logged under id and shown only by its id.
+func (r *Router) replyError(a *attached, to Target, id string, err error) {
+	if !IsUserError(err) {
+		r.logger.Error("internal error", "id", id, "err", err)
+	}
 	rep := a.coord.NewReply(r.deliverCtx, to)
-	rep.Add(ResponseBlock{Kind: BlockError, Text: UserMessage(err)})
+	rep.Add(ResponseBlock{Kind: BlockError, Text: errorText(err, id)})
 	rep.Close(r.deliverCtx)
 }

@@ -325,7 +325,7 @@ func (r *Router) runSchedules() {
 		}
 		r.logger.Info("schedule due", "schedule", s.ID, "conversation", s.Key.String(), "user", s.From)
 		r.reply(a, m.Target(), note)
-		r.Handle(r.turnCtx, a, m)
+		r.handle(r.turnCtx, a, m)
 	}
 	r.armSchedules()
 }

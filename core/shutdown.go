@@ -7,15 +7,15 @@ import (
 	"time"
 )
 
-// Drain shuts the router down gently: no new turn starts, every chat with
+// WindDown shuts the router down gently: no new turn starts, every chat with
 // a running turn is told that the bot is restarting and how to continue,
 // messages still queued are answered instead of run, and running turns get
 // grace (on the router's clock) to finish before they are cancelled with
-// ErrShutdown. Drain returns once every turn has ended and its final reply
+// ErrShutdown. WindDown returns once every turn has ended and its final reply
 // is delivered.
-func (r *Router) Drain(grace time.Duration) {
+func (r *Router) WindDown(grace time.Duration) {
 	r.mu.Lock()
-	r.draining = true
+	r.windingDown = true
 	type notice struct {
 		a    *attached
 		to   Target
@@ -40,7 +40,7 @@ func (r *Router) Drain(grace time.Duration) {
 	}
 	wg.Wait()
 	finishAll(droppedMsgs)
-	r.logger.Info("draining", "running_turns", len(notices), "grace", grace)
+	r.logger.Info("windingDown", "running_turns", len(notices), "grace", grace)
 
 	done := make(chan struct{})
 	go func() {

@@ -19,17 +19,17 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 			r.logger.Error("panic while running a turn", "id", qm.id, "conversation", m.Key.String(), "panic", v, "stack", string(debug.Stack()))
 			r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
 			deliver = func() {
-				r.replyError(a, m.Target(), &UserError{Msg: fmt.Sprintf("internal error: this turn crashed (%v). It is logged as %s.", v, qm.id)})
+				r.replyError(a, m.Target(), qm.id, &UserError{Msg: fmt.Sprintf("internal error (id %s): this turn crashed; the bot's log has the details.", qm.id)})
 			}
 		}
 	}()
 	conv, plugin, workdir, refusal := r.turnPlace(qm)
 	if refusal != nil {
-		return func() { r.replyError(a, m.Target(), refusal) }
+		return func() { r.replyError(a, m.Target(), qm.id, refusal) }
 	}
 	maxUSD, refusal := r.budgetFor(m)
 	if refusal != nil {
-		return func() { r.replyError(a, m.Target(), refusal) }
+		return func() { r.replyError(a, m.Target(), qm.id, refusal) }
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
@@ -56,7 +56,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	if len(m.Files) > 0 {
 		var err error
 		if turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, m, workdir); err != nil {
-			return func() { r.replyError(a, m.Target(), err) }
+			return func() { r.replyError(a, m.Target(), qm.id, err) }
 		}
 	}
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
@@ -71,7 +71,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 // turnRun is a turn between its steps: admitted, streamed, ended.
 type turnRun struct {
 	qm      queued
-	q       *turnQueue
+	q       *runningTurn
 	conv    Conversation
 	plugin  Plugin
 	workdir string
@@ -121,7 +121,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if counted {
 		r.convs.AddSpend(t.user, Day(r.clock.Now()), res)
 	}
-	outcome := r.turnOutcome(ctx, err, res, plugin, t.reply)
+	outcome := r.turnOutcome(ctx, t.qm.id, err, res, plugin, t.reply)
 	if err != nil && ctx.Err() == nil {
 		r.logger.Warn("turn failed", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "err", err)
 	}
@@ -206,14 +206,14 @@ func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token 
 
 // turnOutcome adds the block that says how a turn that did not end well
 // ended, and returns the outcome to record.
-func (r *Router) turnOutcome(ctx context.Context, err error, res TurnResult, plugin Plugin, reply *Reply) string {
+func (r *Router) turnOutcome(ctx context.Context, id string, err error, res TurnResult, plugin Plugin, reply *Reply) string {
 	switch {
 	case ctx.Err() != nil:
 		cause := context.Cause(ctx)
 		reply.Add(ResponseBlock{Kind: BlockError, Text: cancelMessage(cause, r.cfg, plugin)})
 		return cancelOutcome(cause)
 	case err != nil:
-		reply.Add(ResponseBlock{Kind: BlockError, Text: UserMessage(err)})
+		reply.Add(ResponseBlock{Kind: BlockError, Text: errorText(err, id)})
 		var pe *pluginPanic
 		if errors.As(err, &pe) {
 			return OutcomePanic
@@ -238,7 +238,7 @@ func (r *Router) runPlugin(ctx context.Context, p Plugin, t Turn, emit func(Even
 	defer func() {
 		if v := recover(); v != nil {
 			r.logger.Error("plugin panicked", "plugin", p.ID(), "panic", v, "stack", string(debug.Stack()))
-			err = &pluginPanic{&UserError{Msg: fmt.Sprintf("internal error: the %s plugin crashed (%v)", p.Name(), v)}}
+			err = &pluginPanic{&UserError{Msg: fmt.Sprintf("internal error: the %s plugin crashed; the bot's log has the details", p.Name())}}
 		}
 	}()
 	if wt := r.warmFor(p.ID(), t); wt != nil {

@@ -197,7 +197,7 @@ func (r *Router) warmUp(m Message) {
 			return
 		}
 		r.mu.Lock()
-		busy := r.draining || r.queues[m.Key] != nil
+		busy := r.windingDown || r.queues[m.Key] != nil
 		r.mu.Unlock()
 		if busy {
 			// A turn started meanwhile, or shutdown: this one is late.

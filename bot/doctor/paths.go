@@ -49,7 +49,7 @@ func checkRoots(r *Report, cfg bot.Config) {
 	}
 	rs, _ := core.NewRoots(ok)
 	if wd, err := rs.Resolve(cfg.DefaultWorkdir, ""); err != nil {
-		r.add("config", "DEFAULT_WORKDIR", Fail, "%s", core.UserMessage(err))
+		r.add("config", "DEFAULT_WORKDIR", Fail, "%v", err)
 	} else {
 		r.add("config", "DEFAULT_WORKDIR", OK, "%s", wd)
 	}

@@ -122,8 +122,6 @@ func describe(ev core.Event) string {
 		return "block " + blockFields(ev.Block)
 	case core.EventSession:
 		return fmt.Sprintf("session %q model=%q", ev.ResumeToken, ev.Model)
-	case core.EventDone:
-		return "done"
 	}
 	return fmt.Sprintf("event kind %d", ev.Kind)
 }

@@ -42,7 +42,7 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	if m.Member != nil {
 		msg.Allowed = a.cfg.roleAllowed(m.Member.Roles)
 	}
-	a.dispatch(key, func(ctx context.Context, h core.Handler) {
+	a.inLane(key, func(ctx context.Context, h core.Handler) {
 		if core.IsCommand(text) {
 			msg = a.moveToThread(ctx, msg, m.GuildID, nil)
 		} else if text != "" {
@@ -116,7 +116,7 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 	key := core.ConversationKey{Platform: Name, User: user.ID, Channel: i.ChannelID}
 	msg := core.Message{Key: key, ID: i.ID, UserName: displayName(user), Text: text, ReplyTo: p.ref(),
 		Allowed: a.cfg.roleAllowed(roles)}
-	a.dispatch(key, func(ctx context.Context, h core.Handler) {
+	a.inLane(key, func(ctx context.Context, h core.Handler) {
 		select {
 		case <-p.acked:
 		case <-ctx.Done():
@@ -133,9 +133,9 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 	})
 }
 
-// dispatch runs job with the router's handler in key's lane, so one
+// inLane runs job with the router's handler in key's lane, so one
 // user's messages in one place reach the router in the order sent.
-func (a *Adapter) dispatch(key core.ConversationKey, job func(context.Context, core.Handler)) {
+func (a *Adapter) inLane(key core.ConversationKey, job func(context.Context, core.Handler)) {
 	h, ctx, ok := a.handler()
 	if !ok {
 		return

@@ -45,7 +45,7 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 		return c.Method == "chat.update" && c.TS == first.TS && c.Text == "Hello *world*"
 	})
 	// The next edit must wait for the edit interval.
-	h.drainTimers()
+	h.forgetTimers()
 	turn.emit(t, core.TextEvent(" & more"))
 	if d := h.waitTimer(); d != time.Second {
 		t.Errorf("the coordinator waits %v for the next edit, want 1s", d)
@@ -54,7 +54,7 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 	h.fake.WaitCall(t, "the second edit", func(c platformtest.SlackCall) bool {
 		return c.Method == "chat.update" && c.TS == first.TS && c.Text == "Hello *world* &amp; more"
 	})
-	h.drainTimers()
+	h.forgetTimers()
 	turn.finish(t, core.TurnResult{Duration: 2 * time.Second, CostUSD: 0.01})
 	h.clock.Advance(h.waitTimer())
 	want := "Hello *world* &amp; more\n\n_— 2.0s · $0.0100_"

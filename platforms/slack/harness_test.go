@@ -315,8 +315,8 @@ func (h *harness) waitTimer() time.Duration {
 	}
 }
 
-// drainTimers forgets the waits so far, so waitTimer sees the next one.
-func (h *harness) drainTimers() {
+// forgetTimers forgets the waits so far, so waitTimer sees the next one.
+func (h *harness) forgetTimers() {
 	for {
 		select {
 		case <-h.clock.Waiting():

@@ -28,7 +28,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	}); err != nil {
 		a.logger.Warn("register commands", "err", err)
 	}
-	d := &dispatcher{h: h}
+	d := &conversationLanes{h: h}
 	defer d.wait()
 	if a.cfg.WebhookURL != "" {
 		return a.runWebhook(ctx, d)
@@ -42,7 +42,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 // been handed on, and after a crash the unconfirmed ones are delivered
 // again. On a clean stop a last call confirms what was handled, so a
 // restart neither repeats nor skips anything.
-func (a *Adapter) poll(ctx context.Context, d *dispatcher) error {
+func (a *Adapter) poll(ctx context.Context, d *conversationLanes) error {
 	// getUpdates is refused while a webhook is set; pending updates stay.
 	if err := a.call(func() error {
 		_, err := a.api.Request(tgbotapi.DeleteWebhookConfig{})
@@ -152,7 +152,7 @@ func (c *pollClient) Do(req *http.Request) (*http.Response, error) {
 // runWebhook registers the webhook and serves it until ctx ends.
 // Telegram repeats a delivery until it is answered 200, which happens once
 // the update is handed on; repeats are dropped by update id.
-func (a *Adapter) runWebhook(ctx context.Context, d *dispatcher) error {
+func (a *Adapter) runWebhook(ctx context.Context, d *conversationLanes) error {
 	ps := tgbotapi.Params{"url": a.cfg.WebhookURL, "secret_token": a.secret, "allowed_updates": `["message","callback_query"]`}
 	if err := a.call(func() error {
 		_, err := a.api.MakeRequest("setWebhook", ps)
@@ -185,7 +185,7 @@ func (a *Adapter) runWebhook(ctx context.Context, d *dispatcher) error {
 	return nil
 }
 
-func (a *Adapter) webhookHandler(ctx context.Context, d *dispatcher) http.Handler {
+func (a *Adapter) webhookHandler(ctx context.Context, d *conversationLanes) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := r.Header.Get("X-Telegram-Bot-Api-Secret-Token")
 		if r.Method != http.MethodPost || subtle.ConstantTimeCompare([]byte(got), []byte(a.secret)) != 1 {
@@ -208,16 +208,16 @@ func (a *Adapter) webhookHandler(ctx context.Context, d *dispatcher) http.Handle
 	})
 }
 
-// dispatcher calls the handler for each conversation in order, and for
+// conversationLanes calls the handler for each conversation in order, and for
 // different conversations in parallel: the router answers a command
 // before it returns, and one slow chat must not hold up the others.
-type dispatcher struct {
+type conversationLanes struct {
 	h     core.Handler
 	lanes core.Lanes[core.ConversationKey]
 }
 
-// dispatch queues f behind k's earlier work.
-func (d *dispatcher) dispatch(k core.ConversationKey, f func()) { d.lanes.Do(k, f) }
+// inOrder queues f behind k's earlier work.
+func (d *conversationLanes) inOrder(k core.ConversationKey, f func()) { d.lanes.Do(k, f) }
 
 // wait blocks until every queued call has run.
-func (d *dispatcher) wait() { d.lanes.Wait() }
+func (d *conversationLanes) wait() { d.lanes.Wait() }

@@ -13,8 +13,8 @@ import (
 const callbackPrefix = "cbq:"
 
 // handleUpdate turns one update into a message for the router and hands it
-// to the dispatcher. Updates the bot does not act on are dropped here.
-func (a *Adapter) handleUpdate(ctx context.Context, u update, d *dispatcher) {
+// to the conversationLanes. Updates the bot does not act on are dropped here.
+func (a *Adapter) handleUpdate(ctx context.Context, u update, d *conversationLanes) {
 	if !a.seen.Add(u.UpdateID, struct{}{}) {
 		return // a webhook delivery Telegram repeated
 	}
@@ -24,7 +24,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u update, d *dispatcher) {
 		if !ok {
 			return
 		}
-		d.dispatch(m.Key, func() { d.h(ctx, m) })
+		d.inOrder(m.Key, func() { d.h(ctx, m) })
 	case u.CallbackQuery != nil:
 		a.fromCallback(ctx, u.CallbackQuery, d)
 	}
@@ -89,7 +89,7 @@ func cutMention(text, self string) (string, bool) {
 // fromCallback turns a button press into the command its button stands
 // for, and answers the callback query once the router has handled it (or
 // at once when the button is stale).
-func (a *Adapter) fromCallback(ctx context.Context, q *callbackQuery, d *dispatcher) {
+func (a *Adapter) fromCallback(ctx context.Context, q *callbackQuery, d *conversationLanes) {
 	if q.From == nil || q.Message == nil || q.Message.Chat == nil {
 		a.logAnswer(q.ID, "", false)
 		return
@@ -106,7 +106,7 @@ func (a *Adapter) fromCallback(ctx context.Context, q *callbackQuery, d *dispatc
 		Text:     cmd,
 		ReplyTo:  callbackPrefix + q.ID,
 	}
-	d.dispatch(m.Key, func() {
+	d.inOrder(m.Key, func() {
 		d.h(ctx, m)
 		a.mu.Lock()
 		done := a.answered[q.ID]

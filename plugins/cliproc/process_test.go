@@ -197,7 +197,7 @@ func TestCancelKillsTheWholeGroup(t *testing.T) {
 				t.Fatalf("%d processes running, want the CLI and its child", n)
 			}
 			cancel()
-			drain(t, p.Stdout)
+			readToEnd(t, p.Stdout)
 			res, err := p.Wait()
 			if err != nil {
 				t.Fatal(err)
@@ -220,7 +220,7 @@ func TestExitKillsWhatTheCLILeftBehind(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p, alive := start(t, context.Background(), append(env, "JAKEBOT_HELPER=parent", "EXIT_NOW=1")...)
-			drain(t, p.Stdout) // ends: the leftover child, which holds stdout, is killed
+			readToEnd(t, p.Stdout) // ends: the leftover child, which holds stdout, is killed
 			if res, err := p.Wait(); err != nil || res.ExitCode != 0 {
 				t.Fatalf("Wait = %+v, %v", res, err)
 			}
@@ -233,7 +233,7 @@ func TestExitKillsWhatTheCLILeftBehind(t *testing.T) {
 
 // drain reads r to its end. A reader that never ends fails the test
 // (a guard against hanging, not a timing assertion).
-func drain(t *testing.T, r io.Reader) {
+func readToEnd(t *testing.T, r io.Reader) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {

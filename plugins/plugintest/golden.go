@@ -78,8 +78,6 @@ func FormatEvent(ev core.Event) string {
 		return fmt.Sprintf("text %q", ev.Text)
 	case core.EventSession:
 		return fmt.Sprintf("session token=%q model=%q", ev.ResumeToken, ev.Model)
-	case core.EventDone:
-		return "done " + FormatResult(ev.Result)
 	case core.EventBlock:
 		return "block " + formatBlock(ev.Block)
 	case core.EventQuestion:

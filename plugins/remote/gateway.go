@@ -263,7 +263,7 @@ func (p *remotePlugin) follow(ctx context.Context, id string, msgs <-chan *nats.
 // event turns a wire event back into a core.Event; a question's answer
 // goes back to the runner.
 func (p *remotePlugin) event(id string, we *wireEvent) core.Event {
-	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, ResumeToken: we.ResumeToken, Model: we.Model, Result: we.Result}
+	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, ResumeToken: we.ResumeToken, Model: we.Model}
 	if q := we.Question; q != nil {
 		ev.Question = &core.Question{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options,
 			Answer: func(a core.Answer) {

@@ -197,7 +197,7 @@ type runningTurn struct {
 }
 
 func (t *runningTurn) emit(ev core.Event) {
-	we := &wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model, Result: ev.Result}
+	we := &wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model}
 	if q := ev.Question; q != nil {
 		t.mu.Lock()
 		id := "q" + strconv.Itoa(len(t.questions)+1)

@@ -115,7 +115,6 @@ type wireEvent struct {
 	Block       core.ResponseBlock `json:"block"`
 	ResumeToken string             `json:"resume_token,omitempty"`
 	Model       string             `json:"model,omitempty"`
-	Result      *core.TurnResult   `json:"result,omitempty"`
 	Question    *wireQuestion      `json:"question,omitempty"`
 }
 

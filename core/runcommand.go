@@ -40,7 +40,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 	}
 	if err != nil {
 		rec.Outcome = OutcomeError
-		r.replyError(a, m.Target(), err)
+		r.replyError(a, m.Target(), id, err)
 	}
 	rec.Duration = r.clock.Now().Sub(started)
 	r.obs.Record(rec)
