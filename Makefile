@@ -57,9 +57,9 @@ bench:
 load:
 	$(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -count 1 ./bot
 
-## bench-warm: message → model request for a cold and a warm Claude Code and Codex turn (the real CLIs, fake models).
+## bench-warm: message → model request for a cold and a warm Claude Code, Codex and Gemini CLI turn (the real CLIs, fake models).
 bench-warm:
-	$(GO) test -run '^$$' -bench '^BenchmarkTurnStart$$' -benchtime 5x -count 1 ./plugins/claude ./plugins/codex
+	$(GO) test -run '^$$' -bench '^BenchmarkTurnStart$$' -benchtime 5x -count 1 ./plugins/claude ./plugins/codex ./plugins/gemini
 
 docker:
 	docker build -t jakebot .

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
@@ -290,10 +291,10 @@ func (p *Parser) user(l *line) {
 		switch {
 		case c.IsError:
 			b.Status = core.ToolFailed
-			b.Detail = firstLine(resultText(c.Content))
+			b.Detail = display.FirstLine(resultText(c.Content))
 		case name == "Bash":
 			// A command's first line of output says most about it.
-			b.Detail = firstLine(resultText(c.Content))
+			b.Detail = display.FirstLine(resultText(c.Content))
 		}
 		b.Text = p.args[c.ToolUseID]
 		p.emit(core.BlockEvent(b))
@@ -479,12 +480,4 @@ func resultText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return core.Shorten(s, 200)
 }

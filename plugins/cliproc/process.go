@@ -127,6 +127,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	startMu.RUnlock()
 	running.Add(1)
 	st.closeChildEnds()
+	return watch(cmd, st, s.PTY != nil, mark), nil
+}
+
+// watch makes the Process of a started CLI: its stderr's tail kept, and,
+// once it exits, everything it started killed.
+func watch(cmd *exec.Cmd, st *streams, pty bool, mark string) *Process {
 	p := &Process{
 		Stdout:  st.stdout,
 		cmd:     cmd,
@@ -135,7 +141,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	if s.PTY != nil {
+	if pty {
 		p.Input = st.out
 	}
 	if st.in != nil {
@@ -161,7 +167,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		running.Add(-1)
 		close(p.exited)
 	}()
-	return p, nil
+	return p
 }
 
 // groupGoneWait bounds how long killGroup waits for the killed processes

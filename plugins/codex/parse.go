@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 )
 
 // Parser turns the lines of `codex exec --json` into core events. It keeps
@@ -45,10 +47,6 @@ func NewParser(emit func(core.Event)) *Parser { return &Parser{emit: emit} }
 // objects, unknown event types and unknown fields are ignored: the CLI
 // adds them often.
 func (p *Parser) Line(line []byte) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' {
-		return
-	}
 	var ev event
 	if !decode(line, &ev) {
 		return
@@ -113,6 +111,13 @@ func (p *Parser) Flush() {
 // turn (with turn.completed or turn.failed).
 func (p *Parser) Result() *core.TurnResult { return p.result }
 
+// Outcome flushes what the parser holds back and says how the turn went,
+// once the stream has ended (cliproc.Protocol).
+func (p *Parser) Outcome() cliproc.Outcome {
+	p.Flush()
+	return cliproc.Outcome{Result: p.result, Session: p.threadID}
+}
+
 // ThreadID returns the thread id, Codex's resume token, once it is known.
 func (p *Parser) ThreadID() string { return p.threadID }
 
@@ -166,7 +171,7 @@ func (p *Parser) item(phase string, it *item) {
 	case "mcp_tool_call":
 		p.block(mcpBlock(it))
 	case "collab_tool_call":
-		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Agent · " + toolName(it.Tool),
+		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Agent · " + display.Title(it.Tool),
 			Text: it.Prompt, Status: toolStatus(it.Status, completed)})
 	case "web_search":
 		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Web Search",
@@ -209,11 +214,23 @@ func (p *Parser) fileChange(it *item, completed bool) {
 
 func (p *Parser) relPath(path string) string { return diffs.RelPath(p.Workdir, path) }
 
-// ReadStream feeds every line of r to parser, then flushes it. A line over
-// the size limit is reported as an error block and skipped.
-func ReadStream(r io.Reader, parser *Parser) error {
-	defer parser.Flush()
-	return cliproc.EachLine(r, "Codex", parser.Line, func(msg string) {
-		parser.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
-	})
+// ReadStream feeds a recorded `codex exec --json` stream, or a recorded
+// app-server session (what the server wrote, told apart by its first
+// message), through a turn's protocol as Run does, answering nothing: for
+// jakebot replay and golden tests. Paths of changed files are shown
+// relative to workdir.
+func ReadStream(r io.Reader, workdir string, emit func(core.Event)) (*core.TurnResult, error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(64)
+	newProtocol := func(link *cliproc.Link) cliproc.Protocol {
+		p := NewParser(link.Emit)
+		p.Workdir = workdir
+		return p
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(head), []byte(`{"id":`)) || bytes.Contains(head, []byte(`"method":`)) {
+		newProtocol = func(link *cliproc.Link) cliproc.Protocol {
+			return newAppServer(Config{}, core.Turn{Workdir: workdir}, link)
+		}
+	}
+	return cliproc.Replay(br, "Codex", newProtocol, emit)
 }

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 )
 
 // Parser turns the Gemini CLI's stream-json lines into core events. It
@@ -41,10 +43,6 @@ func NewParser(emit func(core.Event)) *Parser {
 // Line parses one line of the stream. Lines that are not JSON objects,
 // unknown event types and unknown fields are ignored.
 func (p *Parser) Line(line []byte) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' {
-		return
-	}
 	var ev event
 	if !decode(line, &ev) {
 		return
@@ -80,6 +78,12 @@ func (p *Parser) Line(line []byte) {
 
 // Result returns the turn's result, or nil if the stream had none.
 func (p *Parser) Result() *core.TurnResult { return p.result }
+
+// Outcome says how the turn went once the stream has ended
+// (cliproc.Protocol).
+func (p *Parser) Outcome() cliproc.Outcome {
+	return cliproc.Outcome{Result: p.result, Session: p.sessionID}
+}
 
 // SessionID returns the session id, Gemini's resume token, once known.
 func (p *Parser) SessionID() string { return p.sessionID }
@@ -138,14 +142,14 @@ func (p *Parser) toolResult(ev *event) {
 	case failed:
 		b.Status = core.ToolFailed
 		if ev.Error != nil && ev.Error.Message != "" {
-			b.Detail = firstLine(ev.Error.Message)
+			b.Detail = display.FirstLine(ev.Error.Message)
 		} else {
-			b.Detail = firstLine(ev.Output)
+			b.Detail = display.FirstLine(ev.Output)
 		}
 	case tc.name == "run_shell_command":
-		b.Detail = lastLines(ev.Output, 3)
+		b.Detail = display.LastLines(ev.Output, 3)
 	default:
-		b.Detail = firstLine(ev.Output)
+		b.Detail = display.FirstLine(ev.Output)
 	}
 	p.block(b)
 }
@@ -167,12 +171,24 @@ func (p *Parser) resultLine(ev *event) {
 	p.showError(msg)
 }
 
-// ReadStream feeds every line of r to parser. A line over the size limit
-// is reported as an error block and skipped.
-func ReadStream(r io.Reader, parser *Parser) error {
-	return cliproc.EachLine(r, "Gemini", parser.Line, func(msg string) {
-		parser.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
-	})
+// ReadStream feeds a recorded stream-json stream, or a recorded
+// `gemini --acp` session (what the CLI wrote, told apart by its first
+// message), through a turn's protocol as Run does, answering nothing: for
+// jakebot replay and golden tests. Paths of edited files are shown
+// relative to workdir.
+func ReadStream(r io.Reader, workdir string, emit func(core.Event)) (*core.TurnResult, error) {
+	br := bufio.NewReader(r)
+	newProtocol := func(link *cliproc.Link) cliproc.Protocol {
+		p := NewParser(link.Emit)
+		p.Workdir = workdir
+		return p
+	}
+	if head, _ := br.Peek(64); bytes.Contains(head, []byte(`"jsonrpc"`)) {
+		newProtocol = func(link *cliproc.Link) cliproc.Protocol {
+			return newACP(core.Turn{Workdir: workdir}, "", link)
+		}
+	}
+	return cliproc.Replay(br, "Gemini CLI", newProtocol, emit)
 }
 
 // fileDiff is the change write_file or replace makes, from its
