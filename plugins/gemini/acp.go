@@ -19,6 +19,7 @@ const (
 	acpInitialize = iota + 1
 	acpSession
 	acpPrompt
+	acpPing
 )
 
 // acpArgs are the arguments of `gemini --acp` for t.
@@ -45,6 +46,10 @@ type acp struct {
 	rpc   jsonrpc.Peer
 	// tools are the tool calls seen, by id, for their later updates.
 	tools map[string]acpToolCall
+	// replaying is set while the CLI replays a loaded session's history,
+	// which is not this turn's output; heard is set when an update came
+	// since the last ping. Both belong to the reading goroutine.
+	replaying, heard bool
 	// prompting is set once the prompt is sent: updates before it are
 	// the loaded session's history.
 	prompting atomic.Bool
@@ -52,9 +57,14 @@ type acp struct {
 	failed    bool
 	// fresh reports whether the session is as it was at the start.
 	fresh func() bool
+	// loaded is called once a loaded session's history is replayed.
+	loaded func()
 
 	mu      sync.Mutex
 	session string
+	// message is the turn's, kept from its handing over until a new
+	// session is made for it.
+	message core.Turn
 }
 
 var (
@@ -67,6 +77,7 @@ func (p *Plugin) acp(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		a := newACP(t, cmp.Or(t.Model, p.cfg.Model), link)
 		a.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })
+		a.loaded = func() { p.dropLoadLeftovers(t) }
 		err := a.rpc.Call(acpInitialize, "initialize", map[string]any{"protocolVersion": 1,
 			"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}}})
 		if err != nil {
@@ -87,10 +98,10 @@ func (a *acp) Line(b []byte) {
 	case m.IsRequest():
 		a.request(m)
 	case m.Method == "session/update":
-		// Before the prompt, session/load replays the session's history,
-		// which is not this turn's output.
 		if a.prompting.Load() {
 			a.update(m.Params)
+		} else if a.replaying {
+			a.heard = true
 		}
 	case !m.IsNotification():
 		a.response(m)
@@ -133,6 +144,9 @@ func (a *acp) response(m jsonrpc.Message) {
 			Text: "Gemini CLI could not resume the session (" + strings.TrimSpace(m.Error.Message+": "+m.Error.Data.Details) + "); this turn starts a new one."}))
 		a.turn.ResumeToken = ""
 		a.newSession()
+	case m.Answers(acpPing):
+		// Refused, as it should be: only its place in the output counts.
+		a.pinged()
 	case m.Error != nil:
 		a.link.Emit(core.ErrorEvent("Gemini CLI: " + apiMessage(m.Error.Message)))
 		a.failed = true
@@ -148,13 +162,24 @@ func (a *acp) response(m jsonrpc.Message) {
 	}
 }
 
-// newSession asks for a new session.
+// newSession asks for a new session once the turn's message is there:
+// made earlier, its chat file would hold no history while a warm CLI
+// waits, and the next CLI started in the workdir would delete it (see
+// dropLoadLeftovers), leaving the session a file without its header.
 func (a *acp) newSession() {
-	_ = a.rpc.Call(acpSession, "session/new", map[string]any{"cwd": a.turn.Workdir, "mcpServers": []any{}})
+	a.link.Ready(func(t core.Turn) {
+		a.mu.Lock()
+		a.message = t
+		a.mu.Unlock()
+		_ = a.rpc.Call(acpSession, "session/new", map[string]any{"cwd": a.turn.Workdir, "mcpServers": []any{}})
+	})
 }
 
-// started takes the session the CLI made or loaded, and sends the
-// prompt once the turn's message is there.
+// started takes the session the CLI made or loaded. A loaded one replays
+// its history first, which the pinned CLI goes on sending after its answer
+// (unlike the protocol says): the prompt waits until a ping's answer
+// comes with no update since the one before, which is when the replay is
+// over, since each of its updates is written after the last.
 func (a *acp) started(result json.RawMessage) {
 	var r struct {
 		SessionID string `json:"sessionId"`
@@ -165,6 +190,29 @@ func (a *acp) started(result json.RawMessage) {
 	a.session = id
 	a.mu.Unlock()
 	a.link.Emit(core.Event{Kind: core.EventSession, ResumeToken: id, Model: a.model})
+	if a.turn.ResumeToken == "" {
+		a.mu.Lock()
+		t := a.message
+		a.mu.Unlock()
+		a.prompt(t)
+		return
+	}
+	a.replaying = true
+	_ = a.rpc.Call(acpPing, "jakebot/ping", nil)
+}
+
+// pinged is a ping's answer: the replay is over if nothing came since the
+// last, else another ping follows.
+func (a *acp) pinged() {
+	if a.heard {
+		a.heard = false
+		_ = a.rpc.Call(acpPing, "jakebot/ping", nil)
+		return
+	}
+	a.replaying = false
+	if a.loaded != nil {
+		a.loaded()
+	}
 	a.link.Ready(a.prompt)
 }
 

@@ -2,13 +2,82 @@ package gemini_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
+
+// A resumed turn runs through ACP too (session/load), asking before a
+// command, and its reply holds only this turn, not the history the CLI
+// replays. The session loses nothing to the pinned CLI's ways (see
+// guardLoad and dropLoadLeftovers): loaded within the minute it started,
+// its chat file is renamed first; another conversation's CLI starting in
+// the workdir (and cleaning up its chats) leaves it whole; the next
+// resumed turn has all of it.
+func TestACPResumedTurnAsks(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	f := newFixtureWith(t, gemini.Config{Clock: clock},
+		plugintest.Reply{Text: []string{"I will remember 42."}},
+		plugintest.Reply{Text: []string{"Checking."}, Tool: shell("echo 42 > n.txt")},
+		plugintest.Reply{Text: []string{"Saved."}},
+		plugintest.Reply{Text: []string{"Hello."}},
+		plugintest.Reply{Text: []string{"Still 42."}})
+	first := f.Ask(context.Background(), "remember the number 42", "", core.Answer{})
+	if first.Err != nil || first.Result.ResumeToken == "" {
+		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
+	}
+	token := first.Result.ResumeToken
+	files, _ := filepath.Glob(chatFiles(f, token))
+	if len(files) != 1 {
+		t.Fatalf("chat files %q, want the session's", files)
+	}
+	// The bot's clock in the minute the session's file is named for.
+	started, err := time.Parse("2006-01-02T15-04", strings.TrimPrefix(filepath.Base(files[0]), "session-")[:16])
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(started.Add(30 * time.Second).Sub(clock.Now()))
+
+	second := f.Ask(context.Background(), "save it", token, core.Answer{Decision: core.Allow})
+	if second.Err != nil || second.Result.ResumeToken != token {
+		t.Fatalf("resumed turn = %+v, %v; want it in session %s", second.Result, second.Err, token)
+	}
+	if qs := second.Questions(); len(qs) != 1 || qs[0].Summary != "`echo 42 > n.txt`" {
+		t.Errorf("questions %+v, want the command asked about", qs)
+	}
+	if text := second.Text(); text != "Checking.Saved." {
+		t.Errorf("text %q, want this turn's only (no replayed history)", text)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.Workdir, "n.txt")); err != nil || string(b) != "42\n" {
+		t.Errorf("n.txt = %q, %v", b, err)
+	}
+	moved := filepath.Join(filepath.Dir(files[0]), "session-"+started.Add(-time.Minute).Format("2006-01-02T15-04")+"-"+token[:8]+".jsonl")
+	if _, err := os.Stat(moved); err != nil {
+		t.Errorf("the session's file was not moved out of the CLI's way to %s: %v", moved, err)
+	}
+	if other := f.Ask(context.Background(), "hello", "", core.Answer{}); other.Err != nil || other.Result.ResumeToken == token {
+		t.Fatalf("another conversation = %+v, %v", other.Result, other.Err)
+	}
+	third := f.Ask(context.Background(), "which number?", token, core.Answer{})
+	if third.Err != nil || third.Text() != "Still 42." || third.Result.ResumeToken != token {
+		t.Fatalf("next resumed turn = %+v, %q, %v", third.Result, third.Text(), third.Err)
+	}
+	reqs := f.Model.Requests()
+	sent := reqs[len(reqs)-1].Text()
+	for _, want := range []string{"remember the number 42", "I will remember 42.", "save it", "Saved.", "which number?"} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("the last request lacks %q: the session lost history", want)
+		}
+	}
+}
 
 // Cancelling an asking turn sends session/cancel and ends it, leaving no
 // process behind. Stopped before the model answered, the session was
@@ -31,33 +100,4 @@ func TestACPCancelThenGoOn(t *testing.T) {
 	if next.Err != nil || !strings.Contains(next.Text(), "Continuing.") || next.Result.ResumeToken == "" {
 		t.Fatalf("next turn = %+v, %v, %q", next.Result, next.Err, next.Text())
 	}
-}
-
-// A warm CLI for a conversation's first turn (started, its session new,
-// before the message exists) answers the message. A resumed turn does
-// not run through ACP (see Plugin.asks), so it cannot be warmed.
-func TestACPWarmTurn(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Text: []string{"First answer."}})
-	p := f.Plugin.(*gemini.Plugin)
-	w, err := p.Warm(context.Background(), f.Turn("", "", true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !w.Fresh() {
-		t.Fatal("a warm CLI for a new session is stale")
-	}
-	var out plugintest.TurnOutput
-	out.Result, out.Err = w.Run(context.Background(), f.Turn("first", "", true), func(ev core.Event) { out.Events = append(out.Events, ev) })
-	if out.Err != nil || out.Text() != "First answer." || out.Result.ResumeToken == "" {
-		t.Fatalf("warm turn = %+v, %v, %q", out.Result, out.Err, out.Text())
-	}
-	if _, err := p.Warm(context.Background(), f.Turn("", out.Result.ResumeToken, true)); err != core.ErrNoWarm {
-		t.Errorf("Warm of a resumed turn = %v, want ErrNoWarm", err)
-	}
-	unused, err := p.Warm(context.Background(), f.Turn("", "", true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	unused.Close() // and no process outlives the test (the fixture checks)
 }

@@ -31,6 +31,9 @@ type Config struct {
 	// Environ and Env are the CLI's environment, as cliproc.CLI's: the
 	// bot's own minus its secrets, and what tests add to it.
 	Environ, Env []string
+	// Clock tells the minute a session is loaded in (see guardLoad);
+	// nil means the system's.
+	Clock core.Clock
 }
 
 // Plugin runs the Gemini CLI. It is safe for concurrent use.
@@ -49,6 +52,9 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	}
 	if cfg.ApprovalMode == "" {
 		cfg.ApprovalMode = "auto_edit"
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = core.SystemClock{}
 	}
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
@@ -130,7 +136,7 @@ func stageImages(t core.Turn) (*stagedImages, error) {
 // sends session/cancel, so the session keeps the partial turn; otherwise
 // one-shot with stream-json.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if p.asks(t) {
+	if p.asks(t) && p.guardLoad(t) {
 		return p.cli.Converse(ctx, t, p.acpArgs(t), p.acp(t), emit)
 	}
 	res, err := p.runOneShot(ctx, t, emit)
@@ -150,19 +156,16 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 // and waiting for the message (core.Warmer): Gemini CLI takes seconds to
 // start. Only a turn that speaks the protocol can wait.
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	if !p.asks(t) {
+	if !p.asks(t) || !p.guardLoad(t) {
 		return nil, core.ErrNoWarm
 	}
 	return p.cli.Open(life, t, p.acpArgs(t), p.acp(t))
 }
 
 // asks reports whether t runs through ACP, where the chat answers
-// questions. Not a resumed turn: the pinned CLI answers session/load with
-// "No previous sessions found for this project" even for a session its
-// own listing and --resume know, and a turn without its session's
-// history would be worse than a turn that cannot ask.
+// questions: in every mode that may ask.
 func (p *Plugin) asks(t core.Turn) bool {
-	return t.Ask && cmp.Or(t.Mode, p.cfg.ApprovalMode) != "yolo" && t.ResumeToken == ""
+	return t.Ask && cmp.Or(t.Mode, p.cfg.ApprovalMode) != "yolo"
 }
 
 // noSession is what the CLI says when asked to resume a session it never

@@ -20,14 +20,14 @@ func newFixture(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
 	return newFixtureWith(t, gemini.Config{}, replies...)
 }
 
-// newFixtureWith is newFixture with cfg's approval mode.
+// newFixtureWith is newFixture with cfg's approval mode and clock.
 func newFixtureWith(t *testing.T, cfg gemini.Config, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
 	bin := plugintest.CLIPath(t, "gemini")
 	model := plugintest.NewGemini(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
 		return gemini.New(gemini.Config{Bin: bin, Model: "gemini-2.5-flash", Home: home, ApprovalMode: cfg.ApprovalMode,
-			Env: append(plugintest.GeminiEnv(t, model, home), mark)}, nil)
+			Clock: cfg.Clock, Env: append(plugintest.GeminiEnv(t, model, home), mark)}, nil)
 	})
 }
 
@@ -51,7 +51,6 @@ func TestPlugin(t *testing.T) {
 		ImageMark: "inlineData",
 		Missing:   func(bin string) core.Plugin { return gemini.New(gemini.Config{Bin: bin}, nil) },
 		Install:   "`npm install -g @google/gemini-cli`, or set GEMINI_BIN",
-		Skip:      map[string]string{"WarmTurn": "a resumed turn does not run through ACP (see Plugin.asks); TestACPWarmTurn"},
 	}.Run(t)
 }
 

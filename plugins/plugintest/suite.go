@@ -115,8 +115,6 @@ type Suite struct {
 	// exist; its error must name Install.
 	Missing func(bin string) core.Plugin
 	Install string
-	// Skip names tests the plugin cannot pass, with the reason.
-	Skip map[string]string
 }
 
 // AppendTo appends line to the largest file that matches pattern (a
@@ -160,9 +158,6 @@ func (s Suite) Run(t *testing.T) {
 		{"NotInstalled", s.notInstalled},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			if why, ok := s.Skip[test.name]; ok {
-				t.Skip(why)
-			}
 			t.Parallel()
 			test.run(t)
 		})
