@@ -10,7 +10,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
-	"github.com/jake-bot/jake-bot/plugins/internal/display"
+	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
 	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
@@ -222,9 +222,9 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 	}
 	switch {
 	case in.OldString != "" || in.NewString != "":
-		q.Detail = diffLines("-", in.OldString) + diffLines("+", in.NewString)
+		q.Detail = diffs.Short(diffs.Replace(in.OldString, in.NewString), diffs.QuestionLines)
 	case in.Content != "":
-		q.Detail = diffLines("+", in.Content)
+		q.Detail = diffs.Short(diffs.NewFile(in.Content), diffs.QuestionLines)
 	}
 	return q
 }
@@ -236,25 +236,4 @@ func shortPlan(plan string) string {
 		lines = append(lines[:30], "…")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// maxDiffLines bounds each side of a question's diff.
-const maxDiffLines = 12
-
-// diffLines prefixes each line of s with mark, keeping the first
-// maxDiffLines.
-func diffLines(mark, s string) string {
-	if s == "" {
-		return ""
-	}
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	var b strings.Builder
-	for i, l := range lines {
-		if i == maxDiffLines {
-			fmt.Fprintf(&b, "%s … %s\n", mark, display.Plural(len(lines)-i, "more line"))
-			break
-		}
-		b.WriteString(mark + " " + l + "\n")
-	}
-	return b.String()
 }

@@ -180,7 +180,7 @@ func (c *Conn) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (cor
 	}
 	readErr := c.waitRead()
 	stop()
-	return c.cli.finish(ctx, c.t, c.proc, readErr, c.proto.Outcome())
+	return c.cli.finish(ctx, c.t, c.proc, readErr, c.proto)
 }
 
 // Fresh reports whether what the CLI loaded at start is still current,

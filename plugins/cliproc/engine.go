@@ -54,8 +54,8 @@ func NPMInstall(npmPackage, binVar string) string {
 // has ended.
 type Protocol interface {
 	Line(b []byte)
-	// Outcome says how the turn went once the CLI's output has ended. It
-	// may emit what the protocol held back.
+	// Outcome says how the turn went once the CLI has exited. It may emit
+	// what the protocol held back.
 	Outcome() Outcome
 }
 
@@ -110,7 +110,7 @@ func (c *CLI) Run(ctx context.Context, t core.Turn, args []string, newProtocol f
 	link := &Link{emitFn: emit, logger: c.logger()}
 	proto := newProtocol(link)
 	readErr := c.read(proc, proto, link)
-	return c.finish(ctx, t, proc, readErr, proto.Outcome())
+	return c.finish(ctx, t, proc, readErr, proto)
 }
 
 // start starts the CLI in dir; stdin gives it a pipe for a protocol.
@@ -140,9 +140,11 @@ func readOutput(r io.Reader, input io.Writer, name string, proto Protocol, link 
 
 // finish waits for the CLI and says how the turn ended: its result, with
 // the resume token the output gave, else the turn's own, and the error
-// for a turn that did not end well.
-func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr error, o Outcome) (core.TurnResult, error) {
+// for a turn that did not end well. The protocol's Outcome is asked once
+// the CLI is gone, so that what it wrote elsewhere is complete.
+func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr error, proto Protocol) (core.TurnResult, error) {
 	res, waitErr := proc.Wait()
+	o := proto.Outcome()
 	var out core.TurnResult
 	if o.Result != nil {
 		out = *o.Result

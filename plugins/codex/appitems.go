@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
 )
 
 // appItem is a ThreadItem as the app-server sends it: the same items as
@@ -57,9 +58,24 @@ func (a *appItem) asItem() *item {
 		it.Text = strings.Join(a.Summary, "\n")
 	}
 	for _, c := range a.Changes {
-		it.Changes = append(it.Changes, change{Path: c.Path, Kind: c.Kind.Type, Diff: c.Diff, MovePath: c.Kind.MovePath})
+		it.Changes = append(it.Changes, change{Path: c.Path, Kind: c.Kind.Type, Diff: unifiedDiff(c.Kind.Type, c.Diff), MovePath: c.Kind.MovePath})
 	}
 	return it
+}
+
+// unifiedDiff is a change's diff as a unified diff: the app-server gives
+// a file added or deleted as its content.
+func unifiedDiff(kind, diff string) string {
+	if diff == "" || strings.HasPrefix(diff, "@@") {
+		return diff
+	}
+	switch kind {
+	case "add":
+		return diffs.NewFile(diff)
+	case "delete":
+		return diffs.DeletedFile(diff)
+	}
+	return diff
 }
 
 // approval is a request from the app-server to approve a command or a
@@ -186,15 +202,11 @@ func decision(a core.Answer) string {
 
 // changeSummary is a file change's question text: the files, and the
 // start of their diffs.
-func changeSummary(it *appItem) (summary, detail string) {
-	var paths, diffs []string
+func changeSummary(it *item, workdir string) (summary, detail string) {
+	var paths, texts []string
 	for _, c := range it.Changes {
-		paths = append(paths, c.Path)
-		diffs = append(diffs, c.Diff)
+		paths = append(paths, diffs.RelPath(workdir, c.Path))
+		texts = append(texts, c.Diff)
 	}
-	detail = strings.Join(diffs, "\n")
-	if lines := strings.Split(detail, "\n"); len(lines) > 24 {
-		detail = strings.Join(lines[:24], "\n") + "\n…"
-	}
-	return strings.Join(paths, ", "), detail
+	return strings.Join(paths, ", "), diffs.Short(strings.Join(texts, ""), diffs.QuestionLines)
 }

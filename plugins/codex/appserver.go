@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -168,7 +166,7 @@ func (s *appServer) request(m jsonrpc.Message) {
 			}
 		})
 		if it := s.changes[req.ItemID]; it != nil {
-			q.Summary, q.Detail = changeSummary(it)
+			q.Summary, q.Detail = changeSummary(it.asItem(), s.turn.Workdir)
 		}
 		s.link.Emit(core.Event{Kind: core.EventQuestion, Question: q})
 	default:
@@ -217,16 +215,8 @@ type rolloutStamp struct{ size int64 }
 
 // stampRollout stamps t's thread; a new thread has none.
 func (p *Plugin) stampRollout(t core.Turn) rolloutStamp {
-	if t.ResumeToken == "" || strings.ContainsAny(t.ResumeToken, `/\*?[`) {
-		return rolloutStamp{}
-	}
-	home, err := p.home()
-	if err != nil {
-		return rolloutStamp{}
-	}
-	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+t.ResumeToken+".jsonl"))
 	var st rolloutStamp
-	for _, f := range files {
+	for _, f := range p.rollouts(t.ResumeToken) {
 		if fi, err := os.Stat(f); err == nil {
 			st.size += fi.Size()
 		}

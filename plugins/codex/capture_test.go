@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -53,7 +54,7 @@ var captureCases = []struct {
 		{prompt: "which number?", replies: []plugintest.Reply{{Text: []string{"The number", " was 42."}}}},
 	}},
 	{name: "shell", turns: []captureTurn{{prompt: "make a file", replies: []plugintest.Reply{
-		{Text: []string{"Creating the file."}, Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt && ls"}}},
+		{Text: []string{"Creating ", "the file."}, Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt && ls"}}},
 		{Text: []string{"Created made.txt."}},
 	}}}},
 	{name: "shell_failed", turns: []captureTurn{{prompt: "list a missing dir", replies: []plugintest.Reply{
@@ -125,6 +126,10 @@ func TestCapture(t *testing.T) {
 				// listing tests.
 				copyHistory(t, filepath.Join(home, ".codex"), filepath.Join(outDir, "history", ".codex"), dir)
 			}
+			if c.name == "patch" {
+				// The thread's rollout, where the diffs are.
+				saveRollout(t, filepath.Join(home, ".codex"), thread, filepath.Join(outDir, "rollouts", c.name+".jsonl"), dir)
+			}
 		})
 	}
 }
@@ -188,3 +193,53 @@ func copyHistory(t *testing.T, state, dst, workdir string) {
 }
 
 func keepHistory(rel string) bool { return strings.HasPrefix(rel, "sessions/") }
+
+// saveRollout copies thread's rollout to out, with the workdir replaced by
+// CaptureWorkdir.
+func saveRollout(t *testing.T, home, thread, out, workdir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+thread+".jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("rollouts of %s: %q", thread, files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// appServerCases are the `codex app-server` sessions the golden tests
+// replay: one turn each, every question answered with allow.
+var appServerCases = []plugintest.SessionCase{
+	{Name: "approval", Replies: []plugintest.Reply{
+		{Text: []string{"Creating ", "the file."}, Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt"}}},
+		{Text: []string{"Done."}},
+	}},
+	{Name: "patch", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n+world\n*** End Patch\n"}}},
+		{Tool: &plugintest.ToolCall{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n*** Update File: hello.txt\n@@\n hello\n-world\n+there\n*** End Patch\n"}}},
+		{Text: []string{"Added and changed hello.txt."}},
+	}},
+}
+
+// TestCaptureAppServer rewrites the recorded app-server sessions from the
+// real CLI: go test ./plugins/codex -run TestCaptureAppServer -capture.
+func TestCaptureAppServer(t *testing.T) {
+	if !*capture {
+		t.Skip("recapture with -capture")
+	}
+	dir := filepath.Join(plugintest.ModuleRoot(), "testdata", "codex", "appserver")
+	plugintest.RecordSessions(t, plugintest.CLIPath(t, "codex"), dir, CaptureWorkdir, appServerCases,
+		func(t *testing.T, bin string, replies []plugintest.Reply) core.Plugin {
+			model := plugintest.NewOpenAI(t, replies...)
+			home := plugintest.Home(t)
+			return New(Config{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
+				Env: plugintest.CodexEnv(t, home)}, nil)
+		})
+}

@@ -3,7 +3,6 @@ package codex
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"strings"
 
@@ -38,6 +37,8 @@ type Parser struct {
 	planDeltas map[string]bool
 	// streamed remembers agent messages the app-server streamed in deltas.
 	streamed map[string]bool
+	// changes are the file changes shown, for Patched.
+	changes []*item
 }
 
 // NewParser returns a parser that sends events to emit.
@@ -202,13 +203,45 @@ func (p *Parser) fileChange(it *item, completed bool) {
 			Text: strings.Join(paths, ", "), Status: core.ToolFailed, Detail: it.Status})
 		return
 	}
+	p.changes = append(p.changes, it)
 	for i, c := range it.Changes {
-		path := p.relPath(c.Path)
-		if c.MovePath != "" {
-			path += " → " + p.relPath(c.MovePath)
+		p.block(p.fileChangeBlock(it, i, c))
+	}
+}
+
+// needsDiffs reports whether a file change was shown without its diff.
+func (p *Parser) needsDiffs() bool {
+	for _, it := range p.changes {
+		for _, c := range it.Changes {
+			if c.Diff == "" {
+				return true
+			}
 		}
-		p.block(core.ResponseBlock{Kind: core.BlockDiff, ID: fmt.Sprintf("%s/%d", it.ID, i),
-			Path: path, Action: c.Kind, Text: c.Diff})
+	}
+	return false
+}
+
+// Patched shows again, with their diffs, the file changes the turn showed
+// without, from recorded: every file change of the thread as Codex
+// recorded it, in order, this turn's last. A change recorded otherwise
+// than shown is left as it was.
+func (p *Parser) Patched(recorded [][]change) {
+	base := len(recorded) - len(p.changes)
+	if base < 0 {
+		return
+	}
+	for i, it := range p.changes {
+		for j, c := range it.Changes {
+			if c.Diff != "" {
+				continue
+			}
+			for _, r := range recorded[base+i] {
+				if r.Path == c.Path && r.Kind == c.Kind && r.Diff != "" {
+					it.Changes[j] = r
+					p.block(p.fileChangeBlock(it, j, r))
+				}
+			}
+		}
 	}
 }
 

@@ -122,7 +122,7 @@ func (p *Plugin) exec(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		parser := NewParser(link.Emit)
 		parser.Workdir, parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
-		return parser
+		return execTurn{Parser: parser, p: p}
 	}
 }
 

@@ -115,3 +115,43 @@ func TestAppServerInterruptKeepsTheThread(t *testing.T) {
 		t.Errorf("the resumed thread lacks the interrupted turn: %q", got)
 	}
 }
+
+// `codex exec --json` reports file changes without their diffs; once the
+// turn is over they show with the diffs Codex recorded in its rollout:
+// a file added, changed and moved, then deleted.
+func TestRunShowsPatchDiffs(t *testing.T) {
+	t.Parallel()
+	patch := func(p string) plugintest.Reply {
+		return plugintest.Reply{Tool: &plugintest.ToolCall{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n" + p + "*** End Patch\n"}}}
+	}
+	f := newFixture(t,
+		patch("*** Add File: hello.txt\n+hello\n+world\n"),
+		patch("*** Update File: hello.txt\n*** Move to: moved.txt\n@@\n hello\n-world\n+there\n"),
+		patch("*** Delete File: moved.txt\n"),
+		plugintest.Reply{Text: []string{"Done."}})
+	tr := f.Run(context.Background(), "add, change, move and remove a file", "")
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
+	}
+	final := map[string]core.ResponseBlock{}
+	var order []string
+	for _, b := range tr.Blocks(core.BlockDiff) {
+		if _, ok := final[b.ID]; !ok {
+			order = append(order, b.ID)
+		}
+		final[b.ID] = b
+	}
+	want := []core.ResponseBlock{
+		{Path: "hello.txt", Action: "add", Text: "@@ -0,0 +1,2 @@\n+hello\n+world\n"},
+		{Path: "hello.txt → moved.txt", Action: "update", Text: "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n"},
+		{Path: "moved.txt", Action: "delete", Text: "@@ -1,2 +0,0 @@\n-hello\n-there\n"},
+	}
+	if len(order) != len(want) {
+		t.Fatalf("diff blocks %v, want %d files", order, len(want))
+	}
+	for i, w := range want {
+		if got := final[order[i]]; got.Path != w.Path || got.Action != w.Action || got.Text != w.Text {
+			t.Errorf("diff %d = %+v, want %+v", i, got, w)
+		}
+	}
+}

@@ -2,18 +2,33 @@ package gemini
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonrpc"
 )
 
 // acpToolCall is a tool call as ACP describes it.
 type acpToolCall struct {
-	ID     string `json:"toolCallId"`
-	Title  string `json:"title"`
-	Kind   string `json:"kind"`
-	Status string `json:"status"`
+	ID      string       `json:"toolCallId"`
+	Title   string       `json:"title"`
+	Kind    string       `json:"kind"`
+	Status  string       `json:"status"`
+	Content []acpContent `json:"content"`
+}
+
+// acpContent is what a tool call produced; the CLI reports a file edit as
+// a diff, the file's text before and after.
+type acpContent struct {
+	Type    string `json:"type"`
+	Path    string `json:"path"`
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+	Meta    struct {
+		Kind string `json:"kind"` // add or modify
+	} `json:"_meta"`
 }
 
 // update folds one session/update notification into the turn.
@@ -43,7 +58,9 @@ func (a *acp) update(params json.RawMessage) {
 	case "agent_thought_chunk":
 		a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, ID: "thinking", Text: "Thinking…"}))
 	case "tool_call", "tool_call_update":
-		a.tool(u.acpToolCall)
+		c := u.acpToolCall
+		_ = json.Unmarshal(u.Content, &c.Content) // a list, for a tool call
+		a.tool(c)
 	}
 }
 
@@ -59,15 +76,59 @@ func (a *acp) tool(c acpToolCall) {
 	if c.Kind == "" {
 		c.Kind = seen.Kind
 	}
+	if len(c.Content) == 0 {
+		c.Content = seen.Content
+	}
 	a.tools[c.ID] = c
 	status := core.ToolRunning
 	switch c.Status {
 	case "completed":
+		if diffs := a.diffBlocks(c); len(diffs) > 0 {
+			for _, d := range diffs {
+				a.link.Emit(core.BlockEvent(d))
+			}
+			return
+		}
 		status = core.ToolDone
 	case "failed":
 		status = core.ToolFailed
 	}
 	a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: acpToolName(c.Kind), Text: c.Title, Status: status}))
+}
+
+// diffBlocks are the edits a tool call made, as diff blocks, the first in
+// place of the call's line.
+func (a *acp) diffBlocks(c acpToolCall) []core.ResponseBlock {
+	var out []core.ResponseBlock
+	for _, d := range c.Content {
+		if d.Type != "diff" || d.Path == "" {
+			continue
+		}
+		id := c.ID
+		if len(out) > 0 {
+			id = fmt.Sprintf("%s/%d", c.ID, len(out))
+		}
+		action := "update"
+		if d.Meta.Kind == "add" {
+			action = "add"
+		}
+		out = append(out, core.ResponseBlock{Kind: core.BlockDiff, ID: id, Path: diffs.RelPath(a.turn.Workdir, d.Path),
+			Action: action, Text: diffs.Lines(d.OldText, d.NewText)})
+	}
+	return out
+}
+
+// editQuestion is what a question about an edit shows: the files and the
+// start of their diffs. ok is false for a call that edits nothing.
+func (a *acp) editQuestion(c acpToolCall) (summary, detail string, ok bool) {
+	var paths, texts []string
+	for _, d := range a.diffBlocks(c) {
+		paths, texts = append(paths, d.Path), append(texts, d.Text)
+	}
+	if len(paths) == 0 {
+		return "", "", false
+	}
+	return strings.Join(paths, ", "), diffs.Short(strings.Join(texts, ""), diffs.QuestionLines), true
 }
 
 // acpToolName names a tool by its ACP kind.
@@ -135,5 +196,8 @@ func (a *acp) request(m jsonrpc.Message) {
 			a.link.Logger().Warn("gemini --acp: answer a permission request", "err", err)
 		}
 	}}
+	if summary, detail, ok := a.editQuestion(call); ok {
+		q.Summary, q.Detail = summary, detail
+	}
 	a.link.Emit(core.Event{Kind: core.EventQuestion, Question: q})
 }

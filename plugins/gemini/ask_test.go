@@ -101,3 +101,29 @@ func TestACPCancelThenGoOn(t *testing.T) {
 		t.Fatalf("next turn = %+v, %v, %q", next.Result, next.Err, next.Text())
 	}
 }
+
+// An edit through ACP is asked about with its diff, and shows as a diff
+// block once made: the CLI reports the file before and after.
+func TestACPEditsShowDiffs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "one\ntwo\nthree\n"}}},
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "replace", Input: map[string]any{"file_path": "hello.txt",
+			"old_string": "two", "new_string": "TWO", "instruction": "Capitalise the second line."}}},
+		plugintest.Reply{Text: []string{"Edited."}})
+	turn := f.Turn("edit hello.txt", "", true)
+	turn.Mode = "default" // edits are asked about too
+	tr := plugintest.RunAnswering(context.Background(), t, f.Plugin, turn, core.Answer{Decision: core.Allow})
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
+	}
+	qs := tr.Questions()
+	if len(qs) != 2 || qs[1].Summary != "hello.txt" || qs[1].Detail != "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three" {
+		t.Errorf("questions %+v, want the second with the edit's diff", qs)
+	}
+	d := tr.Blocks(core.BlockDiff)
+	if len(d) != 2 || d[0].Path != "hello.txt" || d[0].Action != "add" || d[0].Text != "@@ -0,0 +1,3 @@\n+one\n+two\n+three\n" ||
+		d[1].Action != "update" || d[1].Text != "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" {
+		t.Errorf("diff blocks %+v, want the file added, then its line changed", d)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -191,4 +192,34 @@ func copyHistory(t *testing.T, state, dst, workdir string) {
 func keepHistory(rel string) bool {
 	return rel == "projects.json" || strings.HasPrefix(rel, "tmp/") &&
 		(strings.HasSuffix(rel, "/.project_root") || strings.Contains(rel, "/chats/"))
+}
+
+// acpCases are the `gemini --acp` sessions the golden tests replay: one
+// turn each, every question answered with allow.
+var acpCases = []plugintest.SessionCase{
+	{Name: "approval", Replies: []plugintest.Reply{
+		{Text: []string{"Creating ", "the file."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo made > made.txt"}}},
+		{Text: []string{"Done."}},
+	}},
+	{Name: "edits", Mode: "default", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "one\ntwo\nthree\n"}}},
+		{Tool: &plugintest.ToolCall{Name: "replace", Input: map[string]any{"file_path": "hello.txt", "old_string": "two", "new_string": "TWO",
+			"instruction": "Capitalise the second line."}}},
+		{Text: []string{"Edited hello.txt."}},
+	}},
+}
+
+// TestCaptureACP rewrites the recorded ACP sessions from the real CLI:
+// go test ./plugins/gemini -run TestCaptureACP -capture.
+func TestCaptureACP(t *testing.T) {
+	if !*capture {
+		t.Skip("recapture with -capture")
+	}
+	dir := filepath.Join(plugintest.ModuleRoot(), "testdata", "gemini", "acp")
+	plugintest.RecordSessions(t, plugintest.CLIPath(t, "gemini"), dir, CaptureWorkdir, acpCases,
+		func(t *testing.T, bin string, replies []plugintest.Reply) core.Plugin {
+			model := plugintest.NewGemini(t, replies...)
+			home := plugintest.Home(t)
+			return New(Config{Bin: bin, Model: "gemini-2.5-flash", Home: home, Env: plugintest.GeminiEnv(t, model, home)}, nil)
+		})
 }

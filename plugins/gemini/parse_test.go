@@ -27,7 +27,7 @@ func sessions(t testing.TB) []string {
 
 // read reads a recorded stream or session as Run reads its CLI's output.
 func read(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-	return gemini.ReadStream(r, "", emit)
+	return gemini.ReadStream(r, gemini.CaptureWorkdir, emit)
 }
 
 func TestParseGolden(t *testing.T) {
