@@ -380,19 +380,13 @@ func (p *Parser) resultLine(l *line) {
 // denials shows the tool calls the CLI refused for want of permission,
 // by its mode or by the chat's answer: the agent's text may not say so.
 func (p *Parser) denials(ds []permissionDenial) {
-	if len(ds) == 0 {
-		return
-	}
-	var calls []string
+	var denied display.Denials
 	for _, d := range ds {
-		call := ToolName(d.ToolName)
-		if arg := toolArg(d.ToolName, d.ToolInput); arg != "" {
-			call += " `" + arg + "`"
-		}
-		calls = append(calls, call)
+		denied.Add(display.Call(ToolName(d.ToolName), toolArg(d.ToolName, d.ToolInput)))
 	}
-	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning, ID: "permission-denials",
-		Text: "Not run, for want of permission: " + strings.Join(calls, ", ")}))
+	if b, ok := denied.Block(); ok {
+		p.emit(core.BlockEvent(b))
+	}
 }
 
 // showError emits an error block, once per distinct message: the CLI

@@ -39,6 +39,8 @@ type Parser struct {
 	streamed map[string]bool
 	// changes are the file changes shown, for Patched.
 	changes []*item
+	// denied are the calls declined (by the chat's answer).
+	denied display.Denials
 }
 
 // NewParser returns a parser that sends events to emit.
@@ -125,6 +127,9 @@ func (p *Parser) ThreadID() string { return p.threadID }
 // finish records the turn's end. Codex's usage is a running total for the
 // thread, not for this turn; it is passed on as reported.
 func (p *Parser) finish(failed bool) {
+	if b, ok := p.denied.Block(); ok {
+		p.block(b)
+	}
 	p.result = &core.TurnResult{
 		ResumeToken:  p.threadID,
 		IsError:      failed,
@@ -166,6 +171,9 @@ func (p *Parser) item(phase string, it *item) {
 			p.text(it.Text, true)
 		}
 	case "command_execution":
+		if completed && it.Status == "declined" {
+			p.denied.Add(display.Call("Shell", shellCommand(it.Command)))
+		}
 		p.block(commandBlock(it))
 	case "file_change":
 		p.fileChange(it, completed)
@@ -198,6 +206,9 @@ func (p *Parser) fileChange(it *item, completed bool) {
 		paths := make([]string, len(it.Changes))
 		for i, c := range it.Changes {
 			paths[i] = p.relPath(c.Path)
+		}
+		if it.Status == "declined" {
+			p.denied.Add(display.Call("Edit", strings.Join(paths, ", ")))
 		}
 		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Edit",
 			Text: strings.Join(paths, ", "), Status: core.ToolFailed, Detail: it.Status})

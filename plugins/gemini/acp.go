@@ -10,6 +10,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/images"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonrpc"
 )
@@ -62,6 +63,8 @@ type acp struct {
 
 	mu      sync.Mutex
 	session string
+	// denied are the calls the chat refused.
+	denied display.Denials
 	// message is the turn's, kept from its handing over until a new
 	// session is made for it.
 	message core.Turn
@@ -236,6 +239,12 @@ func (a *acp) ended(result json.RawMessage) {
 		} `json:"_meta"`
 	}
 	_ = json.Unmarshal(result, &r)
+	a.mu.Lock()
+	denials, shown := a.denied.Block()
+	a.mu.Unlock()
+	if shown {
+		a.link.Emit(core.BlockEvent(denials))
+	}
 	a.result = &core.TurnResult{ResumeToken: a.sessionID(), InputTokens: r.Meta.Quota.Tokens.In, OutputTokens: r.Meta.Quota.Tokens.Out}
 	if r.StopReason == "refusal" {
 		a.link.Emit(core.ErrorEvent("Gemini CLI refused to go on with this turn."))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonrpc"
 )
 
@@ -191,6 +192,11 @@ func (a *acp) request(m jsonrpc.Message) {
 		outcome := map[string]any{"outcome": "selected", "optionId": choice}
 		if choice == "" {
 			outcome = map[string]any{"outcome": "cancelled"}
+		}
+		if ans.Decision == core.Deny {
+			a.mu.Lock()
+			a.denied.Add(display.Call(acpToolName(call.Kind), strings.TrimSpace(call.Title)))
+			a.mu.Unlock()
 		}
 		if err := a.rpc.Reply(id, map[string]any{"outcome": outcome}); err != nil {
 			a.link.Logger().Warn("gemini --acp: answer a permission request", "err", err)

@@ -26,6 +26,8 @@ type Parser struct {
 	tools     map[string]toolCall // tool_id -> the call, for its result
 	lastError string
 	result    *core.TurnResult
+	// denied are the calls the CLI's mode did not let run.
+	denied display.Denials
 }
 
 type toolCall struct {
@@ -139,6 +141,12 @@ func (p *Parser) toolResult(ev *event) {
 	}
 	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: ev.ToolID, Tool: tc.tool, Text: tc.arg, Status: core.ToolDone}
 	switch {
+	case failed && denied(tc.name, ev.Error):
+		b.Status, b.Detail = core.ToolFailed, "not run for want of permission"
+		if ev.Error.Type == "policy_violation" {
+			b.Detail = display.FirstLine(ev.Error.Message) // the policy's reason
+		}
+		p.denied.Add(display.Call(tc.tool, tc.arg))
 	case failed:
 		b.Status = core.ToolFailed
 		if ev.Error != nil && ev.Error.Message != "" {
@@ -161,6 +169,9 @@ func (p *Parser) resultLine(ev *event) {
 		r.InputTokens, r.OutputTokens = s.InputTokens, s.OutputTokens
 	}
 	p.result = r
+	if b, ok := p.denied.Block(); ok {
+		p.block(b)
+	}
 	if !r.IsError {
 		return
 	}
@@ -169,6 +180,20 @@ func (p *Parser) resultLine(ev *event) {
 		msg = apiMessage(ev.Error.Message)
 	}
 	p.showError(msg)
+}
+
+// denied reports whether a failed call of tool was refused for want of
+// permission. Headless, the CLI turns every call its approval mode would
+// ask about into a denial, and leaves the tools so denied outright out of
+// the model's tools: a call of one fails as "not registered", as a tool
+// it does not have would. So a built-in tool not registered was denied,
+// and so was a call its policy refused by its arguments.
+func denied(tool string, e *errorInfo) bool {
+	if e == nil {
+		return false
+	}
+	_, builtin := toolNames[tool]
+	return e.Type == "policy_violation" || e.Type == "tool_not_registered" && builtin
 }
 
 // ReadStream feeds a recorded stream-json stream, or a recorded

@@ -115,3 +115,22 @@ func TestRunUnknownResume(t *testing.T) {
 		})
 	}
 }
+
+// Headless, the CLI's approval mode denies a shell command (auto_edit):
+// the call shows as not run for want of permission, not as a tool the
+// CLI lacks, and the denial is listed.
+func TestRunShowsModeDenial(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Tool: shell("echo made > made.txt")}, plugintest.Reply{Text: []string{"I may not."}})
+	tr := f.Run(context.Background(), "make a file", "")
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
+	}
+	tools := tr.Blocks(core.BlockToolUse)
+	if len(tools) != 2 || tools[1].Status != core.ToolFailed || tools[1].Detail != "not run for want of permission" {
+		t.Errorf("tool blocks %+v, want the call failed for want of permission", tools)
+	}
+	if w := tr.Blocks(core.BlockWarning); len(w) != 1 || w[0].Text != "Not run, for want of permission: Shell `echo made > made.txt`" {
+		t.Errorf("warnings %+v, want the denial listed", w)
+	}
+}

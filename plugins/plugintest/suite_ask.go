@@ -66,8 +66,15 @@ func (s Suite) asks(t *testing.T) {
 			if text := tr.Text(); !strings.Contains(text, "Creating.") || !strings.Contains(text, "Finished.") {
 				t.Errorf("text %q, want both messages", text)
 			}
-			if tc.answer.Decision == core.Deny && s.DenialSays != "" {
-				s.remembers(t, f, s.DenialSays)
+			if tc.answer.Decision == core.Deny {
+				// Every denial is shown, whatever the agent says of it.
+				want := "Not run, for want of permission: " + s.ShellTool + " `" + cmd + "`"
+				if w := tr.Blocks(core.BlockWarning); len(w) == 0 || w[len(w)-1].Text != want {
+					t.Errorf("warnings %+v, want the denial listed: %q", w, want)
+				}
+				if s.DenialSays != "" {
+					s.remembers(t, f, s.DenialSays)
+				}
 			}
 			convs, err := f.Plugin.Conversations(context.Background(), f.Workdir)
 			if err != nil || len(convs) == 0 || convs[0].ID != tr.Result.ResumeToken || convs[0].Title != "make a file" {

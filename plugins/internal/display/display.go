@@ -4,6 +4,7 @@ package display
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -82,4 +83,34 @@ func ParseAPIError(msg string) (e APIError, ok bool) {
 	e = body.Error
 	e.Before, e.After = strings.TrimSpace(msg[:start]), strings.TrimSpace(msg[end+1:])
 	return e, true
+}
+
+// Denials lists the tool calls a CLI did not run for want of permission,
+// whether its mode or the chat's answer refused them: the agent's own
+// text may not say so. Each call is Call's.
+type Denials []string
+
+// Call is a tool call as a denial lists it: the tool, and what it would
+// have done.
+func Call(tool, arg string) string {
+	if arg == "" {
+		return tool
+	}
+	return tool + " `" + arg + "`"
+}
+
+// Add records a denied call, once.
+func (d *Denials) Add(call string) {
+	if !slices.Contains(*d, call) {
+		*d = append(*d, call)
+	}
+}
+
+// Block is the warning that lists the denials; ok is false for none.
+func (d Denials) Block() (b core.ResponseBlock, ok bool) {
+	if len(d) == 0 {
+		return b, false
+	}
+	return core.ResponseBlock{Kind: core.BlockWarning, ID: "permission-denials",
+		Text: "Not run, for want of permission: " + strings.Join(d, ", ")}, true
 }
