@@ -2,6 +2,8 @@ package claude_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +75,64 @@ func TestRunPutsTheAgentsQuestion(t *testing.T) {
 	reqs := model.Requests()
 	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, `"Which database?"="SQLite"`) {
 		t.Errorf("the agent was not told the answer: %q", got)
+	}
+}
+
+// Plan mode's "ready to code?" (ExitPlanMode) is put to the chat as
+// Approve plan / Keep planning. Approved, the turn leaves plan mode: the
+// CLI tells the model so ("You have exited plan mode") and its next edit
+// runs once allowed. Kept, the model is told to keep planning and stays
+// in plan mode. (In plan mode the pinned CLI asks about an edit rather
+// than refusing it itself: the chat can still deny it.)
+func TestPlanModeApproveOrKeepPlanning(t *testing.T) {
+	t.Parallel()
+	const exited = "You have exited plan mode"
+	for _, tc := range []struct {
+		choice  string
+		written bool
+		told    string
+	}{
+		{"Approve plan", true, exited},
+		{"Keep planning", false, "The user denied this tool call: keep planning"},
+	} {
+		t.Run(tc.choice, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_plan", Name: "ExitPlanMode",
+				Input: map[string]any{"plan": "1. Write notes.txt"}}})
+			notes := filepath.Join(f.Workdir, "notes.txt")
+			f.Model.Push(plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_write", Name: "Write",
+				Input: map[string]any{"file_path": notes, "content": "planned\n"}}}, plugintest.Reply{Text: []string{"Done."}})
+			turn := f.Turn("plan it, then do it", "", true)
+			turn.Mode = "plan"
+			var asked []string
+			res, err := f.Plugin.Run(context.Background(), turn, func(ev core.Event) {
+				if ev.Kind != core.EventQuestion {
+					return
+				}
+				q := ev.Question
+				asked = append(asked, q.Tool)
+				switch {
+				case q.Tool == "ExitPlanMode":
+					q.Answer(core.Answer{Decision: core.Allow, Choice: tc.choice})
+				case tc.written:
+					q.Answer(core.Answer{Decision: core.Allow})
+				default:
+					q.Answer(core.Answer{Decision: core.Deny, Reason: "still planning"})
+				}
+			})
+			if err != nil || res.IsError {
+				t.Fatalf("Run = %+v, %v", res, err)
+			}
+			if strings.Join(asked, ",") != "ExitPlanMode,Write" {
+				t.Errorf("asked about %q, want the plan, then the edit", asked)
+			}
+			if _, err := os.Stat(notes); (err == nil) != tc.written {
+				t.Errorf("notes.txt written: %v, want %v", err == nil, tc.written)
+			}
+			next := f.Model.Requests()[1].Text()
+			if !strings.Contains(next, tc.told) || !tc.written && strings.Contains(next, exited) {
+				t.Errorf("after %q the model was not told %q, or left plan mode:\n%.2000s", tc.choice, tc.told, next)
+			}
+		})
 	}
 }

@@ -155,9 +155,12 @@ func (c *protocol) answer(req PermissionRequest, a core.Answer) error {
 // keeps the partial turn in its session.
 func (c *protocol) Interrupt() error {
 	c.parser.Interrupt()
-	id := "jakebot-interrupt-" + strconv.FormatInt(c.next.Add(1), 10)
+	id := interruptPrefix + strconv.FormatInt(c.next.Add(1), 10)
 	return c.link.Send(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}})
 }
+
+// interruptPrefix starts the ids of the bot's interrupts.
+const interruptPrefix = "jakebot-interrupt-"
 
 // Plan mode's answers.
 const (

@@ -89,9 +89,12 @@ type line struct {
 	// Write and Edit, the file and the patch)
 	ToolUseResult json.RawMessage `json:"tool_use_result"`
 
-	// control_request
+	// control_request, control_response
 	RequestID string          `json:"request_id"`
 	Request   *controlRequest `json:"request"`
+	Response  *struct {
+		RequestID string `json:"request_id"`
+	} `json:"response"`
 
 	// system/api_retry
 	Attempt     int  `json:"attempt"`
@@ -184,6 +187,12 @@ func (p *Parser) Line(b []byte) {
 		}
 	case "control_request":
 		p.controlRequest(&l)
+	case "control_response":
+		// The CLI acknowledges the bot's interrupt: the error result
+		// that follows is the interrupt's.
+		if l.Response != nil && strings.HasPrefix(l.Response.RequestID, interruptPrefix) {
+			p.interrupted.Store(true)
+		}
 	}
 }
 

@@ -29,10 +29,23 @@ func parse(t *testing.T, r io.Reader) string {
 	return plugintest.ReadRendered(t, read, r)
 }
 
-// Recorded streams and control-protocol sessions, replayed whole and in
-// pieces.
+// sessions are recorded control-protocol sessions (TestCaptureControl).
+func sessions(t testing.TB) []string {
+	return plugintest.Streams(t, "../../testdata/claude/control/*.jsonl")
+}
+
+// Recorded streams, replayed whole and in pieces.
 func TestParseGolden(t *testing.T) {
 	plugintest.Goldens(t, streams(t), "", *update, read)
+}
+
+// Recorded control-protocol sessions (a tool allowed and one denied, the
+// agent's question, a plan approved, an interrupt), replayed whole and in
+// pieces: their questions are emitted as a turn's are.
+func TestControlGolden(t *testing.T) {
+	plugintest.Goldens(t, sessions(t), "control_", *update, func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+		return claude.ReadStream(r, captureWorkdir, emit)
+	})
 }
 
 func TestParseToleratesGarbage(t *testing.T) {
@@ -68,7 +81,7 @@ func TestToolName(t *testing.T) {
 }
 
 func FuzzReadStream(f *testing.F) {
-	plugintest.FuzzSeeds(f, streams(f))
+	plugintest.FuzzSeeds(f, append(streams(f), sessions(f)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := read(bytes.NewReader(append(data, data...)), func(core.Event) {}); err != nil {
 			t.Fatal(err)

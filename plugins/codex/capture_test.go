@@ -231,15 +231,9 @@ var appServerCases = []plugintest.SessionCase{
 // TestCaptureAppServer rewrites the recorded app-server sessions from the
 // real CLI: go test ./plugins/codex -run TestCaptureAppServer -capture.
 func TestCaptureAppServer(t *testing.T) {
-	if !*capture {
-		t.Skip("recapture with -capture")
-	}
-	dir := filepath.Join(plugintest.ModuleRoot(), "testdata", "codex", "appserver")
-	plugintest.RecordSessions(t, plugintest.CLIPath(t, "codex"), dir, CaptureWorkdir, appServerCases,
-		func(t *testing.T, bin string, replies []plugintest.Reply) core.Plugin {
-			model := plugintest.NewOpenAI(t, replies...)
-			home := plugintest.Home(t)
-			return New(Config{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
-				Env: plugintest.CodexEnv(t, home)}, nil)
-		})
+	plugintest.RecordSessions(t, *capture, "codex", "appserver", CaptureWorkdir, appServerCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewOpenAI(t, replies...), plugintest.Home(t)
+		return New(Config{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
+			Env: plugintest.CodexEnv(t, home)}, nil), model
+	})
 }

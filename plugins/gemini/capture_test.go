@@ -212,14 +212,8 @@ var acpCases = []plugintest.SessionCase{
 // TestCaptureACP rewrites the recorded ACP sessions from the real CLI:
 // go test ./plugins/gemini -run TestCaptureACP -capture.
 func TestCaptureACP(t *testing.T) {
-	if !*capture {
-		t.Skip("recapture with -capture")
-	}
-	dir := filepath.Join(plugintest.ModuleRoot(), "testdata", "gemini", "acp")
-	plugintest.RecordSessions(t, plugintest.CLIPath(t, "gemini"), dir, CaptureWorkdir, acpCases,
-		func(t *testing.T, bin string, replies []plugintest.Reply) core.Plugin {
-			model := plugintest.NewGemini(t, replies...)
-			home := plugintest.Home(t)
-			return New(Config{Bin: bin, Model: "gemini-2.5-flash", Home: home, Env: plugintest.GeminiEnv(t, model, home)}, nil)
-		})
+	plugintest.RecordSessions(t, *capture, "gemini", "acp", CaptureWorkdir, acpCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewGemini(t, replies...), plugintest.Home(t)
+		return New(Config{Bin: bin, Model: "gemini-2.5-flash", Home: home, Env: plugintest.GeminiEnv(t, model, home)}, nil), model
+	})
 }

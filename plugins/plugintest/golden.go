@@ -81,7 +81,12 @@ func FormatEvent(ev core.Event) string {
 	case core.EventBlock:
 		return "block " + formatBlock(ev.Block)
 	case core.EventQuestion:
-		return fmt.Sprintf("question tool=%q summary=%q detail=%q", ev.Question.Tool, ev.Question.Summary, ev.Question.Detail)
+		q := ev.Question
+		s := fmt.Sprintf("question tool=%q summary=%q detail=%q", q.Tool, q.Summary, q.Detail)
+		if len(q.Options) > 0 {
+			s += fmt.Sprintf(" options=%q", q.Options)
+		}
+		return s
 	}
 	return fmt.Sprintf("event kind=%d", ev.Kind)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -30,20 +31,51 @@ func Recorder(t testing.TB, bin, out string) string {
 type SessionCase struct {
 	Name, Mode string
 	Replies    []Reply
+	// Answer answers every question; the zero Answer allows.
+	Answer core.Answer
+	// Interrupt stops the turn once the model is asked for its first
+	// reply, which waits until the end of the test.
+	Interrupt bool
 }
 
-// RecordSessions records each case with the real CLI at bin into
-// dir/<name>.jsonl: plugin makes the plugin on the CLI at the path it is
-// given (a Recorder of bin) against a fake model answering with the
-// case's replies; the turn runs in a new workdir with every question
-// answered with allow, and the workdir is replaced by as in the recording,
-// which then does not change with the test's temporary directory.
-func RecordSessions(t *testing.T, bin, dir, as string, cases []SessionCase, plugin func(t *testing.T, bin string, replies []Reply) core.Plugin) {
+// RecordSessions records each case with the pinned CLI named cli into
+// testdata/<cli>/<subdir>/<name>.jsonl at the repository root, when
+// enabled (a test's -capture flag; the test is skipped otherwise): plugin
+// makes the plugin on the CLI at the path it is given (a Recorder of the
+// real one) and the fake model it talks to, answering with the case's
+// replies; the turn runs in a new workdir, which is replaced by as in the
+// recording, so that it does not change with the test's temporary
+// directory.
+func RecordSessions(t *testing.T, enabled bool, cli, subdir, as string, cases []SessionCase, plugin func(t *testing.T, bin string, replies []Reply) (core.Plugin, Model)) {
+	if !enabled {
+		t.Skip("recapture with -capture")
+	}
+	bin := CLIPath(t, cli)
+	dir := filepath.Join(ModuleRoot(), "testdata", cli, subdir)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			raw := filepath.Join(t.TempDir(), "stdout.jsonl")
+			replies := slices.Clone(c.Replies)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if c.Interrupt {
+				hold := make(chan struct{})
+				t.Cleanup(func() { close(hold) })
+				replies[0].Hold = hold
+			}
+			p, model := plugin(t, Recorder(t, bin, raw), replies)
+			if c.Interrupt {
+				go func() {
+					<-model.Arrived()
+					cancel()
+				}()
+			}
+			answer := c.Answer
+			if answer == (core.Answer{}) {
+				answer = core.Answer{Decision: core.Allow}
+			}
 			turn := core.Turn{Workdir: Workdir(t), Prompt: "do it", Ask: true, Mode: c.Mode}
-			RunAnswering(context.Background(), t, plugin(t, Recorder(t, bin, raw), c.Replies), turn, core.Answer{Decision: core.Allow})
+			RunAnswering(ctx, t, p, turn, answer)
 			data, err := os.ReadFile(raw)
 			if err != nil {
 				t.Fatal(err)
