@@ -11,6 +11,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
@@ -177,22 +178,14 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 	case "AskUserQuestion":
 		var in struct {
 			Questions []struct {
-				Question string `json:"question"`
-				Options  []struct {
-					Label       string `json:"label"`
-					Description string `json:"description"`
-				} `json:"options"`
+				Question string           `json:"question"`
+				Options  []display.Option `json:"options"`
 			} `json:"questions"`
 		}
 		if json.Unmarshal(req.Input, &in) == nil && len(in.Questions) > 0 {
 			first := in.Questions[0]
 			q.Summary = first.Question
-			for _, o := range first.Options {
-				q.Options = append(q.Options, o.Label)
-				if o.Description != "" {
-					q.Detail += o.Label + ": " + o.Description + "\n"
-				}
-			}
+			display.Offer(q, first.Options)
 			if len(q.Options) == 0 {
 				q.Options = []string{"Yes", "No"}
 			}

@@ -169,10 +169,9 @@ func (s *appServer) request(m jsonrpc.Message) {
 			q.Summary, q.Detail = changeSummary(it.asItem(), s.turn.Workdir)
 		}
 		s.link.Emit(core.Event{Kind: core.EventQuestion, Question: q})
+	case "item/tool/requestUserInput":
+		s.userInput(m)
 	default:
-		if m.Method == "item/tool/requestUserInput" {
-			s.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning, Text: "Codex asked a question the bot cannot put to the chat yet; it was declined."}))
-		}
 		_ = s.rpc.Refuse(m.ID, m.Method)
 	}
 }

@@ -155,3 +155,35 @@ func TestRunShowsPatchDiffs(t *testing.T) {
 		}
 	}
 }
+
+// Codex's own question (its request_user_input tool, on with the feature
+// default_mode_request_user_input) is put to the chat with its options,
+// and the option picked is Codex's answer.
+func TestAppServerPutsCodexsQuestion(t *testing.T) {
+	t.Parallel()
+	bin := plugintest.CLIPath(t, "codex")
+	model := plugintest.NewOpenAI(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "request_user_input", Input: map[string]any{"questions": []any{
+			map[string]any{"id": "db", "header": "DB", "question": "Which database?", "options": []any{
+				map[string]any{"label": "Postgres", "description": "for the big data"},
+				map[string]any{"label": "SQLite", "description": "one file"}}}}}}},
+		plugintest.Reply{Text: []string{"SQLite it is."}})
+	f := plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		return codex.New(codex.Config{Bin: bin, Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
+			Args: append(plugintest.CodexArgs(model), "-c", "features.default_mode_request_user_input=true"),
+			Env:  append(plugintest.CodexEnv(t, home), mark)}, nil)
+	})
+	tr := f.Ask(context.Background(), "pick a database", "", core.Answer{Decision: core.Allow, Choice: "SQLite"})
+	if tr.Err != nil || tr.Result.IsError || !strings.Contains(tr.Text(), "SQLite it is.") {
+		t.Fatalf("Run = %+v, %v, %q", tr.Result, tr.Err, tr.Text())
+	}
+	qs := tr.Questions()
+	if len(qs) != 1 || qs[0].Summary != "Which database?" || strings.Join(qs[0].Options, ",") != "Postgres,SQLite" ||
+		!strings.Contains(qs[0].Detail, "SQLite: one file") {
+		t.Fatalf("questions %+v, want Codex's with its options", qs)
+	}
+	reqs := model.Requests()
+	if got := string(reqs[len(reqs)-1].Body); !strings.Contains(got, `{\"answers\":{\"db\":{\"answers\":[\"SQLite\"]}}}`) {
+		t.Errorf("Codex was not given the answer:\n%.3000s", got)
+	}
+}

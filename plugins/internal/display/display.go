@@ -114,3 +114,20 @@ func (d Denials) Block() (b core.ResponseBlock, ok bool) {
 	return core.ResponseBlock{Kind: core.BlockWarning, ID: "permission-denials",
 		Text: "Not run, for want of permission: " + strings.Join(d, ", ")}, true
 }
+
+// Option is one answer a CLI offers to its agent's own question.
+type Option struct {
+	Label       string `json:"label"`
+	Description string `json:"description"`
+}
+
+// Offer makes q a question with options to pick from: their labels, and
+// what each means as its detail.
+func Offer(q *core.Question, options []Option) {
+	for _, o := range options {
+		q.Options = append(q.Options, o.Label)
+		if o.Description != "" {
+			q.Detail += o.Label + ": " + o.Description + "\n"
+		}
+	}
+}
