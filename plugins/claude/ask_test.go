@@ -18,31 +18,12 @@ func TestRunInterruptKeepsTheSession(t *testing.T) {
 	hold := make(chan struct{})
 	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking hard"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
 	t.Cleanup(func() { close(hold) })
-	p, workdir, model := f.Plugin, f.Workdir, f.Model
-	ctx, cancel := context.WithCancel(context.Background())
-	var session string
-	res, err := p.Run(ctx, core.Turn{Workdir: workdir, Prompt: "think", Ask: true}, func(ev core.Event) {
-		if ev.Kind == core.EventSession && session == "" {
-			session = ev.ResumeToken
-			go func() {
-				<-model.Arrived() // the model is working on the turn
-				cancel()
-			}()
-		}
-	})
-	if err == nil {
-		t.Fatalf("Run = %+v, want the cancellation", res)
+	tr := f.AskInterrupted("think")
+	next := f.Ask(context.Background(), "go on", tr.Result.ResumeToken, core.Answer{})
+	if next.Err != nil || !strings.Contains(next.Text(), "Continuing.") {
+		t.Fatalf("resumed turn = %+v, %v, %q", next.Result, next.Err, next.Text())
 	}
-	var texts strings.Builder
-	res, err = p.Run(context.Background(), core.Turn{Workdir: workdir, Prompt: "go on", ResumeToken: session, Ask: true}, func(ev core.Event) {
-		if ev.Kind == core.EventText {
-			texts.WriteString(ev.Text)
-		}
-	})
-	if err != nil || !strings.Contains(texts.String(), "Continuing.") {
-		t.Fatalf("resumed turn = %+v, %v, %q", res, err, texts.String())
-	}
-	reqs := model.Requests()
+	reqs := f.Model.Requests()
 	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, "[Request interrupted by user]") || !strings.Contains(got, "think") {
 		t.Errorf("the resumed session does not hold the interrupted turn: %q", got)
 	}

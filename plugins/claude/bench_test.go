@@ -1,11 +1,9 @@
 package claude_test
 
 import (
-	"io"
 	"path/filepath"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -13,10 +11,7 @@ import (
 // BenchmarkParse is the plugin's parser over a 50 MB stream, read as Run
 // reads it, beside the split-and-decode baseline.
 func BenchmarkParse(b *testing.B) {
-	plugintest.BenchParse(b, streams(b), func(r io.Reader) error {
-		_, err := read(r, func(core.Event) {})
-		return err
-	})
+	plugintest.BenchParse(b, streams(b), read)
 }
 
 // BenchmarkTurnStart measures what a warm CLI saves: the time from handing

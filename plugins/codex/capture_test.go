@@ -2,16 +2,13 @@ package codex
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
@@ -112,7 +109,7 @@ func TestCapture(t *testing.T) {
 				if thread != "" {
 					args = append(args, "resume", thread)
 				}
-				out = runCodex(t, bin, dir, env, append(args, turn.prompt)...)
+				out = plugintest.RunCLI(t, bin, dir, env, append(args, turn.prompt)...)
 				thread = threadID(out)
 			}
 			// The workdir is a fresh temporary directory; a fixed name
@@ -124,7 +121,7 @@ func TestCapture(t *testing.T) {
 			if c.name == "resume" {
 				// The CLI's own history of this session, for the
 				// listing tests.
-				copyHistory(t, filepath.Join(home, ".codex"), filepath.Join(outDir, "history", ".codex"), dir)
+				plugintest.CopyHistory(t, filepath.Join(home, ".codex"), filepath.Join(outDir, "history", ".codex"), dir, CaptureWorkdir, keepHistory)
 			}
 			if c.name == "patch" {
 				// The thread's rollout, where the diffs are.
@@ -132,19 +129,6 @@ func TestCapture(t *testing.T) {
 			}
 		})
 	}
-}
-
-func runCodex(t *testing.T, bin, dir string, env []string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	t.Logf("codex %q: %v\n%s%s", args, err, stdout.Bytes(), stderr.Bytes())
-	return stdout.Bytes()
 }
 
 func threadID(out []byte) string {
@@ -158,38 +142,6 @@ func threadID(out []byte) string {
 		}
 	}
 	return ""
-}
-
-// copyHistory copies the CLI's history files (sessions, the project
-// registry) from state to dst, with the workdir replaced by
-// CaptureWorkdir. Caches, logs and databases are left out.
-func copyHistory(t *testing.T, state, dst, workdir string) {
-	t.Helper()
-	if err := os.RemoveAll(dst); err != nil {
-		t.Fatal(err)
-	}
-	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(state, path)
-		if !keepHistory(rel) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		data = bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir))
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func keepHistory(rel string) bool { return strings.HasPrefix(rel, "sessions/") }

@@ -97,15 +97,7 @@ func TestAppServerInterruptKeepsTheThread(t *testing.T) {
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
 	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-f.Model.Arrived()
-		cancel()
-	}()
-	tr := f.Ask(ctx, "think hard", "", core.Answer{})
-	if tr.Err == nil || tr.Result.ResumeToken == "" {
-		t.Fatalf("Run = %+v, %v; want the cancellation and the thread", tr.Result, tr.Err)
-	}
+	tr := f.AskInterrupted("think hard")
 	out := f.Run(context.Background(), "go on", tr.Result.ResumeToken)
 	if out.Err != nil || !strings.Contains(out.Text(), "Continuing.") || out.Result.ResumeToken != tr.Result.ResumeToken {
 		t.Fatalf("resumed one-shot turn = %+v", out)

@@ -87,15 +87,7 @@ func TestACPCancelThenGoOn(t *testing.T) {
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
 	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-f.Model.Arrived()
-		cancel()
-	}()
-	tr := f.Ask(ctx, "think hard", "", core.Answer{})
-	if tr.Err == nil || tr.Result.ResumeToken == "" {
-		t.Fatalf("Run = %+v, %v; want the cancellation and the session", tr.Result, tr.Err)
-	}
+	tr := f.AskInterrupted("think hard")
 	next := f.Ask(context.Background(), "go on", tr.Result.ResumeToken, core.Answer{})
 	if next.Err != nil || !strings.Contains(next.Text(), "Continuing.") || next.Result.ResumeToken == "" {
 		t.Fatalf("next turn = %+v, %v, %q", next.Result, next.Err, next.Text())

@@ -1,10 +1,8 @@
 package gemini_test
 
 import (
-	"io"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -12,10 +10,7 @@ import (
 // BenchmarkParse is the plugin's parser over a 50 MB stream, read as Run
 // reads it, beside the split-and-decode baseline.
 func BenchmarkParse(b *testing.B) {
-	plugintest.BenchParse(b, streams(b), func(r io.Reader) error {
-		_, err := read(r, func(core.Event) {})
-		return err
-	})
+	plugintest.BenchParse(b, streams(b), read)
 }
 
 // BenchmarkTurnStart is message → model request for a Gemini CLI turn

@@ -2,15 +2,12 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
@@ -113,7 +110,7 @@ func TestCapture(t *testing.T) {
 				if session != "" {
 					args = append(args, "--resume", session)
 				}
-				out = runGemini(t, bin, dir, env, args...)
+				out = plugintest.RunCLI(t, bin, dir, env, args...)
 				session = sessionID(out)
 			}
 			// The workdir is a fresh temporary directory; a fixed name
@@ -125,23 +122,10 @@ func TestCapture(t *testing.T) {
 			if c.name == "resume" {
 				// The CLI's own history of this session, for the
 				// listing tests.
-				copyHistory(t, filepath.Join(home, ".gemini"), filepath.Join(outDir, "history", ".gemini"), dir)
+				plugintest.CopyHistory(t, filepath.Join(home, ".gemini"), filepath.Join(outDir, "history", ".gemini"), dir, CaptureWorkdir, keepHistory)
 			}
 		})
 	}
-}
-
-func runGemini(t *testing.T, bin, dir string, env []string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	t.Logf("gemini %q: %v\n%s%s", args, err, stdout.Bytes(), stderr.Bytes())
-	return stdout.Bytes()
 }
 
 func sessionID(out []byte) string {
@@ -155,38 +139,6 @@ func sessionID(out []byte) string {
 		}
 	}
 	return ""
-}
-
-// copyHistory copies the CLI's history files (sessions, the project
-// registry) from state to dst, with the workdir replaced by
-// CaptureWorkdir. Caches, logs and databases are left out.
-func copyHistory(t *testing.T, state, dst, workdir string) {
-	t.Helper()
-	if err := os.RemoveAll(dst); err != nil {
-		t.Fatal(err)
-	}
-	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(state, path)
-		if !keepHistory(rel) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		data = bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir))
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func keepHistory(rel string) bool {

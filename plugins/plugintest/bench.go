@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"slices"
 	"testing"
@@ -17,9 +16,9 @@ import (
 // BenchParse measures a plugin's parser over the recorded streams in
 // files, repeated to about 50 MB, as sub-benchmark "plugin", beside
 // "baseline": only splitting lines and decoding each into a
-// map[string]any, the least any parser of such a stream must do. parse
+// map[string]any, the least any parser of such a stream must do. read
 // reads the whole stream as the plugin's Run reads its CLI's output.
-func BenchParse(b *testing.B, files []string, parse func(io.Reader) error) {
+func BenchParse(b *testing.B, files []string, read ReadFunc) {
 	var one bytes.Buffer
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -36,7 +35,7 @@ func BenchParse(b *testing.B, files []string, parse func(io.Reader) error) {
 	b.Run("plugin", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if err := parse(bytes.NewReader(data)); err != nil {
+			if _, err := read(bytes.NewReader(data), func(core.Event) {}); err != nil {
 				b.Fatal(err)
 			}
 		}

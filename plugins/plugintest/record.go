@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -88,5 +90,51 @@ func RecordSessions(t *testing.T, enabled bool, cli, subdir, as string, cases []
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// RunCLI runs a CLI with args in dir, with env added to the test's own,
+// for recording its output, and returns what it wrote on stdout.
+func RunCLI(t *testing.T, bin, dir string, env []string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("%s %q: %v\n%s%s", filepath.Base(bin), args, err, stdout.Bytes(), stderr.Bytes())
+	return stdout.Bytes()
+}
+
+// CopyHistory copies a CLI's history files from its state folder to dst,
+// those keep takes by their path relative to state, with workdir replaced
+// by as, so that the listing tests read what the real CLI wrote.
+func CopyHistory(t *testing.T, state, dst, workdir, as string, keep func(rel string) bool) {
+	t.Helper()
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(state, path)
+		if !keep(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, bytes.ReplaceAll(data, []byte(workdir), []byte(as)), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -95,6 +95,27 @@ func (f *Fixture) Ask(ctx context.Context, prompt, token string, answer core.Ans
 	return RunAnswering(ctx, f.T, f.Plugin, f.Turn(prompt, token, true), answer)
 }
 
+// AskInterrupted runs a turn that may ask and stops it once the model is
+// asked, which must hold its reply meanwhile (Reply.Hold). The turn must
+// end with the cancellation and the session it was in.
+func (f *Fixture) AskInterrupted(prompt string) TurnOutput {
+	f.T.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-f.Model.Arrived():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	tr := f.Ask(ctx, prompt, "", core.Answer{})
+	if !errors.Is(tr.Err, context.Canceled) || tr.Result.ResumeToken == "" {
+		f.T.Fatalf("Run = %+v, %v; want the cancellation and the session", tr.Result, tr.Err)
+	}
+	return tr
+}
+
 // Suite is the tests every built-in plugin passes with its real CLI.
 type Suite struct {
 	// Fixture makes a fixture whose model answers with replies.
