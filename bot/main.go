@@ -84,15 +84,17 @@ func (m *Main) build(ctx context.Context) error {
 	if err := m.loadState(ctx); err != nil {
 		return err
 	}
-	if err := m.buildPlatforms(); err != nil {
-		return err
-	}
 	if err := m.buildObservers(); err != nil {
 		return err
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	m.closers = append(m.closers, m.stopRun)
+	// The router comes before the platforms, whose adapters ask it
+	// (core.Lookup); the platforms' users are granted before any message.
 	m.router = core.NewRouter(m.runCtx, m.routerConfig(), m.convs)
+	if err := m.buildPlatforms(); err != nil {
+		return err
+	}
 	if m.metrics != nil {
 		h, err := startHealth(m.cfg.HealthAddr, m.platform, m.metrics.Handler(), m.logger)
 		if err != nil {
@@ -205,8 +207,8 @@ func (m *Main) buildPlatforms() error {
 		list = append(list, p)
 	}
 	var err error
-	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, roots: m.policy.roots,
-		defaultWorkdir: m.policy.defaultWorkdir, convs: m.convs, logger: m.logger, signIn: m.stdio.Err})
+	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, lookup: m.router,
+		logger: m.logger, signIn: m.stdio.Err})
 	if err != nil {
 		return err
 	}

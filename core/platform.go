@@ -96,6 +96,19 @@ type Refuser interface {
 	Refuse(ctx context.Context, m Message, text string) error
 }
 
+// ThreadOpener is implemented by platforms that give a new conversation a
+// thread of its own (Discord's text channels). The router calls
+// OpenThread on /<plugin> start once the start can no longer be refused:
+// the user is served and the workdir is resolved inside their roots. The
+// conversation then lives in the returned channel, and the start's reply
+// goes there. An empty channel and a nil error mean no thread here (the
+// place is a thread already, or threads are off); an error leaves the
+// conversation where it was started. workdir and plugin (its display
+// name) are for naming the thread.
+type ThreadOpener interface {
+	OpenThread(ctx context.Context, m Message, workdir, plugin string) (channel string, err error)
+}
+
 // RateLimitError is returned by a platform's Send or Edit when the service
 // asked the bot to slow down. The coordinator waits RetryAfter and retries,
 // coalescing edits meanwhile.

@@ -243,21 +243,23 @@ func (r *Router) Stats() Stats {
 	return st
 }
 
-// refuse answers a user who is not allowed, privately where the platform
-// can, and otherwise once per place: a stranger must not be able to make
-// the bot answer every line they write.
+// refuse answers a user who is not allowed once per place, privately
+// where the platform can: a stranger must not be able to make the bot
+// write (even privately: each write spends the bot's rate limit) for
+// every line they write.
 func (r *Router) refuse(ctx context.Context, a *attached, m Message, rec Record) {
 	r.logger.Warn("refused user", "id", rec.ID, "platform", m.Key.Platform, "user", m.Author())
 	rec.Kind, rec.Outcome = RecordRefused, OutcomeError
 	r.obs.Record(rec)
+	if !r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
+		return
+	}
 	if rf, ok := a.p.(Refuser); ok {
 		if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
 			return
 		}
 	}
-	if r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
-		r.reply(a, m.Target(), Refusal(m))
-	}
+	r.reply(a, m.Target(), Refusal(m))
 }
 
 // handle routes one message from platform a. A panic while handling it is

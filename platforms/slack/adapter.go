@@ -53,6 +53,7 @@ type Adapter struct {
 	reacted  *core.Recent[string, struct{}] // messages already marked as being worked on
 	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
+	lookup   core.Lookup
 }
 
 // Option changes an Adapter built by New.
@@ -64,6 +65,11 @@ func WithLogger(l *slog.Logger) Option { return func(a *Adapter) { a.logger = l 
 // WithMessageLimit sets the length, in runes, at which a reply continues
 // in a new message; the default is formatter.SlackLimit.
 func WithMessageLimit(n int) Option { return func(a *Adapter) { a.limit = n } }
+
+// WithLookup gives the adapter the router's answers (core.Lookup): it asks
+// whether the router serves a user before it posts a thread parent or
+// starts a conversation for them. Without it, it serves nobody.
+func WithLookup(l core.Lookup) Option { return func(a *Adapter) { a.lookup = l } }
 
 // WithPlugins gives the adapter the plugins, whose commands (from core's
 // command table) a mention may carry without a slash.
@@ -107,6 +113,7 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		reacted:  core.NewRecent[string, struct{}](memory),
 		chains:   core.NewRecent[string, *chain](memory),
 		commands: core.NewCommands(nil),
+		lookup:   core.NoLookup{},
 	}
 	for _, o := range opts {
 		o(a)
@@ -116,6 +123,13 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 	}
 	a.logger = a.logger.With("platform", Name)
 	return a
+}
+
+// admits reports whether the router serves user. The router decides;
+// the adapter asks before work the router never sees: a thread parent, a
+// conversation started for a mention.
+func (a *Adapter) admits(user string) bool {
+	return a.lookup.Admits(core.Message{Key: core.ConversationKey{Platform: Name}, From: user})
 }
 
 // Name returns "slack".

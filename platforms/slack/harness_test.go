@@ -231,7 +231,7 @@ func start(t *testing.T, s setup) *harness {
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
 	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}, nil)
-	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin)}
+	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin), slack.WithLookup(h.router)}
 	if s.limit > 0 {
 		opts = append(opts, slack.WithMessageLimit(s.limit))
 	}

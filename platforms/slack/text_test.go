@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -34,8 +35,13 @@ func TestPlainText(t *testing.T) {
 	}
 }
 
+// testAdapter is an adapter, not connected, whose router serves UALICE.
 func testAdapter() *Adapter {
-	a := newAdapter(Config{AllowedUsers: []string{"UALICE"}},
+	cfg := Config{AllowedUsers: []string{"UALICE"}}
+	access := core.NewAccess()
+	cfg.Grant(access)
+	router := core.NewRouter(context.Background(), core.RouterConfig{Access: access}, nil)
+	a := newAdapter(cfg, WithLookup(router),
 		WithPlugins(plugintest.Named{PluginID: "claude"}, plugintest.Named{PluginID: "codex"}))
 	a.setBot("UBOT")
 	return a

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"html"
 	"log/slog"
 	"net"
 	"net/http"
@@ -60,8 +59,7 @@ type Adapter struct {
 	secret   string
 	choices  *choices
 
-	mu      sync.Mutex
-	refused *core.Recent[string, struct{}] // user/chat pairs already told they are not allowed
+	mu sync.Mutex
 	// answered holds the callback queries Refuse answered while the
 	// router handled them.
 	answered map[string]bool
@@ -121,7 +119,6 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		listener: opts.Listener,
 		secret:   secret,
 		choices:  newChoices(),
-		refused:  core.NewRecent[string, struct{}](10000),
 		answered: make(map[string]bool),
 		seen:     core.NewRecent[int, struct{}](1024),
 	}, nil
@@ -268,21 +265,22 @@ func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
 	return nil
 }
 
-// Refuse answers a user who is not allowed. A button press gets a private
-// alert; a message gets one reply per user and chat, so a stranger in a
-// group cannot make the bot answer every line.
+// errNotPrivate makes the router refuse a message in the chat: only a
+// button press has a private answer (an alert).
+var errNotPrivate = errors.New("telegram: no private reply for a message")
+
+// Refuse answers a button press by a user who is not allowed with a
+// private alert. A message gets errNotPrivate, and so the router's reply,
+// which it sends once per place.
 func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error {
-	if id, ok := strings.CutPrefix(m.ReplyTo, callbackPrefix); ok {
-		a.mu.Lock()
-		a.answered[id] = true
-		a.mu.Unlock()
-		return a.answerCallback(id, text, true)
+	id, ok := strings.CutPrefix(m.ReplyTo, callbackPrefix)
+	if !ok {
+		return errNotPrivate
 	}
-	if !a.refused.Add(m.Key.User+"/"+m.Key.Channel, struct{}{}) {
-		return nil
-	}
-	_, err := a.Send(ctx, m.Target(), html.EscapeString(text))
-	return err
+	a.mu.Lock()
+	a.answered[id] = true
+	a.mu.Unlock()
+	return a.answerCallback(id, text, true)
 }
 
 // parsePlace reads the chat and topic from a target.
