@@ -30,22 +30,29 @@ type Limits struct {
 	FinalOnly bool
 }
 
+// Format is how a platform wants replies written. Each adapter package
+// builds its own from its configuration, without connecting, so that
+// jakebot replay renders and paces a stream exactly as the platform would.
+type Format interface {
+	// Render turns blocks into the text of one or more messages, each
+	// within the platform's length limit.
+	Render(blocks []ResponseBlock) []string
+	Limits() Limits
+}
+
 // Platform is a chat service the bot talks through. Implementations must be
 // safe for concurrent use.
 type Platform interface {
+	Format
 	// Name is the platform's name in conversation keys and logs.
 	Name() string
 	// Run receives messages and passes each to h until ctx is cancelled or
 	// the platform's input ends; it returns nil in both cases.
 	Run(ctx context.Context, h Handler) error
-	// Render turns blocks into the text of one or more messages, each
-	// within the platform's length limit.
-	Render(blocks []ResponseBlock) []string
 	// Send posts a new message.
 	Send(ctx context.Context, to Target, text string) (MessageRef, error)
 	// Edit replaces the text of a message the bot posted.
 	Edit(ctx context.Context, ref MessageRef, text string) error
-	Limits() Limits
 }
 
 // Typer is implemented by platforms that can show a typing indicator. The

@@ -66,6 +66,7 @@ type Options struct {
 // Adapter is the Discord core.Platform. It is safe for concurrent use.
 type Adapter struct {
 	core.Health
+	format
 	api     discordAPI
 	files   *http.Client // attachment downloads
 	cfg     Config
@@ -147,6 +148,7 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &Adapter{
+		format:  format{editInterval: cfg.EditInterval},
 		api:     api,
 		files:   &http.Client{Timeout: 2 * time.Minute},
 		cfg:     cfg,
@@ -175,17 +177,21 @@ func (a *Adapter) Name() string { return Name }
 // window holds more than five, Discord's per-channel message budget.
 const channelInterval = 1250 * time.Millisecond
 
+// format is how the adapter writes to Discord.
+type format struct{ editInterval time.Duration }
+
+// NewFormat returns the adapter's format for cfg, without connecting.
+func NewFormat(cfg Config) core.Format { return format{editInterval: cfg.withDefaults().EditInterval} }
+
 // Limits allows one edit per EditInterval per message and at most five
 // writes in any five seconds per channel (or thread).
-func (a *Adapter) Limits() core.Limits {
-	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: channelInterval, ChannelBurst: 1}
+func (f format) Limits() core.Limits {
+	return core.Limits{EditInterval: f.editInterval, ChannelInterval: channelInterval, ChannelBurst: 1}
 }
 
 // Render renders blocks as Discord markdown in pages of at most 2000
 // characters.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
-	return formatter.Markdown(blocks, maxLen)
-}
+func (format) Render(blocks []core.ResponseBlock) []string { return formatter.Markdown(blocks, maxLen) }
 
 // Run connects to the gateway, registers the slash commands, and passes
 // messages and commands to h until ctx is cancelled. It returns an error

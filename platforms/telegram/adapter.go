@@ -20,7 +20,7 @@ import (
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
-const platformName = "telegram"
+const Name = "telegram"
 
 // botAPI is the part of the client library the adapter uses: raw requests
 // (raw.go) and the library's configs for everything that needs no topic.
@@ -47,6 +47,7 @@ type Options struct {
 // Adapter is the Telegram platform. It is safe for concurrent use.
 type Adapter struct {
 	core.Health
+	format
 	cfg      Config
 	api      botAPI
 	client   *pollClient
@@ -108,12 +109,13 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		secret = hex.EncodeToString(b)
 	}
 	return &Adapter{
+		format:   format{editInterval: cfg.EditInterval},
 		cfg:      cfg,
 		api:      bot,
 		client:   client,
 		self:     strings.ToLower(bot.Self.UserName),
 		clock:    clock,
-		logger:   logger.With("platform", platformName, "bot", bot.Self.UserName),
+		logger:   logger.With("platform", Name, "bot", bot.Self.UserName),
 		gate:     newGate(clock, cfg.GroupWritesPerMinute),
 		commands: botCommands(core.NewCommands(opts.Plugins)),
 		listener: opts.Listener,
@@ -125,17 +127,23 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 }
 
 // Name returns "telegram".
-func (a *Adapter) Name() string { return platformName }
+func (a *Adapter) Name() string { return Name }
+
+// format is how the adapter writes to Telegram.
+type format struct{ editInterval time.Duration }
+
+// NewFormat returns the adapter's format for cfg, without connecting.
+func NewFormat(cfg Config) core.Format { return format{editInterval: cfg.withDefaults().EditInterval} }
 
 // Limits allows one write per EditInterval per chat; the group budget and
 // flood control are enforced by the adapter's gate, which answers
 // *core.RateLimitError.
-func (a *Adapter) Limits() core.Limits {
-	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: a.cfg.EditInterval, ChannelBurst: 1}
+func (f format) Limits() core.Limits {
+	return core.Limits{EditInterval: f.editInterval, ChannelInterval: f.editInterval, ChannelBurst: 1}
 }
 
 // Render renders blocks as Telegram HTML messages.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+func (format) Render(blocks []core.ResponseBlock) []string {
 	return formatter.Telegram(blocks, formatter.TelegramLimit)
 }
 

@@ -29,6 +29,7 @@ type Options struct {
 
 // Adapter is the web core.Platform. It is safe for concurrent use.
 type Adapter struct {
+	format
 	cfg      Config
 	opts     Options
 	logger   *slog.Logger
@@ -68,16 +69,23 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 
 func (a *Adapter) Name() string { return Name }
 
+// format is how the adapter writes to the page.
+type format struct{}
+
+// NewFormat returns the adapter's format, the same for every
+// configuration.
+func NewFormat(Config) core.Format { return format{} }
+
 // Limits: none. The page batches updates to animation frames, so every
 // change streams as the CLI writes it.
-func (a *Adapter) Limits() core.Limits { return core.Limits{} }
+func (format) Limits() core.Limits { return core.Limits{} }
 
 // pageLimit bounds one message of the page: a browser shows long ones
 // well, but the stream sends a message whole at every change.
 const pageLimit = 60_000
 
 // Render renders blocks as Markdown, which the page turns into HTML.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+func (format) Render(blocks []core.ResponseBlock) []string {
 	return formatter.Markdown(blocks, pageLimit)
 }
 
