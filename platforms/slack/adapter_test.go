@@ -381,7 +381,7 @@ func TestRunFailsOnRefusedTokens(t *testing.T) {
 		{"bot token", platformtest.SlackAppToken, "xoxb-wrong"},
 		{"app token", "xapp-wrong", platformtest.SlackBotToken},
 	} {
-		a, err := slack.New(slack.Config{AppToken: tc.app, BotToken: tc.bot, APIURL: fake.URL})
+		a, err := slack.New(slack.Config{AppToken: slack.Secret(tc.app), BotToken: slack.Secret(tc.bot), APIURL: fake.URL})
 		if err != nil {
 			t.Fatal(err)
 		}
