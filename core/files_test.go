@@ -45,7 +45,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 
 	f.send("what is wrong here?", file("screen shot.png", core.FileImage, "PNG", 3), file("../../etc/passwd", core.FileDocument, "root:x", 0),
 		file("screen shot.png", core.FileImage, "PNG2", 4))
-	turn := <-f.plugin.started
+	turn := <-f.plugin.Started()
 	f.next()
 	want := "what is wrong here?\n\nFiles I sent, saved in the workdir:\n" +
 		"- .jakebot/uploads/" + core.Day(coretest.Epoch) + "/screen shot.png (image)\n" +
@@ -66,7 +66,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 	// A voice note's text is the prompt, shown back first.
 	f.send("", file("my $(voice) note.ogg", core.FileVoice, "hello", 5))
 	f.expect("🎤 Heard: heard hello")
-	if turn := <-f.plugin.started; !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
+	if turn := <-f.plugin.Started(); !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
 		t.Errorf("voice prompt = %q", turn.Prompt)
 	}
 	f.next()
@@ -93,7 +93,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 		t.Errorf("uploads = %q, want nothing from the refused messages", names)
 	}
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Errorf("a refused message ran a turn: %q", turn.Prompt)
 	default:
 	}

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// warmingPlugin is a scriptPlugin whose CLI can start early.
+// warmingPlugin is a scripted plugin whose CLI can start early.
 type warmingPlugin struct {
-	*scriptPlugin
+	*plugintest.Scripted
 	warmed chan *fakeWarm
 	fresh  bool
 }
@@ -47,7 +48,7 @@ func newWarmFixture(t *testing.T, fresh bool, ttl time.Duration) (*routerFixture
 	})
 	// The fixture's registry holds the plain plugin: rebuild the router
 	// around the warming one.
-	wp.scriptPlugin = f.plugin
+	wp.Scripted = f.plugin
 	reg, err := core.NewRegistry(wp)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestRouterWarmsTheNextTurn(t *testing.T) {
 	f.expect("warm: one")
 	f.router.Wait()
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Fatalf("a cold turn ran too: %+v", turn)
 	default:
 	}
@@ -142,7 +143,7 @@ func TestRouterDiscardsAStaleWarmCLI(t *testing.T) {
 	waitWarm(t, f, 1)
 	f.say("alice", "one")
 	f.expect("echo: one")
-	if turn := <-f.plugin.started; turn.Prompt != "one" {
+	if turn := <-f.plugin.Started(); turn.Prompt != "one" {
 		t.Errorf("cold turn %+v", turn)
 	}
 	closed(t, stale, "a stale CLI")

@@ -5,52 +5,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
-
-// scriptPlugin is a core.Plugin whose turns a test scripts.
-type scriptPlugin struct {
-	run   func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error)
-	convs func(ctx context.Context, workdir string) ([]core.ConversationInfo, error)
-
-	mu    sync.Mutex
-	turns []core.Turn
-}
-
-func (p *scriptPlugin) ID() string   { return "claude" }
-func (p *scriptPlugin) Name() string { return "Claude Code" }
-
-func (p *scriptPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.mu.Lock()
-	p.turns = append(p.turns, t)
-	p.mu.Unlock()
-	if p.run != nil {
-		return p.run(ctx, t, emit)
-	}
-	emit(core.TextEvent("echo: " + t.Prompt))
-	return core.TurnResult{ResumeToken: "session-1"}, nil
-}
-
-func (p *scriptPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	if p.convs != nil {
-		return p.convs(ctx, workdir)
-	}
-	return nil, nil
-}
-
-func (p *scriptPlugin) Turns() []core.Turn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.turns)
-}
 
 // harness is the whole bot on the fake Discord: the real router, the
 // adapter on a real discordgo session, a scripted plugin.
@@ -58,7 +21,7 @@ type harness struct {
 	t       *testing.T
 	fake    *platformtest.Discord
 	clock   *coretest.InstantClock
-	plugin  *scriptPlugin
+	plugin  *plugintest.Scripted
 	router  *core.Router
 	convs   *core.Conversations
 	adapter *Adapter
@@ -96,7 +59,7 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 	}
 	h := &harness{t: t, fake: fake, clock: clock, owner: fake.NewUser("owner"), root: root, convs: core.NewConversations()}
 	if plugin == nil {
-		h.plugin = &scriptPlugin{}
+		h.plugin = &plugintest.Scripted{}
 		plugin = h.plugin
 	}
 	reg, err := core.NewRegistry(plugin)

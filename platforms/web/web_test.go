@@ -21,39 +21,24 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 const token = "correct-horse-battery-staple-42"
 
 // echoPlugin answers "echo: <prompt>"; a prompt "wait" runs until the
 // turn is stopped.
-type echoPlugin struct {
-	mu    sync.Mutex
-	turns []core.Turn
-}
-
-func (p *echoPlugin) ID() string   { return "claude" }
-func (p *echoPlugin) Name() string { return "Claude Code" }
-func (p *echoPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
-	return nil, nil
-}
-func (p *echoPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.mu.Lock()
-	p.turns = append(p.turns, t)
-	p.mu.Unlock()
-	if t.Prompt == "wait" {
-		emit(core.TextEvent("waiting…"))
-		<-ctx.Done()
-		return core.TurnResult{}, context.Cause(ctx)
+func echoPlugin() *plugintest.Scripted {
+	p := &plugintest.Scripted{}
+	p.Script = func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		if t.Prompt == "wait" {
+			emit(core.TextEvent("waiting…"))
+			<-ctx.Done()
+			return core.TurnResult{}, context.Cause(ctx)
+		}
+		return p.Echo(ctx, t, emit)
 	}
-	emit(core.TextEvent("echo: " + t.Prompt))
-	return core.TurnResult{ResumeToken: "s1"}, nil
-}
-
-func (p *echoPlugin) lastTurn() core.Turn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.turns[len(p.turns)-1]
+	return p
 }
 
 // site is the web platform on a real router, on a free loopback port.
@@ -61,14 +46,14 @@ type site struct {
 	t       *testing.T
 	url     string
 	root    string
-	plugin  *echoPlugin
+	plugin  *plugintest.Scripted
 	logs    *bytes.Buffer
 	printed *bytes.Buffer
 }
 
 func newSite(t *testing.T) *site {
 	t.Helper()
-	p := &echoPlugin{}
+	p := echoPlugin()
 	s := newSiteWith(t, p)
 	s.plugin = p
 	return s
@@ -294,7 +279,7 @@ func TestSignInIsDefaultDeny(t *testing.T) {
 			t.Errorf("%s %s = %s (cookie %q), want 401 and no cookie", tc.method, tc.path, resp.Status, resp.Header.Get("Set-Cookie"))
 		}
 	}
-	if n := len(s.plugin.turns); n != 0 {
+	if n := len(s.plugin.Turns()); n != 0 {
 		t.Errorf("%d turns ran for strangers", n)
 	}
 	if want := "Web: sign in at " + s.url + "/login?token=" + token + "\n"; s.printed.String() != want {
@@ -415,7 +400,7 @@ func TestFilesBothWays(t *testing.T) {
 	}
 	st.botSays(c, "echo: read this")
 	saved := filepath.Join(".jakebot", "uploads", core.Day(time.Now()), "notes.txt")
-	if p := s.plugin.lastTurn().Prompt; !strings.Contains(p, "- "+saved) {
+	if p := s.plugin.Turns()[len(s.plugin.Turns())-1].Prompt; !strings.Contains(p, "- "+saved) {
 		t.Errorf("prompt = %q, want it to name %s", p, saved)
 	}
 	if data, err := os.ReadFile(filepath.Join(s.root, saved)); err != nil || string(data) != "line one\n" {
