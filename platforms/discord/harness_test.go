@@ -20,7 +20,7 @@ import (
 type harness struct {
 	t       *testing.T
 	fake    *platformtest.Discord
-	clock   *coretest.InstantClock
+	clock   *coretest.ManualClock
 	plugin  *plugintest.Scripted
 	router  *core.Router
 	convs   *core.Conversations
@@ -40,9 +40,14 @@ func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platf
 func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig)) *harness {
 	t.Helper()
 	fake := platformtest.NewDiscord(t)
-	// Every wait is over at once, but rate limits hold in the clock's time,
-	// which the fake stamps on every call: tests assert spacing, never sleep.
-	clock := coretest.NewInstantClock()
+	// The clock jumps to each wait as soon as it is set, and no further,
+	// and the fake stamps every call with it: tests assert the spacing of
+	// writes in clock time and never sleep. One reply writes to a
+	// conversation's thread at a time, so each write is stamped with the
+	// time its writer saw. (An InstantClock would add every actor's waits
+	// up and move time under a writer between its reading and its write.)
+	clock := coretest.NewManualClock()
+	stopClock := clock.Drive()
 	fake.Now = clock.Now
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -89,6 +94,8 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 	var runErr error
 	go func() { runErr = h.adapter.Run(ctx, handler); close(done) }()
 	t.Cleanup(func() {
+		stopClock()
+		clock.Free() // what is still waiting is over: shut down
 		cancel()
 		h.router.Shutdown()
 		<-done

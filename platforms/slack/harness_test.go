@@ -129,6 +129,11 @@ func start(t *testing.T, s setup) *harness {
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, h.router.Attach(a)) }()
 	t.Cleanup(func() {
+		if h.clock != nil {
+			// A reply may still wait on the clock (its last edit): the
+			// test is over, so every wait is.
+			h.clock.Free()
+		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run = %v", err)

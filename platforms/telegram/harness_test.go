@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -73,7 +74,7 @@ func (s *syncBuffer) String() string {
 type harness struct {
 	t      *testing.T
 	srv    *platformtest.TelegramServer
-	clock  *fakeClock
+	clock  *coretest.ManualClock
 	plugin *plugintest.Scripted
 	took   time.Duration // what every turn reports; zero means 2s
 	bot    *Adapter
@@ -93,7 +94,7 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 // adjusted by route too.
 func newHarnessRouting(t *testing.T, route func(*core.RouterConfig), configure ...func(*Config, *Options)) *harness {
 	t.Helper()
-	h := &harness{t: t, srv: platformtest.NewTelegramServer(t), clock: newFakeClock(), plugin: newScripted(), logs: &syncBuffer{}}
+	h := &harness{t: t, srv: platformtest.NewTelegramServer(t), clock: coretest.NewManualClock(), plugin: newScripted(), logs: &syncBuffer{}}
 	h.srv.Now = h.clock.Now
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := Config{
@@ -170,12 +171,11 @@ func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
 	deadline := time.After(90 * time.Second) // a failure guard: a cold CLI start is slow
 	for {
-		srvCh, clkCh := h.srv.Changed(), h.clock.Added()
+		srvCh, clkCh := h.srv.Changed(), h.clock.Waiting()
 		if cond() {
 			return
 		}
-		if next, ok := h.clock.Next(); ok {
-			h.clock.AdvanceTo(next)
+		if h.clock.AdvanceToNext() {
 			continue
 		}
 		select {
@@ -196,13 +196,11 @@ func (h *harness) nextTurn() *turn {
 		case lt := <-h.plugin.Handed():
 			return &turn{LiveTurn: lt, t: h.t, took: h.took}
 		case <-h.srv.Changed():
-		case <-h.clock.Added():
+		case <-h.clock.Waiting():
 		case <-deadline:
 			h.t.Fatalf("no turn started; messages: %s", h.dump())
 		}
-		if next, ok := h.clock.Next(); ok {
-			h.clock.AdvanceTo(next)
-		}
+		h.clock.AdvanceToNext()
 	}
 }
 
