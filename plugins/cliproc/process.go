@@ -60,7 +60,7 @@ type Process struct {
 	Stdin io.WriteCloser
 
 	cmd      *exec.Cmd
-	stdout   *os.File
+	streams  *streams
 	stderr   *tail
 	errDone  chan struct{}
 	exited   chan struct{}
@@ -123,14 +123,14 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		st.closeAll()
 		return nil, fmt.Errorf("start %s: %w", s.Bin, err)
 	}
-	recordCLI(cmd.Process.Pid)
+	recordCLI(cmd.Process.Pid, mark)
 	startMu.RUnlock()
 	running.Add(1)
 	st.closeChildEnds()
 	p := &Process{
-		Stdout:  st.stdout,
+		Stdout:  st.out,
 		cmd:     cmd,
-		stdout:  st.out,
+		streams: st,
 		stderr:  &tail{max: 8 << 10},
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
@@ -150,18 +150,26 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	} else {
 		close(p.errDone)
 	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		forgetCLI(cmd.Process.Pid)
-		// The CLI is gone; so must be everything it started, in its
-		// process group or not. This also closes their copies of our
-		// pipes, ending the reads.
-		killGroup(cmd.Process.Pid)
-		killMarked(mark)
-		running.Add(-1)
-		close(p.exited)
-	}()
+	go p.wait(mark)
 	return p, nil
+}
+
+// wait waits for the CLI to exit, then ends everything of its run.
+func (p *Process) wait(mark string) {
+	pid := p.cmd.Process.Pid
+	p.waitErr = p.cmd.Wait()
+	forgetCLI(pid, mark)
+	// The CLI is gone; so must be everything it started: in its process
+	// group, carrying its mark, or adopted by this process. This also
+	// closes their copies of our pipes, ending the reads.
+	killGroup(pid)
+	killMarked(mark)
+	killEscaped()
+	running.Add(-1)
+	close(p.exited)
+	// Whatever still holds the output (a stranger it was handed to) has
+	// outputGrace more before the reads end anyway.
+	time.AfterFunc(outputGrace, p.streams.end)
 }
 
 // groupGoneWait bounds how long killGroup waits for the killed processes
@@ -204,7 +212,7 @@ func (p *Process) Wait() (Result, error) {
 	<-p.exited
 	<-p.errDone
 	p.waitOnce.Do(func() {
-		p.stdout.Close()
+		p.streams.out.Close()
 		if p.Stdin != nil {
 			p.Stdin.Close()
 		}

@@ -64,6 +64,8 @@ func TestMain(m *testing.M) {
 		// behind, and report whether any is left a zombie and whether
 		// the CLI's own exit status survived.
 		os.Exit(pid1())
+	case "adopt":
+		os.Exit(adoptScenario())
 	case "fail":
 		fmt.Fprintln(os.Stderr, "line 1\nline 2\nfatal: it broke")
 		os.Exit(7)
@@ -72,7 +74,10 @@ func TestMain(m *testing.M) {
 }
 
 func pid1() int {
-	cliproc.ReapOrphans(context.Background())
+	if err := cliproc.AdoptOrphans(context.Background()); err != nil {
+		fmt.Println(err)
+		return 1
+	}
 	// The CLI backgrounds a subshell that outlives it (an orphan, killed
 	// at the CLI's exit by its mark), and exits 3.
 	p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "sh", Args: []string{"-c", "(sleep 30; true) & (sleep 0; true) & exit 3"}})
@@ -231,8 +236,10 @@ func TestExitKillsWhatTheCLILeftBehind(t *testing.T) {
 	}
 }
 
-// drain reads r to its end. A reader that never ends fails the test
-// (a guard against hanging, not a timing assertion).
+// readToEnd reads r to its end. A reader that never ends fails the test
+// (a guard against hanging, not a timing assertion: shorter than the 30 s
+// an escaped descendant of TestEscapedDescendantHoldsNoOutputOpen sleeps,
+// which would end the output too).
 func readToEnd(t *testing.T, r io.Reader) {
 	t.Helper()
 	done := make(chan struct{})
@@ -242,7 +249,7 @@ func readToEnd(t *testing.T, r io.Reader) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(time.Minute):
+	case <-time.After(25 * time.Second):
 		t.Fatal("the CLI's output never ended: something it started still holds it")
 	}
 }
