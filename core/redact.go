@@ -1,6 +1,7 @@
 package core
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -11,6 +12,15 @@ const Redacted = "[REDACTED]"
 // MinSecret is the shortest value treated as a secret: blanking out "1"
 // or "true" everywhere would garble the text and protect nothing.
 const MinSecret = 6
+
+// secretName matches the names of variables that hold credentials:
+// DISCORD_TOKEN, SLACK_BOT_TOKEN, ANTHROPIC_API_KEY, OPENAI_API_KEY,
+// SLACK_SIGNING_SECRET, ...
+var secretName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)`)
+
+// SecretName reports whether a variable's name says it holds a credential
+// (TOKEN, SECRET, PASSWORD, API_KEY, PRIVATE_KEY, CREDENTIAL...).
+func SecretName(name string) bool { return secretName.MatchString(name) }
 
 // Redactor blanks known secret values (the bot's tokens, API keys) out of
 // text. The nil Redactor changes nothing. It is safe for concurrent use.

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // ErrNotFound is returned by Start when the CLI's binary is not on PATH.
@@ -23,9 +25,12 @@ type Spec struct {
 	Bin  string
 	Args []string
 	Dir  string
-	// Environ is the environment the CLI starts from; nil means the
-	// bot's own. The bot passes its own minus its secrets (see
-	// bot.Config.ChildEnv): a CLI must never see a platform token.
+	// Environ is the environment the CLI starts from. The bot passes its
+	// own minus its secrets (see bot.Config.ChildEnv): a CLI must never
+	// see a platform token. Nil fails closed: the bot's own without any
+	// variable whose name says it holds a credential (core.SecretName),
+	// so that a caller who forgets leaks no token; a CLI's own key then
+	// comes through Env.
 	Environ []string
 	// Env is added to Environ; for duplicate keys the last entry wins.
 	Env []string
@@ -98,7 +103,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd.Dir = s.Dir
 	base := s.Environ
 	if base == nil {
-		base = os.Environ()
+		base = withoutSecrets(os.Environ())
 	}
 	mark := newMark()
 	cmd.Env = append(append(slices.Clip(base), s.Env...), mark)
@@ -170,6 +175,18 @@ func (p *Process) wait(mark string) {
 	// Whatever still holds the output (a stranger it was handed to) has
 	// outputGrace more before the reads end anyway.
 	time.AfterFunc(outputGrace, p.streams.end)
+}
+
+// withoutSecrets returns environ without the variables whose names say
+// they hold a credential.
+func withoutSecrets(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !core.SecretName(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // groupGoneWait bounds how long killGroup waits for the killed processes

@@ -308,3 +308,30 @@ func TestMissingBinary(t *testing.T) {
 		t.Fatalf("Start of a missing binary: %v, want ErrNotFound", err)
 	}
 }
+
+// A Spec without Environ fails closed: the CLI gets the bot's environment
+// without any credential-looking variable, and what Env adds.
+func TestNilEnvironWithholdsSecrets(t *testing.T) {
+	t.Setenv("DISCORD_TOKEN", "discord-token-of-the-bot")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-of-the-bot")
+	t.Setenv("JAKEBOT_PLAIN", "kept")
+	p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "sh", Args: []string{"-c", "env"}, Env: []string{"OPENAI_API_KEY=given-by-env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(p.Stdout)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	env := "\n" + string(out)
+	for _, leaked := range []string{"discord-token-of-the-bot", "sk-ant-of-the-bot"} {
+		if strings.Contains(env, leaked) {
+			t.Errorf("the CLI saw %q", leaked)
+		}
+	}
+	for _, want := range []string{"\nJAKEBOT_PLAIN=kept\n", "\nOPENAI_API_KEY=given-by-env\n", "\nPATH="} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the CLI's environment lacks %q", strings.TrimSpace(want))
+		}
+	}
+}
