@@ -115,3 +115,64 @@ func TestLateSchedulesRunOnceAtStart(t *testing.T) {
 	default:
 	}
 }
+
+// A user admitted by a platform's own rule (a Discord role) may chat, but
+// not schedule: their rule cannot be checked again when a schedule fires
+// while they are away, and losing the role must stop their turns. A
+// schedule saved for such a user before (by an older version) is dropped
+// when it falls due.
+func TestSchedulesNeedTheAllowList(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, echo, clock, nil)
+	carol := func(text string) {
+		f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "carol", Channel: "c"}, Text: text, Allowed: true})
+	}
+	carol("/fake start")
+	f.expect("conversation started")
+	carol("/every 1h check in")
+	f.expect("you are admitted by a rule of fake (such as a role) that cannot be checked again")
+	carol("/at 30m once")
+	f.expect("/at and /every need your id, carol, on the bot's allow-list")
+	carol("/schedules")
+	f.expect("Nothing is scheduled here.")
+	carol("hello")
+	f.expect("echo: hello")
+}
+
+// Ending a conversation removes its schedules and says so: they were set
+// for it, not for whatever starts in its place next. Starting a new
+// conversation in its place does the same.
+func TestEndingAConversationRemovesItsSchedules(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, echo, clock, nil)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/every 1h check in")
+	f.expect("Scheduled #1")
+	f.say("alice", "/at 30m once")
+	f.expect("Scheduled #2")
+	f.say("bob", "/fake start")
+	f.expect("conversation started")
+	f.say("bob", "/every 1h bob's")
+	f.expect("Scheduled #3")
+	f.say("alice", "/conversation end")
+	f.expect("Conversation ended. Its history stays with the CLI: /resume brings it back.\nIts 2 schedules are removed.")
+	f.say("alice", "/fake start")
+	f.expect("fake conversation started")
+	clock.Advance(time.Hour)
+	// Bob's schedule is his conversation's and still runs; alice's would
+	// have written before it.
+	f.expect("⏰ Schedule #3 (every 1h0m0s) sends: bob's")
+	f.expect("echo: bob's")
+	f.say("alice", "/schedules")
+	f.expect("Nothing is scheduled here.")
+
+	f.say("alice", "/at 30m again")
+	f.expect("Scheduled #4")
+	f.say("alice", "/fake start")
+	f.expect("fake conversation started in " + f.root + ". Just type to chat.\nThe fake conversation that was here has ended (/fake resume brings it back).\nIts schedule is removed.")
+	f.say("alice", "/schedules")
+	f.expect("Nothing is scheduled here.")
+}
