@@ -1,8 +1,9 @@
 package web
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -58,7 +59,6 @@ const (
 // starts with a snapshot misses nothing and sees changes in order.
 type store struct {
 	mu       sync.Mutex
-	nextID   int
 	channels []*channel
 	byID     map[string]*channel
 	msgs     map[string]*message // by id
@@ -72,16 +72,21 @@ func newStore() *store {
 		subs: map[chan []byte]struct{}{}}
 }
 
-func (s *store) newIDLocked(prefix string) string {
-	s.nextID++
-	return prefix + strconv.Itoa(s.nextID)
+// newID returns a random id. A channel's id is its conversation's key,
+// kept in STATE_FILE across restarts, while the store starts empty each
+// time: a counter would give a new page conversation the id of an old one,
+// which would then silently continue it.
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return prefix + hex.EncodeToString(b)
 }
 
 // newChannel adds an empty conversation place.
 func (s *store) newChannel() *channel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.channelLocked(s.newIDLocked("c"))
+	return s.channelLocked(newID("c"))
 }
 
 // channelLocked returns channel id, made when it is new (the oldest
@@ -105,6 +110,16 @@ func (s *store) channelLocked(id string) *channel {
 	return c
 }
 
+// restore adds a conversation place for a conversation that was kept
+// across a restart, titled and with a note, since its messages were not.
+func (s *store) restore(id, title, note string) {
+	s.mu.Lock()
+	c := s.channelLocked(id)
+	c.Title = title
+	s.mu.Unlock()
+	s.add(id, &message{From: "bot", Text: note})
+}
+
 // hasChannel reports whether id is a conversation place of the page.
 func (s *store) hasChannel(id string) bool {
 	s.mu.Lock()
@@ -119,7 +134,7 @@ func (s *store) add(in string, m *message) *message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.channelLocked(in)
-	m.ID = s.newIDLocked("m")
+	m.ID = newID("m")
 	c.Messages = append(c.Messages, m)
 	s.msgs[m.ID] = m
 	if len(c.Messages) > maxMessagesPerChan {
@@ -157,7 +172,7 @@ type storedFile struct {
 func (s *store) addFile(name string, data []byte) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := s.newIDLocked("f")
+	id := newID("f")
 	s.files[id] = storedFile{name, data}
 	s.fileIDs = append(s.fileIDs, id)
 	if len(s.fileIDs) > maxFiles {

@@ -64,12 +64,16 @@ type site struct {
 	plugin  *echoPlugin
 	logs    *bytes.Buffer
 	printed *bytes.Buffer
+	// client reaches the site (with its certificate under TLS).
+	client *http.Client
+	// stop stops it, as at shutdown; the test's cleanup calls it too.
+	stop func()
 }
 
 func newSite(t *testing.T) *site {
 	t.Helper()
 	p := &echoPlugin{}
-	s := newSiteWith(t, p)
+	s := newSiteFrom(t, siteConfig{plugin: p})
 	s.plugin = p
 	return s
 }
@@ -77,51 +81,88 @@ func newSite(t *testing.T) *site {
 // newSiteWith serves plugin instead of the echo plugin.
 func newSiteWith(t *testing.T, plugin core.Plugin) *site {
 	t.Helper()
-	s := &site{t: t, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	return newSiteFrom(t, siteConfig{plugin: plugin})
+}
+
+// siteConfig varies a site; zero fields take the defaults.
+type siteConfig struct {
+	plugin core.Plugin
+	// root is the allowed root (default: a new temporary directory).
+	root string
+	// convs is the router's map, as loaded from STATE_FILE.
+	convs *core.Conversations
+	// web adjusts the platform's configuration.
+	web func(*web.Config)
+	// client is the HTTP client (default: a plain one).
+	client *http.Client
+}
+
+func newSiteFrom(t *testing.T, sc siteConfig) *site {
+	t.Helper()
+	s := &site{t: t, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}, root: sc.root, client: sc.client}
+	if s.client == nil {
+		s.client = &http.Client{}
 	}
-	s.root = root
+	if s.root == "" {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.root = root
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.url = "http://" + ln.Addr().String()
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, s.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := web.Config{Addr: ln.Addr().String(), Token: token}
-	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln})
+	if sc.web != nil {
+		sc.web(&cfg)
+	}
+	s.url = "http://" + ln.Addr().String()
+	if cfg.TLSCert != "" {
+		s.url = "https://" + ln.Addr().String()
+	}
+	var lister web.ConversationLister
+	if sc.convs != nil {
+		lister = sc.convs
+	}
+	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Conversations: lister})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := core.NewRegistry(plugin)
+	reg, err := core.NewRegistry(sc.plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	access := core.NewAccess()
 	cfg.Grant(access)
-	roots, err := core.NewRoots([]string{root})
+	roots, err := core.NewRoots([]string{s.root})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}, nil)
+	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}, sc.convs)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, router.Attach(a)) }()
-	t.Cleanup(func() {
-		cancel()
-		router.Shutdown()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		router.Wait()
-		logMu.Lock()
-		defer logMu.Unlock()
-		if strings.Contains(s.logs.String(), token) {
-			t.Errorf("the token is in the logs:\n%s", s.logs)
-		}
-	})
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			router.Shutdown()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+			router.Wait()
+			logMu.Lock()
+			defer logMu.Unlock()
+			if strings.Contains(s.logs.String(), token) {
+				t.Errorf("the token is in the logs:\n%s", s.logs)
+			}
+		})
+	}
+	t.Cleanup(s.stop)
 	return s
 }
 
@@ -146,7 +187,7 @@ type browser struct {
 func (s *site) signIn() *browser {
 	s.t.Helper()
 	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
+	c := &http.Client{Jar: jar, Transport: s.client.Transport}
 	resp, err := c.Get(s.url + "/login?token=" + token)
 	if err != nil {
 		s.t.Fatal(err)
@@ -436,5 +477,51 @@ func TestFilesBothWays(t *testing.T) {
 	resp.Body.Close()
 	if string(data) != "line one\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename=notes.txt`) {
 		t.Errorf("download = %q (%s)", data, resp.Header.Get("Content-Disposition"))
+	}
+}
+
+// After a restart, the conversations kept in STATE_FILE are listed again
+// under their ids, each continuing its session; a new page conversation
+// gets an id of its own rather than an old one's, and so starts afresh.
+func TestConversationsOutliveARestart(t *testing.T) {
+	t.Parallel()
+	convs := core.NewConversations()
+	p := &echoPlugin{}
+	first := newSiteFrom(t, siteConfig{plugin: p, convs: convs})
+	b := first.signIn()
+	st := b.events()
+	b.newChannel() // left empty, so not kept
+	old := b.newChannel()
+	b.say(old, "/claude start")
+	st.botSays(old, "conversation started")
+	b.say(old, "remember this")
+	st.botSays(old, "echo: remember this")
+	first.stop()
+
+	again := newSiteFrom(t, siteConfig{plugin: p, convs: convs, root: first.root})
+	b = again.signIn()
+	st = b.events()
+	snap := st.until("the snapshot", func(ev map[string]any) bool { return ev["type"] == "snapshot" })
+	chans, _ := snap["channels"].([]any)
+	if len(chans) != 1 {
+		t.Fatalf("after the restart the page lists %v, want the one conversation", chans)
+	}
+	c := chans[0].(map[string]any)
+	msgs, _ := c["messages"].([]any)
+	if c["id"] != old || c["title"] != "claude in "+filepath.Base(first.root) || len(msgs) != 1 ||
+		!strings.Contains(msgs[0].(map[string]any)["text"].(string), "jakebot restarted. This claude conversation in "+first.root+" continues") {
+		t.Errorf("after the restart the page lists %v", c)
+	}
+
+	fresh := b.newChannel()
+	if fresh == old {
+		t.Fatalf("a new conversation got the old one's id %s", old)
+	}
+	b.say(fresh, "hello")
+	st.botSays(fresh, "No conversation here yet")
+	b.say(old, "and now?")
+	st.botSays(old, "echo: and now?")
+	if turn := p.lastTurn(); turn.ResumeToken != "s1" || turn.Key.Channel != old {
+		t.Errorf("the old conversation's turn = %+v, want it to resume s1", turn)
 	}
 }
