@@ -89,7 +89,7 @@ type Config struct {
 	// Empty: voice notes are refused with how to set it.
 	TranscribeCmd cliproc.Args `env:"TRANSCRIBE_CMD"`
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages and the whole answer as a .md file, where the
+	// its first page and the whole answer as a .md file, where the
 	// platform sends files; 0 streams every page.
 	LongReplyPages int `env:"LONG_REPLY_PAGES" envDefault:"4"`
 
@@ -187,8 +187,8 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 {
 		return Config{}, fmt.Errorf("BUDGET_TURN_USD and BUDGET_USER_DAILY_USD must be 0 (no budget) or more")
 	}
-	if cfg.LongReplyPages < 0 || cfg.LongReplyPages == 1 {
-		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or 2 or more", cfg.LongReplyPages)
+	if cfg.LongReplyPages < 0 {
+		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
 	}
 	if cfg.AttachmentMaxBytes < 0 {
 		return Config{}, fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)

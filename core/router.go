@@ -83,7 +83,7 @@ type RouterConfig struct {
 	AttachmentMaxBytes int64
 	Transcribe         Transcriber
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages, a note and the whole answer as a Markdown file that
+	// its first page, a note and the whole answer as a Markdown file that
 	// Document renders, where the platform sends files. Zero or a nil
 	// Document: every page is a message.
 	LongReplyPages int

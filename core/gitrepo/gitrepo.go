@@ -132,7 +132,7 @@ func Create(ctx context.Context, dir, name, parent string) (wt Worktree, workdir
 	}
 	if parent == "" {
 		parent = filepath.Join(main, ".jakebot", "worktrees")
-		if err := exclude(ctx, main, "/.jakebot/"); err != nil {
+		if err := exclude(ctx, main, botFolder); err != nil {
 			return Worktree{}, "", err
 		}
 	}
@@ -187,8 +187,13 @@ func exclude(ctx context.Context, repo, pattern string) error {
 	return nil
 }
 
-// Exclude adds the bot's own folder, .jakebot/, to the info/exclude of
-// the repository holding dir, if there is one.
+// botFolder is the info/exclude pattern of the bot's own folder. It is not
+// anchored: a conversation may work in a subdirectory of the repository,
+// and its uploads go to a .jakebot/ there.
+const botFolder = ".jakebot/"
+
+// Exclude adds the bot's own folder, .jakebot/, wherever it is, to the
+// info/exclude of the repository holding dir, if there is one.
 func Exclude(ctx context.Context, dir string) error {
 	_, main, err := Top(ctx, dir)
 	if errors.Is(err, ErrNotARepo) {
@@ -198,7 +203,7 @@ func Exclude(ctx context.Context, dir string) error {
 		return err
 	}
 	defer lock(main)()
-	return exclude(ctx, main, "/.jakebot/")
+	return exclude(ctx, main, botFolder)
 }
 
 // Changes is what a conversation changed.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestCreateDiffMergeRemove(t *testing.T) {
 		wt.Branch != "jakebot/fix-1" || wt.Main != repo {
 		t.Fatalf("Create = %+v, %q", wt, workdir)
 	}
-	if !strings.Contains(read(t, filepath.Join(repo, ".git", "info", "exclude")), "/.jakebot/") {
+	if !regexp.MustCompile(`(?m)^\.jakebot/$`).MatchString(read(t, filepath.Join(repo, ".git", "info", "exclude"))) {
 		t.Error(".jakebot/ not excluded")
 	}
 	if out := run(t, repo, "status", "--porcelain"); out != "" {
