@@ -46,6 +46,10 @@ func (p *echoPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)
 		<-ctx.Done()
 		return core.TurnResult{}, context.Cause(ctx)
 	}
+	if t.Prompt == "long" {
+		emit(core.TextEvent(longAnswer))
+		return core.TurnResult{ResumeToken: "s1"}, nil
+	}
 	emit(core.TextEvent("echo: " + t.Prompt))
 	return core.TurnResult{ResumeToken: "s1"}, nil
 }
@@ -95,6 +99,8 @@ type siteConfig struct {
 	web func(*web.Config)
 	// client is the HTTP client (default: a plain one).
 	client *http.Client
+	// router adjusts the router's configuration.
+	router func(*core.RouterConfig)
 }
 
 func newSiteFrom(t *testing.T, sc siteConfig) *site {
@@ -143,7 +149,11 @@ func newSiteFrom(t *testing.T, sc siteConfig) *site {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}, sc.convs)
+	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
+	if sc.router != nil {
+		sc.router(&rc)
+	}
+	router := core.NewRouter(ctx, rc, sc.convs)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, router.Attach(a)) }()
 	var once sync.Once
@@ -464,20 +474,37 @@ func TestFilesBothWays(t *testing.T) {
 	}
 
 	b.say(c, "/file "+saved)
-	m := st.until("the file", func(ev map[string]any) bool {
-		msg, _ := ev["message"].(map[string]any)
-		return ev["type"] == "message" && msg["file"] != nil
-	})
-	f := m["message"].(map[string]any)["file"].(map[string]any)
-	resp, err := b.http.Get(s.url + "/api/files/" + url.PathEscape(f["id"].(string)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	data, resp := b.download(st.file(c, "notes.txt"))
 	if string(data) != "line one\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename=notes.txt`) {
 		t.Errorf("download = %q (%s)", data, resp.Header.Get("Content-Disposition"))
 	}
+}
+
+// file waits for a bot message in channel with a file named name, and
+// returns the file's id.
+func (st *stream) file(channel, name string) string {
+	st.t.Helper()
+	ev := st.until("the file "+name, func(ev map[string]any) bool {
+		msg, _ := ev["message"].(map[string]any)
+		f, _ := msg["file"].(map[string]any)
+		return ev["type"] == "message" && ev["in"] == channel && f != nil && f["name"] == name
+	})
+	return ev["message"].(map[string]any)["file"].(map[string]any)["id"].(string)
+}
+
+// download fetches a file the bot sent.
+func (b *browser) download(id string) ([]byte, *http.Response) {
+	b.s.t.Helper()
+	resp, err := b.http.Get(b.s.url + "/api/files/" + url.PathEscape(id))
+	if err != nil {
+		b.s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.s.t.Fatal(err)
+	}
+	return data, resp
 }
 
 // After a restart, the conversations kept in STATE_FILE are listed again
