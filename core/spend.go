@@ -35,7 +35,7 @@ func (s Spend) String() string {
 	if s.Turns == 0 {
 		return "nothing yet"
 	}
-	out := fmt.Sprintf("$%.4f · %s · %s in / %s out tokens", s.CostUSD, plural(s.Turns, "turn"), kilo(s.InputTokens), kilo(s.OutputTokens))
+	out := fmt.Sprintf("$%.4f · %s · %s", s.CostUSD, plural(s.Turns, "turn"), Tokens(s.InputTokens, s.OutputTokens))
 	if s.Unpriced > 0 {
 		out += fmt.Sprintf(" (%d of them with no cost reported: counted in tokens only)", s.Unpriced)
 	}
@@ -48,6 +48,9 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// Tokens says a count of tokens in words: "12.0k in / 3.1k out tokens".
+func Tokens(in, out int) string { return kilo(in) + " in / " + kilo(out) + " out tokens" }
 
 func kilo(n int) string {
 	if n < 1000 {
