@@ -193,3 +193,30 @@ func TestLoadConfigArgsQuoting(t *testing.T) {
 		}
 	}
 }
+
+// A dollar budget without a token budget leaves the CLIs that report no
+// cost unbounded: start-up warns of it.
+func TestBudgetWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  []string
+		warn bool
+	}{
+		{nil, false},
+		{[]string{"BUDGET_TURN_USD=1"}, true},
+		{[]string{"BUDGET_USER_DAILY_USD=5"}, true},
+		{[]string{"BUDGET_USER_DAILY_USD=5", "BUDGET_USER_DAILY_TOKENS=2000000"}, false},
+		{[]string{"BUDGET_USER_DAILY_TOKENS=2000000"}, false},
+	} {
+		cfg, err := LoadConfig(tc.env, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.BudgetWarning(); (got != "") != tc.warn || (tc.warn && !strings.Contains(got, "Set BUDGET_USER_DAILY_TOKENS to bound every CLI")) {
+			t.Errorf("%v: BudgetWarning() = %q, want a warning: %v", tc.env, got, tc.warn)
+		}
+		if got := cfg.budgets().UserDailyTokens; tc.env != nil && strings.Contains(strings.Join(tc.env, " "), "TOKENS") && got != 2000000 {
+			t.Errorf("%v: the router's token budget = %d", tc.env, got)
+		}
+	}
+}

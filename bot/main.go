@@ -92,6 +92,9 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	m.closers = append(m.closers, m.stopRun)
+	if warning := m.cfg.BudgetWarning(); warning != "" {
+		m.logger.Warn(warning)
+	}
 	m.router = core.NewRouter(m.runCtx, m.routerConfig(), m.convs)
 	if m.metrics != nil {
 		h, err := startHealth(m.cfg.HealthAddr, m.platform, m.metrics.Handler(), m.logger)
@@ -299,7 +302,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Worktrees:          cfg.Worktrees == "always",
 		WorktreeDir:        m.policy.worktreeDir,
 		NotifyAfter:        notifyAfter(cfg.NotifyAfter),
-		Budgets:            core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
+		Budgets:            cfg.budgets(),
 		AttachmentMaxBytes: cfg.AttachmentMaxBytes,
 		Transcribe:         transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
 		LongReplyPages:     cfg.LongReplyPages,
