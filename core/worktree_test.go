@@ -1,10 +1,13 @@
 package core_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // gitRepo makes a repository in dir/repo with a.txt committed on main.
@@ -62,5 +65,41 @@ func TestStartingOverAWorktreeConversation(t *testing.T) {
 	f.expect("is kept: it has 1 changed files not committed")
 	if got, err := os.ReadFile(filepath.Join(wt("two"), "a.txt")); err != nil || string(got) != "two\n" {
 		t.Errorf("the kept worktree's a.txt = %q, %v", got, err)
+	}
+}
+
+// /merge commits what is pending under the conversation's title, as the
+// CLI lists it, and names it in the merge; a file of the user's in the way
+// is named and nothing is merged.
+func TestMergeIsTitledAfterTheConversation(t *testing.T) {
+	t.Parallel()
+	write := func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		if err := os.WriteFile(filepath.Join(turn.Workdir, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+			return core.TurnResult{}, err
+		}
+		emit(core.TextEvent("wrote notes.txt"))
+		return core.TurnResult{ResumeToken: "s-notes"}, nil
+	}
+	f := newRouterFixture(t, write)
+	f.plugin.convs = []core.ConversationInfo{{ID: "s-notes", Title: "Write the release\n  notes"}}
+	repo := gitRepo(t, f.root)
+	f.say("alice", "/fake start "+repo+" --worktree notes")
+	f.expect("its own worktree")
+	f.turn("write the release notes")
+
+	if err := os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.say("alice", "/merge")
+	f.expect("would overwrite notes.txt in the main worktree " + repo + ", which git does not track: nothing was changed")
+	if err := os.Remove(filepath.Join(repo, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	f.say("alice", "/merge")
+	f.expect("Merged jakebot/notes into main")
+	for rev, want := range map[string]string{"HEAD": "Merge jakebot/notes: Write the release notes\n", "HEAD^2": "Write the release notes\n"} {
+		if got := git(t, repo, "log", "--format=%s", "-1", rev); got != want {
+			t.Errorf("%s's message = %q, want %q", rev, got, want)
+		}
 	}
 }
