@@ -37,13 +37,17 @@ type channel struct {
 	Messages []*message `json:"messages"`
 }
 
-// event is what a stream sends: a snapshot first, then changes.
+// event is what a stream sends: a snapshot first, then changes. An
+// edit that only adds to a message's end is sent as "append", with the
+// message's id and the added text, rather than the whole message again.
 type event struct {
-	Type     string     `json:"type"` // snapshot, channel, message
+	Type     string     `json:"type"` // snapshot, channel, message, append
 	Channels []*channel `json:"channels,omitempty"`
 	Channel  *channel   `json:"channel,omitempty"`
 	In       string     `json:"in,omitempty"` // a message's channel
 	Message  *message   `json:"message,omitempty"`
+	ID       string     `json:"id,omitempty"`   // append: the message
+	Text     string     `json:"text,omitempty"` // append: what it adds
 }
 
 // Bounds on what the store keeps in memory.
@@ -149,13 +153,21 @@ func (s *store) add(in string, m *message) *message {
 	return copyMessage(m)
 }
 
-// edit replaces a bot message's text and drops its buttons.
+// edit replaces a bot message's text and drops its buttons. A streaming
+// reply grows at its end, edit after edit: then only what it adds is sent.
 func (s *store) edit(in, id, text string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.msgs[id]
 	if !ok {
 		return false
+	}
+	if added, grows := strings.CutPrefix(text, m.Text); grows && len(m.Choices) == 0 {
+		m.Text = text
+		if added != "" {
+			s.broadcastLocked(event{Type: "append", In: in, ID: id, Text: added})
+		}
+		return true
 	}
 	m.Text, m.Choices = text, nil
 	s.broadcastLocked(event{Type: "message", In: in, Message: copyMessage(m)})

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +32,8 @@ const token = "correct-horse-battery-staple-42"
 type echoPlugin struct {
 	mu    sync.Mutex
 	turns []core.Turn
+	// next lets a "stream" turn write its next line.
+	next chan struct{}
 }
 
 func (p *echoPlugin) ID() string   { return "claude" }
@@ -48,6 +52,19 @@ func (p *echoPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)
 	}
 	if t.Prompt == "long" {
 		emit(core.TextEvent(longAnswer))
+		return core.TurnResult{ResumeToken: "s1"}, nil
+	}
+	if t.Prompt == "stream" {
+		// A line at a time, each once the page has it: every line is an
+		// edit of its own, as when a CLI writes slowly.
+		for i := range streamedLines {
+			emit(core.TextEvent(streamedLine(i)))
+			select {
+			case <-p.next:
+			case <-ctx.Done():
+				return core.TurnResult{}, context.Cause(ctx)
+			}
+		}
 		return core.TurnResult{ResumeToken: "s1"}, nil
 	}
 	emit(core.TextEvent("echo: " + t.Prompt))
@@ -255,10 +272,15 @@ func (b *browser) say(channel, text string) {
 	}
 }
 
-// stream is an open event stream.
+// stream is an open event stream. It keeps each message as the events so
+// far make it (a message, then what appends add).
 type stream struct {
 	t      *testing.T
 	events chan map[string]any
+	// msgs are the messages seen, by id; read them in until's callback.
+	msgs map[string]*wireMessage
+	// bytes counts what the stream carried; read it once it ended.
+	bytes atomic.Int64
 }
 
 type wireMessage struct {
@@ -268,6 +290,8 @@ type wireMessage struct {
 		ID, Name string
 		Size     int
 	}
+	// in is the message's channel.
+	in string
 }
 
 func (b *browser) events() *stream {
@@ -279,12 +303,13 @@ func (b *browser) events() *stream {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		b.s.t.Fatalf("events: %v %v", resp, err)
 	}
-	st := &stream{t: b.s.t, events: make(chan map[string]any, 1024)}
+	st := &stream{t: b.s.t, events: make(chan map[string]any, 1<<14), msgs: map[string]*wireMessage{}}
 	go func() {
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
+			st.bytes.Add(int64(len(sc.Bytes()) + 1))
 			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 				var ev map[string]any
 				json.Unmarshal([]byte(data), &ev)
@@ -295,6 +320,22 @@ func (b *browser) events() *stream {
 	return st
 }
 
+// apply keeps the messages up to date with ev.
+func (st *stream) apply(ev map[string]any) {
+	switch ev["type"] {
+	case "message":
+		var m wireMessage
+		data, _ := json.Marshal(ev["message"])
+		json.Unmarshal(data, &m)
+		m.in, _ = ev["in"].(string)
+		st.msgs[m.ID] = &m
+	case "append":
+		if m := st.msgs[ev["id"].(string)]; m != nil {
+			m.Text += ev["text"].(string)
+		}
+	}
+}
+
 // until reads events until one satisfies ok; it returns that event.
 func (st *stream) until(what string, ok func(ev map[string]any) bool) map[string]any {
 	st.t.Helper()
@@ -302,6 +343,7 @@ func (st *stream) until(what string, ok func(ev map[string]any) bool) map[string
 	for {
 		select {
 		case ev := <-st.events:
+			st.apply(ev)
 			if ok(ev) {
 				return ev
 			}
@@ -311,17 +353,20 @@ func (st *stream) until(what string, ok func(ev map[string]any) bool) map[string
 	}
 }
 
-// botSays waits for a bot message in channel containing text.
+// botSays waits until a bot message in channel contains text, as sent
+// whole or appended to, and returns it.
 func (st *stream) botSays(channel, text string) wireMessage {
 	st.t.Helper()
-	ev := st.until("a bot message with "+text, func(ev map[string]any) bool {
-		m, _ := ev["message"].(map[string]any)
-		return ev["type"] == "message" && ev["in"] == channel && m["from"] == "bot" && strings.Contains(m["text"].(string), text)
+	var found *wireMessage
+	st.until("a bot message with "+text, func(ev map[string]any) bool {
+		id, _ := ev["id"].(string)
+		if m, ok := ev["message"].(map[string]any); ok {
+			id, _ = m["id"].(string)
+		}
+		found = st.msgs[id]
+		return found != nil && found.in == channel && found.From == "bot" && strings.Contains(found.Text, text)
 	})
-	var m wireMessage
-	data, _ := json.Marshal(ev["message"])
-	json.Unmarshal(data, &m)
-	return m
+	return *found
 }
 
 // Without the cookie nothing answers but 401, and does nothing; a wrong
@@ -550,5 +595,42 @@ func TestConversationsOutliveARestart(t *testing.T) {
 	st.botSays(old, "echo: and now?")
 	if turn := p.lastTurn(); turn.ResumeToken != "s1" || turn.Key.Channel != old {
 		t.Errorf("the old conversation's turn = %+v, want it to resume s1", turn)
+	}
+}
+
+// streamedLines is how many lines the echo plugin streams for "stream":
+// about 60 KB, the most one message of the page holds.
+const streamedLines = 850
+
+func streamedLine(i int) string {
+	return fmt.Sprintf("line %04d of a reply streamed a line at a time, as a CLI writes it\n", i)
+}
+
+// A reply streamed a line at a time crosses the stream about once (with
+// each event's envelope): each edit sends only what it adds to the message,
+// not the whole of it again, which for this reply was 24.7 MB.
+func TestStreamingSendsOnlyWhatAReplyAdds(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	b := s.signIn()
+	st := b.events()
+	c := b.newChannel()
+	b.say(c, "/claude start")
+	st.botSays(c, "conversation started")
+	s.plugin.next = make(chan struct{})
+	before := st.bytes.Load()
+	b.say(c, "stream")
+	for i := range streamedLines {
+		st.botSays(c, strings.TrimSpace(streamedLine(i)))
+		s.plugin.next <- struct{}{}
+	}
+	m := st.botSays(c, "— ") // the footer: the reply is whole
+	carried := st.bytes.Load() - before
+	if !strings.Contains(m.Text, fmt.Sprintf("line %04d of a reply", streamedLines-1)) {
+		t.Fatalf("the reply lacks its last line:\n%.200s", m.Text)
+	}
+	t.Logf("a reply of %d bytes took %d bytes of the stream", len(m.Text), carried)
+	if limit := int64(3 * len(m.Text)); carried > limit {
+		t.Errorf("a reply of %d bytes took %d bytes of the stream, want at most %d", len(m.Text), carried, limit)
 	}
 }
