@@ -89,6 +89,9 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	m.closers = append(m.closers, m.stopRun)
+	if warning := m.cfg.BudgetWarning(); warning != "" {
+		m.logger.Warn(warning)
+	}
 	// The router comes before the platforms, whose adapters ask it
 	// (core.Lookup); the platforms' users are granted before any message.
 	m.router = core.NewRouter(m.runCtx, m.routerConfig(), m.convs)
@@ -301,7 +304,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Worktrees:          cfg.Worktrees == "always",
 		WorktreeDir:        m.policy.worktreeDir,
 		NotifyAfter:        notifyAfter(cfg.NotifyAfter),
-		Budgets:            core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
+		Budgets:            cfg.budgets(),
 		AttachmentMaxBytes: cfg.AttachmentMaxBytes,
 		Transcribe:         transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
 		LongReplyPages:     cfg.LongReplyPages,

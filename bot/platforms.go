@@ -63,7 +63,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 		ps = append(ps, a)
 	}
 	if cfg.Web.Enabled() {
-		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn})
+		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup})
 		if err != nil {
 			return nil, err
 		}

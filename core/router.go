@@ -83,7 +83,7 @@ type RouterConfig struct {
 	AttachmentMaxBytes int64
 	Transcribe         Transcriber
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages, a note and the whole answer as a Markdown file that
+	// its first page, a note and the whole answer as a Markdown file that
 	// Document renders, where the platform sends files. Zero or a nil
 	// Document: every page is a message.
 	LongReplyPages int
@@ -117,8 +117,11 @@ type Router struct {
 	cancelAll  context.CancelCauseFunc
 	deliverCtx context.Context
 
-	limits      *userLimits
-	refused     *Recent[string, struct{}]
+	limits  *userLimits
+	refused *Recent[string, struct{}]
+	// unpriced remembers the conversations told that a dollar budget does
+	// not bound their CLI (unpricedNote).
+	unpriced    *Recent[string, struct{}]
 	slots       *turnSlots
 	warm        *warmPool
 	questions   questions
@@ -182,6 +185,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		refused:     NewRecent[string, struct{}](10_000),
+		unpriced:    NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax),
 		obs:         cfg.Observer,

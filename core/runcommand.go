@@ -133,15 +133,30 @@ func (r *Router) rewarm(m Message, moved bool) func(string, error) (string, erro
 	}
 }
 
-// end ends m's conversation: its turn stopped, its worktree removed when
-// nothing in it is unmerged.
+// end ends m's conversation: its turn stopped, the rest let go (retire).
 func (r *Router) end(ctx context.Context, m Message) string {
 	conv, ok := r.convs.End(m.Key)
 	if !ok {
 		return "There is no conversation here to end."
 	}
 	r.stop(m.Key)
-	return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.endWorktree(ctx, conv)
+	return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.retire(ctx, m.Key, conv)
+}
+
+// retire lets go of what belonged to conv, the conversation k had, once
+// it ended or was replaced by a new one: its schedules are removed (they
+// were set for it, not for whatever starts there next) and its worktree
+// too when nothing in it is unmerged. It says what became of them.
+func (r *Router) retire(ctx context.Context, k ConversationKey, conv Conversation) string {
+	note := ""
+	if n := r.convs.removeSchedulesOf(k); n > 0 {
+		r.armSchedules()
+		note = fmt.Sprintf("\nIts %d schedules are removed.", n)
+		if n == 1 {
+			note = "\nIts schedule is removed."
+		}
+	}
+	return note + r.endWorktree(ctx, conv)
 }
 
 // stopCommand answers /stop.
@@ -298,8 +313,19 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 	if conv.Worktree == "" {
 		warning = r.sharedWorkdir(m.Key, conv)
 	}
+	replaced := ""
+	if old, ok := r.convs.Get(m.Key); ok {
+		if old.Worktree != "" && conv.Worktree == "" && (Roots{old.Worktree}).Contains(conv.Workdir) {
+			// Started again in the worktree: the new conversation keeps it.
+			conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
+			old.Worktree = ""
+		}
+		// The new conversation replaces the old one here: what was the
+		// old one's must not pass to it, nor be forgotten.
+		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, r.retire(ctx, m.Key, old))
+	}
 	r.convs.Put(m.Key, conv)
-	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s", p.Name(), conv.Workdir, note, warning), nil
+	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Workdir, note, replaced, warning), nil
 }
 
 // openThread moves m to a thread of its own where the platform opens one

@@ -128,10 +128,13 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	if note := r.budgetNote(t.maxUSD, res); note != "" {
-		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: note})
+	for _, note := range []string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)} {
+		if note != "" {
+			t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: note})
+		}
 	}
-	t.reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
+	t.reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD,
+		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens})
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
