@@ -44,7 +44,7 @@ func TestNonAdminsOnARunner(t *testing.T) {
 	w.expect("only admins may work in the other allowed roots")
 	w.sayAs(mine, "", "hello")
 	w.expect("box2 echo: hello")
-	<-box2.plugin.started
+	recv(t, box2.plugin.started, "a turn on box2")
 
 	// An admin's conversation in the other root, in a thread anyone may
 	// write in: the admin's turns run, another user's are refused.
@@ -53,7 +53,7 @@ func TestNonAdminsOnARunner(t *testing.T) {
 	w.expect("started in box2:" + elsewhere)
 	w.sayAs(shared, admin, "from the admin")
 	w.expect("box2 echo: from the admin")
-	<-box2.plugin.started
+	recv(t, box2.plugin.started, "a turn on box2")
 	w.sayAs(shared, user, "from someone else")
 	w.expect("only admins may work in the other allowed roots")
 	w.sayAs(shared, user, "/claude conversations")
@@ -134,7 +134,7 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 	if reply := request(t, forger, "jakebot.v2.runner.box2.turn", turn(true, elsewhere, "yolo")); reply["error"] != nil {
 		t.Fatalf("an admin's turn was refused: %v", reply)
 	}
-	if got := <-box2.plugin.started; got.Workdir != elsewhere || got.Mode != "yolo" {
+	if got := recv(t, box2.plugin.started, "a turn on box2"); got.Workdir != elsewhere || got.Mode != "yolo" {
 		t.Errorf("the runner ran %+v", got)
 	}
 }
@@ -219,10 +219,10 @@ func TestOneTurnPerSession(t *testing.T) {
 		}
 	}
 	turn("first", "wait")
-	<-box2.plugin.started
+	recv(t, box2.plugin.started, "a turn on box2")
 	turn("second", "hello")
-	if cause := <-box2.plugin.stopped; cause == nil || !strings.Contains(cause.Error(), "newer turn of its session") {
+	if cause := recv(t, box2.plugin.stopped, "the turn to stop"); cause == nil || !strings.Contains(cause.Error(), "newer turn of its session") {
 		t.Errorf("the first turn ended by %v", cause)
 	}
-	<-box2.plugin.started
+	recv(t, box2.plugin.started, "a turn on box2")
 }

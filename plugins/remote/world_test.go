@@ -144,10 +144,12 @@ type world struct {
 	t     *testing.T
 	url   string
 	convs *core.Conversations
-	// clock and gwSecrets are what gateways get.
-	clock     core.Clock
-	gwSecrets []string
-	gw        *gateway
+	// clock, offlineAfter (3 s when zero) and gwSecrets are what
+	// gateways get.
+	clock        core.Clock
+	offlineAfter time.Duration
+	gwSecrets    []string
+	gw           *gateway
 }
 
 func newWorld(t *testing.T) *world {
@@ -262,7 +264,11 @@ func (w *world) startGateway() *gateway {
 	w.t.Helper()
 	g := &gateway{nc: connect(w.t, w.url)}
 	var err error
-	g.gw, err = remote.NewGateway(context.Background(), g.nc, remote.GatewayConfig{OfflineAfter: 3 * time.Second,
+	offline := w.offlineAfter
+	if offline == 0 {
+		offline = 3 * time.Second
+	}
+	g.gw, err = remote.NewGateway(context.Background(), g.nc, remote.GatewayConfig{OfflineAfter: offline,
 		Clock: w.clock, Redactor: core.NewRedactor(w.gwSecrets)})
 	if err != nil {
 		w.t.Fatal(err)
@@ -279,8 +285,8 @@ func (w *world) startGateway() *gateway {
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: local, Access: access, Roots: roots, Runners: g.gw}, w.convs)
 	ctx, cancel := context.WithCancel(context.Background())
-	router := core.NewRouter(ctx, core.RouterConfig{Plugins: local, Access: access, Roots: roots, Runners: g.gw}, w.convs)
 	g.rec = platformtest.NewRecorder(nil, core.Limits{})
 	done := make(chan struct{})
 	go func() {
@@ -293,10 +299,10 @@ func (w *world) startGateway() *gateway {
 			if crash {
 				g.nc.Close()
 			}
-			cancel()
-			<-done
 			router.Shutdown()
 			router.Wait()
+			cancel()
+			<-done
 			g.gw.Close()
 			g.nc.Close()
 		})
@@ -350,4 +356,16 @@ func (w *world) waitOnline(name string) {
 			return
 		}
 	}
+}
+
+// recv receives from ch, failing the test if nothing comes.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	panic("unreachable")
 }
