@@ -149,7 +149,24 @@ type world struct {
 	clock        core.Clock
 	offlineAfter time.Duration
 	gwSecrets    []string
-	gw           *gateway
+	// gwNATS is how gateways sign in (URL: url when empty).
+	gwNATS remote.Config
+	gw     *gateway
+}
+
+// dial connects as c says, through remote.Connect, to w's server unless
+// c names one.
+func (w *world) dial(c remote.Config, more ...nats.Option) *nats.Conn {
+	w.t.Helper()
+	if c.URL == "" {
+		c.URL = w.url
+	}
+	nc, err := remote.Connect(c, w.t.Name(), nil, more...)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(nc.Close)
+	return nc
 }
 
 func newWorld(t *testing.T) *world {
@@ -189,7 +206,8 @@ type runnerOpts struct {
 	roots    []string
 	interval time.Duration
 	secret   string
-	conn     []nats.Option
+	// nats is how it signs in.
+	nats remote.Config
 }
 
 // runner is a runner on its own connection.
@@ -216,7 +234,7 @@ func (w *world) startRunner(o runnerOpts) *runner {
 	}
 	r := &runner{plugin: newRunnerPlugin(o.name), roots: o.roots}
 	r.plugin.secret = o.secret
-	r.nc = connect(w.t, w.url, append(o.conn, remote.RunnerInbox(o.name))...)
+	r.nc = w.dial(o.nats, remote.RunnerInbox(o.name))
 	reg, err := core.NewRegistry(r.plugin)
 	if err != nil {
 		w.t.Fatal(err)
@@ -262,7 +280,7 @@ type gateway struct {
 // shuts the router down first, as a restart does.
 func (w *world) startGateway() *gateway {
 	w.t.Helper()
-	g := &gateway{nc: connect(w.t, w.url)}
+	g := &gateway{nc: w.dial(w.gwNATS)}
 	var err error
 	offline := w.offlineAfter
 	if offline == 0 {
