@@ -78,7 +78,7 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.access = core.NewAccess()
 	m.access.Admin(console.Name, console.User)
-	if err := m.connectRunners(); err != nil {
+	if err := m.connectRunners(ctx); err != nil {
 		return err
 	}
 	if err := m.loadState(ctx); err != nil {
@@ -260,7 +260,7 @@ func (m *Main) buildObservers() error {
 }
 
 // connectRunners joins NATS_URL as the gateway to the runners there.
-func (m *Main) connectRunners() error {
+func (m *Main) connectRunners(ctx context.Context) error {
 	if !m.cfg.NATS.Enabled() {
 		return nil
 	}
@@ -270,7 +270,8 @@ func (m *Main) connectRunners() error {
 	}
 	m.nc = nc
 	m.closers = append(m.closers, nc.Close)
-	if m.runners, err = remote.NewGateway(nc, 0, m.logger); err != nil {
+	if m.runners, err = remote.NewGateway(ctx, nc, remote.GatewayConfig{
+		Redactor: core.NewRedactor(m.cfg.Secrets), Logger: m.logger}); err != nil {
 		return err
 	}
 	m.closers = append(m.closers, m.runners.Close)

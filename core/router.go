@@ -213,7 +213,8 @@ func (r *Router) Attach(p Platform) Handler {
 	r.mu.Lock()
 	r.platforms[p.Name()] = a
 	r.mu.Unlock()
-	r.armSchedules() // the platform's schedules, late ones at once
+	r.armSchedules()      // the platform's schedules, late ones at once
+	r.followUnfinished(a) // the turns an earlier process left on runners
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 

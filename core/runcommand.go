@@ -293,7 +293,7 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 	var wd string
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, p, runner, rest, worktree)
+		wd, err = r.remoteStart(ctx, m, p.ID(), runner, rest, worktree)
 		worktree = nil
 	} else {
 		wd, err = r.userWorkdir(*m, path)
@@ -354,8 +354,7 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
 		conv, _ := r.convs.Get(m.Key)
-		p, _ := r.cfg.Plugins.Get(conv.Plugin)
-		wd, err = r.remoteStart(context.Background(), p, runner, rest, nil)
+		wd, err = r.remoteStart(context.Background(), m, conv.Plugin, runner, rest, nil)
 	} else {
 		wd, err = r.userWorkdir(m, path)
 	}
