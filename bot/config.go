@@ -74,10 +74,13 @@ type Config struct {
 	Worktrees string `env:"WORKTREES" envDefault:"never"`
 	// BudgetTurnUSD stops a turn whose reported cost reaches it;
 	// BudgetUserDailyUSD refuses new turns to a user who spent it today
-	// (UTC). Zero is no budget. Admins are exempt unless BudgetAdmins.
-	BudgetTurnUSD      float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
-	BudgetUserDailyUSD float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
-	BudgetAdmins       bool    `env:"BUDGET_ADMINS" envDefault:"false"`
+	// (UTC), BudgetUserDailyTokens to one whose turns used that many
+	// tokens today. Zero is no budget. Admins are exempt unless
+	// BudgetAdmins.
+	BudgetTurnUSD         float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
+	BudgetUserDailyUSD    float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
+	BudgetUserDailyTokens int     `env:"BUDGET_USER_DAILY_TOKENS" envDefault:"0"`
+	BudgetAdmins          bool    `env:"BUDGET_ADMINS" envDefault:"false"`
 	// NotifyAfter: a turn that ran longer @mentions its author when it
 	// ends (a new message on Telegram); 0 is never. Questions always do.
 	NotifyAfter time.Duration `env:"NOTIFY_AFTER" envDefault:"60s"`
@@ -90,7 +93,7 @@ type Config struct {
 	// Empty: voice notes are refused with how to set it.
 	TranscribeCmd cliproc.Args `env:"TRANSCRIBE_CMD"`
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages and the whole answer as a .md file, where the
+	// its first page and the whole answer as a .md file, where the
 	// platform sends files; 0 streams every page.
 	LongReplyPages int `env:"LONG_REPLY_PAGES" envDefault:"4"`
 
@@ -185,11 +188,11 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
 	}
-	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 {
-		return Config{}, fmt.Errorf("BUDGET_TURN_USD and BUDGET_USER_DAILY_USD must be 0 (no budget) or more")
+	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0 {
+		return Config{}, fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
 	}
-	if cfg.LongReplyPages < 0 || cfg.LongReplyPages == 1 {
-		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or 2 or more", cfg.LongReplyPages)
+	if cfg.LongReplyPages < 0 {
+		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
 	}
 	if cfg.AttachmentMaxBytes < 0 {
 		return Config{}, fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
@@ -463,4 +466,22 @@ func resolveFile(path string) (string, bool) {
 		return abs, true
 	}
 	return filepath.Join(dir, filepath.Base(abs)), true
+}
+
+// budgets are the router's Budgets.
+func (cfg Config) budgets() core.Budgets {
+	return core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD,
+		UserDailyTokens: cfg.BudgetUserDailyTokens, Admins: cfg.BudgetAdmins}
+}
+
+// BudgetWarning is what start-up warns of a dollar budget that leaves some
+// CLIs unbounded: only Claude Code reports what a turn cost, and
+// BUDGET_USER_DAILY_TOKENS, which bounds every CLI, is not set. Empty when
+// there is nothing to warn of.
+func (cfg Config) BudgetWarning() string {
+	if (cfg.BudgetTurnUSD == 0 && cfg.BudgetUserDailyUSD == 0) || cfg.BudgetUserDailyTokens > 0 {
+		return ""
+	}
+	return "BUDGET_TURN_USD and BUDGET_USER_DAILY_USD count dollars, which only Claude Code reports: turns of Codex, " +
+		"Gemini CLI and PLUGINS_FILE CLIs are not bounded by them (their chats are told so). Set BUDGET_USER_DAILY_TOKENS to bound every CLI"
 }

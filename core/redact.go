@@ -15,8 +15,9 @@ const MinSecret = 6
 
 // secretName matches the names of variables that hold credentials:
 // DISCORD_TOKEN, SLACK_BOT_TOKEN, ANTHROPIC_API_KEY, OPENAI_API_KEY,
-// SLACK_SIGNING_SECRET, ...
-var secretName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)`)
+// SLACK_SIGNING_SECRET, ... A count of tokens (BUDGET_USER_DAILY_TOKENS)
+// is not one: a plural TOKENS does not match.
+var secretName = regexp.MustCompile(`(?i)(TOKEN(?:$|[^S])|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)`)
 
 // SecretName reports whether a variable's name says it holds a credential
 // (TOKEN, SECRET, PASSWORD, API_KEY, PRIVATE_KEY, CREDENTIAL...).

@@ -89,3 +89,17 @@ func TestCutsSplitNoSecret(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretName(t *testing.T) {
+	t.Parallel()
+	for name, secret := range map[string]bool{
+		"DISCORD_TOKEN": true, "SLACK_BOT_TOKEN": true, "GH_TOKEN_FILE": true, "TOKEN": true, "anthropic_api_key": true,
+		"SLACK_SIGNING_SECRET": true, "NATS_PASSWORD": true,
+		// A count of tokens is a number, not a credential.
+		"BUDGET_USER_DAILY_TOKENS": false, "LOG_LEVEL": false, "BUDGET_TURN_USD": false,
+	} {
+		if got := core.SecretName(name); got != secret {
+			t.Errorf("SecretName(%q) = %v, want %v", name, got, secret)
+		}
+	}
+}
