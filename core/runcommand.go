@@ -108,8 +108,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 	case CmdMode:
 		return r.mode(m, cmd.Arg)
 	case CmdWorkdirSet:
-		r.warm.drop(m.Key)
-		return r.setWorkdir(m, cmd.Arg)
+		return r.rewarm(m, true)(r.setWorkdir(m, cmd.Arg))
 	case CmdConversations:
 		return r.listConversations(ctx, a, m, cmd.Plugin, "")
 	case CmdResume:
@@ -119,8 +118,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Com
 }
 
 // rewarm passes a command's answer on; when the command succeeded and
-// placed the conversation on a new session, the warm CLI of the old one
-// is dropped and the new one's started.
+// placed the conversation on a new session (or in a new workdir), the
+// warm CLI of the old one is dropped and the new one's started.
 func (r *Router) rewarm(m Message, moved bool) func(string, error) (string, error) {
 	return func(text string, err error) (string, error) {
 		if err == nil && moved {
