@@ -138,6 +138,11 @@ type Config struct {
 	// and .env's (the real environment wins), minus the bot's own secrets
 	// (WithheldVars). Nil, in a Config built by hand, means jakebot's own.
 	ChildEnv []string `env:"-"`
+	// Clock and Timers replace real time in the router when set (see
+	// core.RouterConfig): tests pass fake clocks to decide when edit
+	// intervals pass, schedules fire and questions time out.
+	Clock  core.Clock `env:"-"`
+	Timers core.Clock `env:"-"`
 	// Dotenv is the .env file read, when there was one, and DotenvWithheld
 	// the withheld variables it sets: such a file must stay out of every
 	// agent's reach (see CheckSecretFiles).

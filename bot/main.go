@@ -314,6 +314,8 @@ func (m *Main) routerConfig() core.RouterConfig {
 		MaxMessageBytes:    cfg.MaxMessageBytes,
 		Observer:           m.observe,
 		Redactor:           core.NewRedactor(cfg.Secrets),
+		Clock:              cfg.Clock,
+		Timers:             cfg.Timers,
 		Logger:             m.logger,
 	}
 }

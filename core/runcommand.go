@@ -110,8 +110,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 	case CmdMode:
 		return r.mode(*m, cmd.Arg)
 	case CmdWorkdirSet:
-		r.warm.drop(m.Key)
-		return r.setWorkdir(*m, cmd.Arg)
+		return r.rewarm(*m, true)(r.setWorkdir(*m, cmd.Arg))
 	case CmdConversations:
 		return r.listConversations(ctx, a, *m, cmd.Plugin, "")
 	case CmdResume:
@@ -121,8 +120,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 }
 
 // rewarm passes a command's answer on; when the command succeeded and
-// placed the conversation on a new session, the warm CLI of the old one
-// is dropped and the new one's started.
+// placed the conversation on a new session (or in a new workdir), the
+// warm CLI of the old one is dropped and the new one's started.
 func (r *Router) rewarm(m Message, moved bool) func(string, error) (string, error) {
 	return func(text string, err error) (string, error) {
 		if err == nil && moved {
@@ -236,13 +235,19 @@ func (r *Router) userWorkdir(m Message, path string) (string, error) {
 // wd.
 func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Contains(wd) }
 
-// userRoots are the roots m's author may work in: all of them for an
-// admin, the default root for everyone else.
+// userRoots are the roots m's author may work in (UserRoots).
 func (r *Router) userRoots(m Message) Roots {
-	if r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
-		return r.cfg.Roots
+	return UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()))
+}
+
+// UserRoots returns the roots a user may work in: all of roots for an
+// admin, the default root for everyone else. The router and a runner
+// (which keeps its own roots) apply the same rule with it.
+func UserRoots(roots Roots, defaultWorkdir string, admin bool) Roots {
+	if admin || len(roots) == 0 {
+		return roots
 	}
-	return Roots{r.defaultRoot}
+	return Roots{defaultRoot(roots, defaultWorkdir)}
 }
 
 // conversationWorkdir resolves a conversation's stored workdir again, for
@@ -293,7 +298,7 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 	var wd string
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, m, p.ID(), runner, rest, worktree)
+		wd, err = r.remoteStart(ctx, *m, p.ID(), runner, rest, worktree)
 		worktree = nil
 	} else {
 		wd, err = r.userWorkdir(*m, path)
