@@ -48,7 +48,9 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 		{cfg.Telegram, func() (core.Platform, error) {
 			return telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})
 		}},
-		{cfg.Web, func() (core.Platform, error) { return web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn}) }},
+		{cfg.Web, func() (core.Platform, error) {
+			return web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup})
+		}},
 	}
 	var ps []core.Platform
 	for _, b := range builders {

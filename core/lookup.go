@@ -33,6 +33,9 @@ type Lookup interface {
 	// otherwise the subdirectories of the typed path's parent that start
 	// with its last element. Someone not admitted gets none.
 	WorkdirSuggestions(m Message, typed string, n int) []string
+	// PlatformConversations returns the active conversations on platform, most
+	// recently used first, as kept across a restart.
+	PlatformConversations(platform string) []Entry
 }
 
 var _ Lookup = (*Router)(nil)
@@ -44,6 +47,18 @@ func (r *Router) Admits(m Message) bool {
 
 // Conversation returns the active conversation at key.
 func (r *Router) Conversation(key ConversationKey) (Conversation, bool) { return r.convs.Get(key) }
+
+// Conversations returns platform's active conversations, most recently
+// used first.
+func (r *Router) PlatformConversations(platform string) []Entry {
+	var out []Entry
+	for _, e := range r.convs.All() {
+		if e.Key.Platform == platform {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // ResumeCandidates lists what m's author may resume: see Lookup.
 func (r *Router) ResumeCandidates(ctx context.Context, m Message, plugin string) ([]ConversationInfo, error) {
@@ -156,6 +171,7 @@ var _ Lookup = NoLookup{}
 func (NoLookup) Admits(Message) bool                               { return false }
 func (NoLookup) Conversation(ConversationKey) (Conversation, bool) { return Conversation{}, false }
 func (NoLookup) WorkdirSuggestions(Message, string, int) []string  { return nil }
+func (NoLookup) PlatformConversations(string) []Entry              { return nil }
 func (NoLookup) ResumeCandidates(context.Context, Message, string) ([]ConversationInfo, error) {
 	return nil, nil
 }

@@ -110,8 +110,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 	case CmdMode:
 		return r.mode(*m, cmd.Arg)
 	case CmdWorkdirSet:
-		r.warm.drop(m.Key)
-		return r.setWorkdir(*m, cmd.Arg)
+		return r.rewarm(*m, true)(r.setWorkdir(*m, cmd.Arg))
 	case CmdConversations:
 		return r.listConversations(ctx, a, *m, cmd.Plugin, "")
 	case CmdResume:
@@ -121,8 +120,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 }
 
 // rewarm passes a command's answer on; when the command succeeded and
-// placed the conversation on a new session, the warm CLI of the old one
-// is dropped and the new one's started.
+// placed the conversation on a new session (or in a new workdir), the
+// warm CLI of the old one is dropped and the new one's started.
 func (r *Router) rewarm(m Message, moved bool) func(string, error) (string, error) {
 	return func(text string, err error) (string, error) {
 		if err == nil && moved {
@@ -133,15 +132,30 @@ func (r *Router) rewarm(m Message, moved bool) func(string, error) (string, erro
 	}
 }
 
-// end ends m's conversation: its turn stopped, its worktree removed when
-// nothing in it is unmerged.
+// end ends m's conversation: its turn stopped, the rest let go (retire).
 func (r *Router) end(ctx context.Context, m Message) string {
 	conv, ok := r.convs.End(m.Key)
 	if !ok {
 		return "There is no conversation here to end."
 	}
 	r.stop(m.Key)
-	return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.endWorktree(ctx, conv)
+	return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.retire(ctx, m.Key, conv)
+}
+
+// retire lets go of what belonged to conv, the conversation k had, once
+// it ended or was replaced by a new one: its schedules are removed (they
+// were set for it, not for whatever starts there next) and its worktree
+// too when nothing in it is unmerged. It says what became of them.
+func (r *Router) retire(ctx context.Context, k ConversationKey, conv Conversation) string {
+	note := ""
+	if n := r.convs.removeSchedulesOf(k); n > 0 {
+		r.armSchedules()
+		note = fmt.Sprintf("\nIts %d schedules are removed.", n)
+		if n == 1 {
+			note = "\nIts schedule is removed."
+		}
+	}
+	return note + r.endWorktree(ctx, conv)
 }
 
 // stopCommand answers /stop.
@@ -221,13 +235,19 @@ func (r *Router) userWorkdir(m Message, path string) (string, error) {
 // wd.
 func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Contains(wd) }
 
-// userRoots are the roots m's author may work in: all of them for an
-// admin, the default root for everyone else.
+// userRoots are the roots m's author may work in (UserRoots).
 func (r *Router) userRoots(m Message) Roots {
-	if r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
-		return r.cfg.Roots
+	return UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()))
+}
+
+// UserRoots returns the roots a user may work in: all of roots for an
+// admin, the default root for everyone else. The router and a runner
+// (which keeps its own roots) apply the same rule with it.
+func UserRoots(roots Roots, defaultWorkdir string, admin bool) Roots {
+	if admin || len(roots) == 0 {
+		return roots
 	}
-	return Roots{r.defaultRoot}
+	return Roots{defaultRoot(roots, defaultWorkdir)}
 }
 
 // conversationWorkdir resolves a conversation's stored workdir again, for
@@ -278,7 +298,7 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 	var wd string
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, p, runner, rest, worktree)
+		wd, err = r.remoteStart(ctx, *m, p.ID(), runner, rest, worktree)
 		worktree = nil
 	} else {
 		wd, err = r.userWorkdir(*m, path)
@@ -298,8 +318,19 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 	if conv.Worktree == "" {
 		warning = r.sharedWorkdir(m.Key, conv)
 	}
+	replaced := ""
+	if old, ok := r.convs.Get(m.Key); ok {
+		if old.Worktree != "" && conv.Worktree == "" && (Roots{old.Worktree}).Contains(conv.Workdir) {
+			// Started again in the worktree: the new conversation keeps it.
+			conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
+			old.Worktree = ""
+		}
+		// The new conversation replaces the old one here: what was the
+		// old one's must not pass to it, nor be forgotten.
+		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, r.retire(ctx, m.Key, old))
+	}
 	r.convs.Put(m.Key, conv)
-	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s", p.Name(), conv.Workdir, note, warning), nil
+	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Workdir, note, replaced, warning), nil
 }
 
 // openThread moves m to a thread of its own where the platform opens one
@@ -328,8 +359,7 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
 		conv, _ := r.convs.Get(m.Key)
-		p, _ := r.cfg.Plugins.Get(conv.Plugin)
-		wd, err = r.remoteStart(context.Background(), p, runner, rest, nil)
+		wd, err = r.remoteStart(context.Background(), m, conv.Plugin, runner, rest, nil)
 	} else {
 		wd, err = r.userWorkdir(m, path)
 	}

@@ -53,6 +53,7 @@ func Run(ctx context.Context, parser StreamParser, platform Platform, in io.Read
 	footer := core.ResponseBlock{Kind: core.BlockFooter}
 	if res != nil {
 		footer.Duration, footer.CostUSD = res.Duration, res.CostUSD
+		footer.InputTokens, footer.OutputTokens = res.InputTokens, res.OutputTokens
 	}
 	r.printf("end of turn: block %s\n", blockFields(footer))
 	reply.Add(footer)
@@ -152,7 +153,7 @@ func blockFields(b core.ResponseBlock) string {
 	add("path", b.Path)
 	add("action", b.Action)
 	if b.Kind == core.BlockFooter {
-		parts = append(parts, fmt.Sprintf("duration=%v cost=$%.6f", b.Duration, b.CostUSD))
+		parts = append(parts, fmt.Sprintf("duration=%v cost=$%.6f tokens=%d/%d", b.Duration, b.CostUSD, b.InputTokens, b.OutputTokens))
 	}
 	return strings.Join(parts, " ")
 }

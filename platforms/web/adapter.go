@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -25,6 +26,9 @@ type Options struct {
 	// Listener, when set, is served instead of listening on Addr (tests
 	// take a free port this way).
 	Listener net.Listener
+	// Lookup is the router's: the page lists the web's conversations it
+	// kept in STATE_FILE again after a restart.
+	Lookup core.Lookup
 }
 
 // Adapter is the web core.Platform. It is safe for concurrent use.
@@ -64,7 +68,27 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	if opts.SignIn == nil {
 		opts.SignIn = os.Stderr
 	}
-	return &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions()}, nil
+	a := &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions()}
+	a.restore()
+	return a, nil
+}
+
+// restore lists again the web conversations kept across a restart, so
+// that the page finds them (their messages were the page's, and are gone).
+func (a *Adapter) restore() {
+	if a.opts.Lookup == nil {
+		return
+	}
+	entries := a.opts.Lookup.PlatformConversations(Name) // most recently used first
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Key.User != User || e.Key.Channel == "" {
+			continue
+		}
+		a.store.restore(e.Key.Channel, fmt.Sprintf("%s in %s", e.Plugin, filepath.Base(e.Workdir)),
+			fmt.Sprintf("jakebot restarted. This %s conversation in %s continues where it was (last used %s); "+
+				"the page did not keep its messages, the CLI's session has them.", e.Plugin, e.Workdir, e.LastUsed.UTC().Format("2006-01-02 15:04 MST")))
+	}
 }
 
 func (a *Adapter) Name() string { return Name }

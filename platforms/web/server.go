@@ -231,9 +231,17 @@ func (a *Adapter) upload(w http.ResponseWriter, r *http.Request, _ session) {
 			http.Error(w, uploadError(err, a.cfg.MaxUploadBytes), http.StatusRequestEntityTooLarge)
 			return
 		}
-		data, err := io.ReadAll(p)
+		// Each part within its own limit: the body's bounds only the whole.
+		limit := int64(maxMessageBody)
+		if p.FormName() == "file" {
+			limit = a.cfg.MaxUploadBytes
+		}
+		data, err := io.ReadAll(io.LimitReader(p, limit+1))
+		if err == nil && int64(len(data)) > limit {
+			err = &http.MaxBytesError{Limit: limit}
+		}
 		if err != nil {
-			http.Error(w, uploadError(err, a.cfg.MaxUploadBytes), http.StatusRequestEntityTooLarge)
+			http.Error(w, uploadError(err, limit), http.StatusRequestEntityTooLarge)
 			return
 		}
 		switch p.FormName() {
@@ -255,6 +263,9 @@ func (a *Adapter) upload(w http.ResponseWriter, r *http.Request, _ session) {
 func uploadError(err error, limit int64) string {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
+		if limit < 1<<20 {
+			return fmt.Sprintf("The upload is over the %d bytes limit (WEB_MAX_UPLOAD_BYTES): nothing was sent.", limit)
+		}
 		return fmt.Sprintf("The upload is over the %d MB limit (WEB_MAX_UPLOAD_BYTES): nothing was sent.", limit>>20)
 	}
 	return "The upload failed: " + err.Error()

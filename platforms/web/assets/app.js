@@ -208,6 +208,11 @@ function apply(ev) {
     const i = c.messages.findIndex((m) => m.id === ev.message.id);
     if (i >= 0) c.messages[i] = ev.message; else c.messages.push(ev.message);
     if (ev.in === state.current) state.dirty.add(ev.message.id);
+  } else if (ev.type === "append") {
+    // A streaming reply's new end: only what it adds comes over the wire.
+    const m = channel(ev.in).messages.find((m) => m.id === ev.id);
+    if (m) m.text += ev.text;
+    if (ev.in === state.current) state.dirty.add(ev.id);
   }
   schedule();
 }
