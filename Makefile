@@ -42,8 +42,9 @@ fuzz:
 ## since a test that passes once proves little. Run it before you stop.
 ## Every core test STRESS_CORE times (most drive the router, whatever their
 ## name), but STRESS_SKIP: the slow ones that measure memory or push a huge
-## reply through one goroutine (about 8 minutes on 2 cores); the core,
-## adapter and process packages whole STRESS_COUNT times.
+## reply through one goroutine (500 runs: about 8 minutes on 2 idle cores,
+## 17 on a busy machine); the core, adapter and process packages whole
+## STRESS_COUNT times.
 STRESS_CORE ?= 500
 STRESS_COUNT ?= 10
 STRESS_SKIP ?= TestReplyKeepsABoundedHeadAndTail|TestIdleConversationMemory|TestCoordinatorFloodOfTinyDeltas
