@@ -65,7 +65,8 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 		ps = append(ps, a)
 	}
 	if cfg.Web.Enabled() {
-		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Conversations: d.convs})
+		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Conversations: d.convs,
+			Plugins: plugins, Roots: d.roots, DefaultWorkdir: d.defaultWorkdir})
 		if err != nil {
 			return nil, err
 		}

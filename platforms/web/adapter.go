@@ -29,6 +29,11 @@ type Options struct {
 	// Conversations are the router's, loaded from STATE_FILE: the page
 	// lists the web's again after a restart. *core.Conversations is one.
 	Conversations ConversationLister
+	// Plugins, Roots and DefaultWorkdir fill the page's form that starts
+	// a conversation: a plugin to pick, and the directories to suggest.
+	Plugins        []core.Plugin
+	Roots          core.Roots
+	DefaultWorkdir string
 }
 
 // ConversationLister lists the active conversations.

@@ -130,11 +130,35 @@ func (a *Adapter) ownOrigin(r *http.Request) bool {
 	return false
 }
 
+// pageData is what the page's template shows: the session's CSRF token,
+// and the plugins and directories the start form offers.
+type pageData struct {
+	CSRF           string
+	Plugins        []pluginOption
+	DefaultWorkdir string
+	Workdirs       []string
+}
+
+type pluginOption struct{ ID, Name string }
+
 // page serves the chat page with the session's CSRF token in it.
 func (a *Adapter) page(w http.ResponseWriter, r *http.Request, ses session) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := pageTemplate.Execute(w, map[string]string{"CSRF": ses.csrf}); err != nil {
+	data := pageData{CSRF: ses.csrf, DefaultWorkdir: a.opts.DefaultWorkdir}
+	for _, p := range a.opts.Plugins {
+		data.Plugins = append(data.Plugins, pluginOption{ID: p.ID(), Name: p.Name()})
+	}
+	// The directories the web user may work in, as the router decides it.
+	for _, root := range core.UserRoots(a.opts.Roots, a.opts.DefaultWorkdir, a.cfg.Admin) {
+		if root != data.DefaultWorkdir {
+			data.Workdirs = append(data.Workdirs, root)
+		}
+	}
+	if data.DefaultWorkdir != "" {
+		data.Workdirs = append([]string{data.DefaultWorkdir}, data.Workdirs...)
+	}
+	if err := pageTemplate.Execute(w, data); err != nil {
 		a.logger.Warn("web page", "err", err)
 	}
 }
