@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,6 +138,11 @@ type Config struct {
 	// and .env's (the real environment wins), minus the bot's own secrets
 	// (WithheldVars). Nil, in a Config built by hand, means jakebot's own.
 	ChildEnv []string `env:"-"`
+	// Clock and Timers replace real time in the router when set (see
+	// core.RouterConfig): tests pass fake clocks to decide when edit
+	// intervals pass, schedules fire and questions time out.
+	Clock  core.Clock `env:"-"`
+	Timers core.Clock `env:"-"`
 	// Dotenv is the .env file read, when there was one, and DotenvWithheld
 	// the withheld variables it sets: such a file must stay out of every
 	// agent's reach (see CheckSecretFiles).
@@ -236,7 +242,7 @@ func WithheldVars() []string {
 		}
 		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f})) {
 			for _, field := range fs {
-				if k := envKey(field); secretName.MatchString(k) {
+				if k := envKey(field); core.SecretName(k) {
 					out = append(out, k)
 				}
 			}
@@ -246,15 +252,37 @@ func WithheldVars() []string {
 	return out
 }
 
+// withheldPrefixes start the names of the platforms', NATS's and the
+// bot's own variables: a secret-looking one (a name with TOKEN, SECRET,
+// PASSWORD, KEY...) is withheld even when jakebot does not read it, as
+// SLACK_SIGNING_SECRET.
+var withheldPrefixes = []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"}
+
+// credentialFiles name the files that hold the bot's own credentials, by
+// the variable that points at each: withheld like the secrets (the path is
+// the way to the secret), and refused inside the allowed roots.
+func (cfg Config) credentialFiles() map[string]string {
+	return map[string]string{
+		"NATS_CREDS":  cfg.NATS.Creds,
+		"NATS_NKEY":   cfg.NATS.NkeySeed,
+		"NATS_KEY":    cfg.NATS.Key,
+		"WEB_TLS_KEY": cfg.Web.TLSKey,
+	}
+}
+
 // Withheld reports whether no CLI may see variable k: it is one of
-// WithheldVars, or a secret-looking variable of a platform's or the bot's
-// own (SLACK_SIGNING_SECRET, which jakebot does not read, among them).
+// WithheldVars, points at one of the bot's credential files (NATS_CREDS,
+// NATS_NKEY, NATS_KEY, WEB_TLS_KEY), or is a secret-looking variable
+// starting with one of withheldPrefixes.
 func Withheld(k string) bool {
 	if slices.Contains(WithheldVars(), k) {
 		return true
 	}
-	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"} {
-		if strings.HasPrefix(k, prefix) && secretName.MatchString(k) {
+	if _, ok := (Config{}).credentialFiles()[k]; ok {
+		return true
+	}
+	for _, prefix := range withheldPrefixes {
+		if strings.HasPrefix(k, prefix) && core.SecretName(k) {
 			return true
 		}
 	}
@@ -393,7 +421,8 @@ func parseLevel(s string) (slog.Level, error) {
 // CheckSecretFiles refuses files that hold the bot's own secrets inside an
 // allowed root, where any agent could read them: .env when it sets a
 // withheld variable (a model API key alone does not count: the CLI gets
-// it anyway), the state file (the conversations' resume tokens and
+// it anyway), the credential files (NATS_CREDS, NATS_NKEY, NATS_KEY,
+// WEB_TLS_KEY), the state file (the conversations' resume tokens and
 // always-allowed tools) and the audit log.
 func (cfg Config) CheckSecretFiles(roots core.Roots) error {
 	type file struct{ path, what, fix string }
@@ -401,6 +430,12 @@ func (cfg Config) CheckSecretFiles(roots core.Roots) error {
 	if cfg.Dotenv != "" && len(cfg.DotenvWithheld) > 0 {
 		files = append(files, file{cfg.Dotenv, ".env, which sets " + strings.Join(cfg.DotenvWithheld, ", "),
 			"move those variables to the environment or run jakebot from a directory outside ALLOWED_ROOTS"})
+	}
+	creds := cfg.credentialFiles()
+	for _, name := range slices.Sorted(maps.Keys(creds)) {
+		if path := creds[name]; path != "" {
+			files = append(files, file{path, name, "move it, and " + name + ", to a path outside them"})
+		}
 	}
 	if cfg.StateFile != "" && cfg.StateFile != "off" {
 		files = append(files, file{cfg.StateFile, "STATE_FILE", "set STATE_FILE to a path outside them (or off)"})

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -100,11 +102,13 @@ func TestLoadConfigChildEnv(t *testing.T) {
 		"PATH=/from/dotenv",
 	}, "\n")), 0o600)
 	cfg, err := LoadConfig([]string{"PATH=/usr/bin", "DISCORD_TOKEN=discord-from-env", "SLACK_BOT_TOKEN=xoxb-from-env",
-		"SLACK_APP_TOKEN=xapp-from-env", "SLACK_SIGNING_SECRET=signing-from-env", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u"}, dotenv)
+		"SLACK_APP_TOKEN=xapp-from-env", "SLACK_SIGNING_SECRET=signing-from-env", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u",
+		"NATS_CREDS=/etc/jakebot/nats.creds", "NATS_NKEY=/etc/jakebot/nats.nk", "NATS_KEY=/etc/jakebot/client.key",
+		"WEB_TLS_KEY=/etc/jakebot/tls.key", "WEB_TLS_CERT=/etc/jakebot/tls.crt"}, dotenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"PATH=/usr/bin", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u",
+	want := []string{"PATH=/usr/bin", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u", "WEB_TLS_CERT=/etc/jakebot/tls.crt",
 		"CODEX_HOME=/srv/codex-home", "OPENAI_API_KEY=sk-from-dotenv"}
 	if got := strings.Join(cfg.ChildEnv, " "); got != strings.Join(want, " ") {
 		t.Errorf("ChildEnv = %q\nwant       %q", got, want)
@@ -144,6 +148,11 @@ func TestCheckSecretFiles(t *testing.T) {
 		"state file outside":             {Config{StateFile: filepath.Join(outside, "state.json")}, ""},
 		"audit log in the root":          {Config{AuditLog: filepath.Join(root, "audit.jsonl")}, "AUDIT_LOG"},
 		"audit log outside, state in it": {Config{AuditLog: filepath.Join(outside, "a"), StateFile: filepath.Join(root, "s")}, "STATE_FILE"},
+		"NATS credentials in the root":   {Config{NATS: remote.Config{Creds: filepath.Join(root, "nats.creds")}}, "NATS_CREDS"},
+		"NATS nkey seed in the root":     {Config{NATS: remote.Config{NkeySeed: filepath.Join(root, "seed.nk")}}, "NATS_NKEY"},
+		"NATS client key in the root":    {Config{NATS: remote.Config{Key: filepath.Join(link, "client.key")}}, "NATS_KEY"},
+		"TLS key in the root":            {Config{Web: web.Config{TLSKey: filepath.Join(root, "tls", "key.pem")}}, "WEB_TLS_KEY"},
+		"credentials outside":            {Config{NATS: remote.Config{Creds: filepath.Join(outside, "c"), Key: filepath.Join(outside, "k")}, Web: web.Config{TLSKey: filepath.Join(outside, "t")}}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := tc.cfg.CheckSecretFiles(roots)

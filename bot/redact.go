@@ -2,23 +2,16 @@ package bot
 
 import (
 	"io"
-	"regexp"
 	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// secretName matches the names of variables that hold credentials:
-// DISCORD_TOKEN, SLACK_BOT_TOKEN, ANTHROPIC_API_KEY, OPENAI_API_KEY,
-// SLACK_SIGNING_SECRET, ... A count of tokens (BUDGET_USER_DAILY_TOKENS)
-// is not one: a plural TOKENS does not match.
-var secretName = regexp.MustCompile(`(?i)(TOKEN(?:$|[^S])|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)`)
-
 // secretValues returns the values of secret-looking variables.
 func secretValues(vars map[string]string) []string {
 	var out []string
 	for k, v := range vars {
-		if len(v) >= core.MinSecret && secretName.MatchString(k) {
+		if len(v) >= core.MinSecret && core.SecretName(k) {
 			out = append(out, v)
 		}
 	}

@@ -123,12 +123,13 @@ type sentPage struct {
 // turn that is stopped still gets its last state delivered.
 func (c *StreamCoordinator) NewReply(ctx context.Context, target Target) *Reply {
 	r := &Reply{
-		c:      c,
-		ctx:    ctx,
-		target: target,
-		chanLm: c.channelLimiter(target),
-		wake:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		c:       c,
+		ctx:     ctx,
+		target:  target,
+		chanLm:  c.channelLimiter(target),
+		content: replyBlocks{redact: c.redact},
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	go r.send()
 	return r
@@ -143,7 +144,7 @@ func (r *Reply) Emit(ev Event) {
 			r.mu.Unlock()
 			return
 		}
-		if !r.content.endsInText() {
+		if !r.content.continuesText() {
 			// Blocks are set apart by the formatter; a new text block's
 			// leading blank lines (a plugin's paragraph break) would
 			// double that.
@@ -183,6 +184,10 @@ func (r *Reply) Blocks() []ResponseBlock {
 // delivered or ctx (or the delivery context) is done.
 func (r *Reply) Close(ctx context.Context) {
 	r.mu.Lock()
+	if !r.closed && r.content.held != "" {
+		r.content.release()
+		r.version++
+	}
 	r.closed = true
 	r.mu.Unlock()
 	r.poke()

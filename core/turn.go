@@ -179,7 +179,10 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 		if len(m.Files) > 0 {
 			return conv, nil, "", errLocalOnly("sending files", runner)
 		}
-		plugin, err := r.cfg.Runners.Plugin(runner, conv.Plugin)
+		if qm.follow != nil {
+			return conv, qm.follow, path, nil
+		}
+		plugin, err := r.runnerPlugin(m, runner, conv.Plugin)
 		return conv, plugin, path, err
 	}
 	plugin, ok = r.cfg.Plugins.Get(conv.Plugin)
@@ -214,6 +217,9 @@ func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token 
 // ended, and returns the outcome to record.
 func (r *Router) turnOutcome(ctx context.Context, id string, err error, res TurnResult, plugin Plugin, reply *Reply) string {
 	switch {
+	case errors.Is(err, ErrTurnGoesOn):
+		reply.Add(ResponseBlock{Kind: BlockWarning, Text: UserMessage(err)})
+		return OutcomeShutdown
 	case ctx.Err() != nil:
 		cause := context.Cause(ctx)
 		reply.Add(ResponseBlock{Kind: BlockError, Text: cancelMessage(cause, r.cfg, plugin)})

@@ -58,12 +58,21 @@ func lock(repo string) func() {
 }
 
 // git runs git in dir and returns its standard output. An error carries
-// git's own message.
+// git's own message. Nothing the repository configures runs (see
+// hardened).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	env, err := hardened(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return runGit(ctx, dir, env, args...)
+}
+
+func runGit(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no")
+	cmd.Env = env
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
@@ -255,11 +264,11 @@ func Diff(ctx context.Context, dir string, wt *Worktree) (Changes, error) {
 }
 
 func diff(ctx context.Context, dir, base, since string) (Changes, error) {
-	stat, err := git(ctx, dir, "diff", "--stat", "--no-color", base)
+	stat, err := git(ctx, dir, "diff", "--stat", "--no-color", "--no-ext-diff", "--no-textconv", base)
 	if err != nil {
 		return Changes{}, err
 	}
-	patch, err := git(ctx, dir, "diff", "--no-color", "--no-ext-diff", base)
+	patch, err := git(ctx, dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base)
 	if err != nil {
 		return Changes{}, err
 	}
@@ -320,7 +329,7 @@ func Merge(ctx context.Context, wt Worktree, message string) (string, error) {
 		_, _ = git(ctx, wt.Main, "merge", "--abort")
 		return "", err
 	}
-	stat, _ := git(ctx, wt.Main, "diff", "--shortstat", "HEAD^1", "HEAD")
+	stat, _ := git(ctx, wt.Main, "diff", "--shortstat", "--no-ext-diff", "--no-textconv", "HEAD^1", "HEAD")
 	return fmt.Sprintf("Merged %s into %s in %s: %s.", wt.Branch, target, wt.Main, strings.TrimSpace(stat)), nil
 }
 

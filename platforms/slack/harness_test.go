@@ -237,7 +237,7 @@ func start(t *testing.T, s setup) *harness {
 		s.router(&rc)
 	}
 	h.router = core.NewRouter(ctx, rc, nil)
-	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin)}
+	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin), slack.WithLookup(h.router)}
 	if s.limit > 0 {
 		opts = append(opts, slack.WithMessageLimit(s.limit))
 	}

@@ -26,23 +26,17 @@ type Options struct {
 	// Listener, when set, is served instead of listening on Addr (tests
 	// take a free port this way).
 	Listener net.Listener
-	// Conversations are the router's, loaded from STATE_FILE: the page
-	// lists the web's again after a restart. *core.Conversations is one.
-	Conversations ConversationLister
-	// Plugins, Roots and DefaultWorkdir fill the page's form that starts
-	// a conversation: a plugin to pick, and the directories to suggest.
-	Plugins        []core.Plugin
-	Roots          core.Roots
-	DefaultWorkdir string
-}
-
-// ConversationLister lists the active conversations.
-type ConversationLister interface {
-	All() []core.Entry
+	// Lookup is the router's: the page lists the web's conversations it
+	// kept in STATE_FILE again after a restart, and its start form
+	// suggests the directories the web user may work in.
+	Lookup core.Lookup
+	// Plugins are the CLIs the start form offers.
+	Plugins []core.Plugin
 }
 
 // Adapter is the web core.Platform. It is safe for concurrent use.
 type Adapter struct {
+	format
 	cfg      Config
 	opts     Options
 	logger   *slog.Logger
@@ -85,13 +79,13 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 // restore lists again the web conversations kept across a restart, so
 // that the page finds them (their messages were the page's, and are gone).
 func (a *Adapter) restore() {
-	if a.opts.Conversations == nil {
+	if a.opts.Lookup == nil {
 		return
 	}
-	entries := a.opts.Conversations.All() // most recently used first
+	entries := a.opts.Lookup.PlatformConversations(Name) // most recently used first
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.Key.Platform != Name || e.Key.User != User || e.Key.Channel == "" {
+		if e.Key.User != User || e.Key.Channel == "" {
 			continue
 		}
 		a.store.restore(e.Key.Channel, fmt.Sprintf("%s in %s", e.Plugin, filepath.Base(e.Workdir)),
@@ -102,16 +96,23 @@ func (a *Adapter) restore() {
 
 func (a *Adapter) Name() string { return Name }
 
+// format is how the adapter writes to the page.
+type format struct{}
+
+// NewFormat returns the adapter's format, the same for every
+// configuration.
+func NewFormat(Config) core.Format { return format{} }
+
 // Limits: none. The page batches updates to animation frames, so every
 // change streams as the CLI writes it.
-func (a *Adapter) Limits() core.Limits { return core.Limits{} }
+func (format) Limits() core.Limits { return core.Limits{} }
 
 // pageLimit bounds one message of the page: a browser shows long ones
 // well, but the stream sends a message whole at every change.
 const pageLimit = 60_000
 
 // Render renders blocks as Markdown, which the page turns into HTML.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+func (format) Render(blocks []core.ResponseBlock) []string {
 	return formatter.Markdown(blocks, pageLimit)
 }
 

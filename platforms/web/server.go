@@ -141,22 +141,25 @@ type pageData struct {
 
 type pluginOption struct{ ID, Name string }
 
+// maxWorkdirs bounds the directories the start form suggests.
+const maxWorkdirs = 25
+
 // page serves the chat page with the session's CSRF token in it.
 func (a *Adapter) page(w http.ResponseWriter, r *http.Request, ses session) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	data := pageData{CSRF: ses.csrf, DefaultWorkdir: a.opts.DefaultWorkdir}
+	data := pageData{CSRF: ses.csrf}
 	for _, p := range a.opts.Plugins {
 		data.Plugins = append(data.Plugins, pluginOption{ID: p.ID(), Name: p.Name()})
 	}
-	// The directories the web user may work in, as the router decides it.
-	for _, root := range core.UserRoots(a.opts.Roots, a.opts.DefaultWorkdir, a.cfg.Admin) {
-		if root != data.DefaultWorkdir {
-			data.Workdirs = append(data.Workdirs, root)
-		}
+	if a.opts.Lookup != nil {
+		// The directories the web user may work in, as the router decides
+		// it: the default workdir first, the roots open to them, its
+		// subdirectories.
+		data.Workdirs = a.opts.Lookup.WorkdirSuggestions(core.Message{Key: core.ConversationKey{Platform: Name, User: User}}, "", maxWorkdirs)
 	}
-	if data.DefaultWorkdir != "" {
-		data.Workdirs = append([]string{data.DefaultWorkdir}, data.Workdirs...)
+	if len(data.Workdirs) > 0 {
+		data.DefaultWorkdir = data.Workdirs[0]
 	}
 	if err := pageTemplate.Execute(w, data); err != nil {
 		a.logger.Warn("web page", "err", err)

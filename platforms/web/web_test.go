@@ -147,31 +147,28 @@ func newSiteFrom(t *testing.T, sc siteConfig) *site {
 	if cfg.TLSCert != "" {
 		s.url = "https://" + ln.Addr().String()
 	}
-	var lister web.ConversationLister
-	if sc.convs != nil {
-		lister = sc.convs
-	}
-	roots, err := core.NewRoots([]string{s.root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Conversations: lister,
-		Plugins: []core.Plugin{sc.plugin}, Roots: roots})
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg, err := core.NewRegistry(sc.plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	access := core.NewAccess()
 	cfg.Grant(access)
+	roots, err := core.NewRoots([]string{s.root})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
 	if sc.router != nil {
 		sc.router(&rc)
 	}
 	router := core.NewRouter(ctx, rc, sc.convs)
+	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Lookup: router,
+		Plugins: []core.Plugin{sc.plugin}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, router.Attach(a)) }()
 	var once sync.Once
