@@ -49,7 +49,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 			return telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})
 		}},
 		{cfg.Web, func() (core.Platform, error) {
-			return web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup})
+			return web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: plugins})
 		}},
 	}
 	var ps []core.Platform

@@ -27,8 +27,11 @@ type Options struct {
 	// take a free port this way).
 	Listener net.Listener
 	// Lookup is the router's: the page lists the web's conversations it
-	// kept in STATE_FILE again after a restart.
+	// kept in STATE_FILE again after a restart, and its start form
+	// suggests the directories the web user may work in.
 	Lookup core.Lookup
+	// Plugins are the CLIs the start form offers.
+	Plugins []core.Plugin
 }
 
 // Adapter is the web core.Platform. It is safe for concurrent use.

@@ -159,7 +159,8 @@ func newSiteFrom(t *testing.T, sc siteConfig) *site {
 		sc.router(&rc)
 	}
 	router := core.NewRouter(ctx, rc, sc.convs)
-	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Lookup: router})
+	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Lookup: router,
+		Plugins: []core.Plugin{sc.plugin}})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -625,5 +626,25 @@ func TestStreamingSendsOnlyWhatAReplyAdds(t *testing.T) {
 	t.Logf("a reply of %d bytes took %d bytes of the stream", len(m.Text), carried)
 	if limit := int64(3 * len(m.Text)); carried > limit {
 		t.Errorf("a reply of %d bytes took %d bytes of the stream, want at most %d", len(m.Text), carried, limit)
+	}
+}
+
+// The page's start form offers the plugins and the directories the web
+// user may work in.
+func TestThePageOffersTheStartForm(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	b := s.signIn()
+	resp, err := b.http.Get(s.url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`<form id="start"`, `<option value="claude">Claude Code</option>`,
+		`<datalist id="workdirs"><option value="` + s.root + `">`, `<input id="worktree" type="checkbox">`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s", want)
+		}
 	}
 }

@@ -311,6 +311,21 @@ $("text").addEventListener("keydown", (e) => {
 $("files").addEventListener("change", () => {
   $("attached").textContent = [...$("files").files].map((f) => "📎 " + f.name).join("  ");
 });
+// The start form: a new conversation place, then /<plugin> start there.
+$("start").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const plugin = $("plugin").value;
+  if (!plugin) return;
+  const dir = $("workdir").value.trim();
+  const text = `/${plugin} start${dir ? " " + dir : ""}${$("worktree").checked ? " --worktree" : ""}`;
+  try {
+    const { id } = await post("/api/channels", {});
+    select(id);
+    await post("/api/messages", { channel: id, text });
+    $("workdir").value = "";
+    setStatus("");
+  } catch (err) { setStatus("Not started: " + err.message); }
+});
 $("new").onclick = async () => {
   try {
     const { id } = await post("/api/channels", {});
