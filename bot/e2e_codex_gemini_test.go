@@ -21,6 +21,13 @@ type otherCLI struct {
 	setup func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) (requests func() []plugintest.Request)
 }
 
+// claudeCLI is Claude Code as an otherCLI, for tables of every CLI: its
+// fake model is the fixture's own.
+var claudeCLI = otherCLI{"claude", "Claude Code", func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) func() []plugintest.Request {
+	f.model.Push(replies...)
+	return f.model.Requests
+}}
+
 var otherCLIs = []otherCLI{
 	{"codex", "Codex", func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) func() []plugintest.Request {
 		o := plugintest.NewOpenAI(t, replies...)

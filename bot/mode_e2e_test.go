@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -15,10 +14,7 @@ import (
 // conversation chose, from the next turn on.
 func TestModelReachesTheModel(t *testing.T) {
 	t.Parallel()
-	clis := append([]otherCLI{{"claude", "Claude Code", func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) func() []plugintest.Request {
-		f.model.Push(replies...)
-		return f.model.Requests
-	}}}, otherCLIs...)
+	clis := append([]otherCLI{claudeCLI}, otherCLIs...)
 	models := map[string]string{"claude": "claude-sonnet-4-5-20250929", "codex": "gpt-5.4", "gemini": "gemini-2.5-pro"}
 	for _, cli := range clis {
 		t.Run(cli.id, func(t *testing.T) {

@@ -183,11 +183,10 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	r.showQuestion(a, qm.m, pq)
 	r.notify(a, qm.m, NotifyQuestion, fmt.Sprintf("a question is waiting for your answer: %s", q.Tool))
 	timeout := r.cfg.ApprovalTimeout
-	// Like the turn's own timeouts, this one runs on real time. An
-	// answer before the timer exists leaves it nothing to take.
+	// An answer before the timer exists leaves it nothing to take.
 	pq.timerMu.Lock()
 	defer pq.timerMu.Unlock()
-	pq.timer = SystemClock{}.AfterFunc(timeout, func() {
+	pq.timer = r.cfg.Timers.AfterFunc(timeout, func() {
 		if r.questions.take(pq.id) == nil {
 			return // answered meanwhile
 		}
