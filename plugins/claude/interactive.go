@@ -201,11 +201,8 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 		return q
 	}
 	var in struct {
-		Command   string `json:"command"`
-		FilePath  string `json:"file_path"`
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-		Content   string `json:"content"`
+		Command string `json:"command"`
+		diffs.Edit
 	}
 	_ = json.Unmarshal(req.Input, &in)
 	switch {
@@ -216,11 +213,8 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 	default:
 		q.Summary = toolArg(req.Tool, req.Input)
 	}
-	switch {
-	case in.OldString != "" || in.NewString != "":
-		q.Detail = diffs.Short(diffs.Replace(in.OldString, in.NewString), diffs.QuestionLines)
-	case in.Content != "":
-		q.Detail = diffs.Short(diffs.NewFile(in.Content), diffs.QuestionLines)
+	if in.Replaces() || in.Content != "" {
+		q.Detail = diffs.Short(in.Diff(), diffs.QuestionLines)
 	}
 	return q
 }

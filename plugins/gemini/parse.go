@@ -223,18 +223,13 @@ func fileDiff(tool string, params []byte, workdir string) *core.ResponseBlock {
 	if tool != "write_file" && tool != "replace" {
 		return nil
 	}
-	var in struct {
-		FilePath  string `json:"file_path"`
-		Content   string `json:"content"`
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-	}
+	var in diffs.Edit
 	if json.Unmarshal(params, &in) != nil || in.FilePath == "" {
 		return nil
 	}
-	path := diffs.RelPath(workdir, in.FilePath)
+	action := "update"
 	if tool == "write_file" {
-		return &core.ResponseBlock{Kind: core.BlockDiff, Path: path, Action: "write", Text: diffs.Replace("", in.Content)}
+		action = "write"
 	}
-	return &core.ResponseBlock{Kind: core.BlockDiff, Path: path, Action: "update", Text: diffs.Replace(in.OldString, in.NewString)}
+	return &core.ResponseBlock{Kind: core.BlockDiff, Path: diffs.RelPath(workdir, in.FilePath), Action: action, Text: in.Diff()}
 }

@@ -94,3 +94,26 @@ func prefixed(p string, lines []string) []string {
 	}
 	return out
 }
+
+// Edit is a file-editing tool's input as Claude Code and Gemini CLI name
+// its members: a file written whole (Content), or text in it replaced.
+type Edit struct {
+	FilePath  string `json:"file_path"`
+	Content   string `json:"content"`
+	OldString string `json:"old_string"`
+	NewString string `json:"new_string"`
+}
+
+// Replaces reports whether the edit replaces text rather than writing the
+// file whole.
+func (e Edit) Replaces() bool { return e.OldString != "" || e.NewString != "" }
+
+// Diff is the edit's diff: the text replaced, or the content written.
+// Only the replaced text is known, not where in the file it is; and a
+// file written whole is shown as new, the tool not saying what it was.
+func (e Edit) Diff() string {
+	if e.Replaces() {
+		return Replace(e.OldString, e.NewString)
+	}
+	return Replace("", e.Content)
+}
