@@ -71,6 +71,8 @@ type chat struct {
 	// before is every message as it stood at the last say or press:
 	// expect looks at what is new or changed since.
 	before map[string]string
+	// logs are the bot's logs.
+	logs *logScan
 }
 
 // runChat runs jakebot with cfg on d until the test ends, when it stops it
@@ -81,9 +83,11 @@ func runChat(t *testing.T, cfg bot.Config, d driver) *chat {
 	if mc, ok := cfg.Clock.(*coretest.ManualClock); ok {
 		c.clock = mc
 	}
+	stdio := d.stdio()
+	c.logs = stdio.Err.(*logScan)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- bot.Run(ctx, cfg, d.stdio()) }()
+	go func() { done <- bot.Run(ctx, cfg, stdio) }()
 	t.Cleanup(func() {
 		cancel()
 		c.until("jakebot to exit", func() bool {
@@ -261,21 +265,22 @@ func (l *logScan) waitLine(re *regexp.Regexp) string {
 // consoleDriver is the console, typed: each line reaches the bot at once,
 // and each reply is printed once, final.
 type consoleDriver struct {
-	t   *testing.T
-	in  *io.PipeWriter
-	r   *io.PipeReader
-	mu  sync.Mutex
-	out []string
+	t    *testing.T
+	in   *io.PipeWriter
+	r    *io.PipeReader
+	logs *logScan
+	mu   sync.Mutex
+	out  []string
 }
 
 func openConsole(t *testing.T, cfg *bot.Config) driver {
 	r, w := io.Pipe()
 	t.Cleanup(func() { w.Close() })
-	return &consoleDriver{t: t, in: w, r: r}
+	return &consoleDriver{t: t, in: w, r: r, logs: &logScan{t: t}}
 }
 
 func (d *consoleDriver) stdio() bot.Stdio {
-	return bot.Stdio{In: d.r, Out: d, Err: &logScan{t: d.t}, Typed: true}
+	return bot.Stdio{In: d.r, Out: d, Err: d.logs, Typed: true}
 }
 
 func (d *consoleDriver) Write(p []byte) (int, error) {
