@@ -35,13 +35,13 @@ var askers = map[string]asker{
 
 // scene is one approval scenario under way: a CLI asking on a platform.
 type scene struct {
-	t        *testing.T
-	c        *chat
-	f        *fixture
-	a        asker
-	plat     string
-	requests func() []plugintest.Request
-	timers   *coretest.ManualClock
+	t      *testing.T
+	c      *chat
+	f      *fixture
+	a      asker
+	plat   string
+	model  fakeModel
+	timers *coretest.ManualClock
 }
 
 // approvalTimeout is APPROVAL_TIMEOUT in the suite, on the manual Timers.
@@ -107,7 +107,7 @@ func newScene(t *testing.T, plat platformCase, a asker, replies []plugintest.Rep
 	cfg.Approvals, cfg.ApprovalTimeout, cfg.Timers = "ask", approvalTimeout, s.timers
 	// acceptEdits lets a shell command that only writes a file through.
 	cfg.Claude.PermissionMode = "default"
-	s.requests = a.setup(t, f, &cfg, replies...)
+	s.model = a.setup(t, f, &cfg, replies...)
 	d := plat.open(t, &cfg)
 	s.c = runChat(t, cfg, d)
 	return s
@@ -240,12 +240,12 @@ func strangerAction(s *scene) {
 
 func interruptAction(s *scene) {
 	s.c.say("think hard about pineapples")
-	s.c.until("the model's request", func() bool { return len(s.requests()) > 0 })
+	s.c.until("the model's request", func() bool { return len(s.model.Requests()) > 0 })
 	s.c.say("/stop")
 	s.c.expect(`Stopped\. The conversation continues with your next message\.`)
 	s.c.say("go on")
 	s.c.expect(`Continuing\.`)
-	reqs := s.requests()
+	reqs := s.model.Requests()
 	if len(reqs) < 2 {
 		s.t.Fatalf("the model saw %d requests, want the interrupted turn's and the next", len(reqs))
 	}

@@ -62,7 +62,7 @@ const patience = 60 * time.Second
 
 // chat is a conversation on a running bot.
 type chat struct {
-	t *testing.T
+	t testing.TB
 	d driver
 	// clock is the router's clock when a test drives it (nil: real
 	// time); waits of at most a minute on it are edit intervals and
@@ -77,7 +77,7 @@ type chat struct {
 
 // runChat runs jakebot with cfg on d until the test ends, when it stops it
 // as SIGTERM does and checks that it exited cleanly.
-func runChat(t *testing.T, cfg bot.Config, d driver) *chat {
+func runChat(t testing.TB, cfg bot.Config, d driver) *chat {
 	t.Helper()
 	c := &chat{t: t, d: d}
 	if mc, ok := cfg.Clock.(*coretest.ManualClock); ok {
@@ -232,15 +232,21 @@ func (c *chat) dump() string {
 // logScan is where a bot run's logs (and the web's sign-in line) go: to
 // the test's output, and kept for waitLine.
 type logScan struct {
-	t  *testing.T
+	t  testing.TB
 	mu sync.Mutex
 	b  strings.Builder
+	// quiet keeps the logs from the test's output (benchmarks).
+	quiet bool
 }
 
 func (l *logScan) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	l.b.Write(p)
+	quiet := l.quiet
 	l.mu.Unlock()
+	if quiet {
+		return len(p), nil
+	}
 	return l.t.Output().Write(p)
 }
 
@@ -265,7 +271,7 @@ func (l *logScan) waitLine(re *regexp.Regexp) string {
 // consoleDriver is the console, typed: each line reaches the bot at once,
 // and each reply is printed once, final.
 type consoleDriver struct {
-	t    *testing.T
+	t    testing.TB
 	in   *io.PipeWriter
 	r    *io.PipeReader
 	logs *logScan
@@ -273,7 +279,7 @@ type consoleDriver struct {
 	out  []string
 }
 
-func openConsole(t *testing.T, cfg *bot.Config) driver {
+func openConsole(t testing.TB, cfg *bot.Config) driver {
 	r, w := io.Pipe()
 	t.Cleanup(func() { w.Close() })
 	return &consoleDriver{t: t, in: w, r: r, logs: &logScan{t: t}}

@@ -37,7 +37,7 @@ func TestWarmCLIsEndToEnd(t *testing.T) {
 			timers := coretest.NewManualClock()
 			cfg.WarmTTL, cfg.WarmMax, cfg.Timers = 10*time.Minute, 4, timers
 			cfg.HealthAddr, cfg.StateFile = "127.0.0.1:0", "off"
-			requests := tc.cli.setup(t, f, &cfg, plugintest.Reply{Text: []string{"One."}, Hold: hold}, plugintest.Reply{Text: []string{"Two."}})
+			model := tc.cli.setup(t, f, &cfg, plugintest.Reply{Text: []string{"One."}, Hold: hold}, plugintest.Reply{Text: []string{"Two."}})
 			c := runChat(t, cfg, openConsole(t, &cfg))
 			w := &warmWatch{c: c, f: f, metrics: "http://" + c.logs.waitLine(healthLine) + "/metrics"}
 
@@ -45,7 +45,7 @@ func TestWarmCLIsEndToEnd(t *testing.T) {
 			w.waitWarm(1)
 			waiting := w.pids()
 			c.say("first")
-			c.until("the model's request", func() bool { return len(requests()) == 1 })
+			c.until("the model's request", func() bool { return len(model.Requests()) == 1 })
 			// The turn is the warm CLI: every process running now is one
 			// that waited, or its child (a CLI still starting its own);
 			// a cold turn's CLI would be jakebot's child.
@@ -63,7 +63,7 @@ func TestWarmCLIsEndToEnd(t *testing.T) {
 			c.expect(`next turn's CLI warm`)
 			c.say("second")
 			c.expect(`Two\.`)
-			if text := requests()[1].Text(); !strings.Contains(text, "first") || !strings.Contains(text, "One.") {
+			if text := model.Requests()[1].Text(); !strings.Contains(text, "first") || !strings.Contains(text, "One.") {
 				t.Errorf("the second turn did not resume the first: %q", text)
 			}
 			w.waitWarm(1)
