@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,10 +74,13 @@ type Config struct {
 	Worktrees string `env:"WORKTREES" envDefault:"never"`
 	// BudgetTurnUSD stops a turn whose reported cost reaches it;
 	// BudgetUserDailyUSD refuses new turns to a user who spent it today
-	// (UTC). Zero is no budget. Admins are exempt unless BudgetAdmins.
-	BudgetTurnUSD      float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
-	BudgetUserDailyUSD float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
-	BudgetAdmins       bool    `env:"BUDGET_ADMINS" envDefault:"false"`
+	// (UTC), BudgetUserDailyTokens to one whose turns used that many
+	// tokens today. Zero is no budget. Admins are exempt unless
+	// BudgetAdmins.
+	BudgetTurnUSD         float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
+	BudgetUserDailyUSD    float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
+	BudgetUserDailyTokens int     `env:"BUDGET_USER_DAILY_TOKENS" envDefault:"0"`
+	BudgetAdmins          bool    `env:"BUDGET_ADMINS" envDefault:"false"`
 	// NotifyAfter: a turn that ran longer @mentions its author when it
 	// ends (a new message on Telegram); 0 is never. Questions always do.
 	NotifyAfter time.Duration `env:"NOTIFY_AFTER" envDefault:"60s"`
@@ -89,7 +93,7 @@ type Config struct {
 	// Empty: voice notes are refused with how to set it.
 	TranscribeCmd cliproc.Args `env:"TRANSCRIBE_CMD"`
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages and the whole answer as a .md file, where the
+	// its first page and the whole answer as a .md file, where the
 	// platform sends files; 0 streams every page.
 	LongReplyPages int `env:"LONG_REPLY_PAGES" envDefault:"4"`
 
@@ -189,11 +193,11 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
 	}
-	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 {
-		return Config{}, fmt.Errorf("BUDGET_TURN_USD and BUDGET_USER_DAILY_USD must be 0 (no budget) or more")
+	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0 {
+		return Config{}, fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
 	}
-	if cfg.LongReplyPages < 0 || cfg.LongReplyPages == 1 {
-		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or 2 or more", cfg.LongReplyPages)
+	if cfg.LongReplyPages < 0 {
+		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
 	}
 	if cfg.AttachmentMaxBytes < 0 {
 		return Config{}, fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
@@ -238,7 +242,7 @@ func WithheldVars() []string {
 		}
 		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f})) {
 			for _, field := range fs {
-				if k := envKey(field); secretName.MatchString(k) {
+				if k := envKey(field); core.SecretName(k) {
 					out = append(out, k)
 				}
 			}
@@ -248,15 +252,37 @@ func WithheldVars() []string {
 	return out
 }
 
+// withheldPrefixes start the names of the platforms', NATS's and the
+// bot's own variables: a secret-looking one (a name with TOKEN, SECRET,
+// PASSWORD, KEY...) is withheld even when jakebot does not read it, as
+// SLACK_SIGNING_SECRET.
+var withheldPrefixes = []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"}
+
+// credentialFiles name the files that hold the bot's own credentials, by
+// the variable that points at each: withheld like the secrets (the path is
+// the way to the secret), and refused inside the allowed roots.
+func (cfg Config) credentialFiles() map[string]string {
+	return map[string]string{
+		"NATS_CREDS":  cfg.NATS.Creds,
+		"NATS_NKEY":   cfg.NATS.NkeySeed,
+		"NATS_KEY":    cfg.NATS.Key,
+		"WEB_TLS_KEY": cfg.Web.TLSKey,
+	}
+}
+
 // Withheld reports whether no CLI may see variable k: it is one of
-// WithheldVars, or a secret-looking variable of a platform's or the bot's
-// own (SLACK_SIGNING_SECRET, which jakebot does not read, among them).
+// WithheldVars, points at one of the bot's credential files (NATS_CREDS,
+// NATS_NKEY, NATS_KEY, WEB_TLS_KEY), or is a secret-looking variable
+// starting with one of withheldPrefixes.
 func Withheld(k string) bool {
 	if slices.Contains(WithheldVars(), k) {
 		return true
 	}
-	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"} {
-		if strings.HasPrefix(k, prefix) && secretName.MatchString(k) {
+	if _, ok := (Config{}).credentialFiles()[k]; ok {
+		return true
+	}
+	for _, prefix := range withheldPrefixes {
+		if strings.HasPrefix(k, prefix) && core.SecretName(k) {
 			return true
 		}
 	}
@@ -395,7 +421,8 @@ func parseLevel(s string) (slog.Level, error) {
 // CheckSecretFiles refuses files that hold the bot's own secrets inside an
 // allowed root, where any agent could read them: .env when it sets a
 // withheld variable (a model API key alone does not count: the CLI gets
-// it anyway), the state file (the conversations' resume tokens and
+// it anyway), the credential files (NATS_CREDS, NATS_NKEY, NATS_KEY,
+// WEB_TLS_KEY), the state file (the conversations' resume tokens and
 // always-allowed tools) and the audit log.
 func (cfg Config) CheckSecretFiles(roots core.Roots) error {
 	type file struct{ path, what, fix string }
@@ -403,6 +430,12 @@ func (cfg Config) CheckSecretFiles(roots core.Roots) error {
 	if cfg.Dotenv != "" && len(cfg.DotenvWithheld) > 0 {
 		files = append(files, file{cfg.Dotenv, ".env, which sets " + strings.Join(cfg.DotenvWithheld, ", "),
 			"move those variables to the environment or run jakebot from a directory outside ALLOWED_ROOTS"})
+	}
+	creds := cfg.credentialFiles()
+	for _, name := range slices.Sorted(maps.Keys(creds)) {
+		if path := creds[name]; path != "" {
+			files = append(files, file{path, name, "move it, and " + name + ", to a path outside them"})
+		}
 	}
 	if cfg.StateFile != "" && cfg.StateFile != "off" {
 		files = append(files, file{cfg.StateFile, "STATE_FILE", "set STATE_FILE to a path outside them (or off)"})
@@ -438,4 +471,22 @@ func resolveFile(path string) (string, bool) {
 		return abs, true
 	}
 	return filepath.Join(dir, filepath.Base(abs)), true
+}
+
+// budgets are the router's Budgets.
+func (cfg Config) budgets() core.Budgets {
+	return core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD,
+		UserDailyTokens: cfg.BudgetUserDailyTokens, Admins: cfg.BudgetAdmins}
+}
+
+// BudgetWarning is what start-up warns of a dollar budget that leaves some
+// CLIs unbounded: only Claude Code reports what a turn cost, and
+// BUDGET_USER_DAILY_TOKENS, which bounds every CLI, is not set. Empty when
+// there is nothing to warn of.
+func (cfg Config) BudgetWarning() string {
+	if (cfg.BudgetTurnUSD == 0 && cfg.BudgetUserDailyUSD == 0) || cfg.BudgetUserDailyTokens > 0 {
+		return ""
+	}
+	return "BUDGET_TURN_USD and BUDGET_USER_DAILY_USD count dollars, which only Claude Code reports: turns of Codex, " +
+		"Gemini CLI and PLUGINS_FILE CLIs are not bounded by them (their chats are told so). Set BUDGET_USER_DAILY_TOKENS to bound every CLI"
 }

@@ -78,13 +78,10 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.access = core.NewAccess()
 	m.access.Admin(console.Name, console.User)
-	if err := m.connectRunners(); err != nil {
+	if err := m.connectRunners(ctx); err != nil {
 		return err
 	}
 	if err := m.loadState(ctx); err != nil {
-		return err
-	}
-	if err := m.buildPlatforms(); err != nil {
 		return err
 	}
 	if err := m.buildObservers(); err != nil {
@@ -92,7 +89,15 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	m.closers = append(m.closers, m.stopRun)
+	if warning := m.cfg.BudgetWarning(); warning != "" {
+		m.logger.Warn(warning)
+	}
+	// The router comes before the platforms, whose adapters ask it
+	// (core.Lookup); the platforms' users are granted before any message.
 	m.router = core.NewRouter(m.runCtx, m.routerConfig(), m.convs)
+	if err := m.buildPlatforms(); err != nil {
+		return err
+	}
 	if m.metrics != nil {
 		h, err := startHealth(m.cfg.HealthAddr, m.platform, m.metrics.Handler(), m.logger)
 		if err != nil {
@@ -205,8 +210,8 @@ func (m *Main) buildPlatforms() error {
 		list = append(list, p)
 	}
 	var err error
-	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, roots: m.policy.roots,
-		defaultWorkdir: m.policy.defaultWorkdir, convs: m.convs, logger: m.logger, signIn: m.stdio.Err})
+	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, lookup: m.router,
+		logger: m.logger, signIn: m.stdio.Err})
 	if err != nil {
 		return err
 	}
@@ -255,7 +260,7 @@ func (m *Main) buildObservers() error {
 }
 
 // connectRunners joins NATS_URL as the gateway to the runners there.
-func (m *Main) connectRunners() error {
+func (m *Main) connectRunners(ctx context.Context) error {
 	if !m.cfg.NATS.Enabled() {
 		return nil
 	}
@@ -265,7 +270,8 @@ func (m *Main) connectRunners() error {
 	}
 	m.nc = nc
 	m.closers = append(m.closers, nc.Close)
-	if m.runners, err = remote.NewGateway(nc, 0, m.logger); err != nil {
+	if m.runners, err = remote.NewGateway(ctx, nc, remote.GatewayConfig{
+		Redactor: core.NewRedactor(m.cfg.Secrets), Logger: m.logger}); err != nil {
 		return err
 	}
 	m.closers = append(m.closers, m.runners.Close)
@@ -299,7 +305,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Worktrees:          cfg.Worktrees == "always",
 		WorktreeDir:        m.policy.worktreeDir,
 		NotifyAfter:        notifyAfter(cfg.NotifyAfter),
-		Budgets:            core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
+		Budgets:            cfg.budgets(),
 		AttachmentMaxBytes: cfg.AttachmentMaxBytes,
 		Transcribe:         transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
 		LongReplyPages:     cfg.LongReplyPages,

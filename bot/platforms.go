@@ -13,12 +13,11 @@ import (
 
 // platformDeps is what the adapters are built from besides their config.
 type platformDeps struct {
-	plugins        []core.Plugin
-	access         *core.Access
-	roots          core.Roots
-	defaultWorkdir string
-	convs          *core.Conversations
-	logger         *slog.Logger
+	plugins []core.Plugin
+	access  *core.Access
+	// lookup answers the adapters' questions with the router's policy.
+	lookup core.Lookup
+	logger *slog.Logger
 	// signIn is where the web platform prints its sign-in URL: stderr,
 	// never the log.
 	signIn io.Writer
@@ -35,8 +34,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 			return nil, err
 		}
 		cfg.Discord.Grant(access)
-		a, err := discord.New(cfg.Discord, discord.Options{Plugins: plugins, Roots: d.roots,
-			DefaultWorkdir: d.defaultWorkdir, Conversations: d.convs, Logger: logger})
+		a, err := discord.New(cfg.Discord, discord.Options{Plugins: plugins, Lookup: d.lookup, Logger: logger})
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +45,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 			return nil, err
 		}
 		cfg.Slack.Grant(access)
-		a, err := slack.New(cfg.Slack, slack.WithLogger(logger), slack.WithPlugins(plugins...))
+		a, err := slack.New(cfg.Slack, slack.WithLogger(logger), slack.WithPlugins(plugins...), slack.WithLookup(d.lookup))
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +63,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 		ps = append(ps, a)
 	}
 	if cfg.Web.Enabled() {
-		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn})
+		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: plugins})
 		if err != nil {
 			return nil, err
 		}

@@ -37,12 +37,14 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	nc, err := remote.Connect(cfg.NATS, "jakebot runner "+name, logger)
+	nc, err := remote.Connect(cfg.NATS, "jakebot runner "+name, logger, remote.RunnerInbox(name))
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	r, err := remote.NewRunner(nc, name, plugins, pol.roots, 0, logger)
+	r, err := remote.NewRunner(nc, remote.RunnerConfig{Name: name, Plugins: plugins, Roots: pol.roots,
+		DefaultWorkdir: pol.defaultWorkdir, AllowBypassModes: cfg.AllowBypassModes, Redactor: core.NewRedactor(cfg.Secrets),
+		Logger: logger})
 	if err != nil {
 		return err
 	}

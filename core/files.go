@@ -126,7 +126,9 @@ func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string
 	if f.Open == nil {
 		return "", Errorf("%s cannot be downloaded from this platform", name)
 	}
-	out, path, err := createUnique(dir, name)
+	// The download goes to a temporary name and takes its own only once
+	// complete: a crash midway leaves nothing half-written under it.
+	out, err := os.CreateTemp(dir, ".partial-*")
 	if err != nil {
 		return "", fmt.Errorf("save %s: %w", name, err)
 	}
@@ -142,8 +144,12 @@ func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
+	path := ""
+	if err == nil {
+		path, err = placeUnique(out.Name(), dir, name)
+	}
+	os.Remove(out.Name())
 	if err != nil {
-		os.Remove(path)
 		var ue *UserError
 		if errors.As(err, &ue) {
 			return "", err
@@ -196,9 +202,11 @@ func cleanFileName(name string) string {
 	return strings.ToValidUTF8(name, "_")
 }
 
-// createUnique creates dir/name, or name-1, name-2… when it is taken:
-// an upload never overwrites.
-func createUnique(dir, name string) (*os.File, string, error) {
+// placeUnique gives the file at tmp the name dir/name, or name-1,
+// name-2… when it is taken: an upload never overwrites. A hard link
+// claims a name atomically; tmp, if still there, is the caller's to
+// remove.
+func placeUnique(tmp, dir, name string) (string, error) {
 	ext := filepath.Ext(name)
 	base := strings.TrimSuffix(name, ext)
 	for i := 0; i < 1000; i++ {
@@ -207,13 +215,22 @@ func createUnique(dir, name string) (*os.File, string, error) {
 			candidate = fmt.Sprintf("%s-%d%s", base, i, ext)
 		}
 		path := filepath.Join(dir, candidate)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := os.Link(tmp, path)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
-		return f, path, err
+		if err != nil {
+			// A file system without hard links: check, then rename.
+			if _, lerr := os.Lstat(path); lerr == nil {
+				continue
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				return "", fmt.Errorf("name %s: %w", candidate, err)
+			}
+		}
+		return path, nil
 	}
-	return nil, "", fmt.Errorf("too many files named %s", name)
+	return "", fmt.Errorf("too many files named %s", name)
 }
 
 // size says n bytes in words: 20 MB, 512 KB.

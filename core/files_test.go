@@ -182,3 +182,90 @@ func TestDiffAttachesALongPatch(t *testing.T) {
 	}
 	f.expect("is attached as " + sent.Name)
 }
+
+// stallingReader gives its first half, then calls check once before the
+// rest: a look at the disk in the middle of a download.
+type stallingReader struct {
+	data    string
+	check   func()
+	started bool
+}
+
+func (r *stallingReader) Read(p []byte) (int, error) {
+	if r.data == "" {
+		return 0, io.EOF
+	}
+	chunk := r.data
+	if !r.started {
+		chunk = r.data[:len(r.data)/2]
+	} else if r.check != nil {
+		r.check()
+		r.check = nil
+	}
+	n := copy(p, chunk)
+	r.data, r.started = r.data[n:], true
+	return n, nil
+}
+
+// A download is written under a temporary name and takes its own only
+// when complete: a crash midway leaves nothing half-written under it.
+func TestADownloadTakesItsNameWhenComplete(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	uploads := filepath.Join(f.root, ".jakebot", "uploads", core.Day(coretest.Epoch))
+	var during []string
+	slow := core.Attachment{Name: "log.txt", Open: func(context.Context) (io.ReadCloser, error) {
+		return io.NopCloser(&stallingReader{data: "first half, second half", check: func() {
+			entries, _ := os.ReadDir(uploads)
+			for _, e := range entries {
+				during = append(during, e.Name())
+			}
+		}}), nil
+	}}
+	f.send("read it", slow)
+	<-f.plugin.started
+	f.next()
+	if len(during) != 1 || !strings.HasPrefix(during[0], ".partial-") {
+		t.Errorf("mid-download the uploads folder held %q, want only a temporary file", during)
+	}
+	entries, _ := os.ReadDir(uploads)
+	if len(entries) != 1 || entries[0].Name() != "log.txt" {
+		t.Errorf("after the download the uploads folder holds %v, want log.txt alone", entries)
+	}
+	if got, err := os.ReadFile(filepath.Join(uploads, "log.txt")); err != nil || string(got) != "first half, second half" {
+		t.Errorf("log.txt = %q, %v", got, err)
+	}
+}
+
+// A conversation working in a subdirectory of a repository keeps its
+// uploads (in <subdirectory>/.jakebot/) out of git: git status, /diff and
+// so /merge never see them.
+func TestUploadsInASubdirectoryStayOutOfGit(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	repo := gitRepo(t, f.root)
+	sub := filepath.Join(repo, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "b.txt"), []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", ".")
+	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "sub")
+	f.say("alice", "/fake start "+sub)
+	f.expect("conversation started in " + sub)
+	f.send("look", file("shot.png", core.FileImage, "PNG", 3))
+	<-f.plugin.started
+	f.next()
+	if _, err := os.Stat(filepath.Join(sub, ".jakebot", "uploads", core.Day(coretest.Epoch), "shot.png")); err != nil {
+		t.Fatal(err)
+	}
+	if out := git(t, repo, "status", "--porcelain", "--untracked-files=all"); out != "" {
+		t.Errorf("git status shows the upload:\n%s", out)
+	}
+	f.say("alice", "/diff")
+	f.expect("No changes since HEAD.")
+}

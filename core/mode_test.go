@@ -21,6 +21,13 @@ func (modalPlugin) Modes() []core.Mode {
 // newModalFixture is a router whose plugin has modes; bob is an admin.
 func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 	t.Helper()
+	return newModalFixtureAsking(t, allowBypass, false)
+}
+
+// newModalFixtureAsking is newModalFixture with the chat approving tool
+// calls by default (APPROVALS=ask) when ask is set.
+func newModalFixtureAsking(t *testing.T, allowBypass, ask bool) *routerFixture {
+	t.Helper()
 	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 100), run: echo}
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
 		reg, err := core.NewRegistry(modalPlugin{p})
@@ -29,7 +36,7 @@ func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 		}
 		cfg.Plugins = reg
 		cfg.Access.Admin("fake", "bob")
-		cfg.AllowBypassModes = allowBypass
+		cfg.AllowBypassModes, cfg.Ask = allowBypass, ask
 	})
 	f.plugin = p
 	return f
@@ -122,6 +129,42 @@ func TestAllowBypassModesLetsEveryoneChooseThem(t *testing.T) {
 	f.expect("mode yolo")
 	if got := f.turn("go").Mode; got != "yolo" {
 		t.Errorf("turn mode = %q, want yolo", got)
+	}
+}
+
+// Where the chat approves tool calls (APPROVALS=ask), /mode auto would
+// let the CLI run tools with nobody approving them: it is for admins,
+// unless ALLOW_BYPASS_MODES. Where the bot asks nothing anyway, anyone may
+// choose it (TestModeSwitchesTheCLIModeAndApprovals).
+func TestModeAutoBypassesTheChatsApprovals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		allowBypass bool
+		who, want   string
+		ask         bool // the next turn's
+	}{
+		{"a user", false, "alice", "mode auto asks nothing in the chat", true},
+		{"an admin", false, "bob", "no approvals asked", false},
+		{"a user with ALLOW_BYPASS_MODES", true, "alice", "no approvals asked", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newModalFixtureAsking(t, tc.allowBypass, true)
+			f.say("alice", "/fake start")
+			f.expect("conversation started")
+			f.say("alice", "/mode")
+			if listing := f.next(); !strings.Contains(listing, "Now: mode the configured mode, approvals asked in the chat") ||
+				strings.Contains(listing, "auto — no questions: the CLI's permission mode decides alone (admins only)") == tc.allowBypass {
+				t.Errorf("/mode = %q", listing)
+			}
+			f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"},
+				From: tc.who, Text: "/mode auto"})
+			f.expect(tc.want)
+			if got := f.turn("go"); got.Ask != tc.ask {
+				t.Errorf("the next turn asks: %v, want %v", got.Ask, tc.ask)
+			}
+		})
 	}
 }
 

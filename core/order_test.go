@@ -179,3 +179,32 @@ func TestRouterDoneUnderStop(t *testing.T) {
 		}
 	}
 }
+
+// A reply's footer shows once the conversation is released: on a
+// platform that streams, whoever sees it may end the conversation at once.
+func TestTheFooterComesOnceTheConversationIsFree(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureLimited(t, echo, nil, nil, core.Limits{}) // every change streams
+	rec := f.rec
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	for i := range 20 {
+		f.say("alice", "hello")
+		for c := range rec.Written() {
+			if strings.Contains(c.Text, "— ") {
+				break
+			}
+		}
+		f.say("alice", "/conversation end")
+		for c := range rec.Written() {
+			if strings.Contains(c.Text, "Conversation ended") {
+				break
+			}
+			if strings.Contains(c.Text, "is running") {
+				t.Fatalf("round %d: seen the footer, /conversation end was told %q", i, c.Text)
+			}
+		}
+		f.say("alice", "/fake start")
+		f.expect("conversation started")
+	}
+}

@@ -30,22 +30,29 @@ type Limits struct {
 	FinalOnly bool
 }
 
+// Format is how a platform wants replies written. Each adapter package
+// builds its own from its configuration, without connecting, so that
+// jakebot replay renders and paces a stream exactly as the platform would.
+type Format interface {
+	// Render turns blocks into the text of one or more messages, each
+	// within the platform's length limit.
+	Render(blocks []ResponseBlock) []string
+	Limits() Limits
+}
+
 // Platform is a chat service the bot talks through. Implementations must be
 // safe for concurrent use.
 type Platform interface {
+	Format
 	// Name is the platform's name in conversation keys and logs.
 	Name() string
 	// Run receives messages and passes each to h until ctx is cancelled or
 	// the platform's input ends; it returns nil in both cases.
 	Run(ctx context.Context, h Handler) error
-	// Render turns blocks into the text of one or more messages, each
-	// within the platform's length limit.
-	Render(blocks []ResponseBlock) []string
 	// Send posts a new message.
 	Send(ctx context.Context, to Target, text string) (MessageRef, error)
 	// Edit replaces the text of a message the bot posted.
 	Edit(ctx context.Context, ref MessageRef, text string) error
-	Limits() Limits
 }
 
 // Typer is implemented by platforms that can show a typing indicator. The
@@ -94,6 +101,19 @@ const (
 // ephemeral message); others get an ordinary reply.
 type Refuser interface {
 	Refuse(ctx context.Context, m Message, text string) error
+}
+
+// ThreadOpener is implemented by platforms that give a new conversation a
+// thread of its own (Discord's text channels). The router calls
+// OpenThread on /<plugin> start once the start can no longer be refused:
+// the user is served and the workdir is resolved inside their roots. The
+// conversation then lives in the returned channel, and the start's reply
+// goes there. An empty channel and a nil error mean no thread here (the
+// place is a thread already, or threads are off); an error leaves the
+// conversation where it was started. workdir and plugin (its display
+// name) are for naming the thread.
+type ThreadOpener interface {
+	OpenThread(ctx context.Context, m Message, workdir, plugin string) (channel string, err error)
 }
 
 // RateLimitError is returned by a platform's Send or Edit when the service

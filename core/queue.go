@@ -29,6 +29,9 @@ type queued struct {
 	conv Conversation
 	// done is m's Done, called once the message is delivered or dropped.
 	done func()
+	// follow, for a turn an earlier process of the bot left running on a
+	// runner, is what streams the rest of it (Runners.Unfinished).
+	follow Plugin
 }
 
 // enqueue runs m now, or queues it behind the running turn. It reports

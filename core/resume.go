@@ -55,7 +55,7 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (wd string, i
 	if conv, ok := r.convs.Get(m.Key); ok {
 		if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
 			// The runner lists its CLI's history; the conversation stays there.
-			if p, err = r.cfg.Runners.Plugin(runner, p.ID()); err != nil {
+			if p, err = r.runnerPlugin(m, runner, p.ID()); err != nil {
 				return "", nil, false, err
 			}
 			wd, where = conv.Workdir, path

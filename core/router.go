@@ -83,7 +83,7 @@ type RouterConfig struct {
 	AttachmentMaxBytes int64
 	Transcribe         Transcriber
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages, a note and the whole answer as a Markdown file that
+	// its first page, a note and the whole answer as a Markdown file that
 	// Document renders, where the platform sends files. Zero or a nil
 	// Document: every page is a message.
 	LongReplyPages int
@@ -123,8 +123,11 @@ type Router struct {
 	cancelAll  context.CancelCauseFunc
 	deliverCtx context.Context
 
-	limits      *userLimits
-	refused     *Recent[string, struct{}]
+	limits  *userLimits
+	refused *Recent[string, struct{}]
+	// unpriced remembers the conversations told that a dollar budget does
+	// not bound their CLI (unpricedNote).
+	unpriced    *Recent[string, struct{}]
 	slots       *turnSlots
 	warm        *warmPool
 	questions   questions
@@ -191,6 +194,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		refused:     NewRecent[string, struct{}](10_000),
+		unpriced:    NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers),
 		obs:         cfg.Observer,
@@ -218,7 +222,8 @@ func (r *Router) Attach(p Platform) Handler {
 	r.mu.Lock()
 	r.platforms[p.Name()] = a
 	r.mu.Unlock()
-	r.armSchedules() // the platform's schedules, late ones at once
+	r.armSchedules()      // the platform's schedules, late ones at once
+	r.followUnfinished(a) // the turns an earlier process left on runners
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 
@@ -252,21 +257,23 @@ func (r *Router) Stats() Stats {
 	return st
 }
 
-// refuse answers a user who is not allowed, privately where the platform
-// can, and otherwise once per place: a stranger must not be able to make
-// the bot answer every line they write.
+// refuse answers a user who is not allowed once per place, privately
+// where the platform can: a stranger must not be able to make the bot
+// write (even privately: each write spends the bot's rate limit) for
+// every line they write.
 func (r *Router) refuse(ctx context.Context, a *attached, m Message, rec Record) {
 	r.logger.Warn("refused user", "id", rec.ID, "platform", m.Key.Platform, "user", m.Author())
 	rec.Kind, rec.Outcome = RecordRefused, OutcomeError
 	r.obs.Record(rec)
+	if !r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
+		return
+	}
 	if rf, ok := a.p.(Refuser); ok {
 		if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
 			return
 		}
 	}
-	if r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
-		r.reply(a, m.Target(), Refusal(m))
-	}
+	r.reply(a, m.Target(), Refusal(m))
 }
 
 // handle routes one message from platform a. A panic while handling it is

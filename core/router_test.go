@@ -64,6 +64,14 @@ func newRouterFixture(t *testing.T, run func(context.Context, core.Turn, func(co
 func newRouterFixtureWith(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
 	clock core.Clock, configure func(*core.RouterConfig)) *routerFixture {
 	t.Helper()
+	return newRouterFixtureLimited(t, run, clock, configure, core.Limits{FinalOnly: true})
+}
+
+// newRouterFixtureLimited is newRouterFixtureWith on a platform with lim
+// (the others get only final replies).
+func newRouterFixtureLimited(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
+	clock core.Clock, configure func(*core.RouterConfig), lim core.Limits) *routerFixture {
+	t.Helper()
 	if clock == nil {
 		clock = coretest.NewInstantClock()
 	}
@@ -86,7 +94,7 @@ func newRouterFixtureWith(t *testing.T, run func(context.Context, core.Turn, fun
 		configure(&cfg)
 	}
 	router := core.NewRouter(ctx, cfg, nil)
-	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
+	rec := platformtest.NewRecorder(clock, lim)
 	return &routerFixture{t: t, router: router, rec: rec, plugin: p, handle: router.Attach(rec), root: roots[0]}
 }
 

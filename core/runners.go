@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,16 +13,44 @@ import (
 // `jakebot runner` processes a gateway reaches over NATS). A conversation
 // started in "name:path" works on runner name, whose own roots and access
 // rules decide what path may be; turns there run with its CLIs.
+//
+// Admin says whether the user is an admin here: a runner lets an admin
+// work in all of its roots and everyone else only in its default root, as
+// the router does with its own.
 type Runners interface {
-	// Resolve asks runner to resolve path within its roots; it returns
-	// the workdir there.
-	Resolve(ctx context.Context, runner, path string) (string, error)
-	// Plugin is pluginID as it runs on runner. It fails with a user error
-	// when the runner is offline or does not have the plugin.
-	Plugin(runner, pluginID string) (Plugin, error)
+	// Resolve asks runner to resolve path within the roots the user may
+	// work in there; it returns the workdir there.
+	Resolve(ctx context.Context, runner, path string, admin bool) (string, error)
+	// Plugin is pluginID as it runs on runner for m's author. It fails
+	// with a user error when the runner is offline or does not have the
+	// plugin.
+	Plugin(runner, pluginID string, m Message, admin bool) (Plugin, error)
 	// List describes the runners known, connected or not.
 	List() []RunnerInfo
+	// Unfinished hands over, once, the turns on runners that an earlier
+	// process of this bot was streaming into platform's chats when it
+	// stopped: they went on there, and their replies go on here.
+	Unfinished(platform string) []UnfinishedTurn
 }
+
+// UnfinishedTurn is a turn still running on a runner (or finished there
+// meanwhile) whose reply an earlier process of the bot did not finish.
+type UnfinishedTurn struct {
+	// Message is the message the turn answers.
+	Message Message
+	Runner  string
+	// Plugin streams the rest of the turn: its Run follows the turn that
+	// is already running and ignores the Turn it is given.
+	Plugin Plugin
+	// Abandon stops the turn there, for a conversation that ended or moved
+	// meanwhile.
+	Abandon func()
+}
+
+// ErrTurnGoesOn is the cause of a plugin's error when the bot shut down
+// during a turn that goes on without it (on a runner): the next process
+// of the bot follows it again (Runners.Unfinished).
+var ErrTurnGoesOn = errors.New("the turn goes on without the bot")
 
 // RunnerInfo is what /runners shows of one runner.
 type RunnerInfo struct {
@@ -54,20 +83,48 @@ func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 	return SplitRunner(workdir)
 }
 
-// remoteStart resolves a "runner:path" workdir for /<plugin> start: the
-// runner checks path against its own roots.
-func (r *Router) remoteStart(ctx context.Context, p Plugin, runner, path string, worktree *bool) (string, error) {
+// remoteStart resolves a "runner:path" workdir for /<plugin> start or
+// /workdir: the runner checks path against the roots m's author may work
+// in there.
+func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string, worktree *bool) (string, error) {
 	if worktree != nil && *worktree {
 		return "", Errorf("worktrees are made on this machine only; start on %s without --worktree", runner)
 	}
-	if _, err := r.cfg.Runners.Plugin(runner, p.ID()); err != nil {
+	admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+	if _, err := r.cfg.Runners.Plugin(runner, pluginID, m, admin); err != nil {
 		return "", err
 	}
-	wd, err := r.cfg.Runners.Resolve(ctx, runner, path)
+	wd, err := r.cfg.Runners.Resolve(ctx, runner, path, admin)
 	if err != nil {
 		return "", err
 	}
 	return runner + ":" + wd, nil
+}
+
+// runnerPlugin is the plugin of m's conversation on runner, for m's
+// author: the runner checks the workdir against the author's roots there
+// on every request.
+func (r *Router) runnerPlugin(m Message, runner, pluginID string) (Plugin, error) {
+	return r.cfg.Runners.Plugin(runner, pluginID, m, r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()))
+}
+
+// followUnfinished goes on with the replies of the turns on runners that
+// an earlier process of the bot was streaming into a's chats: each runs
+// as its conversation's turn, with the rest of its events.
+func (r *Router) followUnfinished(a *attached) {
+	if r.cfg.Runners == nil {
+		return
+	}
+	for _, u := range r.cfg.Runners.Unfinished(a.p.Name()) {
+		conv, ok := r.convs.Get(u.Message.Key)
+		runner, _, remote := r.remoteWorkdir(conv.Workdir)
+		if !ok || !remote || runner != u.Runner || conv.Plugin != u.Plugin.ID() {
+			r.logger.Info("turn on a runner abandoned: its conversation ended or moved", "runner", u.Runner, "conversation", u.Message.Key.String())
+			u.Abandon()
+			continue
+		}
+		r.enqueue(a, queued{m: u.Message, id: newID(), conv: conv, done: func() {}, follow: u.Plugin})
+	}
 }
 
 // listRunners answers /runners.

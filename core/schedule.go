@@ -15,11 +15,12 @@ import (
 type Schedule struct {
 	ID  int
 	Key ConversationKey
-	// From, UserName and Allowed are the author's, as on their message
-	// (Allowed: the adapter admitted them by a rule such as a role).
+	// From and UserName are the author's, as on their message. Whether
+	// they may still use the bot is checked each time it fires, against
+	// Access: a platform's own rule (Message.Allowed, a Discord role) is
+	// not stored, since it cannot be checked again while they are away.
 	From     string
 	UserName string
-	Allowed  bool
 	Text     string
 	// Next is when it runs next. Every or Cron repeats it; neither means
 	// it runs once.
@@ -102,6 +103,24 @@ func (c *Conversations) RemoveSchedule(id int) bool {
 		c.changed()
 	}
 	return ok
+}
+
+// removeSchedulesOf deletes every schedule of conversation k and returns
+// how many there were.
+func (c *Conversations) removeSchedulesOf(k ConversationKey) int {
+	c.mu.Lock()
+	n := 0
+	for id, s := range c.schedules {
+		if s.Key == k {
+			delete(c.schedules, id)
+			n++
+		}
+	}
+	c.mu.Unlock()
+	if n > 0 {
+		c.changed()
+	}
+	return n
 }
 
 // setScheduleNext moves schedule id to next, unless it was removed.
@@ -205,6 +224,11 @@ func (r *Router) schedule(m Message, cmd Command) (string, error) {
 	if _, ok := r.convs.Get(m.Key); !ok {
 		return r.noConversation(), nil
 	}
+	if !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
+		// Admitted by a platform's rule (a role) that cannot be checked
+		// again when the schedule fires: losing the role must stop it.
+		return "", Errorf("you are admitted by a rule of %s (such as a role) that cannot be checked again when a schedule runs while you are away: /at and /every need your id, %s, on the bot's allow-list (ask the operator)", m.Key.Platform, m.Author())
+	}
 	now := r.clock.Now()
 	parse := parseAt
 	if cmd.Name == CmdEvery {
@@ -223,7 +247,7 @@ func (r *Router) schedule(m Message, cmd Command) (string, error) {
 	if n >= maxSchedulesPerUser {
 		return "", Errorf("you have %d schedules, the most one may have: /unschedule one first", n)
 	}
-	s.Key, s.From, s.UserName, s.Allowed = m.Key, m.Author(), m.UserName, m.Allowed
+	s.Key, s.From, s.UserName = m.Key, m.Author(), m.UserName
 	id := r.convs.AddSchedule(s)
 	r.armSchedules()
 	return fmt.Sprintf("Scheduled #%d (%s), next at %s: %s\n/schedules lists them, /unschedule %d removes it.",
@@ -306,7 +330,7 @@ func (r *Router) runSchedules() {
 		if a == nil {
 			continue
 		}
-		if !s.Allowed && !r.cfg.Access.Allowed(s.Key.Platform, s.From) {
+		if !r.cfg.Access.Allowed(s.Key.Platform, s.From) {
 			// No longer allowed: nothing of theirs is posted or run.
 			r.logger.Warn("schedule dropped: its author is not allowed", "schedule", s.ID, "user", s.From)
 			r.convs.RemoveSchedule(s.ID)
@@ -318,7 +342,7 @@ func (r *Router) runSchedules() {
 			r.convs.RemoveSchedule(s.ID)
 		}
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Allowed: s.Allowed, Text: s.Text}
+			Text: s.Text}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
 		if late := now.Sub(s.Next); late > lateAfter {
 			note += fmt.Sprintf("\nIt is late: it was due at %s, while the bot was not running.", s.Next.Format("2006-01-02 15:04 MST"))

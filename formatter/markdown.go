@@ -85,11 +85,15 @@ func ToolLine(bl core.ResponseBlock) string {
 	return s
 }
 
-// FooterText is a footer block's text, such as "12.3s · $0.0421".
+// FooterText is a footer block's text, such as "12.3s · $0.0421", or
+// "12.3s · 12.0k in / 310 out tokens" from a CLI that reports no cost.
 func FooterText(bl core.ResponseBlock) string {
 	parts := []string{formatDuration(bl.Duration)}
-	if bl.CostUSD > 0 {
+	switch {
+	case bl.CostUSD > 0:
 		parts = append(parts, fmt.Sprintf("$%.4f", bl.CostUSD))
+	case bl.InputTokens+bl.OutputTokens > 0:
+		parts = append(parts, core.Tokens(bl.InputTokens, bl.OutputTokens))
 	}
 	return strings.Join(parts, " · ")
 }

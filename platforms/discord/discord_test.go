@@ -206,3 +206,38 @@ func TestFilesBothWays(t *testing.T) {
 	}
 	h.waitBot(thread, "all of it is in answer.md")
 }
+
+// TestModelTextPingsNobody: a CLI's answer may say @everyone or mention a
+// user or role; every write of it tells Discord to parse no mentions
+// (allowed_mentions.parse=[]: an absent field would let it ping).
+func TestModelTextPingsNobody(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	thread := h.start(h.owner)
+	const text = "@everyone @here <@&1234> <@5678> look"
+	h.fake.Say(h.owner, thread, text)
+	h.waitBot(thread, "echo: "+text)
+	n := 0
+	for _, c := range h.fake.Calls() {
+		if (c.Method != "POST" && c.Method != "PATCH") || !strings.Contains(c.Path, "messages") || !strings.Contains(string(c.Body), "@everyone") {
+			continue // a thread's name does not ping
+		}
+		n++
+		var body struct {
+			AllowedMentions *struct {
+				Parse *[]string `json:"parse"`
+				Users []string  `json:"users"`
+				Roles []string  `json:"roles"`
+			} `json:"allowed_mentions"`
+		}
+		if err := json.Unmarshal(c.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if am := body.AllowedMentions; am == nil || am.Parse == nil || len(*am.Parse) != 0 || len(am.Users) != 0 || len(am.Roles) != 0 {
+			t.Errorf("%s %s: allowed_mentions = %s, want parse=[]", c.Method, c.Path, c.Body)
+		}
+	}
+	if n == 0 {
+		t.Error("no write carried the answer")
+	}
+}

@@ -117,7 +117,7 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 		route(&rc)
 	}
 	h.router = core.NewRouter(ctx, rc, h.convs)
-	h.adapter, err = New(h.cfg, Options{Plugins: []core.Plugin{plugin}, Roots: roots, Conversations: h.convs, Logger: logger})
+	h.adapter, err = New(h.cfg, Options{Plugins: []core.Plugin{plugin}, Lookup: h.router, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -456,3 +456,22 @@ func TestLongTurnPingsItsAuthor(t *testing.T) {
 		t.Errorf("ping = %q, want it to mention the author", last)
 	}
 }
+
+// TestStrangerIsRefusedOncePerPlace: every line a stranger writes in a
+// thread would otherwise cost the bot an ephemeral post (and its rate
+// limit): they are told once per place.
+func TestStrangerIsRefusedOncePerPlace(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{})
+	thread := h.startThread(alice, general)
+	for _, text := range []string{"one", "two", "three"} {
+		h.fake.Post(t, mallory, general, thread, text)
+	}
+	// The thread's messages reach the router in order: once Alice's
+	// is answered, Mallory's were handled.
+	h.fake.Post(t, alice, general, thread, "after them")
+	h.waitReply(general, thread, "echo: after them")
+	if es := h.fake.Ephemeral(); len(es) != 1 || es[0].ThreadTS != thread {
+		t.Errorf("ephemeral messages = %+v, want one refusal in the thread", es)
+	}
+}

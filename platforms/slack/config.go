@@ -3,7 +3,6 @@ package slack
 import (
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -53,16 +52,6 @@ func (c Config) Validate() error {
 func (c Config) Grant(access *core.Access) {
 	access.Allow(Name, c.AllowedUsers...)
 	access.Admin(Name, c.AdminUsers...)
-}
-
-// allows reports whether user is among the configured users. The router
-// decides access; the adapter asks only to avoid posting a thread parent
-// for someone it will refuse.
-func (c Config) allows(user string) bool {
-	return slices.ContainsFunc(slices.Concat(c.AllowedUsers, c.AdminUsers), func(u string) bool {
-		u = strings.TrimSpace(u)
-		return u == user || u == "*"
-	})
 }
 
 // LogValue logs the configuration without its tokens.

@@ -194,6 +194,8 @@ type setup struct {
 	// root; with a real plugin the clock is an instant one.
 	plugin  core.Plugin
 	workdir string
+	// router adjusts the router's configuration.
+	router func(*core.RouterConfig)
 }
 
 func start(t *testing.T, s setup) *harness {
@@ -230,8 +232,12 @@ func start(t *testing.T, s setup) *harness {
 	}
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
-	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}, nil)
-	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin)}
+	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}
+	if s.router != nil {
+		s.router(&rc)
+	}
+	h.router = core.NewRouter(ctx, rc, nil)
+	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin), slack.WithLookup(h.router)}
 	if s.limit > 0 {
 		opts = append(opts, slack.WithMessageLimit(s.limit))
 	}

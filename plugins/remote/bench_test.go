@@ -42,14 +42,14 @@ func BenchmarkTurnHop(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				gw, err := remote.NewGateway(nc, time.Minute, nil)
+				gw, err := remote.NewGateway(context.Background(), nc, remote.GatewayConfig{OfflineAfter: time.Minute})
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer gw.Close()
 				reg, _ := core.NewRegistry(instantPlugin{})
 				roots, _ := core.NewRoots([]string{dir})
-				r, err := remote.NewRunner(connect(b, url), "box2", reg, roots, time.Second, nil)
+				r, err := remote.NewRunner(connect(b, url, remote.RunnerInbox("box2")), remote.RunnerConfig{Name: "box2", Plugins: reg, Roots: roots, Interval: time.Second})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -58,7 +58,7 @@ func BenchmarkTurnHop(b *testing.B) {
 				go r.Run(ctx)
 				// Until the gateway's own handler has had an announcement.
 				for <-heard; ; <-heard {
-					if p, err = gw.Plugin("box2", "claude"); err == nil {
+					if p, err = gw.Plugin("box2", "claude", core.Message{}, true); err == nil {
 						break
 					}
 				}

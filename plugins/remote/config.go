@@ -54,8 +54,9 @@ func (c Config) Name() (string, error) {
 }
 
 // Connect connects to NATS as the configuration says, reconnecting for
-// ever: a gateway and a runner outlive a NATS restart.
-func Connect(c Config, clientName string, logger *slog.Logger) (*nats.Conn, error) {
+// ever: a gateway and a runner outlive a NATS restart. A runner passes
+// RunnerInbox.
+func Connect(c Config, clientName string, logger *slog.Logger, more ...nats.Option) (*nats.Conn, error) {
 	if !c.Enabled() {
 		return nil, errors.New("NATS_URL is not set")
 	}
@@ -88,12 +89,16 @@ func Connect(c Config, clientName string, logger *slog.Logger) (*nats.Conn, erro
 	if c.Cert != "" || c.Key != "" {
 		opts = append(opts, nats.ClientCert(c.Cert, c.Key))
 	}
-	nc, err := nats.Connect(c.URL, opts...)
+	nc, err := nats.Connect(c.URL, append(opts, more...)...)
 	if err != nil {
 		return nil, fmt.Errorf("nats: connect: %w", err)
 	}
 	return nc, nil
 }
+
+// RunnerInbox makes the replies to runner's own requests come under its
+// own subjects, the only ones its NATS user may need to read.
+func RunnerInbox(runner string) nats.Option { return nats.CustomInboxPrefix(runnerInbox(runner)) }
 
 // Secret is a string that never prints (core.Secret).
 type Secret = core.Secret

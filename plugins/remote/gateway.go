@@ -7,47 +7,80 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nuid"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// requestTimeout bounds a request to a runner that is not a turn.
+// requestTimeout bounds a request to a runner or to JetStream.
 const requestTimeout = 10 * time.Second
+
+// GatewayConfig is how a gateway watches its runners.
+type GatewayConfig struct {
+	// OfflineAfter: a runner not heard for that long is offline; zero is
+	// OfflineAfter.
+	OfflineAfter time.Duration
+	// Clock times the runners' silence; nil is the system clock.
+	Clock core.Clock
+	// Redactor blanks the gateway's own secrets out of what it sends to
+	// runners: they never leave this machine.
+	Redactor *core.Redactor
+	Logger   *slog.Logger
+}
 
 // Gateway is the bot's side: it hears runners announce themselves and
 // runs conversations' turns on them (core.Runners).
 type Gateway struct {
-	nc           *nats.Conn
-	logger       *slog.Logger
-	offlineAfter time.Duration
-	sub          *nats.Subscription
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	turns jetstream.KeyValue
+	cfg   GatewayConfig
+	sub   *nats.Subscription
 
 	mu      sync.Mutex
 	runners map[string]*runnerState
+	// unfinished are the turns an earlier gateway followed when it
+	// stopped, until Unfinished hands them over.
+	unfinished []*turnRecord
 }
 
+// runnerState is what the gateway knows of one runner.
 type runnerState struct {
 	info     Announcement
 	lastSeen time.Time
+	heard    bool
+	online   bool
+	// gone is closed when this run of the runner ends for the gateway:
+	// silent for OfflineAfter, or heard again as another instance.
+	gone  chan struct{}
+	timer core.Timer
 }
 
 var _ core.Runners = (*Gateway)(nil)
 
-// NewGateway listens for runners on nc and asks those already up to
-// announce themselves. A zero offlineAfter is OfflineAfter.
-func NewGateway(nc *nats.Conn, offlineAfter time.Duration, logger *slog.Logger) (*Gateway, error) {
-	if offlineAfter <= 0 {
-		offlineAfter = OfflineAfter
+// NewGateway makes the event stream and the bucket of followed turns
+// (JetStream must be enabled on the server), loads the turns an earlier
+// gateway left unfinished, listens for runners and asks those already up
+// to announce themselves.
+func NewGateway(ctx context.Context, nc *nats.Conn, cfg GatewayConfig) (*Gateway, error) {
+	if cfg.OfflineAfter <= 0 {
+		cfg.OfflineAfter = OfflineAfter
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if cfg.Clock == nil {
+		cfg.Clock = core.SystemClock{}
 	}
-	g := &Gateway{nc: nc, logger: logger, offlineAfter: offlineAfter, runners: map[string]*runnerState{}}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	g := &Gateway{nc: nc, cfg: cfg, runners: map[string]*runnerState{}}
+	if err := g.openJetStream(ctx); err != nil {
+		return nil, err
+	}
 	sub, err := nc.Subscribe(announceAll(), g.heard)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -60,8 +93,59 @@ func NewGateway(nc *nats.Conn, offlineAfter time.Duration, logger *slog.Logger) 
 	return g, nil
 }
 
+// openJetStream makes (or finds) the event stream and the turns bucket,
+// and reads the turns left unfinished.
+func (g *Gateway) openJetStream(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	js, err := jetstream.New(g.nc)
+	if err != nil {
+		return fmt.Errorf("gateway: jetstream: %w", err)
+	}
+	g.js = js
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: eventStream, Subjects: []string{eventSubjects()},
+		Description: "jake-bot: the messages of turns on runners", MaxAge: eventRetention, MaxBytes: eventBytes,
+		Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute}); err != nil {
+		return fmt.Errorf("jetstream stream %s (is JetStream enabled on the server?): %w", eventStream, err)
+	}
+	if g.turns, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: turnBucket, History: 1, TTL: eventRetention,
+		Description: "jake-bot: the turns on runners a gateway follows"}); err != nil {
+		return fmt.Errorf("jetstream bucket %s: %w", turnBucket, err)
+	}
+	keys, err := g.turns.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("jetstream bucket %s: %w", turnBucket, err)
+	}
+	for key := range keys.Keys() {
+		e, err := g.turns.Get(ctx, key)
+		var rec turnRecord
+		if err == nil {
+			err = json.Unmarshal(e.Value(), &rec)
+		}
+		if err != nil || rec.ID != key {
+			g.cfg.Logger.Warn("unfinished turn unreadable; dropped", "key", key, "err", err)
+			g.turns.Delete(ctx, key)
+			continue
+		}
+		g.unfinished = append(g.unfinished, &rec)
+	}
+	if len(g.unfinished) > 0 {
+		g.cfg.Logger.Info("turns on runners to follow again", "turns", len(g.unfinished))
+	}
+	return nil
+}
+
 // Close stops listening.
-func (g *Gateway) Close() { g.sub.Unsubscribe() }
+func (g *Gateway) Close() {
+	g.sub.Unsubscribe()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, st := range g.runners {
+		if st.timer != nil {
+			st.timer.Stop()
+		}
+	}
+}
 
 func (g *Gateway) heard(m *nats.Msg) {
 	var a Announcement
@@ -70,21 +154,65 @@ func (g *Gateway) heard(m *nats.Msg) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, known := g.runners[a.Name]; !known {
-		g.logger.Info("runner connected", "runner", a.Name, "roots", a.Roots)
+	st := g.state(a.Name)
+	changed := st.info.Instance != a.Instance
+	switch {
+	case !st.heard:
+		g.cfg.Logger.Info("runner connected", "runner", a.Name, "roots", a.Roots)
+	case !st.online:
+		g.cfg.Logger.Info("runner back", "runner", a.Name, "offline_for", g.cfg.Clock.Now().Sub(st.lastSeen))
+	case changed:
+		g.cfg.Logger.Warn("runner restarted", "runner", a.Name)
 	}
-	g.runners[a.Name] = &runnerState{info: a, lastSeen: time.Now()}
+	if st.online && changed {
+		close(st.gone) // its turns' followers check whether theirs still runs
+	}
+	if !st.online || changed {
+		st.gone = make(chan struct{})
+	}
+	st.info, st.heard, st.online = a, true, true
+	st.lastSeen = g.cfg.Clock.Now()
+	g.watch(a.Name, st)
 }
 
-// online returns runner's announcement if it was heard lately.
-func (g *Gateway) online(runner string) (Announcement, time.Time, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// state returns runner's state, made when it is first needed (by a turn
+// an earlier gateway left, before the runner is heard). g.mu is held.
+func (g *Gateway) state(runner string) *runnerState {
 	st, ok := g.runners[runner]
 	if !ok {
-		return Announcement{}, time.Time{}, false
+		st = &runnerState{online: true, gone: make(chan struct{}), lastSeen: g.cfg.Clock.Now()}
+		g.runners[runner] = st
+		g.watch(runner, st)
 	}
-	return st.info, st.lastSeen, time.Since(st.lastSeen) < g.offlineAfter
+	return st
+}
+
+// watch declares runner offline once OfflineAfter passes without its
+// being heard. g.mu is held.
+func (g *Gateway) watch(runner string, st *runnerState) {
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+	seen := st.lastSeen
+	st.timer = g.cfg.Clock.AfterFunc(g.cfg.OfflineAfter, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !st.online || !st.lastSeen.Equal(seen) {
+			return
+		}
+		st.online = false
+		close(st.gone)
+		g.cfg.Logger.Warn("runner offline", "runner", runner, "silent_for", g.cfg.OfflineAfter)
+	})
+}
+
+// runnerNow is what the gateway knows of runner now, and the channel
+// closed when that changes (offline, restarted).
+func (g *Gateway) runnerNow(runner string) (info Announcement, lastSeen time.Time, online bool, gone <-chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st := g.state(runner)
+	return st.info, st.lastSeen, st.online, st.gone
 }
 
 // List describes the runners heard of.
@@ -92,40 +220,41 @@ func (g *Gateway) List() []core.RunnerInfo {
 	g.mu.Lock()
 	var out []core.RunnerInfo
 	for name, st := range g.runners {
-		ri := core.RunnerInfo{Name: name, Roots: st.info.Roots, LastSeen: st.lastSeen, Online: time.Since(st.lastSeen) < g.offlineAfter}
+		if !st.heard {
+			continue
+		}
+		ri := core.RunnerInfo{Name: name, Roots: st.info.Roots, LastSeen: st.lastSeen, Online: st.online}
 		for _, p := range st.info.Plugins {
 			ri.Plugins = append(ri.Plugins, p.ID)
 		}
 		out = append(out, ri)
 	}
 	g.mu.Unlock()
-	slices.SortFunc(out, func(a, b core.RunnerInfo) int { return compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b core.RunnerInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// Plugin is pluginID as runner serves it, for m's author.
+func (g *Gateway) Plugin(runner, pluginID string, m core.Message, admin bool) (core.Plugin, error) {
+	g.mu.Lock()
+	st, known := g.runners[runner]
+	var info Announcement
+	var seen time.Time
+	heard, online := false, false
+	if known {
+		info, seen, heard, online = st.info, st.lastSeen, st.heard, st.online
 	}
-	return 0
-}
-
-// Plugin is pluginID as runner serves it.
-func (g *Gateway) Plugin(runner, pluginID string) (core.Plugin, error) {
-	info, seen, ok := g.online(runner)
+	g.mu.Unlock()
 	switch {
-	case seen.IsZero():
+	case !heard:
 		return nil, core.Errorf("no runner %q has connected (/runners lists those that have)", runner)
-	case !ok:
+	case !online:
 		return nil, core.Errorf("runner %s is offline (last heard %s ago); the conversation goes on there when it is back",
-			runner, time.Since(seen).Round(time.Second))
+			runner, g.cfg.Clock.Now().Sub(seen).Round(time.Second))
 	}
 	for _, p := range info.Plugins {
 		if p.ID == pluginID {
-			return &remotePlugin{g: g, runner: runner, id: p.ID, name: p.Name}, nil
+			return &remotePlugin{g: g, runner: runner, id: p.ID, name: p.Name, m: m, admin: admin}, nil
 		}
 	}
 	return nil, core.Errorf("runner %s has no %s (it serves %s)", runner, pluginID, pluginNames(info.Plugins))
@@ -142,10 +271,11 @@ func pluginNames(ps []PluginInfo) string {
 	return fmt.Sprint(ids)
 }
 
-// Resolve asks runner for path inside its roots.
-func (g *Gateway) Resolve(ctx context.Context, runner, path string) (string, error) {
+// Resolve asks runner for path inside the roots the user may work in
+// there.
+func (g *Gateway) Resolve(ctx context.Context, runner, path string, admin bool) (string, error) {
 	var rep resolveReply
-	if err := g.request(ctx, runnerSubject(runner, "resolve"), resolveRequest{Path: path}, &rep); err != nil {
+	if err := g.request(ctx, runnerSubject(runner, "resolve"), resolveRequest{Path: path, Admin: admin}, &rep); err != nil {
 		return "", fmt.Errorf("runner %s: %w", runner, err)
 	}
 	return rep.Workdir, rep.Error.err()
@@ -167,111 +297,4 @@ func (g *Gateway) request(ctx context.Context, subject string, req, reply any) e
 		return err
 	}
 	return json.Unmarshal(m.Data, reply)
-}
-
-// remotePlugin is a plugin of a runner, as the router sees it.
-type remotePlugin struct {
-	g      *Gateway
-	runner string
-	id     string
-	name   string
-}
-
-func (p *remotePlugin) ID() string   { return p.id }
-func (p *remotePlugin) Name() string { return p.name + " on " + p.runner }
-
-// Conversations lists the CLI's history on the runner.
-func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	var rep listReply
-	if err := p.g.request(ctx, runnerSubject(p.runner, "conversations"), listRequest{Plugin: p.id, Workdir: workdir}, &rep); err != nil {
-		return nil, fmt.Errorf("runner %s: %w", p.runner, err)
-	}
-	return rep.Conversations, rep.Error.err()
-}
-
-// stopGrace is how long a stopped turn may take to end on the runner
-// (the CLI's own interrupt, then its kill) before the gateway gives up.
-const stopGrace = 20 * time.Second
-
-// Run runs the turn on the runner: the events come back in order;
-// cancelling ctx stops it there; a runner that goes silent ends it with
-// an error saying so.
-func (p *remotePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	id := nuid.Next()
-	msgs := make(chan *nats.Msg, 4096)
-	sub, err := p.g.nc.ChanSubscribe(turnSubject(p.runner, id, "event"), msgs)
-	if err != nil {
-		return core.TurnResult{}, fmt.Errorf("runner %s: %w", p.runner, err)
-	}
-	defer sub.Unsubscribe()
-	sub.SetPendingLimits(-1, -1) // a turn's events are bounded by the turn
-	t.Images = nil
-	var rep turnReply
-	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), turnRequest{ID: id, Plugin: p.id, Turn: t}, &rep); err != nil {
-		return core.TurnResult{}, fmt.Errorf("runner %s: %w", p.runner, err)
-	}
-	if err := rep.Error.err(); err != nil {
-		return core.TurnResult{}, err
-	}
-	return p.follow(ctx, id, msgs, emit)
-}
-
-// follow reads a turn's messages until it is done.
-func (p *remotePlugin) follow(ctx context.Context, id string, msgs <-chan *nats.Msg, emit func(core.Event)) (core.TurnResult, error) {
-	check := time.NewTicker(p.g.offlineAfter / 3)
-	defer check.Stop()
-	done := ctx.Done()
-	var giveUp <-chan time.Time
-	next := 1
-	for {
-		select {
-		case m := <-msgs:
-			var tm turnMessage
-			if err := json.Unmarshal(m.Data, &tm); err != nil {
-				return core.TurnResult{}, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
-			}
-			if tm.Seq != next {
-				return core.TurnResult{}, fmt.Errorf("runner %s: turn message %d came where %d was due: events were lost", p.runner, tm.Seq, next)
-			}
-			next++
-			if tm.Done {
-				res := core.TurnResult{}
-				if tm.Result != nil {
-					res = *tm.Result
-				}
-				return res, tm.Error.err()
-			}
-			if tm.Event != nil {
-				emit(p.event(id, tm.Event))
-			}
-		case <-done:
-			// Stop it there, then wait for its end, which keeps the
-			// session's partial turn.
-			p.g.nc.Publish(turnSubject(p.runner, id, "cancel"), nil)
-			done, giveUp = nil, time.After(stopGrace)
-		case <-giveUp:
-			return core.TurnResult{}, context.Cause(ctx)
-		case <-check.C:
-			if _, seen, ok := p.g.online(p.runner); !ok {
-				return core.TurnResult{}, core.Errorf("runner %s went offline during the turn (nothing heard from it for %s). "+
-					"The conversation goes on there when it is back", p.runner, time.Since(seen).Round(time.Second))
-			}
-		}
-	}
-}
-
-// event turns a wire event back into a core.Event; a question's answer
-// goes back to the runner.
-func (p *remotePlugin) event(id string, we *wireEvent) core.Event {
-	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, ResumeToken: we.ResumeToken, Model: we.Model}
-	if q := we.Question; q != nil {
-		ev.Question = &core.Question{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options,
-			Answer: func(a core.Answer) {
-				data, _ := json.Marshal(answerMessage{Question: q.ID, Answer: a})
-				if err := p.g.nc.Publish(turnSubject(p.runner, id, "answer"), data); err != nil {
-					p.g.logger.Warn("answer not sent", "runner", p.runner, "err", err)
-				}
-			}}
-	}
-	return ev
 }

@@ -3,13 +3,16 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -21,34 +24,67 @@ const (
 	OfflineAfter     = 15 * time.Second
 )
 
+// RunnerConfig is what a runner serves and by which rules: its own,
+// whatever a gateway asks.
+type RunnerConfig struct {
+	// Name is what the runner answers to (box2 in "box2:~/src").
+	Name    string
+	Plugins *core.Registry
+	// Roots bound every workdir. Users other than the gateway's admins
+	// work only in the root holding DefaultWorkdir (else the first), as
+	// on the gateway's own machine.
+	Roots          core.Roots
+	DefaultWorkdir string
+	// AllowBypassModes lets users other than admins run turns in a mode
+	// in which tools run with nobody approving them.
+	AllowBypassModes bool
+	// Redactor blanks the runner's own secrets out of everything it
+	// sends: a CLI printing the runner's API key does not reach the chat.
+	Redactor *core.Redactor
+	// Interval is how often it announces itself; zero is
+	// AnnounceInterval.
+	Interval time.Duration
+	Logger   *slog.Logger
+}
+
 // Runner serves turns sent to it over NATS with its local plugins, in
 // its own roots: whatever a gateway asks, a workdir outside them is
 // refused here.
 type Runner struct {
 	nc       *nats.Conn
-	name     string
-	plugins  *core.Registry
-	roots    core.Roots
+	js       jetstream.JetStream
+	cfg      RunnerConfig
+	instance string
 	logger   *slog.Logger
-	interval time.Duration
 
-	wg sync.WaitGroup
+	mu sync.Mutex
+	// sessions holds the running turn of each session (plugin/token): a
+	// session runs one turn at a time.
+	sessions map[string]*runnerTurn
+	wg       sync.WaitGroup
 }
 
-// NewRunner returns a runner called name on nc. A zero interval is
-// AnnounceInterval; a nil logger discards.
-func NewRunner(nc *nats.Conn, name string, plugins *core.Registry, roots core.Roots, interval time.Duration, logger *slog.Logger) (*Runner, error) {
-	if !validName(name) {
-		return nil, fmt.Errorf("runner name %q: want letters, digits, - and _ (RUNNER_NAME)", name)
+// NewRunner returns a runner on nc, which must have been connected with
+// RunnerInbox(cfg.Name).
+func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
+	if !validName(cfg.Name) {
+		return nil, fmt.Errorf("runner name %q: want letters, digits, - and _ (RUNNER_NAME)", cfg.Name)
 	}
-	if interval <= 0 {
-		interval = AnnounceInterval
+	if !strings.HasPrefix(nc.NewInbox(), runnerInbox(cfg.Name)+".") {
+		return nil, fmt.Errorf("runner %s: connect with remote.RunnerInbox(%q), so its NATS user needs no other subjects", cfg.Name, cfg.Name)
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("runner: jetstream: %w", err)
 	}
-	return &Runner{nc: nc, name: name, plugins: plugins, roots: roots, interval: interval,
-		logger: logger.With("runner", name)}, nil
+	if cfg.Interval <= 0 {
+		cfg.Interval = AnnounceInterval
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{nc: nc, js: js, cfg: cfg, instance: nuid.Next(), logger: cfg.Logger.With("runner", cfg.Name),
+		sessions: map[string]*runnerTurn{}}, nil
 }
 
 // Run serves until ctx is done; then it cancels the turns it runs and
@@ -57,10 +93,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	handlers := map[string]nats.MsgHandler{
-		discoverSubject():                      func(*nats.Msg) { r.announce() },
-		runnerSubject(r.name, "resolve"):       r.resolve,
-		runnerSubject(r.name, "conversations"): func(m *nats.Msg) { r.conversations(ctx, m) },
-		runnerSubject(r.name, "turn"):          func(m *nats.Msg) { r.turn(ctx, m) },
+		discoverSubject():                          func(*nats.Msg) { r.announce() },
+		runnerSubject(r.cfg.Name, "resolve"):       r.resolve,
+		runnerSubject(r.cfg.Name, "conversations"): func(m *nats.Msg) { r.conversations(ctx, m) },
+		runnerSubject(r.cfg.Name, "turn"):          func(m *nats.Msg) { r.turn(ctx, m) },
 	}
 	var subs []*nats.Subscription
 	defer func() {
@@ -78,8 +114,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err := r.nc.Flush(); err != nil {
 		return fmt.Errorf("runner: %w", err)
 	}
-	r.logger.Info("runner serving", "plugins", r.plugins.IDs(), "roots", []string(r.roots))
-	tick := time.NewTicker(r.interval)
+	r.logger.Info("runner serving", "plugins", r.cfg.Plugins.IDs(), "roots", []string(r.cfg.Roots))
+	tick := time.NewTicker(r.cfg.Interval)
 	defer tick.Stop()
 	for {
 		r.announce()
@@ -94,160 +130,123 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func (r *Runner) announce() {
-	a := Announcement{Name: r.name, Roots: r.roots}
-	for _, id := range r.plugins.IDs() {
-		p, _ := r.plugins.Get(id)
+	a := Announcement{Name: r.cfg.Name, Instance: r.instance, Roots: r.userRoots(false)}
+	for _, root := range r.cfg.Roots {
+		if root != a.Roots[0] {
+			a.Roots = append(a.Roots, root)
+		}
+	}
+	for _, id := range r.cfg.Plugins.IDs() {
+		p, _ := r.cfg.Plugins.Get(id)
 		a.Plugins = append(a.Plugins, PluginInfo{ID: p.ID(), Name: p.Name()})
 	}
 	data, _ := json.Marshal(a)
-	if err := r.nc.Publish(announceSubject(r.name), data); err != nil {
+	if err := r.nc.Publish(announceSubject(r.cfg.Name), data); err != nil {
 		r.logger.Warn("announce", "err", err)
 	}
 }
 
-// workdir resolves path inside the runner's own roots.
-func (r *Runner) workdir(path string) (string, error) {
-	wd, err := r.roots.Resolve(path, "")
-	if err != nil {
-		return "", core.Errorf("on %s: %s", r.name, core.UserMessage(err))
+// userRoots are the roots a user may work in here.
+func (r *Runner) userRoots(admin bool) core.Roots {
+	return core.UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, admin)
+}
+
+// workdir resolves path inside the roots the user may work in here.
+func (r *Runner) workdir(path string, admin bool) (string, error) {
+	roots := r.userRoots(admin)
+	base := ""
+	if roots.Contains(r.cfg.DefaultWorkdir) {
+		base = r.cfg.DefaultWorkdir
 	}
-	return wd, nil
+	wd, err := roots.Resolve(path, base)
+	if err == nil {
+		return wd, nil
+	}
+	if _, inAll := r.cfg.Roots.Resolve(path, base); inAll == nil && !admin {
+		return "", core.Errorf("on %s: workdir %q is outside %s; only admins may work in the other allowed roots", r.cfg.Name, path, roots[0])
+	}
+	return "", core.Errorf("on %s: %s", r.cfg.Name, core.UserMessage(err))
 }
 
 func (r *Runner) resolve(m *nats.Msg) {
 	var req resolveRequest
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		respond(m, resolveReply{Error: toWire(err)})
+		r.respond(m, resolveReply{Error: toWire(err)})
 		return
 	}
-	wd, err := r.workdir(req.Path)
-	respond(m, resolveReply{Workdir: wd, Error: toWire(err)})
+	wd, err := r.workdir(req.Path, req.Admin)
+	r.respond(m, resolveReply{Workdir: wd, Error: r.wireError(err)})
 }
 
 func (r *Runner) conversations(ctx context.Context, m *nats.Msg) {
 	var req listRequest
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		respond(m, listReply{Error: toWire(err)})
+		r.respond(m, listReply{Error: toWire(err)})
 		return
 	}
-	p, ok := r.plugins.Get(req.Plugin)
-	wd, err := r.workdir(req.Workdir)
+	p, ok := r.cfg.Plugins.Get(req.Plugin)
+	wd, err := r.workdir(req.Workdir, req.Admin)
 	if !ok {
-		err = core.Errorf("runner %s has no plugin %q", r.name, req.Plugin)
+		err = core.Errorf("runner %s has no plugin %q", r.cfg.Name, req.Plugin)
 	}
 	if err != nil {
-		respond(m, listReply{Error: toWire(err)})
+		r.respond(m, listReply{Error: r.wireError(err)})
 		return
 	}
 	infos, err := p.Conversations(ctx, wd)
-	respond(m, listReply{Conversations: infos, Error: toWire(err)})
+	for i := range infos {
+		infos[i].Title = r.cfg.Redactor.Redact(infos[i].Title)
+	}
+	r.respond(m, listReply{Conversations: infos, Error: r.wireError(err)})
 }
 
-// turn accepts a turn and runs it: its events go out numbered, on the
-// turn's own subject; a cancel or an answer comes back on it.
-func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
-	var req turnRequest
-	if err := json.Unmarshal(m.Data, &req); err != nil || !validName(req.ID) {
-		respond(m, turnReply{Error: &wireError{Message: "malformed turn request"}})
-		return
+// wireError is err for the wire, without the runner's secrets.
+func (r *Runner) wireError(err error) *wireError {
+	we := toWire(err)
+	if we != nil {
+		we.Message = r.cfg.Redactor.Redact(we.Message)
 	}
-	p, ok := r.plugins.Get(req.Plugin)
+	return we
+}
+
+func (r *Runner) respond(m *nats.Msg, v any) {
+	data, _ := json.Marshal(v)
+	if err := m.Respond(data); err != nil {
+		r.logger.Warn("reply not sent", "subject", m.Subject, "err", err)
+	}
+}
+
+// errSuperseded stops a turn whose session a newer turn continues: its
+// gateway gave up on it (the runner was out of reach), and one session
+// runs one turn at a time.
+var errSuperseded = errors.New("a newer turn of its session started")
+
+// check refuses what the runner's own rules forbid: a plugin it lacks, a
+// workdir outside the user's roots here, a bypass mode for a user who is
+// not an admin, a resume id not of the CLI's form. It returns the turn
+// as it runs here.
+func (r *Runner) check(req turnRequest) (core.Plugin, core.Turn, error) {
+	p, ok := r.cfg.Plugins.Get(req.Plugin)
 	if !ok {
-		respond(m, turnReply{Error: toWire(core.Errorf("runner %s has no plugin %q", r.name, req.Plugin))})
-		return
-	}
-	wd, err := r.workdir(req.Turn.Workdir)
-	if err != nil {
-		respond(m, turnReply{Error: toWire(err)})
-		return
+		return nil, core.Turn{}, core.Errorf("runner %s has no plugin %q", r.cfg.Name, req.Plugin)
 	}
 	t := req.Turn
-	t.Workdir, t.Images = wd, nil
-	turnCtx, cancel := context.WithCancelCause(ctx)
-	rt := &runningTurn{r: r, id: req.ID, questions: map[string]func(core.Answer){}}
-	cancelSub, err1 := r.nc.Subscribe(turnSubject(r.name, req.ID, "cancel"), func(*nats.Msg) { cancel(core.ErrStopped) })
-	answerSub, err2 := r.nc.Subscribe(turnSubject(r.name, req.ID, "answer"), rt.answer)
-	if err := firstErr(err1, err2, r.nc.Flush()); err != nil {
-		cancel(nil)
-		respond(m, turnReply{Error: toWire(err)})
-		return
-	}
-	respond(m, turnReply{})
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		defer cancel(nil)
-		defer cancelSub.Unsubscribe()
-		defer answerSub.Unsubscribe()
-		r.logger.Info("turn", "id", req.ID, "plugin", p.ID(), "workdir", wd)
-		res, err := p.Run(turnCtx, t, rt.emit)
-		rt.send(turnMessage{Done: true, Result: &res, Error: toWire(err)})
-		r.nc.Flush()
-	}()
-}
-
-// runningTurn numbers a turn's messages and keeps its open questions.
-type runningTurn struct {
-	r  *Runner
-	id string
-
-	mu        sync.Mutex
-	seq       int
-	questions map[string]func(core.Answer)
-}
-
-func (t *runningTurn) emit(ev core.Event) {
-	we := &wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model}
-	if q := ev.Question; q != nil {
-		t.mu.Lock()
-		id := "q" + strconv.Itoa(len(t.questions)+1)
-		t.questions[id] = q.Answer
-		t.mu.Unlock()
-		we.Question = &wireQuestion{ID: id, Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options}
-	}
-	t.send(turnMessage{Event: we})
-}
-
-// send publishes m with the next number; the numbers let the gateway see
-// a gap rather than show a reply with a hole in it.
-func (t *runningTurn) send(m turnMessage) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.seq++
-	m.Seq = t.seq
-	data, err := json.Marshal(m)
-	if err == nil {
-		err = t.r.nc.Publish(turnSubject(t.r.name, t.id, "event"), data)
-	}
+	wd, err := r.workdir(t.Workdir, req.Admin)
 	if err != nil {
-		t.r.logger.Warn("turn event not sent", "id", t.id, "err", err)
+		return nil, core.Turn{}, err
 	}
-}
-
-func (t *runningTurn) answer(m *nats.Msg) {
-	var a answerMessage
-	if json.Unmarshal(m.Data, &a) != nil {
-		return
-	}
-	t.mu.Lock()
-	f := t.questions[a.Question]
-	delete(t.questions, a.Question)
-	t.mu.Unlock()
-	if f != nil {
-		f(a.Answer)
-	}
-}
-
-func respond(m *nats.Msg, v any) {
-	data, _ := json.Marshal(v)
-	m.Respond(data)
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
+	t.Workdir, t.Images = wd, nil
+	if !req.Admin && !r.cfg.AllowBypassModes {
+		for _, md := range core.ModesOf(p) {
+			if md.Bypass && strings.EqualFold(md.Name, t.Mode) {
+				return nil, core.Turn{}, core.Errorf("on %s: mode %s runs tools with nobody approving them: only admins may choose it", r.cfg.Name, md.Name)
+			}
 		}
 	}
-	return nil
+	if c, ok := p.(core.ResumeIDChecker); ok && t.ResumeToken != "" {
+		if err := c.CheckResumeID(t.ResumeToken); err != nil {
+			return nil, core.Turn{}, err
+		}
+	}
+	return p, t, nil
 }

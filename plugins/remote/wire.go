@@ -3,6 +3,7 @@ package remote
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -10,8 +11,10 @@ import (
 // The subjects, all under one versioned prefix, so that a gateway and a
 // runner of different wire versions never hear each other. A runner's
 // own subjects carry its name, which lets a NATS server confine each
-// runner to them (see README.md).
-const prefix = "jakebot.v1."
+// runner to them (see README.md). Version 2 added the admin flag of
+// requests, batched turn messages in a JetStream stream, and runner
+// instances.
+const prefix = "jakebot.v2."
 
 // Subjects.
 func discoverSubject() string              { return prefix + "discover" }
@@ -24,12 +27,34 @@ func turnSubject(runner, id, what string) string {
 	return prefix + "runner." + runner + ".turn." + id + "." + what
 }
 
+// runnerInbox is where the replies to a runner's own requests (JetStream's
+// acknowledgements of its turn messages) come: under its own subjects, so
+// the server's permissions need name nothing else.
+func runnerInbox(runner string) string { return runnerSubject(runner, "inbox") }
+
+// JetStream: the stream of every runner's turn messages, and the bucket of
+// the turns a gateway follows. Both are made by the gateway.
+const (
+	eventStream = "jakebot_events"
+	turnBucket  = "jakebot_turns"
+	// eventRetention bounds how long a turn's messages are kept: a
+	// gateway down for longer finds the turn's reply gone.
+	eventRetention = 24 * time.Hour
+	// eventBytes bounds the stream's size; the oldest go first.
+	eventBytes = 1 << 30
+)
+
+func eventSubjects() string { return prefix + "runner.*.turn.*.event" }
+
 // Announcement is what a runner says of itself, every AnnounceInterval
-// and when a gateway asks (discover).
+// and when a gateway asks (discover). Instance is new each time the
+// runner process starts: a turn accepted by another instance is lost.
+// Roots come with the one users other than admins may work in first.
 type Announcement struct {
-	Name    string       `json:"name"`
-	Plugins []PluginInfo `json:"plugins"`
-	Roots   []string     `json:"roots"`
+	Name     string       `json:"name"`
+	Instance string       `json:"instance"`
+	Plugins  []PluginInfo `json:"plugins"`
+	Roots    []string     `json:"roots"`
 }
 
 // PluginInfo is one plugin a runner serves.
@@ -66,8 +91,12 @@ func (e *wireError) err() error {
 	return errors.New(e.Message)
 }
 
+// Admin, in a request, says the user is an admin of the gateway: the
+// runner then lets them work in all of its roots (else only in its
+// default root) and choose a bypass mode. The runner's roots bound both.
 type resolveRequest struct {
-	Path string `json:"path"`
+	Path  string `json:"path"`
+	Admin bool   `json:"admin,omitempty"`
 }
 
 type resolveReply struct {
@@ -78,6 +107,7 @@ type resolveReply struct {
 type listRequest struct {
 	Plugin  string `json:"plugin"`
 	Workdir string `json:"workdir"`
+	Admin   bool   `json:"admin,omitempty"`
 }
 
 type listReply struct {
@@ -90,18 +120,22 @@ type listReply struct {
 type turnRequest struct {
 	ID     string    `json:"id"`
 	Plugin string    `json:"plugin"`
+	Admin  bool      `json:"admin,omitempty"`
 	Turn   core.Turn `json:"turn"`
 }
 
+// turnReply accepts a turn (Instance: the runner process running it) or
+// refuses it.
 type turnReply struct {
-	Error *wireError `json:"error,omitempty"`
+	Instance string     `json:"instance,omitempty"`
+	Error    *wireError `json:"error,omitempty"`
 }
 
-// turnMessage is one message of a running turn, numbered from 1: an
-// event, or the end (Done) with the result.
+// turnMessage is one message of a running turn, numbered from 1: the
+// events since the last one, and at the end (Done) the result.
 type turnMessage struct {
 	Seq    int              `json:"seq"`
-	Event  *wireEvent       `json:"event,omitempty"`
+	Events []wireEvent      `json:"events,omitempty"`
 	Done   bool             `json:"done,omitempty"`
 	Result *core.TurnResult `json:"result,omitempty"`
 	Error  *wireError       `json:"error,omitempty"`

@@ -1,0 +1,307 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// stopGrace is how long a stopped turn may take to end on the runner
+// (the CLI's own interrupt, then its kill) before the gateway gives up.
+const stopGrace = 20 * time.Second
+
+// turnRecord is a turn the gateway follows, kept in the turns bucket
+// until its end is applied: a gateway that stops (or dies) mid-turn
+// leaves it to the next, which follows it on from where it was. Seq is the
+// last turn message applied to the chat and StreamSeq its place in the
+// event stream, where following it again starts.
+type turnRecord struct {
+	ID        string               `json:"id"`
+	Runner    string               `json:"runner"`
+	Plugin    string               `json:"plugin"`
+	Name      string               `json:"name"`
+	Admin     bool                 `json:"admin,omitempty"`
+	Instance  string               `json:"instance"`
+	Key       core.ConversationKey `json:"key"`
+	From      string               `json:"from,omitempty"`
+	UserName  string               `json:"user_name,omitempty"`
+	Allowed   bool                 `json:"allowed,omitempty"`
+	Text      string               `json:"text"`
+	Seq       int                  `json:"seq"`
+	StreamSeq uint64               `json:"stream_seq"`
+}
+
+func (g *Gateway) saveTurn(rec *turnRecord) error {
+	data, err := json.Marshal(rec)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+		defer cancel()
+		_, err = g.turns.Put(ctx, rec.ID, data)
+	}
+	if err != nil {
+		return fmt.Errorf("keep turn %s in %s: %w", rec.ID, turnBucket, err)
+	}
+	return nil
+}
+
+func (g *Gateway) dropTurn(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	if err := g.turns.Delete(ctx, id); err != nil {
+		g.cfg.Logger.Warn("followed turn not dropped", "id", id, "err", err)
+	}
+}
+
+// Unfinished hands over the turns an earlier gateway followed into
+// platform's chats when it stopped.
+func (g *Gateway) Unfinished(platform string) []core.UnfinishedTurn {
+	g.mu.Lock()
+	var out []core.UnfinishedTurn
+	var keep []*turnRecord
+	for _, rec := range g.unfinished {
+		if rec.Key.Platform != platform {
+			keep = append(keep, rec)
+			continue
+		}
+		m := core.Message{Key: rec.Key, From: rec.From, UserName: rec.UserName, Allowed: rec.Allowed, Text: rec.Text}
+		p := &remotePlugin{g: g, runner: rec.Runner, id: rec.Plugin, name: rec.Name, m: m, admin: rec.Admin, rec: rec}
+		out = append(out, core.UnfinishedTurn{Message: m, Runner: rec.Runner, Plugin: p, Abandon: func() { p.stopTurn(rec) }})
+	}
+	g.unfinished = keep
+	g.mu.Unlock()
+	return out
+}
+
+// remotePlugin is a plugin of a runner, as the router sees it for one
+// user.
+type remotePlugin struct {
+	g      *Gateway
+	runner string
+	id     string
+	name   string
+	m      core.Message
+	admin  bool
+	// rec, for a turn an earlier gateway left unfinished, is that turn:
+	// Run follows it on.
+	rec *turnRecord
+}
+
+func (p *remotePlugin) ID() string   { return p.id }
+func (p *remotePlugin) Name() string { return p.name + " on " + p.runner }
+
+// Conversations lists the CLI's history on the runner.
+func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	var rep listReply
+	if err := p.g.request(ctx, runnerSubject(p.runner, "conversations"), listRequest{Plugin: p.id, Workdir: workdir, Admin: p.admin}, &rep); err != nil {
+		return nil, fmt.Errorf("runner %s: %w", p.runner, err)
+	}
+	return rep.Conversations, rep.Error.err()
+}
+
+// Run runs the turn on the runner: the events come back in order;
+// cancelling ctx stops it there, unless the bot is shutting down, when it
+// goes on there for the next gateway to follow; a runner that goes silent
+// or restarts ends it with an error saying so.
+func (p *remotePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if p.rec != nil {
+		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus,
+			Text: "…continued: the bot restarted during this turn, which went on on " + p.runner}))
+		return p.follow(ctx, p.rec, emit)
+	}
+	rec, err := p.start(ctx, t)
+	if err != nil {
+		return core.TurnResult{}, err
+	}
+	return p.follow(ctx, rec, emit)
+}
+
+// start asks the runner for the turn, once it is recorded as followed.
+func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, error) {
+	t.Images = nil
+	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
+	info, _, _, _ := p.g.runnerNow(p.runner)
+	rec := &turnRecord{ID: nuid.Next(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
+		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt}
+	if err := p.g.saveTurn(rec); err != nil {
+		return nil, err
+	}
+	var rep turnReply
+	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}, &rep); err != nil {
+		p.stopTurn(rec) // in case it started after all
+		return nil, fmt.Errorf("runner %s: %w", p.runner, err)
+	}
+	if err := rep.Error.err(); err != nil {
+		p.g.dropTurn(rec.ID)
+		return nil, err
+	}
+	if rep.Instance != rec.Instance {
+		rec.Instance = rep.Instance
+		if err := p.g.saveTurn(rec); err != nil {
+			p.g.cfg.Logger.Warn("turn record", "err", err)
+		}
+	}
+	return rec, nil
+}
+
+// stopTurn stops the turn on the runner and forgets it.
+func (p *remotePlugin) stopTurn(rec *turnRecord) {
+	if err := p.g.nc.Publish(turnSubject(p.runner, rec.ID, "cancel"), nil); err != nil {
+		p.g.cfg.Logger.Warn("cancel not sent", "runner", p.runner, "id", rec.ID, "err", err)
+	}
+	p.g.dropTurn(rec.ID)
+}
+
+// follow applies the turn's messages from the event stream until its end.
+func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, emit func(core.Event)) (core.TurnResult, error) {
+	msgs, stop, err := p.g.turnMessages(rec)
+	if err != nil {
+		p.stopTurn(rec)
+		return core.TurnResult{}, fmt.Errorf("runner %s: %w", p.runner, err)
+	}
+	defer stop()
+	gone, err := p.stillRunning(rec)
+	done := ctx.Done()
+	var giveUp <-chan time.Time
+	for err == nil {
+		select {
+		case jm, ok := <-msgs:
+			if !ok {
+				err = fmt.Errorf("runner %s: the turn's messages stopped coming", p.runner)
+				break
+			}
+			var end *turnMessage
+			if end, err = p.apply(rec, jm, emit); end != nil {
+				res := core.TurnResult{}
+				if end.Result != nil {
+					res = *end.Result
+				}
+				return res, end.Error.err()
+			}
+		case <-done:
+			if errors.Is(context.Cause(ctx), core.ErrShutdown) {
+				return core.TurnResult{}, &core.UserError{Err: core.ErrTurnGoesOn, Msg: fmt.Sprintf(
+					"The bot is restarting; this turn goes on on %s, and its reply goes on here once the bot is back.", p.runner)}
+			}
+			// Stop it there, then wait for its end, which keeps the
+			// session's partial turn.
+			p.g.nc.Publish(turnSubject(p.runner, rec.ID, "cancel"), nil)
+			done, giveUp = nil, time.After(stopGrace)
+		case <-giveUp:
+			p.g.dropTurn(rec.ID)
+			return core.TurnResult{}, context.Cause(ctx)
+		case <-gone:
+			gone, err = p.stillRunning(rec)
+		}
+	}
+	p.stopTurn(rec)
+	return core.TurnResult{}, err
+}
+
+// apply applies one turn message: a message applied before is skipped,
+// a gap is an error. The record moves on before the chat sees the events,
+// so that a gateway following the turn again never shows one twice. It
+// returns the last message.
+func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, emit func(core.Event)) (*turnMessage, error) {
+	var tm turnMessage
+	if err := json.Unmarshal(jm.Data(), &tm); err != nil {
+		return nil, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
+	}
+	switch {
+	case tm.Seq <= rec.Seq:
+		return nil, nil
+	case tm.Seq != rec.Seq+1:
+		return nil, fmt.Errorf("runner %s: turn message %d came where %d was due: events were lost", p.runner, tm.Seq, rec.Seq+1)
+	}
+	rec.Seq = tm.Seq
+	if meta, err := jm.Metadata(); err == nil {
+		rec.StreamSeq = meta.Sequence.Stream
+	}
+	if tm.Done {
+		p.g.dropTurn(rec.ID)
+	} else if err := p.g.saveTurn(rec); err != nil {
+		p.g.cfg.Logger.Warn("turn record", "err", err)
+	}
+	for i := range tm.Events {
+		emit(p.event(rec.ID, &tm.Events[i]))
+	}
+	if tm.Done {
+		return &tm, nil
+	}
+	return nil, nil
+}
+
+// stillRunning checks that the runner that accepted rec is still there:
+// online, and the same instance. It returns the channel closed when that
+// changes.
+func (p *remotePlugin) stillRunning(rec *turnRecord) (<-chan struct{}, error) {
+	info, seen, online, gone := p.g.runnerNow(p.runner)
+	switch {
+	case !online:
+		return nil, core.Errorf("runner %s went offline during the turn (nothing heard from it for %s). "+
+			"The conversation goes on there when it is back", p.runner, p.g.cfg.Clock.Now().Sub(seen).Round(time.Second))
+	case info.Instance != "" && info.Instance != rec.Instance:
+		return nil, core.Errorf("runner %s restarted during the turn, which ended there unfinished. "+
+			"The conversation goes on in its session", p.runner)
+	}
+	return gone, nil
+}
+
+// turnMessages reads rec's turn messages from the event stream, from the
+// one after the last applied.
+func (g *Gateway) turnMessages(rec *turnRecord) (<-chan jetstream.Msg, func(), error) {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{turnSubject(rec.Runner, rec.ID, "event")}}
+	if rec.StreamSeq > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, rec.StreamSeq+1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	cons, err := g.js.OrderedConsumer(ctx, eventStream, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("follow turn %s: %w", rec.ID, err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, nil, fmt.Errorf("follow turn %s: %w", rec.ID, err)
+	}
+	out, quit := make(chan jetstream.Msg), make(chan struct{})
+	go func() {
+		defer close(out)
+		for {
+			m, err := it.Next()
+			if err != nil {
+				return
+			}
+			select {
+			case out <- m:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return out, func() { close(quit); it.Stop() }, nil
+}
+
+// event turns a wire event back into a core.Event; a question's answer
+// goes back to the runner, without the gateway's secrets.
+func (p *remotePlugin) event(id string, we *wireEvent) core.Event {
+	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, ResumeToken: we.ResumeToken, Model: we.Model}
+	if q := we.Question; q != nil {
+		ev.Question = &core.Question{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options,
+			Answer: func(a core.Answer) {
+				red := p.g.cfg.Redactor
+				a.Reason, a.Choice = red.Redact(a.Reason), red.Redact(a.Choice)
+				data, _ := json.Marshal(answerMessage{Question: q.ID, Answer: a})
+				if err := p.g.nc.Publish(turnSubject(p.runner, id, "answer"), data); err != nil {
+					p.g.cfg.Logger.Warn("answer not sent", "runner", p.runner, "err", err)
+				}
+			}}
+	}
+	return ev
+}

@@ -1,0 +1,178 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// Publishing a turn's messages: one try's bound, the waits between tries,
+// and how long a runner that is stopping goes on trying.
+const (
+	publishTimeout = 5 * time.Second
+	publishRetry   = 250 * time.Millisecond
+	publishMaxWait = 5 * time.Second
+	publishGrace   = 5 * time.Second
+)
+
+// maxBatch bounds the events one turn message carries, well below NATS's
+// default 1 MB payload.
+const maxBatch = 256 << 10
+
+// outbox sends a turn's messages into the event stream, in order and
+// numbered: each is stored before the next goes, so the stream holds them
+// in order, and one a failed try may not have stored goes again under the
+// same message id, which the stream keeps once. Events that come while a
+// message is on its way go together in the next. Everything leaves
+// without the runner's secrets.
+type outbox struct {
+	r       *Runner
+	id      string
+	subject string
+	// stopping is closed when the runner stops: from then on it tries
+	// for publishGrace only.
+	stopping <-chan struct{}
+
+	mu      sync.Mutex
+	pending []wireEvent
+	end     *turnMessage
+	wake    chan struct{}
+	done    chan struct{}
+	seq     int // the sender's
+}
+
+func newOutbox(r *Runner, id string, stopping <-chan struct{}) *outbox {
+	o := &outbox{r: r, id: id, subject: turnSubject(r.cfg.Name, id, "event"), stopping: stopping,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go o.send()
+	return o
+}
+
+// add queues an event, its secrets blanked out.
+func (o *outbox) add(we wireEvent) {
+	red := o.r.cfg.Redactor
+	we.Text, we.Model = red.Redact(we.Text), red.Redact(we.Model)
+	we.Block.Text, we.Block.Detail, we.Block.Path = red.Redact(we.Block.Text), red.Redact(we.Block.Detail), red.Redact(we.Block.Path)
+	if q := we.Question; q != nil {
+		q.Summary, q.Detail = red.Redact(q.Summary), red.Redact(q.Detail)
+		for i := range q.Options {
+			q.Options[i] = red.Redact(q.Options[i])
+		}
+	}
+	o.mu.Lock()
+	o.pending = append(o.pending, we)
+	o.mu.Unlock()
+	o.poke()
+}
+
+// finish queues the turn's end; done is closed once it is sent.
+func (o *outbox) finish(res core.TurnResult, err *wireError) {
+	o.mu.Lock()
+	o.end = &turnMessage{Done: true, Result: &res, Error: err}
+	o.mu.Unlock()
+	o.poke()
+}
+
+func (o *outbox) poke() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbox) send() {
+	defer close(o.done)
+	for {
+		m, last := o.next()
+		if m == nil {
+			<-o.wake
+			continue
+		}
+		o.publish(m)
+		if last {
+			return
+		}
+	}
+}
+
+// next takes what is queued as the next message: events up to maxBatch
+// bytes, and the end once every event is in.
+func (o *outbox) next() (*turnMessage, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.pending) == 0 && o.end == nil {
+		return nil, false
+	}
+	m := &turnMessage{}
+	size := 0
+	for len(o.pending) > 0 {
+		we := o.pending[0]
+		n := eventSize(we)
+		if n > maxBatch {
+			we = wireEvent{Kind: core.EventBlock, Block: core.ResponseBlock{Kind: core.BlockWarning,
+				Text: fmt.Sprintf("an event of %d bytes was too large to send from runner %s", n, o.r.cfg.Name)}}
+			n = eventSize(we)
+		}
+		if len(m.Events) > 0 && size+n > maxBatch {
+			break
+		}
+		m.Events, size = append(m.Events, we), size+n
+		o.pending = o.pending[1:]
+	}
+	last := len(o.pending) == 0 && o.end != nil
+	if last {
+		m.Done, m.Result, m.Error = true, o.end.Result, o.end.Error
+	}
+	o.seq++
+	m.Seq = o.seq
+	return m, last
+}
+
+func eventSize(we wireEvent) int {
+	data, _ := json.Marshal(we)
+	return len(data)
+}
+
+// publish stores m in the stream, trying again until it is stored, or
+// the runner is stopping and publishGrace has passed.
+func (o *outbox) publish(m *turnMessage) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		o.r.logger.Error("turn message not encoded", "id", o.id, "seq", m.Seq, "err", err)
+		return
+	}
+	msgID := o.id + "." + strconv.Itoa(m.Seq)
+	wait := publishRetry
+	var giveUp <-chan time.Time
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		_, err := o.r.js.Publish(ctx, o.subject, data, jetstream.WithMsgID(msgID), jetstream.WithExpectStream(eventStream))
+		cancel()
+		if err == nil {
+			return
+		}
+		if errors.Is(err, nats.ErrConnectionClosed) {
+			o.r.logger.Error("turn message lost: the connection is closed", "id", o.id, "seq", m.Seq)
+			return
+		}
+		o.r.logger.Warn("turn message not stored yet; trying again", "id", o.id, "seq", m.Seq, "err", err, "in", wait)
+		select {
+		case <-time.After(wait):
+		case <-o.stopping:
+			o.stopping, giveUp = nil, time.After(publishGrace)
+		case <-giveUp:
+			o.r.logger.Error("turn message lost: the runner stopped before it could be stored", "id", o.id, "seq", m.Seq)
+			return
+		}
+		wait = min(2*wait, publishMaxWait)
+	}
+}

@@ -1,0 +1,389 @@
+package remote_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/remote"
+)
+
+// runNATS runs a real NATS server with JetStream in the test process, on
+// loopback.
+func runNATS(t testing.TB, opts *server.Options) string {
+	t.Helper()
+	if opts == nil {
+		opts = &server.Options{}
+	}
+	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, true, true
+	opts.JetStream, opts.StoreDir = true, t.TempDir()
+	s, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	t.Cleanup(s.Shutdown)
+	return s.ClientURL()
+}
+
+func connect(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// The session every turn of runnerPlugin reports.
+const session = "11111111-2222-4333-8444-555555555555"
+
+// runnerPlugin is a runner's "claude": it echoes, asks when told to,
+// waits to be stopped or released when told to, and says its runner's
+// secret when asked to.
+type runnerPlugin struct {
+	runner  string
+	secret  string
+	started chan core.Turn
+	// stopped receives why each turn that was cancelled ended.
+	stopped chan error
+	// release lets a "slow" turn go on after its first two parts.
+	release chan struct{}
+}
+
+func newRunnerPlugin(runner string) *runnerPlugin {
+	return &runnerPlugin{runner: runner, started: make(chan core.Turn, 16), stopped: make(chan error, 16), release: make(chan struct{})}
+}
+
+func (p *runnerPlugin) ID() string   { return "claude" }
+func (p *runnerPlugin) Name() string { return "Claude Code" }
+func (p *runnerPlugin) Modes() []core.Mode {
+	return []core.Mode{{Name: "careful"}, {Name: "yolo", Bypass: true}}
+}
+func (p *runnerPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	return []core.ConversationInfo{{ID: session, Title: "earlier in " + filepath.Base(workdir) + " " + p.secret}}, nil
+}
+func (p *runnerPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p.started <- t
+	emit(core.Event{Kind: core.EventSession, ResumeToken: session})
+	stopped := func() (core.TurnResult, error) {
+		p.stopped <- context.Cause(ctx)
+		return core.TurnResult{}, context.Cause(ctx)
+	}
+	switch t.Prompt {
+	case "ask":
+		answered := make(chan core.Answer, 1)
+		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "rm -rf build " + p.secret,
+			Answer: func(a core.Answer) { answered <- a }}})
+		select {
+		case a := <-answered:
+			emit(core.TextEvent(map[core.Decision]string{core.Allow: "the answer was allow", core.Deny: "the answer was deny: " + a.Reason}[a.Decision]))
+		case <-ctx.Done():
+			return stopped()
+		}
+	case "wait":
+		emit(core.TextEvent("waiting on " + t.Workdir))
+		<-ctx.Done()
+		return stopped()
+	case "slow":
+		emit(core.TextEvent("part 1. "))
+		emit(core.TextEvent("part 2. "))
+		select {
+		case <-p.release:
+		case <-ctx.Done():
+			return stopped()
+		}
+		emit(core.TextEvent("part 3. "))
+		emit(core.TextEvent("part 4."))
+	case "leak":
+		emit(core.TextEvent("my key is " + p.secret))
+		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "echo " + p.secret, Detail: p.secret}))
+		return core.TurnResult{}, core.Errorf("failed with %s", p.secret)
+	default:
+		emit(core.TextEvent(p.runner + " echo: " + t.Prompt))
+	}
+	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
+}
+
+// localPlugin is the gateway's own "claude", which must never run here.
+type localPlugin struct{ t *testing.T }
+
+func (p localPlugin) ID() string   { return "claude" }
+func (p localPlugin) Name() string { return "Claude Code" }
+func (p localPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
+	return nil, nil
+}
+func (p localPlugin) Run(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+	p.t.Error("a turn of a runner's conversation ran on the gateway")
+	return core.TurnResult{}, errors.New("not here")
+}
+
+// The users: u is an admin, v is not.
+const (
+	admin = "u"
+	user  = "v"
+)
+
+// world is a NATS server, runners and gateways on it; the gateways share
+// one conversation map, as a gateway restarted with NATS_URL finds it.
+type world struct {
+	t     *testing.T
+	url   string
+	convs *core.Conversations
+	// clock, offlineAfter (3 s when zero) and gwSecrets are what
+	// gateways get.
+	clock        core.Clock
+	offlineAfter time.Duration
+	gwSecrets    []string
+	// gwNATS is how gateways sign in (URL: url when empty).
+	gwNATS remote.Config
+	gw     *gateway
+}
+
+// dial connects as c says, through remote.Connect, to w's server unless
+// c names one.
+func (w *world) dial(c remote.Config, more ...nats.Option) *nats.Conn {
+	w.t.Helper()
+	if c.URL == "" {
+		c.URL = w.url
+	}
+	nc, err := remote.Connect(c, w.t.Name(), nil, more...)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(nc.Close)
+	return nc
+}
+
+func newWorld(t *testing.T) *world {
+	return &world{t: t, url: runNATS(t, nil), convs: core.NewConversations()}
+}
+
+// newWorldWithBox2 is a world with runner box2 (its roots: dir) and a
+// gateway.
+func newWorldWithBox2(t *testing.T) (w *world, box2 *runner) {
+	w = newWorld(t)
+	box2 = w.startRunner(runnerOpts{name: "box2"})
+	w.startGateway()
+	w.waitOnline("box2")
+	return w, box2
+}
+
+// tempDir is a test directory with its symlinks resolved.
+func tempDir(t *testing.T) string {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func mkdir(t *testing.T, parts ...string) string {
+	dir := filepath.Join(parts...)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type runnerOpts struct {
+	name string
+	// roots, when empty, are one new directory holding app/.
+	roots    []string
+	interval time.Duration
+	secret   string
+	// nats is how it signs in.
+	nats remote.Config
+}
+
+// runner is a runner on its own connection.
+type runner struct {
+	plugin *runnerPlugin
+	roots  []string
+	nc     *nats.Conn
+	kill   func()
+}
+
+// app is the first root's app directory.
+func (r *runner) app() string { return filepath.Join(r.roots[0], "app") }
+
+// startRunner runs a runner; its kill takes it off the network, as a
+// crash does, and stops it.
+func (w *world) startRunner(o runnerOpts) *runner {
+	w.t.Helper()
+	if len(o.roots) == 0 {
+		o.roots = []string{tempDir(w.t)}
+		mkdir(w.t, o.roots[0], "app")
+	}
+	if o.interval == 0 {
+		o.interval = 100 * time.Millisecond
+	}
+	r := &runner{plugin: newRunnerPlugin(o.name), roots: o.roots}
+	r.plugin.secret = o.secret
+	r.nc = w.dial(o.nats, remote.RunnerInbox(o.name))
+	reg, err := core.NewRegistry(r.plugin)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	roots, err := core.NewRoots(o.roots)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Roots: roots, Interval: o.interval,
+		Redactor: core.NewRedactor([]string{o.secret})})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		rn.Run(ctx)
+		close(done)
+	}()
+	var once sync.Once
+	r.kill = func() {
+		once.Do(func() {
+			r.nc.Close() // gone from the network first, as in a crash
+			cancel()
+			<-done
+		})
+	}
+	w.t.Cleanup(r.kill)
+	return r
+}
+
+// gateway is a gateway's router on its own connection, with a recorder
+// for its platform.
+type gateway struct {
+	gw   *remote.Gateway
+	nc   *nats.Conn
+	rec  *platformtest.Recorder
+	stop func(crash bool)
+}
+
+// startGateway starts a gateway, which becomes w.gw. Its stop(true) takes
+// it off the network before its router stops, as a crash does; stop(false)
+// shuts the router down first, as a restart does.
+func (w *world) startGateway() *gateway {
+	w.t.Helper()
+	g := &gateway{nc: w.dial(w.gwNATS)}
+	var err error
+	offline := w.offlineAfter
+	if offline == 0 {
+		offline = 3 * time.Second
+	}
+	g.gw, err = remote.NewGateway(context.Background(), g.nc, remote.GatewayConfig{OfflineAfter: offline,
+		Clock: w.clock, Redactor: core.NewRedactor(w.gwSecrets)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	local, err := core.NewRegistry(localPlugin{w.t})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	access := core.NewAccess()
+	access.Allow("fake", admin)
+	access.Admin("fake", admin)
+	access.Allow("fake", user)
+	roots, err := core.NewRoots([]string{w.t.TempDir()})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: local, Access: access, Roots: roots, Runners: g.gw}, w.convs)
+	ctx, cancel := context.WithCancel(context.Background())
+	g.rec = platformtest.NewRecorder(nil, core.Limits{})
+	done := make(chan struct{})
+	go func() {
+		g.rec.Run(ctx, router.Attach(g.rec))
+		close(done)
+	}()
+	var once sync.Once
+	g.stop = func(crash bool) {
+		once.Do(func() {
+			if crash {
+				g.nc.Close()
+			}
+			router.Shutdown()
+			router.Wait()
+			cancel()
+			<-done
+			g.gw.Close()
+			g.nc.Close()
+		})
+	}
+	w.t.Cleanup(func() { g.stop(false) })
+	w.gw = g
+	return g
+}
+
+// key is the conversation of from in channel c.
+func key(from string) core.ConversationKey {
+	return core.ConversationKey{Platform: "fake", User: from, Channel: "c"}
+}
+
+func (w *world) say(text string) { w.sayAs(key(admin), "", text) }
+
+// sayAs writes text in conversation k, as from (the key's user when
+// empty).
+func (w *world) sayAs(k core.ConversationKey, from, text string) {
+	w.gw.rec.Say(core.Message{Key: k, From: from, Text: text})
+}
+
+// expect waits for a message containing text on the current gateway.
+func (w *world) expect(text string) string {
+	w.t.Helper()
+	return expectOn(w.t, w.gw.rec, text)
+}
+
+func expectOn(t *testing.T, rec *platformtest.Recorder, text string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case c := <-rec.Written():
+			if strings.Contains(c.Text, text) {
+				return c.Text
+			}
+		case <-timeout:
+			t.Fatalf("timed out waiting for %q; messages:\n%s", text, strings.Join(rec.Messages(), "\n---\n"))
+		}
+	}
+}
+
+// waitOnline waits until /runners shows name online: until the gateway
+// has heard the runner, /runners says no runner has connected.
+func (w *world) waitOnline(name string) {
+	w.t.Helper()
+	for {
+		w.say("/runners")
+		if got := w.expect("unner"); strings.Contains(got, name+" (online)") {
+			return
+		}
+	}
+}
+
+// recv receives from ch, failing the test if nothing comes.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	panic("unreachable")
+}
