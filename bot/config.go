@@ -154,68 +154,26 @@ type Config struct {
 // when dotenv names a readable file, from it too; the real environment
 // wins over the file.
 func LoadConfig(environ []string, dotenv string) (Config, error) {
-	vars := map[string]string{}
-	var fileVars map[string]string
 	var cfg Config
-	if dotenv != "" {
-		var err error
-		fileVars, err = readDotenv(dotenv)
-		if err != nil && !os.IsNotExist(err) {
-			return Config{}, err
-		}
-		if err == nil {
-			if cfg.Dotenv, err = filepath.Abs(dotenv); err != nil {
-				return Config{}, err
-			}
-		}
-		for k, v := range fileVars {
-			vars[k] = v
-		}
+	vars, fileVars, err := readVars(environ, dotenv)
+	if err != nil {
+		return Config{}, err
 	}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
+	if fileVars != nil {
+		if cfg.Dotenv, err = filepath.Abs(dotenv); err != nil {
+			return Config{}, err
 		}
 	}
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars}); err != nil {
 		return Config{}, explain(err, vars)
 	}
-	if _, err := parseLevel(cfg.LogLevel); err != nil {
+	if err := cfg.check(); err != nil {
 		return Config{}, err
 	}
-	switch cfg.ConsoleInput {
-	case "", "auto", "typed", "script":
-	default:
-		return Config{}, fmt.Errorf("CONSOLE_INPUT=%q: want auto, typed or script", cfg.ConsoleInput)
-	}
-	switch cfg.Approvals {
-	case "", "ask", "auto":
-	default:
-		return Config{}, fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
-	}
-	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0 {
-		return Config{}, fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
-	}
-	if cfg.LongReplyPages < 0 {
-		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
-	}
-	if cfg.AttachmentMaxBytes < 0 {
-		return Config{}, fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
-	}
-	switch cfg.Worktrees {
-	case "", "never", "always":
-	default:
-		return Config{}, fmt.Errorf("WORKTREES=%q: want always or never", cfg.Worktrees)
-	}
-	if _, err := core.ParseRate(cfg.UserRate); err != nil {
-		return Config{}, fmt.Errorf("USER_RATE: %w", err)
-	}
 	if cfg.StateFile == "" {
-		path, err := state.DefaultPath()
-		if err != nil {
+		if cfg.StateFile, err = state.DefaultPath(); err != nil {
 			return Config{}, err
 		}
-		cfg.StateFile = path
 	}
 	cfg.Secrets = secretValues(vars)
 	cfg.ChildEnv = childEnv(environ, fileVars)
@@ -226,6 +184,50 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	}
 	slices.Sort(cfg.DotenvWithheld)
 	return cfg, nil
+}
+
+// readVars reads the variables of dotenv (nil when there is no such file)
+// and of environ, which wins, into one map.
+func readVars(environ []string, dotenv string) (vars, fileVars map[string]string, err error) {
+	vars = map[string]string{}
+	if dotenv != "" {
+		fileVars, err = readDotenv(dotenv)
+		if err != nil && !os.IsNotExist(err) {
+			return nil, nil, err
+		}
+		maps.Copy(vars, fileVars)
+	}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return vars, fileVars, nil
+}
+
+// check refuses settings that parse but mean nothing.
+func (cfg Config) check() error {
+	if _, err := parseLevel(cfg.LogLevel); err != nil {
+		return err
+	}
+	switch {
+	case !slices.Contains([]string{"", "auto", "typed", "script"}, cfg.ConsoleInput):
+		return fmt.Errorf("CONSOLE_INPUT=%q: want auto, typed or script", cfg.ConsoleInput)
+	case !slices.Contains([]string{"", "ask", "auto"}, cfg.Approvals):
+		return fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
+	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
+		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
+	case cfg.LongReplyPages < 0:
+		return fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
+	case cfg.AttachmentMaxBytes < 0:
+		return fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
+	case !slices.Contains([]string{"", "never", "always"}, cfg.Worktrees):
+		return fmt.Errorf("WORKTREES=%q: want always or never", cfg.Worktrees)
+	}
+	if _, err := core.ParseRate(cfg.UserRate); err != nil {
+		return fmt.Errorf("USER_RATE: %w", err)
+	}
+	return nil
 }
 
 // WithheldVars are the variables no CLI sees: the secrets jakebot itself

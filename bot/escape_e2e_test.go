@@ -15,14 +15,14 @@ import (
 // descendant outside its process group and without its run's mark,
 // holding its output (it waits until it has left, then prints started);
 // deaf ignores SIGTERM and has an hour to stop. Their processes carry
-// mark.
+// mark. Once daemon has printed started, it creates escaped.said.
 func escapingPlugins(t *testing.T, mark string) string {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "plugins.yaml")
 	markKey, markValue, _ := strings.Cut(mark, "=")
 	daemon := `setsid env -u JAKEBOT_RUN sh -c 'echo $$ >"$ESCAPED.tmp"; mv "$ESCAPED.tmp" "$ESCAPED"; exec sleep 300' & ` +
-		`until [ -s "$ESCAPED" ]; do sleep 0.01; done; echo started; sleep 300`
+		`until [ -s "$ESCAPED" ]; do sleep 0.01; done; echo started; : >"$ESCAPED.said"; sleep 300`
 	yaml := fmt.Sprintf(`plugins:
   - id: daemon
     bin: sh
@@ -50,13 +50,20 @@ func TestDetachedDescendantsEndWithTheTurn(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	mark, alive := plugintest.ProcessMarker(t)
+	plugins := escapingPlugins(t, mark)
+	said := filepath.Join(filepath.Dir(plugins), "escaped.said")
 	b := startBinary(t, f.workdir, f.binEnv("STATE_FILE=off", "WARM_TTL=0", "CONSOLE_INPUT=typed", "SHUTDOWN_GRACE=1ms",
-		"PLUGINS_FILE="+escapingPlugins(t, mark)))
+		"PLUGINS_FILE="+plugins))
 	b.say("/daemon start", "go")
 	b.expect(`started in`)
 	// The console shows a reply once it is final: the processes say the
-	// CLI runs (sh and its sleep, the detached sleep).
-	waitFor(t, "the CLI and its detached descendant", func() bool { return len(alive()) == 3 })
+	// CLI runs (sh and its sleep, the detached sleep), and the file that
+	// it has written started (three processes alone could be sh, the
+	// detached sleep and one of the loop's short sleeps, before it wrote).
+	waitFor(t, "the CLI and its detached descendant", func() bool {
+		_, err := os.Stat(said)
+		return err == nil && len(alive()) == 3
+	})
 	b.say("/stop")
 	b.expect(`(?s)started.*Stopped\. The conversation continues with your next message\.`)
 	if pids := alive(); len(pids) != 0 {

@@ -45,7 +45,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 
 	f.send("what is wrong here?", file("screen shot.png", core.FileImage, "PNG", 3), file("../../etc/passwd", core.FileDocument, "root:x", 0),
 		file("screen shot.png", core.FileImage, "PNG2", 4))
-	turn := <-f.plugin.started
+	turn := <-f.plugin.Started()
 	f.next()
 	want := "what is wrong here?\n\nFiles I sent, saved in the workdir:\n" +
 		"- .jakebot/uploads/" + core.Day(coretest.Epoch) + "/screen shot.png (image)\n" +
@@ -66,7 +66,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 	// A voice note's text is the prompt, shown back first.
 	f.send("", file("my $(voice) note.ogg", core.FileVoice, "hello", 5))
 	f.expect("🎤 Heard: heard hello")
-	if turn := <-f.plugin.started; !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
+	if turn := <-f.plugin.Started(); !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
 		t.Errorf("voice prompt = %q", turn.Prompt)
 	}
 	f.next()
@@ -93,7 +93,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 		t.Errorf("uploads = %q, want nothing from the refused messages", names)
 	}
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Errorf("a refused message ran a turn: %q", turn.Prompt)
 	default:
 	}
@@ -225,7 +225,7 @@ func TestADownloadTakesItsNameWhenComplete(t *testing.T) {
 		}}), nil
 	}}
 	f.send("read it", slow)
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.next()
 	if len(during) != 1 || !strings.HasPrefix(during[0], ".partial-") {
 		t.Errorf("mid-download the uploads folder held %q, want only a temporary file", during)
@@ -258,7 +258,7 @@ func TestUploadsInASubdirectoryStayOutOfGit(t *testing.T) {
 	f.say("alice", "/fake start "+sub)
 	f.expect("conversation started in " + sub)
 	f.send("look", file("shot.png", core.FileImage, "PNG", 3))
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.next()
 	if _, err := os.Stat(filepath.Join(sub, ".jakebot", "uploads", core.Day(coretest.Epoch), "shot.png")); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // TestLookupAppliesThePolicy: what an adapter suggests is what the router
@@ -31,10 +32,10 @@ func TestLookupAppliesThePolicy(t *testing.T) {
 		c.Access.Admin("fake", "root")
 		c.Redactor = core.NewRedactor([]string{"hunter2-very-secret"})
 	})
-	f.plugin.convs = []core.ConversationInfo{
+	f.plugin.List = plugintest.History([]core.ConversationInfo{
 		{ID: "mine", Title: "paste hunter2-very-secret here"},
 		{ID: "theirs", Title: "someone else's"},
-	}
+	})
 	f.router.Conversations().SetOwner("fake", "mine", "fake/alice")
 	msg := func(user string) core.Message {
 		return core.Message{Key: core.ConversationKey{Platform: "fake", User: user, Channel: "c"}}

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // modalPlugin is a scripted plugin with modes of its own.
-type modalPlugin struct{ *scriptPlugin }
+type modalPlugin struct{ *plugintest.Scripted }
 
 func (modalPlugin) Modes() []core.Mode {
 	return []core.Mode{
@@ -28,7 +29,7 @@ func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 // calls by default (APPROVALS=ask) when ask is set.
 func newModalFixtureAsking(t *testing.T, allowBypass, ask bool) *routerFixture {
 	t.Helper()
-	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 100), run: echo}
+	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo}
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
 		reg, err := core.NewRegistry(modalPlugin{p})
 		if err != nil {
@@ -46,7 +47,7 @@ func newModalFixtureAsking(t *testing.T, allowBypass, ask bool) *routerFixture {
 func (f *routerFixture) turn(text string) core.Turn {
 	f.t.Helper()
 	f.say("alice", text)
-	got := <-f.plugin.started
+	got := <-f.plugin.Started()
 	f.next() // the reply
 	return got
 }
@@ -176,7 +177,7 @@ func TestDoubleSlashReachesTheCLI(t *testing.T) {
 	f.expect("conversation started")
 	for text, want := range map[string]string{"//compact": "/compact", "  //review src/main.go": "/review src/main.go", "a // b": "a // b"} {
 		f.say("alice", text)
-		if got := (<-f.plugin.started).Prompt; got != want {
+		if got := (<-f.plugin.Started()).Prompt; got != want {
 			t.Errorf("%q reached the CLI as %q, want %q", text, got, want)
 		}
 		f.next()

@@ -137,6 +137,22 @@ func AsRateLimit(err error) (*RateLimitError, bool) {
 	return rl, ok
 }
 
+// APIError names op in err from a platform's client library and, when
+// err is (or wraps) the library's rate-limit error E, makes it a
+// *RateLimitError after retryAfter(E), so the coordinator waits and
+// retries. A nil err stays nil.
+func APIError[E error](op string, err error, retryAfter func(E) time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	wrapped := fmt.Errorf("%s: %w", op, err)
+	var limited E
+	if errors.As(err, &limited) {
+		return &RateLimitError{RetryAfter: retryAfter(limited), Err: wrapped}
+	}
+	return wrapped
+}
+
 // notify tells m's author text through the platform's Notifier, so that
 // their phone buzzes; a platform without one (the console) is watched.
 func (r *Router) notify(a *attached, m Message, why NotifyReason, text string) {

@@ -202,7 +202,7 @@ func (b *replyBlocks) blocks() []ResponseBlock {
 	out := make([]ResponseBlock, 0, len(b.head)+len(b.tail)+1)
 	out = append(out, b.head...)
 	if b.cut > 0 {
-		out = append(out, ResponseBlock{Kind: BlockWarning, Text: fmt.Sprintf("… %s of output cut here …", byteCount(b.cut))})
+		out = append(out, ResponseBlock{Kind: BlockWarning, Text: fmt.Sprintf("… %s of output cut here …", size(int64(b.cut)))})
 	}
 	out = append(out, b.tail...)
 	if b.hasOpen {
@@ -225,7 +225,7 @@ func clip(s string) string {
 		return s
 	}
 	at := runeStart(s, maxBlockBytes)
-	return s[:at] + fmt.Sprintf("\n… (%s more)", byteCount(len(s)-at))
+	return s[:at] + fmt.Sprintf("\n… (%s more)", size(int64(len(s)-at)))
 }
 
 func blockSize(b ResponseBlock) int { return len(b.Text) + len(b.Detail) }
@@ -246,14 +246,4 @@ func runeStart(s string, i int) int {
 		i--
 	}
 	return i
-}
-
-func byteCount(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

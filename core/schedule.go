@@ -1,8 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,12 +86,9 @@ func (c *Conversations) AddSchedule(s Schedule) int {
 // Schedules returns every schedule, by ID.
 func (c *Conversations) Schedules() []Schedule {
 	c.mu.RLock()
-	out := make([]Schedule, 0, len(c.schedules))
-	for _, s := range c.schedules {
-		out = append(out, s)
-	}
+	out := slices.Collect(maps.Values(c.schedules))
 	c.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	slices.SortFunc(out, func(a, b Schedule) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // Schedules run on the router's clock, as the author's own messages.
@@ -43,13 +44,13 @@ func TestSchedulesRunOnTheClock(t *testing.T) {
 
 	clock.Advance(30 * time.Minute)
 	f.expect("⏰ Schedule #1 (once) sends: run the tests")
-	if got := <-f.plugin.started; got.Prompt != "run the tests" || got.Key.User != "alice" {
+	if got := <-f.plugin.Started(); got.Prompt != "run the tests" || got.Key.User != "alice" {
 		t.Errorf("scheduled turn = %+v", got)
 	}
 	f.expect("echo: run the tests")
 	clock.Advance(30 * time.Minute)
 	f.expect("⏰ Schedule #2 (every 1h0m0s) sends: check in")
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.expect("echo: check in")
 	f.say("alice", "/schedules")
 	f.expect("Scheduled here:\n#2 every 1h0m0s, next at 2026-01-02 05:04 UTC")
@@ -70,7 +71,7 @@ func TestLateSchedulesRunOnceAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 10), run: echo}
+	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo}
 	reg, err := core.NewRegistry(p)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestLateSchedulesRunOnceAtStart(t *testing.T) {
 			t.Errorf("the bot wrote %q, want %q", all, want)
 		}
 	}
-	if turn := <-p.started; turn.Prompt != "nightly build" {
+	if turn := <-p.Started(); turn.Prompt != "nightly build" {
 		t.Errorf("turn = %q", turn.Prompt)
 	}
 	scheds := convs.Schedules()
@@ -110,7 +111,7 @@ func TestLateSchedulesRunOnceAtStart(t *testing.T) {
 	}
 	router.Wait()
 	select {
-	case turn := <-p.started:
+	case turn := <-p.Started():
 		t.Errorf("mallory's schedule ran a turn: %+v", turn)
 	default:
 	}
@@ -209,14 +210,14 @@ func TestScheduledTurnsObeyLimitsAndBudgets(t *testing.T) {
 	in("c", "/every 1h scheduled")
 	f.expect("Scheduled #1")
 	in("d", "hold")
-	if got := (<-f.plugin.started).Prompt; got != "hold" {
+	if got := (<-f.plugin.Started()).Prompt; got != "hold" {
 		t.Fatalf("turn %q started, want hold", got)
 	}
 	clock.Advance(time.Hour)
 	f.expect("⏰ Schedule #1 (every 1h0m0s) sends: scheduled")
 	f.expect("this one is number 1 in line")
 	close(release)
-	if got := (<-f.plugin.started).Prompt; got != "scheduled" {
+	if got := (<-f.plugin.Started()).Prompt; got != "scheduled" {
 		t.Fatalf("turn %q started, want the scheduled one", got)
 	}
 	// The held turn's reply and the scheduled one's, in either order.
@@ -228,7 +229,7 @@ func TestScheduledTurnsObeyLimitsAndBudgets(t *testing.T) {
 	// day's budget is spent, and the one after is refused.
 	clock.Advance(time.Hour)
 	f.expect("⏰ Schedule #1")
-	if got := <-f.plugin.started; got.MaxCostUSD < 0.2-1e-9 || got.MaxCostUSD > 0.2+1e-9 {
+	if got := <-f.plugin.Started(); got.MaxCostUSD < 0.2-1e-9 || got.MaxCostUSD > 0.2+1e-9 {
 		t.Errorf("the scheduled turn is bounded at $%v, want what is left, $0.20", got.MaxCostUSD)
 	}
 	f.expect("done scheduled")
@@ -237,7 +238,7 @@ func TestScheduledTurnsObeyLimitsAndBudgets(t *testing.T) {
 	f.expect("you have spent $1.2000 today, your daily budget is $1.00")
 	f.router.Wait()
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Errorf("a scheduled turn over the budget ran: %+v", turn)
 	default:
 	}

@@ -1,8 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -107,12 +109,9 @@ func (c *Conversations) Spent(user, day string) Spend {
 // user, for saving and for /cost all.
 func (c *Conversations) Spends() []UserSpend {
 	c.mu.RLock()
-	out := make([]UserSpend, 0, len(c.spent))
-	for _, s := range c.spent {
-		out = append(out, s)
-	}
+	out := slices.Collect(maps.Values(c.spent))
 	c.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
+	slices.SortFunc(out, func(a, b UserSpend) int { return cmp.Compare(a.key(), b.key()) })
 	return out
 }
 

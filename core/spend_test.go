@@ -83,7 +83,7 @@ func TestBudgets(t *testing.T) {
 					f.expect(tc.refusal)
 					return
 				}
-				got := <-f.plugin.started
+				got := <-f.plugin.Started()
 				f.next()
 				if got.MaxCostUSD < tc.maxUSD[i]-1e-9 || got.MaxCostUSD > tc.maxUSD[i]+1e-9 {
 					t.Errorf("turn %d: bound $%v, want $%v", i+1, got.MaxCostUSD, tc.maxUSD[i])
@@ -150,7 +150,7 @@ func TestUnpricedTurnsSayDollarsDoNotBoundThem(t *testing.T) {
 			f.expect("conversation started")
 			for i := range 2 {
 				f.say(tc.user, "go")
-				<-f.plugin.started
+				<-f.plugin.Started()
 				got := f.next()
 				if noted := strings.Contains(got, "not dollars"); noted != (i == 0 && tc.want != "") || (noted && !strings.Contains(got, tc.want)) {
 					t.Errorf("turn %d's reply = %q, want a note %q on the first only", i+1, got, tc.want)
@@ -167,7 +167,7 @@ func TestBudgetNote(t *testing.T) {
 	f.say("alice", "/fake start")
 	f.expect("conversation started")
 	f.say("alice", "go")
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.expect("This turn was stopped when it had cost $0.5000, reaching the turn budget (BUDGET_TURN_USD) of $0.5000.")
 }
 
@@ -190,16 +190,16 @@ func TestLongTurnsAndQuestionsNotify(t *testing.T) {
 	if n.User != "alice" || n.Why != core.NotifyLongTurn || n.Text != "✅ Fake fake finished your turn after 2m0s." {
 		t.Errorf("notification = %+v", n)
 	}
-	f.plugin.run = took(30 * time.Second)
+	f.plugin.Script = took(30 * time.Second)
 	f.turn("short one")
-	f.plugin.run = func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	f.plugin.Script = func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		answered := make(chan core.Answer, 1)
 		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "ls", Answer: func(a core.Answer) { answered <- a }}})
 		<-answered
 		return core.TurnResult{Duration: 3 * time.Minute}, nil
 	}
 	f.say("alice", "ask me")
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.next() // the question
 	if n := <-f.rec.Notified(); n.Why != core.NotifyQuestion || !strings.Contains(n.Text, "waiting for your answer: Bash") {
 		t.Errorf("notification = %+v, want the question's", n)

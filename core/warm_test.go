@@ -11,11 +11,12 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// warmingPlugin is a scriptPlugin whose CLI can start early.
+// warmingPlugin is a scripted plugin whose CLI can start early.
 type warmingPlugin struct {
-	*scriptPlugin
+	*plugintest.Scripted
 	warmed chan *fakeWarm
 	fresh  bool
 	// gate, when set, holds every warm-up until it is closed.
@@ -63,18 +64,18 @@ func (w *fakeWarm) isClosed() bool {
 type warmFixture struct {
 	*routerFixture
 	wp     *warmingPlugin
-	other  *scriptPlugin
+	other  *plugintest.Scripted
 	timers *coretest.ManualClock
 }
 
 func newWarmFixture(t *testing.T, fresh bool, configure func(*core.RouterConfig)) *warmFixture {
 	t.Helper()
 	wf := &warmFixture{timers: coretest.NewManualClock(),
-		other: &scriptPlugin{id: "other", started: make(chan core.Turn, 10), run: echo}}
+		other: &plugintest.Scripted{PluginID: "other", PluginName: "Fake other", Script: echo}}
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
 		cfg.WarmTTL, cfg.WarmMax, cfg.Timers = time.Hour, 1, wf.timers
 		plain, _ := cfg.Plugins.Get("fake")
-		wf.wp = &warmingPlugin{scriptPlugin: plain.(*scriptPlugin), warmed: make(chan *fakeWarm, 10), fresh: fresh}
+		wf.wp = &warmingPlugin{Scripted: plain.(*plugintest.Scripted), warmed: make(chan *fakeWarm, 10), fresh: fresh}
 		reg, err := core.NewRegistry(wf.wp, wf.other)
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +149,7 @@ func TestRouterWarmsTheNextTurn(t *testing.T) {
 	f.expect("warm: one")
 	f.router.Wait()
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Fatalf("a cold turn ran too: %+v", turn)
 	default:
 	}
@@ -172,7 +173,7 @@ func TestRouterDiscardsAStaleWarmCLI(t *testing.T) {
 	stale := f.start("alice")
 	f.say("alice", "one")
 	f.expect("echo: one")
-	if turn := <-f.plugin.started; turn.Prompt != "one" {
+	if turn := <-f.plugin.Started(); turn.Prompt != "one" {
 		t.Errorf("cold turn %+v", turn)
 	}
 	closed(t, stale, "a stale CLI")
@@ -230,9 +231,9 @@ func TestRouterDiscardsAWarmCLIForAnotherTurn(t *testing.T) {
 			f.router.Conversations().Update(key, func(c *core.Conversation) { tc.change(c, f.root) })
 			f.say("alice", "one")
 			f.expect("echo: one")
-			started := f.plugin.started
+			started := f.plugin.Started()
 			if tc.cold == "other" {
-				started = f.other.started
+				started = f.other.Started()
 			}
 			if turn := <-started; turn.Prompt != "one" {
 				t.Errorf("cold turn %+v", turn)

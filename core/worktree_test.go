@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // gitRepo makes a repository in dir/repo with a.txt committed on main.
@@ -81,7 +82,7 @@ func TestMergeIsTitledAfterTheConversation(t *testing.T) {
 		return core.TurnResult{ResumeToken: "s-notes"}, nil
 	}
 	f := newRouterFixture(t, write)
-	f.plugin.convs = []core.ConversationInfo{{ID: "s-notes", Title: "Write the release\n  notes"}}
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "s-notes", Title: "Write the release\n  notes"}})
 	repo := gitRepo(t, f.root)
 	f.say("alice", "/fake start "+repo+" --worktree notes")
 	f.expect("its own worktree")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/remote"
@@ -238,7 +239,7 @@ func TestDoctorSlack(t *testing.T) {
 			t.Parallel()
 			cfg := bot.Config{AllowedRoots: []string{dir}}
 			cfg.Claude.Bin = script(t, t.TempDir(), "claude", "echo 1.0")
-			cfg.Slack.AppToken, cfg.Slack.BotToken, cfg.Slack.AllowedUsers, cfg.Slack.APIURL = tt.app, tt.botToken, tt.users, srv.URL+"/api/"
+			cfg.Slack.AppToken, cfg.Slack.BotToken, cfg.Slack.AllowedUsers, cfg.Slack.APIURL = slack.Secret(tt.app), slack.Secret(tt.botToken), tt.users, srv.URL+"/api/"
 			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, Online: tt.online, HTTP: srv.Client()})
 			out := text(t, r)
 			for name, want := range tt.checks {

@@ -16,27 +16,17 @@ var Epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // InstantClock is a clock on which every wait is over at once: AfterFunc
 // moves the clock forward by d and runs f. Rate limits still hold in the
 // clock's time, which is what tests assert, and no test waits for real.
-// It is safe for concurrent use.
-type InstantClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// It is a ManualClock freed from the start (see Free), and so adds up
+// the waits of everyone who uses it: never share one between concurrent
+// actors whose spacing a test asserts; drive a ManualClock instead. It is
+// safe for concurrent use.
+type InstantClock struct{ ManualClock }
 
 // NewInstantClock returns an InstantClock at Epoch.
-func NewInstantClock() *InstantClock { return &InstantClock{now: Epoch} }
-
-func (c *InstantClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *InstantClock) AfterFunc(d time.Duration, f func()) core.Timer {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	go f()
-	return stoppedTimer{}
+func NewInstantClock() *InstantClock {
+	c := &InstantClock{}
+	c.now, c.waiting, c.free = Epoch, make(chan time.Duration, 1024), true
+	return c
 }
 
 type stoppedTimer struct{}
@@ -52,6 +42,8 @@ type ManualClock struct {
 	// waiting receives a value each time AfterFunc is called, so a test
 	// can wait until the code under test is waiting on the clock.
 	waiting chan time.Duration
+	// free makes every wait end at once (see Free).
+	free bool
 }
 
 type manualTimer struct {
@@ -83,6 +75,12 @@ func (c *ManualClock) Now() time.Time {
 
 func (c *ManualClock) AfterFunc(d time.Duration, f func()) core.Timer {
 	c.mu.Lock()
+	if c.free {
+		c.now = c.now.Add(max(d, 0))
+		c.mu.Unlock()
+		go f()
+		return stoppedTimer{}
+	}
 	t := &manualTimer{c: c, at: c.now.Add(d), f: f}
 	c.pending = append(c.pending, t)
 	c.mu.Unlock()
@@ -155,4 +153,44 @@ func (c *ManualClock) Advance(d time.Duration) {
 			t.f()
 		}
 	}
+}
+
+// Free fires every pending timer, moving the clock to the last one, and
+// makes every later wait end at once, as on an InstantClock: a test that
+// has ended frees its clock so that the code under test can shut down.
+func (c *ManualClock) Free() {
+	c.mu.Lock()
+	c.free = true
+	last := c.now
+	for _, t := range c.pending {
+		if !t.stopped && t.at.After(last) {
+			last = t.at
+		}
+	}
+	c.mu.Unlock()
+	c.Advance(last.Sub(c.Now()))
+}
+
+// Drive moves the clock to each timer as soon as one is set, until stop
+// is called: time jumps to the earliest wait and never further, so the
+// spacing of writes by concurrent actors is what they waited for (an
+// InstantClock adds up the waits of all of them). stop waits for the
+// driver to end; the clock is then as manual as before.
+func (c *ManualClock) Drive() (stop func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			select {
+			case <-c.waiting:
+				c.AdvanceToNext()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return sync.OnceFunc(func() {
+		close(done)
+		<-ended
+	})
 }

@@ -314,12 +314,5 @@ func (a *Adapter) handler() (core.Handler, context.Context, bool) {
 // apiError wraps err from a Discord call, turning discordgo's rate-limit
 // error into core's so the coordinator waits and retries.
 func apiError(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var rl *discordgo.RateLimitError
-	if errors.As(err, &rl) {
-		return &core.RateLimitError{RetryAfter: rl.RetryAfter, Err: fmt.Errorf("discord %s: %w", op, err)}
-	}
-	return fmt.Errorf("discord %s: %w", op, err)
+	return core.APIError("discord "+op, err, func(rl *discordgo.RateLimitError) time.Duration { return rl.RetryAfter })
 }

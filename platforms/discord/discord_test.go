@@ -16,6 +16,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 func TestConnectsAndRegistersCommands(t *testing.T) {
@@ -107,7 +108,7 @@ func TestStartOpensThread(t *testing.T) {
 // and only them: the streamed reply's edits notify nobody.
 func TestLongTurnPingsItsAuthor(t *testing.T) {
 	t.Parallel()
-	p := &scriptPlugin{run: func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p := &plugintest.Scripted{Script: func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("all done"))
 		return core.TurnResult{Duration: 5 * time.Minute}, nil
 	}}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // autocompleted returns the names and values an autocompletion answered.
@@ -43,7 +44,7 @@ func TestTwoRootsKeepAUserInTheirs(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var listed []string
-	p := &scriptPlugin{convs: func(_ context.Context, wd string) ([]core.ConversationInfo, error) {
+	p := &plugintest.Scripted{List: func(_ context.Context, wd string) ([]core.ConversationInfo, error) {
 		mu.Lock()
 		listed = append(listed, wd)
 		mu.Unlock()
@@ -97,7 +98,7 @@ func TestTwoRootsKeepAUserInTheirs(t *testing.T) {
 func TestAutocompleteRedactsTitles(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-test-0123456789abcdef"
-	p := &scriptPlugin{convs: func(context.Context, string) ([]core.ConversationInfo, error) {
+	p := &plugintest.Scripted{List: func(context.Context, string) ([]core.ConversationInfo, error) {
 		return []core.ConversationInfo{{ID: "aaaa1111-0000-4000-8000-000000000001", Title: "use " + secret + " to deploy"}}, nil
 	}}
 	h := newHarnessRouting(t, p, nil, func(rc *core.RouterConfig) { rc.Redactor = core.NewRedactor([]string{secret}) })

@@ -44,7 +44,7 @@ type Discord struct {
 	upgrader websocket.Upgrader
 
 	mu           sync.Mutex
-	changed      chan struct{}
+	changes      signal
 	calls        []DiscordCall
 	nextID       int64
 	channels     map[string]*DiscordChannel
@@ -153,7 +153,6 @@ func NewDiscord(t testing.TB) *Discord {
 		Now:               time.Now,
 		HeartbeatInterval: 41250 * time.Millisecond,
 		t:                 t,
-		changed:           make(chan struct{}),
 		nextID:            1_100_000_000_000_000_000,
 		channels:          make(map[string]*DiscordChannel),
 		messages:          make(map[string]*DiscordMessage),
@@ -192,10 +191,7 @@ func (d *Discord) newID() string {
 }
 
 // notify wakes everyone waiting for a change; d.mu must be held.
-func (d *Discord) notify() {
-	close(d.changed)
-	d.changed = make(chan struct{})
-}
+func (d *Discord) notify() { d.changes.notify() }
 
 // DM returns the id of a DM channel with user, creating it.
 func (d *Discord) DM(user DiscordUser) string {
@@ -252,13 +248,7 @@ func (d *Discord) Calls() []DiscordCall {
 
 // CallsTo returns the calls with method whose path matches pattern.
 func (d *Discord) CallsTo(method, pattern string) []DiscordCall {
-	var out []DiscordCall
-	for _, c := range d.Calls() {
-		if c.Is(method, pattern) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return keep(d.Calls(), func(c DiscordCall) bool { return c.Is(method, pattern) })
 }
 
 // Messages returns the messages in channel, oldest first, as they are now.
@@ -281,28 +271,13 @@ func (d *Discord) Commands() []json.RawMessage {
 	return slices.Clone(d.commands)
 }
 
-// discordWaitTimeout bounds every wait: a test that waits longer has failed.
-const discordWaitTimeout = 20 * time.Second
-
 // WaitFor blocks until cond holds, checking it now and after every
 // change to the fake (a REST call, a gateway event); it fails the test
 // after a generous timeout. cond may call the fake's methods.
 func (d *Discord) WaitFor(what string, cond func() bool) {
 	d.t.Helper()
-	deadline := time.NewTimer(discordWaitTimeout)
-	defer deadline.Stop()
-	for {
-		d.mu.Lock()
-		ch := d.changed
-		d.mu.Unlock()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			d.t.Fatalf("fake discord: timed out waiting for %s", what)
-		}
+	if !d.changes.waitFor(cond) {
+		d.t.Fatalf("fake discord: timed out waiting for %s", what)
 	}
 }
 

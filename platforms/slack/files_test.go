@@ -106,7 +106,7 @@ func TestFilesIn(t *testing.T) {
 			channel, thread := tc.send(h)
 			h.waitReply(channel, thread, tc.reply)
 
-			turns := h.plugin.ran()
+			turns := h.plugin.Turns()
 			switch {
 			case tc.prompt == "" && len(turns) > 0:
 				t.Errorf("a turn ran with prompt %q, want none", turns[0].Prompt)

@@ -147,14 +147,17 @@ func (format) Render(blocks []core.ResponseBlock) []string {
 	return formatter.Telegram(blocks, formatter.TelegramLimit)
 }
 
-// hold takes chat's turn at the gate, or says how long it is held back
-// (a *core.RateLimitError).
-func (a *Adapter) hold(chat int64) (release func(), err error) {
-	release, d := a.gate.acquire(chat)
-	if d > 0 {
-		return nil, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+// hold reads the place to names and takes its chat's turn at the gate,
+// or says how long it is held back (a *core.RateLimitError).
+func (a *Adapter) hold(to core.Target) (p place, release func(), err error) {
+	if p, err = parsePlace(to); err != nil {
+		return place{}, nil, err
 	}
-	return release, nil
+	release, d := a.gate.acquire(p.chat)
+	if d > 0 {
+		return place{}, nil, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+	}
+	return p, release, nil
 }
 
 // call runs one Bot API request, redacting the token from its error.
@@ -163,11 +166,7 @@ func (a *Adapter) call(f func() error) error { return redact(f(), string(a.cfg.T
 // Send posts text (Telegram HTML) in to. It returns *core.RateLimitError
 // while the chat is under flood control or over its group budget.
 func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
-	p, err := parsePlace(to)
-	if err != nil {
-		return core.MessageRef{}, err
-	}
-	release, err := a.hold(p.chat)
+	p, release, err := a.hold(to)
 	if err != nil {
 		return core.MessageRef{}, err
 	}
@@ -186,15 +185,11 @@ func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.M
 // Edit replaces the text of a message the bot sent. Unchanged text is
 // success.
 func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) error {
-	p, err := parsePlace(ref.Target)
-	if err != nil {
-		return err
-	}
 	id, err := strconv.Atoi(ref.ID)
 	if err != nil {
 		return fmt.Errorf("telegram: bad message id %q", ref.ID)
 	}
-	release, err := a.hold(p.chat)
+	p, release, err := a.hold(ref.Target)
 	if err != nil {
 		return err
 	}

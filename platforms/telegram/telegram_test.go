@@ -13,6 +13,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // TestDMStreamsWithinEditLimit starts a conversation in a private chat and
@@ -129,10 +130,10 @@ func TestInlineKeyboardResume(t *testing.T) {
 	// Sessions started outside chat are listed to admins only.
 	h := newHarness(t, func(c *Config, _ *Options) { c.AdminUsers = UserIDs{alice.ID} })
 	const old = "0b7c6a52-1f3e-4b8e-9a7d-2c1d5e6f7a8b"
-	h.plugin.convs = []core.ConversationInfo{
+	h.plugin.List = plugintest.History([]core.ConversationInfo{
 		{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build", Updated: h.clock.Now()},
 		{ID: old, Title: "write <docs> & tests", Updated: h.clock.Now().Add(-time.Hour)},
-	}
+	})
 	dm := alice.Private()
 	h.says(dm, alice, 0, "/claude conversations")
 	msgs := h.srv.Messages(dm.ID)
@@ -374,7 +375,7 @@ func TestUnknownUserRefused(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *Config, _ *Options) { c.AdminUsers = UserIDs{alice.ID} })
 	// A stranger's first press in a place is refused with a private alert.
-	h.plugin.convs = []core.ConversationInfo{{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build"}}
+	h.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build"}})
 	topic := h.srv.NewTopic(team, "ops")
 	h.says(team, alice, topic, "/claude conversations")
 	list := h.srv.Messages(team.ID)[0]
@@ -412,18 +413,12 @@ func TestUnknownUserRefused(t *testing.T) {
 	}
 }
 
-// otherPlugin is a second scripted plugin under another id.
-type otherPlugin struct{ *scripted }
-
-func (otherPlugin) ID() string   { return "codex" }
-func (otherPlugin) Name() string { return "Codex" }
-
 // A message belongs to the conversation it was sent in: a /codex start
 // while a Claude turn runs and a message waits is refused, and the waiting
 // message runs on Claude.
 func TestMessagesKeepTheirConversation(t *testing.T) {
 	t.Parallel()
-	codex := otherPlugin{newScripted()}
+	codex := &plugintest.Scripted{PluginID: "codex", PluginName: "Codex"}
 	h := newHarness(t, func(_ *Config, o *Options) { o.Plugins = append(o.Plugins, codex) })
 	dm := alice.Private()
 	h.says(dm, alice, 0, "/claude start")
@@ -446,10 +441,8 @@ func TestMessagesKeepTheirConversation(t *testing.T) {
 	}
 	second.end()
 	h.until("the second reply", func() bool { return strings.Count(h.dump(), "2.0s · $0.0100") >= 2 })
-	select {
-	case tr := <-codex.turns:
-		t.Fatalf("Codex ran a turn: %+v", tr.Turn)
-	default:
+	if turns := codex.Turns(); len(turns) != 0 {
+		t.Fatalf("Codex ran a turn: %+v", turns[0])
 	}
 }
 
@@ -465,7 +458,7 @@ func TestApprovalButtons(t *testing.T) {
 	tr := h.nextTurn()
 	answers := make(chan core.Answer, 1)
 	go func() {
-		tr.events <- core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+		tr.Events() <- core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
 			Answer: func(a core.Answer) { answers <- a }}}
 	}()
 	h.until("the question", func() bool { return strings.Contains(h.last(team.ID), "Allow Bash?") })
@@ -527,7 +520,7 @@ func TestApprovalButtons(t *testing.T) {
 func TestLongTurnPingsItsAuthor(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.plugin.took = 5 * time.Minute
+	h.took = 5 * time.Minute
 	dm := alice.Private()
 	h.says(dm, alice, 0, "/claude start")
 	h.srv.UserSays(dm, alice, 0, "take your time")

@@ -66,7 +66,7 @@ func (b *browser) upload(channel, text string, files ...upFile) (int, string) {
 // them is saved or run.
 func TestImagesVoiceAndLimitsFromThePage(t *testing.T) {
 	t.Parallel()
-	p := &echoPlugin{}
+	p := newEchoPlugin()
 	s := newSiteFrom(t, siteConfig{plugin: p,
 		web: func(c *web.Config) { c.MaxUploadBytes = 1000 },
 		router: func(rc *core.RouterConfig) {
@@ -101,7 +101,7 @@ func TestImagesVoiceAndLimitsFromThePage(t *testing.T) {
 	st.botSays(c, "🎤 Heard: heard fix the tests")
 	st.botSays(c, "echo: heard fix the tests")
 
-	turns := len(p.turns)
+	turns := len(p.Turns())
 	status, text := b.upload(c, "too big for the page", upFile{"big.bin", "application/octet-stream", strings.Repeat("x", 2000)})
 	if status != http.StatusRequestEntityTooLarge || !strings.Contains(text, "over the 1000 bytes limit (WEB_MAX_UPLOAD_BYTES): nothing was sent") {
 		t.Errorf("an upload over WEB_MAX_UPLOAD_BYTES: %d %q", status, text)
@@ -112,7 +112,7 @@ func TestImagesVoiceAndLimitsFromThePage(t *testing.T) {
 	st.botSays(c, "log.txt is 500 bytes, over the 100 bytes limit (ATTACHMENT_MAX_BYTES)")
 	b.say(c, "/status")
 	st.botSays(c, "State: idle")
-	if len(p.turns) != turns {
+	if len(p.Turns()) != turns {
 		t.Errorf("a refused upload ran a turn: %+v", p.lastTurn())
 	}
 	for _, name := range []string{"big.bin", "log.txt"} {
@@ -126,7 +126,7 @@ func TestImagesVoiceAndLimitsFromThePage(t *testing.T) {
 // and a note, and comes whole as answer.md to download.
 func TestLongAnswerComesAsAFileOnThePage(t *testing.T) {
 	t.Parallel()
-	p := &echoPlugin{}
+	p := newEchoPlugin()
 	s := newSiteFrom(t, siteConfig{plugin: p, router: func(rc *core.RouterConfig) {
 		rc.LongReplyPages, rc.Document = 2, formatter.MarkdownText
 	}})

@@ -62,7 +62,7 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, client *htt
 func TestHTTPS(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile, client := selfSigned(t, t.TempDir())
-	s := newSiteFrom(t, siteConfig{plugin: &echoPlugin{}, client: client,
+	s := newSiteFrom(t, siteConfig{plugin: newEchoPlugin(), client: client,
 		web: func(c *web.Config) { c.TLSCert, c.TLSKey = certFile, keyFile }})
 	noRedirect := *client
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -107,7 +107,7 @@ func TestHTTPS(t *testing.T) {
 func TestWebAdmin(t *testing.T) {
 	t.Parallel()
 	for _, admin := range []bool{false, true} {
-		s := newSiteFrom(t, siteConfig{plugin: &echoPlugin{}, web: func(c *web.Config) { c.Admin = admin }})
+		s := newSiteFrom(t, siteConfig{plugin: newEchoPlugin(), web: func(c *web.Config) { c.Admin = admin }})
 		b := s.signIn()
 		st := b.events()
 		c := b.newChannel()

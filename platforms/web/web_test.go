@@ -23,38 +23,36 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 const token = "correct-horse-battery-staple-42"
 
 // echoPlugin answers "echo: <prompt>"; a prompt "wait" runs until the
-// turn is stopped.
+// turn is stopped, "long" answers longAnswer, and "stream" writes
+// streamedLines a line at a time.
 type echoPlugin struct {
-	mu    sync.Mutex
-	turns []core.Turn
+	*plugintest.Scripted
 	// next lets a "stream" turn write its next line.
 	next chan struct{}
 }
 
-func (p *echoPlugin) ID() string   { return "claude" }
-func (p *echoPlugin) Name() string { return "Claude Code" }
-func (p *echoPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
-	return nil, nil
+func newEchoPlugin() *echoPlugin {
+	p := &echoPlugin{Scripted: &plugintest.Scripted{}}
+	p.Script = p.run
+	return p
 }
-func (p *echoPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.mu.Lock()
-	p.turns = append(p.turns, t)
-	p.mu.Unlock()
-	if t.Prompt == "wait" {
+
+func (p *echoPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	switch t.Prompt {
+	case "wait":
 		emit(core.TextEvent("waiting…"))
 		<-ctx.Done()
 		return core.TurnResult{}, context.Cause(ctx)
-	}
-	if t.Prompt == "long" {
+	case "long":
 		emit(core.TextEvent(longAnswer))
-		return core.TurnResult{ResumeToken: "s1"}, nil
-	}
-	if t.Prompt == "stream" {
+		return core.TurnResult{ResumeToken: p.Session(t)}, nil
+	case "stream":
 		// A line at a time, each once the page has it: every line is an
 		// edit of its own, as when a CLI writes slowly.
 		for i := range streamedLines {
@@ -65,16 +63,14 @@ func (p *echoPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)
 				return core.TurnResult{}, context.Cause(ctx)
 			}
 		}
-		return core.TurnResult{ResumeToken: "s1"}, nil
+		return core.TurnResult{ResumeToken: p.Session(t)}, nil
 	}
-	emit(core.TextEvent("echo: " + t.Prompt))
-	return core.TurnResult{ResumeToken: "s1"}, nil
+	return p.Echo(ctx, t, emit)
 }
 
 func (p *echoPlugin) lastTurn() core.Turn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.turns[len(p.turns)-1]
+	turns := p.Turns()
+	return turns[len(turns)-1]
 }
 
 // site is the web platform on a real router, on a free loopback port.
@@ -93,7 +89,7 @@ type site struct {
 
 func newSite(t *testing.T) *site {
 	t.Helper()
-	p := &echoPlugin{}
+	p := newEchoPlugin()
 	s := newSiteFrom(t, siteConfig{plugin: p})
 	s.plugin = p
 	return s
@@ -388,7 +384,7 @@ func TestSignInIsDefaultDeny(t *testing.T) {
 			t.Errorf("%s %s = %s (cookie %q), want 401 and no cookie", tc.method, tc.path, resp.Status, resp.Header.Get("Set-Cookie"))
 		}
 	}
-	if n := len(s.plugin.turns); n != 0 {
+	if n := len(s.plugin.Turns()); n != 0 {
 		t.Errorf("%d turns ran for strangers", n)
 	}
 	if want := "Web: sign in at " + s.url + "/login?token=" + token + "\n"; s.printed.String() != want {
@@ -556,7 +552,7 @@ func (b *browser) download(id string) ([]byte, *http.Response) {
 func TestConversationsOutliveARestart(t *testing.T) {
 	t.Parallel()
 	convs := core.NewConversations()
-	p := &echoPlugin{}
+	p := newEchoPlugin()
 	first := newSiteFrom(t, siteConfig{plugin: p, convs: convs})
 	b := first.signIn()
 	st := b.events()
@@ -591,8 +587,8 @@ func TestConversationsOutliveARestart(t *testing.T) {
 	st.botSays(fresh, "No conversation here yet")
 	b.say(old, "and now?")
 	st.botSays(old, "echo: and now?")
-	if turn := p.lastTurn(); turn.ResumeToken != "s1" || turn.Key.Channel != old {
-		t.Errorf("the old conversation's turn = %+v, want it to resume s1", turn)
+	if turn := p.lastTurn(); turn.ResumeToken != "session-1" || turn.Key.Channel != old {
+		t.Errorf("the old conversation's turn = %+v, want it to resume session-1", turn)
 	}
 }
 
