@@ -62,8 +62,8 @@ type pendingQuestion struct {
 	author string // the turn's author, who may answer besides admins
 	// authorName is how the chat names the author (Message.AuthorName).
 	authorName string
-	q      *Question
-	once   sync.Once
+	q          *Question
+	once       sync.Once
 
 	timerMu sync.Mutex
 	timer   Timer
