@@ -192,7 +192,14 @@ func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Eve
 // the stack frames of its error reports.
 var noise = regexp.MustCompile(`(?m)^(Warning: 256-color support not detected.*|Ripgrep is not available.*|YOLO mode is enabled.*|\s+at .*)\n?`)
 
-func stripNoise(s string) string { return strings.TrimSpace(noise.ReplaceAllString(s, "")) }
+// pingRefused matches the report the CLI writes of refusing the bot's
+// pings (see acp.started): its header line, the error object's
+// indented members and its closing brace.
+var pingRefused = regexp.MustCompile(`(?m)^Error handling request \{[^\n]*'jakebot/ping'[^\n]*\n(?:[ \t][^\n]*\n)*\}\n?`)
+
+func stripNoise(s string) string {
+	return strings.TrimSpace(noise.ReplaceAllString(pingRefused.ReplaceAllString(s, ""), ""))
+}
 
 // CheckResumeID accepts the Gemini CLI's session ids, which are UUIDs.
 func (p *Plugin) CheckResumeID(id string) error {
