@@ -242,10 +242,10 @@ func WithheldVars() []string {
 		case reflect.TypeOf(claude.Config{}), reflect.TypeOf(codex.Config{}), reflect.TypeOf(gemini.Config{}):
 			continue
 		}
-		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f})) {
+		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f}), "") {
 			for _, field := range fs {
-				if k := envKey(field); core.SecretName(k) {
-					out = append(out, k)
+				if core.SecretName(field.key) {
+					out = append(out, field.key)
 				}
 			}
 		}
@@ -348,7 +348,7 @@ func explain(err error, vars map[string]string) error {
 	if !errors.As(err, &agg) {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	fields := envFields(reflect.TypeOf(Config{}))
+	fields := envFields(reflect.TypeOf(Config{}), "")
 	named := map[string]bool{}
 	var msgs []string
 	for _, e := range agg.Errors {
@@ -362,11 +362,10 @@ func explain(err error, vars map[string]string) error {
 		// each platform EditInterval), so the one meant is the first not
 		// yet named whose value the field rejects.
 		for _, f := range fields[pe.Name] {
-			key := envKey(f)
-			v, ok := vars[key]
-			if ok && !named[key] && rejects(f, v) {
-				named[key] = true
-				msg = fmt.Sprintf("%s=%q: %v", key, v, pe.Err)
+			v, ok := vars[f.key]
+			if ok && !named[f.key] && rejects(f.StructField, v) {
+				named[f.key] = true
+				msg = fmt.Sprintf("%s=%q: %v", f.key, v, pe.Err)
 				break
 			}
 		}
@@ -375,20 +374,29 @@ func explain(err error, vars map[string]string) error {
 	return fmt.Errorf("configuration: %s", strings.Join(msgs, "; "))
 }
 
+// envField is a field read from the variable key: its own name (envKey)
+// after the envPrefix of each struct that holds it, as plugins' Settings
+// are read as CLAUDE_ARGS, CODEX_ARGS...
+type envField struct {
+	key string
+	reflect.StructField
+}
+
 // envFields maps each field name in t (and its nested structs) to the
-// fields of that name that are read from a variable.
-func envFields(t reflect.Type) map[string][]reflect.StructField {
-	fields := map[string][]reflect.StructField{}
+// fields of that name that are read from a variable, whose names start
+// with prefix.
+func envFields(t reflect.Type, prefix string) map[string][]envField {
+	fields := map[string][]envField{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(time.Time{}) {
-			for name, fs := range envFields(f.Type) {
+			for name, fs := range envFields(f.Type, prefix+f.Tag.Get("envPrefix")) {
 				fields[name] = append(fields[name], fs...)
 			}
 			continue
 		}
-		if envKey(f) != "" {
-			fields[f.Name] = append(fields[f.Name], f)
+		if key := envKey(f); key != "" {
+			fields[f.Name] = append(fields[f.Name], envField{prefix + key, f})
 		}
 	}
 	return fields

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
@@ -28,7 +30,8 @@ func TestLoadConfig(t *testing.T) {
 		"LOG_LEVEL=warn",
 	}, "\n")), 0o600)
 
-	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2", "LONG_REPLY_PAGES=1"}, dotenv)
+	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2", "LONG_REPLY_PAGES=1",
+		"CODEX_BIN=/opt/codex", "GEMINI_MODEL=gemini-2.5-pro", "GEMINI_BIN="}, dotenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +47,13 @@ func TestLoadConfig(t *testing.T) {
 	if got := strings.Join(cfg.Claude.Args, "|"); got != "--allowedTools|Bash|--max-turns|3" {
 		t.Errorf("Claude.Args = %q", got)
 	}
-	if cfg.Claude.Bin != "claude" || cfg.Claude.PermissionMode != "acceptEdits" {
-		t.Errorf("defaults not applied: %+v", cfg.Claude)
+	if bin := claude.New(cfg.Claude, nil).CLI().Bin; bin != "claude" || cfg.Claude.PermissionMode != "acceptEdits" {
+		t.Errorf("defaults not applied: bin %q, %+v", bin, cfg.Claude)
+	}
+	// Each plugin reads its own prefix; an empty *_BIN is the default.
+	if cfg.Codex.Bin != "/opt/codex" || cfg.Gemini.Model != "gemini-2.5-pro" || cfg.Codex.Model != "" ||
+		gemini.New(cfg.Gemini, nil).CLI().Bin != "gemini" {
+		t.Errorf("Codex %+v, Gemini %+v; want CODEX_BIN and GEMINI_MODEL in their own plugin", cfg.Codex.Settings, cfg.Gemini.Settings)
 	}
 }
 

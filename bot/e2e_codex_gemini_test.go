@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
@@ -41,15 +42,15 @@ var claudeCLI = otherCLI{"claude", "Claude Code", func(t testing.TB, f *fixture,
 var otherCLIs = []otherCLI{
 	{"codex", "Codex", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
 		o := plugintest.NewOpenAI(t, replies...)
-		cfg.Codex = codex.Config{Bin: plugintest.CLIPath(t, "codex"), Args: plugintest.CodexArgs(o), Model: "gpt-5.5",
-			Sandbox: "workspace-write", Home: filepath.Join(f.home, ".codex"),
-			Env: append(plugintest.CodexEnv(t, f.home), f.mark)}
+		cfg.Codex = codex.Config{Settings: cliproc.Settings{Bin: plugintest.CLIPath(t, "codex"), Args: plugintest.CodexArgs(o),
+			Model: "gpt-5.5", Env: append(plugintest.CodexEnv(t, f.home), f.mark)},
+			Sandbox: "workspace-write", Home: filepath.Join(f.home, ".codex")}
 		return o
 	}},
 	{"gemini", "Gemini CLI", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
 		g := plugintest.NewGemini(t, replies...)
-		cfg.Gemini = gemini.Config{Bin: plugintest.CLIPath(t, "gemini"), Model: "gemini-2.5-flash", ApprovalMode: "auto_edit",
-			Home: f.home, Env: append(plugintest.GeminiEnv(t, g, f.home), f.mark)}
+		cfg.Gemini = gemini.Config{Settings: cliproc.Settings{Bin: plugintest.CLIPath(t, "gemini"), Model: "gemini-2.5-flash",
+			Env: append(plugintest.GeminiEnv(t, g, f.home), f.mark)}, ApprovalMode: "auto_edit", Home: f.home}
 		return g
 	}},
 }

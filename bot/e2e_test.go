@@ -13,6 +13,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -71,11 +72,9 @@ func (f *fixture) config(extraArgs ...string) bot.Config {
 		QueueLimit:   5,
 		LogLevel:     "debug",
 		Claude: claude.Config{
-			Bin:            plugintest.CLIPath(f.t, "claude"),
+			Settings:       cliproc.Settings{Bin: plugintest.CLIPath(f.t, "claude"), Args: extraArgs, Env: f.env},
 			PermissionMode: "acceptEdits",
-			Args:           extraArgs,
 			ConfigDir:      filepath.Join(f.home, ".claude"),
-			Env:            f.env,
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -27,7 +28,7 @@ type hostileBot struct {
 func newHostileBot(t *testing.T, bin string, idle time.Duration, env ...string) *hostileBot {
 	t.Helper()
 	mark, alive := plugintest.ProcessMarker(t)
-	plugin := claude.New(claude.Config{Bin: bin, Env: append(env, mark), ConfigDir: t.TempDir()}, nil)
+	plugin := claude.New(claude.Config{Settings: cliproc.Settings{Bin: bin, Env: append(env, mark)}, ConfigDir: t.TempDir()}, nil)
 	reg, err := core.NewRegistry(plugin)
 	if err != nil {
 		t.Fatal(err)

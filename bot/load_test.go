@@ -17,6 +17,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -52,8 +53,8 @@ func runLoad(b *testing.B, conversations, events int) {
 	const editInterval = 500 * time.Millisecond
 	goroutinesBefore := runtime.NumGoroutine()
 	mark, alive := plugintest.ProcessMarker(b)
-	plugin := claude.New(claude.Config{Bin: os.Args[0], ConfigDir: b.TempDir(), Env: []string{
-		mark, "JAKEBOT_FAKE_CLAUDE=load", "FAKE_EVENTS=" + strconv.Itoa(events), "FAKE_BATCH=10", "FAKE_GAP=10ms"}}, nil)
+	plugin := claude.New(claude.Config{ConfigDir: b.TempDir(), Settings: cliproc.Settings{Bin: os.Args[0], Env: []string{
+		mark, "JAKEBOT_FAKE_CLAUDE=load", "FAKE_EVENTS=" + strconv.Itoa(events), "FAKE_BATCH=10", "FAKE_GAP=10ms"}}}, nil)
 	reg, err := core.NewRegistry(plugin)
 	if err != nil {
 		b.Fatal(err)

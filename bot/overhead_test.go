@@ -15,6 +15,7 @@ import (
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 // BenchmarkTurnOverhead runs the same fake CLI (this test binary replaying
@@ -29,7 +30,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	workdir := b.TempDir()
 
 	roots, _ := core.NewRoots([]string{workdir})
-	reg, _ := core.NewRegistry(claude.New(claude.Config{Bin: os.Args[0], Env: []string{env}}, nil))
+	reg, _ := core.NewRegistry(claude.New(claude.Config{Settings: cliproc.Settings{Bin: os.Args[0], Env: []string{env}}}, nil))
 	access := core.NewAccess()
 	access.Allow("fake", "u")
 	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots}, nil)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
@@ -47,7 +48,8 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 
 	gateway := t.TempDir()
 	gcfg := bot.Config{AllowedRoots: []string{gateway}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "debug",
-		NATS: remote.Config{URL: ns.ClientURL()}, Claude: claude.Config{Bin: filepath.Join(gateway, "no-claude-here")}}
+		NATS:   remote.Config{URL: ns.ClientURL()},
+		Claude: claude.Config{Settings: cliproc.Settings{Bin: filepath.Join(gateway, "no-claude-here")}}}
 	c := f.start(gcfg)
 	for {
 		c.say("/runners")

@@ -14,6 +14,7 @@ import (
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -36,9 +37,9 @@ func newWorktreeBotWith(t *testing.T, root string, configure func(*core.RouterCo
 	model := plugintest.NewAnthropic(t, replies...)
 	home := plugintest.Home(t)
 	mark, alive := plugintest.ProcessMarker(t)
-	plugin := claude.New(claude.Config{Bin: plugintest.CLIPath(t, "claude"), PermissionMode: "acceptEdits",
-		Args: []string{"--allowedTools", "Bash"}, ConfigDir: filepath.Join(home, ".claude"),
-		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
+	plugin := claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
+		Settings: cliproc.Settings{Bin: plugintest.CLIPath(t, "claude"), Args: []string{"--allowedTools", "Bash"},
+			Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
 	reg, err := core.NewRegistry(plugin)
 	if err != nil {
 		t.Fatal(err)

@@ -105,9 +105,9 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		t.Fatalf("report did not fail:\n%s", text(t, r))
 	}
 	expect(t, r, "allowed root", doctor.Fail, "no such directory")
-	expect(t, r, "claude CLI", doctor.Warn, "jakebot-no-such-claude not found: install it with `npm install -g @anthropic-ai/claude-code`")
+	expect(t, r, "claude CLI", doctor.Warn, "jakebot-no-such-claude not found. Install it with `npm install -g @anthropic-ai/claude-code`")
 	expect(t, r, "claude auth", doctor.Warn, "no API key (ANTHROPIC_API_KEY")
-	expect(t, r, "aider CLI", doctor.Fail, "jakebot-no-such-aider not found: install it, or fix its bin in "+plugins+":2")
+	expect(t, r, "aider CLI", doctor.Fail, "jakebot-no-such-aider not found. Install it, or fix its bin in "+plugins+":2")
 	expect(t, r, "any CLI", doctor.Fail, "no plugin's CLI is installed")
 	if out := text(t, r); !strings.Contains(out, "something required is broken") {
 		t.Errorf("closing line:\n%s", out)

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
@@ -37,32 +39,23 @@ type authHint struct {
 	login string   // what to do when neither is there
 }
 
-// builtinCLIs lists the built-in plugins' CLIs. A built-in plugin that
-// lands adds its line here, with its auth hint from authHints.
+// builtinCLIs lists the built-in plugins' CLIs, as the plugins run them
+// (name, binary, how to install it). A built-in plugin that lands adds its
+// line here, with its auth hint from authHints.
 func builtinCLIs(cfg bot.Config, opts Options) []cli {
-	bin := cfg.Claude.Bin
-	if bin == "" {
-		bin = "claude"
+	var out []cli
+	for _, b := range []struct {
+		id  string
+		cli cliproc.CLI
+	}{
+		{"claude", claude.New(cfg.Claude, nil).CLI()},
+		{"codex", codex.New(cfg.Codex, nil).CLI()},
+		{"gemini", gemini.New(cfg.Gemini, nil).CLI()},
+	} {
+		out = append(out, cli{id: b.id, name: b.cli.Name, bin: b.cli.Bin, versionArgs: []string{"--version"},
+			install: b.cli.Install, auth: authHints(b.id, cfg, opts)})
 	}
-	or := func(bin, def string) string {
-		if bin == "" {
-			return def
-		}
-		return bin
-	}
-	return []cli{{
-		id: "claude", name: "Claude Code", bin: bin, versionArgs: []string{"--version"},
-		install: "install it with `npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN",
-		auth:    authHints("claude", cfg, opts),
-	}, {
-		id: "codex", name: "Codex", bin: or(cfg.Codex.Bin, "codex"), versionArgs: []string{"--version"},
-		install: "install it with `npm install -g @openai/codex`, or set CODEX_BIN",
-		auth:    authHints("codex", cfg, opts),
-	}, {
-		id: "gemini", name: "Gemini CLI", bin: or(cfg.Gemini.Bin, "gemini"), versionArgs: []string{"--version"},
-		install: "install it with `npm install -g @google/gemini-cli`, or set GEMINI_BIN",
-		auth:    authHints("gemini", cfg, opts),
-	}}
+	return out
 }
 
 // authHints returns where the CLI of plugin id looks for credentials:
@@ -107,7 +100,7 @@ func checkPlugins(ctx context.Context, r *Report, cfg bot.Config, opts Options) 
 			for _, s := range specs {
 				ids = append(ids, s.ID)
 				clis = append(clis, cli{id: s.ID, name: s.Name, bin: s.Bin, versionArgs: s.VersionArgs, required: true,
-					install: "install it, or fix its bin in " + s.Source})
+					install: "Install it, or fix its bin in " + s.Source})
 			}
 			r.add("config", "PLUGINS_FILE", OK, "%s: %d plugins (%s)", cfg.PluginsFile, len(specs), strings.Join(ids, ", "))
 		}
@@ -135,7 +128,7 @@ func checkCLI(ctx context.Context, r *Report, c cli, opts Options) bool {
 		if c.required {
 			s = Fail
 		}
-		r.add("plugin", name, s, "%s not found: %s", c.bin, c.install)
+		r.add("plugin", name, s, "%s not found. %s", c.bin, c.install)
 		return false
 	}
 	v, err := version(ctx, path, c.versionArgs, opts.Timeout)

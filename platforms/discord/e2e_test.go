@@ -12,6 +12,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -27,8 +28,8 @@ func realClaude(t *testing.T, model *plugintest.Anthropic) core.Plugin {
 			t.Errorf("processes %v outlived the test", pids)
 		}
 	})
-	return claude.New(claude.Config{Bin: bin, PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
-		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	return claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
+		Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, slog.New(slog.NewTextHandler(t.Output(), nil)))
 }
 
 // TestClaudeThroughDiscord runs the real Claude Code CLI against the fake

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -27,10 +28,8 @@ func TestClaudeThroughSlack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin := claude.New(claude.Config{
-		Bin: bin, PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
-		Env: append(plugintest.ClaudeEnv(t, model, home), mark),
-	}, nil)
+	plugin := claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
+		Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
 	h := start(t, setup{plugin: plugin, workdir: workdir})
 	t.Cleanup(func() {
 		if pids := alive(); len(pids) != 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -34,12 +35,8 @@ func TestClaudeEndToEnd(t *testing.T) {
 			t.Errorf("processes %v outlived the test", pids)
 		}
 	})
-	plugin := claude.New(claude.Config{
-		Bin:            bin,
-		PermissionMode: "acceptEdits",
-		ConfigDir:      filepath.Join(home, ".claude"),
-		Env:            append(plugintest.ClaudeEnv(t, model, home), mark),
-	}, nil)
+	plugin := claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
+		Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
 	h := newHarness(t, func(_ *Config, o *Options) { o.Plugins = []core.Plugin{plugin} })
 	dm := alice.Private()
 
@@ -108,8 +105,8 @@ func TestFilesEndToEnd(t *testing.T) {
 			t.Errorf("processes %v outlived the test", pids)
 		}
 	})
-	plugin := claude.New(claude.Config{Bin: bin, PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
-		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
+	plugin := claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
+		Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
 	h := newHarnessRouting(t, func(rc *core.RouterConfig) {
 		rc.Transcribe = func(ctx context.Context, file string) (string, error) {
 			data, err := os.ReadFile(file)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -68,8 +69,8 @@ func realClaude(t *testing.T, bin string, model *plugintest.Anthropic, mode stri
 			t.Errorf("processes %v outlived the test", pids)
 		}
 	})
-	return claude.New(claude.Config{Bin: bin, PermissionMode: mode, ConfigDir: filepath.Join(home, ".claude"),
-		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
+	return claude.New(claude.Config{PermissionMode: mode, ConfigDir: filepath.Join(home, ".claude"),
+		Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
 }
 
 // bounded keeps a bug from hanging the test: it fails instead.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -22,7 +23,8 @@ func BenchmarkParse(b *testing.B) {
 func BenchmarkTurnStart(b *testing.B) {
 	model := plugintest.NewAnthropic(b)
 	home := plugintest.Home(b)
-	p := claude.New(claude.Config{Bin: plugintest.CLIPath(b, "claude"), PermissionMode: "default",
-		ConfigDir: filepath.Join(home, ".claude"), Env: plugintest.ClaudeEnv(b, model, home)}, nil)
+	p := claude.New(claude.Config{Settings: cliproc.Settings{Bin: plugintest.CLIPath(b, "claude"),
+		Env: plugintest.ClaudeEnv(b, model, home)},
+		PermissionMode: "default", ConfigDir: filepath.Join(home, ".claude")}, nil)
 	plugintest.BenchTurnStart(b, model, p, plugintest.Workdir(b))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -47,6 +48,7 @@ var controlCases = []plugintest.SessionCase{
 func TestCaptureControl(t *testing.T) {
 	plugintest.RecordSessions(t, *capture, "claude", "control", captureWorkdir, controlCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
 		model, home := plugintest.NewAnthropic(t, replies...), plugintest.Home(t)
-		return claude.New(claude.Config{Bin: bin, ConfigDir: filepath.Join(home, ".claude"), Env: plugintest.ClaudeEnv(t, model, home)}, nil), model
+		return claude.New(claude.Config{Settings: cliproc.Settings{Bin: bin, Env: plugintest.ClaudeEnv(t, model, home)},
+			ConfigDir: filepath.Join(home, ".claude")}, nil), model
 	})
 }

@@ -15,16 +15,13 @@ import (
 
 // Config configures the plugin; the bot fills it from the environment.
 type Config struct {
-	Bin            string       `env:"CLAUDE_BIN" envDefault:"claude"`
-	Args           cliproc.Args `env:"CLAUDE_ARGS"`
-	Model          string       `env:"CLAUDE_MODEL"`
-	PermissionMode string       `env:"CLAUDE_PERMISSION_MODE" envDefault:"acceptEdits"`
+	// Settings are CLAUDE_BIN (by default claude), CLAUDE_ARGS and
+	// CLAUDE_MODEL, and the CLI's environment.
+	cliproc.Settings `envPrefix:"CLAUDE_"`
+	PermissionMode   string `env:"CLAUDE_PERMISSION_MODE" envDefault:"acceptEdits"`
 	// ConfigDir is where Claude Code keeps its state; empty means
 	// $CLAUDE_CONFIG_DIR, else ~/.claude.
 	ConfigDir string `env:"CLAUDE_CONFIG_DIR"`
-	// Environ and Env are the CLI's environment, as cliproc.CLI's: the
-	// bot's own minus its secrets, and what tests add to it.
-	Environ, Env []string
 }
 
 // Plugin runs Claude Code. It is safe for concurrent use.
@@ -38,15 +35,16 @@ var _ core.ResumeIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	if cfg.Bin == "" {
-		cfg.Bin = "claude"
-	}
-	return &Plugin{cfg: cfg, cli: &cliproc.CLI{Name: "Claude Code", Bin: cfg.Bin, Environ: cfg.Environ, Env: cfg.Env,
-		Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), Logger: logger}}
+	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
+		Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), Logger: logger})}
 }
 
 func (p *Plugin) ID() string   { return "claude" }
-func (p *Plugin) Name() string { return "Claude Code" }
+func (p *Plugin) Name() string { return p.cli.Name }
+
+// CLI is the CLI the plugin runs, as jakebot doctor checks it: its name,
+// binary and how to install it.
+func (p *Plugin) CLI() cliproc.CLI { return *p.cli }
 
 // Modes are Claude Code's permission modes (--permission-mode).
 func (p *Plugin) Modes() []core.Mode {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -20,7 +21,8 @@ func BenchmarkParse(b *testing.B) {
 func BenchmarkTurnStart(b *testing.B) {
 	model := plugintest.NewOpenAI(b)
 	home := plugintest.Home(b)
-	p := codex.New(codex.Config{Bin: plugintest.CLIPath(b, "codex"), Args: plugintest.CodexArgs(model), Model: "gpt-5.5",
-		Home: filepath.Join(home, ".codex"), Env: plugintest.CodexEnv(b, home)}, nil)
+	p := codex.New(codex.Config{Settings: cliproc.Settings{Bin: plugintest.CLIPath(b, "codex"), Args: plugintest.CodexArgs(model), Model: "gpt-5.5",
+		Env: plugintest.CodexEnv(b, home)},
+		Home: filepath.Join(home, ".codex")}, nil)
 	plugintest.BenchTurnStart(b, model, p, plugintest.Workdir(b))
 }

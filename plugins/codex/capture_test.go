@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -185,7 +186,8 @@ var appServerCases = []plugintest.SessionCase{
 func TestCaptureAppServer(t *testing.T) {
 	plugintest.RecordSessions(t, *capture, "codex", "appserver", CaptureWorkdir, appServerCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
 		model, home := plugintest.NewOpenAI(t, replies...), plugintest.Home(t)
-		return New(Config{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
-			Env: plugintest.CodexEnv(t, home)}, nil), model
+		return New(Config{Settings: cliproc.Settings{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5",
+			Env: plugintest.CodexEnv(t, home)},
+			Home: filepath.Join(home, ".codex")}, nil), model
 	})
 }

@@ -48,14 +48,6 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 	}
 }
 
-func TestConversationsWithoutHistory(t *testing.T) {
-	t.Parallel()
-	p := codex.New(codex.Config{Home: filepath.Join(t.TempDir(), "missing")}, nil)
-	if infos, err := p.Conversations(context.Background(), "/workdir"); err != nil || len(infos) != 0 {
-		t.Errorf("Conversations = %+v, %v; want none and no error", infos, err)
-	}
-}
-
 // session makes a rollout from the recorded one with another id, cwd and
 // first prompt, and pads the context before the prompt by pad bytes.
 func session(t testing.TB, template []byte, id, cwd, prompt string, pad int) []byte {

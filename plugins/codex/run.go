@@ -14,9 +14,9 @@ import (
 
 // Config configures the plugin; the bot fills it from the environment.
 type Config struct {
-	Bin   string       `env:"CODEX_BIN" envDefault:"codex"`
-	Args  cliproc.Args `env:"CODEX_ARGS"`
-	Model string       `env:"CODEX_MODEL"`
+	// Settings are CODEX_BIN (by default codex), CODEX_ARGS and
+	// CODEX_MODEL, and the CLI's environment.
+	cliproc.Settings `envPrefix:"CODEX_"`
 	// Sandbox is exec's --sandbox: read-only, workspace-write or
 	// danger-full-access. exec never asks for approval, so read-only
 	// would make every edit fail.
@@ -29,9 +29,6 @@ type Config struct {
 	// Home is where Codex keeps its state; empty means $CODEX_HOME, else
 	// ~/.codex.
 	Home string `env:"CODEX_HOME"`
-	// Environ and Env are the CLI's environment, as cliproc.CLI's: the
-	// bot's own minus its secrets, and what tests add to it.
-	Environ, Env []string
 }
 
 // Plugin runs Codex. It is safe for concurrent use.
@@ -45,21 +42,22 @@ var _ core.ResumeIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	if cfg.Bin == "" {
-		cfg.Bin = "codex"
-	}
 	if cfg.Sandbox == "" {
 		cfg.Sandbox = "workspace-write"
 	}
 	if cfg.ApprovalPolicy == "" {
 		cfg.ApprovalPolicy = "untrusted"
 	}
-	return &Plugin{cfg: cfg, cli: &cliproc.CLI{Name: "Codex", Bin: cfg.Bin, Environ: cfg.Environ, Env: cfg.Env,
-		Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger}}
+	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
+		Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger})}
 }
 
 func (p *Plugin) ID() string   { return "codex" }
-func (p *Plugin) Name() string { return "Codex" }
+func (p *Plugin) Name() string { return p.cli.Name }
+
+// CLI is the CLI the plugin runs, as jakebot doctor checks it: its name,
+// binary and how to install it.
+func (p *Plugin) CLI() cliproc.CLI { return *p.cli }
 
 // Modes are Codex's sandbox levels (--sandbox), which bound what its
 // commands may touch.

@@ -3,12 +3,12 @@ package codex_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -19,8 +19,8 @@ func newFixture(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
 	bin := plugintest.CLIPath(t, "codex")
 	model := plugintest.NewOpenAI(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
-		return codex.New(codex.Config{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5",
-			Home: filepath.Join(home, ".codex"), Env: append(plugintest.CodexEnv(t, home), mark)}, nil)
+		return codex.New(codex.Config{Home: filepath.Join(home, ".codex"), Settings: cliproc.Settings{Bin: bin,
+			Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Env: append(plugintest.CodexEnv(t, home), mark)}}, nil)
 	})
 }
 
@@ -30,53 +30,21 @@ func shell(cmd string) *plugintest.ToolCall {
 
 func TestPlugin(t *testing.T) {
 	plugintest.Suite{
-		Fixture:   newFixture,
-		Shell:     shell,
-		ShellTool: "Shell",
-		ImageMark: "input_image",
+		Fixture:     newFixture,
+		Shell:       shell,
+		ShellTool:   "Shell",
+		Unasked:     newFixture, // exec runs commands in its workspace-write sandbox
+		ShellDetail: "exit 0: done",
+		ModelError:  "API key not valid. (invalid_request_error)",
+		ImageMark:   "input_image",
 		Grow: func(f *plugintest.Fixture, token string) {
 			plugintest.AppendTo(f.T, filepath.Join(f.Home, ".codex", "sessions", "*", "*", "*", "rollout-*"+token+".jsonl"), "\n")
 		},
-		Missing: func(bin string) core.Plugin { return codex.New(codex.Config{Bin: bin}, nil) },
+		Bare: func(bin, home string) core.Plugin {
+			return codex.New(codex.Config{Home: filepath.Join(home, ".codex"), Settings: cliproc.Settings{Bin: bin}}, nil)
+		},
 		Install: "`npm install -g @openai/codex`, or set CODEX_BIN",
 	}.Run(t)
-}
-
-func TestRunShowsShellCommand(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Tool: shell("echo made > made.txt && echo done")}, plugintest.Reply{Text: []string{"Made it."}})
-	tr := f.Run(context.Background(), "make a file", "")
-	if tr.Err != nil || tr.Result.IsError {
-		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
-	}
-	tools := tr.Blocks(core.BlockToolUse)
-	if len(tools) != 2 {
-		t.Fatalf("tool blocks = %+v, want running then done", tools)
-	}
-	want := core.ResponseBlock{Kind: core.BlockToolUse, ID: tools[0].ID, Tool: "Shell",
-		Text: "echo made > made.txt && echo done", Status: core.ToolDone, Detail: "exit 0: done"}
-	if tools[0].Status != core.ToolRunning || tools[1] != want {
-		t.Errorf("tool blocks = %+v, want running then %+v", tools, want)
-	}
-	if b, err := os.ReadFile(filepath.Join(f.Workdir, "made.txt")); err != nil || string(b) != "made\n" {
-		t.Errorf("made.txt = %q, %v", b, err)
-	}
-}
-
-func TestRunShowsModelError(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Status: 401, Message: "Incorrect API key provided."})
-	tr := f.Run(context.Background(), "say hello", "")
-	if tr.Err != nil || !tr.Result.IsError {
-		t.Fatalf("Run = %+v, %v; want a failed turn shown as a block", tr.Result, tr.Err)
-	}
-	errs := tr.Blocks(core.BlockError)
-	if len(errs) != 1 || !strings.Contains(errs[0].Text, "Incorrect API key provided.") {
-		t.Errorf("error blocks = %+v, want one with the API's message", errs)
-	}
-	if warns := tr.Blocks(core.BlockWarning); len(warns) != 0 {
-		t.Errorf("warnings = %+v, want none (the error is not repeated)", warns)
-	}
 }
 
 func TestRunUnknownResume(t *testing.T) {
@@ -161,9 +129,9 @@ func TestAppServerPutsCodexsQuestion(t *testing.T) {
 				map[string]any{"label": "SQLite", "description": "one file"}}}}}}},
 		plugintest.Reply{Text: []string{"SQLite it is."}})
 	f := plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
-		return codex.New(codex.Config{Bin: bin, Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
+		return codex.New(codex.Config{Home: filepath.Join(home, ".codex"), Settings: cliproc.Settings{Bin: bin, Model: "gpt-5.5",
 			Args: append(plugintest.CodexArgs(model), "-c", "features.default_mode_request_user_input=true"),
-			Env:  append(plugintest.CodexEnv(t, home), mark)}, nil)
+			Env:  append(plugintest.CodexEnv(t, home), mark)}}, nil)
 	})
 	tr := f.Ask(context.Background(), "pick a database", "", core.Answer{Decision: core.Allow, Choice: "SQLite"})
 	if tr.Err != nil || tr.Result.IsError || !strings.Contains(tr.Text(), "SQLite it is.") {

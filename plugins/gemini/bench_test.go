@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"testing"
 
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -19,7 +20,8 @@ func BenchmarkParse(b *testing.B) {
 func BenchmarkTurnStart(b *testing.B) {
 	model := plugintest.NewGemini(b)
 	home := plugintest.Home(b)
-	p := gemini.New(gemini.Config{Bin: plugintest.CLIPath(b, "gemini"), Model: "gemini-2.5-flash", Home: home,
-		Env: plugintest.GeminiEnv(b, model, home)}, nil)
+	p := gemini.New(gemini.Config{Settings: cliproc.Settings{Bin: plugintest.CLIPath(b, "gemini"), Model: "gemini-2.5-flash",
+		Env: plugintest.GeminiEnv(b, model, home)},
+		Home: home}, nil)
 	plugintest.BenchTurnStart(b, model, p, plugintest.Workdir(b))
 }

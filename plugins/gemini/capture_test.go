@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -166,6 +167,8 @@ var acpCases = []plugintest.SessionCase{
 func TestCaptureACP(t *testing.T) {
 	plugintest.RecordSessions(t, *capture, "gemini", "acp", CaptureWorkdir, acpCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
 		model, home := plugintest.NewGemini(t, replies...), plugintest.Home(t)
-		return New(Config{Bin: bin, Model: "gemini-2.5-flash", Home: home, Env: plugintest.GeminiEnv(t, model, home)}, nil), model
+		return New(Config{Settings: cliproc.Settings{Bin: bin, Model: "gemini-2.5-flash",
+			Env: plugintest.GeminiEnv(t, model, home)},
+			Home: home}, nil), model
 	})
 }

@@ -51,14 +51,6 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 	}
 }
 
-func TestConversationsWithoutHistory(t *testing.T) {
-	t.Parallel()
-	p := gemini.New(gemini.Config{Home: filepath.Join(t.TempDir(), "missing")}, nil)
-	if infos, err := p.Conversations(context.Background(), "/workdir"); err != nil || len(infos) != 0 {
-		t.Errorf("Conversations = %+v, %v; want none and no error", infos, err)
-	}
-}
-
 // chat makes a chat file from the recorded one with another id, first
 // prompt and kind.
 func chat(template []byte, recordedID, id, prompt, kind string) []byte {

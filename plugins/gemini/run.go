@@ -18,9 +18,9 @@ import (
 
 // Config configures the plugin; the bot fills it from the environment.
 type Config struct {
-	Bin   string       `env:"GEMINI_BIN" envDefault:"gemini"`
-	Args  cliproc.Args `env:"GEMINI_ARGS"`
-	Model string       `env:"GEMINI_MODEL"`
+	// Settings are GEMINI_BIN (by default gemini), GEMINI_ARGS and
+	// GEMINI_MODEL, and the CLI's environment.
+	cliproc.Settings `envPrefix:"GEMINI_"`
 	// ApprovalMode is --approval-mode: default, auto_edit, yolo or plan.
 	// Headless, every decision that would ask the user is a denial, so
 	// default allows no edits and auto_edit no shell commands.
@@ -28,9 +28,6 @@ type Config struct {
 	// Home is the folder that holds .gemini; empty means
 	// $GEMINI_CLI_HOME, else the user's home.
 	Home string `env:"GEMINI_CLI_HOME"`
-	// Environ and Env are the CLI's environment, as cliproc.CLI's: the
-	// bot's own minus its secrets, and what tests add to it.
-	Environ, Env []string
 	// Clock tells the minute a session is loaded in (see guardLoad);
 	// nil means the system's.
 	Clock core.Clock
@@ -47,9 +44,6 @@ var _ core.ResumeIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	if cfg.Bin == "" {
-		cfg.Bin = "gemini"
-	}
 	if cfg.ApprovalMode == "" {
 		cfg.ApprovalMode = "auto_edit"
 	}
@@ -58,13 +52,16 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	}
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
-	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, cfg.Env...)
-	return &Plugin{cfg: cfg, cli: &cliproc.CLI{Name: "Gemini CLI", Bin: cfg.Bin, Environ: cfg.Environ, Env: env,
-		Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), Clean: stripNoise, Logger: logger}}
+	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
+		Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), Clean: stripNoise, Logger: logger})}
 }
 
 func (p *Plugin) ID() string   { return "gemini" }
-func (p *Plugin) Name() string { return "Gemini CLI" }
+func (p *Plugin) Name() string { return p.cli.Name }
+
+// CLI is the CLI the plugin runs, as jakebot doctor checks it: its name,
+// binary and how to install it.
+func (p *Plugin) CLI() cliproc.CLI { return *p.cli }
 
 // Modes are the Gemini CLI's approval modes (--approval-mode).
 func (p *Plugin) Modes() []core.Mode {

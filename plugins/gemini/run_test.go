@@ -2,12 +2,12 @@ package gemini_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -26,8 +26,8 @@ func newFixtureWith(t *testing.T, cfg gemini.Config, replies ...plugintest.Reply
 	bin := plugintest.CLIPath(t, "gemini")
 	model := plugintest.NewGemini(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
-		return gemini.New(gemini.Config{Bin: bin, Model: "gemini-2.5-flash", Home: home, ApprovalMode: cfg.ApprovalMode,
-			Clock: cfg.Clock, Env: append(plugintest.GeminiEnv(t, model, home), mark)}, nil)
+		return gemini.New(gemini.Config{Home: home, ApprovalMode: cfg.ApprovalMode, Clock: cfg.Clock, Settings: cliproc.Settings{
+			Bin: bin, Model: "gemini-2.5-flash", Env: append(plugintest.GeminiEnv(t, model, home), mark)}}, nil)
 	})
 }
 
@@ -45,55 +45,21 @@ func TestPlugin(t *testing.T) {
 		Fixture:   newFixture,
 		Shell:     shell,
 		ShellTool: "Shell",
+		// Headless, the default auto_edit mode denies shell commands.
+		Unasked: func(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newFixtureWith(t, gemini.Config{ApprovalMode: "yolo"}, replies...)
+		},
+		ShellDetail: "done",
+		ModelError:  "API error 400 (INVALID_ARGUMENT): API key not valid.",
 		Grow: func(f *plugintest.Fixture, token string) {
 			plugintest.AppendTo(f.T, chatFiles(f, token), `{"id":"elsewhere","type":"user","content":[{"text":"from a terminal"}]}`+"\n")
 		},
 		ImageMark: "inlineData",
-		Missing:   func(bin string) core.Plugin { return gemini.New(gemini.Config{Bin: bin}, nil) },
-		Install:   "`npm install -g @google/gemini-cli`, or set GEMINI_BIN",
+		Bare: func(bin, home string) core.Plugin {
+			return gemini.New(gemini.Config{Home: home, Settings: cliproc.Settings{Bin: bin}}, nil)
+		},
+		Install: "`npm install -g @google/gemini-cli`, or set GEMINI_BIN",
 	}.Run(t)
-}
-
-func TestRunShowsShellCommand(t *testing.T) {
-	t.Parallel()
-	// Headless, the default auto_edit mode denies shell commands.
-	f := newFixtureWith(t, gemini.Config{ApprovalMode: "yolo"},
-		plugintest.Reply{Tool: shell("echo made > made.txt && echo done")}, plugintest.Reply{Text: []string{"Made it."}})
-	tr := f.Run(context.Background(), "make a file", "")
-	if tr.Err != nil || tr.Result.IsError {
-		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
-	}
-	tools := tr.Blocks(core.BlockToolUse)
-	if len(tools) != 2 {
-		t.Fatalf("tool blocks = %+v, want running then done", tools)
-	}
-	want := core.ResponseBlock{Kind: core.BlockToolUse, ID: tools[0].ID, Tool: "Shell",
-		Text: "echo made > made.txt && echo done", Status: core.ToolDone, Detail: "done"}
-	if tools[0].Status != core.ToolRunning || tools[1] != want {
-		t.Errorf("tool blocks = %+v, want running then %+v", tools, want)
-	}
-	if b, err := os.ReadFile(filepath.Join(f.Workdir, "made.txt")); err != nil || string(b) != "made\n" {
-		t.Errorf("made.txt = %q, %v", b, err)
-	}
-	if got := tr.Text(); got != "Made it." {
-		t.Errorf("text = %q, want the answer after the tool", got)
-	}
-}
-
-func TestRunShowsModelError(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Status: 400, Message: "API key not valid. Please pass a valid API key."})
-	tr := f.Run(context.Background(), "say hello", "")
-	if tr.Err != nil || !tr.Result.IsError {
-		t.Fatalf("Run = %+v, %v; want a failed turn shown as a block", tr.Result, tr.Err)
-	}
-	errs := tr.Blocks(core.BlockError)
-	if len(errs) != 1 || errs[0].Text != "API error 400 (INVALID_ARGUMENT): API key not valid. Please pass a valid API key." {
-		t.Errorf("error blocks = %+v, want one with the API's message", errs)
-	}
-	if warns := tr.Blocks(core.BlockWarning); len(warns) != 0 {
-		t.Errorf("warnings = %+v, want none (the error is not repeated)", warns)
-	}
 }
 
 // A session the CLI has not saved (gone, or stopped before the model

@@ -130,11 +130,21 @@ type Suite struct {
 	// Grow adds to session token's history as the CLI resumed elsewhere
 	// (in a terminal) would, while a warm CLI waits on it.
 	Grow func(f *Fixture, token string)
+	// Unasked is Fixture with a CLI that runs shell commands without
+	// asking, and ShellDetail what the block of a finished one says of a
+	// command that printed "done".
+	Unasked     func(t *testing.T, replies ...Reply) *Fixture
+	ShellDetail string
+	// ModelError is the error block of a turn whose model answers 400
+	// with the message "API key not valid." (status and type as the
+	// CLI's API gives them).
+	ModelError string
 	// ImageMark is how the model's request carries an image.
 	ImageMark string
-	// Missing is the plugin with its CLI's binary at bin, which does not
-	// exist; its error must name Install.
-	Missing func(bin string) core.Plugin
+	// Bare is the plugin with no model: its CLI's binary at bin and its
+	// state in home, either of which may not exist. With no binary there,
+	// its error must name Install.
+	Bare    func(bin, home string) core.Plugin
 	Install string
 }
 
@@ -176,7 +186,11 @@ func (s Suite) Run(t *testing.T) {
 		{"AsksBeforeACommand", s.asks},
 		{"WarmTurn", s.warm},
 		{"ImagesReachTheModel", s.images},
+		{"ShowsShellCommand", s.shellCommand},
+		{"ShowsModelError", s.modelError},
 		{"NotInstalled", s.notInstalled},
+		{"NoHistory", s.noHistory},
+		{"RefusesResumeIDs", s.refusesResumeIDs},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
@@ -281,11 +295,43 @@ func (s Suite) lists(t *testing.T) {
 	}
 }
 
-func (s Suite) notInstalled(t *testing.T) {
-	p := s.Missing(filepath.Join(t.TempDir(), "no-such-cli"))
-	_, err := p.Run(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, func(core.Event) {})
-	var ue *core.UserError
-	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, s.Install) {
-		t.Errorf("Run error = %v, want a user error saying %q", err, s.Install)
+// shellCommand: a shell command the model runs shows as a tool block,
+// running and then done with what it printed, and it ran in the workdir.
+func (s Suite) shellCommand(t *testing.T) {
+	const cmd = "echo made > made.txt && echo done"
+	f := s.Unasked(t, Reply{Tool: s.Shell(cmd)}, Reply{Text: []string{"Made it."}})
+	tr := f.Run(context.Background(), "make a file", "")
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
+	}
+	tools := tr.Blocks(core.BlockToolUse)
+	if len(tools) != 2 {
+		t.Fatalf("tool blocks = %+v, want running then done", tools)
+	}
+	want := core.ResponseBlock{Kind: core.BlockToolUse, ID: tools[0].ID, Tool: s.ShellTool, Text: cmd, Status: core.ToolDone, Detail: s.ShellDetail}
+	if tools[0].Status != core.ToolRunning || tools[1] != want {
+		t.Errorf("tool blocks = %+v, want running then %+v", tools, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.Workdir, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("made.txt = %q, %v", b, err)
+	}
+	if got := tr.Text(); got != "Made it." {
+		t.Errorf("text = %q, want the answer after the tool", got)
+	}
+}
+
+// modelError: the model's refusal ends the turn as a failed one, shown
+// once, as an error block with the API's message.
+func (s Suite) modelError(t *testing.T) {
+	f := s.Fixture(t, Reply{Status: 400, Message: "API key not valid."})
+	tr := f.Run(context.Background(), "say hello", "")
+	if tr.Err != nil || !tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v; want a failed turn shown as a block", tr.Result, tr.Err)
+	}
+	if errs := tr.Blocks(core.BlockError); len(errs) != 1 || errs[0].Text != s.ModelError {
+		t.Errorf("error blocks = %+v, want one saying %q", errs, s.ModelError)
+	}
+	if warns := tr.Blocks(core.BlockWarning); len(warns) != 0 {
+		t.Errorf("warnings = %+v, want none (the error is not repeated)", warns)
 	}
 }
