@@ -1,30 +1,17 @@
 package claude_test
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/plugins/claude"
-	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // BenchmarkParse is the plugin's parser over a 50 MB stream, read as Run
 // reads it, beside the split-and-decode baseline.
-func BenchmarkParse(b *testing.B) {
-	plugintest.BenchParse(b, streams(b), read)
-}
+func BenchmarkParse(b *testing.B) { recordings.BenchParse(b) }
 
-// BenchmarkTurnStart measures what a warm CLI saves: the time from handing
-// a message to the CLI until the model gets the request, for a turn
-// started cold (the CLI spawned with the message) and warm (spawned
-// before, waiting resumed on the session). Each op is one cold and one
-// warm turn of the same conversation; the medians are reported.
-func BenchmarkTurnStart(b *testing.B) {
-	model := plugintest.NewAnthropic(b)
-	home := plugintest.Home(b)
-	p := claude.New(claude.Config{Settings: cliproc.Settings{Bin: plugintest.CLIPath(b, "claude"),
-		Env: plugintest.ClaudeEnv(b, model, home)},
-		PermissionMode: "default", ConfigDir: filepath.Join(home, ".claude")}, nil)
-	plugintest.BenchTurnStart(b, model, p, plugintest.Workdir(b))
-}
+// BenchmarkTurnStart is message → model request for a Claude Code turn
+// through the control protocol, started cold (spawned with the message)
+// and warm (spawned before, waiting resumed on the session); the medians
+// are reported.
+func BenchmarkTurnStart(b *testing.B) { plugintest.BenchTurnStart(b, newFixture(b)) }

@@ -13,9 +13,6 @@ import (
 
 var capture = flag.Bool("capture", false, "run the pinned claude against the fake model and rewrite testdata/claude/control/*.jsonl at the repository root")
 
-// captureWorkdir stands for the capture's workdir in recorded sessions.
-const captureWorkdir = "/workdir"
-
 // controlCases are the control-protocol sessions (what Claude Code writes
 // with --permission-prompt-tool stdio) the golden tests replay.
 var controlCases = []plugintest.SessionCase{
@@ -46,7 +43,7 @@ var controlCases = []plugintest.SessionCase{
 // TestCaptureControl rewrites the recorded control-protocol sessions from
 // the real CLI: go test ./plugins/claude -run TestCaptureControl -capture.
 func TestCaptureControl(t *testing.T) {
-	plugintest.RecordSessions(t, *capture, "claude", "control", captureWorkdir, controlCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
+	plugintest.RecordSessions(t, *capture, "claude", "control", controlCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
 		model, home := plugintest.NewAnthropic(t, replies...), plugintest.Home(t)
 		return claude.New(claude.Config{Settings: cliproc.Settings{Bin: bin, Env: plugintest.ClaudeEnv(t, model, home)},
 			ConfigDir: filepath.Join(home, ".claude")}, nil), model

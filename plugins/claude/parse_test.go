@@ -1,7 +1,6 @@
 package claude_test
 
 import (
-	"bytes"
 	"flag"
 	"io"
 	"strings"
@@ -14,39 +13,27 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// streams are the real CLI's output recorded by plugintest's capture test.
-func streams(t testing.TB) []string {
-	return plugintest.Streams(t, "../../testdata/claude/*.jsonl")
+// recordings are the real CLI's output recorded by plugintest's capture
+// test, and its control-protocol sessions (TestCaptureControl: a tool
+// allowed and one denied, the agent's question, a plan approved, an
+// interrupt), whose questions are emitted as a turn's are.
+var recordings = plugintest.Recordings{
+	Streams:       []string{"../../testdata/claude/*.jsonl"},
+	Sessions:      []string{"../../testdata/claude/control/*.jsonl"},
+	SessionPrefix: "control_",
+	Read: func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+		return claude.ReadStream(r, plugintest.RecordedWorkdir, emit)
+	},
 }
 
-// read reads a recorded stream as Run reads its CLI's output.
-func read(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-	return claude.ReadStream(r, "", emit)
-}
-
+// parse reads r as Run reads its CLI's output, rendered for comparison.
 func parse(t *testing.T, r io.Reader) string {
 	t.Helper()
-	return plugintest.ReadRendered(t, read, r)
+	return plugintest.ReadRendered(t, recordings.Read, r)
 }
 
-// sessions are recorded control-protocol sessions (TestCaptureControl).
-func sessions(t testing.TB) []string {
-	return plugintest.Streams(t, "../../testdata/claude/control/*.jsonl")
-}
-
-// Recorded streams, replayed whole and in pieces.
-func TestParseGolden(t *testing.T) {
-	plugintest.Goldens(t, streams(t), "", *update, read)
-}
-
-// Recorded control-protocol sessions (a tool allowed and one denied, the
-// agent's question, a plan approved, an interrupt), replayed whole and in
-// pieces: their questions are emitted as a turn's are.
-func TestControlGolden(t *testing.T) {
-	plugintest.Goldens(t, sessions(t), "control_", *update, func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-		return claude.ReadStream(r, captureWorkdir, emit)
-	})
-}
+// Recorded streams and sessions, replayed whole and in pieces.
+func TestParseGolden(t *testing.T) { recordings.Goldens(t, *update) }
 
 func TestParseToleratesGarbage(t *testing.T) {
 	t.Parallel()
@@ -80,11 +67,4 @@ func TestToolName(t *testing.T) {
 	}
 }
 
-func FuzzReadStream(f *testing.F) {
-	plugintest.FuzzSeeds(f, append(streams(f), sessions(f)...))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := read(bytes.NewReader(append(data, data...)), func(core.Event) {}); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
+func FuzzReadStream(f *testing.F) { recordings.Fuzz(f) }

@@ -26,13 +26,13 @@ func TestArgs(t *testing.T) {
 
 // newFixture runs the real pinned Claude Code against a fake model, in
 // the default permission mode, where every shell command is asked about.
-func newFixture(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
+func newFixture(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
 	return newFixtureWith(t, nil, replies...)
 }
 
 // newFixtureWith is newFixture with args added to the CLI's.
-func newFixtureWith(t *testing.T, args []string, replies ...plugintest.Reply) *plugintest.Fixture {
+func newFixtureWith(t testing.TB, args []string, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
 	bin := plugintest.CLIPath(t, "claude")
 	model := plugintest.NewAnthropic(t, replies...)
@@ -53,7 +53,7 @@ func TestPlugin(t *testing.T) {
 		ShellTool: "Bash",
 		// The mode that runs everything unasked (bypassPermissions) is
 		// refused to root; a tool allowed beforehand runs in any mode.
-		Unasked: func(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
+		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 			return newFixtureWith(t, []string{"--allowedTools", "Bash"}, replies...)
 		},
 		ShellDetail: "done",

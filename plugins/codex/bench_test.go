@@ -1,28 +1,16 @@
 package codex_test
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/plugins/cliproc"
-	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // BenchmarkParse is the plugin's parser over a 50 MB stream, read as Run
 // reads it, beside the split-and-decode baseline.
-func BenchmarkParse(b *testing.B) {
-	plugintest.BenchParse(b, streams(b), read)
-}
+func BenchmarkParse(b *testing.B) { recordings.BenchParse(b) }
 
 // BenchmarkTurnStart is message → model request for a Codex turn through
 // the app-server started cold (spawned with the message) and warm
 // (spawned before, its thread resumed); the medians are reported.
-func BenchmarkTurnStart(b *testing.B) {
-	model := plugintest.NewOpenAI(b)
-	home := plugintest.Home(b)
-	p := codex.New(codex.Config{Settings: cliproc.Settings{Bin: plugintest.CLIPath(b, "codex"), Args: plugintest.CodexArgs(model), Model: "gpt-5.5",
-		Env: plugintest.CodexEnv(b, home)},
-		Home: filepath.Join(home, ".codex")}, nil)
-	plugintest.BenchTurnStart(b, model, p, plugintest.Workdir(b))
-}
+func BenchmarkTurnStart(b *testing.B) { plugintest.BenchTurnStart(b, newFixture(b)) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/codex"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // captured is the rollout the real CLI wrote for testdata/codex/resume:
@@ -34,7 +35,7 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 	name := filepath.Base(path)
 	id := name[len(name)-len("01a200b0-3296-7430-8763-ca3edd6c3b57.jsonl") : len(name)-len(".jsonl")]
 	p := codex.New(codex.Config{Home: "../../testdata/codex/history/.codex"}, nil)
-	infos, err := p.Conversations(context.Background(), codex.CaptureWorkdir)
+	infos, err := p.Conversations(context.Background(), plugintest.RecordedWorkdir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 func session(t testing.TB, template []byte, id, cwd, prompt string, pad int) []byte {
 	t.Helper()
 	out := bytes.ReplaceAll(template, []byte("01a200b0-3296-7430-8763-ca3edd6c3b57"), []byte(id))
-	out = bytes.ReplaceAll(out, []byte(`"`+codex.CaptureWorkdir), []byte(`"`+cwd))
+	out = bytes.ReplaceAll(out, []byte(`"`+plugintest.RecordedWorkdir), []byte(`"`+cwd))
 	out = bytes.ReplaceAll(out, []byte("remember the number 42"), []byte(prompt))
 	if pad > 0 {
 		first, rest, _ := bytes.Cut(out, []byte("\n"))

@@ -14,7 +14,7 @@ import (
 )
 
 // newFixture runs the real pinned Codex against a fake model.
-func newFixture(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
+func newFixture(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
 	bin := plugintest.CLIPath(t, "codex")
 	model := plugintest.NewOpenAI(t, replies...)

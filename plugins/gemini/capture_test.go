@@ -14,34 +14,24 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// CaptureWorkdir stands for the capture's workdir in recorded streams.
-const CaptureWorkdir = "/workdir"
-
 var capture = flag.Bool("capture", false, "run the pinned gemini against the fake model and rewrite testdata/gemini/*.jsonl at the repository root")
 
-// captureTurn is one `gemini -p` run of a capture: its prompt, the fake
-// model's replies, and extra arguments.
-type captureTurn struct {
-	prompt  string
-	replies []plugintest.Reply
-	args    []string
+// captureOpts are what a capture case may change of the CLI's run.
+type captureOpts struct {
+	// settings, when set, replaces the test home's settings.json.
+	settings string
 }
 
 // captureCases are the streams the golden tests replay. Each case's last
 // turn is written; earlier turns set up a session to resume.
-var captureCases = []struct {
-	name  string
-	turns []captureTurn
-	// settings, when set, replaces the test home's settings.json.
-	settings string
-}{
-	{name: "text", turns: []captureTurn{{prompt: "say hello", replies: []plugintest.Reply{
+var captureCases = []plugintest.StreamCase[captureOpts]{
+	{Name: "text", Turns: []plugintest.StreamTurn{{Prompt: "say hello", Replies: []plugintest.Reply{
 		{Text: []string{"Hello", " from", " the fake", " model."}},
 	}}}},
-	{name: "thinking", turns: []captureTurn{{prompt: "think first", replies: []plugintest.Reply{
+	{Name: "thinking", Turns: []plugintest.StreamTurn{{Prompt: "think first", Replies: []plugintest.Reply{
 		{Thinking: "**Checking the workdir** Nothing to look at yet.", Text: []string{"Thought it over."}},
 	}}}},
-	{name: "parallel", turns: []captureTurn{{prompt: "look around", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+	{Name: "parallel", Turns: []plugintest.StreamTurn{{Prompt: "look around", Args: []string{"--approval-mode", "yolo"}, Replies: []plugintest.Reply{
 		{Tool: &plugintest.ToolCall{Name: "list_directory", Input: map[string]any{"dir_path": "."}},
 			Tools: []plugintest.ToolCall{{Name: "write_todos", Input: map[string]any{"todos": []any{
 				map[string]any{"description": "Look around", "status": "completed"},
@@ -49,38 +39,38 @@ var captureCases = []struct {
 			}}}}},
 		{Text: []string{"Looked."}},
 	}}}},
-	{name: "resume", turns: []captureTurn{
-		{prompt: "remember the number 42", replies: []plugintest.Reply{{Text: []string{"I will remember 42."}}}},
-		{prompt: "which number?", replies: []plugintest.Reply{{Text: []string{"The number", " was 42."}}}},
+	{Name: "resume", Turns: []plugintest.StreamTurn{
+		{Prompt: "remember the number 42", Replies: []plugintest.Reply{{Text: []string{"I will remember 42."}}}},
+		{Prompt: "which number?", Replies: []plugintest.Reply{{Text: []string{"The number", " was 42."}}}},
 	}},
-	{name: "shell", turns: []captureTurn{{prompt: "make a file", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+	{Name: "shell", Turns: []plugintest.StreamTurn{{Prompt: "make a file", Args: []string{"--approval-mode", "yolo"}, Replies: []plugintest.Reply{
 		{Text: []string{"Creating the file."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo made > made.txt && ls"}}},
 		{Text: []string{"Created made.txt."}},
 	}}}},
-	{name: "shell_failed", turns: []captureTurn{{prompt: "list a missing dir", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+	{Name: "shell_failed", Turns: []plugintest.StreamTurn{{Prompt: "list a missing dir", Args: []string{"--approval-mode", "yolo"}, Replies: []plugintest.Reply{
 		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "ls /nonexistent-dir"}}},
 		{Text: []string{"That directory does not exist."}},
 	}}}},
-	{name: "shell_denied", turns: []captureTurn{{prompt: "make a file", args: []string{"--approval-mode", "auto_edit"}, replies: []plugintest.Reply{
+	{Name: "shell_denied", Turns: []plugintest.StreamTurn{{Prompt: "make a file", Args: []string{"--approval-mode", "auto_edit"}, Replies: []plugintest.Reply{
 		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo made > made.txt"}}},
 		{Text: []string{"I may not run commands."}},
 	}}}},
-	{name: "write_file", turns: []captureTurn{{prompt: "add a file", args: []string{"--approval-mode", "auto_edit"}, replies: []plugintest.Reply{
+	{Name: "write_file", Turns: []plugintest.StreamTurn{{Prompt: "add a file", Args: []string{"--approval-mode", "auto_edit"}, Replies: []plugintest.Reply{
 		{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "hello\nworld\n"}}},
 		{Text: []string{"Added hello.txt."}},
 	}}}},
-	{name: "replace", turns: []captureTurn{{prompt: "add and edit a file", args: []string{"--approval-mode", "auto_edit"}, replies: []plugintest.Reply{
+	{Name: "replace", Turns: []plugintest.StreamTurn{{Prompt: "add and edit a file", Args: []string{"--approval-mode", "auto_edit"}, Replies: []plugintest.Reply{
 		{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "one\ntwo\nthree\n"}}},
 		{Tool: &plugintest.ToolCall{Name: "replace", Input: map[string]any{"file_path": "hello.txt", "old_string": "two", "new_string": "TWO",
 			"instruction": "Capitalise the second line."}}},
 		{Text: []string{"Edited hello.txt."}},
 	}}}},
-	{name: "turn_limit", settings: `{"security":{"auth":{"selectedType":"gemini-api-key"}},"model":{"maxSessionTurns":1}}`, turns: []captureTurn{{prompt: "loop", args: []string{"--approval-mode", "yolo"}, replies: []plugintest.Reply{
+	{Name: "turn_limit", Opts: captureOpts{settings: `{"security":{"auth":{"selectedType":"gemini-api-key"}},"model":{"maxSessionTurns":1}}`}, Turns: []plugintest.StreamTurn{{Prompt: "loop", Args: []string{"--approval-mode", "yolo"}, Replies: []plugintest.Reply{
 		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo once"}}},
 		{Text: []string{"Again."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo twice"}}},
 		{Text: []string{"Done."}},
 	}}}},
-	{name: "api_error", turns: []captureTurn{{prompt: "say hello", replies: []plugintest.Reply{
+	{Name: "api_error", Turns: []plugintest.StreamTurn{{Prompt: "say hello", Replies: []plugintest.Reply{
 		{Status: 400, Message: "API key not valid. Please pass a valid API key."},
 	}}}},
 }
@@ -88,45 +78,24 @@ var captureCases = []struct {
 // TestCapture rewrites the recorded streams from the real CLI. It runs
 // only with -capture: go test ./plugins/gemini -run TestCapture -capture.
 func TestCapture(t *testing.T) {
-	if !*capture {
-		t.Skip("recapture with -capture")
+	plugintest.StreamRecorder[captureOpts]{CLI: "gemini", Run: captureTurn, Session: sessionID,
+		State: ".gemini", Keep: keepHistory}.Record(t, *capture, captureCases)
+}
+
+// captureTurn runs one turn of `gemini -p` for a capture.
+func captureTurn(t *testing.T, bin string, c plugintest.StreamCase[captureOpts], turn plugintest.StreamTurn, home, dir, session string) []byte {
+	g := plugintest.NewGemini(t, turn.Replies...)
+	env := plugintest.GeminiEnv(t, g, home)
+	if c.Opts.settings != "" {
+		if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(c.Opts.settings), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	bin := plugintest.CLIPath(t, "gemini")
-	outDir := filepath.Join(plugintest.ModuleRoot(), "testdata", "gemini")
-	for _, c := range captureCases {
-		t.Run(c.name, func(t *testing.T) {
-			home, dir := plugintest.Home(t), t.TempDir()
-			var out []byte
-			session := ""
-			for _, turn := range c.turns {
-				g := plugintest.NewGemini(t, turn.replies...)
-				env := plugintest.GeminiEnv(t, g, home)
-				if c.settings != "" {
-					if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(c.settings), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				args := []string{"-p", turn.prompt, "-o", "stream-json", "-m", "gemini-2.5-flash"}
-				args = append(args, turn.args...)
-				if session != "" {
-					args = append(args, "--resume", session)
-				}
-				out = plugintest.RunCLI(t, bin, dir, env, args...)
-				session = sessionID(out)
-			}
-			// The workdir is a fresh temporary directory; a fixed name
-			// keeps the goldens stable across recaptures.
-			out = bytes.ReplaceAll(out, []byte(dir), []byte(CaptureWorkdir))
-			if err := os.WriteFile(filepath.Join(outDir, c.name+".jsonl"), out, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if c.name == "resume" {
-				// The CLI's own history of this session, for the
-				// listing tests.
-				plugintest.CopyHistory(t, filepath.Join(home, ".gemini"), filepath.Join(outDir, "history", ".gemini"), dir, CaptureWorkdir, keepHistory)
-			}
-		})
+	args := append([]string{"-p", turn.Prompt, "-o", "stream-json", "-m", "gemini-2.5-flash"}, turn.Args...)
+	if session != "" {
+		args = append(args, "--resume", session)
 	}
+	return plugintest.RunCLI(t, bin, dir, env, args...)
 }
 
 func sessionID(out []byte) string {
@@ -165,7 +134,7 @@ var acpCases = []plugintest.SessionCase{
 // TestCaptureACP rewrites the recorded ACP sessions from the real CLI:
 // go test ./plugins/gemini -run TestCaptureACP -capture.
 func TestCaptureACP(t *testing.T) {
-	plugintest.RecordSessions(t, *capture, "gemini", "acp", CaptureWorkdir, acpCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
+	plugintest.RecordSessions(t, *capture, "gemini", "acp", acpCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
 		model, home := plugintest.NewGemini(t, replies...), plugintest.Home(t)
 		return New(Config{Settings: cliproc.Settings{Bin: bin, Model: "gemini-2.5-flash",
 			Env: plugintest.GeminiEnv(t, model, home)},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/plugins/gemini"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 const recordedHome = "../../testdata/gemini/history"
@@ -37,7 +38,7 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 	t.Parallel()
 	id, _ := recorded(t)
 	p := gemini.New(gemini.Config{Home: recordedHome}, nil)
-	infos, err := p.Conversations(context.Background(), gemini.CaptureWorkdir)
+	infos, err := p.Conversations(context.Background(), plugintest.RecordedWorkdir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package gemini_test
 
 import (
-	"bytes"
 	"flag"
 	"io"
 	"testing"
@@ -13,30 +12,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// streams are the real CLI's output recorded by TestCapture (repository
-// testdata/gemini), and hand-written streams beside this test for events
-// the fake model cannot make the CLI produce.
-func streams(t testing.TB) []string {
-	return plugintest.Streams(t, "../../testdata/gemini/*.jsonl", "testdata/*.jsonl")
+// recordings are the real CLI's output recorded by TestCapture (repository
+// testdata/gemini), hand-written streams beside this test for events the
+// fake model cannot make the CLI produce, and recorded `gemini --acp`
+// sessions (the CLI's side).
+var recordings = plugintest.Recordings{
+	Streams:       []string{"../../testdata/gemini/*.jsonl", "testdata/*.jsonl"},
+	Sessions:      []string{"../../testdata/gemini/acp/*.jsonl"},
+	SessionPrefix: "acp_",
+	Read: func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+		return gemini.ReadStream(r, plugintest.RecordedWorkdir, emit)
+	},
 }
 
-// sessions are recorded `gemini --acp` sessions (the CLI's side).
-func sessions(t testing.TB) []string {
-	return plugintest.Streams(t, "../../testdata/gemini/acp/*.jsonl")
-}
-
-// read reads a recorded stream or session as Run reads its CLI's output.
-func read(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-	return gemini.ReadStream(r, gemini.CaptureWorkdir, emit)
-}
-
-func TestParseGolden(t *testing.T) {
-	plugintest.Goldens(t, streams(t), "", *update, read)
-}
-
-func TestACPGolden(t *testing.T) {
-	plugintest.Goldens(t, sessions(t), "acp_", *update, read)
-}
+func TestParseGolden(t *testing.T) { recordings.Goldens(t, *update) }
 
 func TestToolName(t *testing.T) {
 	t.Parallel()
@@ -54,11 +43,5 @@ func TestToolName(t *testing.T) {
 }
 
 func FuzzReadStream(f *testing.F) {
-	plugintest.FuzzSeeds(f, append(streams(f), sessions(f)...))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s"}}` + "\n" + `{"jsonrpc":"2.0","method":"session/update","params":{"update":null}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := read(bytes.NewReader(append(data, data...)), func(core.Event) {}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	recordings.Fuzz(f, []byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s"}}`+"\n"+`{"jsonrpc":"2.0","method":"session/update","params":{"update":null}}`))
 }

@@ -15,13 +15,13 @@ import (
 // newFixture runs the real pinned Gemini CLI against a fake model, in its
 // configured approval mode (auto_edit: edits run, shell commands are
 // asked about, or denied one-shot).
-func newFixture(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
+func newFixture(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
 	return newFixtureWith(t, gemini.Config{}, replies...)
 }
 
 // newFixtureWith is newFixture with cfg's approval mode and clock.
-func newFixtureWith(t *testing.T, cfg gemini.Config, replies ...plugintest.Reply) *plugintest.Fixture {
+func newFixtureWith(t testing.TB, cfg gemini.Config, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
 	bin := plugintest.CLIPath(t, "gemini")
 	model := plugintest.NewGemini(t, replies...)
@@ -46,7 +46,7 @@ func TestPlugin(t *testing.T) {
 		Shell:     shell,
 		ShellTool: "Shell",
 		// Headless, the default auto_edit mode denies shell commands.
-		Unasked: func(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
+		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 			return newFixtureWith(t, gemini.Config{ApprovalMode: "yolo"}, replies...)
 		},
 		ShellDetail: "done",

@@ -54,12 +54,13 @@ func BenchParse(b *testing.B, files []string, read ReadFunc) {
 }
 
 // BenchTurnStart measures what a warm CLI saves: the time from handing a
-// message to p's CLI until model gets the request, for a turn started
-// cold (the CLI spawned with the message) and warm (spawned before,
-// waiting resumed on the session, as between two messages of a person).
-// Each op is one cold and one warm turn of the same conversation in
-// workdir; the medians are reported.
-func BenchTurnStart(b *testing.B, model Model, p core.Plugin, workdir string) {
+// message to the fixture's CLI until its model gets the request, for a
+// turn started cold (the CLI spawned with the message) and warm (spawned
+// before, waiting resumed on the session, as between two messages of a
+// person). Each op is one cold and one warm turn of the same conversation
+// in the fixture's workdir; the medians are reported.
+func BenchTurnStart(b *testing.B, f *Fixture) {
+	model, p, workdir := f.Model, f.Plugin, f.Workdir
 	warmer, ok := p.(core.Warmer)
 	if !ok {
 		b.Fatal("the plugin cannot start a turn warm")

@@ -14,6 +14,10 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 )
 
+// RecordedWorkdir stands for the workdir in every recording, so that a
+// recording does not change with the test's temporary directory.
+const RecordedWorkdir = "/workdir"
+
 // Recorder returns a program that runs bin with its arguments and copies
 // what it writes on stdout to the file out, for recording the sessions
 // the golden tests replay: a plugin run with it as its CLI behaves as
@@ -45,10 +49,9 @@ type SessionCase struct {
 // enabled (a test's -capture flag; the test is skipped otherwise): plugin
 // makes the plugin on the CLI at the path it is given (a Recorder of the
 // real one) and the fake model it talks to, answering with the case's
-// replies; the turn runs in a new workdir, which is replaced by as in the
-// recording, so that it does not change with the test's temporary
-// directory.
-func RecordSessions(t *testing.T, enabled bool, cli, subdir, as string, cases []SessionCase, plugin func(t *testing.T, bin string, replies []Reply) (core.Plugin, Model)) {
+// replies; the turn runs in a new workdir, which the recording calls
+// RecordedWorkdir.
+func RecordSessions(t *testing.T, enabled bool, cli, subdir string, cases []SessionCase, plugin func(t *testing.T, bin string, replies []Reply) (core.Plugin, Model)) {
 	if !enabled {
 		t.Skip("recapture with -capture")
 	}
@@ -82,12 +85,81 @@ func RecordSessions(t *testing.T, enabled bool, cli, subdir, as string, cases []
 			if err != nil {
 				t.Fatal(err)
 			}
-			data = bytes.ReplaceAll(data, []byte(turn.Workdir), []byte(as))
+			data = bytes.ReplaceAll(data, []byte(turn.Workdir), []byte(RecordedWorkdir))
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(dir, c.Name+".jsonl"), data, 0o644); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// StreamTurn is one run of a one-shot CLI in a recording: its prompt, the
+// fake model's replies to it, and arguments of its own.
+type StreamTurn struct {
+	Prompt  string
+	Replies []Reply
+	Args    []string
+}
+
+// StreamCase is a one-shot stream to record, Name being its file's name:
+// its last turn is written, earlier ones set up the session it resumes.
+// Opts is what else the CLI's recorder needs to know of the case.
+type StreamCase[O any] struct {
+	Name  string
+	Turns []StreamTurn
+	Opts  O
+}
+
+// StreamRecorder records what a one-shot CLI writes on stdout, for the
+// golden tests, into testdata/<CLI>/<case>.jsonl at the repository root,
+// each case's workdir being RecordedWorkdir there.
+type StreamRecorder[O any] struct {
+	CLI string
+	// Run runs one turn of case c with the CLI at bin in dir, its state
+	// in home, resuming session unless it is empty, and returns what it
+	// wrote on stdout (RunCLI).
+	Run func(t *testing.T, bin string, c StreamCase[O], turn StreamTurn, home, dir, session string) []byte
+	// Session finds the session's id in what a turn wrote.
+	Session func(out []byte) string
+	// State is the CLI's state folder in home; of case "resume" the
+	// files Keep takes are copied to testdata/<CLI>/history/<State>, for
+	// the listing tests (CopyHistory).
+	State string
+	Keep  func(rel string) bool
+	// Recorded, when set, is called once a case is written, to keep more
+	// of what the CLI left.
+	Recorded func(t *testing.T, c StreamCase[O], home, dir, session string)
+}
+
+// Record records each case when enabled (a test's -capture flag; the test
+// is skipped otherwise).
+func (r StreamRecorder[O]) Record(t *testing.T, enabled bool, cases []StreamCase[O]) {
+	if !enabled {
+		t.Skip("recapture with -capture")
+	}
+	bin := CLIPath(t, r.CLI)
+	outDir := filepath.Join(ModuleRoot(), "testdata", r.CLI)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			home, dir := Home(t), t.TempDir()
+			var out []byte
+			session := ""
+			for _, turn := range c.Turns {
+				out = r.Run(t, bin, c, turn, home, dir, session)
+				session = r.Session(out)
+			}
+			out = bytes.ReplaceAll(out, []byte(dir), []byte(RecordedWorkdir))
+			if err := os.WriteFile(filepath.Join(outDir, c.Name+".jsonl"), out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if c.Name == "resume" {
+				CopyHistory(t, filepath.Join(home, r.State), filepath.Join(outDir, "history", r.State), dir, r.Keep)
+			}
+			if r.Recorded != nil {
+				r.Recorded(t, c, home, dir, session)
 			}
 		})
 	}
@@ -110,8 +182,9 @@ func RunCLI(t *testing.T, bin, dir string, env []string, args ...string) []byte 
 
 // CopyHistory copies a CLI's history files from its state folder to dst,
 // those keep takes by their path relative to state, with workdir replaced
-// by as, so that the listing tests read what the real CLI wrote.
-func CopyHistory(t *testing.T, state, dst, workdir, as string, keep func(rel string) bool) {
+// by RecordedWorkdir, so that the listing tests read what the real CLI
+// wrote.
+func CopyHistory(t *testing.T, state, dst, workdir string, keep func(rel string) bool) {
 	t.Helper()
 	if err := os.RemoveAll(dst); err != nil {
 		t.Fatal(err)
@@ -132,7 +205,7 @@ func CopyHistory(t *testing.T, state, dst, workdir, as string, keep func(rel str
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return err
 		}
-		return os.WriteFile(out, bytes.ReplaceAll(data, []byte(workdir), []byte(as)), 0o644)
+		return os.WriteFile(out, bytes.ReplaceAll(data, []byte(workdir), []byte(RecordedWorkdir)), 0o644)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ type Model interface {
 // home and workdir, and a check at the end of the test that no process
 // the CLI started outlived it.
 type Fixture struct {
-	T       *testing.T
+	T       testing.TB
 	Model   Model
 	Home    string
 	Workdir string
@@ -38,7 +38,7 @@ type Fixture struct {
 // a home, whose CLI must get mark in its environment (the leak check
 // looks for processes that have it). The workdir is a git repository
 // that ignores .jakebot/, as the bot leaves one.
-func NewFixture(t *testing.T, model Model, newPlugin func(home, mark string) core.Plugin) *Fixture {
+func NewFixture(t testing.TB, model Model, newPlugin func(home, mark string) core.Plugin) *Fixture {
 	t.Helper()
 	f := &Fixture{T: t, Model: model, Home: Home(t), Workdir: Workdir(t)}
 	mark := NoLeaks(t)
@@ -119,7 +119,7 @@ func (f *Fixture) AskInterrupted(prompt string) TurnOutput {
 // Suite is the tests every built-in plugin passes with its real CLI.
 type Suite struct {
 	// Fixture makes a fixture whose model answers with replies.
-	Fixture func(t *testing.T, replies ...Reply) *Fixture
+	Fixture func(t testing.TB, replies ...Reply) *Fixture
 	// Shell is the tool call with which the model runs cmd, and ShellTool
 	// the tool the chat is asked about.
 	Shell     func(cmd string) *ToolCall
@@ -133,7 +133,7 @@ type Suite struct {
 	// Unasked is Fixture with a CLI that runs shell commands without
 	// asking, and ShellDetail what the block of a finished one says of a
 	// command that printed "done".
-	Unasked     func(t *testing.T, replies ...Reply) *Fixture
+	Unasked     func(t testing.TB, replies ...Reply) *Fixture
 	ShellDetail string
 	// ModelError is the error block of a turn whose model answers 400
 	// with the message "API key not valid." (status and type as the
