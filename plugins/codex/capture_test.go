@@ -3,7 +3,6 @@ package codex
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -75,7 +74,7 @@ var captureCases = []plugintest.StreamCase[captureOpts]{
 // TestCapture rewrites the recorded streams from the real CLI. It runs
 // only with -capture: go test ./plugins/codex -run TestCapture -capture.
 func TestCapture(t *testing.T) {
-	plugintest.StreamRecorder[captureOpts]{CLI: "codex", Run: captureTurn, Session: threadID,
+	plugintest.StreamRecorder[captureOpts]{CLI: "codex", Run: captureTurn, SessionEvent: "thread.started", SessionField: "thread_id",
 		State: ".codex", Keep: keepHistory,
 		Recorded: func(t *testing.T, c plugintest.StreamCase[captureOpts], home, dir, thread string) {
 			if c.Name == "patch" {
@@ -99,19 +98,6 @@ func captureTurn(t *testing.T, bin string, c plugintest.StreamCase[captureOpts],
 		args = append(args, "resume", thread)
 	}
 	return plugintest.RunCLI(t, bin, dir, plugintest.CodexEnv(t, home), append(args, turn.Prompt)...)
-}
-
-func threadID(out []byte) string {
-	for _, line := range bytes.Split(out, []byte("\n")) {
-		var ev struct {
-			Type     string `json:"type"`
-			ThreadID string `json:"thread_id"`
-		}
-		if json.Unmarshal(line, &ev) == nil && ev.Type == "thread.started" {
-			return ev.ThreadID
-		}
-	}
-	return ""
 }
 
 func keepHistory(rel string) bool { return strings.HasPrefix(rel, "sessions/") }

@@ -124,12 +124,5 @@ func BenchmarkConversations5000(b *testing.B) {
 	for i := range 5000 {
 		writeSession(b, home, i, session(b, template, sessionID(i), "/work/a", fmt.Sprintf("prompt %d", i), 0), base.Add(time.Duration(i)*time.Second))
 	}
-	p := codex.New(codex.Config{Home: home}, nil)
-	b.ResetTimer()
-	for b.Loop() {
-		infos, err := p.Conversations(context.Background(), "/work/a")
-		if err != nil || len(infos) != 5000 || infos[0].Title != "prompt 4999" {
-			b.Fatalf("Conversations = %d sessions, %v", len(infos), err)
-		}
-	}
+	plugintest.BenchConversations(b, codex.New(codex.Config{Home: home}, nil), "/work/a", 5000)
 }

@@ -1,8 +1,6 @@
 package gemini
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -78,7 +76,7 @@ var captureCases = []plugintest.StreamCase[captureOpts]{
 // TestCapture rewrites the recorded streams from the real CLI. It runs
 // only with -capture: go test ./plugins/gemini -run TestCapture -capture.
 func TestCapture(t *testing.T) {
-	plugintest.StreamRecorder[captureOpts]{CLI: "gemini", Run: captureTurn, Session: sessionID,
+	plugintest.StreamRecorder[captureOpts]{CLI: "gemini", Run: captureTurn, SessionEvent: "init", SessionField: "session_id",
 		State: ".gemini", Keep: keepHistory}.Record(t, *capture, captureCases)
 }
 
@@ -96,19 +94,6 @@ func captureTurn(t *testing.T, bin string, c plugintest.StreamCase[captureOpts],
 		args = append(args, "--resume", session)
 	}
 	return plugintest.RunCLI(t, bin, dir, env, args...)
-}
-
-func sessionID(out []byte) string {
-	for _, line := range bytes.Split(out, []byte("\n")) {
-		var ev struct {
-			Type      string `json:"type"`
-			SessionID string `json:"session_id"`
-		}
-		if json.Unmarshal(line, &ev) == nil && ev.Type == "init" {
-			return ev.SessionID
-		}
-	}
-	return ""
 }
 
 func keepHistory(rel string) bool {

@@ -159,14 +159,7 @@ func BenchmarkConversations5000(b *testing.B) {
 		writeChat(b, project, fmt.Sprintf("session-2026-11-22T00-00-%08d.jsonl", i),
 			chat(template, rid, sessionID(i), fmt.Sprintf("prompt %d", i), "main"), base.Add(time.Duration(i)*time.Second))
 	}
-	p := gemini.New(gemini.Config{Home: home}, nil)
-	b.ResetTimer()
-	for b.Loop() {
-		infos, err := p.Conversations(context.Background(), "/work/a")
-		if err != nil || len(infos) != 5000 || infos[0].Title != "prompt 4999" {
-			b.Fatalf("Conversations = %d sessions, %v", len(infos), err)
-		}
-	}
+	plugintest.BenchConversations(b, gemini.New(gemini.Config{Home: home}, nil), "/work/a", 5000)
 }
 
 func TestStateDir(t *testing.T) {

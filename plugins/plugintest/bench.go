@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -108,4 +109,16 @@ func BenchTurnStart(b *testing.B, f *Fixture) {
 	}
 	b.ReportMetric(median(cold), "cold-ms")
 	b.ReportMetric(median(warm), "warm-ms")
+}
+
+// BenchConversations measures p's listing of workdir, which holds n
+// sessions titled "prompt 0" to "prompt <n-1>", the last the newest.
+func BenchConversations(b *testing.B, p core.Plugin, workdir string, n int) {
+	b.ResetTimer()
+	for b.Loop() {
+		infos, err := p.Conversations(context.Background(), workdir)
+		if err != nil || len(infos) != n || infos[0].Title != fmt.Sprintf("prompt %d", n-1) {
+			b.Fatalf("Conversations = %d sessions, %v", len(infos), err)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package plugintest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -122,8 +123,9 @@ type StreamRecorder[O any] struct {
 	// in home, resuming session unless it is empty, and returns what it
 	// wrote on stdout (RunCLI).
 	Run func(t *testing.T, bin string, c StreamCase[O], turn StreamTurn, home, dir, session string) []byte
-	// Session finds the session's id in what a turn wrote.
-	Session func(out []byte) string
+	// SessionField of the first line of type SessionEvent a turn writes
+	// is its session's id.
+	SessionEvent, SessionField string
 	// State is the CLI's state folder in home; of case "resume" the
 	// files Keep takes are copied to testdata/<CLI>/history/<State>, for
 	// the listing tests (CopyHistory).
@@ -149,7 +151,7 @@ func (r StreamRecorder[O]) Record(t *testing.T, enabled bool, cases []StreamCase
 			session := ""
 			for _, turn := range c.Turns {
 				out = r.Run(t, bin, c, turn, home, dir, session)
-				session = r.Session(out)
+				session = firstField(out, r.SessionEvent, r.SessionField)
 			}
 			out = bytes.ReplaceAll(out, []byte(dir), []byte(RecordedWorkdir))
 			if err := os.WriteFile(filepath.Join(outDir, c.Name+".jsonl"), out, 0o644); err != nil {
@@ -163,6 +165,19 @@ func (r StreamRecorder[O]) Record(t *testing.T, enabled bool, cases []StreamCase
 			}
 		})
 	}
+}
+
+// firstField returns the string field of the first line of out, a stream
+// of JSON lines, whose "type" is typ.
+func firstField(out []byte, typ, field string) string {
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		var ev map[string]any
+		if json.Unmarshal(line, &ev) == nil && ev["type"] == typ {
+			s, _ := ev[field].(string)
+			return s
+		}
+	}
+	return ""
 }
 
 // RunCLI runs a CLI with args in dir, with env added to the test's own,
