@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/bot/cronexpr"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
@@ -66,7 +67,7 @@ func newRouterFixtureLimited(t *testing.T, run func(context.Context, core.Turn, 
 	access.Allow("fake", "alice", "bob")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2}
+	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2, ParseCron: cronexpr.Parse}
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -8,9 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 )
+
+// Cron is a parsed cron expression: Next returns when it runs next after
+// t. RouterConfig.ParseCron makes them; core parses none itself.
+type Cron interface {
+	Next(t time.Time) time.Time
+}
 
 // Schedule is a message /at or /every sends on a user's behalf, into the
 // conversation it was set in, as if they had typed it then.
@@ -42,9 +46,10 @@ func (s Schedule) repeats() string {
 	return "once"
 }
 
-// after returns when a repeating schedule runs next after t; ok is false
-// for one that runs once.
-func (s Schedule) after(t time.Time) (next time.Time, ok bool) {
+// after returns when a repeating schedule runs next after t, reading a
+// cron expression with parseCron; ok is false for one that runs once, or
+// whose expression can no longer be read.
+func (s Schedule) after(t time.Time, parseCron func(string) (Cron, error)) (next time.Time, ok bool) {
 	switch {
 	case s.Every > 0:
 		next = s.Next
@@ -52,8 +57,8 @@ func (s Schedule) after(t time.Time) (next time.Time, ok bool) {
 			next = next.Add(s.Every)
 		}
 		return next, true
-	case s.Cron != "":
-		sched, err := cron.ParseStandard(s.Cron)
+	case s.Cron != "" && parseCron != nil:
+		sched, err := parseCron(s.Cron)
 		if err != nil {
 			return time.Time{}, false
 		}
@@ -179,8 +184,9 @@ func parseAt(arg string, now time.Time) (Schedule, error) {
 }
 
 // parseEvery reads /every's argument: an interval (30m, 2h) or a cron
-// expression (five fields, or @daily and the like), then the message.
-func parseEvery(arg string, now time.Time) (Schedule, error) {
+// expression (five fields, or @daily and the like) that parseCron reads,
+// then the message. A nil parseCron refuses cron expressions.
+func parseEvery(arg string, now time.Time, parseCron func(string) (Cron, error)) (Schedule, error) {
 	first, rest := cutWord(arg)
 	// "0" parses as a duration, and starts many cron expressions.
 	if d, err := time.ParseDuration(first); err == nil && first != "0" {
@@ -207,7 +213,10 @@ func parseEvery(arg string, now time.Time) (Schedule, error) {
 	if text == "" {
 		return Schedule{}, usageError("/every <interval or cron> <message>")
 	}
-	sched, err := cron.ParseStandard(expr)
+	if parseCron == nil {
+		return Schedule{}, Errorf("%q is not an interval, and this bot reads no cron expressions: use an interval such as 30m or 24h", expr)
+	}
+	sched, err := parseCron(expr)
 	if err != nil {
 		return Schedule{}, Errorf("%q is not an interval or a cron expression: %v", expr, err)
 	}
@@ -229,11 +238,13 @@ func (r *Router) schedule(m Message, cmd Command) (string, error) {
 		return "", Errorf("you are admitted by a rule of %s (such as a role) that cannot be checked again when a schedule runs while you are away: /at and /every need your id, %s, on the bot's allow-list (ask the operator)", m.Key.Platform, m.Author())
 	}
 	now := r.clock.Now()
-	parse := parseAt
+	var s Schedule
+	var err error
 	if cmd.Name == CmdEvery {
-		parse = parseEvery
+		s, err = parseEvery(cmd.Arg, now, r.cfg.ParseCron)
+	} else {
+		s, err = parseAt(cmd.Arg, now)
 	}
-	s, err := parse(cmd.Arg, now)
 	if err != nil {
 		return "", err
 	}
@@ -335,7 +346,7 @@ func (r *Router) runSchedules() {
 			r.convs.RemoveSchedule(s.ID)
 			continue
 		}
-		if next, ok := s.after(now); ok {
+		if next, ok := s.after(now, r.cfg.ParseCron); ok {
 			r.convs.setScheduleNext(s.ID, next)
 		} else {
 			r.convs.RemoveSchedule(s.ID)
