@@ -28,9 +28,12 @@ func TestLoadConfig(t *testing.T) {
 		"LOG_LEVEL=warn",
 	}, "\n")), 0o600)
 
-	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2", "LONG_REPLY_PAGES=1"}, dotenv)
+	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2", "LONG_REPLY_PAGES=1", "SHUTDOWN_DEADLINE=2s"}, dotenv)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.ShutdownDeadline != 2*time.Second || cfg.ShutdownGrace != 30*time.Second {
+		t.Errorf("ShutdownDeadline, ShutdownGrace = %v, %v, want 2s, 30s", cfg.ShutdownDeadline, cfg.ShutdownGrace)
 	}
 	if got := strings.Join(cfg.AllowedRoots, "|"); got != "/srv/a|/srv/b" {
 		t.Errorf("AllowedRoots = %q", got)
@@ -67,6 +70,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad console":    {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT", ""},
 		"bad approvals":  {[]string{"APPROVALS=sometimes"}, "", "APPROVALS", ""},
 		"negative pages": {[]string{"LONG_REPLY_PAGES=-1"}, "", "LONG_REPLY_PAGES", ""},
+		"no deadline":    {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
+		"bad deadline":   {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
 		"bad .env line":  {nil, bad, "bad.env:1", ""},
 		"unbalanced quote": {
 			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},

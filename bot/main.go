@@ -302,6 +302,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Ask:                cfg.Approvals != "auto",
 		WarmTTL:            cfg.WarmTTL,
 		WarmMax:            cfg.WarmMax,
+		StopDeadline:       cfg.ShutdownDeadline,
 		ApprovalTimeout:    cfg.ApprovalTimeout,
 		AllowBypassModes:   cfg.AllowBypassModes,
 		Worktrees:          cfg.Worktrees == "always",
