@@ -75,6 +75,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad .env line":  {nil, bad, "bad.env:1", ""},
 		"unbalanced quote": {
 			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},
+		"a comment in args": {
+			[]string{"CLAUDE_ARGS=--verbose", "GEMINI_ARGS=--yolo #why"}, "", "GEMINI_ARGS", "CLAUDE_ARGS"},
+		"a variable in args": {
+			[]string{`CODEX_ARGS=-C "$HOME"`}, "", `CODEX_ARGS="-C \"$HOME\"": $HOME is not expanded`, ""},
 		"unbalanced quote in the second plugin's args": {
 			[]string{"CLAUDE_ARGS=--verbose", `CODEX_ARGS=-c 'x`}, "", "CODEX_ARGS", "CLAUDE_ARGS"},
 		"bad interval in the second platform": {
