@@ -145,11 +145,10 @@ func TestLateSchedulesRunOnceAtStart(t *testing.T) {
 	}
 }
 
-// A user admitted by a platform's own rule (a Discord role) may chat, but
-// not schedule: their rule cannot be checked again when a schedule fires
-// while they are away, and losing the role must stop their turns. A
-// schedule saved for such a user before (by an older version) is dropped
-// when it falls due.
+// A user admitted by a platform's own rule (Message.Allowed) may chat,
+// but not schedule where the platform cannot check the rule again when a
+// schedule fires while they are away (it is no core.Readmitter; Discord,
+// which is, has its own test): losing the rule must stop their turns.
 func TestSchedulesNeedTheAllowList(t *testing.T) {
 	t.Parallel()
 	clock := coretest.NewManualClock()
