@@ -61,9 +61,11 @@ bench:
 load:
 	$(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -count 1 ./bot
 
-## bench-warm: message → model request for a cold and a warm Claude Code and Codex turn (the real CLIs, fake models).
+## bench-warm: message → model request through jakebot for a cold and a warm turn of each CLI, and the memory
+## of a warm CLI (BenchmarkTurnStart); a cold turn beside the same command spawned directly, in this process and
+## through the built binary (BenchmarkColdTurn). The real CLIs, fake models.
 bench-warm:
-	$(GO) test -run '^$$' -bench '^BenchmarkTurnStart$$' -benchtime 5x -count 1 ./plugins/claude ./plugins/codex
+	$(GO) test -run '^$$' -bench '^Benchmark(TurnStart|ColdTurn)$$' -benchtime 5x -count 1 -timeout 30m ./bot
 
 docker:
 	docker build -t jakebot .

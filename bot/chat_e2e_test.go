@@ -62,7 +62,7 @@ const patience = 60 * time.Second
 
 // chat is a conversation on a running bot.
 type chat struct {
-	t *testing.T
+	t testing.TB
 	d driver
 	// clock is the router's clock when a test drives it (nil: real
 	// time); waits of at most a minute on it are edit intervals and
@@ -71,19 +71,23 @@ type chat struct {
 	// before is every message as it stood at the last say or press:
 	// expect looks at what is new or changed since.
 	before map[string]string
+	// logs are the bot's logs.
+	logs *logScan
 }
 
 // runChat runs jakebot with cfg on d until the test ends, when it stops it
 // as SIGTERM does and checks that it exited cleanly.
-func runChat(t *testing.T, cfg bot.Config, d driver) *chat {
+func runChat(t testing.TB, cfg bot.Config, d driver) *chat {
 	t.Helper()
 	c := &chat{t: t, d: d}
 	if mc, ok := cfg.Clock.(*coretest.ManualClock); ok {
 		c.clock = mc
 	}
+	stdio := d.stdio()
+	c.logs = stdio.Err.(*logScan)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- bot.Run(ctx, cfg, d.stdio()) }()
+	go func() { done <- bot.Run(ctx, cfg, stdio) }()
 	t.Cleanup(func() {
 		cancel()
 		c.until("jakebot to exit", func() bool {
@@ -228,15 +232,21 @@ func (c *chat) dump() string {
 // logScan is where a bot run's logs (and the web's sign-in line) go: to
 // the test's output, and kept for waitLine.
 type logScan struct {
-	t  *testing.T
+	t  testing.TB
 	mu sync.Mutex
 	b  strings.Builder
+	// quiet keeps the logs from the test's output (benchmarks).
+	quiet bool
 }
 
 func (l *logScan) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	l.b.Write(p)
+	quiet := l.quiet
 	l.mu.Unlock()
+	if quiet {
+		return len(p), nil
+	}
 	return l.t.Output().Write(p)
 }
 
@@ -261,21 +271,22 @@ func (l *logScan) waitLine(re *regexp.Regexp) string {
 // consoleDriver is the console, typed: each line reaches the bot at once,
 // and each reply is printed once, final.
 type consoleDriver struct {
-	t   *testing.T
-	in  *io.PipeWriter
-	r   *io.PipeReader
-	mu  sync.Mutex
-	out []string
+	t    testing.TB
+	in   *io.PipeWriter
+	r    *io.PipeReader
+	logs *logScan
+	mu   sync.Mutex
+	out  []string
 }
 
-func openConsole(t *testing.T, cfg *bot.Config) driver {
+func openConsole(t testing.TB, cfg *bot.Config) driver {
 	r, w := io.Pipe()
 	t.Cleanup(func() { w.Close() })
-	return &consoleDriver{t: t, in: w, r: r}
+	return &consoleDriver{t: t, in: w, r: r, logs: &logScan{t: t}}
 }
 
 func (d *consoleDriver) stdio() bot.Stdio {
-	return bot.Stdio{In: d.r, Out: d, Err: &logScan{t: d.t}, Typed: true}
+	return bot.Stdio{In: d.r, Out: d, Err: d.logs, Typed: true}
 }
 
 func (d *consoleDriver) Write(p []byte) (int, error) {

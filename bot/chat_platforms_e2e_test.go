@@ -26,7 +26,7 @@ import (
 // its fake and returns the chat's driver.
 type platformCase struct {
 	name string
-	open func(t *testing.T, cfg *bot.Config) driver
+	open func(t testing.TB, cfg *bot.Config) driver
 }
 
 var platformCases = []platformCase{
@@ -44,14 +44,14 @@ const fastWrites = 10 * time.Millisecond
 // discordDriver is a conversation in a thread of the fake Discord's text
 // channel, started with the slash command.
 type discordDriver struct {
-	t      *testing.T
+	t      testing.TB
 	fake   *platformtest.Discord
 	users  [2]platformtest.DiscordUser
 	thread string
 	logs   *logScan
 }
 
-func openDiscord(t *testing.T, cfg *bot.Config) driver {
+func openDiscord(t testing.TB, cfg *bot.Config) driver {
 	fake := platformtest.NewDiscord(t)
 	d := &discordDriver{t: t, fake: fake, users: [2]platformtest.DiscordUser{fake.NewUser("owner"), fake.NewUser("stranger")},
 		logs: &logScan{t: t}}
@@ -133,7 +133,7 @@ func (d *discordDriver) pinged() bool {
 // slackDriver is a conversation in a thread of the fake Slack's #general,
 // started with the slash command; commands in it are mentions.
 type slackDriver struct {
-	t      *testing.T
+	t      testing.TB
 	fake   *platformtest.Slack
 	thread string
 	logs   *logScan
@@ -143,7 +143,7 @@ var slackUsers = [2]string{"UALICE", "UBOB"}
 
 const slackChannel = "CGENERAL"
 
-func openSlack(t *testing.T, cfg *bot.Config) driver {
+func openSlack(t testing.TB, cfg *bot.Config) driver {
 	fake := platformtest.NewSlack(t)
 	cfg.Slack = slack.Config{AppToken: platformtest.SlackAppToken, BotToken: platformtest.SlackBotToken,
 		AllowedUsers: slackUsers[:], EditInterval: fastWrites, APIURL: fake.URL, DefaultPlugin: "claude"}
@@ -224,7 +224,7 @@ func (d *slackDriver) press(w who, m shown, b button) {
 // telegramDriver is a conversation in a topic of a forum supergroup on the
 // fake Bot API, where both users write.
 type telegramDriver struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *platformtest.TelegramServer
 	topic int
 	logs  *logScan
@@ -235,7 +235,7 @@ var (
 	telegramTeam  = platformtest.TelegramChat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
 )
 
-func openTelegram(t *testing.T, cfg *bot.Config) driver {
+func openTelegram(t testing.TB, cfg *bot.Config) driver {
 	srv := platformtest.NewTelegramServer(t)
 	cfg.Telegram = telegram.Config{Token: platformtest.TelegramToken,
 		AllowedUsers: telegram.UserIDs{telegramUsers[owner].ID, telegramUsers[stranger].ID}, APIEndpoint: srv.Endpoint(),
@@ -313,7 +313,7 @@ func (d *telegramDriver) press(w who, m shown, b button) {
 // the page's script uses it: the owner is the signed-in browser; anyone
 // else has no session.
 type webDriver struct {
-	t       *testing.T
+	t       testing.TB
 	logs    *logScan
 	url     string
 	browser *http.Client
@@ -323,7 +323,7 @@ type webDriver struct {
 
 const webToken = "correct-horse-battery-staple-42"
 
-func openWeb(t *testing.T, cfg *bot.Config) driver {
+func openWeb(t testing.TB, cfg *bot.Config) driver {
 	cfg.Web = web.Config{Addr: "127.0.0.1:0", Token: web.Secret(webToken), MaxUploadBytes: 1 << 20}
 	return &webDriver{t: t, logs: &logScan{t: t}}
 }

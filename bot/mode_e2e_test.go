@@ -22,7 +22,7 @@ func TestModelReachesTheModel(t *testing.T) {
 			f := newFixture(t)
 			cfg := f.config()
 			cfg.Approvals = "auto"
-			requests := cli.setup(t, f, &cfg, plugintest.Reply{Text: []string{"First."}}, plugintest.Reply{Text: []string{"Second."}})
+			model := cli.setup(t, f, &cfg, plugintest.Reply{Text: []string{"First."}}, plugintest.Reply{Text: []string{"Second."}})
 			c := f.start(cfg)
 			c.say("/"+cli.id+" start", "one")
 			c.expect(`started`)
@@ -34,7 +34,7 @@ func TestModelReachesTheModel(t *testing.T) {
 			c.say("/status")
 			c.expect(`Model: ` + regexp.QuoteMeta(models[cli.id]))
 			c.close()
-			reqs := requests()
+			reqs := model.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("model saw %d requests, want 2", len(reqs))
 			}

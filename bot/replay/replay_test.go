@@ -186,6 +186,33 @@ func TestReplayContinuesInNewMessages(t *testing.T) {
 	}
 }
 
+// A recorded protocol session's questions show in the replay, which has
+// nobody to answer them: Claude Code's control protocol (a tool to allow,
+// the agent's own question, a plan), Codex's app-server and Gemini CLI's
+// ACP.
+func TestReplayShowsQuestions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ plugin, file, want string }{
+		{"claude", "control/approval.jsonl", "Asked to allow Bash: `echo made > made.txt`"},
+		{"claude", "control/question.jsonl", "Asked: Which database? (Postgres / SQLite)"},
+		{"claude", "control/plan.jsonl", "Asked: Ready to code? The plan: (Approve plan / Keep planning)"},
+		{"codex", "appserver/approval.jsonl", "Asked to allow Shell: `echo made > made.txt`"},
+		{"gemini", "acp/edits.jsonl", "Asked to allow Edit: /workdir/hello.txt"},
+	} {
+		t.Run(tc.plugin+"/"+tc.file, func(t *testing.T) {
+			t.Parallel()
+			parser, err := replay.Parser(tc.plugin, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := replayFile(t, parser, "console", filepath.Join("..", "..", "testdata", tc.plugin, tc.file))
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("replay lacks %q:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
 // TestPlatformsWriteAsTheirAdapters: replay renders and paces a stream as
 // the adapter the bot builds, with its default configuration, would (a
 // copy of each platform's Render and Limits had drifted).

@@ -47,12 +47,16 @@ type ManualClock struct {
 }
 
 type manualTimer struct {
-	at      time.Time
-	f       func()
+	c  *ManualClock
+	at time.Time
+	f  func()
+	// stopped is set by Stop, or once the timer fired; c.mu guards it.
 	stopped bool
 }
 
 func (t *manualTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
 	was := !t.stopped
 	t.stopped = true
 	return was
@@ -77,7 +81,7 @@ func (c *ManualClock) AfterFunc(d time.Duration, f func()) core.Timer {
 		go f()
 		return stoppedTimer{}
 	}
-	t := &manualTimer{at: c.now.Add(d), f: f}
+	t := &manualTimer{c: c, at: c.now.Add(d), f: f}
 	c.pending = append(c.pending, t)
 	c.mu.Unlock()
 	select {
@@ -146,7 +150,13 @@ func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 	sort.SliceStable(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
 	for _, t := range due {
-		if !t.stopped {
+		// A timer stopped meanwhile does not fire; one that fires
+		// counts as stopped, as a real timer's Stop then returns false.
+		c.mu.Lock()
+		fire := !t.stopped
+		t.stopped = true
+		c.mu.Unlock()
+		if fire {
 			t.f()
 		}
 	}

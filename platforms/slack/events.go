@@ -67,7 +67,7 @@ func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
 	if args := plainText(c.Text); args != "" {
 		text += " " + args
 	}
-	m := core.Message{ID: c.TriggerID, UserName: c.UserName, Text: text, From: c.UserID}
+	m := core.Message{ID: c.TriggerID, Text: text, From: c.UserID} // no UserName: see press
 	if isDM(c.ChannelID) {
 		m.Key = core.ConversationKey{Platform: Name, User: c.UserID, Channel: c.ChannelID}
 		return inbound{queue: c.ChannelID + "/", msgs: []core.Message{m}}, true

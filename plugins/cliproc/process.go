@@ -132,6 +132,14 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	startMu.RUnlock()
 	running.Add(1)
 	st.closeChildEnds()
+	p := newProcess(cmd, st, s.PTY != nil)
+	go p.wait(mark)
+	return p, nil
+}
+
+// newProcess is the Process of a CLI started on st, its stderr's tail
+// kept as it comes.
+func newProcess(cmd *exec.Cmd, st *streams, pty bool) *Process {
 	p := &Process{
 		Stdout:  st.out,
 		cmd:     cmd,
@@ -140,7 +148,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	if s.PTY != nil {
+	if pty {
 		p.Input = st.out
 	}
 	if st.in != nil {
@@ -155,8 +163,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	} else {
 		close(p.errDone)
 	}
-	go p.wait(mark)
-	return p, nil
+	return p
 }
 
 // wait waits for the CLI to exit, then ends everything of its run.

@@ -69,6 +69,12 @@ func TestMain(m *testing.M) {
 	case "fail":
 		fmt.Fprintln(os.Stderr, "line 1\nline 2\nfatal: it broke")
 		os.Exit(7)
+	case "stream":
+		fmt.Println(os.Getenv("STREAM"))
+		fmt.Fprintln(os.Stderr, "a warning")
+		os.Exit(exitCode())
+	case "protocol":
+		protocolCLI()
 	}
 	os.Exit(0)
 }
