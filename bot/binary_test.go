@@ -17,7 +17,7 @@ import (
 // binBot is the built jakebot binary running on the console, fed through
 // a pipe.
 type binBot struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	chunks chan string
@@ -57,7 +57,7 @@ func (f *fixture) binEnv(extra ...string) []string {
 	return append(env, extra...)
 }
 
-func startBinary(t *testing.T, dir string, env []string) *binBot {
+func startBinary(t testing.TB, dir string, env []string) *binBot {
 	t.Helper()
 	cmd := exec.Command(buildJakebot(t))
 	cmd.Dir = dir

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,10 +74,13 @@ type Config struct {
 	Worktrees string `env:"WORKTREES" envDefault:"never"`
 	// BudgetTurnUSD stops a turn whose reported cost reaches it;
 	// BudgetUserDailyUSD refuses new turns to a user who spent it today
-	// (UTC). Zero is no budget. Admins are exempt unless BudgetAdmins.
-	BudgetTurnUSD      float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
-	BudgetUserDailyUSD float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
-	BudgetAdmins       bool    `env:"BUDGET_ADMINS" envDefault:"false"`
+	// (UTC), BudgetUserDailyTokens to one whose turns used that many
+	// tokens today. Zero is no budget. Admins are exempt unless
+	// BudgetAdmins.
+	BudgetTurnUSD         float64 `env:"BUDGET_TURN_USD" envDefault:"0"`
+	BudgetUserDailyUSD    float64 `env:"BUDGET_USER_DAILY_USD" envDefault:"0"`
+	BudgetUserDailyTokens int     `env:"BUDGET_USER_DAILY_TOKENS" envDefault:"0"`
+	BudgetAdmins          bool    `env:"BUDGET_ADMINS" envDefault:"false"`
 	// NotifyAfter: a turn that ran longer @mentions its author when it
 	// ends (a new message on Telegram); 0 is never. Questions always do.
 	NotifyAfter time.Duration `env:"NOTIFY_AFTER" envDefault:"60s"`
@@ -89,7 +93,7 @@ type Config struct {
 	// Empty: voice notes are refused with how to set it.
 	TranscribeCmd cliproc.Args `env:"TRANSCRIBE_CMD"`
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages and the whole answer as a .md file, where the
+	// its first page and the whole answer as a .md file, where the
 	// platform sends files; 0 streams every page.
 	LongReplyPages int `env:"LONG_REPLY_PAGES" envDefault:"4"`
 
@@ -98,7 +102,10 @@ type Config struct {
 	UserRate string `env:"USER_RATE" envDefault:"20/m"`
 	// ShutdownGrace is how long running turns may finish after SIGINT or
 	// SIGTERM before they are cancelled; zero means 30 seconds.
-	ShutdownGrace time.Duration `env:"SHUTDOWN_GRACE" envDefault:"30s"`
+	// ShutdownDeadline is how long a cancelled turn may take to end before
+	// jakebot exits without it, its CLI killed; zero means 15 seconds.
+	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE" envDefault:"30s"`
+	ShutdownDeadline time.Duration `env:"SHUTDOWN_DEADLINE" envDefault:"15s"`
 	// StateFile is where conversations are kept across restarts. From the
 	// environment, empty means the default path (state.DefaultPath);
 	// "off", or empty in a Config built by hand, keeps them in memory only.
@@ -134,6 +141,11 @@ type Config struct {
 	// and .env's (the real environment wins), minus the bot's own secrets
 	// (WithheldVars). Nil, in a Config built by hand, means jakebot's own.
 	ChildEnv []string `env:"-"`
+	// Clock and Timers replace real time in the router when set (see
+	// core.RouterConfig): tests pass fake clocks to decide when edit
+	// intervals pass, schedules fire and questions time out.
+	Clock  core.Clock `env:"-"`
+	Timers core.Clock `env:"-"`
 	// Dotenv is the .env file read, when there was one, and DotenvWithheld
 	// the withheld variables it sets: such a file must stay out of every
 	// agent's reach (see CheckSecretFiles).
@@ -145,68 +157,26 @@ type Config struct {
 // when dotenv names a readable file, from it too; the real environment
 // wins over the file.
 func LoadConfig(environ []string, dotenv string) (Config, error) {
-	vars := map[string]string{}
-	var fileVars map[string]string
 	var cfg Config
-	if dotenv != "" {
-		var err error
-		fileVars, err = readDotenv(dotenv)
-		if err != nil && !os.IsNotExist(err) {
-			return Config{}, err
-		}
-		if err == nil {
-			if cfg.Dotenv, err = filepath.Abs(dotenv); err != nil {
-				return Config{}, err
-			}
-		}
-		for k, v := range fileVars {
-			vars[k] = v
-		}
+	vars, fileVars, err := readVars(environ, dotenv)
+	if err != nil {
+		return Config{}, err
 	}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
+	if fileVars != nil {
+		if cfg.Dotenv, err = filepath.Abs(dotenv); err != nil {
+			return Config{}, err
 		}
 	}
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars}); err != nil {
 		return Config{}, explain(err, vars)
 	}
-	if _, err := parseLevel(cfg.LogLevel); err != nil {
+	if err := cfg.check(); err != nil {
 		return Config{}, err
 	}
-	switch cfg.ConsoleInput {
-	case "", "auto", "typed", "script":
-	default:
-		return Config{}, fmt.Errorf("CONSOLE_INPUT=%q: want auto, typed or script", cfg.ConsoleInput)
-	}
-	switch cfg.Approvals {
-	case "", "ask", "auto":
-	default:
-		return Config{}, fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
-	}
-	if cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 {
-		return Config{}, fmt.Errorf("BUDGET_TURN_USD and BUDGET_USER_DAILY_USD must be 0 (no budget) or more")
-	}
-	if cfg.LongReplyPages < 0 || cfg.LongReplyPages == 1 {
-		return Config{}, fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or 2 or more", cfg.LongReplyPages)
-	}
-	if cfg.AttachmentMaxBytes < 0 {
-		return Config{}, fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
-	}
-	switch cfg.Worktrees {
-	case "", "never", "always":
-	default:
-		return Config{}, fmt.Errorf("WORKTREES=%q: want always or never", cfg.Worktrees)
-	}
-	if _, err := core.ParseRate(cfg.UserRate); err != nil {
-		return Config{}, fmt.Errorf("USER_RATE: %w", err)
-	}
 	if cfg.StateFile == "" {
-		path, err := state.DefaultPath()
-		if err != nil {
+		if cfg.StateFile, err = state.DefaultPath(); err != nil {
 			return Config{}, err
 		}
-		cfg.StateFile = path
 	}
 	cfg.Secrets = secretValues(vars)
 	cfg.ChildEnv = childEnv(environ, fileVars)
@@ -217,6 +187,52 @@ func LoadConfig(environ []string, dotenv string) (Config, error) {
 	}
 	slices.Sort(cfg.DotenvWithheld)
 	return cfg, nil
+}
+
+// readVars reads the variables of dotenv (nil when there is no such file)
+// and of environ, which wins, into one map.
+func readVars(environ []string, dotenv string) (vars, fileVars map[string]string, err error) {
+	vars = map[string]string{}
+	if dotenv != "" {
+		fileVars, err = readDotenv(dotenv)
+		if err != nil && !os.IsNotExist(err) {
+			return nil, nil, err
+		}
+		maps.Copy(vars, fileVars)
+	}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return vars, fileVars, nil
+}
+
+// check refuses settings that parse but mean nothing.
+func (cfg Config) check() error {
+	if _, err := parseLevel(cfg.LogLevel); err != nil {
+		return err
+	}
+	switch {
+	case !slices.Contains([]string{"", "auto", "typed", "script"}, cfg.ConsoleInput):
+		return fmt.Errorf("CONSOLE_INPUT=%q: want auto, typed or script", cfg.ConsoleInput)
+	case !slices.Contains([]string{"", "ask", "auto"}, cfg.Approvals):
+		return fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
+	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
+		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
+	case cfg.LongReplyPages < 0:
+		return fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
+	case cfg.ShutdownDeadline <= 0:
+		return fmt.Errorf("SHUTDOWN_DEADLINE=%s: want a duration above 0, such as 15s", cfg.ShutdownDeadline)
+	case cfg.AttachmentMaxBytes < 0:
+		return fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
+	case !slices.Contains([]string{"", "never", "always"}, cfg.Worktrees):
+		return fmt.Errorf("WORKTREES=%q: want always or never", cfg.Worktrees)
+	}
+	if _, err := core.ParseRate(cfg.UserRate); err != nil {
+		return fmt.Errorf("USER_RATE: %w", err)
+	}
+	return nil
 }
 
 // WithheldVars are the variables no CLI sees: the secrets jakebot itself
@@ -233,7 +249,7 @@ func WithheldVars() []string {
 		}
 		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f})) {
 			for _, field := range fs {
-				if k := envKey(field); secretName.MatchString(k) {
+				if k := envKey(field); core.SecretName(k) {
 					out = append(out, k)
 				}
 			}
@@ -243,15 +259,37 @@ func WithheldVars() []string {
 	return out
 }
 
+// withheldPrefixes start the names of the platforms', NATS's and the
+// bot's own variables: a secret-looking one (a name with TOKEN, SECRET,
+// PASSWORD, KEY...) is withheld even when jakebot does not read it, as
+// SLACK_SIGNING_SECRET.
+var withheldPrefixes = []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"}
+
+// credentialFiles name the files that hold the bot's own credentials, by
+// the variable that points at each: withheld like the secrets (the path is
+// the way to the secret), and refused inside the allowed roots.
+func (cfg Config) credentialFiles() map[string]string {
+	return map[string]string{
+		"NATS_CREDS":  cfg.NATS.Creds,
+		"NATS_NKEY":   cfg.NATS.NkeySeed,
+		"NATS_KEY":    cfg.NATS.Key,
+		"WEB_TLS_KEY": cfg.Web.TLSKey,
+	}
+}
+
 // Withheld reports whether no CLI may see variable k: it is one of
-// WithheldVars, or a secret-looking variable of a platform's or the bot's
-// own (SLACK_SIGNING_SECRET, which jakebot does not read, among them).
+// WithheldVars, points at one of the bot's credential files (NATS_CREDS,
+// NATS_NKEY, NATS_KEY, WEB_TLS_KEY), or is a secret-looking variable
+// starting with one of withheldPrefixes.
 func Withheld(k string) bool {
 	if slices.Contains(WithheldVars(), k) {
 		return true
 	}
-	for _, prefix := range []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"} {
-		if strings.HasPrefix(k, prefix) && secretName.MatchString(k) {
+	if _, ok := (Config{}).credentialFiles()[k]; ok {
+		return true
+	}
+	for _, prefix := range withheldPrefixes {
+		if strings.HasPrefix(k, prefix) && core.SecretName(k) {
 			return true
 		}
 	}
@@ -390,7 +428,8 @@ func parseLevel(s string) (slog.Level, error) {
 // CheckSecretFiles refuses files that hold the bot's own secrets inside an
 // allowed root, where any agent could read them: .env when it sets a
 // withheld variable (a model API key alone does not count: the CLI gets
-// it anyway), the state file (the conversations' resume tokens and
+// it anyway), the credential files (NATS_CREDS, NATS_NKEY, NATS_KEY,
+// WEB_TLS_KEY), the state file (the conversations' resume tokens and
 // always-allowed tools) and the audit log.
 func (cfg Config) CheckSecretFiles(roots core.Roots) error {
 	type file struct{ path, what, fix string }
@@ -398,6 +437,12 @@ func (cfg Config) CheckSecretFiles(roots core.Roots) error {
 	if cfg.Dotenv != "" && len(cfg.DotenvWithheld) > 0 {
 		files = append(files, file{cfg.Dotenv, ".env, which sets " + strings.Join(cfg.DotenvWithheld, ", "),
 			"move those variables to the environment or run jakebot from a directory outside ALLOWED_ROOTS"})
+	}
+	creds := cfg.credentialFiles()
+	for _, name := range slices.Sorted(maps.Keys(creds)) {
+		if path := creds[name]; path != "" {
+			files = append(files, file{path, name, "move it, and " + name + ", to a path outside them"})
+		}
 	}
 	if cfg.StateFile != "" && cfg.StateFile != "off" {
 		files = append(files, file{cfg.StateFile, "STATE_FILE", "set STATE_FILE to a path outside them (or off)"})
@@ -433,4 +478,22 @@ func resolveFile(path string) (string, bool) {
 		return abs, true
 	}
 	return filepath.Join(dir, filepath.Base(abs)), true
+}
+
+// budgets are the router's Budgets.
+func (cfg Config) budgets() core.Budgets {
+	return core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD,
+		UserDailyTokens: cfg.BudgetUserDailyTokens, Admins: cfg.BudgetAdmins}
+}
+
+// BudgetWarning is what start-up warns of a dollar budget that leaves some
+// CLIs unbounded: only Claude Code reports what a turn cost, and
+// BUDGET_USER_DAILY_TOKENS, which bounds every CLI, is not set. Empty when
+// there is nothing to warn of.
+func (cfg Config) BudgetWarning() string {
+	if (cfg.BudgetTurnUSD == 0 && cfg.BudgetUserDailyUSD == 0) || cfg.BudgetUserDailyTokens > 0 {
+		return ""
+	}
+	return "BUDGET_TURN_USD and BUDGET_USER_DAILY_USD count dollars, which only Claude Code reports: turns of Codex, " +
+		"Gemini CLI and PLUGINS_FILE CLIs are not bounded by them (their chats are told so). Set BUDGET_USER_DAILY_TOKENS to bound every CLI"
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -26,14 +28,17 @@ func TestLoadConfig(t *testing.T) {
 		"LOG_LEVEL=warn",
 	}, "\n")), 0o600)
 
-	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2"}, dotenv)
+	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2", "LONG_REPLY_PAGES=1", "SHUTDOWN_DEADLINE=2s"}, dotenv)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.ShutdownDeadline != 2*time.Second || cfg.ShutdownGrace != 30*time.Second {
+		t.Errorf("ShutdownDeadline, ShutdownGrace = %v, %v, want 2s, 30s", cfg.ShutdownDeadline, cfg.ShutdownGrace)
 	}
 	if got := strings.Join(cfg.AllowedRoots, "|"); got != "/srv/a|/srv/b" {
 		t.Errorf("AllowedRoots = %q", got)
 	}
-	if cfg.Claude.Model != "sonnet" || cfg.TurnTimeout != 5*time.Minute || cfg.QueueLimit != 2 {
+	if cfg.Claude.Model != "sonnet" || cfg.TurnTimeout != 5*time.Minute || cfg.QueueLimit != 2 || cfg.LongReplyPages != 1 {
 		t.Errorf("cfg = %+v", cfg)
 	}
 	if cfg.LogLevel != "debug" {
@@ -60,13 +65,20 @@ func TestLoadConfigErrors(t *testing.T) {
 		// fine, so the error must not blame it.
 		notWant string
 	}{
-		"bad duration":  {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT", ""},
-		"bad level":     {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL", ""},
-		"bad console":   {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT", ""},
-		"bad approvals": {[]string{"APPROVALS=sometimes"}, "", "APPROVALS", ""},
-		"bad .env line": {nil, bad, "bad.env:1", ""},
+		"bad duration":   {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT", ""},
+		"bad level":      {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL", ""},
+		"bad console":    {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT", ""},
+		"bad approvals":  {[]string{"APPROVALS=sometimes"}, "", "APPROVALS", ""},
+		"negative pages": {[]string{"LONG_REPLY_PAGES=-1"}, "", "LONG_REPLY_PAGES", ""},
+		"no deadline":    {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
+		"bad deadline":   {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
+		"bad .env line":  {nil, bad, "bad.env:1", ""},
 		"unbalanced quote": {
 			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},
+		"a comment in args": {
+			[]string{"CLAUDE_ARGS=--verbose", "GEMINI_ARGS=--yolo #why"}, "", "GEMINI_ARGS", "CLAUDE_ARGS"},
+		"a variable in args": {
+			[]string{`CODEX_ARGS=-C "$HOME"`}, "", `CODEX_ARGS="-C \"$HOME\"": $HOME is not expanded`, ""},
 		"unbalanced quote in the second plugin's args": {
 			[]string{"CLAUDE_ARGS=--verbose", `CODEX_ARGS=-c 'x`}, "", "CODEX_ARGS", "CLAUDE_ARGS"},
 		"bad interval in the second platform": {
@@ -99,11 +111,13 @@ func TestLoadConfigChildEnv(t *testing.T) {
 		"PATH=/from/dotenv",
 	}, "\n")), 0o600)
 	cfg, err := LoadConfig([]string{"PATH=/usr/bin", "DISCORD_TOKEN=discord-from-env", "SLACK_BOT_TOKEN=xoxb-from-env",
-		"SLACK_APP_TOKEN=xapp-from-env", "SLACK_SIGNING_SECRET=signing-from-env", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u"}, dotenv)
+		"SLACK_APP_TOKEN=xapp-from-env", "SLACK_SIGNING_SECRET=signing-from-env", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u",
+		"NATS_CREDS=/etc/jakebot/nats.creds", "NATS_NKEY=/etc/jakebot/nats.nk", "NATS_KEY=/etc/jakebot/client.key",
+		"WEB_TLS_KEY=/etc/jakebot/tls.key", "WEB_TLS_CERT=/etc/jakebot/tls.crt"}, dotenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"PATH=/usr/bin", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u",
+	want := []string{"PATH=/usr/bin", "ANTHROPIC_API_KEY=sk-ant-from-env", "HOME=/home/u", "WEB_TLS_CERT=/etc/jakebot/tls.crt",
 		"CODEX_HOME=/srv/codex-home", "OPENAI_API_KEY=sk-from-dotenv"}
 	if got := strings.Join(cfg.ChildEnv, " "); got != strings.Join(want, " ") {
 		t.Errorf("ChildEnv = %q\nwant       %q", got, want)
@@ -143,6 +157,11 @@ func TestCheckSecretFiles(t *testing.T) {
 		"state file outside":             {Config{StateFile: filepath.Join(outside, "state.json")}, ""},
 		"audit log in the root":          {Config{AuditLog: filepath.Join(root, "audit.jsonl")}, "AUDIT_LOG"},
 		"audit log outside, state in it": {Config{AuditLog: filepath.Join(outside, "a"), StateFile: filepath.Join(root, "s")}, "STATE_FILE"},
+		"NATS credentials in the root":   {Config{NATS: remote.Config{Creds: filepath.Join(root, "nats.creds")}}, "NATS_CREDS"},
+		"NATS nkey seed in the root":     {Config{NATS: remote.Config{NkeySeed: filepath.Join(root, "seed.nk")}}, "NATS_NKEY"},
+		"NATS client key in the root":    {Config{NATS: remote.Config{Key: filepath.Join(link, "client.key")}}, "NATS_KEY"},
+		"TLS key in the root":            {Config{Web: web.Config{TLSKey: filepath.Join(root, "tls", "key.pem")}}, "WEB_TLS_KEY"},
+		"credentials outside":            {Config{NATS: remote.Config{Creds: filepath.Join(outside, "c"), Key: filepath.Join(outside, "k")}, Web: web.Config{TLSKey: filepath.Join(outside, "t")}}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := tc.cfg.CheckSecretFiles(roots)
@@ -189,6 +208,33 @@ func TestLoadConfigArgsQuoting(t *testing.T) {
 		got := map[string][]string{"CODEX_ARGS": cfg.Codex.Args, "GEMINI_ARGS": cfg.Gemini.Args}[key]
 		if diff := cmp.Diff([]string{"--title", "a b"}, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", key, diff)
+		}
+	}
+}
+
+// A dollar budget without a token budget leaves the CLIs that report no
+// cost unbounded: start-up warns of it.
+func TestBudgetWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  []string
+		warn bool
+	}{
+		{nil, false},
+		{[]string{"BUDGET_TURN_USD=1"}, true},
+		{[]string{"BUDGET_USER_DAILY_USD=5"}, true},
+		{[]string{"BUDGET_USER_DAILY_USD=5", "BUDGET_USER_DAILY_TOKENS=2000000"}, false},
+		{[]string{"BUDGET_USER_DAILY_TOKENS=2000000"}, false},
+	} {
+		cfg, err := LoadConfig(tc.env, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.BudgetWarning(); (got != "") != tc.warn || (tc.warn && !strings.Contains(got, "Set BUDGET_USER_DAILY_TOKENS to bound every CLI")) {
+			t.Errorf("%v: BudgetWarning() = %q, want a warning: %v", tc.env, got, tc.warn)
+		}
+		if got := cfg.budgets().UserDailyTokens; tc.env != nil && strings.Contains(strings.Join(tc.env, " "), "TOKENS") && got != 2000000 {
+			t.Errorf("%v: the router's token budget = %d", tc.env, got)
 		}
 	}
 }

@@ -17,23 +17,40 @@ import (
 type otherCLI struct {
 	id, name string
 	// setup starts the fake with replies, configures the plugin in cfg,
-	// and returns the fake's recorded main requests.
-	setup func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) (requests func() []plugintest.Request)
+	// and returns the fake.
+	setup func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel
 }
 
+// fakeModel is what tests use of a fake model server.
+type fakeModel interface {
+	// Push adds replies to the script.
+	Push(replies ...plugintest.Reply)
+	// Requests returns the main requests so far.
+	Requests() []plugintest.Request
+	// Arrived delivers each request as it arrives, before its answer.
+	Arrived() <-chan plugintest.Request
+}
+
+// claudeCLI is Claude Code as an otherCLI, for tables of every CLI: its
+// fake model is the fixture's own.
+var claudeCLI = otherCLI{"claude", "Claude Code", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
+	f.model.Push(replies...)
+	return f.model
+}}
+
 var otherCLIs = []otherCLI{
-	{"codex", "Codex", func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) func() []plugintest.Request {
+	{"codex", "Codex", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
 		o := plugintest.NewOpenAI(t, replies...)
 		cfg.Codex = codex.Config{Bin: plugintest.CLIPath(t, "codex"), Args: plugintest.CodexArgs(o), Model: "gpt-5.5",
 			Sandbox: "workspace-write", Home: filepath.Join(f.home, ".codex"),
 			Env: append(plugintest.CodexEnv(t, f.home), f.mark)}
-		return o.Requests
+		return o
 	}},
-	{"gemini", "Gemini CLI", func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) func() []plugintest.Request {
+	{"gemini", "Gemini CLI", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
 		g := plugintest.NewGemini(t, replies...)
 		cfg.Gemini = gemini.Config{Bin: plugintest.CLIPath(t, "gemini"), Model: "gemini-2.5-flash", ApprovalMode: "auto_edit",
 			Home: f.home, Env: append(plugintest.GeminiEnv(t, g, f.home), f.mark)}
-		return g.Requests
+		return g
 	}},
 }
 
@@ -48,7 +65,7 @@ func TestConsoleOtherCLIs(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			cfg := f.config()
-			requests := cli.setup(t, f, &cfg,
+			model := cli.setup(t, f, &cfg,
 				plugintest.Reply{Text: []string{"The code ", "word is ", "tangerine."}},
 				plugintest.Reply{Text: []string{"It was tangerine."}},
 				plugintest.Reply{Status: 400, Message: "malformed request from the test"},
@@ -71,7 +88,7 @@ func TestConsoleOtherCLIs(t *testing.T) {
 			c.say("and again")
 			c.expect(`❌ \*\*Error:\*\*`)
 			c.close()
-			reqs := requests()
+			reqs := model.Requests()
 			if len(reqs) < 2 {
 				t.Fatalf("model saw %d requests", len(reqs))
 			}

@@ -27,7 +27,7 @@ func (r replies) Write(p []byte) (int, error) {
 
 // console is a bot running on the console platform, fed through a pipe.
 type console struct {
-	t    *testing.T
+	t    testing.TB
 	in   *io.PipeWriter
 	out  replies
 	done chan error
@@ -36,7 +36,7 @@ type console struct {
 // fixture is what one end-to-end test shares between bot runs: the fake
 // model, a private home and a workdir.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	model   *plugintest.Anthropic
 	home    string
 	workdir string
@@ -45,7 +45,7 @@ type fixture struct {
 	alive   func() []plugintest.Process
 }
 
-func newFixture(t *testing.T, replies ...plugintest.Reply) *fixture {
+func newFixture(t testing.TB, replies ...plugintest.Reply) *fixture {
 	t.Helper()
 	plugintest.CLIPath(t, "claude") // skip or fail early when it is missing
 	f := &fixture{t: t, model: plugintest.NewAnthropic(t, replies...), home: plugintest.Home(t)}
@@ -336,7 +336,7 @@ func TestConsoleScriptAnswersAQuestion(t *testing.T) {
 }
 
 // buildJakebot builds the binary once per test run.
-func buildJakebot(t *testing.T) string {
+func buildJakebot(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "jakebot-bin")

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/bot/audit"
+	"github.com/jake-bot/jake-bot/bot/cronexpr"
 	"github.com/jake-bot/jake-bot/bot/metrics"
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
@@ -84,15 +85,20 @@ func (m *Main) build(ctx context.Context) error {
 	if err := m.loadState(ctx); err != nil {
 		return err
 	}
-	if err := m.buildPlatforms(); err != nil {
-		return err
-	}
 	if err := m.buildObservers(); err != nil {
 		return err
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
 	m.closers = append(m.closers, m.stopRun)
+	if warning := m.cfg.BudgetWarning(); warning != "" {
+		m.logger.Warn(warning)
+	}
+	// The router comes before the platforms, whose adapters ask it
+	// (core.Lookup); the platforms' users are granted before any message.
 	m.router = core.NewRouter(m.runCtx, m.routerConfig(), m.convs)
+	if err := m.buildPlatforms(); err != nil {
+		return err
+	}
 	if m.metrics != nil {
 		h, err := startHealth(m.cfg.HealthAddr, m.platform, m.metrics.Handler(), m.logger)
 		if err != nil {
@@ -205,8 +211,8 @@ func (m *Main) buildPlatforms() error {
 		list = append(list, p)
 	}
 	var err error
-	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, roots: m.policy.roots,
-		defaultWorkdir: m.policy.defaultWorkdir, convs: m.convs, logger: m.logger, signIn: m.stdio.Err})
+	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, lookup: m.router,
+		logger: m.logger, signIn: m.stdio.Err})
 	if err != nil {
 		return err
 	}
@@ -283,6 +289,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 	}
 	return core.RouterConfig{
 		Runners:            runners,
+		ParseCron:          cronexpr.Parse,
 		Plugins:            m.plugins,
 		Access:             m.access,
 		Roots:              m.policy.roots,
@@ -295,12 +302,13 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Ask:                cfg.Approvals != "auto",
 		WarmTTL:            cfg.WarmTTL,
 		WarmMax:            cfg.WarmMax,
+		StopDeadline:       cfg.ShutdownDeadline,
 		ApprovalTimeout:    cfg.ApprovalTimeout,
 		AllowBypassModes:   cfg.AllowBypassModes,
 		Worktrees:          cfg.Worktrees == "always",
 		WorktreeDir:        m.policy.worktreeDir,
 		NotifyAfter:        notifyAfter(cfg.NotifyAfter),
-		Budgets:            core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD, Admins: cfg.BudgetAdmins},
+		Budgets:            cfg.budgets(),
 		AttachmentMaxBytes: cfg.AttachmentMaxBytes,
 		Transcribe:         transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
 		LongReplyPages:     cfg.LongReplyPages,
@@ -309,6 +317,8 @@ func (m *Main) routerConfig() core.RouterConfig {
 		MaxMessageBytes:    cfg.MaxMessageBytes,
 		Observer:           m.observe,
 		Redactor:           core.NewRedactor(cfg.Secrets),
+		Clock:              cfg.Clock,
+		Timers:             cfg.Timers,
 		Logger:             m.logger,
 	}
 }

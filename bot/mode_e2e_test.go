@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -15,10 +14,7 @@ import (
 // conversation chose, from the next turn on.
 func TestModelReachesTheModel(t *testing.T) {
 	t.Parallel()
-	clis := append([]otherCLI{{"claude", "Claude Code", func(t *testing.T, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) func() []plugintest.Request {
-		f.model.Push(replies...)
-		return f.model.Requests
-	}}}, otherCLIs...)
+	clis := append([]otherCLI{claudeCLI}, otherCLIs...)
 	models := map[string]string{"claude": "claude-sonnet-4-5-20250929", "codex": "gpt-5.4", "gemini": "gemini-2.5-pro"}
 	for _, cli := range clis {
 		t.Run(cli.id, func(t *testing.T) {
@@ -26,7 +22,7 @@ func TestModelReachesTheModel(t *testing.T) {
 			f := newFixture(t)
 			cfg := f.config()
 			cfg.Approvals = "auto"
-			requests := cli.setup(t, f, &cfg, plugintest.Reply{Text: []string{"First."}}, plugintest.Reply{Text: []string{"Second."}})
+			model := cli.setup(t, f, &cfg, plugintest.Reply{Text: []string{"First."}}, plugintest.Reply{Text: []string{"Second."}})
 			c := f.start(cfg)
 			c.say("/"+cli.id+" start", "one")
 			c.expect(`started`)
@@ -38,7 +34,7 @@ func TestModelReachesTheModel(t *testing.T) {
 			c.say("/status")
 			c.expect(`Model: ` + regexp.QuoteMeta(models[cli.id]))
 			c.close()
-			reqs := requests()
+			reqs := model.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("model saw %d requests, want 2", len(reqs))
 			}

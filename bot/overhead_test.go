@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -71,8 +72,13 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	b.ReportMetric(float64(r)/float64(d), "ratio")
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
+// median returns the middle of xs, 0 for none.
+func median[T cmp.Ordered](xs []T) T {
+	var zero T
+	if len(xs) == 0 {
+		return zero
+	}
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
 }

@@ -13,64 +13,59 @@ import (
 
 // platformDeps is what the adapters are built from besides their config.
 type platformDeps struct {
-	plugins        []core.Plugin
-	access         *core.Access
-	roots          core.Roots
-	defaultWorkdir string
-	convs          *core.Conversations
-	logger         *slog.Logger
+	plugins []core.Plugin
+	access  *core.Access
+	// lookup answers the adapters' questions with the router's policy.
+	lookup core.Lookup
+	logger *slog.Logger
 	// signIn is where the web platform prints its sign-in URL: stderr,
 	// never the log.
 	signIn io.Writer
+}
+
+// platformConfig is what every chat platform's configuration can do.
+type platformConfig interface {
+	Enabled() bool
+	Validate() error
+	Grant(*core.Access)
 }
 
 // buildPlatforms returns the chat platforms whose tokens are configured,
 // each with its users granted in access. None configured means the
 // console.
 func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
-	plugins, access, logger := d.plugins, d.access, d.logger
+	plugins, logger := d.plugins, d.logger
+	builders := []struct {
+		cfg   platformConfig
+		build func() (core.Platform, error)
+	}{
+		{cfg.Discord, func() (core.Platform, error) {
+			return discord.New(cfg.Discord, discord.Options{Plugins: plugins, Lookup: d.lookup, Logger: logger})
+		}},
+		{cfg.Slack, func() (core.Platform, error) {
+			return slack.New(cfg.Slack, slack.WithLogger(logger), slack.WithPlugins(plugins...), slack.WithLookup(d.lookup))
+		}},
+		{cfg.Telegram, func() (core.Platform, error) {
+			return telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})
+		}},
+		{cfg.Web, func() (core.Platform, error) {
+			return web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: plugins})
+		}},
+	}
 	var ps []core.Platform
-	if cfg.Discord.Enabled() {
-		if err := cfg.Discord.Validate(); err != nil {
+	for _, b := range builders {
+		if !b.cfg.Enabled() {
+			continue
+		}
+		if err := b.cfg.Validate(); err != nil {
 			return nil, err
 		}
-		cfg.Discord.Grant(access)
-		a, err := discord.New(cfg.Discord, discord.Options{Plugins: plugins, Roots: d.roots,
-			DefaultWorkdir: d.defaultWorkdir, Conversations: d.convs, Logger: logger})
+		b.cfg.Grant(d.access)
+		p, err := b.build()
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, a)
-	}
-	if cfg.Slack.Enabled() {
-		if err := cfg.Slack.Validate(); err != nil {
-			return nil, err
-		}
-		cfg.Slack.Grant(access)
-		a, err := slack.New(cfg.Slack, slack.WithLogger(logger), slack.WithPlugins(plugins...))
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, a)
-	}
-	if cfg.Telegram.Enabled() {
-		if err := cfg.Telegram.Validate(); err != nil {
-			return nil, err
-		}
-		cfg.Telegram.Grant(access)
-		a, err := telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, a)
-	}
-	if cfg.Web.Enabled() {
-		a, err := web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn})
-		if err != nil {
-			return nil, err
-		}
-		cfg.Web.Grant(access)
-		ps = append(ps, a)
+		ps = append(ps, p)
 	}
 	return ps, nil
 }

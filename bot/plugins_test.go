@@ -13,12 +13,12 @@ import (
 	"github.com/jake-bot/jake-bot/bot"
 )
 
-// TestConfiguredPluginThroughTheConsole runs a plugin from PLUGINS_FILE
-// (the test binary as its CLI) through the console like a built-in one.
-func TestConfiguredPluginThroughTheConsole(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "plugins.yaml")
+// echoConsole runs the bot on the console with a plugin from PLUGINS_FILE,
+// the test binary as its CLI, in dir; in is the console's input. It
+// returns what the console printed.
+func echoConsole(t *testing.T, dir, in string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "plugins.yaml")
 	yaml := fmt.Sprintf(`plugins:
   - id: echo
     name: Echo CLI
@@ -32,11 +32,18 @@ func TestConfiguredPluginThroughTheConsole(t *testing.T) {
 	}
 	cfg := bot.Config{AllowedRoots: []string{dir}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "warn", PluginsFile: file}
 	cfg.Claude.Bin = "jakebot-no-such-claude"
-	in := "/help\n/echo start\nhello there\n/status\n"
 	var out strings.Builder
 	if err := bot.Run(context.Background(), cfg, bot.Stdio{In: strings.NewReader(in), Out: &out, Err: t.Output()}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	return out.String()
+}
+
+// TestConfiguredPluginThroughTheConsole runs a plugin from PLUGINS_FILE
+// (the test binary as its CLI) through the console like a built-in one.
+func TestConfiguredPluginThroughTheConsole(t *testing.T) {
+	t.Parallel()
+	out := echoConsole(t, t.TempDir(), "/help\n/echo start\nhello there\n/status\n")
 	for _, want := range []string{
 		"/echo start [workdir] — start a Echo CLI conversation",
 		"/claude start [workdir]",
@@ -44,9 +51,25 @@ func TestConfiguredPluginThroughTheConsole(t *testing.T) {
 		"echo: hello there",
 		"Session: none: Echo CLI cannot resume a session, so each turn starts fresh",
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("console output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("console output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// The console cannot send files: /file says so and prints the path.
+func TestFileOnTheConsolePrintsThePath(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte("# Report\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := echoConsole(t, dir, "/echo start\n/file report.md\n")
+	if want := "This platform cannot send files. The file is " + filepath.Join(dir, "report.md") + " (9 bytes)."; !strings.Contains(out, want) {
+		t.Errorf("console output lacks %q:\n%s", want, out)
 	}
 }
 

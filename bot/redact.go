@@ -2,22 +2,16 @@ package bot
 
 import (
 	"io"
-	"regexp"
 	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// secretName matches the names of variables that hold credentials:
-// DISCORD_TOKEN, SLACK_BOT_TOKEN, ANTHROPIC_API_KEY, OPENAI_API_KEY,
-// SLACK_SIGNING_SECRET, ...
-var secretName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)`)
-
 // secretValues returns the values of secret-looking variables.
 func secretValues(vars map[string]string) []string {
 	var out []string
 	for k, v := range vars {
-		if len(v) >= core.MinSecret && secretName.MatchString(k) {
+		if len(v) >= core.MinSecret && core.SecretName(k) {
 			out = append(out, v)
 		}
 	}

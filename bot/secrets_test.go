@@ -2,12 +2,14 @@ package bot_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,28 +19,38 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// envProbe is a shell command that prints the model API key, its own
-// environment, and every platform token it can find in any process's
-// environment (by name, as an agent would look: a dump of every
-// /proc/*/environ is so long that the CLI keeps it out of the turn).
-const envProbe = `echo "key=$ANTHROPIC_API_KEY"; env; echo proc-start; grep -a -o -h -E '(DISCORD_TOKEN|SLACK_BOT_TOKEN|SLACK_APP_TOKEN|SLACK_SIGNING_SECRET|TELEGRAM_TOKEN)=[^[:cntrl:]]*' /proc/[0-9]*/environ 2>/dev/null; echo probe-end`
+// envProbe is a shell command, run by the real CLI's tool, that prints
+// the model API key and its own environment, finds the bot (its ancestor
+// named jakebot) and tries to read its environment and open its memory,
+// and writes every /proc/*/environ it can read, in full, to environs.txt
+// in the workdir (too long for a turn: the CLI would keep it out).
+const envProbe = `echo "key=$ANTHROPIC_API_KEY"; env
+p=$$; while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != jakebot ]; do p=$(awk '/^PPid:/{print $2}' /proc/$p/status); done
+echo "bot-pid=$p"
+if cat /proc/$p/environ >/dev/null 2>&1; then echo bot-environ=read; else echo bot-environ=denied; fi
+if (exec 3</proc/$p/mem) 2>/dev/null; then echo bot-mem=open; else echo bot-mem=denied; fi
+for f in /proc/[0-9]*/environ; do if e=$(tr '\0' '\n' <"$f" 2>/dev/null); then printf '== %s\n%s\n' "$f" "$e"; fi; done >environs.txt
+echo "environs=$(grep -c '^== ' environs.txt)"; echo probe-end`
 
 // Known secret values in the environment never reach a log line, the
-// audit log, the metrics, a chat or a CLI (which is asked to print every
-// environment it can read); and the audit log and health endpoints say
-// what they should.
+// audit log, the metrics, a chat or a CLI (whose tool prints every
+// environment it can read, and cannot read the bot's environment or
+// memory); and the audit log and health endpoints say what they should.
 func TestSecretsNeverReachTheOutput(t *testing.T) {
 	t.Parallel()
 	// The platforms' tokens are their fakes', which check them; the
 	// others are made up.
 	dc := platformtest.NewDiscord(t) // Discord and Telegram run too, serving nobody
 	secrets := map[string]string{
-		"SLACK_BOT_TOKEN":      platformtest.SlackBotToken,
-		"SLACK_APP_TOKEN":      platformtest.SlackAppToken,
-		"DISCORD_TOKEN":        dc.Token,
-		"TELEGRAM_TOKEN":       platformtest.TelegramToken,
-		"ANTHROPIC_API_KEY":    "sk-ant-api03-anthropic-secret-0005",
-		"SLACK_SIGNING_SECRET": "signing-secret-0006",
+		"SLACK_BOT_TOKEN":         platformtest.SlackBotToken,
+		"SLACK_APP_TOKEN":         platformtest.SlackAppToken,
+		"DISCORD_TOKEN":           dc.Token,
+		"TELEGRAM_TOKEN":          platformtest.TelegramToken,
+		"ANTHROPIC_API_KEY":       "sk-ant-api03-anthropic-secret-0005",
+		"SLACK_SIGNING_SECRET":    "signing-secret-0006",
+		"WEB_TOKEN":               "web-token-of-the-bot-0007-0123456789abcdef",
+		"TELEGRAM_WEBHOOK_SECRET": "webhook-secret-0008",
+		"NATS_PASSWORD":           "nats-password-0009",
 	}
 	f := newFixture(t,
 		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_env", Name: "Bash", Input: map[string]any{"command": envProbe}}},
@@ -48,7 +60,7 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	env := f.binEnv("STATE_FILE=off", "WARM_TTL=0", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
 		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),
-		"DISCORD_API_URL="+dc.URL, "CLAUDE_ARGS=--allowedTools Bash")
+		"DISCORD_API_URL="+dc.URL, "CLAUDE_ARGS=--allowedTools Bash", "WEB_ADDR=127.0.0.1:0")
 	for k, v := range secrets {
 		env = append(env, k+"="+v)
 	}
@@ -126,26 +138,42 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	}
 	toolResult := sent.String()
 	// The CLI has what it needs, its API key among it, and printed it:
-	// the chat shows it blanked out.
-	for _, want := range []string{"key=" + secrets["ANTHROPIC_API_KEY"], "PATH=", "probe-end"} {
-		if !strings.Contains(toolResult, want) {
-			t.Errorf("the tool's output lacks %q:\n%s\nchat:\n%s", want, core.Shorten(toolResult, 300), chat.String())
+	// the chat shows it blanked out. It found the bot, and could neither
+	// read its environment nor open its memory.
+	// Whole lines: the request also carries the command, which names them.
+	for _, want := range []string{"key=" + secrets["ANTHROPIC_API_KEY"], "PATH=.*", "probe-end",
+		fmt.Sprintf("bot-pid=%d", b.cmd.Process.Pid), "bot-environ=denied", "bot-mem=denied"} {
+		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(toolResult) {
+			t.Errorf("the tool's output lacks the line %q:\n%s\nchat:\n%s", want, core.Shorten(toolResult, 300), chat.String())
 		}
+	}
+	// Every environment the tool could read, in full: its own among them.
+	environs, err := os.ReadFile(filepath.Join(f.workdir, "environs.txt"))
+	if err != nil || !strings.Contains(string(environs), "ANTHROPIC_API_KEY="+secrets["ANTHROPIC_API_KEY"]) {
+		t.Errorf("the dump of every readable /proc/*/environ lacks the CLI's own (%v)", err)
 	}
 	if !strings.Contains(chat.String(), "key=[REDACTED]") {
 		t.Errorf("the chat does not show the printed key blanked out:\n%s", chat.String())
 	}
-	outputs := map[string]string{"stdout": b.all.String(), "stderr": b.stderr.String(), "audit log": string(auditData), "metrics": metrics, "health": health,
+	// The web page's sign-in link is printed once on stderr, by design
+	// (README, Web): it is the one place WEB_TOKEN shows; the log lines
+	// around it must not.
+	signIn := regexp.MustCompile(`(?m)^Web: sign in at http://127\.0\.0\.1:\d+/login\?token=` + secrets["WEB_TOKEN"] + "\n")
+	if n := len(signIn.FindAllString(b.stderr.String(), -1)); n != 1 {
+		t.Errorf("%d sign-in links on stderr, want 1", n)
+	}
+	logs := signIn.ReplaceAllString(b.stderr.String(), "")
+	outputs := map[string]string{"stdout": b.all.String(), "stderr": logs, "audit log": string(auditData), "metrics": metrics, "health": health,
 		"slack": chat.String()}
-	withheldFromCLI := []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_TOKEN", "TELEGRAM_TOKEN", "SLACK_SIGNING_SECRET"}
-	for _, name := range withheldFromCLI {
-		if strings.Contains(toolResult, secrets[name]) {
-			i := strings.Index(toolResult, secrets[name])
-			where := "its own environment"
-			if i > strings.Index(toolResult, "proc-start") {
-				where = "another process's environment"
-			}
-			t.Errorf("the CLI read the value of %s in %s", name, where)
+	for name, secret := range secrets {
+		if name == "ANTHROPIC_API_KEY" {
+			continue // the CLI's own
+		}
+		if strings.Contains(toolResult, secret) {
+			t.Errorf("the CLI's tool printed the value of %s", name)
+		}
+		if strings.Contains(string(environs), secret) {
+			t.Errorf("the CLI's tool read the value of %s in a process's environment", name)
 		}
 	}
 	if !strings.Contains(b.stderr.String(), "telegram serves nobody: no allowed users. Set TELEGRAM_ALLOWED_USERS") {
@@ -183,39 +211,101 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	}
 }
 
-// Variables set only in .env reach the CLI: its API key and where it keeps
-// its history, which is also where the bot lists it from.
-func TestDotenvReachesTheCLI(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Text: []string{"Configured by .env."}})
-	configDir := filepath.Join(t.TempDir(), "claude-config")
-	dotenv := "ANTHROPIC_API_KEY=sk-ant-only-in-dotenv\nCLAUDE_CONFIG_DIR=" + configDir + "\n"
-	if err := os.WriteFile(filepath.Join(f.workdir, ".env"), []byte(dotenv), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var env []string
-	for _, kv := range f.env {
-		if !strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") {
-			env = append(env, kv)
+// dotenvCLI is how one built-in CLI is run with its API key and its home
+// set only in .env.
+type dotenvCLI struct {
+	id, name string
+	// setup starts the CLI's fake model and returns the .env lines (the
+	// key and the home, home being where the CLI keeps its state), the
+	// bot's environment without them, and the recorded requests.
+	setup func(t *testing.T, f *fixture, home string) (dotenv, env []string, requests func() []plugintest.Request)
+	// sent reports whether a request carried key.
+	sent func(r plugintest.Request, key string) bool
+	// sessions is where, under home, the CLI writes its session files.
+	sessions string
+}
+
+var dotenvCLIs = []dotenvCLI{
+	{"claude", "Claude Code", func(t *testing.T, f *fixture, home string) ([]string, []string, func() []plugintest.Request) {
+		return []string{"ANTHROPIC_API_KEY=sk-ant-only-in-dotenv", "CLAUDE_CONFIG_DIR=" + home},
+			[]string{"CLAUDE_BIN=" + plugintest.CLIPath(t, "claude")}, f.model.Requests
+	}, func(r plugintest.Request, key string) bool { return r.Header.Get("X-Api-Key") == key }, "projects/*/*.jsonl"},
+
+	{"codex", "Codex", func(t *testing.T, f *fixture, home string) ([]string, []string, func() []plugintest.Request) {
+		o := plugintest.NewOpenAI(t, plugintest.Reply{Text: []string{"Configured by .env."}})
+		// The fake provider takes its key from OPENAI_API_KEY, as
+		// OpenAI's own does.
+		provider := fmt.Sprintf(`model_providers.fake={name="fake",base_url=%q,wire_api="responses",env_key="OPENAI_API_KEY",request_max_retries=0,stream_max_retries=0}`, o.URL)
+		env := []string{"CODEX_BIN=" + plugintest.CLIPath(t, "codex"), "CODEX_MODEL=gpt-5.5",
+			"CODEX_ARGS=-c '" + provider + "' -c model_provider=fake"}
+		for _, kv := range plugintest.CodexEnv(t, f.home) {
+			if !strings.HasPrefix(kv, "OPENAI_API_KEY=") && !strings.HasPrefix(kv, "CODEX_HOME=") {
+				env = append(env, kv)
+			}
 		}
-	}
-	cmd := exec.Command(buildJakebot(t))
-	cmd.Dir = f.workdir
-	cmd.Env = append(env, "CLAUDE_BIN="+plugintest.CLIPath(t, "claude"), "ALLOWED_ROOTS="+f.workdir, "STATE_FILE=off")
-	cmd.Stdin = strings.NewReader("/claude start\nhello\n/claude conversations\n")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("jakebot: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "Configured by .env.") || !regexp.MustCompile(`conversations in .*\n1\. [0-9a-f]{8} .*hello`).Match(out) {
-		t.Errorf("no answer, or the turn is not listed from .env's CLAUDE_CONFIG_DIR:\n%s", out)
-	}
-	reqs := f.model.Requests()
-	if len(reqs) == 0 || reqs[0].Header.Get("X-Api-Key") != "sk-ant-only-in-dotenv" {
-		t.Fatalf("the model was not called with .env's API key")
-	}
-	if sessions, _ := filepath.Glob(filepath.Join(configDir, "projects", "*", "*.jsonl")); len(sessions) != 1 {
-		t.Errorf("sessions in .env's CLAUDE_CONFIG_DIR: %v, want one", sessions)
+		return []string{"OPENAI_API_KEY=sk-only-in-dotenv", "CODEX_HOME=" + home}, env, o.Requests
+	}, func(r plugintest.Request, key string) bool { return r.Header.Get("Authorization") == "Bearer "+key }, "sessions/*/*/*/rollout-*.jsonl"},
+
+	{"gemini", "Gemini CLI", func(t *testing.T, f *fixture, home string) ([]string, []string, func() []plugintest.Request) {
+		g := plugintest.NewGemini(t, plugintest.Reply{Text: []string{"Configured by .env."}})
+		env := []string{"GEMINI_BIN=" + plugintest.CLIPath(t, "gemini"), "GEMINI_MODEL=gemini-2.5-flash"}
+		// Its settings (API-key auth) go in the .env home; HOME stays.
+		for _, kv := range plugintest.GeminiEnv(t, g, home) {
+			if !strings.HasPrefix(kv, "GEMINI_API_KEY=") && !strings.HasPrefix(kv, "HOME=") {
+				env = append(env, kv)
+			}
+		}
+		return []string{"GEMINI_API_KEY=gemini-key-only-in-dotenv", "GEMINI_CLI_HOME=" + home}, env, g.Requests
+	}, func(r plugintest.Request, key string) bool { return r.Header.Get("X-Goog-Api-Key") == key }, ".gemini/tmp/*/chats/session-*.json*"},
+}
+
+// Variables set only in .env reach each CLI: its API key and where it
+// keeps its history, which is also where the bot lists it from.
+func TestDotenvReachesEachCLI(t *testing.T) {
+	t.Parallel()
+	for _, cli := range dotenvCLIs {
+		t.Run(cli.id, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, plugintest.Reply{Text: []string{"Configured by .env."}})
+			home := filepath.Join(t.TempDir(), cli.id+"-home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dotenv, extra, requests := cli.setup(t, f, home)
+			// .env sits where jakebot starts, outside the root: Gemini CLI
+			// would read one in its workdir (or above) by itself.
+			botDir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(botDir, ".env"), []byte(strings.Join(dotenv, "\n")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			key, _ := strings.CutPrefix(dotenv[0], strings.SplitN(dotenv[0], "=", 2)[0]+"=")
+			homeVar := strings.SplitN(dotenv[1], "=", 2)[0]
+			var env []string
+			for _, kv := range f.env {
+				name, _, _ := strings.Cut(kv, "=")
+				if !core.SecretName(name) && name != homeVar {
+					env = append(env, kv)
+				}
+			}
+			cmd := exec.Command(buildJakebot(t))
+			cmd.Dir = botDir
+			cmd.Env = append(append(env, extra...), "ALLOWED_ROOTS="+f.workdir, "DEFAULT_WORKDIR="+f.workdir, "STATE_FILE=off", "WARM_TTL=0")
+			cmd.Stdin = strings.NewReader("/" + cli.id + " start\nhello\n/" + cli.id + " conversations\n")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("jakebot: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "Configured by .env.") || !regexp.MustCompile(cli.name+` conversations in .*\n1\. [0-9a-f]{8}`).Match(out) {
+				t.Errorf("no answer, or the turn is not listed from .env's %s:\n%s", homeVar, out)
+			}
+			reqs := requests()
+			if len(reqs) == 0 || !slices.ContainsFunc(reqs, func(r plugintest.Request) bool { return cli.sent(r, key) }) {
+				t.Fatalf("the model was not called with .env's API key")
+			}
+			if sessions, _ := filepath.Glob(filepath.Join(home, cli.sessions)); len(sessions) == 0 {
+				t.Errorf("no session in .env's %s", homeVar)
+			}
+		})
 	}
 }
 

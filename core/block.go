@@ -61,7 +61,10 @@ type ResponseBlock struct {
 	// Path and Action describe a diff: the file and add, update or delete.
 	Path   string
 	Action string
-	// Footer fields.
-	Duration time.Duration
-	CostUSD  float64
+	// Footer fields: the turn's duration, and its cost in dollars where
+	// the CLI reports it, in tokens always.
+	Duration     time.Duration
+	CostUSD      float64
+	InputTokens  int
+	OutputTokens int
 }

@@ -86,7 +86,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // modelPlugin adds a command of its own to the table.
-type modelPlugin struct{ *scriptPlugin }
+type modelPlugin struct{ *plugintest.Scripted }
 
 func (modelPlugin) Commands() []core.CommandSpec {
 	return []core.CommandSpec{{Name: "model", Words: []string{"model"}, Arg: "name", Kind: core.ArgWord, Help: "switch the model"}}
@@ -104,7 +104,7 @@ func (modelPlugin) RunCommand(ctx context.Context, conv core.Conversation, cmd c
 func TestEveryCommandParsesFromItsUsage(t *testing.T) {
 	t.Parallel()
 	commands := core.NewCommands([]core.Plugin{plugintest.Named{PluginID: "claude", PluginName: "Claude Code"},
-		modelPlugin{&scriptPlugin{id: "fake"}}})
+		modelPlugin{&plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake"}}})
 	help := commands.Help()
 	var seen []string
 	for _, s := range commands.Specs() {
@@ -132,7 +132,7 @@ func TestEveryCommandParsesFromItsUsage(t *testing.T) {
 func TestRouterRunsAPluginsOwnCommand(t *testing.T) {
 	t.Parallel()
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
-		reg, err := core.NewRegistry(modelPlugin{&scriptPlugin{id: "fake", started: make(chan core.Turn, 1), run: echo}})
+		reg, err := core.NewRegistry(modelPlugin{&plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ type StreamCoordinator struct {
 	// it before any reply.
 	redact *Redactor
 	// longPages and document, set by the router before any reply, make
-	// an answer longer than longPages messages its first pages, a note and
+	// an answer longer than longPages messages its first page, a note and
 	// the whole of it as a Markdown file (document renders it), on a
 	// platform that sends files. Zero or nil: every page is a message.
 	longPages int
@@ -97,9 +97,11 @@ type Reply struct {
 	// need not wake the sender.
 	timerSet atomic.Bool
 	pages    []sentPage
-	// long is how many pages the reply rendered to when that was over
-	// longPages; pushedFinal says the closed reply's state was pushed.
+	// long is how many pages the closed reply rendered to when that was
+	// over longPages; folded says longPages folded the pages while it
+	// streamed; pushedFinal says the closed reply's state was pushed.
 	long        int
+	folded      bool
 	pushedFinal bool
 	retryAt     time.Time
 	// lastEdit is when the reply last edited a message; edits keep
@@ -121,12 +123,13 @@ type sentPage struct {
 // turn that is stopped still gets its last state delivered.
 func (c *StreamCoordinator) NewReply(ctx context.Context, target Target) *Reply {
 	r := &Reply{
-		c:      c,
-		ctx:    ctx,
-		target: target,
-		chanLm: c.channelLimiter(target),
-		wake:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		c:       c,
+		ctx:     ctx,
+		target:  target,
+		chanLm:  c.channelLimiter(target),
+		content: replyBlocks{redact: c.redact},
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	go r.send()
 	return r
@@ -141,7 +144,7 @@ func (r *Reply) Emit(ev Event) {
 			r.mu.Unlock()
 			return
 		}
-		if !r.content.endsInText() {
+		if !r.content.continuesText() {
 			// Blocks are set apart by the formatter; a new text block's
 			// leading blank lines (a plugin's paragraph break) would
 			// double that.
@@ -181,6 +184,10 @@ func (r *Reply) Blocks() []ResponseBlock {
 // delivered or ctx (or the delivery context) is done.
 func (r *Reply) Close(ctx context.Context) {
 	r.mu.Lock()
+	if !r.closed && r.content.held != "" {
+		r.content.release()
+		r.version++
+	}
 	r.closed = true
 	r.mu.Unlock()
 	r.poke()
@@ -212,8 +219,8 @@ func (r *Reply) send() {
 			r.mu.Lock()
 			closed, version := r.closed, r.version
 			r.mu.Unlock()
-			// A long reply's note changes when it closes, its blocks not.
-			pushed := version == r.pushed && (!closed || r.long == 0 || r.pushedFinal)
+			// A folded reply's pages change when it closes, its blocks not.
+			pushed := version == r.pushed && (!closed || !r.folded || r.pushedFinal)
 			if pushed || (r.c.limits.FinalOnly && !closed) {
 				if closed {
 					r.attachLong()

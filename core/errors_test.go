@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -33,5 +34,27 @@ func TestUserMessage(t *testing.T) {
 	}
 	if err := core.Errorf("read notes: %w", io.EOF); !errors.Is(err, io.EOF) || err.Error() != "read notes: EOF" {
 		t.Errorf("Errorf with %%w: Error() = %q, errors.Is(EOF) = %v; want the message once and the cause kept", err, errors.Is(err, io.EOF))
+	}
+}
+
+// libraryLimit stands for a client library's rate-limit error.
+type libraryLimit struct{ after time.Duration }
+
+func (e *libraryLimit) Error() string { return "429" }
+
+func TestAPIError(t *testing.T) {
+	t.Parallel()
+	after := func(e *libraryLimit) time.Duration { return e.after }
+	if err := core.APIError("x send", nil, after); err != nil {
+		t.Errorf("APIError(nil) = %v", err)
+	}
+	plain := errors.New("boom")
+	if err := core.APIError("x send", plain, after); !errors.Is(err, plain) || err.Error() != "x send: boom" {
+		t.Errorf("APIError(boom) = %v", err)
+	}
+	limited := fmt.Errorf("post: %w", &libraryLimit{3 * time.Second})
+	rl, ok := core.AsRateLimit(core.APIError("x send", limited, after))
+	if !ok || rl.RetryAfter != 3*time.Second || !errors.Is(rl, limited) {
+		t.Errorf("APIError(429) = %v, %v; want a RateLimitError after 3s", rl, ok)
 	}
 }

@@ -20,3 +20,6 @@ var CapPages = capPages
 func SetLongReplies(c *StreamCoordinator, pages int, document func([]ResponseBlock) string) {
 	c.longPages, c.document = pages, document
 }
+
+// SetRedactor sets what RouterConfig.Redactor sets.
+func SetRedactor(c *StreamCoordinator, r *Redactor) { c.redact = r }

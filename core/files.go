@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/jake-bot/jake-bot/core/gitrepo"
@@ -67,9 +68,13 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, workdir 
 	if len(m.Files) == 0 {
 		return prompt, nil, nil
 	}
-	dir := filepath.Join(workdir, ".jakebot", "uploads", Day(r.clock.Now()))
+	uploads := filepath.Join(workdir, ".jakebot", "uploads")
+	dir := filepath.Join(uploads, Day(r.clock.Now()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, fmt.Errorf("uploads folder: %w", err)
+	}
+	if n := removeStalePartials(uploads, r.clock.Now()); n > 0 {
+		r.logger.Info("removed downloads a crash left unfinished", "workdir", workdir, "files", n)
 	}
 	if err := gitrepo.Exclude(ctx, workdir); err != nil {
 		r.logger.Warn("exclude .jakebot/ from git", "workdir", workdir, "err", err)
@@ -126,7 +131,9 @@ func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string
 	if f.Open == nil {
 		return "", Errorf("%s cannot be downloaded from this platform", name)
 	}
-	out, path, err := createUnique(dir, name)
+	// The download goes to a temporary name and takes its own only once
+	// complete: a crash midway leaves nothing half-written under it.
+	out, err := os.CreateTemp(dir, ".partial-*")
 	if err != nil {
 		return "", fmt.Errorf("save %s: %w", name, err)
 	}
@@ -142,8 +149,12 @@ func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
+	path := ""
+	if err == nil {
+		path, err = placeUnique(out.Name(), dir, name)
+	}
+	os.Remove(out.Name())
 	if err != nil {
-		os.Remove(path)
 		var ue *UserError
 		if errors.As(err, &ue) {
 			return "", err
@@ -151,6 +162,36 @@ func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string
 		return "", Errorf("%s could not be downloaded (%v): nothing was saved, and your message was not sent", name, err)
 	}
 	return path, nil
+}
+
+// stalePartial is how long a download's temporary file may go unwritten
+// before it is taken for one that a crash left behind: a download in
+// progress, in this process or another, writes to it all along.
+const stalePartial = time.Hour
+
+// removeStalePartials removes, from every day's folder in uploads, the
+// temporary files (.partial-*) of downloads not written to for
+// stalePartial, and returns how many. It follows no symlink and removes
+// only regular files.
+func removeStalePartials(uploads string, now time.Time) int {
+	days, _ := os.ReadDir(uploads)
+	n := 0
+	for _, day := range days {
+		if !day.IsDir() {
+			continue
+		}
+		files, _ := os.ReadDir(filepath.Join(uploads, day.Name()))
+		for _, f := range files {
+			if !strings.HasPrefix(f.Name(), ".partial-") || !f.Type().IsRegular() {
+				continue
+			}
+			path := filepath.Join(uploads, day.Name(), f.Name())
+			if fi, err := os.Lstat(path); err == nil && now.Sub(fi.ModTime()) > stalePartial && os.Remove(path) == nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // transcribe runs the Transcriber, or says how to get one.
@@ -196,9 +237,11 @@ func cleanFileName(name string) string {
 	return strings.ToValidUTF8(name, "_")
 }
 
-// createUnique creates dir/name, or name-1, name-2… when it is taken:
-// an upload never overwrites.
-func createUnique(dir, name string) (*os.File, string, error) {
+// placeUnique gives the file at tmp the name dir/name, or name-1,
+// name-2… when it is taken: an upload never overwrites. A hard link
+// claims a name atomically; tmp, if still there, is the caller's to
+// remove.
+func placeUnique(tmp, dir, name string) (string, error) {
 	ext := filepath.Ext(name)
 	base := strings.TrimSuffix(name, ext)
 	for i := 0; i < 1000; i++ {
@@ -207,13 +250,22 @@ func createUnique(dir, name string) (*os.File, string, error) {
 			candidate = fmt.Sprintf("%s-%d%s", base, i, ext)
 		}
 		path := filepath.Join(dir, candidate)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := os.Link(tmp, path)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
-		return f, path, err
+		if err != nil {
+			// A file system without hard links: check, then rename.
+			if _, lerr := os.Lstat(path); lerr == nil {
+				continue
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				return "", fmt.Errorf("name %s: %w", candidate, err)
+			}
+		}
+		return path, nil
 	}
-	return nil, "", fmt.Errorf("too many files named %s", name)
+	return "", fmt.Errorf("too many files named %s", name)
 }
 
 // size says n bytes in words: 20 MB, 512 KB.

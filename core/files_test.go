@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
@@ -45,7 +46,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 
 	f.send("what is wrong here?", file("screen shot.png", core.FileImage, "PNG", 3), file("../../etc/passwd", core.FileDocument, "root:x", 0),
 		file("screen shot.png", core.FileImage, "PNG2", 4))
-	turn := <-f.plugin.started
+	turn := <-f.plugin.Started()
 	f.next()
 	want := "what is wrong here?\n\nFiles I sent, saved in the workdir:\n" +
 		"- .jakebot/uploads/" + core.Day(coretest.Epoch) + "/screen shot.png (image)\n" +
@@ -66,7 +67,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 	// A voice note's text is the prompt, shown back first.
 	f.send("", file("my $(voice) note.ogg", core.FileVoice, "hello", 5))
 	f.expect("🎤 Heard: heard hello")
-	if turn := <-f.plugin.started; !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
+	if turn := <-f.plugin.Started(); !strings.HasPrefix(turn.Prompt, "heard hello\n\nFiles I sent") {
 		t.Errorf("voice prompt = %q", turn.Prompt)
 	}
 	f.next()
@@ -93,7 +94,7 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 		t.Errorf("uploads = %q, want nothing from the refused messages", names)
 	}
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Errorf("a refused message ran a turn: %q", turn.Prompt)
 	default:
 	}
@@ -181,4 +182,144 @@ func TestDiffAttachesALongPatch(t *testing.T) {
 		t.Errorf("sent %s:\n%s", sent.Name, sent.Data)
 	}
 	f.expect("is attached as " + sent.Name)
+}
+
+// stallingReader gives its first half, then calls check once before the
+// rest: a look at the disk in the middle of a download.
+type stallingReader struct {
+	data    string
+	check   func()
+	started bool
+}
+
+func (r *stallingReader) Read(p []byte) (int, error) {
+	if r.data == "" {
+		return 0, io.EOF
+	}
+	chunk := r.data
+	if !r.started {
+		chunk = r.data[:len(r.data)/2]
+	} else if r.check != nil {
+		r.check()
+		r.check = nil
+	}
+	n := copy(p, chunk)
+	r.data, r.started = r.data[n:], true
+	return n, nil
+}
+
+// A download is written under a temporary name and takes its own only
+// when complete: a crash midway leaves nothing half-written under it.
+func TestADownloadTakesItsNameWhenComplete(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	uploads := filepath.Join(f.root, ".jakebot", "uploads", core.Day(coretest.Epoch))
+	var during []string
+	slow := core.Attachment{Name: "log.txt", Open: func(context.Context) (io.ReadCloser, error) {
+		return io.NopCloser(&stallingReader{data: "first half, second half", check: func() {
+			entries, _ := os.ReadDir(uploads)
+			for _, e := range entries {
+				during = append(during, e.Name())
+			}
+		}}), nil
+	}}
+	f.send("read it", slow)
+	<-f.plugin.Started()
+	f.next()
+	if len(during) != 1 || !strings.HasPrefix(during[0], ".partial-") {
+		t.Errorf("mid-download the uploads folder held %q, want only a temporary file", during)
+	}
+	entries, _ := os.ReadDir(uploads)
+	if len(entries) != 1 || entries[0].Name() != "log.txt" {
+		t.Errorf("after the download the uploads folder holds %v, want log.txt alone", entries)
+	}
+	if got, err := os.ReadFile(filepath.Join(uploads, "log.txt")); err != nil || string(got) != "first half, second half" {
+		t.Errorf("log.txt = %q, %v", got, err)
+	}
+}
+
+// A conversation working in a subdirectory of a repository keeps its
+// uploads (in <subdirectory>/.jakebot/) out of git: git status, /diff and
+// so /merge never see them.
+func TestUploadsInASubdirectoryStayOutOfGit(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	repo := gitRepo(t, f.root)
+	sub := filepath.Join(repo, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "b.txt"), []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", ".")
+	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "sub")
+	f.say("alice", "/fake start "+sub)
+	f.expect("conversation started in " + sub)
+	f.send("look", file("shot.png", core.FileImage, "PNG", 3))
+	<-f.plugin.Started()
+	f.next()
+	if _, err := os.Stat(filepath.Join(sub, ".jakebot", "uploads", core.Day(coretest.Epoch), "shot.png")); err != nil {
+		t.Fatal(err)
+	}
+	if out := git(t, repo, "status", "--porcelain", "--untracked-files=all"); out != "" {
+		t.Errorf("git status shows the upload:\n%s", out)
+	}
+	f.say("alice", "/diff")
+	f.expect("No changes since HEAD.")
+}
+
+// A download a crash left unfinished (a .partial-* file in any day's
+// uploads folder, not written for an hour) is removed when the next upload
+// to that workdir starts; one still being written, by this process or
+// another, stays, as do the user's own files and anything that is not a
+// regular file.
+func TestStalePartialDownloadsAreRemoved(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, echo, clock, nil)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	uploads := filepath.Join(f.root, ".jakebot", "uploads")
+	today, yesterday := filepath.Join(uploads, core.Day(coretest.Epoch)), filepath.Join(uploads, core.Day(coretest.Epoch.AddDate(0, 0, -1)))
+	outside := filepath.Join(t.TempDir(), "target")
+	put := func(path string, age time.Duration) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, coretest.Epoch.Add(-age), coretest.Epoch.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(filepath.Join(yesterday, ".partial-1"), 20*time.Hour)
+	put(filepath.Join(today, ".partial-2"), 61*time.Minute)
+	put(filepath.Join(today, ".partial-3"), time.Minute) // being written
+	put(filepath.Join(today, "notes.txt"), 20*time.Hour)
+	put(outside, 20*time.Hour)
+	if err := os.Symlink(outside, filepath.Join(today, ".partial-4")); err != nil {
+		t.Fatal(err)
+	}
+
+	f.send("look", file("ok.txt", core.FileDocument, "fine", 4))
+	<-f.plugin.Started()
+	f.expect("echo: look")
+	for path, want := range map[string]bool{
+		filepath.Join(yesterday, ".partial-1"): false,
+		filepath.Join(today, ".partial-2"):     false,
+		filepath.Join(today, ".partial-3"):     true,
+		filepath.Join(today, ".partial-4"):     true,
+		filepath.Join(today, "notes.txt"):      true,
+		filepath.Join(today, "ok.txt"):         true,
+		outside:                                true,
+	} {
+		if _, err := os.Lstat(path); (err == nil) != want {
+			t.Errorf("%s is there: %v, want %v", path, err == nil, want)
+		}
+	}
 }

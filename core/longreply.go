@@ -8,32 +8,36 @@ import (
 // DefaultLongReplyPages is LONG_REPLY_PAGES's default.
 const DefaultLongReplyPages = 4
 
-// longPages keeps a reply that outgrew the coordinator's longPages to
-// that many messages: its first pages, which were sent as it streamed
-// and are complete, then a note where the rest would go. The whole answer
-// follows as a file when the reply closes (attachLong).
+// longPages folds a reply on a platform that sends files, so that a long
+// answer takes two messages rather than a stream of them: one longer than
+// the coordinator's longPages messages ends as its first page and a note,
+// and the whole of it follows as a file when the reply closes
+// (attachLong). While it streams past two pages, the second message shows
+// the page being written; once the reply closes it becomes the rest of the
+// pages, when the answer is short enough, or the note.
 func (r *Reply) longPages(pages []string, closed bool) []string {
 	n := r.c.longPages
-	if n <= 0 || r.c.document == nil || len(pages) <= n {
+	short := len(pages) <= 2 // nothing to fold while it streams
+	if closed {
+		short = len(pages) <= n
+	}
+	if n <= 0 || r.c.document == nil || short {
 		return pages
 	}
 	if _, ok := r.c.platform.(FileSender); !ok {
 		return pages
 	}
-	r.long = len(pages)
-	note := fmt.Sprintf("⏳ The answer is long (%d messages so far): the whole of it comes as a file when the turn ends.", len(pages))
-	if closed {
-		above := "the first is above"
-		if n > 2 {
-			above = fmt.Sprintf("the first %d are above", n-1)
-		}
-		note = fmt.Sprintf("📎 The answer ran to %d messages: %s, and all of it is in %s.", len(pages), above, longReplyFile)
+	if !closed {
+		r.folded = true
+		return []string{pages[0], pages[len(pages)-1]}
 	}
+	r.long = len(pages)
+	note := fmt.Sprintf("📎 The answer ran to %d messages: the first is above, and all of it is in %s.", len(pages), longReplyFile)
 	rendered := r.c.platform.Render([]ResponseBlock{{Kind: BlockText, Text: note}})
 	if len(rendered) == 0 {
 		return pages
 	}
-	return append(pages[:n-1:n-1], rendered[0])
+	return []string{pages[0], rendered[0]}
 }
 
 // longReplyFile is the name a long answer is attached under.

@@ -86,6 +86,15 @@ func (m Message) Author() string {
 	return m.Key.User
 }
 
+// AuthorName returns how the chat names m's author: their display name
+// when the platform gave one, else their id.
+func (m Message) AuthorName() string {
+	if m.UserName != "" {
+		return m.UserName
+	}
+	return m.Author()
+}
+
 // Target returns where replies to m go.
 func (m Message) Target() Target {
 	t := m.Key.Target()

@@ -93,7 +93,10 @@ func (r *Router) mode(m Message, name string) (string, error) {
 	if chosen == nil {
 		return "", Errorf("%s has no mode %q. /mode lists them", p.Name(), name)
 	}
-	if chosen.Bypass && !r.cfg.AllowBypassModes && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		if chosen.Name == ModeAuto {
+			return "", Errorf("mode auto asks nothing in the chat, so the CLI may run tools with nobody approving them, where the bot is set to ask (APPROVALS=ask): only admins may choose it")
+		}
 		return "", Errorf("mode %s runs tools with nobody approving them: only admins may choose it", chosen.Name)
 	}
 	r.convs.Update(m.Key, func(c *Conversation) {
@@ -110,6 +113,14 @@ func (r *Router) mode(m Message, name string) (string, error) {
 	r.warmUp(m)
 	conv, _ = r.convs.Get(m.Key)
 	return "From the next turn: " + r.modeSummary(conv) + ".", nil
+}
+
+// bypasses reports whether md lets tools run with nobody approving them:
+// a CLI mode marked so, or auto where the operator has the chat approve
+// (APPROVALS=ask), since auto lets a CLI such as Codex run what its sandbox
+// allows without asking anyone.
+func (r *Router) bypasses(md Mode) bool {
+	return md.Bypass || (md.Name == ModeAuto && r.cfg.Ask)
 }
 
 // modeSummary says in words how conv's turns run.
@@ -130,7 +141,7 @@ func (r *Router) describeModes(conv Conversation, modes []Mode) string {
 	fmt.Fprintf(&b, "Now: %s.\nModes (/mode <name>):", r.modeSummary(conv))
 	for _, md := range modes {
 		mark := ""
-		if md.Bypass {
+		if r.bypasses(md) {
 			mark = " (admins only)"
 			if r.cfg.AllowBypassModes {
 				mark = " (no approvals at all)"

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // modalPlugin is a scripted plugin with modes of its own.
-type modalPlugin struct{ *scriptPlugin }
+type modalPlugin struct{ *plugintest.Scripted }
 
 func (modalPlugin) Modes() []core.Mode {
 	return []core.Mode{
@@ -21,7 +22,14 @@ func (modalPlugin) Modes() []core.Mode {
 // newModalFixture is a router whose plugin has modes; bob is an admin.
 func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 	t.Helper()
-	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 100), run: echo}
+	return newModalFixtureAsking(t, allowBypass, false)
+}
+
+// newModalFixtureAsking is newModalFixture with the chat approving tool
+// calls by default (APPROVALS=ask) when ask is set.
+func newModalFixtureAsking(t *testing.T, allowBypass, ask bool) *routerFixture {
+	t.Helper()
+	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo}
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
 		reg, err := core.NewRegistry(modalPlugin{p})
 		if err != nil {
@@ -29,7 +37,7 @@ func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 		}
 		cfg.Plugins = reg
 		cfg.Access.Admin("fake", "bob")
-		cfg.AllowBypassModes = allowBypass
+		cfg.AllowBypassModes, cfg.Ask = allowBypass, ask
 	})
 	f.plugin = p
 	return f
@@ -39,7 +47,7 @@ func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 func (f *routerFixture) turn(text string) core.Turn {
 	f.t.Helper()
 	f.say("alice", text)
-	got := <-f.plugin.started
+	got := <-f.plugin.Started()
 	f.next() // the reply
 	return got
 }
@@ -125,6 +133,42 @@ func TestAllowBypassModesLetsEveryoneChooseThem(t *testing.T) {
 	}
 }
 
+// Where the chat approves tool calls (APPROVALS=ask), /mode auto would
+// let the CLI run tools with nobody approving them: it is for admins,
+// unless ALLOW_BYPASS_MODES. Where the bot asks nothing anyway, anyone may
+// choose it (TestModeSwitchesTheCLIModeAndApprovals).
+func TestModeAutoBypassesTheChatsApprovals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		allowBypass bool
+		who, want   string
+		ask         bool // the next turn's
+	}{
+		{"a user", false, "alice", "mode auto asks nothing in the chat", true},
+		{"an admin", false, "bob", "no approvals asked", false},
+		{"a user with ALLOW_BYPASS_MODES", true, "alice", "no approvals asked", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newModalFixtureAsking(t, tc.allowBypass, true)
+			f.say("alice", "/fake start")
+			f.expect("conversation started")
+			f.say("alice", "/mode")
+			if listing := f.next(); !strings.Contains(listing, "Now: mode the configured mode, approvals asked in the chat") ||
+				strings.Contains(listing, "auto — no questions: the CLI's permission mode decides alone (admins only)") == tc.allowBypass {
+				t.Errorf("/mode = %q", listing)
+			}
+			f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"},
+				From: tc.who, Text: "/mode auto"})
+			f.expect(tc.want)
+			if got := f.turn("go"); got.Ask != tc.ask {
+				t.Errorf("the next turn asks: %v, want %v", got.Ask, tc.ask)
+			}
+		})
+	}
+}
+
 // A message starting with // is the CLI's own command, one slash removed.
 func TestDoubleSlashReachesTheCLI(t *testing.T) {
 	t.Parallel()
@@ -133,7 +177,7 @@ func TestDoubleSlashReachesTheCLI(t *testing.T) {
 	f.expect("conversation started")
 	for text, want := range map[string]string{"//compact": "/compact", "  //review src/main.go": "/review src/main.go", "a // b": "a // b"} {
 		f.say("alice", text)
-		if got := (<-f.plugin.started).Prompt; got != want {
+		if got := (<-f.plugin.Started()).Prompt; got != want {
 			t.Errorf("%q reached the CLI as %q, want %q", text, got, want)
 		}
 		f.next()

@@ -10,6 +10,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // heldTurns is a plugin run func whose turns wait for the test to release
@@ -29,11 +30,11 @@ func (h heldTurns) run(id string) func(context.Context, core.Turn, func(core.Eve
 }
 
 // twoPlugins is a router with plugins "one" and "two" whose turns are held.
-func twoPlugins(t *testing.T) (*routerFixture, *scriptPlugin, *scriptPlugin, heldTurns) {
+func twoPlugins(t *testing.T) (*routerFixture, *plugintest.Scripted, *plugintest.Scripted, heldTurns) {
 	t.Helper()
 	held := heldTurns{release: make(chan struct{})}
-	one := &scriptPlugin{id: "one", started: make(chan core.Turn, 10), run: held.run("one")}
-	two := &scriptPlugin{id: "two", started: make(chan core.Turn, 10), run: held.run("two")}
+	one := &plugintest.Scripted{PluginID: "one", PluginName: "Fake one", Script: held.run("one")}
+	two := &plugintest.Scripted{PluginID: "two", PluginName: "Fake two", Script: held.run("two")}
 	reg, err := core.NewRegistry(one, two)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestRouterMessageKeepsItsConversation(t *testing.T) {
 	f.say("alice", "/one start")
 	f.expect("Fake one conversation started")
 	f.say("alice", "hello")
-	<-one.started
+	<-one.Started()
 	f.say("alice", "hi")
 	f.expect("Queued (1 waiting)")
 	for _, cmd := range []string{"/two start", "/one start", "/resume abc", "/two resume abc", "/workdir set .", "/conversation end"} {
@@ -74,11 +75,11 @@ func TestRouterMessageKeepsItsConversation(t *testing.T) {
 	f.expect("one answers hello")
 	f.expect("one answers hi")
 	f.router.Wait()
-	if turn := <-one.started; turn.Prompt != "hi" || turn.ResumeToken != "one-hello" {
+	if turn := <-one.Started(); turn.Prompt != "hi" || turn.ResumeToken != "one-hello" {
 		t.Errorf("queued turn = %+v, want hi on plugin one, resuming one-hello", turn)
 	}
-	if len(two.started) != 0 {
-		t.Errorf("plugin two ran %d turns, want none", len(two.started))
+	if len(two.Turns()) != 0 {
+		t.Errorf("plugin two ran %d turns, want none", len(two.Turns()))
 	}
 	f.say("alice", "/two start")
 	f.expect("Fake two conversation started")
@@ -133,7 +134,7 @@ func TestRouterCallsDoneOnceOnEveryPath(t *testing.T) {
 			for _, text := range tc.before {
 				f.say("alice", text)
 				if text == "a" || text == "first" {
-					<-one.started
+					<-one.Started()
 				}
 			}
 			var d doneCounter
@@ -162,7 +163,7 @@ func TestRouterDoneUnderStop(t *testing.T) {
 	var counters [3]doneCounter
 	var wg sync.WaitGroup
 	f.handle(context.Background(), counters[0].message(f, "alice", "first"))
-	<-one.started
+	<-one.Started()
 	for i := 1; i < 3; i++ {
 		f.handle(context.Background(), counters[i].message(f, "alice", strings.Repeat("x", i)))
 	}
@@ -177,5 +178,34 @@ func TestRouterDoneUnderStop(t *testing.T) {
 		if got := counters[i].n.Load(); got != 1 {
 			t.Errorf("message %d: Done called %d times, want once", i, got)
 		}
+	}
+}
+
+// A reply's footer shows once the conversation is released: on a
+// platform that streams, whoever sees it may end the conversation at once.
+func TestTheFooterComesOnceTheConversationIsFree(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureLimited(t, echo, nil, nil, core.Limits{}) // every change streams
+	rec := f.rec
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	for i := range 20 {
+		f.say("alice", "hello")
+		for c := range rec.Written() {
+			if strings.Contains(c.Text, "— ") {
+				break
+			}
+		}
+		f.say("alice", "/conversation end")
+		for c := range rec.Written() {
+			if strings.Contains(c.Text, "Conversation ended") {
+				break
+			}
+			if strings.Contains(c.Text, "is running") {
+				t.Fatalf("round %d: seen the footer, /conversation end was told %q", i, c.Text)
+			}
+		}
+		f.say("alice", "/fake start")
+		f.expect("conversation started")
 	}
 }

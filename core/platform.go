@@ -30,22 +30,29 @@ type Limits struct {
 	FinalOnly bool
 }
 
+// Format is how a platform wants replies written. Each adapter package
+// builds its own from its configuration, without connecting, so that
+// jakebot replay renders and paces a stream exactly as the platform would.
+type Format interface {
+	// Render turns blocks into the text of one or more messages, each
+	// within the platform's length limit.
+	Render(blocks []ResponseBlock) []string
+	Limits() Limits
+}
+
 // Platform is a chat service the bot talks through. Implementations must be
 // safe for concurrent use.
 type Platform interface {
+	Format
 	// Name is the platform's name in conversation keys and logs.
 	Name() string
 	// Run receives messages and passes each to h until ctx is cancelled or
 	// the platform's input ends; it returns nil in both cases.
 	Run(ctx context.Context, h Handler) error
-	// Render turns blocks into the text of one or more messages, each
-	// within the platform's length limit.
-	Render(blocks []ResponseBlock) []string
 	// Send posts a new message.
 	Send(ctx context.Context, to Target, text string) (MessageRef, error)
 	// Edit replaces the text of a message the bot posted.
 	Edit(ctx context.Context, ref MessageRef, text string) error
-	Limits() Limits
 }
 
 // Typer is implemented by platforms that can show a typing indicator. The
@@ -96,6 +103,30 @@ type Refuser interface {
 	Refuse(ctx context.Context, m Message, text string) error
 }
 
+// ThreadOpener is implemented by platforms that give a new conversation a
+// thread of its own (Discord's text channels). The router calls
+// OpenThread on /<plugin> start once the start can no longer be refused:
+// the user is served and the workdir is resolved inside their roots. The
+// conversation then lives in the returned channel, and the start's reply
+// goes there. An empty channel and a nil error mean no thread here (the
+// place is a thread already, or threads are off); an error leaves the
+// conversation where it was started. workdir and plugin (its display
+// name) are for naming the thread.
+type ThreadOpener interface {
+	OpenThread(ctx context.Context, m Message, workdir, plugin string) (channel string, err error)
+}
+
+// Readmitter is implemented by platforms that admit users by a rule of
+// their own (Message.Allowed: a Discord role) and can check that rule
+// again while the user is away. The router asks it each time a scheduled
+// message (/at, /every) of a user Access does not list falls due, and
+// refuses to schedule for such a user on platforms without one. Readmit
+// reports whether user is admitted now where key is (its channel or
+// thread); an error means the platform could not tell.
+type Readmitter interface {
+	Readmit(ctx context.Context, key ConversationKey, user string) (bool, error)
+}
+
 // RateLimitError is returned by a platform's Send or Edit when the service
 // asked the bot to slow down. The coordinator waits RetryAfter and retries,
 // coalescing edits meanwhile.
@@ -115,6 +146,22 @@ func AsRateLimit(err error) (*RateLimitError, bool) {
 	var rl *RateLimitError
 	ok := errors.As(err, &rl)
 	return rl, ok
+}
+
+// APIError names op in err from a platform's client library and, when
+// err is (or wraps) the library's rate-limit error E, makes it a
+// *RateLimitError after retryAfter(E), so the coordinator waits and
+// retries. A nil err stays nil.
+func APIError[E error](op string, err error, retryAfter func(E) time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	wrapped := fmt.Errorf("%s: %w", op, err)
+	var limited E
+	if errors.As(err, &limited) {
+		return &RateLimitError{RetryAfter: retryAfter(limited), Err: wrapped}
+	}
+	return wrapped
 }
 
 // notify tells m's author text through the platform's Notifier, so that

@@ -60,8 +60,10 @@ type pendingQuestion struct {
 	id     string
 	key    ConversationKey
 	author string // the turn's author, who may answer besides admins
-	q      *Question
-	once   sync.Once
+	// authorName is how the chat names the author (Message.AuthorName).
+	authorName string
+	q          *Question
+	once       sync.Once
 
 	timerMu sync.Mutex
 	timer   Timer
@@ -177,17 +179,16 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 		return
 	}
 	idle.pause()
-	pq := &pendingQuestion{key: qm.m.Key, author: qm.m.Author(), q: q, answered: idle.resume}
+	pq := &pendingQuestion{key: qm.m.Key, author: qm.m.Author(), authorName: qm.m.AuthorName(), q: q, answered: idle.resume}
 	r.questions.add(pq)
 	// Shown first, so that even a short timeout's denial follows it.
 	r.showQuestion(a, qm.m, pq)
 	r.notify(a, qm.m, NotifyQuestion, fmt.Sprintf("a question is waiting for your answer: %s", q.Tool))
 	timeout := r.cfg.ApprovalTimeout
-	// Like the turn's own timeouts, this one runs on real time. An
-	// answer before the timer exists leaves it nothing to take.
+	// An answer before the timer exists leaves it nothing to take.
 	pq.timerMu.Lock()
 	defer pq.timerMu.Unlock()
-	pq.timer = SystemClock{}.AfterFunc(timeout, func() {
+	pq.timer = r.cfg.Timers.AfterFunc(timeout, func() {
 		if r.questions.take(pq.id) == nil {
 			return // answered meanwhile
 		}
@@ -216,7 +217,7 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 	if q.Detail != "" {
 		fmt.Fprintf(&b, "\n```\n%s\n```", strings.TrimRight(q.Detail, "\n"))
 	}
-	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.Author(), pq.id)
+	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.AuthorName(), pq.id)
 	text := r.cfg.Redactor.Redact(b.String())
 	choices := []Choice{
 		{Label: "Allow", Command: "/allow " + pq.id},
@@ -259,7 +260,7 @@ func (r *Router) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion)
 		fmt.Fprintf(&b, "\n%d. %s", i+1, o)
 		choices = append(choices, Choice{Label: Shorten(o, 40), Command: fmt.Sprintf("/answer %s %d", pq.id, i+1)})
 	}
-	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.Author(), pq.id)
+	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.AuthorName(), pq.id)
 	text := r.cfg.Redactor.Redact(b.String())
 	r.postQuestion(a, m, pq, text, choices, "Answer with a number, or in your own words.")
 }
@@ -372,7 +373,7 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	}
 	by := m.Author()
 	if by != pq.author && !r.cfg.Access.IsAdmin(m.Key.Platform, by) {
-		r.reply(a, m.Target(), fmt.Sprintf("Only the author of this turn (%s) or an admin can answer.", pq.author))
+		r.reply(a, m.Target(), fmt.Sprintf("Only the author of this turn (%s) or an admin can answer.", pq.authorName))
 		done()
 		return true
 	}
@@ -382,10 +383,12 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 		return true
 	}
 	ans.By = by
+	// The chat names who answered as the platform names them.
+	name := m.AuthorName()
 	if len(pq.q.Options) > 0 {
 		ans = choiceAnswer(pq.q, ans.Choice)
 		ans.By = by
-		text := fmt.Sprintf("Answered (%s): %s", by, ans.Choice)
+		text := fmt.Sprintf("Answered (%s): %s", name, ans.Choice)
 		r.reply(a, m.Target(), text)
 		r.settleQuestion(a, pq, "→ "+text)
 		r.holdUntilTurnEnds(pq.key, done)
@@ -393,21 +396,21 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 		return true
 	}
 	if ans.Reason == "" && ans.Decision == Deny {
-		ans.Reason = "denied by " + by
+		ans.Reason = "denied by " + name
 	}
 	var text string
 	switch ans.Decision {
 	case Allow:
-		text = fmt.Sprintf("Allowed %s (%s).", pq.q.Tool, by)
+		text = fmt.Sprintf("Allowed %s (%s).", pq.q.Tool, name)
 	case AllowAlways:
 		r.convs.Update(pq.key, func(c *Conversation) {
 			if !slices.Contains(c.AllowedTools, pq.q.Tool) {
 				c.AllowedTools = append(slices.Clone(c.AllowedTools), pq.q.Tool)
 			}
 		})
-		text = fmt.Sprintf("Allowed %s, and always from now on in this conversation (%s).", pq.q.Tool, by)
+		text = fmt.Sprintf("Allowed %s, and always from now on in this conversation (%s).", pq.q.Tool, name)
 	default:
-		text = fmt.Sprintf("Denied %s (%s): %s", pq.q.Tool, by, ans.Reason)
+		text = fmt.Sprintf("Denied %s (%s): %s", pq.q.Tool, name, ans.Reason)
 	}
 	// The decision is in the chat before the turn goes on.
 	r.reply(a, m.Target(), text)

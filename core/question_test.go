@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 )
 
 // asking is a plugin turn that asks before running Bash, once per turn,
@@ -28,19 +29,22 @@ func asking(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.Tu
 	return core.TurnResult{ResumeToken: "tok"}, nil
 }
 
-func newAskingFixture(t *testing.T, timeout time.Duration) (*routerFixture, func(from, text string)) {
+// newAskingFixture is a router asking about Bash in a shared thread, its
+// approval timeout on the manual clock timers.
+func newAskingFixture(t *testing.T, timeout time.Duration) (f *routerFixture, say func(from, text string), timers *coretest.ManualClock) {
 	t.Helper()
-	f := newRouterFixtureWith(t, asking, nil, func(cfg *core.RouterConfig) {
-		cfg.Ask, cfg.ApprovalTimeout = true, timeout
+	timers = coretest.NewManualClock()
+	f = newRouterFixtureWith(t, asking, nil, func(cfg *core.RouterConfig) {
+		cfg.Ask, cfg.ApprovalTimeout, cfg.Timers = true, timeout, timers
 		cfg.Access.Admin("fake", "carol")
 	})
 	shared := core.ConversationKey{Platform: "fake", Channel: "c", Thread: "t"}
-	say := func(from, text string) {
+	say = func(from, text string) {
 		f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
 	}
 	say("alice", "/fake start")
 	f.expect("conversation started")
-	return f, say
+	return f, say, timers
 }
 
 // A tool call is asked about in the chat; only the turn's author or an
@@ -65,7 +69,7 @@ func TestRouterAsksTheAuthor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f, say := newAskingFixture(t, time.Hour)
+			f, say, _ := newAskingFixture(t, time.Hour)
 			say("alice", "clean up")
 			q := f.next()
 			if !strings.Contains(q, "Allow Bash?\n`rm -rf build`") || !strings.Contains(q, "Only alice or an admin can answer (q1)") ||
@@ -92,7 +96,7 @@ func TestRouterAsksTheAuthor(t *testing.T) {
 // the tool is allowed without a question, and /status says so.
 func TestRouterAlwaysAllowsForTheConversation(t *testing.T) {
 	t.Parallel()
-	f, say := newAskingFixture(t, time.Hour)
+	f, say, _ := newAskingFixture(t, time.Hour)
 	say("alice", "first")
 	f.expect("Allow Bash?")
 	say("alice", "a")
@@ -113,18 +117,27 @@ func TestRouterAlwaysAllowsForTheConversation(t *testing.T) {
 }
 
 // Nobody answers: the call is denied when the approval timeout passes, and
-// the chat says so.
+// the chat says so; not a moment before.
 func TestRouterDeniesWhenNobodyAnswers(t *testing.T) {
 	t.Parallel()
-	f, say := newAskingFixture(t, time.Millisecond)
+	f, say, timers := newAskingFixture(t, 10*time.Minute)
 	say("alice", "clean up")
 	f.expect("Allow Bash?")
-	f.expect("Denied Bash: nobody answered within 1ms.")
-	f.expect("denied by timeout: nobody answered within 1ms")
+	<-timers.Waiting() // the question's timer is set
+	// The timer fires within Advance: what the bot writes next shows
+	// whether it did.
+	timers.Advance(10*time.Minute - time.Nanosecond)
+	say("alice", "/status")
+	f.expect("Fake fake in ")
+	timers.Advance(time.Nanosecond)
+	f.expect("Denied Bash: nobody answered within 10m0s.")
+	f.expect("denied by timeout: nobody answered within 10m0s")
 	f.router.Wait()
 	say("alice", "y") // no question waits: a plain message is a turn again
 	f.expect("Allow Bash?")
-	f.expect("Denied Bash: nobody answered within 1ms.")
+	<-timers.Waiting()
+	timers.AdvanceToNext()
+	f.expect("Denied Bash: nobody answered within 10m0s.")
 	f.expect("denied by timeout")
 	f.router.Wait()
 }

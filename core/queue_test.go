@@ -34,7 +34,7 @@ func TestRouterSendsAQueuedMessageNow(t *testing.T) {
 	say("alice", "/fake start")
 	f.expect("conversation started")
 	say("alice", "one")
-	if turn := <-f.plugin.started; turn.Prompt != "one" {
+	if turn := <-f.plugin.Started(); turn.Prompt != "one" {
 		t.Fatalf("first turn %q", turn.Prompt)
 	}
 	say("alice", "two")
@@ -49,7 +49,7 @@ func TestRouterSendsAQueuedMessageNow(t *testing.T) {
 	f.expect("only its author (alice) or an admin can send that message now")
 	say("alice", "/now "+id[1])
 	for _, want := range []string{"three", "two"} {
-		if turn := <-f.plugin.started; turn.Prompt != want {
+		if turn := <-f.plugin.Started(); turn.Prompt != want {
 			t.Fatalf("turn %q ran, want %q", turn.Prompt, want)
 		}
 	}

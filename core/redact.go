@@ -1,6 +1,7 @@
 package core
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -11,6 +12,16 @@ const Redacted = "[REDACTED]"
 // MinSecret is the shortest value treated as a secret: blanking out "1"
 // or "true" everywhere would garble the text and protect nothing.
 const MinSecret = 6
+
+// secretName matches the names of variables that hold credentials:
+// DISCORD_TOKEN, SLACK_BOT_TOKEN, ANTHROPIC_API_KEY, OPENAI_API_KEY,
+// SLACK_SIGNING_SECRET, ... A count of tokens (BUDGET_USER_DAILY_TOKENS)
+// is not one: a plural TOKENS does not match.
+var secretName = regexp.MustCompile(`(?i)(TOKEN(?:$|[^S])|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIAL)`)
+
+// SecretName reports whether a variable's name says it holds a credential
+// (TOKEN, SECRET, PASSWORD, API_KEY, PRIVATE_KEY, CREDENTIAL...).
+func SecretName(name string) bool { return secretName.MatchString(name) }
 
 // Redactor blanks known secret values (the bot's tokens, API keys) out of
 // text. The nil Redactor changes nothing. It is safe for concurrent use.
@@ -47,6 +58,46 @@ func (r *Redactor) Redact(s string) string {
 	return s
 }
 
+// hold splits streamed text into what may be shown now, redacted, and
+// its end that may yet become a secret (the beginning of one), to hold
+// back until more text decides: an edit must not show a secret's first
+// half while the second is on its way.
+func (r *Redactor) hold(text string) (show, held string) {
+	if r == nil {
+		return text, ""
+	}
+	text = r.Redact(text)
+	n := 0
+	for _, secret := range r.secrets {
+		n = max(n, beginsAtEnd(text, secret))
+	}
+	return text[:len(text)-n], text[len(text)-n:]
+}
+
+// beginsAtEnd returns the length of the longest end of text that is the
+// beginning of secret, shorter than it (a whole one is redacted).
+func beginsAtEnd(text, secret string) int {
+	for i := max(0, len(text)-len(secret)+1); i < len(text); i++ {
+		j := strings.IndexByte(text[i:], secret[0])
+		if j < 0 {
+			return 0
+		}
+		i += j
+		if strings.HasPrefix(secret, text[i:]) {
+			return len(text) - i
+		}
+	}
+	return 0
+}
+
+// redactBlock returns b with the secrets blanked out of its text.
+func (r *Redactor) redactBlock(b ResponseBlock) ResponseBlock {
+	if r != nil {
+		b.Text, b.Detail, b.Path = r.Redact(b.Text), r.Redact(b.Detail), r.Redact(b.Path)
+	}
+	return b
+}
+
 // redactBlocks returns blocks with the secrets blanked out of their text,
 // sharing blocks that hold none.
 func (r *Redactor) redactBlocks(blocks []ResponseBlock) []ResponseBlock {
@@ -55,8 +106,7 @@ func (r *Redactor) redactBlocks(blocks []ResponseBlock) []ResponseBlock {
 	}
 	var out []ResponseBlock
 	for i, b := range blocks {
-		clean := b
-		clean.Text, clean.Detail, clean.Path = r.Redact(b.Text), r.Redact(b.Detail), r.Redact(b.Path)
+		clean := r.redactBlock(b)
 		if clean == b {
 			if out != nil {
 				out = append(out, b)

@@ -19,7 +19,16 @@ const (
 // full, then every later block goes to tail, which drops its oldest bytes
 // once it holds twice its limit (so that trimming costs amortised O(1) per
 // byte). The last block's text grows in open while deltas stream in.
+//
+// Text is redacted as it comes in, before any cut: a cut must not leave
+// half a secret for the redaction of the rendered reply to miss, and the
+// end of streamed text that may be a secret's beginning waits in held.
 type replyBlocks struct {
+	redact *Redactor
+	// held is streamed text not yet shown: the beginning of a secret,
+	// perhaps. It joins the reply once later text (or the end) decides.
+	held string
+
 	head, tail         []ResponseBlock
 	headSize, tailSize int
 	headFull           bool
@@ -47,6 +56,19 @@ func (b *replyBlocks) endsInText() bool {
 	return len(l) > 0 && l[len(l)-1].Kind == BlockText
 }
 
+// continuesText reports whether the next delta continues text: the last
+// block's, or text held back.
+func (b *replyBlocks) continuesText() bool { return b.held != "" || b.endsInText() }
+
+// release adds the text held back: the stream moved on without making it
+// a secret.
+func (b *replyBlocks) release() {
+	if held := b.held; held != "" {
+		b.held = ""
+		b.appendShown(held)
+	}
+}
+
 // closeOpen moves the streamed text into its block.
 func (b *replyBlocks) closeOpen() {
 	if !b.hasOpen {
@@ -57,9 +79,20 @@ func (b *replyBlocks) closeOpen() {
 	b.open, b.hasOpen = nil, false
 }
 
-// appendText adds a text delta, starting a text block unless the last
-// block is one.
+// appendText adds a text delta, redacted, holding back its end when
+// that may be the beginning of a secret.
 func (b *replyBlocks) appendText(s string) {
+	if b.redact != nil {
+		s, b.held = b.redact.hold(b.held + s)
+	}
+	if s != "" {
+		b.appendShown(s)
+	}
+}
+
+// appendShown adds text, starting a text block unless the last block is
+// one.
+func (b *replyBlocks) appendShown(s string) {
 	if !b.endsInText() {
 		b.closeOpen()
 		*b.last() = append(*b.last(), ResponseBlock{Kind: BlockText})
@@ -94,8 +127,11 @@ func (b *replyBlocks) appendText(s string) {
 }
 
 // put appends b, or replaces the latest block with the same ID and kind.
+// It is redacted before clip can cut a secret in two.
 func (b *replyBlocks) put(blk ResponseBlock) {
+	b.release()
 	b.closeOpen()
+	blk = b.redact.redactBlock(blk)
 	blk.Text = clip(blk.Text)
 	blk.Detail = clip(blk.Detail)
 	if blk.ID != "" && (b.replace(b.tail, &b.tailSize, blk) || b.replace(b.head, &b.headSize, blk)) {
@@ -166,7 +202,7 @@ func (b *replyBlocks) blocks() []ResponseBlock {
 	out := make([]ResponseBlock, 0, len(b.head)+len(b.tail)+1)
 	out = append(out, b.head...)
 	if b.cut > 0 {
-		out = append(out, ResponseBlock{Kind: BlockWarning, Text: fmt.Sprintf("… %s of output cut here …", byteCount(b.cut))})
+		out = append(out, ResponseBlock{Kind: BlockWarning, Text: fmt.Sprintf("… %s of output cut here …", size(int64(b.cut)))})
 	}
 	out = append(out, b.tail...)
 	if b.hasOpen {
@@ -189,7 +225,7 @@ func clip(s string) string {
 		return s
 	}
 	at := runeStart(s, maxBlockBytes)
-	return s[:at] + fmt.Sprintf("\n… (%s more)", byteCount(len(s)-at))
+	return s[:at] + fmt.Sprintf("\n… (%s more)", size(int64(len(s)-at)))
 }
 
 func blockSize(b ResponseBlock) int { return len(b.Text) + len(b.Detail) }
@@ -210,14 +246,4 @@ func runeStart(s string, i int) int {
 		i--
 	}
 	return i
-}
-
-func byteCount(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -67,7 +67,7 @@ func TestReplyKeepsABoundedHeadAndTail(t *testing.T) {
 			if !strings.HasPrefix(full, blocks[i-1].Text) || !strings.HasSuffix(full, blocks[i+1].Text) {
 				t.Errorf("the blocks around the cut are not the output's head and tail")
 			}
-			if !strings.Contains(b.Text, "MiB") {
+			if !strings.Contains(b.Text, " MB of output") {
 				t.Errorf("cut note %q does not say how much", b.Text)
 			}
 		}

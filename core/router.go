@@ -53,17 +53,17 @@ type RouterConfig struct {
 	// Observer, when set, is told about every command, turn and delivery.
 	Observer Observer
 	// WarmTTL, when positive, starts the next turn's CLI as soon as a turn
-	// ends (plugins that are Warmers), and stops it unused after WarmTTL;
-	// WarmMax bounds the warm CLIs of the whole bot, zero meaning 4. Like
-	// TurnTimeout it runs on real time.
+	// ends (plugins that are Warmers), and stops it unused after WarmTTL
+	// (on Timers); WarmMax bounds the warm CLIs of the whole bot, zero
+	// meaning 4.
 	WarmTTL time.Duration
 	WarmMax int
 	// StopDeadline bounds how long WindDown waits for cancelled turns to
 	// end; zero means 15 seconds. It runs on real time.
 	StopDeadline time.Duration
 	// Ask lets plugins ask the chat before a tool runs (APPROVALS=ask);
-	// ApprovalTimeout denies a question nobody answered, zero meaning
-	// DefaultApprovalTimeout. Like TurnTimeout it runs on real time.
+	// ApprovalTimeout denies a question nobody answered (on Timers), zero
+	// meaning DefaultApprovalTimeout.
 	Ask             bool
 	ApprovalTimeout time.Duration
 	// AllowBypassModes lets users who are not admins choose a mode in
@@ -83,11 +83,15 @@ type RouterConfig struct {
 	AttachmentMaxBytes int64
 	Transcribe         Transcriber
 	// LongReplyPages: an answer longer than that many messages comes as
-	// its first pages, a note and the whole answer as a Markdown file that
+	// its first page, a note and the whole answer as a Markdown file that
 	// Document renders, where the platform sends files. Zero or a nil
 	// Document: every page is a message.
 	LongReplyPages int
 	Document       func([]ResponseBlock) string
+	// ParseCron reads /every's cron expressions (bot/cronexpr wraps a
+	// well-kept library); nil refuses them, and /every takes intervals
+	// only.
+	ParseCron func(expr string) (Cron, error)
 	// Runners, when set, runs conversations started in "name:path" on
 	// other machines (NATS_URL); nil keeps every turn on this one.
 	Runners Runners
@@ -98,8 +102,14 @@ type RouterConfig struct {
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor
-	Clock    Clock
-	Logger   *slog.Logger
+	// Clock times replies (edit intervals, rate-limit waits), spend days
+	// and schedules. Timers times what waits on a person or an idle CLI:
+	// an unanswered question, an unused warm CLI. Both default to real
+	// time; they are apart so that a test can let every edit interval
+	// pass at once and still decide when a question times out.
+	Clock  Clock
+	Timers Clock
+	Logger *slog.Logger
 }
 
 // Router routes messages from every platform to commands and turns. It is
@@ -117,8 +127,11 @@ type Router struct {
 	cancelAll  context.CancelCauseFunc
 	deliverCtx context.Context
 
-	limits      *userLimits
-	refused     *Recent[string, struct{}]
+	limits  *userLimits
+	refused *Recent[string, struct{}]
+	// unpriced remembers the conversations told that a dollar budget does
+	// not bound their CLI (unpricedNote).
+	unpriced    *Recent[string, struct{}]
 	slots       *turnSlots
 	warm        *warmPool
 	questions   questions
@@ -171,6 +184,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
 	}
+	if cfg.Timers == nil {
+		cfg.Timers = SystemClock{}
+	}
 	if cfg.Access == nil {
 		cfg.Access = NewAccess()
 	}
@@ -182,8 +198,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		refused:     NewRecent[string, struct{}](10_000),
+		unpriced:    NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
-		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax),
+		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers),
 		obs:         cfg.Observer,
 		defaultRoot: defaultRoot(cfg.Roots, cfg.DefaultWorkdir),
 		convs:       convs,
@@ -244,21 +261,23 @@ func (r *Router) Stats() Stats {
 	return st
 }
 
-// refuse answers a user who is not allowed, privately where the platform
-// can, and otherwise once per place: a stranger must not be able to make
-// the bot answer every line they write.
+// refuse answers a user who is not allowed once per place, privately
+// where the platform can: a stranger must not be able to make the bot
+// write (even privately: each write spends the bot's rate limit) for
+// every line they write.
 func (r *Router) refuse(ctx context.Context, a *attached, m Message, rec Record) {
 	r.logger.Warn("refused user", "id", rec.ID, "platform", m.Key.Platform, "user", m.Author())
 	rec.Kind, rec.Outcome = RecordRefused, OutcomeError
 	r.obs.Record(rec)
+	if !r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
+		return
+	}
 	if rf, ok := a.p.(Refuser); ok {
 		if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
 			return
 		}
 	}
-	if r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
-		r.reply(a, m.Target(), Refusal(m))
-	}
+	r.reply(a, m.Target(), Refusal(m))
 }
 
 // handle routes one message from platform a. A panic while handling it is

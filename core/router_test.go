@@ -10,34 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/bot/cronexpr"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
-
-// scriptPlugin is a fake plugin: each turn reports itself on started and
-// then runs its run func.
-type scriptPlugin struct {
-	id      string
-	convs   []core.ConversationInfo
-	started chan core.Turn
-	run     func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error)
-	// list, when set, replaces convs as the history listing.
-	list func() ([]core.ConversationInfo, error)
-}
-
-func (p *scriptPlugin) ID() string   { return p.id }
-func (p *scriptPlugin) Name() string { return "Fake " + p.id }
-func (p *scriptPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.started <- t
-	return p.run(ctx, t, emit)
-}
-func (p *scriptPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	if p.list != nil {
-		return p.list()
-	}
-	return p.convs, nil
-}
 
 // echo answers with the prompt and a new token.
 func echo(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
@@ -49,7 +27,7 @@ type routerFixture struct {
 	t      *testing.T
 	router *core.Router
 	rec    *platformtest.Recorder
-	plugin *scriptPlugin
+	plugin *plugintest.Scripted
 	handle core.Handler
 	root   string
 }
@@ -64,10 +42,18 @@ func newRouterFixture(t *testing.T, run func(context.Context, core.Turn, func(co
 func newRouterFixtureWith(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
 	clock core.Clock, configure func(*core.RouterConfig)) *routerFixture {
 	t.Helper()
+	return newRouterFixtureLimited(t, run, clock, configure, core.Limits{FinalOnly: true})
+}
+
+// newRouterFixtureLimited is newRouterFixtureWith on a platform with lim
+// (the others get only final replies).
+func newRouterFixtureLimited(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
+	clock core.Clock, configure func(*core.RouterConfig), lim core.Limits) *routerFixture {
+	t.Helper()
 	if clock == nil {
 		clock = coretest.NewInstantClock()
 	}
-	p := &scriptPlugin{id: "fake", started: make(chan core.Turn, 100), run: run}
+	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: run}
 	reg, err := core.NewRegistry(p)
 	if err != nil {
 		t.Fatal(err)
@@ -81,12 +67,12 @@ func newRouterFixtureWith(t *testing.T, run func(context.Context, core.Turn, fun
 	access.Allow("fake", "alice", "bob")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2}
+	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2, ParseCron: cronexpr.Parse}
 	if configure != nil {
 		configure(&cfg)
 	}
 	router := core.NewRouter(ctx, cfg, nil)
-	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
+	rec := platformtest.NewRecorder(clock, lim)
 	return &routerFixture{t: t, router: router, rec: rec, plugin: p, handle: router.Attach(rec), root: roots[0]}
 }
 
@@ -118,10 +104,10 @@ func TestRouterConversationFlow(t *testing.T) {
 	f.expect("echo: one")
 	f.router.Wait()
 	f.say("alice", "two")
-	if turn := <-f.plugin.started; turn.ResumeToken != "" || turn.Prompt != "one" {
+	if turn := <-f.plugin.Started(); turn.ResumeToken != "" || turn.Prompt != "one" {
 		t.Fatalf("first turn = %+v, want a new session", turn)
 	}
-	if turn := <-f.plugin.started; turn.ResumeToken != "tok-one" {
+	if turn := <-f.plugin.Started(); turn.ResumeToken != "tok-one" {
 		t.Fatalf("second turn resumes %q, want the first turn's token", turn.ResumeToken)
 	}
 	f.expect("echo: two")
@@ -171,7 +157,7 @@ func TestRouterQueuesAndStops(t *testing.T) {
 	f.say("alice", "/fake start")
 	f.expect("started")
 	f.say("alice", "first")
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.say("alice", "second")
 	f.expect("Queued (1 waiting)")
 	f.say("alice", "third")
@@ -188,9 +174,9 @@ func TestRouterQueuesAndStops(t *testing.T) {
 	}
 
 	f.say("alice", "slow")
-	<-f.plugin.started // empties the queue: "second", "third"
-	<-f.plugin.started
-	<-f.plugin.started
+	<-f.plugin.Started() // empties the queue: "second", "third"
+	<-f.plugin.Started()
+	<-f.plugin.Started()
 	f.say("alice", "/stop")
 	got := []string{f.next(), f.next()}
 	joined := strings.Join(got, "\n")
@@ -230,11 +216,11 @@ func TestRouterResume(t *testing.T) {
 	t.Parallel()
 	// The sessions were not started from chat: an admin's to resume.
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "alice") })
-	f.plugin.convs = []core.ConversationInfo{
+	f.plugin.List = plugintest.History([]core.ConversationInfo{
 		{ID: "aaaa1111-0000", Title: "fix the tests", Updated: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)},
 		{ID: "aaaa2222-0000", Title: "write docs"},
 		{ID: "bbbb3333-0000", Title: "refactor"},
-	}
+	})
 	f.say("alice", "/resume")
 	f.expect("no current or previous conversation")
 	f.say("alice", "/fake conversations")
@@ -252,21 +238,67 @@ func TestRouterResume(t *testing.T) {
 	f.say("alice", "/resume 2")
 	f.expect("Resumed Fake fake conversation aaaa2222-0000")
 	f.say("alice", "go on")
-	if turn := <-f.plugin.started; turn.ResumeToken != "aaaa2222-0000" {
+	if turn := <-f.plugin.Started(); turn.ResumeToken != "aaaa2222-0000" {
 		t.Fatalf("turn resumes %q, want aaaa2222-0000", turn.ResumeToken)
 	}
 	f.expect("echo: go on")
 }
 
-// freshPlugin is a scriptPlugin that cannot resume a session.
-type freshPlugin struct{ *scriptPlugin }
+// After /conversation end, a bare /resume lists and resumes the sessions
+// of the workdir the ended conversation was in, not the default one's;
+// that workdir is resolved again under the author's policy.
+func TestBareResumeAfterEndIsWhereTheConversationWas(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "alice") })
+	project, moved := filepath.Join(f.root, "project"), filepath.Join(f.root, "moved")
+	for _, d := range []string{project, moved} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.plugin.List = func(_ context.Context, wd string) ([]core.ConversationInfo, error) {
+		return []core.ConversationInfo{{ID: "s-" + filepath.Base(wd), Title: "work in " + filepath.Base(wd)}}, nil
+	}
+	f.say("alice", "/fake start "+project)
+	f.expect("conversation started in " + project)
+	f.say("alice", "/conversation end")
+	f.expect("Conversation ended.")
+	f.say("alice", "/resume")
+	f.expect("Fake fake conversations in " + project + " (newest first):\n1. s-projec")
+	f.say("alice", "/resume 1")
+	f.expect("Resumed Fake fake conversation s-project (work in project) in " + project)
+	f.say("alice", "go on")
+	if turn := <-f.plugin.Started(); turn.Workdir != project || turn.ResumeToken != "s-project" {
+		t.Errorf("the resumed turn runs in %s on %q, want %s on s-project", turn.Workdir, turn.ResumeToken, project)
+	}
+	f.expect("echo: go on")
+
+	// Ended, then its directory swapped for a symlink out of the roots.
+	f.say("bob", "/fake start "+moved)
+	f.expect("conversation started in " + moved)
+	f.say("bob", "/conversation end")
+	f.expect("Conversation ended.")
+	if err := os.Remove(moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), moved); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"/resume", "/resume s-moved"} {
+		f.say("bob", text)
+		f.expect("this conversation's workdir is no longer allowed")
+	}
+}
+
+// freshPlugin is a scripted plugin that cannot resume a session.
+type freshPlugin struct{ *plugintest.Scripted }
 
 func (freshPlugin) KeepsSessions() bool { return false }
 
 func TestRouterStatusOfAPluginWithoutSessions(t *testing.T) {
 	t.Parallel()
 	clock := coretest.NewInstantClock()
-	p := freshPlugin{&scriptPlugin{id: "fresh", started: make(chan core.Turn, 10), run: echo}}
+	p := freshPlugin{&plugintest.Scripted{PluginID: "fresh", PluginName: "Fake fresh", Script: echo}}
 	reg, err := core.NewRegistry(p)
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +311,7 @@ func TestRouterStatusOfAPluginWithoutSessions(t *testing.T) {
 	access.Allow("fake", "alice")
 	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock}, nil)
 	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
-	f := &routerFixture{t: t, router: router, rec: rec, plugin: p.scriptPlugin, handle: router.Attach(rec)}
+	f := &routerFixture{t: t, router: router, rec: rec, plugin: p.Scripted, handle: router.Attach(rec)}
 	f.say("alice", "/fresh start")
 	f.expect("started")
 	f.say("alice", "/status")
@@ -309,7 +341,7 @@ func TestRouterRedactsSecretsFromEveryReply(t *testing.T) {
 		cfg.Redactor = core.NewRedactor([]string{token, "short"})
 		cfg.Access.Admin("fake", "alice")
 	})
-	f.plugin.convs = []core.ConversationInfo{{ID: "s1", Title: "print " + token}}
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "s1", Title: "print " + token}})
 	f.say("alice", "/fake start")
 	f.expect("conversation started")
 	f.say("alice", "print it")
@@ -367,7 +399,7 @@ func TestRouterAppliesTheWorkdirPolicyAtEveryTurn(t *testing.T) {
 	say := func(from, text string) {
 		f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
 	}
-	f.plugin.convs = []core.ConversationInfo{{ID: "s1", Title: "old work"}}
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "s1", Title: "old work"}})
 
 	say("alice", "/fake start "+adminOnly)
 	f.expect("conversation started in " + adminOnly)
@@ -398,7 +430,7 @@ func TestRouterAppliesTheWorkdirPolicyAtEveryTurn(t *testing.T) {
 	}
 	f.router.Wait()
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		if turn.Prompt != "run something" || turn.Workdir != adminOnly {
 			t.Errorf("turn %+v ran", turn)
 		}
@@ -406,7 +438,7 @@ func TestRouterAppliesTheWorkdirPolicyAtEveryTurn(t *testing.T) {
 		t.Fatal("alice's turn did not run")
 	}
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Errorf("a refused turn ran: %+v", turn)
 	default:
 	}
@@ -439,7 +471,7 @@ func TestRouterLimitsRunningTurns(t *testing.T) {
 	}
 	started := func(want string) {
 		t.Helper()
-		if got := (<-f.plugin.started).Prompt; got != want {
+		if got := (<-f.plugin.Started()).Prompt; got != want {
 			t.Fatalf("turn %q started, want %q", got, want)
 		}
 	}
@@ -474,7 +506,7 @@ func TestRouterLimitsRunningTurns(t *testing.T) {
 	close(release["d1"])
 	f.router.Wait()
 	select {
-	case turn := <-f.plugin.started:
+	case turn := <-f.plugin.Started():
 		t.Errorf("turn %q ran after it was stopped", turn.Prompt)
 	default:
 	}
@@ -494,7 +526,7 @@ func TestRouterSessionsBelongToTheirStarter(t *testing.T) {
 		f.expect("echo: hi-" + user)
 		f.router.Wait()
 	}
-	f.plugin.convs = []core.ConversationInfo{{ID: "tok-hi-alice", Title: "alice's"}, {ID: "tok-hi-bob", Title: "bob's"}, {ID: "on-the-host", Title: "the host's"}}
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "tok-hi-alice", Title: "alice's"}, {ID: "tok-hi-bob", Title: "bob's"}, {ID: "on-the-host", Title: "the host's"}})
 
 	f.say("alice", "/fake conversations")
 	if got := f.next(); !strings.Contains(got, "alice's") || strings.Contains(got, "bob's") || strings.Contains(got, "host's") {

@@ -30,11 +30,12 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 		}
 		r.logger.Info("command", "id", id, "conversation", m.Key.String(), "command", string(cmd.Name), "plugin", cmd.Plugin)
 		var text string
-		text, err = r.runCommand(ctx, a, m, cmd)
+		text, err = r.runCommand(ctx, a, &m, cmd)
 		if err == nil && text != "" {
 			r.reply(a, m.Target(), text)
 		}
 	}
+	rec.Key = m.Key // a /start may have moved it to a thread of its own
 	if conv, ok := r.convs.Get(m.Key); ok {
 		rec.Plugin, rec.Workdir, rec.ResumeToken = conv.Plugin, conv.Workdir, conv.ResumeToken
 	}
@@ -60,67 +61,67 @@ func changesConversation(cmd Command) bool {
 	return false
 }
 
-func (r *Router) runCommand(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
+func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Command) (string, error) {
 	if changesConversation(cmd) {
 		if why := r.busy(m.Key); why != "" {
 			return "", Errorf("%s", why)
 		}
 	}
 	if cmd.Plugin != "" && cmd.Name != CmdStart && cmd.Name != CmdConversations && cmd.Name != CmdResume {
-		return r.pluginCommand(ctx, m, cmd)
+		return r.pluginCommand(ctx, *m, cmd)
 	}
 	switch cmd.Name {
 	case CmdHelp:
 		return r.cfg.Plugins.Commands().Help(), nil
 	case CmdStart:
-		return r.rewarm(m, true)(r.start(ctx, m, cmd))
+		text, err := r.start(ctx, a, m, cmd)
+		return r.rewarm(*m, true)(text, err)
 	case CmdEnd:
-		return r.end(ctx, m), nil
+		return r.end(ctx, *m), nil
 	case CmdCost:
-		return r.cost(m, cmd.Arg == "all")
+		return r.cost(*m, cmd.Arg == "all")
 	case CmdAt, CmdEvery:
-		return r.schedule(m, cmd)
+		return r.schedule(a, *m, cmd)
 	case CmdSchedules:
-		return r.listSchedules(m), nil
+		return r.listSchedules(*m), nil
 	case CmdUnschedule:
-		return r.unschedule(m, cmd.Arg)
+		return r.unschedule(*m, cmd.Arg)
 	case CmdFile:
-		return r.sendFile(ctx, a, m, cmd.Arg)
+		return r.sendFile(ctx, a, *m, cmd.Arg)
 	case CmdRunners:
 		return r.listRunners(), nil
 	case CmdDiff:
-		return r.diff(ctx, a, m)
+		return r.diff(ctx, a, *m)
 	case CmdMerge:
-		return r.merge(ctx, m)
+		return r.merge(ctx, *m)
 	case CmdNow:
-		return r.sendNow(m, cmd.Arg)
+		return r.sendNow(*m, cmd.Arg)
 	case CmdStop:
-		return r.stopCommand(m), nil
+		return r.stopCommand(*m), nil
 	case CmdStatus:
-		return r.status(m, cmd.Arg == "all")
+		return r.status(*m, cmd.Arg == "all")
 	case CmdWorkdir:
 		if conv, ok := r.convs.Get(m.Key); ok {
 			return "Workdir: " + conv.Workdir, nil
 		}
 		return "No conversation here. The default workdir is " + r.defaultWorkdir(), nil
 	case CmdModel:
-		return r.model(m, cmd.Arg)
+		return r.model(*m, cmd.Arg)
 	case CmdMode:
-		return r.mode(m, cmd.Arg)
+		return r.mode(*m, cmd.Arg)
 	case CmdWorkdirSet:
-		r.warm.drop(m.Key)
-		return r.setWorkdir(m, cmd.Arg)
+		return r.rewarm(*m, true)(r.setWorkdir(*m, cmd.Arg))
 	case CmdConversations:
-		return r.listConversations(ctx, a, m, cmd.Plugin, "")
+		return r.listConversations(ctx, a, *m, cmd.Plugin, "")
 	case CmdResume:
-		return r.rewarm(m, cmd.Arg != "")(r.resume(ctx, a, m, cmd))
+		return r.rewarm(*m, cmd.Arg != "")(r.resume(ctx, a, *m, cmd))
 	}
 	return "", Errorf("command %q is not implemented", cmd.Name)
 }
 
 // rewarm passes a command's answer on; when the command succeeded and
-// placed the conversation on a new session, the warm CLI of the old one
-// is dropped and the new one's started.
+// placed the conversation on a new session (or in a new workdir), the
+// warm CLI of the old one is dropped and the new one's started.
 func (r *Router) rewarm(m Message, moved bool) func(string, error) (string, error) {
 	return func(text string, err error) (string, error) {
 		if err == nil && moved {
@@ -131,15 +132,30 @@ func (r *Router) rewarm(m Message, moved bool) func(string, error) (string, erro
 	}
 }
 
-// end ends m's conversation: its turn stopped, its worktree removed when
-// nothing in it is unmerged.
+// end ends m's conversation: its turn stopped, the rest let go (retire).
 func (r *Router) end(ctx context.Context, m Message) string {
 	conv, ok := r.convs.End(m.Key)
 	if !ok {
 		return "There is no conversation here to end."
 	}
 	r.stop(m.Key)
-	return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.endWorktree(ctx, conv)
+	return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.retire(ctx, m.Key, conv)
+}
+
+// retire lets go of what belonged to conv, the conversation k had, once
+// it ended or was replaced by a new one: its schedules are removed (they
+// were set for it, not for whatever starts there next) and its worktree
+// too when nothing in it is unmerged. It says what became of them.
+func (r *Router) retire(ctx context.Context, k ConversationKey, conv Conversation) string {
+	note := ""
+	if n := r.convs.removeSchedulesOf(k); n > 0 {
+		r.armSchedules()
+		note = fmt.Sprintf("\nIts %d schedules are removed.", n)
+		if n == 1 {
+			note = "\nIts schedule is removed."
+		}
+	}
+	return note + r.endWorktree(ctx, conv)
 }
 
 // stopCommand answers /stop.
@@ -188,17 +204,6 @@ func (r *Router) workdirFor(m Message, path string) (string, error) {
 	return r.cfg.Roots.Resolve(path, base)
 }
 
-// UserRoots returns the roots a user may work in: all of roots for an
-// admin, the default root for everyone else. Adapters that suggest
-// directories or open threads before the router sees a command use it,
-// so they offer nothing the router would refuse.
-func UserRoots(roots Roots, defaultWorkdir string, admin bool) Roots {
-	if admin || len(roots) == 0 {
-		return roots
-	}
-	return Roots{defaultRoot(roots, defaultWorkdir)}
-}
-
 // defaultRoot is the root non-admins are kept in: the one holding the
 // default workdir, else the first.
 func defaultRoot(roots Roots, defaultWorkdir string) string {
@@ -227,9 +232,22 @@ func (r *Router) userWorkdir(m Message, path string) (string, error) {
 }
 
 // mayWorkIn reports whether m's author may work in the resolved directory
-// wd: admins anywhere in the roots, everyone else in the default root.
-func (r *Router) mayWorkIn(m Message, wd string) bool {
-	return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) || (Roots{r.defaultRoot}).Contains(wd)
+// wd.
+func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Contains(wd) }
+
+// userRoots are the roots m's author may work in (UserRoots).
+func (r *Router) userRoots(m Message) Roots {
+	return UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()))
+}
+
+// UserRoots returns the roots a user may work in: all of roots for an
+// admin, the default root for everyone else. The router and a runner
+// (which keeps its own roots) apply the same rule with it.
+func UserRoots(roots Roots, defaultWorkdir string, admin bool) Roots {
+	if admin || len(roots) == 0 {
+		return roots
+	}
+	return Roots{defaultRoot(roots, defaultWorkdir)}
 }
 
 // conversationWorkdir resolves a conversation's stored workdir again, for
@@ -271,16 +289,19 @@ func (r *Router) workingConversation(m Message) (conv Conversation, workdir stri
 	return conv, workdir, true, err
 }
 
-func (r *Router) start(ctx context.Context, m Message, cmd Command) (string, error) {
+// start answers /<plugin> start. Where the platform opens a thread for a
+// new conversation (ThreadOpener), the conversation moves there, and so
+// does m: its replies go to the thread.
+func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command) (string, error) {
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
 	path, worktree, name := startArgs(cmd.Arg)
 	var wd string
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, m, p.ID(), runner, rest, worktree)
+		wd, err = r.remoteStart(ctx, *m, p.ID(), runner, rest, worktree)
 		worktree = nil
 	} else {
-		wd, err = r.userWorkdir(m, path)
+		wd, err = r.userWorkdir(*m, path)
 	}
 	if err != nil {
 		return "", err
@@ -289,15 +310,45 @@ func (r *Router) start(ctx context.Context, m Message, cmd Command) (string, err
 	conv := Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now}
 	note, warning := "", ""
 	if _, _, remote := r.remoteWorkdir(wd); !remote && ((worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree)) {
-		if note, err = r.newWorktree(ctx, m, &conv, name, worktree != nil); err != nil {
+		if note, err = r.newWorktree(ctx, *m, &conv, name, worktree != nil); err != nil {
 			return "", err
 		}
 	}
+	r.openThread(ctx, a, m, wd, p)
 	if conv.Worktree == "" {
 		warning = r.sharedWorkdir(m.Key, conv)
 	}
+	replaced := ""
+	if old, ok := r.convs.Get(m.Key); ok {
+		if old.Worktree != "" && conv.Worktree == "" && (Roots{old.Worktree}).Contains(conv.Workdir) {
+			// Started again in the worktree: the new conversation keeps it.
+			conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
+			old.Worktree = ""
+		}
+		// The new conversation replaces the old one here: what was the
+		// old one's must not pass to it, nor be forgotten.
+		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, r.retire(ctx, m.Key, old))
+	}
 	r.convs.Put(m.Key, conv)
-	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s", p.Name(), conv.Workdir, note, warning), nil
+	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Workdir, note, replaced, warning), nil
+}
+
+// openThread moves m to a thread of its own where the platform opens one
+// for a new conversation; nothing can refuse the start any more. A thread
+// that cannot be opened leaves the conversation where it was started.
+func (r *Router) openThread(ctx context.Context, a *attached, m *Message, workdir string, p Plugin) {
+	t, ok := a.p.(ThreadOpener)
+	if !ok {
+		return
+	}
+	thread, err := t.OpenThread(ctx, *m, workdir, p.Name())
+	if err != nil {
+		r.logger.Warn("no thread; the conversation stays where it was started", "conversation", m.Key.String(), "err", err)
+		return
+	}
+	if thread != "" {
+		m.Key.Channel, m.ReplyTo = thread, ""
+	}
 }
 
 func (r *Router) setWorkdir(m Message, path string) (string, error) {

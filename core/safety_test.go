@@ -14,6 +14,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 func TestAccessReport(t *testing.T) {
@@ -220,7 +221,7 @@ func TestIdleWatchIsResetByActivity(t *testing.T) {
 func TestRouterRecoversPanicsInCommands(t *testing.T) {
 	t.Parallel()
 	f := newRouterFixture(t, echo)
-	f.plugin.list = func() ([]core.ConversationInfo, error) { panic("listing exploded") }
+	f.plugin.List = func(context.Context, string) ([]core.ConversationInfo, error) { panic("listing exploded") }
 	f.say("alice", "/fake start")
 	f.expect("started")
 	f.say("alice", "/fake conversations")
@@ -235,8 +236,8 @@ func TestRouterRecoversPanicsInCommands(t *testing.T) {
 	f.expect("echo: still here?")
 }
 
-// checkedPlugin is a scriptPlugin whose resume ids must look like "s-<digits>".
-type checkedPlugin struct{ *scriptPlugin }
+// checkedPlugin is a scripted plugin whose resume ids must look like "s-<digits>".
+type checkedPlugin struct{ *plugintest.Scripted }
 
 func (checkedPlugin) CheckResumeID(id string) error {
 	if !strings.HasPrefix(id, "s-") || strings.Trim(id[2:], "0123456789") != "" {
@@ -271,7 +272,7 @@ func TestRouterHostileMessages(t *testing.T) {
 		}
 		f.router.Wait()
 		select {
-		case turn := <-f.plugin.started:
+		case turn := <-f.plugin.Started():
 			if !tt.runs {
 				t.Errorf("%s: reached the plugin as %q", tt.name, turn.Prompt)
 			}
@@ -305,7 +306,7 @@ func TestRouterRefusesMalformedResumeIDsWithoutAListing(t *testing.T) {
 	f.say("alice", "/fake resume s-42")
 	f.expect("Resumed Fake fake conversation s-42")
 	f.say("alice", "go")
-	if turn := <-f.plugin.started; turn.ResumeToken != "s-42" {
+	if turn := <-f.plugin.Started(); turn.ResumeToken != "s-42" {
 		t.Fatalf("resumed with %q", turn.ResumeToken)
 	}
 	f.expect("echo: go")
@@ -400,7 +401,7 @@ func TestRouterWindDownNotifiesAndGivesGrace(t *testing.T) {
 		f.say(u, "/fake start")
 		f.expect("started")
 		f.say(u, "work")
-		<-f.plugin.started
+		<-f.plugin.Started()
 	}
 	f.say("bob", "queued behind the turn")
 	f.expect("Queued (1 waiting)")
@@ -502,7 +503,7 @@ func TestRouterDrainHasAHardDeadline(t *testing.T) {
 	f.say("alice", "/fake start")
 	f.expect("started")
 	f.say("alice", "hang")
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.router.WindDown(0) // returns: the test would hang otherwise
 	f.expect("The bot is restarting. The running turn has")
 }
@@ -512,7 +513,7 @@ func TestRouterDrainHasAHardDeadline(t *testing.T) {
 func TestRouterChecksListedResumeIDs(t *testing.T) {
 	t.Parallel()
 	f := newRouterFixture(t, echo)
-	f.plugin.convs = []core.ConversationInfo{{ID: "--dangerously-skip-permissions", Title: "planted"}, {ID: "s-7", Title: "real"}}
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "--dangerously-skip-permissions", Title: "planted"}, {ID: "s-7", Title: "real"}})
 	reg, err := core.NewRegistry(checkedPlugin{f.plugin})
 	if err != nil {
 		t.Fatal(err)

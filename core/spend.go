@@ -1,8 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,7 +37,7 @@ func (s Spend) String() string {
 	if s.Turns == 0 {
 		return "nothing yet"
 	}
-	out := fmt.Sprintf("$%.4f · %s · %s in / %s out tokens", s.CostUSD, plural(s.Turns, "turn"), kilo(s.InputTokens), kilo(s.OutputTokens))
+	out := fmt.Sprintf("$%.4f · %s · %s", s.CostUSD, plural(s.Turns, "turn"), Tokens(s.InputTokens, s.OutputTokens))
 	if s.Unpriced > 0 {
 		out += fmt.Sprintf(" (%d of them with no cost reported: counted in tokens only)", s.Unpriced)
 	}
@@ -48,6 +50,9 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// Tokens says a count of tokens in words: "12.0k in / 3.1k out tokens".
+func Tokens(in, out int) string { return kilo(in) + " in / " + kilo(out) + " out tokens" }
 
 func kilo(n int) string {
 	if n < 1000 {
@@ -104,12 +109,9 @@ func (c *Conversations) Spent(user, day string) Spend {
 // user, for saving and for /cost all.
 func (c *Conversations) Spends() []UserSpend {
 	c.mu.RLock()
-	out := make([]UserSpend, 0, len(c.spent))
-	for _, s := range c.spent {
-		out = append(out, s)
-	}
+	out := slices.Collect(maps.Values(c.spent))
 	c.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
+	slices.SortFunc(out, func(a, b UserSpend) int { return cmp.Compare(a.key(), b.key()) })
 	return out
 }
 
@@ -128,26 +130,45 @@ type Budgets struct {
 	TurnUSD float64
 	// UserDailyUSD refuses new turns to a user who spent it today (UTC).
 	UserDailyUSD float64
-	// Admins makes admins subject to both; otherwise they are exempt.
+	// UserDailyTokens refuses new turns to a user whose turns used that
+	// many tokens (in and out) today: it bounds the CLIs that report no
+	// cost. A CLI reports a turn's tokens when the turn ends, so the last
+	// turn may pass it.
+	UserDailyTokens int
+	// Admins makes admins subject to all; otherwise they are exempt.
 	Admins bool
+}
+
+// dollars reports whether a dollar budget is set.
+func (b Budgets) dollars() bool { return b.TurnUSD > 0 || b.UserDailyUSD > 0 }
+
+// budgeted reports whether the budgets apply to m's author.
+func (r *Router) budgeted(m Message) bool {
+	return r.cfg.Budgets.Admins || !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
 }
 
 // budgetFor returns the most m's turn may cost (0: no bound), or a
 // refusal when its author has spent their day's budget.
 func (r *Router) budgetFor(m Message) (maxUSD float64, refusal error) {
 	b := r.cfg.Budgets
-	if !b.Admins && r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+	if !r.budgeted(m) {
 		return 0, nil
+	}
+	now := r.clock.Now()
+	spent := r.convs.Spent(OwnerOf(m), Day(now))
+	until := func() time.Duration {
+		return now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour).Sub(now).Round(time.Minute)
+	}
+	if used := spent.InputTokens + spent.OutputTokens; b.UserDailyTokens > 0 && used >= b.UserDailyTokens {
+		return 0, Errorf("your turns used %s tokens today, your daily budget is %s: new turns start again at 00:00 UTC (in %s)",
+			kilo(used), kilo(b.UserDailyTokens), until())
 	}
 	maxUSD = b.TurnUSD
 	if b.UserDailyUSD > 0 {
-		now := r.clock.Now()
-		spent := r.convs.Spent(OwnerOf(m), Day(now)).CostUSD
-		left := b.UserDailyUSD - spent
+		left := b.UserDailyUSD - spent.CostUSD
 		if left <= 0 {
-			midnight := now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 			return 0, Errorf("you have spent $%.4f today, your daily budget is $%.2f: new turns start again at 00:00 UTC (in %s)",
-				spent, b.UserDailyUSD, midnight.Sub(now).Round(time.Minute))
+				spent.CostUSD, b.UserDailyUSD, until())
 		}
 		if maxUSD == 0 || left < maxUSD {
 			maxUSD = left
@@ -166,6 +187,22 @@ func (r *Router) budgetNote(maxUSD float64, res TurnResult) string {
 		which = "what is left of your daily budget (BUDGET_USER_DAILY_USD)"
 	}
 	return fmt.Sprintf("This turn was stopped when it had cost $%.4f, reaching %s of $%.4f.", res.CostUSD, which, maxUSD)
+}
+
+// unpricedNote warns, once per conversation and plugin, that a dollar
+// budget the turn's author is under does not bound a CLI that reported
+// tokens but no cost.
+func (r *Router) unpricedNote(m Message, p Plugin, res TurnResult) string {
+	b := r.cfg.Budgets
+	if !b.dollars() || res.CostUSD > 0 || res.InputTokens+res.OutputTokens == 0 || !r.budgeted(m) ||
+		!r.unpriced.Add(m.Key.String()+" "+p.ID(), struct{}{}) {
+		return ""
+	}
+	bound := "set BUDGET_USER_DAILY_TOKENS to bound them."
+	if b.UserDailyTokens > 0 {
+		bound = fmt.Sprintf("your daily %s tokens (BUDGET_USER_DAILY_TOKENS) do.", kilo(b.UserDailyTokens))
+	}
+	return fmt.Sprintf("%s reports tokens, not dollars: the dollar budgets (BUDGET_TURN_USD, BUDGET_USER_DAILY_USD) do not bound its turns; %s", p.Name(), bound)
 }
 
 // cost answers /cost: this conversation's and the user's spend today, or
@@ -197,6 +234,9 @@ func (r *Router) cost(m Message, all bool) (string, error) {
 	fmt.Fprintf(&b, "You today (%s, UTC): %s", day, r.convs.Spent(OwnerOf(m), day))
 	if r.cfg.Budgets.UserDailyUSD > 0 {
 		fmt.Fprintf(&b, "\nDaily budget: $%.2f", r.cfg.Budgets.UserDailyUSD)
+	}
+	if r.cfg.Budgets.UserDailyTokens > 0 {
+		fmt.Fprintf(&b, "\nDaily token budget: %s tokens", kilo(r.cfg.Budgets.UserDailyTokens))
 	}
 	if r.cfg.Budgets.TurnUSD > 0 {
 		fmt.Fprintf(&b, "\nTurn budget: $%.2f", r.cfg.Budgets.TurnUSD)

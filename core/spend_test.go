@@ -44,6 +44,8 @@ func TestCostCountsConversationAndDay(t *testing.T) {
 	f.expect("This conversation: nothing yet\nYou today")
 }
 
+const dailySpent = "your daily budget is $0.80: new turns start again at 00:00 UTC"
+
 func TestBudgets(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -54,14 +56,18 @@ func TestBudgets(t *testing.T) {
 		// $0.40 each; refused marks the turn refused instead.
 		maxUSD  []float64
 		refused int
+		refusal string
 	}{
-		{"none", core.Budgets{}, "alice", []float64{0, 0, 0}, -1},
-		{"turn", core.Budgets{TurnUSD: 0.5}, "alice", []float64{0.5, 0.5, 0.5}, -1},
-		{"daily", core.Budgets{UserDailyUSD: 1}, "alice", []float64{1, 0.6, 0.2}, -1},
-		{"daily spent", core.Budgets{UserDailyUSD: 0.8}, "alice", []float64{0.8, 0.4}, 2},
-		{"both", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 1}, "alice", []float64{0.5, 0.5, 0.2}, -1},
-		{"admin exempt", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 0.1}, "bob", []float64{0, 0, 0}, -1},
-		{"admins too", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 0.8, Admins: true}, "bob", []float64{0.5, 0.4}, 2},
+		{"none", core.Budgets{}, "alice", []float64{0, 0, 0}, -1, ""},
+		{"turn", core.Budgets{TurnUSD: 0.5}, "alice", []float64{0.5, 0.5, 0.5}, -1, ""},
+		{"daily", core.Budgets{UserDailyUSD: 1}, "alice", []float64{1, 0.6, 0.2}, -1, ""},
+		{"daily spent", core.Budgets{UserDailyUSD: 0.8}, "alice", []float64{0.8, 0.4}, 2, dailySpent},
+		{"both", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 1}, "alice", []float64{0.5, 0.5, 0.2}, -1, ""},
+		{"admin exempt", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 0.1, UserDailyTokens: 10}, "bob", []float64{0, 0, 0}, -1, ""},
+		{"admins too", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 0.8, Admins: true}, "bob", []float64{0.5, 0.4}, 2, dailySpent},
+		// Each turn uses 1,520 tokens.
+		{"daily tokens", core.Budgets{UserDailyTokens: 3000}, "alice", []float64{0, 0}, 2,
+			"your turns used 3.0k tokens today, your daily budget is 3.0k: new turns start again at 00:00 UTC"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -74,13 +80,80 @@ func TestBudgets(t *testing.T) {
 			for i := range 3 {
 				f.say(tc.user, "go")
 				if i == tc.refused {
-					f.expect("your daily budget is $0.80: new turns start again at 00:00 UTC")
+					f.expect(tc.refusal)
 					return
 				}
-				got := <-f.plugin.started
+				got := <-f.plugin.Started()
 				f.next()
 				if got.MaxCostUSD < tc.maxUSD[i]-1e-9 || got.MaxCostUSD > tc.maxUSD[i]+1e-9 {
 					t.Errorf("turn %d: bound $%v, want $%v", i+1, got.MaxCostUSD, tc.maxUSD[i])
+				}
+			}
+		})
+	}
+}
+
+// A user refused for their day's budget is served again once the UTC day
+// is over, and the new day's spend starts from nothing.
+func TestDailyBudgetsRenewAtUTCMidnight(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, costly(0.4), clock, func(cfg *core.RouterConfig) { cfg.Budgets = core.Budgets{UserDailyUSD: 0.5} })
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.turn("one")
+	f.turn("two")
+	f.say("alice", "three")
+	// Epoch is 03:04 UTC.
+	f.expect("you have spent $0.8000 today, your daily budget is $0.50: new turns start again at 00:00 UTC (in 20h56m0s)")
+	clock.Advance(20*time.Hour + 55*time.Minute)
+	f.say("alice", "still today")
+	f.expect("your daily budget is $0.50: new turns start again at 00:00 UTC (in 1m0s)")
+	clock.Advance(time.Minute)
+	if got := f.turn("tomorrow"); got.MaxCostUSD != 0.5 {
+		t.Errorf("the new day's first turn is bounded at $%v, want the whole $0.50", got.MaxCostUSD)
+	}
+	f.say("alice", "/cost")
+	f.expect("You today (2026-01-03, UTC): $0.4000 · 1 turn")
+}
+
+// A turn whose CLI reports tokens but no cost, under a dollar budget, says
+// once per conversation that the budget does not bound it, and what does.
+func TestUnpricedTurnsSayDollarsDoNotBoundThem(t *testing.T) {
+	t.Parallel()
+	tokensOnly := func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		emit(core.TextEvent("done"))
+		return core.TurnResult{ResumeToken: "s1", InputTokens: 900, OutputTokens: 40}, nil
+	}
+	for _, tc := range []struct {
+		name    string
+		run     func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error)
+		budgets core.Budgets
+		user    string
+		want    string // in the first turn's reply; "" for no note
+	}{
+		{"dollars only", tokensOnly, core.Budgets{TurnUSD: 1}, "alice",
+			"reports tokens, not dollars: the dollar budgets (BUDGET_TURN_USD, BUDGET_USER_DAILY_USD) do not bound its turns; set BUDGET_USER_DAILY_TOKENS to bound them."},
+		{"and tokens", tokensOnly, core.Budgets{UserDailyUSD: 1, UserDailyTokens: 50_000}, "alice",
+			"do not bound its turns; your daily 50.0k tokens (BUDGET_USER_DAILY_TOKENS) do."},
+		{"no dollar budget", tokensOnly, core.Budgets{UserDailyTokens: 50_000}, "alice", ""},
+		{"an exempt admin", tokensOnly, core.Budgets{TurnUSD: 1}, "bob", ""},
+		{"a CLI that reports cost", costly(0.1), core.Budgets{TurnUSD: 1}, "alice", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newRouterFixtureWith(t, tc.run, nil, func(cfg *core.RouterConfig) {
+				cfg.Access.Admin("fake", "bob")
+				cfg.Budgets = tc.budgets
+			})
+			f.say(tc.user, "/fake start")
+			f.expect("conversation started")
+			for i := range 2 {
+				f.say(tc.user, "go")
+				<-f.plugin.Started()
+				got := f.next()
+				if noted := strings.Contains(got, "not dollars"); noted != (i == 0 && tc.want != "") || (noted && !strings.Contains(got, tc.want)) {
+					t.Errorf("turn %d's reply = %q, want a note %q on the first only", i+1, got, tc.want)
 				}
 			}
 		})
@@ -94,7 +167,7 @@ func TestBudgetNote(t *testing.T) {
 	f.say("alice", "/fake start")
 	f.expect("conversation started")
 	f.say("alice", "go")
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.expect("This turn was stopped when it had cost $0.5000, reaching the turn budget (BUDGET_TURN_USD) of $0.5000.")
 }
 
@@ -117,16 +190,16 @@ func TestLongTurnsAndQuestionsNotify(t *testing.T) {
 	if n.User != "alice" || n.Why != core.NotifyLongTurn || n.Text != "✅ Fake fake finished your turn after 2m0s." {
 		t.Errorf("notification = %+v", n)
 	}
-	f.plugin.run = took(30 * time.Second)
+	f.plugin.Script = took(30 * time.Second)
 	f.turn("short one")
-	f.plugin.run = func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	f.plugin.Script = func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		answered := make(chan core.Answer, 1)
 		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "ls", Answer: func(a core.Answer) { answered <- a }}})
 		<-answered
 		return core.TurnResult{Duration: 3 * time.Minute}, nil
 	}
 	f.say("alice", "ask me")
-	<-f.plugin.started
+	<-f.plugin.Started()
 	f.next() // the question
 	if n := <-f.rec.Notified(); n.Why != core.NotifyQuestion || !strings.Contains(n.Text, "waiting for your answer: Bash") {
 		t.Errorf("notification = %+v, want the question's", n)

@@ -128,16 +128,22 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	if note := r.budgetNote(t.maxUSD, res); note != "" {
-		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: note})
-	}
-	t.reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD})
+	notes := []string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
 		Workdir: t.workdir, ResumeToken: t.token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
 	return func() {
+		// The footer comes once the conversation is released (runQueued):
+		// whoever sees it may start, end or resume at once.
+		for _, note := range notes {
+			if note != "" {
+				t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: note})
+			}
+		}
+		t.reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD,
+			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens})
 		t.reply.Close(r.deliverCtx)
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))

@@ -44,21 +44,29 @@ type warmCLI struct {
 }
 
 // warmPool keeps at most max warm CLIs, one per conversation, each for
-// ttl at most.
+// ttl at most (on clock).
 type warmPool struct {
-	ttl time.Duration
-	max int
+	ttl   time.Duration
+	max   int
+	clock Clock
 
 	mu    sync.Mutex
 	byKey map[ConversationKey]*warmCLI
+	// starting holds the warm-up under way for each conversation. take and
+	// drop forget it: a warm-up overtaken by a turn or a change (/stop,
+	// /conversation end, a new model) is closed when it arrives, not
+	// pooled for a conversation that moved on or no longer exists.
+	starting map[ConversationKey]uint64
+	lastID   uint64
 	// shut is set by closeAll: a CLI warmed after that is closed at once.
 	shut bool
 	// wg counts warm CLIs being started or closed, so shutdown can wait.
 	wg sync.WaitGroup
 }
 
-func newWarmPool(ttl time.Duration, max int) *warmPool {
-	return &warmPool{ttl: ttl, max: max, byKey: make(map[ConversationKey]*warmCLI)}
+func newWarmPool(ttl time.Duration, max int, clock Clock) *warmPool {
+	return &warmPool{ttl: ttl, max: max, clock: clock, byKey: make(map[ConversationKey]*warmCLI),
+		starting: make(map[ConversationKey]uint64)}
 }
 
 func (wp *warmPool) enabled() bool { return wp.ttl > 0 && wp.max > 0 }
@@ -67,6 +75,7 @@ func (wp *warmPool) enabled() bool { return wp.ttl > 0 && wp.max > 0 }
 func (wp *warmPool) take(key ConversationKey) *warmCLI {
 	wp.mu.Lock()
 	defer wp.mu.Unlock()
+	delete(wp.starting, key)
 	c := wp.byKey[key]
 	if c != nil {
 		delete(wp.byKey, key)
@@ -91,15 +100,27 @@ func (wp *warmPool) close(c *warmCLI) {
 	}()
 }
 
-// put adds c for key, closing the CLI it replaces and, beyond max, the
-// least recently used one.
-func (wp *warmPool) put(key ConversationKey, c *warmCLI) {
+// begin records a warm-up starting for key, replacing any under way, and
+// returns its id for put.
+func (wp *warmPool) begin(key ConversationKey) uint64 {
 	wp.mu.Lock()
-	if wp.shut {
+	defer wp.mu.Unlock()
+	wp.lastID++
+	wp.starting[key] = wp.lastID
+	return wp.lastID
+}
+
+// put adds c, started by warm-up id, for key, closing the CLI it replaces
+// and, beyond max, the least recently used one. A warm-up that take or
+// drop forgot meanwhile, or one after closeAll, is closed instead.
+func (wp *warmPool) put(key ConversationKey, id uint64, c *warmCLI) {
+	wp.mu.Lock()
+	if wp.shut || wp.starting[key] != id {
 		wp.mu.Unlock()
 		wp.close(c)
 		return
 	}
+	delete(wp.starting, key)
 	var evicted []*warmCLI
 	if old := wp.byKey[key]; old != nil {
 		old.timer.Stop()
@@ -118,7 +139,7 @@ func (wp *warmPool) put(key ConversationKey, c *warmCLI) {
 		oldest.timer.Stop()
 		evicted = append(evicted, oldest)
 	}
-	c.timer = SystemClock{}.AfterFunc(wp.ttl, func() {
+	c.timer = wp.clock.AfterFunc(wp.ttl, func() {
 		wp.mu.Lock()
 		if wp.byKey[key] == c {
 			delete(wp.byKey, key)
@@ -141,6 +162,7 @@ func (wp *warmPool) closeAll() {
 	wp.mu.Lock()
 	all := wp.byKey
 	wp.byKey = make(map[ConversationKey]*warmCLI)
+	clear(wp.starting)
 	wp.shut = true
 	wp.mu.Unlock()
 	for _, c := range all {
@@ -186,6 +208,7 @@ func (r *Router) warmUp(m Message) {
 		return
 	}
 	t := r.turnFor(m, conv, workdir)
+	id := r.warm.begin(m.Key)
 	r.warm.wg.Add(1)
 	go func() {
 		defer r.warm.wg.Done()
@@ -204,7 +227,7 @@ func (r *Router) warmUp(m Message) {
 			wt.Close()
 			return
 		}
-		r.warm.put(m.Key, &warmCLI{w: wt, plugin: p.ID(), turn: t, used: time.Now()})
+		r.warm.put(m.Key, id, &warmCLI{w: wt, plugin: p.ID(), turn: t, used: time.Now()})
 	}()
 }
 

@@ -87,22 +87,3 @@ func mustSymlink(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
-
-func TestUserRoots(t *testing.T) {
-	t.Parallel()
-	roots := core.Roots{"/srv/open", "/srv/admin"}
-	for _, tc := range []struct {
-		name           string
-		defaultWorkdir string
-		admin          bool
-		want           string
-	}{
-		{"admin", "", true, "/srv/open,/srv/admin"},
-		{"user, no default", "", false, "/srv/open"},
-		{"user, default in the second root", "/srv/admin/p", false, "/srv/admin"},
-	} {
-		if got := strings.Join(core.UserRoots(roots, tc.defaultWorkdir, tc.admin), ","); got != tc.want {
-			t.Errorf("%s: UserRoots = %s, want %s", tc.name, got, tc.want)
-		}
-	}
-}

@@ -15,13 +15,16 @@ func Markdown(blocks []core.ResponseBlock, limit int) []string {
 }
 
 // MarkdownText renders blocks as one markdown text.
-func MarkdownText(blocks []core.ResponseBlock) string {
+func MarkdownText(blocks []core.ResponseBlock) string { return join(blocks, writeMarkdownBlock) }
+
+// join writes each block with write, set apart by their separators.
+func join(blocks []core.ResponseBlock, write func(*strings.Builder, core.ResponseBlock)) string {
 	var b strings.Builder
 	for i, bl := range blocks {
 		if i > 0 {
 			b.WriteString(separator(blocks[i-1], bl))
 		}
-		writeMarkdownBlock(&b, bl)
+		write(&b, bl)
 	}
 	return b.String()
 }
@@ -68,6 +71,12 @@ func writeMarkdownBlock(b *strings.Builder, bl core.ResponseBlock) {
 // ToolLine is the plain text of a tool block: an icon for its status, the
 // tool's name, its short argument and its short result.
 func ToolLine(bl core.ResponseBlock) string {
+	return toolLine(bl, func(s string) string { return s }, func(s string) string { return s })
+}
+
+// toolLine is a tool block's line with the tool's name written by name
+// and its argument and result escaped by escape.
+func toolLine(bl core.ResponseBlock, name, escape func(string) string) string {
 	icon := "🔧"
 	switch bl.Status {
 	case core.ToolDone:
@@ -75,21 +84,25 @@ func ToolLine(bl core.ResponseBlock) string {
 	case core.ToolFailed:
 		icon = "⚠️"
 	}
-	s := icon + " " + bl.Tool
+	s := icon + " " + name(bl.Tool)
 	if bl.Text != "" {
-		s += ": " + core.Shorten(bl.Text, 120)
+		s += ": " + escape(core.Shorten(bl.Text, 120))
 	}
 	if bl.Detail != "" {
-		s += " → " + core.Shorten(bl.Detail, 120)
+		s += " → " + escape(core.Shorten(bl.Detail, 120))
 	}
 	return s
 }
 
-// FooterText is a footer block's text, such as "12.3s · $0.0421".
+// FooterText is a footer block's text, such as "12.3s · $0.0421", or
+// "12.3s · 12.0k in / 310 out tokens" from a CLI that reports no cost.
 func FooterText(bl core.ResponseBlock) string {
 	parts := []string{formatDuration(bl.Duration)}
-	if bl.CostUSD > 0 {
+	switch {
+	case bl.CostUSD > 0:
 		parts = append(parts, fmt.Sprintf("$%.4f", bl.CostUSD))
+	case bl.InputTokens+bl.OutputTokens > 0:
+		parts = append(parts, core.Tokens(bl.InputTokens, bl.OutputTokens))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -26,16 +26,7 @@ func SplitSlack(text string, limit int) []string {
 }
 
 // SlackText renders blocks as one mrkdwn text.
-func SlackText(blocks []core.ResponseBlock) string {
-	var b strings.Builder
-	for i, bl := range blocks {
-		if i > 0 {
-			b.WriteString(separator(blocks[i-1], bl))
-		}
-		writeSlackBlock(&b, bl)
-	}
-	return b.String()
-}
+func SlackText(blocks []core.ResponseBlock) string { return join(blocks, writeSlackBlock) }
 
 func writeSlackBlock(b *strings.Builder, bl core.ResponseBlock) {
 	switch bl.Kind {
@@ -75,21 +66,7 @@ func writeSlackFence(b *strings.Builder, code string) {
 // slackToolLine is ToolLine with the tool's name in bold, so a run of tool
 // lines reads at a glance.
 func slackToolLine(bl core.ResponseBlock) string {
-	icon := "🔧"
-	switch bl.Status {
-	case core.ToolDone:
-		icon = "✅"
-	case core.ToolFailed:
-		icon = "⚠️"
-	}
-	s := icon + " *" + SlackEscape(bl.Tool) + "*"
-	if bl.Text != "" {
-		s += ": " + SlackEscape(core.Shorten(bl.Text, 120))
-	}
-	if bl.Detail != "" {
-		s += " → " + SlackEscape(core.Shorten(bl.Detail, 120))
-	}
-	return s
+	return toolLine(bl, func(s string) string { return "*" + SlackEscape(s) + "*" }, SlackEscape)
 }
 
 // slackItalic italicises one line; Slack's _…_ does not span lines.

@@ -173,6 +173,7 @@ func TestInlineHTML(t *testing.T) {
 		{"snake_case_name and 2*3*4", "snake_case_name and 2*3*4", "snake_case_name and 2*3*4"},
 		{"`a<b` then ``x`y``", "<code>a&lt;b</code> then <code>x`y</code>", "a<b then x`y"},
 		{"[docs](https://x.dev/?a=1&b=2) and [no](javascript:x)", `<a href="https://x.dev/?a=1&amp;b=2">docs</a> and [no](javascript:x)`, "docs and [no](javascript:x)"},
+		{"[me](tg://user?id=1) pings nobody", "[me](tg://user?id=1) pings nobody", "[me](tg://user?id=1) pings nobody"},
 		{"## Heading **x**", "<b>Heading <b>x</b></b>", "Heading x"},
 		{"  - item", "  • item", "  • item"},
 		{"**unclosed and ~~gone~~", "**unclosed and <s>gone</s>", "**unclosed and gone"},

@@ -41,14 +41,7 @@ func Terminal(blocks []core.ResponseBlock, color bool) string {
 	if !color {
 		return MarkdownText(clean)
 	}
-	var b strings.Builder
-	for i, bl := range clean {
-		if i > 0 {
-			b.WriteString(separator(clean[i-1], bl))
-		}
-		writeTerminalBlock(&b, bl)
-	}
-	return b.String()
+	return join(clean, writeTerminalBlock)
 }
 
 // SGR styles; each is closed with a full reset so that a style never

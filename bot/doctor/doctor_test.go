@@ -12,6 +12,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/remote"
@@ -238,7 +239,7 @@ func TestDoctorSlack(t *testing.T) {
 			t.Parallel()
 			cfg := bot.Config{AllowedRoots: []string{dir}}
 			cfg.Claude.Bin = script(t, t.TempDir(), "claude", "echo 1.0")
-			cfg.Slack.AppToken, cfg.Slack.BotToken, cfg.Slack.AllowedUsers, cfg.Slack.APIURL = tt.app, tt.botToken, tt.users, srv.URL+"/api/"
+			cfg.Slack.AppToken, cfg.Slack.BotToken, cfg.Slack.AllowedUsers, cfg.Slack.APIURL = slack.Secret(tt.app), slack.Secret(tt.botToken), tt.users, srv.URL+"/api/"
 			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, Online: tt.online, HTTP: srv.Client()})
 			out := text(t, r)
 			for name, want := range tt.checks {
@@ -353,6 +354,60 @@ func TestDoctorNATS(t *testing.T) {
 			expect(t, r, "runner name", doctor.OK, "box2")
 			if strings.Contains(text(t, r), tc.password) {
 				t.Error("the report prints the NATS password")
+			}
+		})
+	}
+}
+
+// The doctor refuses what start-up refuses: a file holding the bot's own
+// secrets inside the allowed roots, whatever the configuration says.
+func TestDoctorSecretFiles(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		dotenv  string // written in the root, or outside with everything outside
+		environ func(root, outside string) []string
+		status  doctor.Status
+		detail  string
+	}{
+		{"only a model API key in .env", "ANTHROPIC_API_KEY=sk-ant-in-the-root\n", nil, doctor.OK, "no file holding the bot's own secrets"},
+		{"a platform token in .env", "TELEGRAM_TOKEN=123:in-the-root\n", nil, doctor.Fail, ".env, which sets TELEGRAM_TOKEN"},
+		{"NATS credentials in the root", "", func(root, _ string) []string { return []string{"NATS_CREDS=" + filepath.Join(root, "bot.creds")} },
+			doctor.Fail, "NATS_CREDS"},
+		{"the TLS key in the root", "", func(root, _ string) []string { return []string{"WEB_TLS_KEY=" + filepath.Join(root, "key.pem")} },
+			doctor.Fail, "WEB_TLS_KEY"},
+		{"the state file in the root", "", func(root, _ string) []string { return []string{"STATE_FILE=" + filepath.Join(root, "state.json")} },
+			doctor.Fail, "STATE_FILE"},
+		{"everything outside", "TELEGRAM_TOKEN=123:outside\n", func(_, outside string) []string {
+			return []string{"NATS_CREDS=" + filepath.Join(outside, "bot.creds"), "NATS_KEY=" + filepath.Join(outside, "client.key"),
+				"WEB_TLS_KEY=" + filepath.Join(outside, "key.pem"), "AUDIT_LOG=" + filepath.Join(outside, "audit.jsonl")}
+		}, doctor.OK, "no file holding the bot's own secrets"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root, outside := t.TempDir(), t.TempDir()
+			dotenv := filepath.Join(root, ".env")
+			if tt.name == "everything outside" {
+				dotenv = filepath.Join(outside, ".env")
+			}
+			if tt.dotenv != "" {
+				if err := os.WriteFile(dotenv, []byte(tt.dotenv), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			environ := []string{"ALLOWED_ROOTS=" + root, "STATE_FILE=off"}
+			if tt.environ != nil {
+				environ = append(environ, tt.environ(root, outside)...)
+			}
+			cfg, err := bot.LoadConfig(environ, dotenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Claude.Bin = "jakebot-no-such-claude"
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: t.TempDir()})
+			expect(t, r, "secret files", tt.status, tt.detail)
+			if out := text(t, r); strings.Contains(out, "in-the-root") {
+				t.Errorf("the report prints a secret:\n%s", out)
 			}
 		})
 	}

@@ -34,7 +34,7 @@ func checkPlatforms(ctx context.Context, r *Report, cfg bot.Config, opts Options
 	if s := cfg.Slack; s.AppToken != "" || s.BotToken != "" {
 		configured++
 		checkSlack(ctx, r, slackSettings{
-			AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL,
+			AppToken: string(s.AppToken), BotToken: string(s.BotToken), APIURL: s.APIURL,
 			Users: slices.Concat(s.AllowedUsers, s.AdminUsers),
 		}, opts)
 	}
@@ -92,37 +92,45 @@ func checkSlack(ctx context.Context, r *Report, s slackSettings, opts Options) {
 	if !online(r, "slack", opts) || !okBot || !okApp {
 		return
 	}
-	base := s.APIURL
-	if base == "" {
-		base = "https://slack.com/api/"
-	}
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
-	}
-	var auth struct {
-		OK    bool   `json:"ok"`
-		Error string `json:"error"`
-		Team  string `json:"team"`
-		User  string `json:"user"`
-	}
-	if err := call(ctx, opts, http.MethodPost, base+"auth.test", "Bearer "+s.BotToken, &auth); err != nil {
-		r.add("platform", "slack auth.test", Fail, "%s", redact(err.Error(), s.BotToken))
-	} else if !auth.OK {
-		r.add("platform", "slack auth.test", Fail, "SLACK_BOT_TOKEN refused: %s", auth.Error)
+	base := apiBase(s.APIURL, "https://slack.com/api/")
+	slackCheck(ctx, r, opts, "slack auth.test", base+"auth.test", "SLACK_BOT_TOKEN", s.BotToken, func(a slackAnswer) string {
+		return fmt.Sprintf("accepted: bot user %s in team %s", a.User, a.Team)
+	})
+	slackCheck(ctx, r, opts, "slack socket mode", base+"apps.connections.open", "SLACK_APP_TOKEN", s.AppToken, func(slackAnswer) string {
+		return "apps.connections.open accepted the app-level token"
+	})
+}
+
+// slackAnswer is what the checks read of a Slack Web API answer.
+type slackAnswer struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+	Team  string `json:"team"`
+	User  string `json:"user"`
+}
+
+// slackCheck calls a Web API method with token (from variable) and
+// reports the answer as check; accepted says what an ok answer means.
+func slackCheck(ctx context.Context, r *Report, opts Options, check, u, variable, token string, accepted func(slackAnswer) string) {
+	var a slackAnswer
+	if err := call(ctx, opts, http.MethodPost, u, "Bearer "+token, &a); err != nil {
+		r.add("platform", check, Fail, "%s", redact(err.Error(), token))
+	} else if !a.OK {
+		r.add("platform", check, Fail, "%s refused: %s", variable, a.Error)
 	} else {
-		r.add("platform", "slack auth.test", OK, "accepted: bot user %s in team %s", auth.User, auth.Team)
+		r.add("platform", check, OK, "%s", accepted(a))
 	}
-	var conn struct {
-		OK    bool   `json:"ok"`
-		Error string `json:"error"`
+}
+
+// apiBase is a REST API's base URL, u or else fallback, ending in a slash.
+func apiBase(u, fallback string) string {
+	if u == "" {
+		u = fallback
 	}
-	if err := call(ctx, opts, http.MethodPost, base+"apps.connections.open", "Bearer "+s.AppToken, &conn); err != nil {
-		r.add("platform", "slack socket mode", Fail, "%s", redact(err.Error(), s.AppToken))
-	} else if !conn.OK {
-		r.add("platform", "slack socket mode", Fail, "SLACK_APP_TOKEN refused: %s", conn.Error)
-	} else {
-		r.add("platform", "slack socket mode", OK, "apps.connections.open accepted the app-level token")
+	if !strings.HasSuffix(u, "/") {
+		u += "/"
 	}
+	return u
 }
 
 // discordSettings is what the Discord checks need.
@@ -153,13 +161,7 @@ func checkDiscord(ctx context.Context, r *Report, s discordSettings, opts Option
 	if !online(r, "discord", opts) || !ok {
 		return
 	}
-	base := s.APIURL
-	if base == "" {
-		base = "https://discord.com/api/v10/"
-	}
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
-	}
+	base := apiBase(s.APIURL, "https://discord.com/api/v10/")
 	var me struct {
 		ID       string `json:"id"`
 		Username string `json:"username"`

@@ -38,37 +38,28 @@ var _ core.Observer = (*Metrics)(nil)
 func New(stats func() core.Stats, children func() int64) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
-		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_turns_total", Help: "Turns run, by plugin and outcome (ok, error, stopped, timeout, idle_timeout, shutdown, panic).",
-		}, []string{"plugin", "outcome"}),
+		turns: counter("jakebot_turns_total",
+			"Turns run, by plugin and outcome (ok, error, stopped, timeout, idle_timeout, shutdown, panic).", "plugin", "outcome"),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "jakebot_turn_duration_seconds", Help: "How long turns took, by plugin.",
 			Buckets: []float64{1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800},
 		}, []string{"plugin"}),
-		spend: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_spend_usd_total", Help: "What turns cost, in US dollars, as the CLIs reported it (Claude Code does; Codex and Gemini CLI report tokens only), by plugin.",
-		}, []string{"plugin"}),
-		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_tokens_total", Help: "Model tokens turns used, as the CLIs reported them, by plugin and direction (input, output).",
-		}, []string{"plugin", "direction"}),
-		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_commands_total", Help: "Slash commands handled, by outcome.",
-		}, []string{"outcome"}),
-		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_messages_refused_total", Help: "Messages refused: not allowed, rate_limited by USER_RATE, or rejected (too long, NUL bytes, shutting down).",
-		}, []string{"reason"}),
-		sends: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_messages_sent_total", Help: "New messages posted to platforms.",
-		}, []string{"platform"}),
-		edits: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_edits_sent_total", Help: "Message edits sent to platforms.",
-		}, []string{"platform"}),
-		rateWaits: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_rate_limit_waits_total", Help: "Writes a platform refused with a rate limit; the bot waited and retried.",
-		}, []string{"platform"}),
-		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jakebot_write_failures_total", Help: "Writes to a platform that failed for another reason.",
-		}, []string{"platform"}),
+		spend: counter("jakebot_spend_usd_total",
+			"What turns cost, in US dollars, as the CLIs reported it (Claude Code does; Codex and Gemini CLI report tokens only), by plugin.", "plugin"),
+		tokens: counter("jakebot_tokens_total",
+			"Model tokens turns used, as the CLIs reported them, by plugin and direction (input, output).", "plugin", "direction"),
+		commands: counter("jakebot_commands_total",
+			"Slash commands handled, by outcome.", "outcome"),
+		refused: counter("jakebot_messages_refused_total",
+			"Messages refused: not allowed, rate_limited by USER_RATE, or rejected (too long, NUL bytes, shutting down).", "reason"),
+		sends: counter("jakebot_messages_sent_total",
+			"New messages posted to platforms.", "platform"),
+		edits: counter("jakebot_edits_sent_total",
+			"Message edits sent to platforms.", "platform"),
+		rateWaits: counter("jakebot_rate_limit_waits_total",
+			"Writes a platform refused with a rate limit; the bot waited and retried.", "platform"),
+		failures: counter("jakebot_write_failures_total",
+			"Writes to a platform that failed for another reason.", "platform"),
 	}
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
@@ -83,6 +74,11 @@ func New(stats func() core.Stats, children func() int64) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
+}
+
+// counter is a counter by labels.
+func counter(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 }
 
 // Record counts a command, turn or refusal.

@@ -13,9 +13,13 @@ import (
 
 func TestMetricsExposition(t *testing.T) {
 	t.Parallel()
-	m := metrics.New(func() core.Stats { return core.Stats{Conversations: 7, Running: 2, Queued: 3} }, func() int64 { return 2 })
-	m.Record(core.Record{Kind: core.RecordTurn, Plugin: "claude", Outcome: core.OutcomeOK, Duration: 4 * time.Second})
-	m.Record(core.Record{Kind: core.RecordTurn, Plugin: "claude", Outcome: core.OutcomeIdleTimeout, Duration: time.Minute})
+	m := metrics.New(func() core.Stats { return core.Stats{Conversations: 7, Running: 2, Warm: 4, Queued: 3} }, func() int64 { return 2 })
+	m.Record(core.Record{Kind: core.RecordTurn, Plugin: "claude", Outcome: core.OutcomeOK, Duration: 4 * time.Second,
+		CostUSD: 0.25, InputTokens: 1200, OutputTokens: 30})
+	m.Record(core.Record{Kind: core.RecordTurn, Plugin: "claude", Outcome: core.OutcomeIdleTimeout, Duration: time.Minute,
+		CostUSD: 0.5, InputTokens: 800, OutputTokens: 20})
+	m.Record(core.Record{Kind: core.RecordTurn, Plugin: "codex", Outcome: core.OutcomeOK, Duration: time.Second,
+		InputTokens: 5000, OutputTokens: 100})
 	m.Record(core.Record{Kind: core.RecordCommand, Outcome: core.OutcomeOK})
 	m.Record(core.Record{Kind: core.RecordLimited})
 	for range 5 {
@@ -37,6 +41,12 @@ func TestMetricsExposition(t *testing.T) {
 		`jakebot_turns_total{outcome="idle_timeout",plugin="claude"} 1`,
 		`jakebot_turn_duration_seconds_bucket{plugin="claude",le="5"} 1`,
 		`jakebot_turn_duration_seconds_count{plugin="claude"} 2`,
+		`jakebot_spend_usd_total{plugin="claude"} 0.75`,
+		`jakebot_spend_usd_total{plugin="codex"} 0`,
+		`jakebot_tokens_total{direction="input",plugin="claude"} 2000`,
+		`jakebot_tokens_total{direction="output",plugin="claude"} 50`,
+		`jakebot_tokens_total{direction="input",plugin="codex"} 5000`,
+		`jakebot_tokens_total{direction="output",plugin="codex"} 100`,
 		`jakebot_commands_total{outcome="ok"} 1`,
 		`jakebot_messages_refused_total{reason="rate_limited"} 1`,
 		`jakebot_edits_sent_total{platform="discord"} 5`,
@@ -45,6 +55,7 @@ func TestMetricsExposition(t *testing.T) {
 		`jakebot_conversations_active 7`,
 		`jakebot_turns_running 2`,
 		`jakebot_messages_queued 3`,
+		`jakebot_cli_warm 4`,
 		`jakebot_cli_processes_running 2`,
 		`go_goroutines `,
 	} {

@@ -8,34 +8,32 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/formatter"
+	"github.com/jake-bot/jake-bot/platforms/console"
+	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
-// Platform is what replay needs of a chat platform: its formatter and its
-// write limits.
+// Platform is a chat platform as replay sees it: its name and its
+// format, built by its adapter package from the default configuration
+// without connecting, so that replay renders and paces exactly as the
+// platform does.
 type Platform struct {
-	Name   string
-	Render func([]core.ResponseBlock) []string
-	Limits core.Limits
+	Name string
+	core.Format
 }
 
-// discordLimit is Discord's message length limit, in characters.
-const discordLimit = 2000
-
-// platforms are the platforms a stream can be replayed on. A platform
-// whose formatter lands in package formatter gets an entry here.
+// platforms are the platforms a stream can be replayed on. The console is
+// the one on a pipe: each reply once, final, as plain markdown.
 var platforms = map[string]Platform{
-	"console": {Name: "console", Limits: core.Limits{EditInterval: 100 * time.Millisecond},
-		Render: func(b []core.ResponseBlock) []string { return []string{formatter.MarkdownText(b)} }},
-	"discord": {Name: "discord", Limits: core.Limits{EditInterval: time.Second},
-		Render: func(b []core.ResponseBlock) []string { return formatter.Markdown(b, discordLimit) }},
-	"slack": {Name: "slack", Limits: core.Limits{EditInterval: time.Second},
-		Render: func(b []core.ResponseBlock) []string { return formatter.Slack(b, formatter.SlackLimit) }},
-	"telegram": {Name: "telegram", Limits: core.Limits{EditInterval: time.Second, ChannelInterval: time.Second, ChannelBurst: 1},
-		Render: func(b []core.ResponseBlock) []string { return formatter.Telegram(b, formatter.TelegramLimit) }},
+	console.Name:  {console.Name, console.NewFormat(false)},
+	discord.Name:  {discord.Name, discord.NewFormat(discord.Config{})},
+	slack.Name:    {slack.Name, slack.NewFormat(slack.Config{})},
+	telegram.Name: {telegram.Name, telegram.NewFormat(telegram.Config{})},
+	web.Name:      {web.Name, web.NewFormat(web.Config{})},
 }
 
 // Platforms returns the names of the platforms replay knows.
@@ -77,7 +75,7 @@ func newPrinter(p Platform) *printer {
 }
 
 func (w *printer) Name() string                                  { return w.p.Name }
-func (w *printer) Limits() core.Limits                           { return w.p.Limits }
+func (w *printer) Limits() core.Limits                           { return w.p.Limits() }
 func (w *printer) Render(blocks []core.ResponseBlock) []string   { return w.p.Render(blocks) }
 func (w *printer) Run(ctx context.Context, h core.Handler) error { return nil }
 func (w *printer) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
@@ -126,29 +124,3 @@ func (w *printer) messages() []string {
 	defer w.mu.Unlock()
 	return slices.Clone(w.pages)
 }
-
-// instantClock is a clock on which every wait is over at once: AfterFunc
-// moves time forward and runs f, so rate limits shape what is sent but
-// nobody waits.
-type instantClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *instantClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *instantClock) AfterFunc(d time.Duration, f func()) core.Timer {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	go f()
-	return doneTimer{}
-}
-
-type doneTimer struct{}
-
-func (doneTimer) Stop() bool { return false }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 )
 
 // stallTimeout bounds how long Run waits for the coordinator to deliver
@@ -31,14 +32,19 @@ func Run(ctx context.Context, parser StreamParser, platform Platform, in io.Read
 		return fmt.Errorf("parse: %w", err)
 	}
 	pr := newPrinter(platform)
-	coord := core.NewStreamCoordinator(pr, &instantClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
+	// Waits are over at once: rate limits shape what is written, but
+	// nobody waits for real.
+	coord := core.NewStreamCoordinator(pr, coretest.NewInstantClock(), nil)
 	reply := coord.NewReply(ctx, core.Target{Platform: platform.Name, Channel: "replay"})
 	r := &run{ctx: ctx, out: out, pr: pr, reply: reply}
+	// A platform that gets each page once, final, is written to only when
+	// the reply closes.
+	final := platform.Limits().FinalOnly
 
 	for i, ev := range events {
 		r.printf("event %d: %s\n", i+1, describe(ev))
 		reply.Emit(ev)
-		if changes(ev) {
+		if changes(ev) && !final {
 			if err := r.deliver(); err != nil {
 				return err
 			}
@@ -47,9 +53,13 @@ func Run(ctx context.Context, parser StreamParser, platform Platform, in io.Read
 	footer := core.ResponseBlock{Kind: core.BlockFooter}
 	if res != nil {
 		footer.Duration, footer.CostUSD = res.Duration, res.CostUSD
+		footer.InputTokens, footer.OutputTokens = res.InputTokens, res.OutputTokens
 	}
 	r.printf("end of turn: block %s\n", blockFields(footer))
 	reply.Add(footer)
+	if final {
+		reply.Close(ctx)
+	}
 	if err := r.deliver(); err != nil {
 		return err
 	}
@@ -143,7 +153,7 @@ func blockFields(b core.ResponseBlock) string {
 	add("path", b.Path)
 	add("action", b.Action)
 	if b.Kind == core.BlockFooter {
-		parts = append(parts, fmt.Sprintf("duration=%v cost=$%.6f", b.Duration, b.CostUSD))
+		parts = append(parts, fmt.Sprintf("duration=%v cost=$%.6f tokens=%d/%d", b.Duration, b.CostUSD, b.InputTokens, b.OutputTokens))
 	}
 	return strings.Join(parts, " ")
 }

@@ -8,13 +8,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jake-bot/jake-bot/bot/replay"
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/console"
+	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/configured"
 )
 
@@ -175,5 +183,80 @@ func TestReplayContinuesInNewMessages(t *testing.T) {
 		if !strings.Contains(first, want) {
 			t.Errorf("replay output lacks %q", want)
 		}
+	}
+}
+
+// A recorded protocol session's questions show in the replay, which has
+// nobody to answer them: Claude Code's control protocol (a tool to allow,
+// the agent's own question, a plan), Codex's app-server and Gemini CLI's
+// ACP.
+func TestReplayShowsQuestions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ plugin, file, want string }{
+		{"claude", "control/approval.jsonl", "Asked to allow Bash: `echo made > made.txt`"},
+		{"claude", "control/question.jsonl", "Asked: Which database? (Postgres / SQLite)"},
+		{"claude", "control/plan.jsonl", "Asked: Ready to code? The plan: (Approve plan / Keep planning)"},
+		{"codex", "appserver/approval.jsonl", "Asked to allow Shell: `echo made > made.txt`"},
+		{"gemini", "acp/edits.jsonl", "Asked to allow Edit: /workdir/hello.txt"},
+	} {
+		t.Run(tc.plugin+"/"+tc.file, func(t *testing.T) {
+			t.Parallel()
+			parser, err := replay.Parser(tc.plugin, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := replayFile(t, parser, "console", filepath.Join("..", "..", "testdata", tc.plugin, tc.file))
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("replay lacks %q:\n%s", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestPlatformsWriteAsTheirAdapters: replay renders and paces a stream as
+// the adapter the bot builds, with its default configuration, would (a
+// copy of each platform's Render and Limits had drifted).
+func TestPlatformsWriteAsTheirAdapters(t *testing.T) {
+	t.Parallel()
+	tg := platformtest.NewTelegramServer(t)
+	tgAdapter, err := telegram.New(telegram.Config{Token: platformtest.TelegramToken, APIEndpoint: tg.Endpoint()}, telegram.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := discord.New(discord.Config{Token: "not-a-real-token"}, discord.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl, err := slack.New(slack.Config{AppToken: "xapp-not-real", BotToken: "xoxb-not-real"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := web.New(web.Config{Addr: "127.0.0.1:0", Token: "0123456789abcdef0123"}, web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adapters := []core.Platform{console.New(strings.NewReader(""), io.Discard, false, false), dc, sl, tgAdapter, wb}
+	blocks := []core.ResponseBlock{
+		{Kind: core.BlockText, Text: "**bold** <b>&" + strings.Repeat(" long", 2000)},
+		{Kind: core.BlockToolUse, Tool: "Bash", Status: core.ToolDone, Text: "ls", Detail: "a b"},
+		{Kind: core.BlockFooter, Duration: 1500 * time.Millisecond},
+	}
+	var names []string
+	for _, a := range adapters {
+		names = append(names, a.Name())
+		p, err := replay.PlatformNamed(a.Name())
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if got, want := p.Limits(), a.Limits(); got != want {
+			t.Errorf("%s: replay's limits %+v, the adapter's %+v", a.Name(), got, want)
+		}
+		if diff := cmp.Diff(a.Render(blocks), p.Render(blocks)); diff != "" {
+			t.Errorf("%s: replay renders unlike the adapter (-adapter +replay):\n%s", a.Name(), diff)
+		}
+	}
+	if got := replay.Platforms(); !slices.Equal(got, names) {
+		t.Errorf("replay knows %q, the bot builds %q", got, names)
 	}
 }

@@ -45,7 +45,6 @@ type schedule struct {
 	Thread   string    `json:"thread,omitempty"`
 	From     string    `json:"from"`
 	UserName string    `json:"user_name,omitempty"`
-	Allowed  bool      `json:"allowed,omitempty"`
 	Text     string    `json:"text"`
 	Next     time.Time `json:"next"`
 	Every    string    `json:"every,omitempty"`
@@ -177,7 +176,7 @@ func Decode(data []byte) (Snapshot, error) {
 		}
 		schedules = append(schedules, core.Schedule{ID: sc.ID,
 			Key:  core.ConversationKey{Platform: sc.Platform, User: sc.User, Channel: sc.Channel, Thread: sc.Thread},
-			From: sc.From, UserName: sc.UserName, Allowed: sc.Allowed, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron})
+			From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron})
 	}
 	return Snapshot{Conversations: out, Owners: owners, Spend: spends, Schedules: schedules}, nil
 }
@@ -194,7 +193,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 			every = sc.Every.String()
 		}
 		f.Schedules = append(f.Schedules, schedule{ID: sc.ID, Platform: sc.Key.Platform, User: sc.Key.User, Channel: sc.Key.Channel,
-			Thread: sc.Key.Thread, From: sc.From, UserName: sc.UserName, Allowed: sc.Allowed, Text: sc.Text, Next: sc.Next.UTC(),
+			Thread: sc.Key.Thread, From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next.UTC(),
 			Every: every, Cron: sc.Cron})
 	}
 	for _, d := range snap.Spend {

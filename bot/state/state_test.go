@@ -18,7 +18,7 @@ func sample() state.Snapshot {
 	at := coretest.Epoch
 	return state.Snapshot{Owners: []core.SessionOwner{{Plugin: "claude", Session: "0b7e", Owner: "discord/42"}},
 		Schedules: []core.Schedule{
-			{ID: 3, Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"}, From: "U1", UserName: "ann", Allowed: true,
+			{ID: 3, Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"}, From: "U1", UserName: "ann",
 				Text: "run the tests", Next: at.Add(time.Hour), Every: 90 * time.Minute},
 			{ID: 4, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "/cost", Next: at, Cron: "0 9 * * 1-5"},
 		},
@@ -173,4 +173,21 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-decoding an encoded state: %v, %+v, want %+v", err, back, entries)
 		}
 	})
+}
+
+// A schedule saved by an older version, which stored whether a platform's
+// rule had admitted its author, loads without it: access is checked again
+// each time it fires.
+func TestLoadAScheduleThatSavedAnAdmission(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	old := `{"version":1,"conversations":[],"schedules":[{"id":5,"platform":"discord","user":"42","channel":"c1","from":"42","allowed":true,"text":"deploy","next":"2026-01-02T04:00:00Z","every":"1h0m0s"}]}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Schedule{{ID: 5, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "deploy",
+		Next: time.Date(2026, 1, 2, 4, 0, 0, 0, time.UTC), Every: time.Hour}}
+	if diff := cmp.Diff(want, state.Load(path, nil).Schedules); diff != "" {
+		t.Errorf("schedules (-want +got):\n%s", diff)
+	}
 }

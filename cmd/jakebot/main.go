@@ -29,9 +29,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jakebot: cannot hide its memory from the CLIs it runs:", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// In a container without an init, jakebot is PID 1 and inherits every
-	// orphan the agents leave behind: it must reap them.
-	cliproc.ReapOrphans(context.WithoutCancel(ctx))
+	// What an agent starts and detaches (setsid, a daemon) becomes
+	// jakebot's child when its parent exits, so that the turn's end finds
+	// and kills it; as PID 1 (a container without an init) jakebot
+	// inherits every orphan anyway. Either way it reaps them.
+	if err := cliproc.AdoptOrphans(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintln(os.Stderr, "jakebot: detached processes of the CLIs may outlive their turns:", err)
+	}
 	err := run(ctx, os.Args[1:], environ, bot.Stdio{
 		In:    os.Stdin,
 		Out:   os.Stdout,
@@ -40,6 +44,9 @@ func main() {
 		Typed: isTerminal(os.Stdin),
 	})
 	stop()
+	// A turn still running past the shutdown deadline (a CLI deaf to
+	// SIGTERM, with a long grace) must not outlive jakebot.
+	cliproc.KillAll()
 	var code exitCode
 	switch {
 	case errors.As(err, &code):

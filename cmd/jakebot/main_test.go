@@ -25,7 +25,7 @@ func TestReplayCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
-	for _, want := range []string{"  send message 1 [text]\n    | Hello\n", "final messages on console (1):", "Hello from the fake model."} {
+	for _, want := range []string{"  send message 1 [text footer]\n    | Hello from the fake model.\n", "final messages on console (1):", "Hello from the fake model."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("replay output lacks %q:\n%s", want, out)
 		}

@@ -16,27 +16,17 @@ var Epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // InstantClock is a clock on which every wait is over at once: AfterFunc
 // moves the clock forward by d and runs f. Rate limits still hold in the
 // clock's time, which is what tests assert, and no test waits for real.
-// It is safe for concurrent use.
-type InstantClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// It is a ManualClock freed from the start (see Free), and so adds up
+// the waits of everyone who uses it: never share one between concurrent
+// actors whose spacing a test asserts; drive a ManualClock instead. It is
+// safe for concurrent use.
+type InstantClock struct{ ManualClock }
 
 // NewInstantClock returns an InstantClock at Epoch.
-func NewInstantClock() *InstantClock { return &InstantClock{now: Epoch} }
-
-func (c *InstantClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *InstantClock) AfterFunc(d time.Duration, f func()) core.Timer {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	go f()
-	return stoppedTimer{}
+func NewInstantClock() *InstantClock {
+	c := &InstantClock{}
+	c.now, c.waiting, c.free = Epoch, make(chan time.Duration, 1024), true
+	return c
 }
 
 type stoppedTimer struct{}
@@ -52,15 +42,21 @@ type ManualClock struct {
 	// waiting receives a value each time AfterFunc is called, so a test
 	// can wait until the code under test is waiting on the clock.
 	waiting chan time.Duration
+	// free makes every wait end at once (see Free).
+	free bool
 }
 
 type manualTimer struct {
-	at      time.Time
-	f       func()
+	c  *ManualClock
+	at time.Time
+	f  func()
+	// stopped is set by Stop, or once the timer fired; c.mu guards it.
 	stopped bool
 }
 
 func (t *manualTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
 	was := !t.stopped
 	t.stopped = true
 	return was
@@ -79,7 +75,13 @@ func (c *ManualClock) Now() time.Time {
 
 func (c *ManualClock) AfterFunc(d time.Duration, f func()) core.Timer {
 	c.mu.Lock()
-	t := &manualTimer{at: c.now.Add(d), f: f}
+	if c.free {
+		c.now = c.now.Add(max(d, 0))
+		c.mu.Unlock()
+		go f()
+		return stoppedTimer{}
+	}
+	t := &manualTimer{c: c, at: c.now.Add(d), f: f}
 	c.pending = append(c.pending, t)
 	c.mu.Unlock()
 	select {
@@ -110,18 +112,25 @@ func (c *ManualClock) Pending() int {
 // every function then due. It reports whether there was a timer.
 func (c *ManualClock) AdvanceToNext() bool {
 	c.mu.Lock()
-	var next *manualTimer
-	for _, t := range c.pending {
-		if !t.stopped && (next == nil || t.at.Before(next.at)) {
-			next = t
-		}
-	}
+	next := c.earliest()
 	c.mu.Unlock()
 	if next == nil {
 		return false
 	}
 	c.Advance(max(0, next.at.Sub(c.Now())))
 	return true
+}
+
+// earliest is the pending timer due first, nil when there is none; c.mu
+// is held.
+func (c *ManualClock) earliest() *manualTimer {
+	var next *manualTimer
+	for _, t := range c.pending {
+		if !t.stopped && (next == nil || t.at.Before(next.at)) {
+			next = t
+		}
+	}
+	return next
 }
 
 // Advance moves the clock forward by d and runs, in order, every function
@@ -141,8 +150,75 @@ func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 	sort.SliceStable(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
 	for _, t := range due {
-		if !t.stopped {
+		// A timer stopped meanwhile does not fire; one that fires
+		// counts as stopped, as a real timer's Stop then returns false.
+		c.mu.Lock()
+		fire := !t.stopped
+		t.stopped = true
+		c.mu.Unlock()
+		if fire {
 			t.f()
 		}
 	}
+}
+
+// Free fires every pending timer, moving the clock to the last one, and
+// makes every later wait end at once, as on an InstantClock: a test that
+// has ended frees its clock so that the code under test can shut down.
+func (c *ManualClock) Free() {
+	c.mu.Lock()
+	c.free = true
+	last := c.now
+	for _, t := range c.pending {
+		if !t.stopped && t.at.After(last) {
+			last = t.at
+		}
+	}
+	c.mu.Unlock()
+	c.Advance(last.Sub(c.Now()))
+}
+
+// Drive moves the clock to each timer as soon as one is set, until stop
+// is called: time jumps to the earliest wait and never further, so the
+// spacing of writes by concurrent actors is what they waited for (an
+// InstantClock adds up the waits of all of them). stop waits for the
+// driver to end; the clock is then as manual as before.
+func (c *ManualClock) Drive() (stop func()) { return c.DriveWithin(-1) }
+
+// DriveWithin is Drive for the timers at most limit ahead of the clock
+// (a negative limit: all of them). A longer wait, such as a schedule
+// hours away, stays pending until the test Advances to it, while the
+// short ones (edit intervals, rate limits) pass as they are set.
+func (c *ManualClock) DriveWithin(limit time.Duration) (stop func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			select {
+			case <-c.waiting:
+				c.advanceWithin(limit)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return sync.OnceFunc(func() {
+		close(done)
+		<-ended
+	})
+}
+
+// advanceWithin is AdvanceToNext when the earliest pending timer is at
+// most limit ahead, or limit is negative.
+func (c *ManualClock) advanceWithin(limit time.Duration) {
+	if limit >= 0 {
+		c.mu.Lock()
+		next := c.earliest()
+		far := next != nil && next.at.Sub(c.now) > limit
+		c.mu.Unlock()
+		if far {
+			return
+		}
+	}
+	c.AdvanceToNext()
 }

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -57,12 +58,21 @@ func lock(repo string) func() {
 }
 
 // git runs git in dir and returns its standard output. An error carries
-// git's own message.
+// git's own message. Nothing the repository configures runs (see
+// hardened).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	env, err := hardened(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return runGit(ctx, dir, env, args...)
+}
+
+func runGit(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no")
+	cmd.Env = env
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
@@ -132,7 +142,7 @@ func Create(ctx context.Context, dir, name, parent string) (wt Worktree, workdir
 	}
 	if parent == "" {
 		parent = filepath.Join(main, ".jakebot", "worktrees")
-		if err := exclude(ctx, main, "/.jakebot/"); err != nil {
+		if err := exclude(ctx, main, botFolder); err != nil {
 			return Worktree{}, "", err
 		}
 	}
@@ -187,8 +197,13 @@ func exclude(ctx context.Context, repo, pattern string) error {
 	return nil
 }
 
-// Exclude adds the bot's own folder, .jakebot/, to the info/exclude of
-// the repository holding dir, if there is one.
+// botFolder is the info/exclude pattern of the bot's own folder. It is not
+// anchored: a conversation may work in a subdirectory of the repository,
+// and its uploads go to a .jakebot/ there.
+const botFolder = ".jakebot/"
+
+// Exclude adds the bot's own folder, .jakebot/, wherever it is, to the
+// info/exclude of the repository holding dir, if there is one.
 func Exclude(ctx context.Context, dir string) error {
 	_, main, err := Top(ctx, dir)
 	if errors.Is(err, ErrNotARepo) {
@@ -198,7 +213,7 @@ func Exclude(ctx context.Context, dir string) error {
 		return err
 	}
 	defer lock(main)()
-	return exclude(ctx, main, "/.jakebot/")
+	return exclude(ctx, main, botFolder)
 }
 
 // Changes is what a conversation changed.
@@ -249,11 +264,11 @@ func Diff(ctx context.Context, dir string, wt *Worktree) (Changes, error) {
 }
 
 func diff(ctx context.Context, dir, base, since string) (Changes, error) {
-	stat, err := git(ctx, dir, "diff", "--stat", "--no-color", base)
+	stat, err := git(ctx, dir, "diff", "--stat", "--no-color", "--no-ext-diff", "--no-textconv", base)
 	if err != nil {
 		return Changes{}, err
 	}
-	patch, err := git(ctx, dir, "diff", "--no-color", "--no-ext-diff", base)
+	patch, err := git(ctx, dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base)
 	if err != nil {
 		return Changes{}, err
 	}
@@ -272,7 +287,8 @@ func branchPoint(ctx context.Context, wt Worktree) (string, error) {
 // Merge commits what is pending in wt (with message) and merges its
 // branch into the branch checked out in the main worktree. It changes
 // nothing, and says why, when the main worktree has uncommitted changes
-// or is not on a branch, or when the merge would conflict.
+// or is not on a branch, or when the merge would conflict or overwrite
+// files the main worktree does not track.
 func Merge(ctx context.Context, wt Worktree, message string) (string, error) {
 	defer lock(wt.Main)()
 	target, err := git(ctx, wt.Main, "symbolic-ref", "--quiet", "--short", "HEAD")
@@ -287,14 +303,9 @@ func Merge(ctx context.Context, wt Worktree, message string) (string, error) {
 	}
 	// What is pending becomes a commit nothing points to yet: the branch
 	// moves to it only once the merge is known to go through.
-	tip, staged, err := pendingCommit(ctx, wt, message)
+	tip, unstage, err := pendingCommit(ctx, wt, message)
 	if err != nil {
 		return "", err
-	}
-	unstage := func() {
-		if staged {
-			_, _ = git(ctx, wt.Path, "reset", "-q")
-		}
 	}
 	ahead, err := git(ctx, wt.Main, "rev-list", "--count", "HEAD.."+tip)
 	if err != nil {
@@ -305,13 +316,8 @@ func Merge(ctx context.Context, wt Worktree, message string) (string, error) {
 		unstage()
 		return "Nothing to merge: " + wt.Branch + " has nothing " + target + " lacks.", nil
 	}
-	if out, err := git(ctx, wt.Main, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", tip); err != nil {
+	if err := checkMerge(ctx, wt, target, tip); err != nil {
 		unstage()
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) > 1 {
-			return "", refuse("merging %s into %s would conflict in %s: nothing was changed. Resolve it in the conversation (ask the agent to merge %s into its branch), then /merge again",
-				wt.Branch, target, strings.Join(lines[1:], ", "), target)
-		}
 		return "", err
 	}
 	if tip != wt.Branch {
@@ -323,24 +329,70 @@ func Merge(ctx context.Context, wt Worktree, message string) (string, error) {
 		_, _ = git(ctx, wt.Main, "merge", "--abort")
 		return "", err
 	}
-	stat, _ := git(ctx, wt.Main, "diff", "--shortstat", "HEAD^1", "HEAD")
+	stat, _ := git(ctx, wt.Main, "diff", "--shortstat", "--no-ext-diff", "--no-textconv", "HEAD^1", "HEAD")
 	return fmt.Sprintf("Merged %s into %s in %s: %s.", wt.Branch, target, wt.Main, strings.TrimSpace(stat)), nil
+}
+
+// checkMerge tries the merge of tip into the main worktree's HEAD without
+// touching either, and refuses, naming the files, one that would conflict
+// or that would overwrite files git does not track there (untracked ones,
+// which git merge refuses only once it has begun, and ignored ones, which
+// it overwrites).
+func checkMerge(ctx context.Context, wt Worktree, target, tip string) error {
+	out, err := git(ctx, wt.Main, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", tip)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil {
+		if len(lines) > 1 {
+			return refuse("merging %s into %s would conflict in %s: nothing was changed. Resolve it in the conversation (ask the agent to merge %s into its branch), then /merge again",
+				wt.Branch, target, strings.Join(lines[1:], ", "), target)
+		}
+		return err
+	}
+	added, err := git(ctx, wt.Main, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", "HEAD", lines[0])
+	if err != nil {
+		return err
+	}
+	var inTheWay []string
+	for _, name := range strings.Split(strings.TrimRight(added, "\x00"), "\x00") {
+		if name == "" {
+			continue
+		}
+		// Something there (or a file where the path needs a folder):
+		// HEAD lacks the path and the worktree has nothing pending, so
+		// it is a file git does not track.
+		if _, err := os.Lstat(filepath.Join(wt.Main, name)); err == nil || errors.Is(err, syscall.ENOTDIR) {
+			inTheWay = append(inTheWay, name)
+		}
+	}
+	if len(inTheWay) > 0 {
+		return refuse("merging %s into %s would overwrite %s in the main worktree %s, which git does not track: nothing was changed. Move or commit them, then /merge again",
+			wt.Branch, target, strings.Join(inTheWay, ", "), wt.Main)
+	}
+	return nil
 }
 
 // pendingCommit stages everything pending in wt and, if there is
 // anything, writes it as a commit on top of wt's HEAD without moving the
 // branch. tip is that commit, or the branch when nothing is pending;
-// staged says the index was changed.
-func pendingCommit(ctx context.Context, wt Worktree, message string) (tip string, staged bool, err error) {
+// unstage puts the index back as it was (what the agent had staged
+// included), for a merge that does not go through.
+func pendingCommit(ctx context.Context, wt Worktree, message string) (tip string, unstage func(), err error) {
+	index, err := git(ctx, wt.Path, "write-tree")
+	if err != nil {
+		return "", nil, err
+	}
+	unstage = func() { _, _ = git(ctx, wt.Path, "read-tree", strings.TrimSpace(index)) }
 	if _, err := git(ctx, wt.Path, "add", "--all"); err != nil {
-		return "", false, err
+		unstage()
+		return "", nil, err
 	}
 	if _, err := git(ctx, wt.Path, "diff", "--cached", "--quiet"); err == nil {
-		return wt.Branch, false, nil
+		return wt.Branch, unstage, nil
 	}
 	tree, err := git(ctx, wt.Path, "write-tree")
 	if err != nil {
-		return "", true, err
+		unstage()
+		return "", nil, err
 	}
 	args := []string{"commit-tree", strings.TrimSpace(tree), "-p", "HEAD", "-m", message}
 	if email, _ := git(ctx, wt.Path, "config", "user.email"); strings.TrimSpace(email) == "" {
@@ -349,9 +401,10 @@ func pendingCommit(ctx context.Context, wt Worktree, message string) (tip string
 	}
 	commit, err := git(ctx, wt.Path, args...)
 	if err != nil {
-		return "", true, err
+		unstage()
+		return "", nil, err
 	}
-	return strings.TrimSpace(commit), true, nil
+	return strings.TrimSpace(commit), unstage, nil
 }
 
 // pending lists dir's files with changes not committed; untracked files

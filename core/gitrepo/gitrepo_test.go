@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestCreateDiffMergeRemove(t *testing.T) {
 		wt.Branch != "jakebot/fix-1" || wt.Main != repo {
 		t.Fatalf("Create = %+v, %q", wt, workdir)
 	}
-	if !strings.Contains(read(t, filepath.Join(repo, ".git", "info", "exclude")), "/.jakebot/") {
+	if !regexp.MustCompile(`(?m)^\.jakebot/$`).MatchString(read(t, filepath.Join(repo, ".git", "info", "exclude"))) {
 		t.Error(".jakebot/ not excluded")
 	}
 	if out := run(t, repo, "status", "--porcelain"); out != "" {
@@ -241,5 +242,61 @@ func TestDiffOfAPlainCheckout(t *testing.T) {
 	}
 	if out := run(t, repo, "status", "--porcelain"); !strings.Contains(out, "?? untracked.txt") {
 		t.Errorf("Diff of a plain checkout changed its index: %q", out)
+	}
+}
+
+// A merge that would overwrite files the main worktree does not track, be
+// they untracked or ignored, is refused before anything changes, naming
+// them: no commit on the branch, the worktree's changes still pending.
+func TestMergeRefusesToOverwriteUntrackedFiles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo := newRepo(t)
+	wt, _, err := gitrepo.Create(ctx, repo, "add", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"b.txt", ".env", filepath.Join("docs", "guide.md"), "a.txt"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(wt.Path, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(wt.Path, name), "from the worktree\n")
+	}
+	run(t, wt.Path, "add", "-f", ".env") // tracked on the branch, ignored in main
+	write(t, filepath.Join(repo, ".git", "info", "exclude"), ".env\n.jakebot/\n")
+	write(t, filepath.Join(repo, "b.txt"), "the user's own\n")
+	write(t, filepath.Join(repo, ".env"), "SECRET=mine\n")
+	write(t, filepath.Join(repo, "docs"), "a file where the branch has a folder\n")
+	branch := run(t, repo, "rev-parse", wt.Branch)
+	head := run(t, repo, "rev-parse", "HEAD")
+
+	_, err = gitrepo.Merge(ctx, wt, "add files")
+	msg := refusal(err)
+	if !strings.Contains(msg, "would overwrite .env, b.txt, docs/guide.md in the main worktree "+repo+", which git does not track: nothing was changed") {
+		t.Fatalf("Merge over untracked files = %v", err)
+	}
+	if got := run(t, repo, "rev-parse", wt.Branch); got != branch {
+		t.Error("the branch moved: the pending changes were committed")
+	}
+	if got := run(t, repo, "rev-parse", "HEAD"); got != head {
+		t.Error("the main worktree's HEAD moved")
+	}
+	if got := run(t, wt.Path, "status", "--porcelain"); got != "A  .env\n M a.txt\n?? b.txt\n?? docs/\n" {
+		t.Errorf("worktree status %q after a refused merge, want its changes pending as they were", got)
+	}
+	if got := read(t, filepath.Join(repo, ".env")); got != "SECRET=mine\n" {
+		t.Errorf("the ignored .env = %q", got)
+	}
+
+	for _, name := range []string{"b.txt", ".env", "docs"} {
+		if err := os.Remove(filepath.Join(repo, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := gitrepo.Merge(ctx, wt, "add files"); err != nil {
+		t.Fatalf("Merge once the way is clear: %v", err)
+	}
+	if got := read(t, filepath.Join(repo, "docs", "guide.md")); got != "from the worktree\n" {
+		t.Errorf("merged docs/guide.md = %q", got)
 	}
 }

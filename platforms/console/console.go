@@ -30,10 +30,10 @@ const User = "local"
 
 // Console is the console platform. It is safe for concurrent use.
 type Console struct {
-	in    io.Reader
-	out   io.Writer
-	tty   bool
-	typed bool
+	format // tty: out is a terminal
+	in     io.Reader
+	out    io.Writer
+	typed  bool
 
 	mu     sync.Mutex
 	nextID int
@@ -51,17 +51,10 @@ var _ core.Platform = (*Console)(nil)
 // that /stop reaches a running turn; otherwise the input is a script, and
 // each line waits until the one before it is done.
 func New(in io.Reader, out io.Writer, tty, typed bool) *Console {
-	return &Console{in: in, out: out, tty: tty, typed: typed}
+	return &Console{format: format{tty: tty}, in: in, out: out, typed: typed}
 }
 
 func (c *Console) Name() string { return Name }
-
-func (c *Console) Limits() core.Limits {
-	if c.tty {
-		return core.Limits{EditInterval: 100 * time.Millisecond}
-	}
-	return core.Limits{FinalOnly: true}
-}
 
 // Run passes each input line to h until the input ends or ctx is done.
 func (c *Console) Run(ctx context.Context, h core.Handler) error {
@@ -117,11 +110,26 @@ func (c *Console) Run(ctx context.Context, h core.Handler) error {
 	}
 }
 
+// format is how the console writes: on a terminal (tty) or on a pipe.
+type format struct{ tty bool }
+
+// NewFormat returns the console's format on a terminal or on a pipe.
+func NewFormat(tty bool) core.Format { return format{tty: tty} }
+
+// Limits: a terminal is redrawn at most every 100 ms; a pipe gets each
+// reply once, final.
+func (f format) Limits() core.Limits {
+	if f.tty {
+		return core.Limits{EditInterval: 100 * time.Millisecond}
+	}
+	return core.Limits{FinalOnly: true}
+}
+
 // Render renders blocks in one page (a terminal has no length limit),
 // styled on a terminal and plain markdown on a pipe; model text is
 // stripped of control characters either way.
-func (c *Console) Render(blocks []core.ResponseBlock) []string {
-	return []string{formatter.Terminal(blocks, c.tty)}
+func (f format) Render(blocks []core.ResponseBlock) []string {
+	return []string{formatter.Terminal(blocks, f.tty)}
 }
 
 func (c *Console) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {

@@ -123,3 +123,36 @@ func TestWithoutMessageContentIntent(t *testing.T) {
 	})
 	h.waitBot(thread, "conversation started")
 }
+
+// TestStrangerIsRefusedOncePerPlace: the bot answers a stranger once in
+// each place, however often they write, even where the answer is private
+// (each one would spend the bot's rate limit): a second slash command is
+// only acknowledged, its placeholder removed.
+func TestStrangerIsRefusedOncePerPlace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	stranger := h.stranger()
+	first := h.fake.Slash(stranger, h.fake.TextChannel, "claude start", "workdir", "proj")
+	second := h.fake.Slash(stranger, h.fake.TextChannel, "status")
+	h.fake.WaitCall("DELETE", "webhooks/*/"+second.Token+"/messages/@original", nil)
+	if resp, ok := h.fake.Response(first); !ok || !strings.Contains(resp.Content, "allow-list") {
+		t.Errorf("first response = %+v, %v; want the refusal", resp, ok)
+	}
+	if resp, ok := h.fake.Response(second); ok {
+		t.Errorf("second response = %+v, want none", resp)
+	}
+	if fs := h.fake.Followups(second); len(fs) != 0 {
+		t.Errorf("second command's followups = %+v, want none", fs)
+	}
+
+	dm := h.fake.DM(stranger)
+	for _, text := range []string{"one", "two", "three"} {
+		h.fake.Say(stranger, dm, text)
+	}
+	// The same lane: once this command is settled, the lines before it are.
+	last := h.fake.Slash(stranger, dm, "help")
+	h.fake.WaitCall("DELETE", "webhooks/*/"+last.Token+"/messages/@original", nil)
+	if ms := h.botMessages(dm); len(ms) != 1 || !strings.Contains(ms[0].Content, "allow-list") {
+		t.Errorf("bot messages in the DM = %+v, want one refusal", ms)
+	}
+}

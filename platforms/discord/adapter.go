@@ -46,42 +46,32 @@ type discordAPI interface {
 	InteractionResponseEdit(i *discordgo.Interaction, edit *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
 	InteractionResponseDelete(i *discordgo.Interaction, options ...discordgo.RequestOption) error
 	FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	GuildMember(guildID, userID string, options ...discordgo.RequestOption) (*discordgo.Member, error)
 }
 
 var _ discordAPI = (*discordgo.Session)(nil)
 
-// ConversationLookup tells the adapter which places have an active
-// conversation, and who started each CLI session. *core.Conversations
-// implements it.
-type ConversationLookup interface {
-	Get(core.ConversationKey) (core.Conversation, bool)
-	Owner(plugin, session string) string
-}
-
 // Options are what the adapter needs from the rest of the bot. It never
 // sees the router: it gets a core.Handler in Run.
 type Options struct {
-	// Plugins get one application command each; their Conversations feed
-	// the resume autocompletion.
+	// Plugins get one application command each.
 	Plugins []core.Plugin
-	// Roots and DefaultWorkdir bound the workdir autocompletion and name
-	// threads; an empty DefaultWorkdir means the first root.
-	Roots          core.Roots
-	DefaultWorkdir string
-	// Conversations is the router's map: plain messages in a server are
-	// turns only where the author has an active conversation (or when
-	// they mention the bot).
-	Conversations ConversationLookup
-	Logger        *slog.Logger
+	// Lookup answers with the router's policy what the adapter asks
+	// before a message reaches the router: whether a plain message in a
+	// server is in a conversation (else the bot waits for a mention), and
+	// what autocompletion offers. Nil serves nobody.
+	Lookup core.Lookup
+	Logger *slog.Logger
 }
 
 // Adapter is the Discord core.Platform. It is safe for concurrent use.
 type Adapter struct {
 	core.Health
+	format
 	api     discordAPI
 	files   *http.Client // attachment downloads
 	cfg     Config
-	opts    Options
+	lookup  core.Lookup
 	plugins map[string]core.Plugin
 	// commands is core's command table for the plugins.
 	commands *core.Commands
@@ -112,6 +102,8 @@ var (
 	_ core.Typer         = (*Adapter)(nil)
 	_ core.Refuser       = (*Adapter)(nil)
 	_ core.ChoiceOfferer = (*Adapter)(nil)
+	_ core.ThreadOpener  = (*Adapter)(nil)
+	_ core.Readmitter    = (*Adapter)(nil)
 )
 
 // New returns an adapter on a real discordgo session. It does not connect:
@@ -158,16 +150,20 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &Adapter{
+		format:  format{editInterval: cfg.EditInterval},
 		api:     api,
 		files:   &http.Client{Timeout: 2 * time.Minute},
 		cfg:     cfg,
-		opts:    opts,
+		lookup:  opts.Lookup,
 		plugins: make(map[string]core.Plugin),
 		logger:  logger.With("platform", Name),
 		seen:    core.NewRecent[string, struct{}](4096),
 		ready:   make(chan struct{}),
 		pending: make(map[string]*interaction),
 		names:   core.NewRecent[string, threadNaming](1024),
+	}
+	if a.lookup == nil {
+		a.lookup = core.NoLookup{}
 	}
 	for _, p := range opts.Plugins {
 		a.plugins[p.ID()] = p
@@ -183,17 +179,21 @@ func (a *Adapter) Name() string { return Name }
 // window holds more than five, Discord's per-channel message budget.
 const channelInterval = 1250 * time.Millisecond
 
+// format is how the adapter writes to Discord.
+type format struct{ editInterval time.Duration }
+
+// NewFormat returns the adapter's format for cfg, without connecting.
+func NewFormat(cfg Config) core.Format { return format{editInterval: cfg.withDefaults().EditInterval} }
+
 // Limits allows one edit per EditInterval per message and at most five
 // writes in any five seconds per channel (or thread).
-func (a *Adapter) Limits() core.Limits {
-	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: channelInterval, ChannelBurst: 1}
+func (f format) Limits() core.Limits {
+	return core.Limits{EditInterval: f.editInterval, ChannelInterval: channelInterval, ChannelBurst: 1}
 }
 
 // Render renders blocks as Discord markdown in pages of at most 2000
 // characters.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
-	return formatter.Markdown(blocks, maxLen)
-}
+func (format) Render(blocks []core.ResponseBlock) []string { return formatter.Markdown(blocks, maxLen) }
 
 // Run connects to the gateway, registers the slash commands, and passes
 // messages and commands to h until ctx is cancelled. It returns an error
@@ -316,12 +316,5 @@ func (a *Adapter) handler() (core.Handler, context.Context, bool) {
 // apiError wraps err from a Discord call, turning discordgo's rate-limit
 // error into core's so the coordinator waits and retries.
 func apiError(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var rl *discordgo.RateLimitError
-	if errors.As(err, &rl) {
-		return &core.RateLimitError{RetryAfter: rl.RetryAfter, Err: fmt.Errorf("discord %s: %w", op, err)}
-	}
-	return fmt.Errorf("discord %s: %w", op, err)
+	return core.APIError("discord "+op, err, func(rl *discordgo.RateLimitError) time.Duration { return rl.RetryAfter })
 }

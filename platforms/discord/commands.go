@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -126,27 +125,33 @@ const autocompleteTimeout = 2 * time.Second
 // maxChoices is how many suggestions Discord shows.
 const maxChoices = 25
 
-// autocomplete suggests resume ids and workdirs. Users the configuration
-// does not admit get no suggestions: directory names are not for them.
+// autocomplete suggests resume ids, workdirs and modes: what the router
+// would accept from this user, as core's Lookup answers (someone it does
+// not serve gets nothing).
 func (a *Adapter) autocomplete(ctx context.Context, i *discordgo.Interaction, user string, roles []string) {
 	ctx, cancel := context.WithTimeout(ctx, autocompleteTimeout)
 	defer cancel()
 	var choices []*discordgo.ApplicationCommandOptionChoice
 	d := i.ApplicationCommandData()
-	if f := focused(d.Options); f != nil && a.cfg.admits(user, roles) {
+	if f := focused(d.Options); f != nil {
 		typed := strings.TrimSpace(fmt.Sprint(f.Value))
 		if f.Value == nil {
 			typed = ""
 		}
-		key := core.ConversationKey{Platform: Name, User: user, Channel: i.ChannelID}
+		m := core.Message{Key: core.ConversationKey{Platform: Name, User: user, Channel: i.ChannelID},
+			Allowed: a.cfg.roleAllowed(roles)}
 		switch f.Name {
 		case "id":
-			choices = a.resumeChoices(ctx, d.Name, key, typed)
+			choices = a.resumeChoices(ctx, d.Name, m, typed)
 		case "workdir", "path":
-			choices = dirChoices(a.userRoots(user), a.workdir(key), typed)
+			for _, dir := range a.lookup.WorkdirSuggestions(m, typed, maxChoices) {
+				if len(dir) <= maxChoiceLength {
+					choices = append(choices, &discordgo.ApplicationCommandOptionChoice{Name: dir, Value: dir})
+				}
+			}
 		case "name":
-			if d.Name == "mode" {
-				choices = a.modeChoices(key, typed)
+			if d.Name == "mode" && a.lookup.Admits(m) {
+				choices = a.modeChoices(m.Key, typed)
 			}
 		}
 	}
@@ -157,39 +162,10 @@ func (a *Adapter) autocomplete(ctx context.Context, i *discordgo.Interaction, us
 	}
 }
 
-// workdir is the conversation's workdir at key, or the default, as the
-// router would use for a listing.
-func (a *Adapter) workdir(key core.ConversationKey) string {
-	if a.opts.Conversations != nil {
-		if c, ok := a.opts.Conversations.Get(key); ok {
-			return c.Workdir
-		}
-	}
-	return a.defaultWorkdir()
-}
-
-// userRoots are the roots user may work in, as the router decides it.
-func (a *Adapter) userRoots(user string) core.Roots {
-	return core.UserRoots(a.opts.Roots, a.opts.DefaultWorkdir, slices.Contains(a.cfg.AdminUsers, user))
-}
-
-func (a *Adapter) defaultWorkdir() string {
-	if a.opts.DefaultWorkdir != "" {
-		return a.opts.DefaultWorkdir
-	}
-	if len(a.opts.Roots) > 0 {
-		return a.opts.Roots[0]
-	}
-	return ""
-}
-
 // modeChoices lists the modes of the plugin of key's conversation whose
 // name starts with what the user typed.
 func (a *Adapter) modeChoices(key core.ConversationKey, typed string) []*discordgo.ApplicationCommandOptionChoice {
-	if a.opts.Conversations == nil {
-		return nil
-	}
-	conv, ok := a.opts.Conversations.Get(key)
+	conv, ok := a.lookup.Conversation(key)
 	p, known := a.plugins[conv.Plugin]
 	if !ok || !known {
 		return nil
@@ -203,18 +179,10 @@ func (a *Adapter) modeChoices(key core.ConversationKey, typed string) []*discord
 	return out
 }
 
-// resumeChoices lists the plugin's past conversations in key's workdir
-// whose id starts with, or whose title contains, what the user typed: the
-// ones the router would let the user resume (their own, or all for an
-// admin), in a workdir they may use.
-func (a *Adapter) resumeChoices(ctx context.Context, pluginID string, key core.ConversationKey, typed string) []*discordgo.ApplicationCommandOptionChoice {
-	p, ok := a.plugins[pluginID]
-	workdir := a.workdir(key)
-	if !ok || workdir == "" || !a.userRoots(key.User).Contains(workdir) {
-		return nil
-	}
-	admin := slices.Contains(a.cfg.AdminUsers, key.User)
-	infos, err := p.Conversations(ctx, workdir)
+// resumeChoices lists the sessions core lets m's author resume where they
+// typed whose id starts with, or whose title contains, what they typed.
+func (a *Adapter) resumeChoices(ctx context.Context, pluginID string, m core.Message, typed string) []*discordgo.ApplicationCommandOptionChoice {
+	infos, err := a.lookup.ResumeCandidates(ctx, m, pluginID)
 	if err != nil {
 		a.logger.Debug("autocomplete conversations", "plugin", pluginID, "err", err)
 		return nil
@@ -227,9 +195,6 @@ func (a *Adapter) resumeChoices(ctx context.Context, pluginID string, key core.C
 		}
 		if len(c.ID) > maxChoiceLength || (typed != "" && !strings.HasPrefix(c.ID, typed) &&
 			!strings.Contains(strings.ToLower(c.Title), low)) {
-			continue
-		}
-		if !admin && (a.opts.Conversations == nil || a.opts.Conversations.Owner(pluginID, c.ID) != Name+"/"+key.User) {
 			continue
 		}
 		name := c.ID

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // waitEmbed waits for a bot message in channel with an embed containing
@@ -28,7 +29,7 @@ func (h *harness) waitEmbed(channel, text string) platformtest.DiscordMessage {
 func TestStopEndsTheTurn(t *testing.T) {
 	t.Parallel()
 	ended := make(chan error, 1)
-	p := &scriptPlugin{run: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p := &plugintest.Scripted{Script: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("working on it"))
 		<-ctx.Done()
 		ended <- ctx.Err()
@@ -52,7 +53,7 @@ func TestAckComesBeforeSlowWork(t *testing.T) {
 	t.Parallel()
 	// Buffered: the plugin may list before the test waits for it.
 	listing, release := make(chan struct{}, 1), make(chan struct{})
-	p := &scriptPlugin{convs: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
+	p := &plugintest.Scripted{List: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
 		select {
 		case listing <- struct{}{}:
 		default:
@@ -162,7 +163,7 @@ func TestGatewayResumeReplaysWithoutRepeats(t *testing.T) {
 
 func TestAutocomplete(t *testing.T) {
 	t.Parallel()
-	p := &scriptPlugin{convs: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
+	p := &plugintest.Scripted{List: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
 		return []core.ConversationInfo{
 			{ID: "aaaa1111-0000-4000-8000-000000000001", Title: "fix the flaky test"},
 			{ID: "bbbb2222-0000-4000-8000-000000000002", Title: "add a README"},
@@ -230,7 +231,7 @@ func TestAutocomplete(t *testing.T) {
 func TestApprovalButtons(t *testing.T) {
 	t.Parallel()
 	answers := make(chan core.Answer, 1)
-	p := &scriptPlugin{run: func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p := &plugintest.Scripted{Script: func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		got := make(chan core.Answer, 1)
 		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
 			Answer: func(a core.Answer) { got <- a }}})

@@ -83,15 +83,9 @@ func (c Config) Grant(access *core.Access) {
 	}
 }
 
-// admits reports whether the configuration lets user (with the member's
-// roles, nil outside a server) use the bot. The router decides with
-// core.Access; the adapter asks this before work the router never sees:
-// autocompletion and opening a thread.
-func (c Config) admits(user string, roles []string) bool {
-	return slices.Contains(c.AllowedUsers, user) || slices.Contains(c.AllowedUsers, "*") ||
-		slices.Contains(c.AdminUsers, user) || c.roleAllowed(roles)
-}
-
+// roleAllowed reports whether one of a member's roles admits them; the
+// adapter marks their messages core.Message.Allowed, and Readmit asks it
+// again of a member's roles now.
 func (c Config) roleAllowed(roles []string) bool {
 	for _, r := range roles {
 		if slices.Contains(c.AllowedRoles, r) {

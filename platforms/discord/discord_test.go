@@ -16,6 +16,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 func TestConnectsAndRegistersCommands(t *testing.T) {
@@ -107,7 +108,7 @@ func TestStartOpensThread(t *testing.T) {
 // and only them: the streamed reply's edits notify nobody.
 func TestLongTurnPingsItsAuthor(t *testing.T) {
 	t.Parallel()
-	p := &scriptPlugin{run: func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p := &plugintest.Scripted{Script: func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("all done"))
 		return core.TurnResult{Duration: 5 * time.Minute}, nil
 	}}
@@ -205,4 +206,39 @@ func TestFilesBothWays(t *testing.T) {
 		t.Errorf("answer.md (%d bytes) ends %q, want the whole answer and its footer", len(got), got[max(0, len(got)-80):])
 	}
 	h.waitBot(thread, "all of it is in answer.md")
+}
+
+// TestModelTextPingsNobody: a CLI's answer may say @everyone or mention a
+// user or role; every write of it tells Discord to parse no mentions
+// (allowed_mentions.parse=[]: an absent field would let it ping).
+func TestModelTextPingsNobody(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, nil)
+	thread := h.start(h.owner)
+	const text = "@everyone @here <@&1234> <@5678> look"
+	h.fake.Say(h.owner, thread, text)
+	h.waitBot(thread, "echo: "+text)
+	n := 0
+	for _, c := range h.fake.Calls() {
+		if (c.Method != "POST" && c.Method != "PATCH") || !strings.Contains(c.Path, "messages") || !strings.Contains(string(c.Body), "@everyone") {
+			continue // a thread's name does not ping
+		}
+		n++
+		var body struct {
+			AllowedMentions *struct {
+				Parse *[]string `json:"parse"`
+				Users []string  `json:"users"`
+				Roles []string  `json:"roles"`
+			} `json:"allowed_mentions"`
+		}
+		if err := json.Unmarshal(c.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if am := body.AllowedMentions; am == nil || am.Parse == nil || len(*am.Parse) != 0 || len(am.Users) != 0 || len(am.Roles) != 0 {
+			t.Errorf("%s %s: allowed_mentions = %s, want parse=[]", c.Method, c.Path, c.Body)
+		}
+	}
+	if n == 0 {
+		t.Error("no write carried the answer")
+	}
 }

@@ -1,28 +1,25 @@
 package discord
 
 import (
+	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// TestClaudeThroughDiscord runs the real Claude Code CLI against the fake
-// model, through the router and the adapter, on the fake Discord: start
-// in a channel, a streamed reply in the thread, a second turn that
-// resumes the first, and no process left behind.
-func TestClaudeThroughDiscord(t *testing.T) {
-	t.Parallel()
+// realClaude is the real Claude Code CLI against model; the test fails if
+// a process it started outlives it.
+func realClaude(t *testing.T, model *plugintest.Anthropic) core.Plugin {
+	t.Helper()
 	bin := plugintest.CLIPath(t, "claude")
-	model := plugintest.NewAnthropic(t,
-		plugintest.Reply{Text: []string{"The secret ", "word is ", "pineapple."}},
-		plugintest.Reply{Text: []string{"It was pineapple."}},
-	)
 	home := plugintest.Home(t)
 	mark, alive := plugintest.ProcessMarker(t)
 	t.Cleanup(func() {
@@ -30,9 +27,21 @@ func TestClaudeThroughDiscord(t *testing.T) {
 			t.Errorf("processes %v outlived the test", pids)
 		}
 	})
-	plugin := claude.New(claude.Config{Bin: bin, PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
+	return claude.New(claude.Config{Bin: bin, PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
 		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, slog.New(slog.NewTextHandler(t.Output(), nil)))
-	h := newHarness(t, plugin, nil)
+}
+
+// TestClaudeThroughDiscord runs the real Claude Code CLI against the fake
+// model, through the router and the adapter, on the fake Discord: start
+// in a channel, a streamed reply in the thread, a second turn that
+// resumes the first, and no process left behind.
+func TestClaudeThroughDiscord(t *testing.T) {
+	t.Parallel()
+	model := plugintest.NewAnthropic(t,
+		plugintest.Reply{Text: []string{"The secret ", "word is ", "pineapple."}},
+		plugintest.Reply{Text: []string{"It was pineapple."}},
+	)
+	h := newHarness(t, realClaude(t, model), nil)
 
 	thread := h.start(h.owner)
 	h.fake.Say(h.owner, thread, "remember a secret word")
@@ -54,4 +63,50 @@ func TestClaudeThroughDiscord(t *testing.T) {
 		t.Errorf("the second turn did not resume the first: %q", text)
 	}
 	checkBudget(t, writes(h.fake, thread), h.cfg.EditInterval)
+}
+
+// TestFilesThroughDiscord drives the real Claude CLI from the fake Discord
+// with files: an image attachment reaches the model as an image block
+// with the bytes the user sent, and a voice message is heard by
+// TRANSCRIBE_CMD, shown back, and its words sent as the turn.
+func TestFilesThroughDiscord(t *testing.T) {
+	t.Parallel()
+	model := plugintest.NewAnthropic(t,
+		plugintest.Reply{Text: []string{"A red diagonal."}},
+		plugintest.Reply{Text: []string{"Fixed it."}},
+	)
+	var heard []string
+	h := newHarnessRouting(t, realClaude(t, model), nil, func(rc *core.RouterConfig) {
+		rc.Transcribe = func(ctx context.Context, file string) (string, error) {
+			data, err := os.ReadFile(file)
+			heard = append(heard, file)
+			return "please " + string(data), err
+		}
+	})
+	thread := h.start(h.owner)
+
+	shot, b64 := plugintest.PNG(t, t.TempDir(), "shot.png")
+	png, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.fake.SayWithFiles(h.owner, thread, "what is wrong here?",
+		platformtest.DiscordFile{Name: "shot.png", ContentType: "image/png", Data: png})
+	h.waitBot(thread, "A red diagonal.")
+	if reqs := model.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), b64) ||
+		!strings.Contains(reqs[0].LastUserText(), "what is wrong here?") {
+		t.Errorf("the model did not get the image's bytes and the text")
+	}
+
+	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "voice-message.ogg", ContentType: "audio/ogg",
+		Data: []byte("fix the build"), Voice: true})
+	h.waitBot(thread, "🎤 Heard: please fix the build")
+	h.waitBot(thread, "Fixed it.")
+	h.router.Wait()
+	if reqs := model.Requests(); len(reqs) != 2 || !strings.Contains(reqs[1].LastUserText(), "please fix the build") {
+		t.Errorf("the model did not get the voice message's words")
+	}
+	if len(heard) != 1 || filepath.Dir(heard[0]) != filepath.Join(h.root, "proj", ".jakebot", "uploads", core.Day(h.clock.Now())) {
+		t.Errorf("TRANSCRIBE_CMD heard %q, want the saved voice message", heard)
+	}
 }

@@ -28,8 +28,10 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	}
 	key := core.ConversationKey{Platform: Name, User: m.Author.ID, Channel: m.ChannelID}
 	text, mentioned := a.stripMention(m)
-	if m.GuildID != "" && !mentioned && !a.active(key) {
-		return
+	if m.GuildID != "" && !mentioned {
+		if _, active := a.lookup.Conversation(key); !active {
+			return
+		}
 	}
 	files := a.attachments(m)
 	if text == "" && len(files) == 0 {
@@ -43,9 +45,7 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 		msg.Allowed = a.cfg.roleAllowed(m.Member.Roles)
 	}
 	a.inLane(key, func(ctx context.Context, h core.Handler) {
-		if core.IsCommand(text) {
-			msg = a.moveToThread(ctx, msg, m.GuildID, nil)
-		} else if text != "" {
+		if !core.IsCommand(text) && text != "" {
 			a.nameThread(ctx, key.Channel, key.User, text)
 		}
 		h(ctx, msg)
@@ -72,14 +72,6 @@ func (a *Adapter) stripMention(m *discordgo.Message) (string, bool) {
 		}
 	}
 	return strings.TrimSpace(text), mentioned
-}
-
-func (a *Adapter) active(k core.ConversationKey) bool {
-	if a.opts.Conversations == nil {
-		return false
-	}
-	_, ok := a.opts.Conversations.Get(k)
-	return ok
 }
 
 // onInteraction handles slash commands, button presses and autocomplete.
@@ -109,13 +101,13 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 	if text == "" {
 		return
 	}
-	// Someone the configuration does not admit is about to be refused:
-	// defer privately so that only they see the refusal.
-	p := a.track(i, !a.cfg.admits(user.ID, roles))
-	go a.ack(p)
 	key := core.ConversationKey{Platform: Name, User: user.ID, Channel: i.ChannelID}
-	msg := core.Message{Key: key, ID: i.ID, UserName: displayName(user), Text: text, ReplyTo: p.ref(),
-		Allowed: a.cfg.roleAllowed(roles)}
+	msg := core.Message{Key: key, ID: i.ID, UserName: displayName(user), Text: text, Allowed: a.cfg.roleAllowed(roles)}
+	// Someone the router does not serve is about to be refused: defer
+	// privately so that only they see the refusal.
+	p := a.track(i, !a.lookup.Admits(msg))
+	msg.ReplyTo = p.ref()
+	go a.ack(p)
 	a.inLane(key, func(ctx context.Context, h core.Handler) {
 		select {
 		case <-p.acked:
@@ -127,7 +119,6 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 			// the channel instead.
 			msg.ReplyTo = ""
 		}
-		msg = a.moveToThread(ctx, msg, i.GuildID, p)
 		h(ctx, msg)
 		a.finish(ctx, p)
 	})

@@ -5,60 +5,23 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
-
-// scriptPlugin is a core.Plugin whose turns a test scripts.
-type scriptPlugin struct {
-	run   func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error)
-	convs func(ctx context.Context, workdir string) ([]core.ConversationInfo, error)
-
-	mu    sync.Mutex
-	turns []core.Turn
-}
-
-func (p *scriptPlugin) ID() string   { return "claude" }
-func (p *scriptPlugin) Name() string { return "Claude Code" }
-
-func (p *scriptPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.mu.Lock()
-	p.turns = append(p.turns, t)
-	p.mu.Unlock()
-	if p.run != nil {
-		return p.run(ctx, t, emit)
-	}
-	emit(core.TextEvent("echo: " + t.Prompt))
-	return core.TurnResult{ResumeToken: "session-1"}, nil
-}
-
-func (p *scriptPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	if p.convs != nil {
-		return p.convs(ctx, workdir)
-	}
-	return nil, nil
-}
-
-func (p *scriptPlugin) Turns() []core.Turn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.turns)
-}
 
 // harness is the whole bot on the fake Discord: the real router, the
 // adapter on a real discordgo session, a scripted plugin.
 type harness struct {
 	t       *testing.T
 	fake    *platformtest.Discord
-	clock   *coretest.InstantClock
-	plugin  *scriptPlugin
+	clock   *coretest.ManualClock
+	plugin  *plugintest.Scripted
 	router  *core.Router
 	convs   *core.Conversations
 	adapter *Adapter
@@ -76,10 +39,24 @@ func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platf
 // adjusted by route too.
 func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig)) *harness {
 	t.Helper()
+	return newHarnessDriving(t, plugin, configure, route, -1)
+}
+
+// newHarnessDriving is newHarnessRouting on a clock driven only to the
+// waits at most driveLimit ahead (negative: all of them): the test
+// Advances it to longer ones, such as a schedule's.
+func newHarnessDriving(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig),
+	driveLimit time.Duration) *harness {
+	t.Helper()
 	fake := platformtest.NewDiscord(t)
-	// Every wait is over at once, but rate limits hold in the clock's time,
-	// which the fake stamps on every call: tests assert spacing, never sleep.
-	clock := coretest.NewInstantClock()
+	// The clock jumps to each wait as soon as it is set, and no further,
+	// and the fake stamps every call with it: tests assert the spacing of
+	// writes in clock time and never sleep. One reply writes to a
+	// conversation's thread at a time, so each write is stamped with the
+	// time its writer saw. (An InstantClock would add every actor's waits
+	// up and move time under a writer between its reading and its write.)
+	clock := coretest.NewManualClock()
+	stopClock := clock.DriveWithin(driveLimit)
 	fake.Now = clock.Now
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -96,7 +73,7 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 	}
 	h := &harness{t: t, fake: fake, clock: clock, owner: fake.NewUser("owner"), root: root, convs: core.NewConversations()}
 	if plugin == nil {
-		h.plugin = &scriptPlugin{}
+		h.plugin = &plugintest.Scripted{}
 		plugin = h.plugin
 	}
 	reg, err := core.NewRegistry(plugin)
@@ -117,7 +94,7 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 		route(&rc)
 	}
 	h.router = core.NewRouter(ctx, rc, h.convs)
-	h.adapter, err = New(h.cfg, Options{Plugins: []core.Plugin{plugin}, Roots: roots, Conversations: h.convs, Logger: logger})
+	h.adapter, err = New(h.cfg, Options{Plugins: []core.Plugin{plugin}, Lookup: h.router, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +103,8 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 	var runErr error
 	go func() { runErr = h.adapter.Run(ctx, handler); close(done) }()
 	t.Cleanup(func() {
+		stopClock()
+		clock.Free() // what is still waiting is over: shut down
 		cancel()
 		h.router.Shutdown()
 		<-done

@@ -10,12 +10,13 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // chunkPlugin emits the chunks a test sends, one at a time, and ends the
 // turn when the channel is closed (or the turn is cancelled).
-func chunkPlugin(chunks <-chan string) *scriptPlugin {
-	return &scriptPlugin{run: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+func chunkPlugin(chunks <-chan string) *plugintest.Scripted {
+	return &plugintest.Scripted{Script: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		for {
 			select {
 			case c, ok := <-chunks:
@@ -200,7 +201,7 @@ func TestRateLimitDelaysButLosesNothing(t *testing.T) {
 
 func TestErrorsShowAsRedEmbeds(t *testing.T) {
 	t.Parallel()
-	p := &scriptPlugin{run: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	p := &plugintest.Scripted{Script: func(ctx context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("Working on it."))
 		emit(core.ErrorEvent("the model is overloaded (529)"))
 		return core.TurnResult{IsError: true, Duration: time.Second}, nil

@@ -19,54 +19,35 @@ const threadArchive = 1440
 // maxThreadName is Discord's limit on a channel name.
 const maxThreadName = 100
 
-// moveToThread opens a thread for a "/<plugin> start" in a server's text
-// channel and moves msg into it: the conversation's key becomes the
-// thread, and the router's replies go there. A slash command's deferred
-// response is completed with a link to the thread. Anything else, or a
-// start the router will refuse (an unknown user, a bad workdir), stays
-// where it is, so no empty thread is left behind.
-func (a *Adapter) moveToThread(ctx context.Context, msg core.Message, guildID string, p *interaction) core.Message {
-	if !a.cfg.Threads || guildID == "" {
-		return msg
+// OpenThread opens a thread for a conversation the router starts in a
+// server's text channel, and names it after the workdir and the plugin
+// until its owner's first words. A slash command's deferred response is
+// completed with a link to the thread. Elsewhere (a DM, a thread, threads
+// off) it opens none.
+func (a *Adapter) OpenThread(ctx context.Context, m core.Message, workdir, plugin string) (string, error) {
+	if !a.cfg.Threads {
+		return "", nil
 	}
-	cmd, err := a.commands.Parse(msg.Text)
-	if err != nil || cmd.Name != core.CmdStart || (!msg.Allowed && !a.cfg.admits(msg.Key.User, nil)) {
-		return msg
-	}
-	typ, err := a.channelType(ctx, msg.Key.Channel)
+	typ, err := a.channelType(ctx, m.Key.Channel)
 	if err != nil {
-		a.logger.Warn("cannot tell the channel's type; no thread", "channel", msg.Key.Channel, "err", err)
-		return msg
+		return "", fmt.Errorf("cannot tell the channel's type: %w", err)
 	}
 	if typ != discordgo.ChannelTypeGuildText && typ != discordgo.ChannelTypeGuildNews {
-		return msg // already a thread, or a channel without threads
+		return "", nil // already a thread, or a channel without threads
 	}
-	// The router resolves the path for the new key, which has no
-	// conversation yet, so against the default workdir.
-	wd := a.defaultWorkdir()
-	if cmd.Arg != "" {
-		if wd, err = a.userRoots(msg.Key.User).Resolve(cmd.Arg, wd); err != nil {
-			return msg // refused by the router: no empty thread
-		}
-	}
-	plugin := a.plugins[cmd.Plugin]
-	base := filepath.Base(wd)
-	th, err := a.api.ThreadStartComplex(msg.Key.Channel, &discordgo.ThreadStart{Name: threadName(base, plugin.Name()),
+	base := filepath.Base(workdir)
+	th, err := a.api.ThreadStartComplex(m.Key.Channel, &discordgo.ThreadStart{Name: threadName(base, plugin),
 		Type: discordgo.ChannelTypeGuildPublicThread, AutoArchiveDuration: threadArchive}, discordgo.WithContext(ctx))
 	if err != nil {
-		a.logger.Warn("cannot open a thread; the conversation stays in the channel", "channel", msg.Key.Channel,
-			"err", apiError("start thread", err))
-		return msg
+		return "", apiError("start thread", err)
 	}
 	a.channels.put(th.ID, th.Type)
-	a.names.Set(th.ID, threadNaming{base: base, owner: msg.Key.User})
-	if p != nil {
-		a.complete(ctx, p, fmt.Sprintf("%s conversation in <#%s>", plugin.Name(), th.ID))
+	a.names.Set(th.ID, threadNaming{base: base, owner: m.Key.User})
+	if p := a.interactionFor(m.ReplyTo); p != nil {
+		a.complete(ctx, p, fmt.Sprintf("%s conversation in <#%s>", plugin, th.ID))
 	}
-	a.logger.Info("opened thread", "channel", msg.Key.Channel, "thread", th.ID, "user", msg.Key.User)
-	msg.Key.Channel = th.ID
-	msg.ReplyTo = ""
-	return msg
+	a.logger.Info("opened thread", "channel", m.Key.Channel, "thread", th.ID, "user", m.Key.User)
+	return th.ID, nil
 }
 
 // threadNaming is a thread the adapter opened, waiting for its owner's

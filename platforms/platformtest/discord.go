@@ -22,7 +22,8 @@ import (
 // Discord records every REST call, keeps the messages the bot posted and
 // edited, dispatches events (INTERACTION_CREATE, MESSAGE_CREATE) to the
 // connected client, answers heartbeats, and replays missed events on
-// RESUME. It can answer 429 with retry_after, or hold a call until the
+// RESUME. The users NewUser makes are the server's members, with the roles
+// SetRoles gives them. It can answer 429 with retry_after, or hold a call until the
 // test releases it. It is safe for concurrent use.
 type Discord struct {
 	// URL is the REST base URL, ending in "/api/v9/".
@@ -44,10 +45,11 @@ type Discord struct {
 	upgrader websocket.Upgrader
 
 	mu           sync.Mutex
-	changed      chan struct{}
+	changes      signal
 	calls        []DiscordCall
 	nextID       int64
 	channels     map[string]*DiscordChannel
+	members      map[string]DiscordUser // the server's, by id
 	messages     map[string]*DiscordMessage
 	order        []string
 	interactions map[string]*discordInteractionState // by token
@@ -153,9 +155,9 @@ func NewDiscord(t testing.TB) *Discord {
 		Now:               time.Now,
 		HeartbeatInterval: 41250 * time.Millisecond,
 		t:                 t,
-		changed:           make(chan struct{}),
 		nextID:            1_100_000_000_000_000_000,
 		channels:          make(map[string]*DiscordChannel),
+		members:           make(map[string]DiscordUser),
 		messages:          make(map[string]*DiscordMessage),
 		interactions:      make(map[string]*discordInteractionState),
 		attachments:       make(map[string]DiscordFile),
@@ -192,10 +194,7 @@ func (d *Discord) newID() string {
 }
 
 // notify wakes everyone waiting for a change; d.mu must be held.
-func (d *Discord) notify() {
-	close(d.changed)
-	d.changed = make(chan struct{})
-}
+func (d *Discord) notify() { d.changes.notify() }
 
 // DM returns the id of a DM channel with user, creating it.
 func (d *Discord) DM(user DiscordUser) string {
@@ -252,13 +251,7 @@ func (d *Discord) Calls() []DiscordCall {
 
 // CallsTo returns the calls with method whose path matches pattern.
 func (d *Discord) CallsTo(method, pattern string) []DiscordCall {
-	var out []DiscordCall
-	for _, c := range d.Calls() {
-		if c.Is(method, pattern) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return keep(d.Calls(), func(c DiscordCall) bool { return c.Is(method, pattern) })
 }
 
 // Messages returns the messages in channel, oldest first, as they are now.
@@ -281,28 +274,13 @@ func (d *Discord) Commands() []json.RawMessage {
 	return slices.Clone(d.commands)
 }
 
-// discordWaitTimeout bounds every wait: a test that waits longer has failed.
-const discordWaitTimeout = 20 * time.Second
-
 // WaitFor blocks until cond holds, checking it now and after every
 // change to the fake (a REST call, a gateway event); it fails the test
 // after a generous timeout. cond may call the fake's methods.
 func (d *Discord) WaitFor(what string, cond func() bool) {
 	d.t.Helper()
-	deadline := time.NewTimer(discordWaitTimeout)
-	defer deadline.Stop()
-	for {
-		d.mu.Lock()
-		ch := d.changed
-		d.mu.Unlock()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			d.t.Fatalf("fake discord: timed out waiting for %s", what)
-		}
+	if !d.changes.waitFor(cond) {
+		d.t.Fatalf("fake discord: timed out waiting for %s", what)
 	}
 }
 

@@ -25,10 +25,6 @@ const (
 	SlackAppID    = "AFAKE"
 )
 
-// waitLimit guards every wait: a test that would otherwise hang fails
-// with the calls seen so far.
-const waitLimit = 20 * time.Second
-
 // Slack is a fake Slack: the Web API methods a bot adapter calls, over
 // HTTP, and the Socket Mode websocket that apps.connections.open points
 // to. Messages the bot posts are kept per channel and thread, so a test
@@ -46,7 +42,7 @@ type Slack struct {
 	upgrader websocket.Upgrader
 
 	mu          sync.Mutex
-	changed     chan struct{} // closed and replaced on every change
+	changes     signal
 	clock       func() time.Time
 	seq         int
 	conn        *slackConn
@@ -104,7 +100,6 @@ type SlackMessage struct {
 // NewSlack starts a fake Slack that stops when the test ends.
 func NewSlack(t testing.TB) *Slack {
 	s := &Slack{
-		changed:        make(chan struct{}),
 		clock:          time.Now,
 		envelopes:      make(map[string]map[string]any),
 		messages:       make(map[string]*SlackMessage),
@@ -178,17 +173,12 @@ func (s *Slack) update(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f()
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changes.notify()
 }
 
 // Changed returns a channel that is closed at the fake's next change
 // (a call, an ack, a connection), for tests that wait on several things.
-func (s *Slack) Changed() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.changed
-}
+func (s *Slack) Changed() <-chan struct{} { return s.changes.next() }
 
 // nextTS returns a new, increasing message timestamp.
 func (s *Slack) nextTS() string {
@@ -201,20 +191,8 @@ func (s *Slack) nextTS() string {
 // fake's accessors.
 func (s *Slack) WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(waitLimit)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			t.Fatalf("fake slack: timed out waiting for %s; calls so far:\n%s", what, s.dump())
-		}
+	if !s.changes.waitFor(cond) {
+		t.Fatalf("fake slack: timed out waiting for %s; calls so far:\n%s", what, s.dump())
 	}
 }
 
@@ -383,16 +361,7 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 		case tooLong:
 			return fail("msg_too_long")
 		}
-		m := &SlackMessage{Channel: call.Channel, TS: s.nextTS(), ThreadTS: call.ThreadTS, User: SlackBotUser, Text: call.Text, Bot: true,
-			Blocks: call.Blocks}
-		call.TS = m.TS
-		s.messages[m.Channel+"/"+m.TS] = m
-		s.order = append(s.order, m.Channel+"/"+m.TS)
-		if s.echo {
-			s.sendLocked(s.eventEnvelope(s.messageEvent(m, "")))
-		}
-		return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS,
-			"message": map[string]any{"type": "message", "user": SlackBotUser, "bot_id": SlackBotID, "text": m.Text, "ts": m.TS}}
+		return s.postLocked(call)
 	case "chat.update":
 		m, ok := s.messages[call.Channel+"/"+call.TS]
 		switch {
@@ -426,6 +395,20 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 		return map[string]any{"ok": true}
 	}
 	return fail("unknown_method")
+}
+
+// postLocked posts the bot's message call describes; s.mu is held.
+func (s *Slack) postLocked(call *SlackCall) map[string]any {
+	m := &SlackMessage{Channel: call.Channel, TS: s.nextTS(), ThreadTS: call.ThreadTS, User: SlackBotUser, Text: call.Text, Bot: true,
+		Blocks: call.Blocks}
+	call.TS = m.TS
+	s.messages[m.Channel+"/"+m.TS] = m
+	s.order = append(s.order, m.Channel+"/"+m.TS)
+	if s.echo {
+		s.sendLocked(s.eventEnvelope(s.messageEvent(m, "")))
+	}
+	return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS,
+		"message": map[string]any{"type": "message", "user": SlackBotUser, "bot_id": SlackBotID, "text": m.Text, "ts": m.TS}}
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -75,13 +75,7 @@ func (s *Slack) Downloads() []SlackDownload {
 func (s *Slack) Uploads(channel string) []SlackUpload {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []SlackUpload
-	for _, u := range s.uploads {
-		if u.Channel == channel {
-			out = append(out, u)
-		}
-	}
-	return out
+	return keep(s.uploads, func(u SlackUpload) bool { return u.Channel == channel })
 }
 
 // shareLocked stores the files of the message at ts and returns their

@@ -84,48 +84,57 @@ func (s *Slack) serveSocket(w http.ResponseWriter, r *http.Request) {
 // has been greeted.
 func (s *Slack) WaitConnected(t testing.TB) {
 	t.Helper()
-	s.WaitFor(t, "a socket mode connection", func() bool {
+	s.waitLocked(t, "a socket mode connection", func() bool { return s.conn != nil })
+}
+
+// connected waits for a connection and returns it, with how many
+// connections the bot opened and how many pongs it sent so far.
+func (s *Slack) connected(t testing.TB) (c *slackConn, connections, pongs int) {
+	t.Helper()
+	s.WaitConnected(t)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn, s.connections, s.pongs
+}
+
+// waitLocked is WaitFor with cond checked under the fake's lock.
+func (s *Slack) waitLocked(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	s.WaitFor(t, what, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.conn != nil
+		return cond()
 	})
+}
+
+// waitReconnect waits until the bot has opened a connection other than
+// c, its connection number n.
+func (s *Slack) waitReconnect(t testing.TB, c *slackConn, n int) {
+	t.Helper()
+	s.waitLocked(t, "the bot to reconnect", func() bool { return s.connections > n && s.conn != nil && s.conn != c })
 }
 
 // Ping pings the bot over the socket and waits for its pong.
 func (s *Slack) Ping(t testing.TB) {
 	t.Helper()
-	s.WaitConnected(t)
-	s.mu.Lock()
-	c, before := s.conn, s.pongs
-	s.mu.Unlock()
+	c, _, before := s.connected(t)
 	if err := c.ws.WriteControl(websocket.PingMessage, []byte("test"), time.Now().Add(time.Second)); err != nil {
 		t.Fatalf("fake slack: ping: %v", err)
 	}
-	s.WaitFor(t, "a pong", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.pongs > before
-	})
+	s.waitLocked(t, "a pong", func() bool { return s.pongs > before })
 }
 
 // Disconnect asks the bot to reconnect, as Slack does before it retires a
 // connection, and waits until it has.
 func (s *Slack) Disconnect(t testing.TB) {
 	t.Helper()
-	s.WaitConnected(t)
-	s.mu.Lock()
-	c, n := s.conn, s.connections
-	s.mu.Unlock()
+	c, n, _ := s.connected(t)
 	msg := map[string]any{"type": "disconnect", "reason": "refresh_requested",
 		"debug_info": map[string]any{"host": "fake-slack"}}
 	if err := c.write(msg); err != nil {
 		t.Fatalf("fake slack: disconnect: %v", err)
 	}
-	s.WaitFor(t, "the bot to reconnect", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.connections > n && s.conn != nil && s.conn != c
-	})
+	s.waitReconnect(t, c, n)
 	c.ws.Close()
 }
 
@@ -133,16 +142,9 @@ func (s *Slack) Disconnect(t testing.TB) {
 // would, and waits until it has reconnected.
 func (s *Slack) Drop(t testing.TB) {
 	t.Helper()
-	s.WaitConnected(t)
-	s.mu.Lock()
-	c, n := s.conn, s.connections
-	s.mu.Unlock()
+	c, n, _ := s.connected(t)
 	c.ws.Close()
-	s.WaitFor(t, "the bot to reconnect", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.connections > n && s.conn != nil && s.conn != c
-	})
+	s.waitReconnect(t, c, n)
 }
 
 // send writes an envelope to the current connection, remembering it for
@@ -189,14 +191,19 @@ func (s *Slack) Redeliver(t testing.TB, id string, newEnvelope bool) string {
 	return s.send(t, env)
 }
 
+// nextSeq numbers an envelope the fake sends.
+func (s *Slack) nextSeq() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return s.seq
+}
+
 // SlashCommand sends a slash command ("/claude", "start ~/x") typed by
 // user in channel, and returns its envelope id.
 func (s *Slack) SlashCommand(t testing.TB, user, channel, command, text string) string {
 	t.Helper()
-	s.mu.Lock()
-	s.seq++
-	n := s.seq
-	s.mu.Unlock()
+	n := s.nextSeq()
 	return s.send(t, map[string]any{
 		"envelope_id": fmt.Sprintf("env-slash-%d", n), "type": "slash_commands",
 		"accepts_response_payload": true, "retry_attempt": 0, "retry_reason": "",
@@ -213,10 +220,7 @@ func (s *Slack) SlashCommand(t testing.TB, user, channel, command, text string) 
 // presses the button with actionID and value on message m.
 func (s *Slack) PressButton(t testing.TB, user string, m SlackMessage, actionID, value string) string {
 	t.Helper()
-	s.mu.Lock()
-	s.seq++
-	n := s.seq
-	s.mu.Unlock()
+	n := s.nextSeq()
 	return s.send(t, map[string]any{
 		"envelope_id": fmt.Sprintf("env-press-%d", n), "type": "interactive", "accepts_response_payload": false,
 		"payload": map[string]any{

@@ -86,7 +86,7 @@ type TelegramServer struct {
 	srv *httptest.Server
 
 	mu         sync.Mutex
-	changed    chan struct{}
+	changes    signal
 	calls      []TelegramCall
 	updates    []pendingUpdate
 	nextUpdate int
@@ -117,7 +117,6 @@ type pendingUpdate struct {
 func NewTelegramServer(t testing.TB) *TelegramServer {
 	s := &TelegramServer{
 		Now:        time.Now,
-		changed:    make(chan struct{}),
 		nextUpdate: 1000,
 		nextMsg:    1,
 		chats:      make(map[int64]TelegramChat),
@@ -142,33 +141,17 @@ func (s *TelegramServer) URL() string { return s.srv.URL }
 
 // Changed returns a channel closed at the next change: a call recorded or
 // an update queued. Tests wait on it instead of sleeping.
-func (s *TelegramServer) Changed() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.changed
-}
+func (s *TelegramServer) Changed() <-chan struct{} { return s.changes.next() }
 
 // notify wakes everyone waiting for a change. Call with s.mu held.
-func (s *TelegramServer) notify() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
+func (s *TelegramServer) notify() { s.changes.notify() }
 
 // WaitFor blocks until cond holds, re-checking at every change; it fails
 // the test when nothing satisfies it within a generous deadline.
 func (s *TelegramServer) WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		ch := s.Changed()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; calls: %s", what, s.callSummary())
-		}
+	if !s.changes.waitFor(cond) {
+		t.Fatalf("timed out waiting for %s; calls: %s", what, s.callSummary())
 	}
 }
 
@@ -188,13 +171,7 @@ func (s *TelegramServer) callSummary() string {
 func (s *TelegramServer) Calls(methods ...string) []TelegramCall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []TelegramCall
-	for _, c := range s.calls {
-		if len(methods) == 0 || contains(methods, c.Method) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return keep(s.calls, func(c TelegramCall) bool { return len(methods) == 0 || contains(methods, c.Method) })
 }
 
 // Messages returns the bot's messages in chat, oldest first, as they

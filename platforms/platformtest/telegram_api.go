@@ -108,7 +108,7 @@ func (s *TelegramServer) getUpdates(w http.ResponseWriter, r *http.Request) {
 		for _, u := range s.updates[:min(limit, len(s.updates))] {
 			out = append(out, u.body)
 		}
-		ch := s.changed
+		ch := s.changes.next()
 		s.mu.Unlock()
 		if len(out) > 0 || expired == nil {
 			reply(w, nil, append([]map[string]any{}, out...))

@@ -77,13 +77,7 @@ func (s *TelegramServer) File(id string) *TelegramFile {
 func (s *TelegramServer) Documents(chat int64) []TelegramDocument {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []TelegramDocument
-	for _, d := range s.documents {
-		if d.ChatID == chat {
-			out = append(out, d)
-		}
-	}
-	return out
+	return keep(s.documents, func(d TelegramDocument) bool { return d.ChatID == chat })
 }
 
 func (s *TelegramServer) getFile(id string) (any, *TelegramFailure) {

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,11 +34,11 @@ const memory = 10000
 // Adapter is the Slack platform. It is safe for concurrent use.
 type Adapter struct {
 	core.Health
+	format
 	cfg    Config
 	api    webAPI
 	sock   socket
 	logger *slog.Logger
-	limit  int
 
 	// bot is the bot's own user id, learnt from auth.test when Run
 	// starts, and mentionRe matches a mention of it.
@@ -53,6 +54,7 @@ type Adapter struct {
 	reacted  *core.Recent[string, struct{}] // messages already marked as being worked on
 	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
+	lookup   core.Lookup
 }
 
 // Option changes an Adapter built by New.
@@ -63,7 +65,12 @@ func WithLogger(l *slog.Logger) Option { return func(a *Adapter) { a.logger = l 
 
 // WithMessageLimit sets the length, in runes, at which a reply continues
 // in a new message; the default is formatter.SlackLimit.
-func WithMessageLimit(n int) Option { return func(a *Adapter) { a.limit = n } }
+func WithMessageLimit(n int) Option { return func(a *Adapter) { a.format.limit = n } }
+
+// WithLookup gives the adapter the router's answers (core.Lookup): it asks
+// whether the router serves a user before it posts a thread parent or
+// starts a conversation for them. Without it, it serves nobody.
+func WithLookup(l core.Lookup) Option { return func(a *Adapter) { a.lookup = l } }
 
 // WithPlugins gives the adapter the plugins, whose commands (from core's
 // command table) a mention may carry without a slash.
@@ -85,9 +92,6 @@ func New(cfg Config, opts ...Option) (*Adapter, error) {
 
 // newAdapter fills in defaults; the caller sets api and sock.
 func newAdapter(cfg Config, opts ...Option) *Adapter {
-	if cfg.EditInterval == 0 {
-		cfg.EditInterval = time.Second
-	}
 	if cfg.APIURL == "" {
 		cfg.APIURL = slack.APIURL
 	}
@@ -98,8 +102,8 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		cfg.DefaultPlugin = "claude"
 	}
 	a := &Adapter{
+		format:   NewFormat(cfg).(format),
 		cfg:      cfg,
-		limit:    formatter.SlackLimit,
 		seen:     core.NewRecent[string, struct{}](memory),
 		buttons:  core.NewRecent[string, struct{}](memory),
 		threads:  core.NewRecent[string, struct{}](memory),
@@ -107,6 +111,7 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		reacted:  core.NewRecent[string, struct{}](memory),
 		chains:   core.NewRecent[string, *chain](memory),
 		commands: core.NewCommands(nil),
+		lookup:   core.NoLookup{},
 	}
 	for _, o := range opts {
 		o(a)
@@ -118,17 +123,33 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 	return a
 }
 
+// admits reports whether the router serves user. The router decides;
+// the adapter asks before work the router never sees: a thread parent, a
+// conversation started for a mention.
+func (a *Adapter) admits(user string) bool {
+	return a.lookup.Admits(core.Message{Key: core.ConversationKey{Platform: Name}, From: user})
+}
+
 // Name returns "slack".
 func (a *Adapter) Name() string { return Name }
 
+// format is how the adapter writes to Slack.
+type format struct {
+	editInterval time.Duration
+	limit        int // runes in a message
+}
+
+// NewFormat returns the adapter's format for cfg, without connecting.
+func NewFormat(cfg Config) core.Format {
+	return format{editInterval: cmp.Or(cfg.EditInterval, time.Second), limit: formatter.SlackLimit}
+}
+
 // Limits returns the configured edit interval. Slack's per-channel posting
 // limit is left to its 429s, which the coordinator waits out per reply.
-func (a *Adapter) Limits() core.Limits { return core.Limits{EditInterval: a.cfg.EditInterval} }
+func (f format) Limits() core.Limits { return core.Limits{EditInterval: f.editInterval} }
 
 // Render renders blocks as mrkdwn pages of at most the message limit.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
-	return formatter.Slack(blocks, a.limit)
-}
+func (f format) Render(blocks []core.ResponseBlock) []string { return formatter.Slack(blocks, f.limit) }
 
 // Send posts text in to's thread (or channel, for a direct message). A
 // text Slack refuses as too long is split over several messages; the ref

@@ -25,7 +25,7 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 	}
 
 	msg := h.fake.Post(t, alice, general, thread, "live: hello")
-	turn := h.plugin.next(t)
+	turn := h.plugin.Next(t)
 	if want := (core.ConversationKey{Platform: "slack", Channel: general, Thread: thread}); turn.Key != want {
 		t.Errorf("turn key = %+v, want %+v (the thread, any user)", turn.Key, want)
 	}
@@ -36,17 +36,17 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 		return c.Method == "reactions.add" && c.TS == msg.TS && c.Name == "eyes"
 	})
 
-	turn.emit(t, core.TextEvent("Hel"))
+	turn.Emit(t, core.TextEvent("Hel"))
 	first := h.fake.WaitCall(t, "the reply", func(c platformtest.SlackCall) bool {
 		return c.Method == "chat.postMessage" && c.ThreadTS == thread && c.Text == "Hel"
 	})
-	turn.emit(t, core.TextEvent("lo **world**"))
+	turn.Emit(t, core.TextEvent("lo **world**"))
 	h.fake.WaitCall(t, "the first edit", func(c platformtest.SlackCall) bool {
 		return c.Method == "chat.update" && c.TS == first.TS && c.Text == "Hello *world*"
 	})
 	// The next edit must wait for the edit interval.
 	h.forgetTimers()
-	turn.emit(t, core.TextEvent(" & more"))
+	turn.Emit(t, core.TextEvent(" & more"))
 	if d := h.waitTimer(); d != time.Second {
 		t.Errorf("the coordinator waits %v for the next edit, want 1s", d)
 	}
@@ -55,7 +55,7 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 		return c.Method == "chat.update" && c.TS == first.TS && c.Text == "Hello *world* &amp; more"
 	})
 	h.forgetTimers()
-	turn.finish(t, core.TurnResult{Duration: 2 * time.Second, CostUSD: 0.01})
+	turn.End(t, core.TurnResult{Duration: 2 * time.Second, CostUSD: 0.01})
 	h.clock.Advance(h.waitTimer())
 	want := "Hello *world* &amp; more\n\n_— 2.0s · $0.0100_"
 	h.fake.WaitCall(t, "the final edit", func(c platformtest.SlackCall) bool {
@@ -94,20 +94,20 @@ func TestThreadsAreSeparateSharedConversations(t *testing.T) {
 	h.fake.Post(t, bob, general, a, "three")
 	h.waitReply(general, a, "echo: three")
 
-	turns := h.plugin.waitTurns(t, 3)
+	turns := h.plugin.WaitTurns(t, 3)
 	got := make([]string, len(turns))
 	for i, turn := range turns {
 		got[i] = fmt.Sprintf("%s %s %q", turn.Key.Thread, turn.Prompt, turn.ResumeToken)
 	}
-	want := []string{a + ` one ""`, b + ` two ""`, a + ` three "sess-1"`}
+	want := []string{a + ` one ""`, b + ` two ""`, a + ` three "session-1"`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("turns (-want +got):\n%s", diff)
 	}
 
 	// /status typed in the channel acts on the thread Bob last used.
 	h.fake.SlashCommand(t, bob, general, "/status", "")
-	h.waitReply(general, a, "Session: sess-1")
-	if n := len(h.plugin.ran()); n != 3 {
+	h.waitReply(general, a, "Session: session-1")
+	if n := len(h.plugin.Turns()); n != 3 {
 		t.Errorf("%d turns ran; the bot's own echoed messages must not start turns", n)
 	}
 }
@@ -130,7 +130,7 @@ func TestRedeliveredEnvelopesRunOnce(t *testing.T) {
 	h.fake.Post(t, alice, general, thread, "second")
 	h.waitReply(general, thread, "echo: second")
 	var prompts []string
-	for _, turn := range h.plugin.ran() {
+	for _, turn := range h.plugin.Turns() {
 		prompts = append(prompts, turn.Prompt)
 	}
 	if diff := cmp.Diff([]string{"first", "second"}, prompts); diff != "" {
@@ -211,8 +211,8 @@ func TestMsgTooLongLosesNothing(t *testing.T) {
 	events, lines := longAnswer()
 	thread := h.startThread(alice, general)
 	h.fake.Post(t, alice, general, thread, "live: long")
-	turn := h.plugin.next(t)
-	turn.emit(t, events[0]) // a short first post, so growing it fails in chat.update
+	turn := h.plugin.Next(t)
+	turn.Emit(t, events[0]) // a short first post, so growing it fails in chat.update
 	h.fake.WaitCall(t, "the first post", func(c platformtest.SlackCall) bool {
 		return c.Method == "chat.postMessage" && c.ThreadTS == thread && strings.HasPrefix(c.Text, "line 00")
 	})
@@ -223,8 +223,8 @@ func TestMsgTooLongLosesNothing(t *testing.T) {
 	for _, ev := range events[1:] {
 		rest.WriteString(ev.Text)
 	}
-	turn.emit(t, core.TextEvent(rest.String()))
-	turn.finish(t, core.TurnResult{Duration: time.Second})
+	turn.Emit(t, core.TextEvent(rest.String()))
+	turn.End(t, core.TurnResult{Duration: time.Second})
 	replies := h.waitReply(general, thread, "_— 1.0s_")
 	checkComplete(t, replies, lines, 400)
 	refused := map[string]bool{}
@@ -246,8 +246,8 @@ func TestRateLimitLosesNothingAndBlocksNoOther(t *testing.T) {
 
 	h.fake.RateLimit("chat.postMessage", time.Second, 1)
 	h.fake.Post(t, alice, general, a, "live: a")
-	turn := h.plugin.next(t)
-	turn.emit(t, core.TextEvent("first part"))
+	turn := h.plugin.Next(t)
+	turn.Emit(t, core.TextEvent("first part"))
 	h.fake.WaitCall(t, "a 429", func(c platformtest.SlackCall) bool { return c.Error == "ratelimited" })
 
 	// Thread a waits out its Retry-After on the (stopped) clock; thread b
@@ -267,8 +267,8 @@ func TestRateLimitLosesNothingAndBlocksNoOther(t *testing.T) {
 
 	h.waitReply(general, a, "first part")
 	h.fake.RateLimit("chat.update", time.Second, 2)
-	turn.emit(t, core.TextEvent(", second part"))
-	turn.finish(t, core.TurnResult{Duration: time.Second})
+	turn.Emit(t, core.TextEvent(", second part"))
+	turn.End(t, core.TurnResult{Duration: time.Second})
 	replies := h.waitReply(general, a, "first part, second part\n\n_— 1.0s_")
 	if len(replies) != 2 {
 		t.Errorf("thread a = %q, want the notice and one reply", texts(replies))
@@ -307,7 +307,7 @@ func TestUnknownUserIsRefusedPrivately(t *testing.T) {
 	// Alice's next message runs after Mallory's, in the same thread.
 	h.fake.Post(t, alice, general, thread, "still mine")
 	h.waitReply(general, thread, "echo: still mine")
-	if n := len(h.plugin.ran()); n != 1 {
+	if n := len(h.plugin.Turns()); n != 1 {
 		t.Errorf("%d turns ran, want only Alice's", n)
 	}
 	if n := countParents(h); n != 1 {
@@ -326,16 +326,16 @@ func TestMentionStartsConversationInItsThread(t *testing.T) {
 	// A plain reply in the mention's thread continues the conversation.
 	h.fake.Post(t, alice, general, m.TS, "and 3 > 2?")
 	h.waitReply(general, m.TS, "echo: and 3 &gt; 2?")
-	turns := h.plugin.waitTurns(t, 2)
-	if turns[0].Prompt != "what is 2 < 3?" || turns[1].ResumeToken != "sess-1" {
+	turns := h.plugin.WaitTurns(t, 2)
+	if turns[0].Prompt != "what is 2 < 3?" || turns[1].ResumeToken != "session-1" {
 		t.Errorf("turns = %+v, want the request unescaped, then a resumed turn", turns)
 	}
 	// Commands in a thread are mentions.
 	h.fake.Post(t, alice, general, m.TS, mention+" status")
-	h.waitReply(general, m.TS, "Session: sess-1")
+	h.waitReply(general, m.TS, "Session: session-1")
 	h.fake.Post(t, bob, general, m.TS, mention+" conversation end")
 	h.waitReply(general, m.TS, "Conversation ended.")
-	if n := len(h.plugin.ran()); n != 2 {
+	if n := len(h.plugin.Turns()); n != 2 {
 		t.Errorf("%d turns ran, want 2", n)
 	}
 }
@@ -348,7 +348,7 @@ func TestDirectMessagesAreOneConversation(t *testing.T) {
 	h.waitReply(dm, "", "conversation started")
 	h.fake.Post(t, alice, dm, "", "hi")
 	h.waitReply(dm, "", "echo: hi")
-	turn := h.plugin.waitTurns(t, 1)[0]
+	turn := h.plugin.WaitTurns(t, 1)[0]
 	if want := (core.ConversationKey{Platform: "slack", User: alice, Channel: dm}); turn.Key != want {
 		t.Errorf("DM turn key = %+v, want %+v", turn.Key, want)
 	}
@@ -381,7 +381,7 @@ func TestRunFailsOnRefusedTokens(t *testing.T) {
 		{"bot token", platformtest.SlackAppToken, "xoxb-wrong"},
 		{"app token", "xapp-wrong", platformtest.SlackBotToken},
 	} {
-		a, err := slack.New(slack.Config{AppToken: tc.app, BotToken: tc.bot, APIURL: fake.URL})
+		a, err := slack.New(slack.Config{AppToken: slack.Secret(tc.app), BotToken: slack.Secret(tc.bot), APIURL: fake.URL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,9 +403,9 @@ func TestApprovalButtons(t *testing.T) {
 	h := start(t, setup{})
 	thread := h.startThread(alice, general)
 	h.fake.Post(t, alice, general, thread, "live clean up")
-	lt := h.plugin.next(t)
+	lt := h.plugin.Next(t)
 	answers := make(chan core.Answer, 1)
-	lt.emit(t, core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+	lt.Emit(t, core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
 		Answer: func(a core.Answer) { answers <- a }}})
 	var question platformtest.SlackMessage
 	h.until("the question", func() bool {
@@ -438,7 +438,7 @@ func TestApprovalButtons(t *testing.T) {
 		m, _ := h.fake.Message(general, question.TS)
 		return strings.Contains(m.Text, "→ Denied Bash") && !strings.Contains(m.Blocks, "actions")
 	})
-	lt.end <- core.TurnResult{}
+	lt.End(t, core.TurnResult{})
 }
 
 // A turn that ran long ends with a reply in its thread that @mentions
@@ -447,12 +447,31 @@ func TestLongTurnPingsItsAuthor(t *testing.T) {
 	t.Parallel()
 	h := start(t, setup{})
 	m := h.fake.Post(t, alice, general, "", mention+" live and slow")
-	lt := h.plugin.next(t)
-	lt.emit(t, core.TextEvent("all done"))
-	lt.finish(t, core.TurnResult{Duration: 5 * time.Minute})
+	lt := h.plugin.Next(t)
+	lt.Emit(t, core.TextEvent("all done"))
+	lt.End(t, core.TurnResult{Duration: 5 * time.Minute})
 	replies := h.waitReply(general, m.TS, "finished your turn after 5m0s")
 	last := replies[len(replies)-1].Text
 	if !strings.HasPrefix(last, "<@"+alice+"> ✅ Claude Code finished your turn") {
 		t.Errorf("ping = %q, want it to mention the author", last)
+	}
+}
+
+// TestStrangerIsRefusedOncePerPlace: every line a stranger writes in a
+// thread would otherwise cost the bot an ephemeral post (and its rate
+// limit): they are told once per place.
+func TestStrangerIsRefusedOncePerPlace(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{})
+	thread := h.startThread(alice, general)
+	for _, text := range []string{"one", "two", "three"} {
+		h.fake.Post(t, mallory, general, thread, text)
+	}
+	// The thread's messages reach the router in order: once Alice's
+	// is answered, Mallory's were handled.
+	h.fake.Post(t, alice, general, thread, "after them")
+	h.waitReply(general, thread, "echo: after them")
+	if es := h.fake.Ephemeral(); len(es) != 1 || es[0].ThreadTS != thread {
+		t.Errorf("ephemeral messages = %+v, want one refusal in the thread", es)
 	}
 }

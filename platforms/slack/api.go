@@ -3,10 +3,10 @@ package slack
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
@@ -41,8 +41,8 @@ func (c client) Events() <-chan socketmode.Event { return c.Client.Events }
 
 func newClient(cfg Config, logger *slog.Logger) client {
 	log := slogOutput{logger}
-	api := slack.New(cfg.BotToken,
-		slack.OptionAppLevelToken(cfg.AppToken),
+	api := slack.New(string(cfg.BotToken),
+		slack.OptionAppLevelToken(string(cfg.AppToken)),
 		slack.OptionAPIURL(cfg.APIURL),
 		slack.OptionLog(log))
 	return client{socketmode.New(api, socketmode.OptionLog(log))}
@@ -75,12 +75,5 @@ func slackError(err error) string {
 // translate turns a 429 into core.RateLimitError, which the coordinator
 // waits out, and names the call in any other error.
 func translate(call string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var rl *slack.RateLimitedError
-	if errors.As(err, &rl) {
-		return &core.RateLimitError{RetryAfter: rl.RetryAfter, Err: fmt.Errorf("slack %s: %w", call, err)}
-	}
-	return fmt.Errorf("slack %s: %w", call, err)
+	return core.APIError("slack "+call, err, func(rl *slack.RateLimitedError) time.Duration { return rl.RetryAfter })
 }

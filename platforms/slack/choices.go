@@ -78,7 +78,10 @@ func (a *Adapter) press(cb slack.InteractionCallback) (inbound, bool) {
 		channel = cb.Container.ChannelID
 	}
 	user := cb.User.ID
-	m := core.Message{ID: cb.TriggerID, UserName: cb.User.Name, Text: act.Value, From: user}
+	// No UserName: Slack's message events carry none, and a chat that
+	// named the same person by their id in one line and their legacy
+	// handle in the next would confuse. Replies name users by id here.
+	m := core.Message{ID: cb.TriggerID, Text: act.Value, From: user}
 	if isDM(channel) {
 		m.Key = core.ConversationKey{Platform: Name, User: user, Channel: channel}
 		return inbound{queue: channel + "/", msgs: []core.Message{m}}, true

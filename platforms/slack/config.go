@@ -3,7 +3,6 @@ package slack
 import (
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,9 +13,9 @@ import (
 // with github.com/caarlos0/env/v11; the bot's own config embeds it.
 type Config struct {
 	// AppToken (xapp-…) opens Socket Mode connections.
-	AppToken string `env:"SLACK_APP_TOKEN"`
+	AppToken Secret `env:"SLACK_APP_TOKEN"`
 	// BotToken (xoxb-…) calls the Web API.
-	BotToken string `env:"SLACK_BOT_TOKEN"`
+	BotToken Secret `env:"SLACK_BOT_TOKEN"`
 	// AllowedUsers are the Slack user ids (U…) served; "*" serves everyone.
 	AllowedUsers []string `env:"SLACK_ALLOWED_USERS"`
 	// AdminUsers are allowed users who may also use /status all and set
@@ -39,9 +38,9 @@ func (c Config) Validate() error {
 	switch {
 	case c.AppToken == "" || c.BotToken == "":
 		return fmt.Errorf("slack: SLACK_APP_TOKEN and SLACK_BOT_TOKEN must both be set")
-	case !strings.HasPrefix(c.AppToken, "xapp-"):
+	case !strings.HasPrefix(string(c.AppToken), "xapp-"):
 		return fmt.Errorf("slack: SLACK_APP_TOKEN must be an app-level token (xapp-…) with the connections:write scope")
-	case !strings.HasPrefix(c.BotToken, "xoxb-"):
+	case !strings.HasPrefix(string(c.BotToken), "xoxb-"):
 		return fmt.Errorf("slack: SLACK_BOT_TOKEN must be a bot token (xoxb-…)")
 	case c.EditInterval < 0:
 		return fmt.Errorf("slack: SLACK_EDIT_INTERVAL must not be negative")
@@ -53,16 +52,6 @@ func (c Config) Validate() error {
 func (c Config) Grant(access *core.Access) {
 	access.Allow(Name, c.AllowedUsers...)
 	access.Admin(Name, c.AdminUsers...)
-}
-
-// allows reports whether user is among the configured users. The router
-// decides access; the adapter asks only to avoid posting a thread parent
-// for someone it will refuse.
-func (c Config) allows(user string) bool {
-	return slices.ContainsFunc(slices.Concat(c.AllowedUsers, c.AdminUsers), func(u string) bool {
-		u = strings.TrimSpace(u)
-		return u == user || u == "*"
-	})
 }
 
 // LogValue logs the configuration without its tokens.
@@ -80,3 +69,6 @@ func (c Config) LogValue() slog.Value {
 
 // String keeps tokens out of %v.
 func (c Config) String() string { return c.LogValue().String() }
+
+// Secret is a string that never prints (core.Secret).
+type Secret = core.Secret

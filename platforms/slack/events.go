@@ -67,7 +67,7 @@ func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
 	if args := plainText(c.Text); args != "" {
 		text += " " + args
 	}
-	m := core.Message{ID: c.TriggerID, UserName: c.UserName, Text: text, From: c.UserID}
+	m := core.Message{ID: c.TriggerID, Text: text, From: c.UserID} // no UserName: see press
 	if isDM(c.ChannelID) {
 		m.Key = core.ConversationKey{Platform: Name, User: c.UserID, Channel: c.ChannelID}
 		return inbound{queue: c.ChannelID + "/", msgs: []core.Message{m}}, true
@@ -77,7 +77,7 @@ func (a *Adapter) slashCommand(c slack.SlashCommand) (inbound, bool) {
 	case core.ScopeNewConversation:
 		// No parent for someone the router will refuse: the refusal is
 		// private, so the channel should see nothing either.
-		if a.cfg.allows(c.UserID) {
+		if a.admits(c.UserID) {
 			return inbound{
 				queue:   "new/" + strconv.FormatInt(newThreads.Add(1), 10),
 				parent:  fmt.Sprintf("<@%s> `%s`", c.UserID, formatter.SlackEscape(text)),
@@ -111,7 +111,7 @@ func (a *Adapter) mention(e *slackevents.AppMentionEvent, files []core.Attachmen
 		}
 	}
 	m.Key = core.ConversationKey{Platform: Name, Channel: e.Channel, Thread: thread}
-	allowed := a.cfg.allows(e.User)
+	allowed := a.admits(e.User)
 	msgs := []core.Message{m}
 	switch {
 	case isCmd:
@@ -167,7 +167,7 @@ func (a *Adapter) message(e *slackevents.MessageEvent, files []core.Attachment) 
 	if !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 		return inbound{}, false
 	}
-	if a.cfg.allows(e.User) {
+	if a.admits(e.User) {
 		a.lastUsed.Set(e.Channel+"/"+e.User, thread)
 	}
 	m := core.Message{

@@ -13,6 +13,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 )
 
@@ -105,7 +106,7 @@ func TestFilesIn(t *testing.T) {
 			channel, thread := tc.send(h)
 			h.waitReply(channel, thread, tc.reply)
 
-			turns := h.plugin.ran()
+			turns := h.plugin.Turns()
 			switch {
 			case tc.prompt == "" && len(turns) > 0:
 				t.Errorf("a turn ran with prompt %q, want none", turns[0].Prompt)
@@ -248,5 +249,33 @@ func TestFilesOut(t *testing.T) {
 					tc.file, tc.data, thread)
 			}
 		})
+	}
+}
+
+// TestLongAnswerComesAsAFile: past LONG_REPLY_PAGES messages, an answer is
+// its first page and a note in the thread, and the whole of it is
+// uploaded there as answer.md through slack-go's external upload.
+func TestLongAnswerComesAsAFile(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{limit: 500, router: func(rc *core.RouterConfig) {
+		rc.LongReplyPages, rc.Document = 2, formatter.MarkdownText
+	}})
+	events, lines := longAnswer()
+	h.plugin.answer = func(string) []core.Event { return events }
+	thread := h.startThread(alice, general)
+	h.fake.Post(t, alice, general, thread, "tell me a long story")
+	h.until("the upload", func() bool { return len(h.fake.Uploads(general)) == 1 })
+	up := h.fake.Uploads(general)[0]
+	if up.File.Name != "answer.md" || up.ThreadTS != thread {
+		t.Errorf("uploaded %q to thread %q, want answer.md to %q", up.File.Name, up.ThreadTS, thread)
+	}
+	for _, line := range lines {
+		if !bytes.Contains(up.File.Data, []byte(line)) {
+			t.Errorf("answer.md lacks %q", line)
+		}
+	}
+	replies := h.waitReply(general, thread, "all of it is in answer.md")
+	if len(replies) != 3 || !strings.HasPrefix(replies[1].Text, "line 00:") {
+		t.Errorf("replies = %+v, want the start notice, the first page and the note", replies)
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // Users of the fake workspace.
@@ -28,150 +27,37 @@ const (
 // guard bounds every wait, so a broken test fails instead of hanging.
 const guard = 20 * time.Second
 
-// changes is a broadcast: every change closes the current channel.
-type changes struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (c *changes) wait() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ch == nil {
-		c.ch = make(chan struct{})
-	}
-	return c.ch
-}
-
-func (c *changes) notify() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ch != nil {
-		close(c.ch)
-	}
-	c.ch = make(chan struct{})
-}
-
-// liveTurn is a turn the test drives event by event.
-type liveTurn struct {
-	core.Turn
-	events chan core.Event
-	end    chan core.TurnResult
-}
-
-func (lt *liveTurn) emit(t *testing.T, ev core.Event) {
-	t.Helper()
-	select {
-	case lt.events <- ev:
-	case <-time.After(guard):
-		t.Fatal("the turn did not take an event")
-	}
-}
-
-func (lt *liveTurn) finish(t *testing.T, res core.TurnResult) {
-	t.Helper()
-	select {
-	case lt.end <- res:
-	case <-time.After(guard):
-		t.Fatal("the turn did not end")
-	}
-}
-
-// testPlugin is a core.Plugin with a script: a prompt starting with
-// "live" hands the turn to the test (see next); any other prompt is
-// answered at once with "echo: <prompt>", or with the text of answer when
-// it is set. Each new session's token is "sess-N".
+// testPlugin scripts turns: a prompt starting with "live" is handed to
+// the test (Next); any other is answered at once with "echo: <prompt>",
+// or with answer's events when it is set. Every turn reports its session
+// first.
 type testPlugin struct {
-	changes
-	answer   func(prompt string) []core.Event
-	live     chan *liveTurn
-	mu       sync.Mutex
-	turns    []core.Turn
-	sessions int
+	*plugintest.Scripted
+	answer func(prompt string) []core.Event
 }
 
-func newTestPlugin() *testPlugin { return &testPlugin{live: make(chan *liveTurn)} }
-
-func (p *testPlugin) ID() string   { return "claude" }
-func (p *testPlugin) Name() string { return "Claude Code" }
-
-func (p *testPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
-	return nil, nil
+func newTestPlugin() *testPlugin {
+	p := &testPlugin{Scripted: &plugintest.Scripted{}}
+	p.Script = p.run
+	return p
 }
 
-func (p *testPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.mu.Lock()
-	p.turns = append(p.turns, t)
-	token := t.ResumeToken
-	if token == "" {
-		p.sessions++
-		token = fmt.Sprintf("sess-%d", p.sessions)
-	}
-	p.mu.Unlock()
-	p.notify()
+func (p *testPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	token := p.Session(t)
 	emit(core.Event{Kind: core.EventSession, ResumeToken: token})
-	if !strings.HasPrefix(t.Prompt, "live") {
-		events := []core.Event{core.TextEvent("echo: " + t.Prompt)}
-		if p.answer != nil {
-			events = p.answer(t.Prompt)
-		}
-		for _, ev := range events {
-			emit(ev)
-		}
-		return core.TurnResult{ResumeToken: token, Duration: time.Second}, nil
+	if strings.HasPrefix(t.Prompt, "live") {
+		res, err := p.HandOver(ctx, t, emit)
+		res.ResumeToken = token
+		return res, err
 	}
-	lt := &liveTurn{Turn: t, events: make(chan core.Event), end: make(chan core.TurnResult)}
-	select {
-	case p.live <- lt:
-	case <-ctx.Done():
-		return core.TurnResult{}, ctx.Err()
+	events := []core.Event{core.TextEvent("echo: " + t.Prompt)}
+	if p.answer != nil {
+		events = p.answer(t.Prompt)
 	}
-	for {
-		select {
-		case ev := <-lt.events:
-			emit(ev)
-		case res := <-lt.end:
-			res.ResumeToken = token
-			return res, nil
-		case <-ctx.Done():
-			return core.TurnResult{ResumeToken: token}, ctx.Err()
-		}
+	for _, ev := range events {
+		emit(ev)
 	}
-}
-
-// next returns the next live turn.
-func (p *testPlugin) next(t *testing.T) *liveTurn {
-	t.Helper()
-	select {
-	case lt := <-p.live:
-		return lt
-	case <-time.After(guard):
-		t.Fatal("no live turn started")
-		return nil
-	}
-}
-
-func (p *testPlugin) ran() []core.Turn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.turns)
-}
-
-// waitTurns waits until n turns have started and returns them.
-func (p *testPlugin) waitTurns(t *testing.T, n int) []core.Turn {
-	t.Helper()
-	timeout := time.After(guard)
-	for {
-		ch := p.wait()
-		if turns := p.ran(); len(turns) >= n {
-			return turns
-		}
-		select {
-		case <-ch:
-		case <-timeout:
-			t.Fatalf("waited for %d turns, have %v", n, p.ran())
-		}
-	}
+	return core.TurnResult{ResumeToken: token, Duration: time.Second}, nil
 }
 
 // harness is the real router with the adapter, against the fake Slack.
@@ -194,6 +80,8 @@ type setup struct {
 	// root; with a real plugin the clock is an instant one.
 	plugin  core.Plugin
 	workdir string
+	// router adjusts the router's configuration.
+	router func(*core.RouterConfig)
 }
 
 func start(t *testing.T, s setup) *harness {
@@ -230,8 +118,12 @@ func start(t *testing.T, s setup) *harness {
 	}
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
-	h.router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}, nil)
-	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin)}
+	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger}
+	if s.router != nil {
+		s.router(&rc)
+	}
+	h.router = core.NewRouter(ctx, rc, nil)
+	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin), slack.WithLookup(h.router)}
 	if s.limit > 0 {
 		opts = append(opts, slack.WithMessageLimit(s.limit))
 	}
@@ -243,6 +135,11 @@ func start(t *testing.T, s setup) *harness {
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, h.router.Attach(a)) }()
 	t.Cleanup(func() {
+		if h.clock != nil {
+			// A reply may still wait on the clock (its last edit): the
+			// test is over, so every wait is.
+			h.clock.Free()
+		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run = %v", err)

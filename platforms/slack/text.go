@@ -58,8 +58,13 @@ func (a *Adapter) mentions(s string) bool {
 // mentionCommand reads the text after a mention as a command when it is
 // one: "/anything", "start [workdir]" (for the default plugin), or what
 // parses as a command of core's table once a slash is put in front
-// ("stop", "status", "claude resume abc"). Anything else is a request, so
-// "@bot stop the server before deploying" stays a turn.
+// ("stop", "status", "claude resume abc", "workdir set ~/x"). A one-word
+// command whose argument is free text (at, every, file, answer, allow,
+// deny) takes at most one word without its slash: "@bot every test in
+// pkg fails, fix them", "@bot at line 40 there is a bug" and "@bot file a
+// bug about it" are requests, as is anything else that does not parse
+// ("@bot stop the server before deploying"). "@bot /every 1h run the
+// tests" schedules.
 func (a *Adapter) mentionCommand(text string) (string, bool) {
 	if strings.HasPrefix(text, "/") {
 		return text, core.IsCommand(text)
@@ -68,8 +73,12 @@ func (a *Adapter) mentionCommand(text string) (string, bool) {
 	if len(f) > 0 && len(f) <= 2 && strings.EqualFold(f[0], "start") {
 		return "/" + a.cfg.DefaultPlugin + " " + text, true
 	}
-	if _, err := a.commands.Parse("/" + text); err != nil {
+	cmd, err := a.commands.Parse("/" + text)
+	if err != nil {
 		return "", false
+	}
+	if s, _ := a.commands.Lookup(cmd); s.Kind == core.ArgText && len(s.Words) == 1 && len(strings.Fields(cmd.Arg)) > 1 {
+		return "", false // free text: a request that happens to start with a command's word
 	}
 	return "/" + text, true
 }

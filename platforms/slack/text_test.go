@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -34,8 +35,13 @@ func TestPlainText(t *testing.T) {
 	}
 }
 
+// testAdapter is an adapter, not connected, whose router serves UALICE.
 func testAdapter() *Adapter {
-	a := newAdapter(Config{AllowedUsers: []string{"UALICE"}},
+	cfg := Config{AllowedUsers: []string{"UALICE"}}
+	access := core.NewAccess()
+	cfg.Grant(access)
+	router := core.NewRouter(context.Background(), core.RouterConfig{Access: access}, nil)
+	a := newAdapter(cfg, WithLookup(router),
 		WithPlugins(plugintest.Named{PluginID: "claude"}, plugintest.Named{PluginID: "codex"}))
 	a.setBot("UBOT")
 	return a
@@ -66,6 +72,23 @@ func TestMentionCommand(t *testing.T) {
 		{"claude conversations", "/claude conversations", true},
 		{"/claude start ~/y", "/claude start ~/y", true},
 		{"what is 2 < 3?", "", false},
+		// A one-word command with free text takes one word without its
+		// slash: longer, it is a request.
+		{"every test in pkg fails, fix them", "", false},
+		{"at line 40 there is a bug", "", false},
+		{"file a bug about it", "", false},
+		{"deny it, it deletes the database", "", false},
+		{"answer the question in the README", "", false},
+		{"file README.md", "/file README.md", true},
+		{"allow always", "/allow always", true},
+		{"deny", "/deny", true},
+		{"answer 2", "/answer 2", true},
+		{"/every 1h run the tests", "/every 1h run the tests", true},
+		{"/at 09:00 standup notes", "/at 09:00 standup notes", true},
+		{"workdir set ~/My Projects", "/workdir set ~/My Projects", true},
+		{"claude start ~/x --worktree", "/claude start ~/x --worktree", true},
+		{"model opus", "/model opus", true},
+		{"model this as a state machine", "", false},
 		{"", "", false},
 	}
 	for _, tc := range cases {
@@ -149,6 +172,8 @@ func TestInbound(t *testing.T) {
 			[]want{{key("UALICE", "D2", ""), "/claude start ~/x", "UALICE"}}, false},
 		{"a top-level request", eventsAPI("E9", &slackevents.AppMentionEvent{User: "UALICE", Channel: "C1", TimeStamp: "3.0", Text: "<@UBOT> fix it"}),
 			[]want{{key("", "C1", "3.0"), "/claude start", "UALICE"}, {key("", "C1", "3.0"), "fix it", "UALICE"}}, false},
+		{"a top-level request that starts with a command's word", eventsAPI("E9b", &slackevents.AppMentionEvent{User: "UALICE", Channel: "C1", TimeStamp: "3.5", Text: "<@UBOT> every test in pkg fails, fix them"}),
+			[]want{{key("", "C1", "3.5"), "/claude start", "UALICE"}, {key("", "C1", "3.5"), "every test in pkg fails, fix them", "UALICE"}}, false},
 		{"a top-level request from a stranger", eventsAPI("E10", &slackevents.AppMentionEvent{User: "UEVE", Channel: "C1", TimeStamp: "4.0", Text: "<@UBOT> fix it"}),
 			[]want{{key("", "C1", "4.0"), "fix it", "UEVE"}}, false},
 		{"a mention in a thread", eventsAPI("E11", &slackevents.AppMentionEvent{User: "UALICE", Channel: "C1", TimeStamp: "5.0", ThreadTimeStamp: "1.0", Text: "<@UBOT> status"}),

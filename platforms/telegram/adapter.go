@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"html"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,7 +20,7 @@ import (
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
-const platformName = "telegram"
+const Name = "telegram"
 
 // botAPI is the part of the client library the adapter uses: raw requests
 // (raw.go) and the library's configs for everything that needs no topic.
@@ -48,6 +47,7 @@ type Options struct {
 // Adapter is the Telegram platform. It is safe for concurrent use.
 type Adapter struct {
 	core.Health
+	format
 	cfg      Config
 	api      botAPI
 	client   *pollClient
@@ -60,8 +60,7 @@ type Adapter struct {
 	secret   string
 	choices  *choices
 
-	mu      sync.Mutex
-	refused *core.Recent[string, struct{}] // user/chat pairs already told they are not allowed
+	mu sync.Mutex
 	// answered holds the callback queries Refuse answered while the
 	// router handled them.
 	answered map[string]bool
@@ -110,46 +109,55 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		secret = hex.EncodeToString(b)
 	}
 	return &Adapter{
+		format:   format{editInterval: cfg.EditInterval},
 		cfg:      cfg,
 		api:      bot,
 		client:   client,
 		self:     strings.ToLower(bot.Self.UserName),
 		clock:    clock,
-		logger:   logger.With("platform", platformName, "bot", bot.Self.UserName),
+		logger:   logger.With("platform", Name, "bot", bot.Self.UserName),
 		gate:     newGate(clock, cfg.GroupWritesPerMinute),
 		commands: botCommands(core.NewCommands(opts.Plugins)),
 		listener: opts.Listener,
 		secret:   secret,
 		choices:  newChoices(),
-		refused:  core.NewRecent[string, struct{}](10000),
 		answered: make(map[string]bool),
 		seen:     core.NewRecent[int, struct{}](1024),
 	}, nil
 }
 
 // Name returns "telegram".
-func (a *Adapter) Name() string { return platformName }
+func (a *Adapter) Name() string { return Name }
+
+// format is how the adapter writes to Telegram.
+type format struct{ editInterval time.Duration }
+
+// NewFormat returns the adapter's format for cfg, without connecting.
+func NewFormat(cfg Config) core.Format { return format{editInterval: cfg.withDefaults().EditInterval} }
 
 // Limits allows one write per EditInterval per chat; the group budget and
 // flood control are enforced by the adapter's gate, which answers
 // *core.RateLimitError.
-func (a *Adapter) Limits() core.Limits {
-	return core.Limits{EditInterval: a.cfg.EditInterval, ChannelInterval: a.cfg.EditInterval, ChannelBurst: 1}
+func (f format) Limits() core.Limits {
+	return core.Limits{EditInterval: f.editInterval, ChannelInterval: f.editInterval, ChannelBurst: 1}
 }
 
 // Render renders blocks as Telegram HTML messages.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+func (format) Render(blocks []core.ResponseBlock) []string {
 	return formatter.Telegram(blocks, formatter.TelegramLimit)
 }
 
-// hold takes chat's turn at the gate, or says how long it is held back
-// (a *core.RateLimitError).
-func (a *Adapter) hold(chat int64) (release func(), err error) {
-	release, d := a.gate.acquire(chat)
-	if d > 0 {
-		return nil, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+// hold reads the place to names and takes its chat's turn at the gate,
+// or says how long it is held back (a *core.RateLimitError).
+func (a *Adapter) hold(to core.Target) (p place, release func(), err error) {
+	if p, err = parsePlace(to); err != nil {
+		return place{}, nil, err
 	}
-	return release, nil
+	release, d := a.gate.acquire(p.chat)
+	if d > 0 {
+		return place{}, nil, &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
+	}
+	return p, release, nil
 }
 
 // call runs one Bot API request, redacting the token from its error.
@@ -158,11 +166,7 @@ func (a *Adapter) call(f func() error) error { return redact(f(), string(a.cfg.T
 // Send posts text (Telegram HTML) in to. It returns *core.RateLimitError
 // while the chat is under flood control or over its group budget.
 func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.MessageRef, error) {
-	p, err := parsePlace(to)
-	if err != nil {
-		return core.MessageRef{}, err
-	}
-	release, err := a.hold(p.chat)
+	p, release, err := a.hold(to)
 	if err != nil {
 		return core.MessageRef{}, err
 	}
@@ -181,15 +185,11 @@ func (a *Adapter) Send(ctx context.Context, to core.Target, text string) (core.M
 // Edit replaces the text of a message the bot sent. Unchanged text is
 // success.
 func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) error {
-	p, err := parsePlace(ref.Target)
-	if err != nil {
-		return err
-	}
 	id, err := strconv.Atoi(ref.ID)
 	if err != nil {
 		return fmt.Errorf("telegram: bad message id %q", ref.ID)
 	}
-	release, err := a.hold(p.chat)
+	p, release, err := a.hold(ref.Target)
 	if err != nil {
 		return err
 	}
@@ -268,21 +268,22 @@ func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
 	return nil
 }
 
-// Refuse answers a user who is not allowed. A button press gets a private
-// alert; a message gets one reply per user and chat, so a stranger in a
-// group cannot make the bot answer every line.
+// errNotPrivate makes the router refuse a message in the chat: only a
+// button press has a private answer (an alert).
+var errNotPrivate = errors.New("telegram: no private reply for a message")
+
+// Refuse answers a button press by a user who is not allowed with a
+// private alert. A message gets errNotPrivate, and so the router's reply,
+// which it sends once per place.
 func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error {
-	if id, ok := strings.CutPrefix(m.ReplyTo, callbackPrefix); ok {
-		a.mu.Lock()
-		a.answered[id] = true
-		a.mu.Unlock()
-		return a.answerCallback(id, text, true)
+	id, ok := strings.CutPrefix(m.ReplyTo, callbackPrefix)
+	if !ok {
+		return errNotPrivate
 	}
-	if !a.refused.Add(m.Key.User+"/"+m.Key.Channel, struct{}{}) {
-		return nil
-	}
-	_, err := a.Send(ctx, m.Target(), html.EscapeString(text))
-	return err
+	a.mu.Lock()
+	a.answered[id] = true
+	a.mu.Unlock()
+	return a.answerCallback(id, text, true)
 }
 
 // parsePlace reads the chat and topic from a target.

@@ -69,8 +69,8 @@ func (c Config) Validate() error {
 // Grant adds the configured users to access under the adapter's platform
 // name.
 func (c Config) Grant(access *core.Access) {
-	access.Allow(platformName, c.AllowedUsers.Strings()...)
-	access.Admin(platformName, c.AdminUsers.Strings()...)
+	access.Allow(Name, c.AllowedUsers.Strings()...)
+	access.Admin(Name, c.AdminUsers.Strings()...)
 }
 
 // withDefaults fills what the environment would have, for configs built

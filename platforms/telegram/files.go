@@ -95,11 +95,7 @@ func fileEndpoint(api string) string {
 // SendFile sends data as a document in to (its topic included), with
 // caption.
 func (a *Adapter) SendFile(ctx context.Context, to core.Target, name string, data []byte, caption string) (core.MessageRef, error) {
-	p, err := parsePlace(to)
-	if err != nil {
-		return core.MessageRef{}, err
-	}
-	release, err := a.hold(p.chat)
+	p, release, err := a.hold(to)
 	if err != nil {
 		return core.MessageRef{}, err
 	}

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 var (
@@ -23,51 +25,32 @@ var (
 	team  = platformtest.TelegramChat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
 )
 
-// scripted is a plugin whose turns the test feeds event by event.
-type scripted struct {
-	turns chan *turn
-	convs []core.ConversationInfo
-	// took is every turn's reported duration; zero means 2s.
+// newScripted is a plugin that hands every turn to the test (nextTurn),
+// which feeds it event by event.
+func newScripted() *plugintest.Scripted {
+	p := &plugintest.Scripted{}
+	p.Script = p.HandOver
+	return p
+}
+
+// turn is a turn handed to the test.
+type turn struct {
+	*plugintest.LiveTurn
+	t *testing.T
+	// took is the duration the turn reports; zero means 2s.
 	took time.Duration
 }
 
-// turn is one running turn of a scripted plugin.
-type turn struct {
-	core.Turn
-	events chan core.Event
+func (tr *turn) say(text string) {
+	tr.t.Helper()
+	tr.Emit(tr.t, core.TextEvent(text))
 }
 
-func newScripted() *scripted { return &scripted{turns: make(chan *turn)} }
-
-func (p *scripted) ID() string   { return "claude" }
-func (p *scripted) Name() string { return "Claude Code" }
-
-func (p *scripted) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	tr := &turn{Turn: t, events: make(chan core.Event)}
-	select {
-	case p.turns <- tr:
-	case <-ctx.Done():
-		return core.TurnResult{}, ctx.Err()
-	}
-	for {
-		select {
-		case ev, ok := <-tr.events:
-			if !ok {
-				return core.TurnResult{ResumeToken: "session-" + t.Key.Thread + t.Key.User, Duration: cmp.Or(p.took, 2*time.Second), CostUSD: 0.01}, nil
-			}
-			emit(ev)
-		case <-ctx.Done():
-			return core.TurnResult{}, ctx.Err()
-		}
-	}
+// end ends the turn in its session, costing a cent.
+func (tr *turn) end() {
+	tr.t.Helper()
+	tr.End(tr.t, core.TurnResult{ResumeToken: "session-" + tr.Key.Thread + tr.Key.User, Duration: cmp.Or(tr.took, 2*time.Second), CostUSD: 0.01})
 }
-
-func (p *scripted) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	return p.convs, nil
-}
-
-func (tr *turn) say(text string) { tr.events <- core.TextEvent(text) }
-func (tr *turn) end()            { close(tr.events) }
 
 // syncBuffer collects log output from many goroutines.
 type syncBuffer struct {
@@ -91,8 +74,9 @@ func (s *syncBuffer) String() string {
 type harness struct {
 	t      *testing.T
 	srv    *platformtest.TelegramServer
-	clock  *fakeClock
-	plugin *scripted
+	clock  *coretest.ManualClock
+	plugin *plugintest.Scripted
+	took   time.Duration // what every turn reports; zero means 2s
 	bot    *Adapter
 	router *core.Router
 	logs   *syncBuffer
@@ -110,7 +94,7 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 // adjusted by route too.
 func newHarnessRouting(t *testing.T, route func(*core.RouterConfig), configure ...func(*Config, *Options)) *harness {
 	t.Helper()
-	h := &harness{t: t, srv: platformtest.NewTelegramServer(t), clock: newFakeClock(), plugin: newScripted(), logs: &syncBuffer{}}
+	h := &harness{t: t, srv: platformtest.NewTelegramServer(t), clock: coretest.NewManualClock(), plugin: newScripted(), logs: &syncBuffer{}}
 	h.srv.Now = h.clock.Now
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := Config{
@@ -187,12 +171,11 @@ func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
 	deadline := time.After(90 * time.Second) // a failure guard: a cold CLI start is slow
 	for {
-		srvCh, clkCh := h.srv.Changed(), h.clock.Added()
+		srvCh, clkCh := h.srv.Changed(), h.clock.Waiting()
 		if cond() {
 			return
 		}
-		if next, ok := h.clock.Next(); ok {
-			h.clock.AdvanceTo(next)
+		if h.clock.AdvanceToNext() {
 			continue
 		}
 		select {
@@ -210,16 +193,14 @@ func (h *harness) nextTurn() *turn {
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
-		case tr := <-h.plugin.turns:
-			return tr
+		case lt := <-h.plugin.Handed():
+			return &turn{LiveTurn: lt, t: h.t, took: h.took}
 		case <-h.srv.Changed():
-		case <-h.clock.Added():
+		case <-h.clock.Waiting():
 		case <-deadline:
 			h.t.Fatalf("no turn started; messages: %s", h.dump())
 		}
-		if next, ok := h.clock.Next(); ok {
-			h.clock.AdvanceTo(next)
-		}
+		h.clock.AdvanceToNext()
 	}
 }
 

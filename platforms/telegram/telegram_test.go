@@ -13,6 +13,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // TestDMStreamsWithinEditLimit starts a conversation in a private chat and
@@ -129,10 +130,10 @@ func TestInlineKeyboardResume(t *testing.T) {
 	// Sessions started outside chat are listed to admins only.
 	h := newHarness(t, func(c *Config, _ *Options) { c.AdminUsers = UserIDs{alice.ID} })
 	const old = "0b7c6a52-1f3e-4b8e-9a7d-2c1d5e6f7a8b"
-	h.plugin.convs = []core.ConversationInfo{
+	h.plugin.List = plugintest.History([]core.ConversationInfo{
 		{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build", Updated: h.clock.Now()},
 		{ID: old, Title: "write <docs> & tests", Updated: h.clock.Now().Add(-time.Hour)},
-	}
+	})
 	dm := alice.Private()
 	h.says(dm, alice, 0, "/claude conversations")
 	msgs := h.srv.Messages(dm.ID)
@@ -372,7 +373,20 @@ func streamAnswer(t *testing.T, h *harness, dm platformtest.TelegramChat, answer
 // and a private alert when they press a button.
 func TestUnknownUserRefused(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := newHarness(t, func(c *Config, _ *Options) { c.AdminUsers = UserIDs{alice.ID} })
+	// A stranger's first press in a place is refused with a private alert.
+	h.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build"}})
+	topic := h.srv.NewTopic(team, "ops")
+	h.says(team, alice, topic, "/claude conversations")
+	list := h.srv.Messages(team.ID)[0]
+	press := h.srv.PressButton(bob, list, "/claude resume 4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff")
+	h.until("the alert", func() bool { return h.srv.CallbackAnswered(press) })
+	for _, c := range h.srv.Calls("answerCallbackQuery") {
+		if c.Params.Get("callback_query_id") == press && (c.Params.Get("show_alert") != "true" || !strings.Contains(c.Params.Get("text"), "2002")) {
+			t.Errorf("callback answer = %v, want an alert with the id", c.Params)
+		}
+	}
+
 	dm := bob.Private()
 	h.says(dm, bob, 0, "hello")
 	if got := h.last(dm.ID); !strings.Contains(got, "not on this bot's allow-list") || !strings.Contains(got, "2002") {
@@ -381,34 +395,30 @@ func TestUnknownUserRefused(t *testing.T) {
 	h.srv.UserSays(dm, bob, 0, "hello again")
 	h.srv.UserSays(dm, bob, 0, "/claude start")
 	// The press is handled after the messages before it (same
-	// conversation), so its answer means they were handled too.
+	// conversation), so its answer means they were handled too. Bob was
+	// told here already: the press is answered (its spinner stops), with
+	// nothing to say.
 	id := h.srv.PressButton(bob, h.srv.Messages(dm.ID)[0], "/claude resume x")
 	h.until("the callback answer", func() bool { return h.srv.CallbackAnswered(id) })
 	for _, c := range h.srv.Calls("answerCallbackQuery") {
-		if c.Params.Get("callback_query_id") == id && (c.Params.Get("show_alert") != "true" || !strings.Contains(c.Params.Get("text"), "2002")) {
-			t.Errorf("callback answer = %v, want an alert with the id", c.Params)
+		if c.Params.Get("callback_query_id") == id && (c.Params.Get("show_alert") == "true" || c.Params.Get("text") != "") {
+			t.Errorf("callback answer = %v, want a silent one", c.Params)
 		}
 	}
 	if n := len(h.srv.Messages(dm.ID)); n != 1 {
 		t.Errorf("bot posted %d messages to a stranger, want one refusal", n)
 	}
-	if len(h.srv.Calls("answerCallbackQuery")) != 1 {
-		t.Errorf("callback answered %d times, want once", len(h.srv.Calls("answerCallbackQuery")))
+	if len(h.srv.Calls("answerCallbackQuery")) != 2 {
+		t.Errorf("callbacks answered %d times, want once each", len(h.srv.Calls("answerCallbackQuery")))
 	}
 }
-
-// otherPlugin is a second scripted plugin under another id.
-type otherPlugin struct{ *scripted }
-
-func (otherPlugin) ID() string   { return "codex" }
-func (otherPlugin) Name() string { return "Codex" }
 
 // A message belongs to the conversation it was sent in: a /codex start
 // while a Claude turn runs and a message waits is refused, and the waiting
 // message runs on Claude.
 func TestMessagesKeepTheirConversation(t *testing.T) {
 	t.Parallel()
-	codex := otherPlugin{newScripted()}
+	codex := &plugintest.Scripted{PluginID: "codex", PluginName: "Codex"}
 	h := newHarness(t, func(_ *Config, o *Options) { o.Plugins = append(o.Plugins, codex) })
 	dm := alice.Private()
 	h.says(dm, alice, 0, "/claude start")
@@ -431,10 +441,8 @@ func TestMessagesKeepTheirConversation(t *testing.T) {
 	}
 	second.end()
 	h.until("the second reply", func() bool { return strings.Count(h.dump(), "2.0s · $0.0100") >= 2 })
-	select {
-	case tr := <-codex.turns:
-		t.Fatalf("Codex ran a turn: %+v", tr.Turn)
-	default:
+	if turns := codex.Turns(); len(turns) != 0 {
+		t.Fatalf("Codex ran a turn: %+v", turns[0])
 	}
 }
 
@@ -450,7 +458,7 @@ func TestApprovalButtons(t *testing.T) {
 	tr := h.nextTurn()
 	answers := make(chan core.Answer, 1)
 	go func() {
-		tr.events <- core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+		tr.Events() <- core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
 			Answer: func(a core.Answer) { answers <- a }}}
 	}()
 	h.until("the question", func() bool { return strings.Contains(h.last(team.ID), "Allow Bash?") })
@@ -512,7 +520,7 @@ func TestApprovalButtons(t *testing.T) {
 func TestLongTurnPingsItsAuthor(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.plugin.took = 5 * time.Minute
+	h.took = 5 * time.Minute
 	dm := alice.Private()
 	h.says(dm, alice, 0, "/claude start")
 	h.srv.UserSays(dm, alice, 0, "take your time")
@@ -570,5 +578,28 @@ func TestFilesBothWays(t *testing.T) {
 	h.until("the document", func() bool { return len(h.srv.Documents(dm.ID)) == 1 })
 	if d := h.srv.Documents(dm.ID)[0]; d.Name != "notes.txt" || !bytes.Equal(d.Data, notes) {
 		t.Errorf("sent document %q = %q", d.Name, d.Data)
+	}
+}
+
+// TestModelTextLinksNobody: a link to a user (tg://user?id=…) in a CLI's
+// answer would mention them; only web links become links, so it stays
+// text, whether written as Markdown or as HTML.
+func TestModelTextLinksNobody(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	h.srv.UserSays(dm, alice, 0, "who is carol?")
+	tr := h.nextTurn()
+	tr.say(`ask [carol](tg://user?id=1003) or <a href="tg://user?id=1003">carol</a>`)
+	tr.end()
+	h.until("the footer", func() bool { return strings.Contains(h.last(dm.ID), "— 2.0s") })
+	if got := h.last(dm.ID); !strings.Contains(got, "[carol](tg://user?id=1003)") {
+		t.Errorf("answer = %q, want the link as text", got)
+	}
+	for _, c := range h.srv.Calls("sendMessage", "editMessageText") {
+		if text := c.Params.Get("text"); strings.Contains(text, "<a ") || c.Params.Get("entities") != "" {
+			t.Errorf("%s sent a link: %q entities=%s", c.Method, text, c.Params.Get("entities"))
+		}
 	}
 }

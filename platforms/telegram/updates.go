@@ -129,7 +129,7 @@ func (a *Adapter) logAnswer(id, text string, alert bool) {
 // topic, and a plain group (or a forum's General topic) one per user in
 // the group.
 func key(user, chat int64, topic int) core.ConversationKey {
-	k := core.ConversationKey{Platform: platformName, User: strconv.FormatInt(user, 10), Channel: strconv.FormatInt(chat, 10)}
+	k := core.ConversationKey{Platform: Name, User: strconv.FormatInt(user, 10), Channel: strconv.FormatInt(chat, 10)}
 	if topic != 0 {
 		k.Thread = strconv.Itoa(topic)
 	}

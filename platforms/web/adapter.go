@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -25,10 +26,17 @@ type Options struct {
 	// Listener, when set, is served instead of listening on Addr (tests
 	// take a free port this way).
 	Listener net.Listener
+	// Lookup is the router's: the page lists the web's conversations it
+	// kept in STATE_FILE again after a restart, and its start form
+	// suggests the directories the web user may work in.
+	Lookup core.Lookup
+	// Plugins are the CLIs the start form offers.
+	Plugins []core.Plugin
 }
 
 // Adapter is the web core.Platform. It is safe for concurrent use.
 type Adapter struct {
+	format
 	cfg      Config
 	opts     Options
 	logger   *slog.Logger
@@ -63,21 +71,48 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	if opts.SignIn == nil {
 		opts.SignIn = os.Stderr
 	}
-	return &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions()}, nil
+	a := &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions()}
+	a.restore()
+	return a, nil
+}
+
+// restore lists again the web conversations kept across a restart, so
+// that the page finds them (their messages were the page's, and are gone).
+func (a *Adapter) restore() {
+	if a.opts.Lookup == nil {
+		return
+	}
+	entries := a.opts.Lookup.PlatformConversations(Name) // most recently used first
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Key.User != User || e.Key.Channel == "" {
+			continue
+		}
+		a.store.restore(e.Key.Channel, fmt.Sprintf("%s in %s", e.Plugin, filepath.Base(e.Workdir)),
+			fmt.Sprintf("jakebot restarted. This %s conversation in %s continues where it was (last used %s); "+
+				"the page did not keep its messages, the CLI's session has them.", e.Plugin, e.Workdir, e.LastUsed.UTC().Format("2006-01-02 15:04 MST")))
+	}
 }
 
 func (a *Adapter) Name() string { return Name }
 
+// format is how the adapter writes to the page.
+type format struct{}
+
+// NewFormat returns the adapter's format, the same for every
+// configuration.
+func NewFormat(Config) core.Format { return format{} }
+
 // Limits: none. The page batches updates to animation frames, so every
 // change streams as the CLI writes it.
-func (a *Adapter) Limits() core.Limits { return core.Limits{} }
+func (format) Limits() core.Limits { return core.Limits{} }
 
 // pageLimit bounds one message of the page: a browser shows long ones
 // well, but the stream sends a message whole at every change.
 const pageLimit = 60_000
 
 // Render renders blocks as Markdown, which the page turns into HTML.
-func (a *Adapter) Render(blocks []core.ResponseBlock) []string {
+func (format) Render(blocks []core.ResponseBlock) []string {
 	return formatter.Markdown(blocks, pageLimit)
 }
 

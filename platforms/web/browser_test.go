@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -56,6 +57,21 @@ func chromium(t *testing.T) context.Context {
 	return browser
 }
 
+// realClaude is the real Claude Code CLI at bin against model, in
+// permission mode; the test fails if a process it started outlives it.
+func realClaude(t *testing.T, bin string, model *plugintest.Anthropic, mode string) core.Plugin {
+	t.Helper()
+	home := plugintest.Home(t)
+	mark, alive := plugintest.ProcessMarker(t)
+	t.Cleanup(func() {
+		if pids := alive(); len(pids) > 0 {
+			t.Errorf("processes %v outlived the test", pids)
+		}
+	})
+	return claude.New(claude.Config{Bin: bin, PermissionMode: mode, ConfigDir: filepath.Join(home, ".claude"),
+		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
+}
+
 // bounded keeps a bug from hanging the test: it fails instead.
 func bounded(t *testing.T, ctx context.Context) context.Context {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
@@ -93,15 +109,7 @@ func TestBrowser(t *testing.T) {
 			"\n```diff\n--- a/x.go\n+++ b/x.go\n@@ -1,2 +1,2 @@\n same\n-old line\n+new line\n```\n"}},
 		plugintest.Reply{Text: []string{"never sent"}, Hold: hold},
 	)
-	home := plugintest.Home(t)
-	mark, alive := plugintest.ProcessMarker(t)
-	t.Cleanup(func() {
-		if pids := alive(); len(pids) > 0 {
-			t.Errorf("processes %v outlived the test", pids)
-		}
-	})
-	s := newSiteWith(t, claude.New(claude.Config{Bin: bin, PermissionMode: "acceptEdits",
-		ConfigDir: filepath.Join(home, ".claude"), Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil))
+	s := newSiteWith(t, realClaude(t, bin, model, "acceptEdits"))
 
 	page := bounded(t, browser)
 	var html string
@@ -165,5 +173,94 @@ func TestBrowser(t *testing.T) {
 	}
 	if !strings.Contains(body, "Not signed in") {
 		t.Errorf("a browser without the cookie got %q", body)
+	}
+}
+
+// click clicks the first button whose text is label, in a message's
+// buttons, once there is one.
+func click(label string) chromedp.Action {
+	js := `(() => { const b = [...document.querySelectorAll('#messages .choices button')].reverse().find(b => b.textContent === ` +
+		jsString(label) + `); if (b) b.click(); return !!b; })()`
+	return chromedp.Poll(js, nil, chromedp.WithPollingTimeout(60*time.Second))
+}
+
+// ended waits until a bot message containing text has its footer: its
+// turn is over.
+func ended(text string) chromedp.Action {
+	return chromedp.Poll(`[...document.querySelectorAll('#messages .msg.bot')].some(m => m.innerText.includes(`+jsString(text)+
+		`) && m.innerText.includes("— "))`, nil, chromedp.WithPollingTimeout(60*time.Second))
+}
+
+// clickFirst clicks the first button of the latest message with buttons:
+// in a listing, the newest past conversation.
+func clickFirst() chromedp.Action {
+	js := `(() => { const rows = document.querySelectorAll('#messages .choices'); const b = rows.length && rows[rows.length - 1].querySelector('button');` +
+		` if (b) b.click(); return !!b; })()`
+	return chromedp.Poll(js, nil, chromedp.WithPollingTimeout(60*time.Second))
+}
+
+// In a real browser, against the real Claude CLI: a conversation started
+// from the form (plugin and directory), a question answered by clicking
+// Allow, a queued message sent at once with its Send now button, and an
+// ended conversation resumed from the past-conversations list.
+func TestBrowserButtons(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	bin := plugintest.CLIPath(t, "claude")
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	model := plugintest.NewAnthropic(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_1", Name: "Bash",
+			Input: map[string]any{"command": "echo hi > hi.txt", "description": "Write hi.txt"}}},
+		plugintest.Reply{Text: []string{"Made hi.txt."}},
+		plugintest.Reply{Text: []string{"never sent"}, Hold: hold},
+		plugintest.Reply{Text: []string{"The quick answer."}},
+		plugintest.Reply{Text: []string{"Yes, still here."}},
+	)
+	s := newSiteFrom(t, siteConfig{plugin: realClaude(t, bin, model, "default"), router: func(rc *core.RouterConfig) { rc.Ask = true }})
+	// Typed in the form: the default directory, where /resume looks once
+	// the conversation has ended.
+	workdir := s.root
+
+	page := bounded(t, browser)
+	step := func(what string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(page, actions...); err != nil {
+			var shown string
+			derr := chromedp.Run(bounded(t, browser), chromedp.Evaluate(`document.querySelector('#messages').innerText`, &shown))
+			t.Fatalf("%s: %v; the page shows (%v):\n%s", what, err, derr, shown)
+		}
+	}
+	step("sign in", chromedp.Navigate(s.url+"/login?token="+token),
+		chromedp.Poll(`document.querySelector('#status').textContent === 'connected'`, nil))
+	var plugins string
+	step("the form", chromedp.Text("#plugin", &plugins, chromedp.ByID), chromedp.SendKeys("#workdir", workdir, chromedp.ByID),
+		chromedp.Click(`#start button[type="submit"]`), shows("Claude Code conversation started in "+workdir))
+	if plugins != "Claude Code" {
+		t.Errorf("the form offers %q, want Claude Code", plugins)
+	}
+
+	step("the question", type_("make hi.txt"), shows("Allow Bash?"), click("Allow"), shows("Allowed Bash (web)"), ended("Made hi.txt."))
+	if data, err := os.ReadFile(filepath.Join(workdir, "hi.txt")); err != nil || string(data) != "hi\n" {
+		t.Errorf("hi.txt = %q, %v; want the allowed command's output", data, err)
+	}
+
+	step("a slow turn", type_("take your time"))
+	for len(model.Requests()) < 3 {
+		select {
+		case <-model.Arrived():
+		case <-page.Done():
+			t.Fatal("the slow turn never reached the model")
+		}
+	}
+	// Once the footer shows, the conversation is free to end.
+	step("send now", type_("quick one"), shows("Queued (1 waiting)"), click("Send now"), ended("The quick answer."))
+
+	step("resume", type_("/conversation end"), shows("Conversation ended."), chromedp.Click("#resume", chromedp.ByID),
+		shows("Claude Code conversations in "+workdir), clickFirst(), shows("Resumed Claude Code conversation"),
+		type_("still there?"), shows("Yes, still here."))
+	reqs := model.Requests()
+	if last := reqs[len(reqs)-1].Text(); !strings.Contains(last, "Made hi.txt.") || !strings.Contains(last, "quick one") {
+		t.Errorf("the resumed turn's request lacks the conversation so far: %.500s", last)
 	}
 }

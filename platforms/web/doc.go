@@ -10,7 +10,11 @@
 // foreign Origin.
 //
 // Replies stream over server-sent events as fast as the CLI writes: the
-// page batches them to animation frames, so no edit throttle applies. A
+// page batches them to animation frames, so no edit throttle applies. An
+// edit that only adds to a message's end is sent as what it adds, so a
+// reply crosses the stream about once rather than once per edit. A
 // stream starts with a snapshot of every conversation, so a reloaded page
-// shows each one so far.
+// shows each one so far. Messages live in memory only; conversations
+// outlive a restart in the router's state, under random ids, and the page
+// lists them again (Options.Conversations).
 package web

@@ -130,11 +130,38 @@ func (a *Adapter) ownOrigin(r *http.Request) bool {
 	return false
 }
 
+// pageData is what the page's template shows: the session's CSRF token,
+// and the plugins and directories the start form offers.
+type pageData struct {
+	CSRF           string
+	Plugins        []pluginOption
+	DefaultWorkdir string
+	Workdirs       []string
+}
+
+type pluginOption struct{ ID, Name string }
+
+// maxWorkdirs bounds the directories the start form suggests.
+const maxWorkdirs = 25
+
 // page serves the chat page with the session's CSRF token in it.
 func (a *Adapter) page(w http.ResponseWriter, r *http.Request, ses session) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := pageTemplate.Execute(w, map[string]string{"CSRF": ses.csrf}); err != nil {
+	data := pageData{CSRF: ses.csrf}
+	for _, p := range a.opts.Plugins {
+		data.Plugins = append(data.Plugins, pluginOption{ID: p.ID(), Name: p.Name()})
+	}
+	if a.opts.Lookup != nil {
+		// The directories the web user may work in, as the router decides
+		// it: the default workdir first, the roots open to them, its
+		// subdirectories.
+		data.Workdirs = a.opts.Lookup.WorkdirSuggestions(core.Message{Key: core.ConversationKey{Platform: Name, User: User}}, "", maxWorkdirs)
+	}
+	if len(data.Workdirs) > 0 {
+		data.DefaultWorkdir = data.Workdirs[0]
+	}
+	if err := pageTemplate.Execute(w, data); err != nil {
 		a.logger.Warn("web page", "err", err)
 	}
 }
@@ -231,9 +258,17 @@ func (a *Adapter) upload(w http.ResponseWriter, r *http.Request, _ session) {
 			http.Error(w, uploadError(err, a.cfg.MaxUploadBytes), http.StatusRequestEntityTooLarge)
 			return
 		}
-		data, err := io.ReadAll(p)
+		// Each part within its own limit: the body's bounds only the whole.
+		limit := int64(maxMessageBody)
+		if p.FormName() == "file" {
+			limit = a.cfg.MaxUploadBytes
+		}
+		data, err := io.ReadAll(io.LimitReader(p, limit+1))
+		if err == nil && int64(len(data)) > limit {
+			err = &http.MaxBytesError{Limit: limit}
+		}
 		if err != nil {
-			http.Error(w, uploadError(err, a.cfg.MaxUploadBytes), http.StatusRequestEntityTooLarge)
+			http.Error(w, uploadError(err, limit), http.StatusRequestEntityTooLarge)
 			return
 		}
 		switch p.FormName() {
@@ -255,6 +290,9 @@ func (a *Adapter) upload(w http.ResponseWriter, r *http.Request, _ session) {
 func uploadError(err error, limit int64) string {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
+		if limit < 1<<20 {
+			return fmt.Sprintf("The upload is over the %d bytes limit (WEB_MAX_UPLOAD_BYTES): nothing was sent.", limit)
+		}
 		return fmt.Sprintf("The upload is over the %d MB limit (WEB_MAX_UPLOAD_BYTES): nothing was sent.", limit>>20)
 	}
 	return "The upload failed: " + err.Error()

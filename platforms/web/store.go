@@ -1,8 +1,9 @@
 package web
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -36,13 +37,17 @@ type channel struct {
 	Messages []*message `json:"messages"`
 }
 
-// event is what a stream sends: a snapshot first, then changes.
+// event is what a stream sends: a snapshot first, then changes. An
+// edit that only adds to a message's end is sent as "append", with the
+// message's id and the added text, rather than the whole message again.
 type event struct {
-	Type     string     `json:"type"` // snapshot, channel, message
+	Type     string     `json:"type"` // snapshot, channel, message, append
 	Channels []*channel `json:"channels,omitempty"`
 	Channel  *channel   `json:"channel,omitempty"`
 	In       string     `json:"in,omitempty"` // a message's channel
 	Message  *message   `json:"message,omitempty"`
+	ID       string     `json:"id,omitempty"`   // append: the message
+	Text     string     `json:"text,omitempty"` // append: what it adds
 }
 
 // Bounds on what the store keeps in memory.
@@ -58,7 +63,6 @@ const (
 // starts with a snapshot misses nothing and sees changes in order.
 type store struct {
 	mu       sync.Mutex
-	nextID   int
 	channels []*channel
 	byID     map[string]*channel
 	msgs     map[string]*message // by id
@@ -72,16 +76,21 @@ func newStore() *store {
 		subs: map[chan []byte]struct{}{}}
 }
 
-func (s *store) newIDLocked(prefix string) string {
-	s.nextID++
-	return prefix + strconv.Itoa(s.nextID)
+// newID returns a random id. A channel's id is its conversation's key,
+// kept in STATE_FILE across restarts, while the store starts empty each
+// time: a counter would give a new page conversation the id of an old one,
+// which would then silently continue it.
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return prefix + hex.EncodeToString(b)
 }
 
 // newChannel adds an empty conversation place.
 func (s *store) newChannel() *channel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.channelLocked(s.newIDLocked("c"))
+	return s.channelLocked(newID("c"))
 }
 
 // channelLocked returns channel id, made when it is new (the oldest
@@ -105,6 +114,16 @@ func (s *store) channelLocked(id string) *channel {
 	return c
 }
 
+// restore adds a conversation place for a conversation that was kept
+// across a restart, titled and with a note, since its messages were not.
+func (s *store) restore(id, title, note string) {
+	s.mu.Lock()
+	c := s.channelLocked(id)
+	c.Title = title
+	s.mu.Unlock()
+	s.add(id, &message{From: "bot", Text: note})
+}
+
 // hasChannel reports whether id is a conversation place of the page.
 func (s *store) hasChannel(id string) bool {
 	s.mu.Lock()
@@ -119,7 +138,7 @@ func (s *store) add(in string, m *message) *message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.channelLocked(in)
-	m.ID = s.newIDLocked("m")
+	m.ID = newID("m")
 	c.Messages = append(c.Messages, m)
 	s.msgs[m.ID] = m
 	if len(c.Messages) > maxMessagesPerChan {
@@ -134,13 +153,21 @@ func (s *store) add(in string, m *message) *message {
 	return copyMessage(m)
 }
 
-// edit replaces a bot message's text and drops its buttons.
+// edit replaces a bot message's text and drops its buttons. A streaming
+// reply grows at its end, edit after edit: then only what it adds is sent.
 func (s *store) edit(in, id, text string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.msgs[id]
 	if !ok {
 		return false
+	}
+	if added, grows := strings.CutPrefix(text, m.Text); grows && len(m.Choices) == 0 {
+		m.Text = text
+		if added != "" {
+			s.broadcastLocked(event{Type: "append", In: in, ID: id, Text: added})
+		}
+		return true
 	}
 	m.Text, m.Choices = text, nil
 	s.broadcastLocked(event{Type: "message", In: in, Message: copyMessage(m)})
@@ -157,7 +184,7 @@ type storedFile struct {
 func (s *store) addFile(name string, data []byte) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := s.newIDLocked("f")
+	id := newID("f")
 	s.files[id] = storedFile{name, data}
 	s.fileIDs = append(s.fileIDs, id)
 	if len(s.fileIDs) > maxFiles {

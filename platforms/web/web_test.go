@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -16,44 +17,60 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 const token = "correct-horse-battery-staple-42"
 
 // echoPlugin answers "echo: <prompt>"; a prompt "wait" runs until the
-// turn is stopped.
+// turn is stopped, "long" answers longAnswer, and "stream" writes
+// streamedLines a line at a time.
 type echoPlugin struct {
-	mu    sync.Mutex
-	turns []core.Turn
+	*plugintest.Scripted
+	// next lets a "stream" turn write its next line.
+	next chan struct{}
 }
 
-func (p *echoPlugin) ID() string   { return "claude" }
-func (p *echoPlugin) Name() string { return "Claude Code" }
-func (p *echoPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
-	return nil, nil
+func newEchoPlugin() *echoPlugin {
+	p := &echoPlugin{Scripted: &plugintest.Scripted{}}
+	p.Script = p.run
+	return p
 }
-func (p *echoPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.mu.Lock()
-	p.turns = append(p.turns, t)
-	p.mu.Unlock()
-	if t.Prompt == "wait" {
+
+func (p *echoPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	switch t.Prompt {
+	case "wait":
 		emit(core.TextEvent("waiting…"))
 		<-ctx.Done()
 		return core.TurnResult{}, context.Cause(ctx)
+	case "long":
+		emit(core.TextEvent(longAnswer))
+		return core.TurnResult{ResumeToken: p.Session(t)}, nil
+	case "stream":
+		// A line at a time, each once the page has it: every line is an
+		// edit of its own, as when a CLI writes slowly.
+		for i := range streamedLines {
+			emit(core.TextEvent(streamedLine(i)))
+			select {
+			case <-p.next:
+			case <-ctx.Done():
+				return core.TurnResult{}, context.Cause(ctx)
+			}
+		}
+		return core.TurnResult{ResumeToken: p.Session(t)}, nil
 	}
-	emit(core.TextEvent("echo: " + t.Prompt))
-	return core.TurnResult{ResumeToken: "s1"}, nil
+	return p.Echo(ctx, t, emit)
 }
 
 func (p *echoPlugin) lastTurn() core.Turn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.turns[len(p.turns)-1]
+	turns := p.Turns()
+	return turns[len(turns)-1]
 }
 
 // site is the web platform on a real router, on a free loopback port.
@@ -64,12 +81,16 @@ type site struct {
 	plugin  *echoPlugin
 	logs    *bytes.Buffer
 	printed *bytes.Buffer
+	// client reaches the site (with its certificate under TLS).
+	client *http.Client
+	// stop stops it, as at shutdown; the test's cleanup calls it too.
+	stop func()
 }
 
 func newSite(t *testing.T) *site {
 	t.Helper()
-	p := &echoPlugin{}
-	s := newSiteWith(t, p)
+	p := newEchoPlugin()
+	s := newSiteFrom(t, siteConfig{plugin: p})
 	s.plugin = p
 	return s
 }
@@ -77,51 +98,92 @@ func newSite(t *testing.T) *site {
 // newSiteWith serves plugin instead of the echo plugin.
 func newSiteWith(t *testing.T, plugin core.Plugin) *site {
 	t.Helper()
-	s := &site{t: t, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	return newSiteFrom(t, siteConfig{plugin: plugin})
+}
+
+// siteConfig varies a site; zero fields take the defaults.
+type siteConfig struct {
+	plugin core.Plugin
+	// root is the allowed root (default: a new temporary directory).
+	root string
+	// convs is the router's map, as loaded from STATE_FILE.
+	convs *core.Conversations
+	// web adjusts the platform's configuration.
+	web func(*web.Config)
+	// client is the HTTP client (default: a plain one).
+	client *http.Client
+	// router adjusts the router's configuration.
+	router func(*core.RouterConfig)
+}
+
+func newSiteFrom(t *testing.T, sc siteConfig) *site {
+	t.Helper()
+	s := &site{t: t, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}, root: sc.root, client: sc.client}
+	if s.client == nil {
+		s.client = &http.Client{}
 	}
-	s.root = root
+	if s.root == "" {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.root = root
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.url = "http://" + ln.Addr().String()
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, s.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := web.Config{Addr: ln.Addr().String(), Token: token}
-	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln})
-	if err != nil {
-		t.Fatal(err)
+	if sc.web != nil {
+		sc.web(&cfg)
 	}
-	reg, err := core.NewRegistry(plugin)
+	s.url = "http://" + ln.Addr().String()
+	if cfg.TLSCert != "" {
+		s.url = "https://" + ln.Addr().String()
+	}
+	reg, err := core.NewRegistry(sc.plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	access := core.NewAccess()
 	cfg.Grant(access)
-	roots, err := core.NewRoots([]string{root})
+	roots, err := core.NewRoots([]string{s.root})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}, nil)
+	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
+	if sc.router != nil {
+		sc.router(&rc)
+	}
+	router := core.NewRouter(ctx, rc, sc.convs)
+	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Lookup: router,
+		Plugins: []core.Plugin{sc.plugin}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, router.Attach(a)) }()
-	t.Cleanup(func() {
-		cancel()
-		router.Shutdown()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		router.Wait()
-		logMu.Lock()
-		defer logMu.Unlock()
-		if strings.Contains(s.logs.String(), token) {
-			t.Errorf("the token is in the logs:\n%s", s.logs)
-		}
-	})
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			router.Shutdown()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+			router.Wait()
+			logMu.Lock()
+			defer logMu.Unlock()
+			if strings.Contains(s.logs.String(), token) {
+				t.Errorf("the token is in the logs:\n%s", s.logs)
+			}
+		})
+	}
+	t.Cleanup(s.stop)
 	return s
 }
 
@@ -146,7 +208,7 @@ type browser struct {
 func (s *site) signIn() *browser {
 	s.t.Helper()
 	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
+	c := &http.Client{Jar: jar, Transport: s.client.Transport}
 	resp, err := c.Get(s.url + "/login?token=" + token)
 	if err != nil {
 		s.t.Fatal(err)
@@ -204,10 +266,15 @@ func (b *browser) say(channel, text string) {
 	}
 }
 
-// stream is an open event stream.
+// stream is an open event stream. It keeps each message as the events so
+// far make it (a message, then what appends add).
 type stream struct {
 	t      *testing.T
 	events chan map[string]any
+	// msgs are the messages seen, by id; read them in until's callback.
+	msgs map[string]*wireMessage
+	// bytes counts what the stream carried; read it once it ended.
+	bytes atomic.Int64
 }
 
 type wireMessage struct {
@@ -217,6 +284,8 @@ type wireMessage struct {
 		ID, Name string
 		Size     int
 	}
+	// in is the message's channel.
+	in string
 }
 
 func (b *browser) events() *stream {
@@ -228,12 +297,13 @@ func (b *browser) events() *stream {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		b.s.t.Fatalf("events: %v %v", resp, err)
 	}
-	st := &stream{t: b.s.t, events: make(chan map[string]any, 1024)}
+	st := &stream{t: b.s.t, events: make(chan map[string]any, 1<<14), msgs: map[string]*wireMessage{}}
 	go func() {
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
+			st.bytes.Add(int64(len(sc.Bytes()) + 1))
 			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 				var ev map[string]any
 				json.Unmarshal([]byte(data), &ev)
@@ -244,6 +314,22 @@ func (b *browser) events() *stream {
 	return st
 }
 
+// apply keeps the messages up to date with ev.
+func (st *stream) apply(ev map[string]any) {
+	switch ev["type"] {
+	case "message":
+		var m wireMessage
+		data, _ := json.Marshal(ev["message"])
+		json.Unmarshal(data, &m)
+		m.in, _ = ev["in"].(string)
+		st.msgs[m.ID] = &m
+	case "append":
+		if m := st.msgs[ev["id"].(string)]; m != nil {
+			m.Text += ev["text"].(string)
+		}
+	}
+}
+
 // until reads events until one satisfies ok; it returns that event.
 func (st *stream) until(what string, ok func(ev map[string]any) bool) map[string]any {
 	st.t.Helper()
@@ -251,6 +337,7 @@ func (st *stream) until(what string, ok func(ev map[string]any) bool) map[string
 	for {
 		select {
 		case ev := <-st.events:
+			st.apply(ev)
 			if ok(ev) {
 				return ev
 			}
@@ -260,17 +347,20 @@ func (st *stream) until(what string, ok func(ev map[string]any) bool) map[string
 	}
 }
 
-// botSays waits for a bot message in channel containing text.
+// botSays waits until a bot message in channel contains text, as sent
+// whole or appended to, and returns it.
 func (st *stream) botSays(channel, text string) wireMessage {
 	st.t.Helper()
-	ev := st.until("a bot message with "+text, func(ev map[string]any) bool {
-		m, _ := ev["message"].(map[string]any)
-		return ev["type"] == "message" && ev["in"] == channel && m["from"] == "bot" && strings.Contains(m["text"].(string), text)
+	var found *wireMessage
+	st.until("a bot message with "+text, func(ev map[string]any) bool {
+		id, _ := ev["id"].(string)
+		if m, ok := ev["message"].(map[string]any); ok {
+			id, _ = m["id"].(string)
+		}
+		found = st.msgs[id]
+		return found != nil && found.in == channel && found.From == "bot" && strings.Contains(found.Text, text)
 	})
-	var m wireMessage
-	data, _ := json.Marshal(ev["message"])
-	json.Unmarshal(data, &m)
-	return m
+	return *found
 }
 
 // Without the cookie nothing answers but 401, and does nothing; a wrong
@@ -294,7 +384,7 @@ func TestSignInIsDefaultDeny(t *testing.T) {
 			t.Errorf("%s %s = %s (cookie %q), want 401 and no cookie", tc.method, tc.path, resp.Status, resp.Header.Get("Set-Cookie"))
 		}
 	}
-	if n := len(s.plugin.turns); n != 0 {
+	if n := len(s.plugin.Turns()); n != 0 {
 		t.Errorf("%d turns ran for strangers", n)
 	}
 	if want := "Web: sign in at " + s.url + "/login?token=" + token + "\n"; s.printed.String() != want {
@@ -423,18 +513,138 @@ func TestFilesBothWays(t *testing.T) {
 	}
 
 	b.say(c, "/file "+saved)
-	m := st.until("the file", func(ev map[string]any) bool {
+	data, resp := b.download(st.file(c, "notes.txt"))
+	if string(data) != "line one\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename=notes.txt`) {
+		t.Errorf("download = %q (%s)", data, resp.Header.Get("Content-Disposition"))
+	}
+}
+
+// file waits for a bot message in channel with a file named name, and
+// returns the file's id.
+func (st *stream) file(channel, name string) string {
+	st.t.Helper()
+	ev := st.until("the file "+name, func(ev map[string]any) bool {
 		msg, _ := ev["message"].(map[string]any)
-		return ev["type"] == "message" && msg["file"] != nil
+		f, _ := msg["file"].(map[string]any)
+		return ev["type"] == "message" && ev["in"] == channel && f != nil && f["name"] == name
 	})
-	f := m["message"].(map[string]any)["file"].(map[string]any)
-	resp, err := b.http.Get(s.url + "/api/files/" + url.PathEscape(f["id"].(string)))
+	return ev["message"].(map[string]any)["file"].(map[string]any)["id"].(string)
+}
+
+// download fetches a file the bot sent.
+func (b *browser) download(id string) ([]byte, *http.Response) {
+	b.s.t.Helper()
+	resp, err := b.http.Get(b.s.url + "/api/files/" + url.PathEscape(id))
+	if err != nil {
+		b.s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.s.t.Fatal(err)
+	}
+	return data, resp
+}
+
+// After a restart, the conversations kept in STATE_FILE are listed again
+// under their ids, each continuing its session; a new page conversation
+// gets an id of its own rather than an old one's, and so starts afresh.
+func TestConversationsOutliveARestart(t *testing.T) {
+	t.Parallel()
+	convs := core.NewConversations()
+	p := newEchoPlugin()
+	first := newSiteFrom(t, siteConfig{plugin: p, convs: convs})
+	b := first.signIn()
+	st := b.events()
+	b.newChannel() // left empty, so not kept
+	old := b.newChannel()
+	b.say(old, "/claude start")
+	st.botSays(old, "conversation started")
+	b.say(old, "remember this")
+	st.botSays(old, "echo: remember this")
+	first.stop()
+
+	again := newSiteFrom(t, siteConfig{plugin: p, convs: convs, root: first.root})
+	b = again.signIn()
+	st = b.events()
+	snap := st.until("the snapshot", func(ev map[string]any) bool { return ev["type"] == "snapshot" })
+	chans, _ := snap["channels"].([]any)
+	if len(chans) != 1 {
+		t.Fatalf("after the restart the page lists %v, want the one conversation", chans)
+	}
+	c := chans[0].(map[string]any)
+	msgs, _ := c["messages"].([]any)
+	if c["id"] != old || c["title"] != "claude in "+filepath.Base(first.root) || len(msgs) != 1 ||
+		!strings.Contains(msgs[0].(map[string]any)["text"].(string), "jakebot restarted. This claude conversation in "+first.root+" continues") {
+		t.Errorf("after the restart the page lists %v", c)
+	}
+
+	fresh := b.newChannel()
+	if fresh == old {
+		t.Fatalf("a new conversation got the old one's id %s", old)
+	}
+	b.say(fresh, "hello")
+	st.botSays(fresh, "No conversation here yet")
+	b.say(old, "and now?")
+	st.botSays(old, "echo: and now?")
+	if turn := p.lastTurn(); turn.ResumeToken != "session-1" || turn.Key.Channel != old {
+		t.Errorf("the old conversation's turn = %+v, want it to resume session-1", turn)
+	}
+}
+
+// streamedLines is how many lines the echo plugin streams for "stream":
+// about 60 KB, the most one message of the page holds.
+const streamedLines = 850
+
+func streamedLine(i int) string {
+	return fmt.Sprintf("line %04d of a reply streamed a line at a time, as a CLI writes it\n", i)
+}
+
+// A reply streamed a line at a time crosses the stream about once (with
+// each event's envelope): each edit sends only what it adds to the message,
+// not the whole of it again, which for this reply was 24.7 MB.
+func TestStreamingSendsOnlyWhatAReplyAdds(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	b := s.signIn()
+	st := b.events()
+	c := b.newChannel()
+	b.say(c, "/claude start")
+	st.botSays(c, "conversation started")
+	s.plugin.next = make(chan struct{})
+	before := st.bytes.Load()
+	b.say(c, "stream")
+	for i := range streamedLines {
+		st.botSays(c, strings.TrimSpace(streamedLine(i)))
+		s.plugin.next <- struct{}{}
+	}
+	m := st.botSays(c, "— ") // the footer: the reply is whole
+	carried := st.bytes.Load() - before
+	if !strings.Contains(m.Text, fmt.Sprintf("line %04d of a reply", streamedLines-1)) {
+		t.Fatalf("the reply lacks its last line:\n%.200s", m.Text)
+	}
+	t.Logf("a reply of %d bytes took %d bytes of the stream", len(m.Text), carried)
+	if limit := int64(3 * len(m.Text)); carried > limit {
+		t.Errorf("a reply of %d bytes took %d bytes of the stream, want at most %d", len(m.Text), carried, limit)
+	}
+}
+
+// The page's start form offers the plugins and the directories the web
+// user may work in.
+func TestThePageOffersTheStartForm(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	b := s.signIn()
+	resp, err := b.http.Get(s.url + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := io.ReadAll(resp.Body)
+	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if string(data) != "line one\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename=notes.txt`) {
-		t.Errorf("download = %q (%s)", data, resp.Header.Get("Content-Disposition"))
+	for _, want := range []string{`<form id="start"`, `<option value="claude">Claude Code</option>`,
+		`<datalist id="workdirs"><option value="` + s.root + `">`, `<input id="worktree" type="checkbox">`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s", want)
+		}
 	}
 }

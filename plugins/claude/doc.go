@@ -1,7 +1,9 @@
 // Package claude is the Claude Code plugin. Each turn runs
 // `claude -p --output-format stream-json --verbose --include-partial-messages`
-// in the conversation's workdir, resuming the previous session by id, and
-// turns the CLI's JSON lines into core events (parse.go, free of any
-// process handling). Past conversations are listed from the CLI's own
+// in the conversation's workdir, resuming the previous session by id, on
+// the turn engine (cliproc), and turns the CLI's JSON lines into core
+// events (parse.go, free of any process handling). A turn whose chat
+// answers questions speaks Claude Code's control protocol on its stdin
+// (interactive.go). Past conversations are listed from the CLI's own
 // transcripts under ~/.claude/projects (history.go).
 package claude

@@ -136,27 +136,7 @@ func rawMessage(raw []byte) *message {
 
 func rawBlock(raw []byte) contentBlock {
 	var c contentBlock
-	for o := jsonscan.NewObject(raw); o.Next(); {
-		v := o.Value()
-		switch string(o.Key()) {
-		case "type":
-			c.Type, _ = jsonscan.String(v)
-		case "text":
-			c.Text, _ = jsonscan.String(v)
-		case "id":
-			c.ID, _ = jsonscan.String(v)
-		case "name":
-			c.Name, _ = jsonscan.String(v)
-		case "input":
-			c.Input = v
-		case "tool_use_id":
-			c.ToolUseID, _ = jsonscan.String(v)
-		case "content":
-			c.Content = v
-		case "is_error":
-			c.IsError = jsonscan.Bool(v)
-		}
-	}
+	jsonscan.Decode(raw, &c, nil)
 	return c
 }
 

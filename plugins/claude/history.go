@@ -9,11 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/history"
 )
 
 // ProjectDirName encodes a workdir the way Claude Code names its project
@@ -37,17 +37,7 @@ func ProjectDirName(workdir string) string {
 const maxNameLen = 200
 
 func (p *Plugin) configDir() (string, error) {
-	if p.cfg.ConfigDir != "" {
-		return p.cfg.ConfigDir, nil
-	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".claude"), nil
+	return history.StateDir(p.cfg.ConfigDir, "CLAUDE_CONFIG_DIR", ".claude")
 }
 
 // projectDirs returns the folders that may hold workdir's transcripts.
@@ -80,33 +70,28 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 	if err != nil {
 		return nil, fmt.Errorf("find claude projects: %w", err)
 	}
-	var out []core.ConversationInfo
+	var files []string
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue // no history yet
 		}
 		for _, e := range entries {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if id, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && !e.IsDir() && cliproc.CheckUUID(id, "") == nil {
+				files = append(files, filepath.Join(dir, e.Name()))
 			}
-			id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-			if !ok || e.IsDir() || cliproc.CheckUUID(id, "") != nil {
-				continue
-			}
-			info, err := e.Info()
-			if err != nil {
-				continue
-			}
-			title, ok := transcriptTitle(filepath.Join(dir, e.Name()))
-			if !ok {
-				continue
-			}
-			out = append(out, core.ConversationInfo{ID: id, Title: title, Updated: info.ModTime()})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
-	return out, nil
+	out, err := history.Scan(ctx, files, func(path string, _ []byte) (core.ConversationInfo, bool) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return core.ConversationInfo{}, false
+		}
+		title, ok := transcriptTitle(path)
+		return core.ConversationInfo{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Title: title, Updated: fi.ModTime()}, ok
+	})
+	history.SortNewest(out)
+	return out, err
 }
 
 // headTailSize is how much of a transcript's start and end is read: enough

@@ -3,12 +3,15 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
@@ -21,11 +24,78 @@ type PermissionRequest struct {
 	Input json.RawMessage
 }
 
-// stdin writes protocol lines to the CLI's standard input: the user's
-// message, answers to permission requests, an interrupt.
-type stdin struct {
-	*cliproc.JSONLines
+// protocol is Claude Code's side of one turn: its stream-json output,
+// read by the parser, and for a turn that streams its input (the control
+// protocol) the user's message, the chat's answers and interrupts written
+// to its stdin.
+type protocol struct {
+	parser *Parser
+	link   *cliproc.Link
+	// next numbers the bot's own control requests.
 	next atomic.Int64
+	// fresh reports whether the session is as it was at the start.
+	fresh func() bool
+}
+
+var (
+	_ cliproc.Interrupter = (*protocol)(nil)
+	_ cliproc.Freshener   = (*protocol)(nil)
+)
+
+// protocol returns the protocol of t's turn; interactive, the message
+// goes on stdin and permission requests to the chat.
+func (p *Plugin) protocol(t core.Turn, interactive bool) func(*cliproc.Link) cliproc.Protocol {
+	return func(link *cliproc.Link) cliproc.Protocol {
+		c := newProtocol(link, t.Workdir)
+		if !interactive {
+			return c
+		}
+		c.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })
+		c.parser.OnResult = link.Done
+		link.Ready(func(t core.Turn) {
+			if err := link.Send(userMessage(t)); err != nil {
+				link.Logger().Warn("send the message to Claude Code", "err", err)
+			}
+		})
+		return c
+	}
+}
+
+// newProtocol reads a turn in workdir, putting permission requests to
+// the chat through link.
+func newProtocol(link *cliproc.Link, workdir string) *protocol {
+	c := &protocol{link: link}
+	c.parser = NewParser(link.Emit)
+	c.parser.Workdir = workdir
+	c.parser.OnPermission = func(req PermissionRequest) {
+		link.Emit(core.Event{Kind: core.EventQuestion, Question: question(req, func(a core.Answer) {
+			if err := c.answer(req, a); err != nil {
+				link.Logger().Warn("answer a permission request", "tool", req.Tool, "err", err)
+			}
+		})})
+	}
+	return c
+}
+
+func (c *protocol) Line(b []byte) { c.parser.Line(b) }
+
+func (c *protocol) Outcome() cliproc.Outcome {
+	r := c.parser.Result()
+	return cliproc.Outcome{Result: r, Session: c.parser.SessionID(), Failed: r != nil && r.IsError}
+}
+
+// Fresh reports whether the session the CLI loaded is still as it was:
+// resumed meanwhile elsewhere (a terminal, another conversation), the
+// waiting CLI would answer from stale history.
+func (c *protocol) Fresh() bool { return c.fresh == nil || c.fresh() }
+
+// ReadStream feeds a recorded stream or control-protocol session (what
+// Claude Code wrote) through a turn's protocol, as Run does, answering
+// nothing: for jakebot replay and golden tests. Permission requests and
+// the agent's questions are emitted as questions.
+// Paths of edited files are shown relative to workdir.
+func ReadStream(r io.Reader, workdir string, emit func(core.Event)) (*core.TurnResult, error) {
+	return cliproc.Replay(r, "Claude Code", func(link *cliproc.Link) cliproc.Protocol { return newProtocol(link, workdir) }, emit)
 }
 
 // userMessage is the turn's message as a stream-json input line: its
@@ -46,7 +116,7 @@ func userMessage(t core.Turn) any {
 // answer tells the CLI the chat's decision on req. The agent's own
 // question (AskUserQuestion) is allowed with the answer added to its
 // input; a plan (ExitPlanMode) is approved or sent back with the words.
-func (s *stdin) answer(req PermissionRequest, a core.Answer) error {
+func (c *protocol) answer(req PermissionRequest, a core.Answer) error {
 	decision := map[string]any{"behavior": "allow", "updatedInput": req.Input}
 	switch req.Tool {
 	case "AskUserQuestion":
@@ -76,18 +146,22 @@ func (s *stdin) answer(req PermissionRequest, a core.Answer) error {
 		}
 		decision = map[string]any{"behavior": "deny", "message": msg}
 	}
-	return s.Send(map[string]any{
+	return c.link.Send(map[string]any{
 		"type":     "control_response",
 		"response": map[string]any{"subtype": "success", "request_id": req.RequestID, "response": decision},
 	})
 }
 
-// interrupt asks the CLI to stop the turn; it ends it with a result and
+// Interrupt asks the CLI to stop the turn; it ends it with a result and
 // keeps the partial turn in its session.
-func (s *stdin) interrupt() error {
-	id := "jakebot-interrupt-" + strconv.FormatInt(s.next.Add(1), 10)
-	return s.Send(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}})
+func (c *protocol) Interrupt() error {
+	c.parser.Interrupt()
+	id := interruptPrefix + strconv.FormatInt(c.next.Add(1), 10)
+	return c.link.Send(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}})
 }
+
+// interruptPrefix starts the ids of the bot's interrupts.
+const interruptPrefix = "jakebot-interrupt-"
 
 // Plan mode's answers.
 const (
@@ -104,22 +178,14 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 	case "AskUserQuestion":
 		var in struct {
 			Questions []struct {
-				Question string `json:"question"`
-				Options  []struct {
-					Label       string `json:"label"`
-					Description string `json:"description"`
-				} `json:"options"`
+				Question string           `json:"question"`
+				Options  []display.Option `json:"options"`
 			} `json:"questions"`
 		}
 		if json.Unmarshal(req.Input, &in) == nil && len(in.Questions) > 0 {
 			first := in.Questions[0]
 			q.Summary = first.Question
-			for _, o := range first.Options {
-				q.Options = append(q.Options, o.Label)
-				if o.Description != "" {
-					q.Detail += o.Label + ": " + o.Description + "\n"
-				}
-			}
+			display.Offer(q, first.Options)
 			if len(q.Options) == 0 {
 				q.Options = []string{"Yes", "No"}
 			}
@@ -135,11 +201,8 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 		return q
 	}
 	var in struct {
-		Command   string `json:"command"`
-		FilePath  string `json:"file_path"`
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-		Content   string `json:"content"`
+		Command string `json:"command"`
+		diffs.Edit
 	}
 	_ = json.Unmarshal(req.Input, &in)
 	switch {
@@ -150,11 +213,8 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 	default:
 		q.Summary = toolArg(req.Tool, req.Input)
 	}
-	switch {
-	case in.OldString != "" || in.NewString != "":
-		q.Detail = diffLines("-", in.OldString) + diffLines("+", in.NewString)
-	case in.Content != "":
-		q.Detail = diffLines("+", in.Content)
+	if in.Replaces() || in.Content != "" {
+		q.Detail = diffs.Short(in.Diff(), diffs.QuestionLines)
 	}
 	return q
 }
@@ -166,25 +226,4 @@ func shortPlan(plan string) string {
 		lines = append(lines[:30], "…")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// maxDiffLines bounds each side of a question's diff.
-const maxDiffLines = 12
-
-// diffLines prefixes each line of s with mark, keeping the first
-// maxDiffLines.
-func diffLines(mark, s string) string {
-	if s == "" {
-		return ""
-	}
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	var b strings.Builder
-	for i, l := range lines {
-		if i == maxDiffLines {
-			fmt.Fprintf(&b, "%s … %s\n", mark, plural(len(lines)-i, "more line"))
-			break
-		}
-		b.WriteString(mark + " " + l + "\n")
-	}
-	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
@@ -88,9 +89,12 @@ type line struct {
 	// Write and Edit, the file and the patch)
 	ToolUseResult json.RawMessage `json:"tool_use_result"`
 
-	// control_request
+	// control_request, control_response
 	RequestID string          `json:"request_id"`
 	Request   *controlRequest `json:"request"`
+	Response  *struct {
+		RequestID string `json:"request_id"`
+	} `json:"response"`
 
 	// system/api_retry
 	Attempt     int  `json:"attempt"`
@@ -183,6 +187,12 @@ func (p *Parser) Line(b []byte) {
 		}
 	case "control_request":
 		p.controlRequest(&l)
+	case "control_response":
+		// The CLI acknowledges the bot's interrupt: the error result
+		// that follows is the interrupt's.
+		if l.Response != nil && strings.HasPrefix(l.Response.RequestID, interruptPrefix) {
+			p.interrupted.Store(true)
+		}
 	}
 }
 
@@ -290,10 +300,10 @@ func (p *Parser) user(l *line) {
 		switch {
 		case c.IsError:
 			b.Status = core.ToolFailed
-			b.Detail = firstLine(resultText(c.Content))
+			b.Detail = display.FirstLine(resultText(c.Content))
 		case name == "Bash":
 			// A command's first line of output says most about it.
-			b.Detail = firstLine(resultText(c.Content))
+			b.Detail = display.FirstLine(resultText(c.Content))
 		}
 		b.Text = p.args[c.ToolUseID]
 		p.emit(core.BlockEvent(b))
@@ -379,19 +389,13 @@ func (p *Parser) resultLine(l *line) {
 // denials shows the tool calls the CLI refused for want of permission,
 // by its mode or by the chat's answer: the agent's text may not say so.
 func (p *Parser) denials(ds []permissionDenial) {
-	if len(ds) == 0 {
-		return
-	}
-	var calls []string
+	var denied display.Denials
 	for _, d := range ds {
-		call := ToolName(d.ToolName)
-		if arg := toolArg(d.ToolName, d.ToolInput); arg != "" {
-			call += " `" + arg + "`"
-		}
-		calls = append(calls, call)
+		denied.Add(display.Call(ToolName(d.ToolName), toolArg(d.ToolName, d.ToolInput)))
 	}
-	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning, ID: "permission-denials",
-		Text: "Not run, for want of permission: " + strings.Join(calls, ", ")}))
+	if b, ok := denied.Block(); ok {
+		p.emit(core.BlockEvent(b))
+	}
 }
 
 // showError emits an error block, once per distinct message: the CLI
@@ -479,12 +483,4 @@ func resultText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return core.Shorten(s, 200)
 }

@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
@@ -23,63 +19,33 @@ func streams(t testing.TB) []string {
 	return plugintest.Streams(t, "../../testdata/claude/*.jsonl")
 }
 
-// describe renders events and the result as stable text for a golden file.
-func describe(events []core.Event, res *core.TurnResult) string {
-	return plugintest.FormatEvents(events) + plugintest.FormatResult(res) + "\n"
+// read reads a recorded stream as Run reads its CLI's output.
+func read(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	return claude.ReadStream(r, "", emit)
 }
-
-// twoBytes reads at most two bytes at a time.
-type twoBytes struct{ r io.Reader }
-
-func (t twoBytes) Read(p []byte) (int, error) { return t.r.Read(p[:min(2, len(p))]) }
 
 func parse(t *testing.T, r io.Reader) string {
 	t.Helper()
-	var events []core.Event
-	emit := func(ev core.Event) { events = append(events, ev) }
-	p := claude.NewParser(emit)
-	if err := claude.ReadStream(r, p, emit); err != nil {
-		t.Fatal(err)
-	}
-	return describe(events, p.Result())
+	return plugintest.ReadRendered(t, read, r)
 }
 
+// sessions are recorded control-protocol sessions (TestCaptureControl).
+func sessions(t testing.TB) []string {
+	return plugintest.Streams(t, "../../testdata/claude/control/*.jsonl")
+}
+
+// Recorded streams, replayed whole and in pieces.
 func TestParseGolden(t *testing.T) {
-	for _, file := range streams(t) {
-		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			whole := parse(t, bytes.NewReader(data))
-			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(whole), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), whole); diff != "" {
-				t.Errorf("parse %s mismatch (-want +got):\n%s", file, diff)
-			}
-			// The same events however the bytes arrive.
-			var events []core.Event
-			lp := claude.NewParser(func(ev core.Event) { events = append(events, ev) })
-			for _, l := range bytes.Split(data, []byte("\n")) {
-				lp.Line(l)
-			}
-			if byLine := describe(events, lp.Result()); byLine != whole {
-				t.Errorf("line by line differs from whole:\n%s", cmp.Diff(whole, byLine))
-			}
-			if pieces := parse(t, twoBytes{bytes.NewReader(data)}); pieces != whole {
-				t.Errorf("two-byte pieces differ from whole:\n%s", cmp.Diff(whole, pieces))
-			}
-		})
-	}
+	plugintest.Goldens(t, streams(t), "", *update, read)
+}
+
+// Recorded control-protocol sessions (a tool allowed and one denied, the
+// agent's question, a plan approved, an interrupt), replayed whole and in
+// pieces: their questions are emitted as a turn's are.
+func TestControlGolden(t *testing.T) {
+	plugintest.Goldens(t, sessions(t), "control_", *update, func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+		return claude.ReadStream(r, captureWorkdir, emit)
+	})
 }
 
 func TestParseToleratesGarbage(t *testing.T) {
@@ -114,17 +80,11 @@ func TestToolName(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/claude/*.jsonl")
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			f.Add(l)
+func FuzzReadStream(f *testing.F) {
+	plugintest.FuzzSeeds(f, append(streams(f), sessions(f)...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := read(bytes.NewReader(append(data, data...)), func(core.Event) {}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		p := claude.NewParser(func(core.Event) {})
-		p.Line(line)
-		p.Line(line)
 	})
 }

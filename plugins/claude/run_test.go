@@ -1,10 +1,8 @@
 package claude_test
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -39,48 +37,33 @@ func TestCheckResumeID(t *testing.T) {
 	}
 }
 
-// TestRunStreamsAndLists runs the real CLI: the reply arrives as several
-// text events, the session id is reported, and the listing finds it.
-func TestRunStreamsAndLists(t *testing.T) {
-	t.Parallel()
+// newFixture runs the real pinned Claude Code against a fake model, in
+// the default permission mode, where every shell command is asked about.
+func newFixture(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
+	t.Helper()
 	bin := plugintest.CLIPath(t, "claude")
-	model := plugintest.NewAnthropic(t, plugintest.Reply{Text: []string{"one ", "two ", "three"}})
-	home := plugintest.Home(t)
-	mark, alive := plugintest.ProcessMarker(t)
-	workdir, _ := filepath.EvalSymlinks(t.TempDir())
-	p := claude.New(claude.Config{Bin: bin, ConfigDir: filepath.Join(home, ".claude"),
-		Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
-
-	var texts []string
-	var session string
-	res, err := p.Run(context.Background(), core.Turn{Workdir: workdir, Prompt: "count to three"}, func(ev core.Event) {
-		switch ev.Kind {
-		case core.EventText:
-			texts = append(texts, ev.Text)
-		case core.EventSession:
-			session = ev.ResumeToken
-		}
+	model := plugintest.NewAnthropic(t, replies...)
+	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		return claude.New(claude.Config{Bin: bin, PermissionMode: "default", ConfigDir: filepath.Join(home, ".claude"),
+			Env: append(plugintest.ClaudeEnv(t, model, home), mark)}, nil)
 	})
-	if err != nil || res.IsError {
-		t.Fatalf("Run = %+v, %v", res, err)
-	}
-	if strings.Join(texts, "") != "one two three" || len(texts) < 3 {
-		t.Errorf("text events = %q, want the reply streamed in pieces", texts)
-	}
-	if session == "" || res.ResumeToken != session {
-		t.Errorf("session event %q, result token %q: want the same non-empty id", session, res.ResumeToken)
-	}
-	if pids := alive(); len(pids) != 0 {
-		t.Errorf("processes %v outlived the turn", pids)
-	}
-	convs, err := p.Conversations(context.Background(), workdir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(convs) != 1 || convs[0].ID != session || convs[0].Title != "count to three" {
-		t.Fatalf("Conversations = %+v, want the session titled by its prompt", convs)
-	}
-	if other, _ := p.Conversations(context.Background(), t.TempDir()); len(other) != 0 {
-		t.Errorf("another workdir lists %+v, want nothing", other)
-	}
+}
+
+func shell(cmd string) *plugintest.ToolCall {
+	return &plugintest.ToolCall{Name: "Bash", Input: map[string]any{"command": cmd, "description": "Run it"}}
+}
+
+func TestPlugin(t *testing.T) {
+	plugintest.Suite{
+		Fixture:    newFixture,
+		Shell:      shell,
+		ShellTool:  "Bash",
+		DenialSays: "The user denied this tool call: not here",
+		Grow: func(f *plugintest.Fixture, token string) {
+			plugintest.AppendTo(f.T, filepath.Join(f.Home, ".claude", "projects", "*", token+".jsonl"), "\n")
+		},
+		ImageMark: `"type":"image"`,
+		Missing:   func(bin string) core.Plugin { return claude.New(claude.Config{Bin: bin}, nil) },
+		Install:   "`npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN",
+	}.Run(t)
 }

@@ -2,11 +2,9 @@ package claude
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
@@ -21,18 +19,9 @@ func ToolName(name string) string {
 	}
 	server, tool, found := strings.Cut(rest, "__")
 	if !found {
-		return titleWords(rest)
+		return display.Title(rest)
 	}
-	return titleWords(server) + " · " + titleWords(tool)
-}
-
-func titleWords(s string) string {
-	words := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
-	for i, w := range words {
-		r, n := utf8.DecodeRuneInString(w)
-		words[i] = string(unicode.ToUpper(r)) + w[n:]
-	}
-	return strings.Join(words, " ")
+	return display.Title(server) + " · " + display.Title(tool)
 }
 
 // argKeys are the input fields that best summarise a tool call, by tool.
@@ -74,7 +63,7 @@ func toolArg(name string, input json.RawMessage) string {
 		}
 	}
 	if name == "TodoWrite" && todos >= 0 {
-		return plural(todos, "item")
+		return display.Plural(todos, "item")
 	}
 	for _, k := range []string{"command", "file_path", "path", "pattern", "query", "url", "description", "prompt"} {
 		if s, ok := strs[k]; ok {
@@ -82,11 +71,4 @@ func toolArg(name string, input json.RawMessage) string {
 		}
 	}
 	return ""
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -13,11 +13,16 @@ func HideFromChildren() error { return nil }
 
 func start(cmd *exec.Cmd) error { return cmd.Start() }
 
-// ReapOrphans does nothing outside Linux.
-func ReapOrphans(context.Context) {}
+// AdoptOrphans does nothing outside Linux: orphans go to init.
+func AdoptOrphans(context.Context) error { return nil }
 
-func recordCLI(int) {}
+// KillAll does nothing outside Linux.
+func KillAll() {}
 
-func forgetCLI(int) {}
+func killEscaped() {}
+
+func recordCLI(int, string) {}
+
+func forgetCLI(int, string) {}
 
 var startMu sync.RWMutex

@@ -50,6 +50,21 @@ func markedPIDs(mark string) []int {
 	return pids
 }
 
+// runMark returns the run mark ("JAKEBOT_RUN=<random>") in process pid's
+// environment, or "" when it has none or cannot be read.
+func runMark(pid int) string {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return ""
+	}
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		if bytes.HasPrefix(kv, []byte(markVar+"=")) {
+			return string(kv)
+		}
+	}
+	return ""
+}
+
 // procStat is what /proc/PID/stat says of a process.
 type procStat struct {
 	pid, ppid, pgrp int

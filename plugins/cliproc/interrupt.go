@@ -10,12 +10,12 @@ import (
 // before it is killed.
 const InterruptGrace = 3 * time.Second
 
-// InterruptOn stops a turn gently when ctx ends: it calls interrupt (a
+// interruptOn stops a turn gently when ctx ends: it calls interrupt (a
 // CLI's own protocol message, after which the CLI ends the turn and keeps
 // it in its session) and calls kill if that fails or the CLI has not
 // ended grace later. Run the CLI under a context that ctx's end does not
 // cancel, and call the returned stop once it has ended.
-func InterruptOn(ctx context.Context, interrupt func() error, kill func(), grace time.Duration) (stop func()) {
+func interruptOn(ctx context.Context, interrupt func() error, kill func(), grace time.Duration) (stop func()) {
 	var mu sync.Mutex
 	var timer *time.Timer
 	ended := false

@@ -6,22 +6,22 @@ import (
 	"sync"
 )
 
-// JSONLines writes JSON values, one per line, to a CLI that speaks a line
+// jsonLines writes JSON values, one per line, to a CLI that speaks a line
 // protocol on its stdin (Claude Code's control protocol, Codex's
 // app-server, Gemini's ACP). It is safe for concurrent use: answers come
 // from the chat and interrupts from /stop while the turn's own goroutine
 // writes too.
-type JSONLines struct {
+type jsonLines struct {
 	mu     sync.Mutex
 	w      io.WriteCloser
 	closed bool
 }
 
-// NewJSONLines returns a writer to w.
-func NewJSONLines(w io.WriteCloser) *JSONLines { return &JSONLines{w: w} }
+// newJSONLines returns a writer to w.
+func newJSONLines(w io.WriteCloser) *jsonLines { return &jsonLines{w: w} }
 
 // Send writes v as one line. After Close it returns io.ErrClosedPipe.
-func (j *JSONLines) Send(v any) error {
+func (j *jsonLines) Send(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func (j *JSONLines) Send(v any) error {
 }
 
 // Close sends end of file, once: the CLI exits when its turn is done.
-func (j *JSONLines) Close() {
+func (j *jsonLines) Close() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if !j.closed {
@@ -45,10 +45,8 @@ func (j *JSONLines) Close() {
 	}
 }
 
-// Discard is a CLI's stdin that takes everything and goes nowhere: for
+// discard is a CLI's stdin that takes everything and goes nowhere: for
 // replaying a recorded protocol session, where nobody answers.
-var Discard io.WriteCloser = discard{}
-
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -80,11 +80,11 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// EachLine calls line with every line of a CLI's output r until its end.
+// eachLine calls line with every line of a CLI's output r until its end.
 // A line over MaxLine is skipped and reported through oversized, with
 // cli's display name: one line a parser cannot take must not end the
 // turn. It returns nil at the end of r, else the read error.
-func EachLine(r io.Reader, cli string, line func([]byte), oversized func(msg string)) error {
+func eachLine(r io.Reader, cli string, line func([]byte), oversized func(msg string)) error {
 	lr := NewLineReader(r, MaxLine)
 	for {
 		b, err := lr.Next()

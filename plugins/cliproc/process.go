@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // ErrNotFound is returned by Start when the CLI's binary is not on PATH.
@@ -23,9 +25,12 @@ type Spec struct {
 	Bin  string
 	Args []string
 	Dir  string
-	// Environ is the environment the CLI starts from; nil means the
-	// bot's own. The bot passes its own minus its secrets (see
-	// bot.Config.ChildEnv): a CLI must never see a platform token.
+	// Environ is the environment the CLI starts from. The bot passes its
+	// own minus its secrets (see bot.Config.ChildEnv): a CLI must never
+	// see a platform token. Nil fails closed: the bot's own without any
+	// variable whose name says it holds a credential (core.SecretName),
+	// so that a caller who forgets leaks no token; a CLI's own key then
+	// comes through Env.
 	Environ []string
 	// Env is added to Environ; for duplicate keys the last entry wins.
 	Env []string
@@ -60,7 +65,7 @@ type Process struct {
 	Stdin io.WriteCloser
 
 	cmd      *exec.Cmd
-	stdout   *os.File
+	streams  *streams
 	stderr   *tail
 	errDone  chan struct{}
 	exited   chan struct{}
@@ -98,7 +103,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd.Dir = s.Dir
 	base := s.Environ
 	if base == nil {
-		base = os.Environ()
+		base = withoutSecrets(os.Environ())
 	}
 	mark := newMark()
 	cmd.Env = append(append(slices.Clip(base), s.Env...), mark)
@@ -123,19 +128,27 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		st.closeAll()
 		return nil, fmt.Errorf("start %s: %w", s.Bin, err)
 	}
-	recordCLI(cmd.Process.Pid)
+	recordCLI(cmd.Process.Pid, mark)
 	startMu.RUnlock()
 	running.Add(1)
 	st.closeChildEnds()
+	p := newProcess(cmd, st, s.PTY != nil)
+	go p.wait(mark)
+	return p, nil
+}
+
+// newProcess is the Process of a CLI started on st, its stderr's tail
+// kept as it comes.
+func newProcess(cmd *exec.Cmd, st *streams, pty bool) *Process {
 	p := &Process{
-		Stdout:  st.stdout,
+		Stdout:  st.out,
 		cmd:     cmd,
-		stdout:  st.out,
+		streams: st,
 		stderr:  &tail{max: 8 << 10},
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	if s.PTY != nil {
+	if pty {
 		p.Input = st.out
 	}
 	if st.in != nil {
@@ -150,18 +163,37 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	} else {
 		close(p.errDone)
 	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		forgetCLI(cmd.Process.Pid)
-		// The CLI is gone; so must be everything it started, in its
-		// process group or not. This also closes their copies of our
-		// pipes, ending the reads.
-		killGroup(cmd.Process.Pid)
-		killMarked(mark)
-		running.Add(-1)
-		close(p.exited)
-	}()
-	return p, nil
+	return p
+}
+
+// wait waits for the CLI to exit, then ends everything of its run.
+func (p *Process) wait(mark string) {
+	pid := p.cmd.Process.Pid
+	p.waitErr = p.cmd.Wait()
+	forgetCLI(pid, mark)
+	// The CLI is gone; so must be everything it started: in its process
+	// group, carrying its mark, or adopted by this process. This also
+	// closes their copies of our pipes, ending the reads.
+	killGroup(pid)
+	killMarked(mark)
+	killEscaped()
+	running.Add(-1)
+	close(p.exited)
+	// Whatever still holds the output (a stranger it was handed to) has
+	// outputGrace more before the reads end anyway.
+	time.AfterFunc(outputGrace, p.streams.end)
+}
+
+// withoutSecrets returns environ without the variables whose names say
+// they hold a credential.
+func withoutSecrets(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !core.SecretName(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // groupGoneWait bounds how long killGroup waits for the killed processes
@@ -204,7 +236,7 @@ func (p *Process) Wait() (Result, error) {
 	<-p.exited
 	<-p.errDone
 	p.waitOnce.Do(func() {
-		p.stdout.Close()
+		p.streams.out.Close()
 		if p.Stdin != nil {
 			p.Stdin.Close()
 		}

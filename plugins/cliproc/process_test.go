@@ -64,15 +64,26 @@ func TestMain(m *testing.M) {
 		// behind, and report whether any is left a zombie and whether
 		// the CLI's own exit status survived.
 		os.Exit(pid1())
+	case "adopt":
+		os.Exit(adoptScenario())
 	case "fail":
 		fmt.Fprintln(os.Stderr, "line 1\nline 2\nfatal: it broke")
 		os.Exit(7)
+	case "stream":
+		fmt.Println(os.Getenv("STREAM"))
+		fmt.Fprintln(os.Stderr, "a warning")
+		os.Exit(exitCode())
+	case "protocol":
+		protocolCLI()
 	}
 	os.Exit(0)
 }
 
 func pid1() int {
-	cliproc.ReapOrphans(context.Background())
+	if err := cliproc.AdoptOrphans(context.Background()); err != nil {
+		fmt.Println(err)
+		return 1
+	}
 	// The CLI backgrounds a subshell that outlives it (an orphan, killed
 	// at the CLI's exit by its mark), and exits 3.
 	p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "sh", Args: []string{"-c", "(sleep 30; true) & (sleep 0; true) & exit 3"}})
@@ -231,8 +242,10 @@ func TestExitKillsWhatTheCLILeftBehind(t *testing.T) {
 	}
 }
 
-// drain reads r to its end. A reader that never ends fails the test
-// (a guard against hanging, not a timing assertion).
+// readToEnd reads r to its end. A reader that never ends fails the test
+// (a guard against hanging, not a timing assertion: shorter than the 30 s
+// an escaped descendant of TestEscapedDescendantHoldsNoOutputOpen sleeps,
+// which would end the output too).
 func readToEnd(t *testing.T, r io.Reader) {
 	t.Helper()
 	done := make(chan struct{})
@@ -242,7 +255,7 @@ func readToEnd(t *testing.T, r io.Reader) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(time.Minute):
+	case <-time.After(25 * time.Second):
 		t.Fatal("the CLI's output never ended: something it started still holds it")
 	}
 }
@@ -299,5 +312,32 @@ func TestMissingBinary(t *testing.T) {
 	_, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "jakebot-no-such-cli"})
 	if !errors.Is(err, cliproc.ErrNotFound) {
 		t.Fatalf("Start of a missing binary: %v, want ErrNotFound", err)
+	}
+}
+
+// A Spec without Environ fails closed: the CLI gets the bot's environment
+// without any credential-looking variable, and what Env adds.
+func TestNilEnvironWithholdsSecrets(t *testing.T) {
+	t.Setenv("DISCORD_TOKEN", "discord-token-of-the-bot")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-of-the-bot")
+	t.Setenv("JAKEBOT_PLAIN", "kept")
+	p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "sh", Args: []string{"-c", "env"}, Env: []string{"OPENAI_API_KEY=given-by-env"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(p.Stdout)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	env := "\n" + string(out)
+	for _, leaked := range []string{"discord-token-of-the-bot", "sk-ant-of-the-bot"} {
+		if strings.Contains(env, leaked) {
+			t.Errorf("the CLI saw %q", leaked)
+		}
+	}
+	for _, want := range []string{"\nJAKEBOT_PLAIN=kept\n", "\nOPENAI_API_KEY=given-by-env\n", "\nPATH="} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the CLI's environment lacks %q", strings.TrimSpace(want))
+		}
 	}
 }

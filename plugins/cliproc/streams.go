@@ -1,27 +1,24 @@
 package cliproc
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"syscall"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // streams are the files connecting the bot to one CLI: the bot's ends,
 // read after the start, and the child's ends, closed in the bot once the
 // child has them.
 type streams struct {
-	// out is the bot's end of stdout (a pipe, or the terminal's master).
-	out *os.File
-	// stdout is what Process.Stdout reads: out, or out with the terminal's
-	// hang-up read as end of file.
-	stdout io.Reader
+	// out is the bot's end of stdout (a pipe, or the terminal's master,
+	// which is also the terminal's input).
+	out *output
 	// errR is the bot's end of stderr; nil with a terminal.
-	errR *os.File
+	errR *output
 	// in is the bot's end of stdin when the CLI reads one; nil otherwise.
 	in    *os.File
 	child []*os.File
@@ -44,24 +41,33 @@ func (s *streams) closeAll() {
 	}
 }
 
+// end makes the reads of stdout and stderr end once what is buffered now
+// is read (see output.end).
+func (s *streams) end() {
+	s.out.end()
+	if s.errR != nil {
+		s.errR.end()
+	}
+}
+
 // openPipes gives the CLI its own process group and our own pipes, not
 // exec's copying goroutines, so that Wait returns when the CLI exits even
 // if something it started still holds them. With stdin, the CLI reads a
 // pipe the bot writes; without, /dev/null.
 func openPipes(cmd *exec.Cmd, stdin bool) (*streams, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	outR, outW, err := pipe()
+	outR, outW, err := outputPipe("|1")
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := pipe()
+	errR, errW, err := outputPipe("|2")
 	if err != nil {
 		outR.Close()
 		outW.Close()
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	st := &streams{out: outR, stdout: outR, errR: errR, child: []*os.File{outW, errW}}
+	st := &streams{out: outR, errR: errR, child: []*os.File{outW, errW}}
 	if stdin {
 		inR, inW, err := pipe()
 		if err != nil {
@@ -87,29 +93,42 @@ func openPTY(cmd *exec.Cmd, size TermSize) (*streams, error) {
 		tty.Close()
 		return nil, fmt.Errorf("size the pseudo-terminal: %w", err)
 	}
+	// The pty package leaves the master blocking; a copy of it goes to
+	// the poller, so that end can interrupt its reads.
+	fd, err := unix.FcntlInt(master.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	master.Close()
+	if err != nil {
+		tty.Close()
+		return nil, os.NewSyscallError("dup the pseudo-terminal", err)
+	}
+	out, err := newOutput(fd, "ptmx")
+	if err != nil {
+		tty.Close()
+		return nil, err
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	// Ctty is a descriptor number in the child: stdin.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	return &streams{out: master, stdout: hangupReader{master}, child: []*os.File{tty}}, nil
+	return &streams{out: out, child: []*os.File{tty}}, nil
 }
 
-// hangupReader reads a terminal's master side. Once every process has
-// closed the terminal, Linux fails the read with EIO: that is the end of
-// the output.
-type hangupReader struct{ f *os.File }
-
-func (h hangupReader) Read(p []byte) (int, error) {
-	n, err := h.f.Read(p)
-	if err != nil && (errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed)) {
-		err = io.EOF
+// outputPipe is a pipe for the CLI's stdout or stderr: the bot's end is
+// read through the poller (see output), the CLI's blocks as usual.
+func outputPipe(name string) (r *output, w *os.File, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
 	}
-	return n, err
+	w = os.NewFile(uintptr(fds[1]), name)
+	if r, err = newOutput(fds[0], name); err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return r, w, nil
 }
 
-// pipe is os.Pipe without the poller: each end is read or written by one
-// goroutine (or the child) that may as well block, and registering four
-// descriptors with the poller per turn was a measurable part of a turn's
-// overhead.
+// pipe is os.Pipe without the poller, for the CLI's stdin: one goroutine
+// writes it and may as well block.
 func pipe() (r, w *os.File, err error) {
 	var fds [2]int
 	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {

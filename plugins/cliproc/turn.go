@@ -8,14 +8,8 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// NotFound is the error a plugin returns when its CLI is not installed:
-// what to install, or which variable points at the binary.
-func NotFound(cli, bin, npmPackage, binVar string) error {
-	return core.Errorf("%s CLI not found (%s). Install it with `npm install -g %s`, or set %s to its path", cli, bin, npmPackage, binVar)
-}
-
-// Ending is how a turn's CLI ended, as a plugin saw it.
-type Ending struct {
+// ending is how a turn's CLI ended, as a plugin saw it.
+type ending struct {
 	// CLI is the display name, e.g. "Claude Code".
 	CLI     string
 	Result  Result
@@ -34,7 +28,7 @@ type Ending struct {
 // when it was cancelled, one for a stream that stopped short or a non-zero
 // exit the stream did not explain (with the last lines of stderr), and nil
 // for a turn that ended well or whose failure was already reported.
-func (e Ending) Err(ctx context.Context) error {
+func (e ending) Err(ctx context.Context) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -51,7 +45,7 @@ func (e Ending) Err(ctx context.Context) error {
 }
 
 // Stderr returns the last lines of stderr, cleaned.
-func (e Ending) Stderr(lines int) string {
+func (e ending) Stderr(lines int) string {
 	s := e.Result.Stderr
 	if e.Clean != nil {
 		s = e.Clean(s)
@@ -59,7 +53,7 @@ func (e Ending) Stderr(lines int) string {
 	return StderrTail(s, lines)
 }
 
-func (e Ending) exitError(what string) error {
+func (e ending) exitError(what string) error {
 	msg := fmt.Sprintf("%s (exit code %d)", what, e.Result.ExitCode)
 	switch e.Result.ExitCode {
 	case 137: // 128+SIGKILL, as a shell or container runtime reports a kill

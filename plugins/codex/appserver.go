@@ -1,191 +1,224 @@
 package codex
 
 import (
+	"cmp"
 	"encoding/json"
-	"strings"
+	"errors"
+	"os"
+	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/images"
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonrpc"
+	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
-// rpc is one JSON-RPC message of `codex app-server`: a request (ID and
-// Method), a notification (Method only) or a response (ID and Result or
-// Error). The server leaves out the "jsonrpc" member.
-type rpc struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
+// Request ids the bot uses with the app-server.
+const (
+	idInitialize = iota + 1
+	idThread
+	idTurn
+	idInterrupt
+)
+
+// appServerArgs are the arguments of `codex app-server`; the thread's
+// settings go in its requests.
+func (p *Plugin) appServerArgs() []string { return append([]string{"app-server"}, p.cfg.Args...) }
+
+// appServer is one turn's conversation with `codex app-server`:
+// initialize, the thread started or resumed, the turn's message once it
+// runs (a warm server waits for it), the turn's notifications through
+// the parser, and the server's requests put to the chat.
+type appServer struct {
+	cfg    Config
+	turn   core.Turn
+	parser *Parser
+	link   *cliproc.Link
+	rpc    jsonrpc.Peer
+	// changes are file changes seen starting, by item id: an approval
+	// request for one names only the item. Read and written by the
+	// reading goroutine only.
+	changes map[string]*appItem
+	// failed is set when the app-server refused a request of ours and
+	// the turn could not run; the error is already shown.
+	failed bool
+	// fresh reports whether the thread is as it was at the start.
+	fresh func() bool
+
+	mu     sync.Mutex
+	thread string
+	turnID string
 }
 
-// appItem is a ThreadItem as the app-server sends it: the same items as
-// `exec --json`, in camelCase.
-type appItem struct {
-	Type             string          `json:"type"`
-	ID               string          `json:"id"`
-	Status           string          `json:"status"`
-	Text             string          `json:"text"`
-	Summary          []string        `json:"summary"`
-	Command          string          `json:"command"`
-	AggregatedOutput *string         `json:"aggregatedOutput"`
-	ExitCode         *int            `json:"exitCode"`
-	Server           string          `json:"server"`
-	Tool             string          `json:"tool"`
-	Arguments        json.RawMessage `json:"arguments"`
-	Query            string          `json:"query"`
-	Prompt           string          `json:"prompt"`
-	Error            *errorInfo      `json:"error"`
-	Changes          []struct {
-		Path string `json:"path"`
-		Diff string `json:"diff"`
-		Kind struct {
-			Type     string `json:"type"`
-			MovePath string `json:"move_path"`
-		} `json:"kind"`
-	} `json:"changes"`
-}
+var (
+	_ cliproc.Interrupter = (*appServer)(nil)
+	_ cliproc.Freshener   = (*appServer)(nil)
+)
 
-// execTypes names each app-server item type as `exec --json` does, so one
-// mapping from items to blocks serves both.
-var execTypes = map[string]string{
-	"agentMessage": "agent_message", "reasoning": "reasoning", "plan": "plan",
-	"commandExecution": "command_execution", "fileChange": "file_change", "mcpToolCall": "mcp_tool_call",
-	"collabAgentToolCall": "collab_tool_call", "webSearch": "web_search",
-}
-
-// asItem converts an app-server item to the exec form the parser reads.
-func (a *appItem) asItem() *item {
-	it := &item{ID: a.ID, Type: execTypes[a.Type], Status: a.Status, Text: a.Text, Command: a.Command,
-		ExitCode: a.ExitCode, Server: a.Server, Tool: a.Tool, Arguments: a.Arguments, Query: a.Query,
-		Prompt: a.Prompt, Error: a.Error}
-	if it.Status == "inProgress" {
-		it.Status = "in_progress"
-	}
-	if a.AggregatedOutput != nil {
-		it.AggregatedOutput = *a.AggregatedOutput
-	}
-	if a.Type == "reasoning" && it.Text == "" {
-		it.Text = strings.Join(a.Summary, "\n")
-	}
-	for _, c := range a.Changes {
-		it.Changes = append(it.Changes, change{Path: c.Path, Kind: c.Kind.Type, Diff: c.Diff, MovePath: c.Kind.MovePath})
-	}
-	return it
-}
-
-// approval is a request from the app-server to approve a command or a
-// file change.
-type approval struct {
-	ID      json.RawMessage
-	Method  string
-	Command string `json:"command"`
-	Cwd     string `json:"cwd"`
-	ItemID  string `json:"itemId"`
-	Reason  string `json:"reason"`
-}
-
-// Notification folds one app-server notification into the turn: items
-// and text deltas become events as `exec --json` lines do, turn/completed
-// ends the turn. It reports whether the turn ended.
-func (p *Parser) Notification(method string, params json.RawMessage) bool {
-	switch method {
-	case "item/agentMessage/delta":
-		var d struct {
-			ItemID string `json:"itemId"`
-			Delta  string `json:"delta"`
+// appServer returns the protocol of t's turn through the app-server.
+func (p *Plugin) appServer(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
+	return func(link *cliproc.Link) cliproc.Protocol {
+		s := newAppServer(p.cfg, t, link)
+		s.fresh = cliproc.Unchanged(func() rolloutStamp { return p.stampRollout(t) })
+		if err := s.rpc.Call(idInitialize, "initialize", map[string]any{"clientInfo": map[string]any{"name": "jakebot", "version": "1"}}); err != nil {
+			link.Logger().Warn("codex app-server: initialize", "err", err)
 		}
-		if json.Unmarshal(params, &d) == nil && d.Delta != "" {
-			if p.streamed == nil {
-				p.streamed = make(map[string]bool)
+		return s
+	}
+}
+
+func newAppServer(cfg Config, t core.Turn, link *cliproc.Link) *appServer {
+	s := &appServer{cfg: cfg, turn: t, link: link, rpc: jsonrpc.Peer{Send: link.Send}, changes: map[string]*appItem{}}
+	s.parser = NewParser(link.Emit)
+	s.parser.Workdir, s.parser.Model = t.Workdir, cmp.Or(t.Model, cfg.Model)
+	return s
+}
+
+func (s *appServer) Line(b []byte) {
+	m, ok := jsonrpc.Decode(b)
+	switch {
+	case !ok:
+		// A log line, not the protocol.
+	case m.IsRequest():
+		s.request(m)
+	case m.IsNotification():
+		if m.Method == "item/started" {
+			s.rememberChange(m.Params)
+		}
+		if s.parser.Notification(m.Method, m.Params) {
+			s.link.Done() // the turn is over: the server exits
+		}
+	default:
+		s.response(m)
+	}
+}
+
+// Outcome says how the turn went once the server's output has ended.
+func (s *appServer) Outcome() cliproc.Outcome {
+	o := s.parser.Outcome()
+	o.Session, o.Failed = s.threadID(), s.failed
+	return o
+}
+
+// Fresh reports whether the thread the server resumed is still as it was:
+// resumed meanwhile elsewhere, it would answer from stale history.
+func (s *appServer) Fresh() bool { return s.fresh == nil || s.fresh() }
+
+func (s *appServer) threadID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thread
+}
+
+// response moves the session on: initialized, the thread, the turn.
+func (s *appServer) response(m jsonrpc.Message) {
+	switch {
+	case m.Error != nil:
+		s.link.Emit(core.ErrorEvent("Codex refused the turn: " + m.Error.Message))
+		s.failed = true
+		s.link.Done()
+	case m.Answers(idInitialize):
+		_ = s.rpc.Notify("initialized", nil)
+		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": cmp.Or(s.turn.Mode, s.cfg.Sandbox), "approvalPolicy": s.cfg.ApprovalPolicy}
+		if model := cmp.Or(s.turn.Model, s.cfg.Model); model != "" {
+			params["model"] = model
+		}
+		method := "thread/start"
+		if s.turn.ResumeToken != "" {
+			method, params["threadId"] = "thread/resume", s.turn.ResumeToken
+		}
+		_ = s.rpc.Call(idThread, method, params)
+	case m.Answers(idThread):
+		thread := idOf(m.Result, "thread")
+		s.mu.Lock()
+		s.thread = thread
+		s.mu.Unlock()
+		s.parser.threadID = thread
+		s.link.Emit(core.Event{Kind: core.EventSession, ResumeToken: thread, Model: s.parser.Model})
+		s.link.Ready(func(t core.Turn) {
+			_ = s.rpc.Call(idTurn, "turn/start", map[string]any{"threadId": thread, "input": userInput(t)})
+		})
+	case m.Answers(idTurn):
+		turn := idOf(m.Result, "turn")
+		s.mu.Lock()
+		s.turnID = turn
+		s.mu.Unlock()
+	}
+}
+
+// idOf is the id of result's object member name ({"thread":{"id":…}}).
+func idOf(result []byte, name string) string {
+	return jsonscan.StringField(jsonscan.Value(jsonscan.Field(result, name)), "id")
+}
+
+// request answers what the app-server asks: approvals go to the chat,
+// anything else is refused, so that the server never waits for nothing.
+func (s *appServer) request(m jsonrpc.Message) {
+	switch m.Method {
+	case "item/commandExecution/requestApproval", "item/fileChange/requestApproval":
+		var req approval
+		_ = json.Unmarshal(m.Params, &req)
+		id := m.ID
+		q := approvalQuestion(m.Method, req, func(a core.Answer) {
+			if err := s.rpc.Reply(id, map[string]any{"decision": decision(a)}); err != nil {
+				s.link.Logger().Warn("codex app-server: answer an approval", "err", err)
 			}
-			p.text(d.Delta, !p.streamed[d.ItemID])
-			p.streamed[d.ItemID] = true
+		})
+		if it := s.changes[req.ItemID]; it != nil {
+			q.Summary, q.Detail = changeSummary(it.asItem(), s.turn.Workdir)
 		}
-	case "item/started", "item/completed":
-		var n struct {
-			Item *appItem `json:"item"`
-		}
-		if json.Unmarshal(params, &n) != nil || n.Item == nil {
-			return false
-		}
-		if n.Item.Type == "agentMessage" && p.streamed[n.Item.ID] {
-			return false // its text arrived in deltas
-		}
-		phase := "item.started"
-		if method == "item/completed" {
-			phase = "item.completed"
-		}
-		p.item(phase, n.Item.asItem())
-	case "thread/tokenUsage/updated":
-		var n struct {
-			TokenUsage struct {
-				Total struct {
-					InputTokens       int `json:"inputTokens"`
-					CachedInputTokens int `json:"cachedInputTokens"`
-					OutputTokens      int `json:"outputTokens"`
-				} `json:"total"`
-			} `json:"tokenUsage"`
-		}
-		if json.Unmarshal(params, &n) == nil {
-			t := n.TokenUsage.Total
-			p.usage = usage{InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens, OutputTokens: t.OutputTokens}
-		}
-	case "error":
-		var n struct {
-			Error     errorInfo `json:"error"`
-			WillRetry bool      `json:"willRetry"`
-		}
-		if json.Unmarshal(params, &n) == nil && n.Error.Message != "" && !n.WillRetry {
-			p.pending = n.Error.Message
-		}
-	case "turn/completed":
-		var n struct {
-			Turn struct {
-				Status string     `json:"status"`
-				Error  *errorInfo `json:"error"`
-			} `json:"turn"`
-		}
-		_ = json.Unmarshal(params, &n)
-		switch n.Turn.Status {
-		case "failed":
-			msg := "Codex reported a failed turn."
-			if n.Turn.Error != nil && n.Turn.Error.Message != "" {
-				msg = apiMessage(n.Turn.Error.Message)
-			}
-			p.pending = ""
-			p.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
-			p.finish(true)
-		default: // completed, or interrupted: the bot says so itself
-			p.Flush()
-			p.finish(false)
-		}
-		return true
+		s.link.Emit(core.Event{Kind: core.EventQuestion, Question: q})
+	case "item/tool/requestUserInput":
+		s.userInput(m)
+	default:
+		_ = s.rpc.Refuse(m.ID, m.Method)
 	}
-	return false
 }
 
-// approvalQuestion is req as the chat sees it.
-func approvalQuestion(req approval, answer func(core.Answer)) *core.Question {
-	q := &core.Question{Tool: "Shell", Summary: "`" + shellCommand(req.Command) + "`", Answer: answer}
-	if req.Method == "item/fileChange/requestApproval" {
-		q.Tool, q.Summary = "Edit", "a change to files"
+// rememberChange keeps a file change item that starts, for its approval.
+func (s *appServer) rememberChange(params json.RawMessage) {
+	var n struct {
+		Item *appItem `json:"item"`
 	}
-	if req.Reason != "" {
-		q.Detail = req.Reason
+	if json.Unmarshal(params, &n) == nil && n.Item != nil && n.Item.Type == "fileChange" {
+		s.changes[n.Item.ID] = n.Item
 	}
-	return q
 }
 
-// decision is the app-server's word for an answer.
-func decision(a core.Answer) string {
-	switch a.Decision {
-	case core.Allow:
-		return "accept"
-	case core.AllowAlways:
-		return "acceptForSession"
+// Interrupt asks the app-server to stop the turn; there is nothing to
+// interrupt before the turn has started.
+func (s *appServer) Interrupt() error {
+	s.mu.Lock()
+	thread, turn := s.thread, s.turnID
+	s.mu.Unlock()
+	if turn == "" {
+		return errors.New("no turn started yet")
 	}
-	return "decline"
+	return s.rpc.Call(idInterrupt, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn})
+}
+
+// userInput is t's message as turn/start input: its images (files the
+// CLI reads itself), then its text.
+func userInput(t core.Turn) []any {
+	var in []any
+	for _, img := range images.Load(t.Images) {
+		in = append(in, map[string]any{"type": "localImage", "path": img.Path})
+	}
+	return append(in, map[string]any{"type": "text", "text": t.Prompt})
+}
+
+// rolloutStamp is how big a thread's rollout file was: a thread resumed
+// elsewhere since has grown.
+type rolloutStamp struct{ size int64 }
+
+// stampRollout stamps t's thread; a new thread has none.
+func (p *Plugin) stampRollout(t core.Turn) rolloutStamp {
+	var st rolloutStamp
+	for _, f := range p.rollouts(t.ResumeToken) {
+		if fi, err := os.Stat(f); err == nil {
+			st.size += fi.Size()
+		}
+	}
+	return st
 }

@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 )
 
 // toolStatus maps an item's status to a tool line's. Items without one are
@@ -38,7 +37,7 @@ func commandBlock(it *item) core.ResponseBlock {
 			b.Status = core.ToolFailed
 		}
 		b.Detail = fmt.Sprintf("exit %d", *it.ExitCode)
-		if out := outputTail(it.AggregatedOutput, 3); out != "" {
+		if out := display.LastLines(it.AggregatedOutput, 3); out != "" {
 			b.Detail += ": " + out
 		}
 	}
@@ -69,17 +68,8 @@ func isShell(path string) bool {
 	return false
 }
 
-// outputTail is the last n non-empty lines of a command's output, joined.
-func outputTail(out string, n int) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.TrimSpace(strings.Join(lines, " ⏎ "))
-}
-
 func mcpBlock(it *item) core.ResponseBlock {
-	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: toolName(it.Server) + " · " + toolName(it.Tool),
+	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: display.Title(it.Server) + " · " + display.Title(it.Tool),
 		Text: shortJSON(it.Arguments), Status: toolStatus(it.Status, false)}
 	switch {
 	case it.Error != nil && it.Error.Message != "":
@@ -88,19 +78,6 @@ func mcpBlock(it *item) core.ResponseBlock {
 		b.Detail = strings.Join(it.Result, " ")
 	}
 	return b
-}
-
-// toolName makes an identifier readable: "read_file" → "Read File".
-func toolName(s string) string {
-	words := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' })
-	for i, w := range words {
-		r, size := utf8.DecodeRuneInString(w)
-		words[i] = string(unicode.ToUpper(r)) + w[size:]
-	}
-	if len(words) == 0 {
-		return s
-	}
-	return strings.Join(words, " ")
 }
 
 // shortJSON renders tool arguments compactly: the value alone when there
@@ -161,22 +138,13 @@ func reasoningLine(text string) string {
 // apiMessage digs the message out of an API error body that Codex passes
 // on as a string, such as {"error":{"message":"…","type":"…"}}.
 func apiMessage(msg string) string {
-	start, end := strings.IndexByte(msg, '{'), strings.LastIndexByte(msg, '}')
-	if start < 0 || end < start {
+	e, ok := display.ParseAPIError(msg)
+	if !ok {
 		return msg
 	}
-	var body struct {
-		Error struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-		} `json:"error"`
+	out := e.Before + " " + e.Message
+	if e.Type != "" {
+		out += " (" + e.Type + ")"
 	}
-	if json.Unmarshal([]byte(msg[start:end+1]), &body) != nil || body.Error.Message == "" {
-		return msg
-	}
-	out := strings.TrimSpace(msg[:start]) + " " + body.Error.Message
-	if body.Error.Type != "" {
-		out += " (" + body.Error.Type + ")"
-	}
-	return strings.TrimSpace(out + " " + strings.TrimSpace(msg[end+1:]))
+	return strings.TrimSpace(out + " " + e.After)
 }

@@ -2,17 +2,15 @@ package codex
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -53,7 +51,7 @@ var captureCases = []struct {
 		{prompt: "which number?", replies: []plugintest.Reply{{Text: []string{"The number", " was 42."}}}},
 	}},
 	{name: "shell", turns: []captureTurn{{prompt: "make a file", replies: []plugintest.Reply{
-		{Text: []string{"Creating the file."}, Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt && ls"}}},
+		{Text: []string{"Creating ", "the file."}, Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt && ls"}}},
 		{Text: []string{"Created made.txt."}},
 	}}}},
 	{name: "shell_failed", turns: []captureTurn{{prompt: "list a missing dir", replies: []plugintest.Reply{
@@ -111,7 +109,7 @@ func TestCapture(t *testing.T) {
 				if thread != "" {
 					args = append(args, "resume", thread)
 				}
-				out = runCodex(t, bin, dir, env, append(args, turn.prompt)...)
+				out = plugintest.RunCLI(t, bin, dir, env, append(args, turn.prompt)...)
 				thread = threadID(out)
 			}
 			// The workdir is a fresh temporary directory; a fixed name
@@ -123,23 +121,14 @@ func TestCapture(t *testing.T) {
 			if c.name == "resume" {
 				// The CLI's own history of this session, for the
 				// listing tests.
-				copyHistory(t, filepath.Join(home, ".codex"), filepath.Join(outDir, "history", ".codex"), dir)
+				plugintest.CopyHistory(t, filepath.Join(home, ".codex"), filepath.Join(outDir, "history", ".codex"), dir, CaptureWorkdir, keepHistory)
+			}
+			if c.name == "patch" {
+				// The thread's rollout, where the diffs are.
+				saveRollout(t, filepath.Join(home, ".codex"), thread, filepath.Join(outDir, "rollouts", c.name+".jsonl"), dir)
 			}
 		})
 	}
-}
-
-func runCodex(t *testing.T, bin, dir string, env []string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	t.Logf("codex %q: %v\n%s%s", args, err, stdout.Bytes(), stderr.Bytes())
-	return stdout.Bytes()
 }
 
 func threadID(out []byte) string {
@@ -155,36 +144,48 @@ func threadID(out []byte) string {
 	return ""
 }
 
-// copyHistory copies the CLI's history files (sessions, the project
-// registry) from state to dst, with the workdir replaced by
-// CaptureWorkdir. Caches, logs and databases are left out.
-func copyHistory(t *testing.T, state, dst, workdir string) {
+func keepHistory(rel string) bool { return strings.HasPrefix(rel, "sessions/") }
+
+// saveRollout copies thread's rollout to out, with the workdir replaced by
+// CaptureWorkdir.
+func saveRollout(t *testing.T, home, thread, out, workdir string) {
 	t.Helper()
-	if err := os.RemoveAll(dst); err != nil {
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+thread+".jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("rollouts of %s: %q", thread, files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(state, path)
-		if !keepHistory(rel) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		data = bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir))
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func keepHistory(rel string) bool { return strings.HasPrefix(rel, "sessions/") }
+// appServerCases are the `codex app-server` sessions the golden tests
+// replay: one turn each, every question answered with allow.
+var appServerCases = []plugintest.SessionCase{
+	{Name: "approval", Replies: []plugintest.Reply{
+		{Text: []string{"Creating ", "the file."}, Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt"}}},
+		{Text: []string{"Done."}},
+	}},
+	{Name: "patch", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n+world\n*** End Patch\n"}}},
+		{Tool: &plugintest.ToolCall{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n*** Update File: hello.txt\n@@\n hello\n-world\n+there\n*** End Patch\n"}}},
+		{Text: []string{"Added and changed hello.txt."}},
+	}},
+}
+
+// TestCaptureAppServer rewrites the recorded app-server sessions from the
+// real CLI: go test ./plugins/codex -run TestCaptureAppServer -capture.
+func TestCaptureAppServer(t *testing.T) {
+	plugintest.RecordSessions(t, *capture, "codex", "appserver", CaptureWorkdir, appServerCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewOpenAI(t, replies...), plugintest.Home(t)
+		return New(Config{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
+			Env: plugintest.CodexEnv(t, home)}, nil), model
+	})
+}

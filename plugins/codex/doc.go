@@ -1,10 +1,13 @@
-// Package codex runs OpenAI's Codex CLI (`codex exec --json`) as a
-// jake-bot plugin.
+// Package codex runs OpenAI's Codex CLI as a jake-bot plugin: one-shot
+// (`codex exec --json`), or, when the chat answers questions, through
+// `codex app-server` (JSON-RPC on its stdin and stdout).
 //
-// parse.go turns Codex's JSONL events into core events with no process in
-// sight; run.go owns the process (cliproc), one per turn, resuming the
-// thread by id; history.go lists past threads from the rollout files under
-// $CODEX_HOME/sessions. The stream format is described in
-// /work/shared/CLI-FORMATS.md and recorded from the pinned CLI in
-// testdata/codex at the repository root.
+// parse.go turns the exec stream's events into core events and
+// appitems.go the app-server's notifications, with no process in sight;
+// appserver.go speaks the app-server's protocol, its approval requests
+// becoming questions; run.go holds the arguments and runs each turn on
+// the turn engine (cliproc), resuming the thread by id; history.go lists
+// past threads from the rollout files under $CODEX_HOME/sessions. The
+// formats are described in /work/shared/CLI-FORMATS.md and recorded from
+// the pinned CLI in testdata/codex at the repository root.
 package codex

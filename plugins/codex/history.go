@@ -4,32 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/history"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
 // home returns Codex's state directory.
 func (p *Plugin) home() (string, error) {
-	if p.cfg.Home != "" {
-		return p.cfg.Home, nil
-	}
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".codex"), nil
+	return history.StateDir(p.cfg.Home, "CODEX_HOME", ".codex")
 }
 
 // Conversations lists Codex's threads recorded in workdir, newest first,
@@ -47,34 +33,11 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 		return nil, err
 	}
 	workdir = filepath.Clean(workdir)
-	infos := make([]core.ConversationInfo, len(files))
-	found := make([]bool, len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 8, len(files)) {
-		wg.Go(func() {
-			buf := make([]byte, headSize)
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) || ctx.Err() != nil {
-					return
-				}
-				infos[i], found[i] = readRollout(files[i], workdir, buf)
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var out []core.ConversationInfo
-	for i, ok := range found {
-		if ok {
-			out = append(out, infos[i])
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
-	return out, nil
+	out, err := history.Scan(ctx, files, func(path string, buf []byte) (core.ConversationInfo, bool) {
+		return readRollout(path, workdir, buf)
+	})
+	history.SortNewest(out)
+	return out, err
 }
 
 // rolloutFiles returns the paths of sessions/YYYY/MM/DD/rollout-*.jsonl.
@@ -100,57 +63,41 @@ func rolloutFiles(root string) ([]string, error) {
 	return files, nil
 }
 
-// headSize is the most of a rollout that is read. The first prompt comes
-// after the session's instructions and context, about 40 KB into a file
-// of codex 0.169; a big AGENTS.md pushes it further.
-const headSize = 256 << 10
-
-// readSteps are how far a rollout is read, step by step: the first line's
-// start says whether the file belongs to the workdir, and most prompts
-// lie within 64 KB.
-var readSteps = [...]int{16 << 10, 64 << 10, headSize}
-
 // readRollout reads a rollout's head: the session_meta line (id and cwd)
 // and the first prompt, which is the title. ok is false for a file of
-// another workdir or one that is not a rollout.
+// another workdir or one that is not a rollout. The first prompt comes
+// after the session's instructions and context, about 40 KB into a file
+// of codex 0.169.
 func readRollout(path, workdir string, buf []byte) (info core.ConversationInfo, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return info, false
 	}
 	defer f.Close()
-	filled := 0
-	for _, size := range readSteps {
-		n, err := io.ReadFull(f, buf[filled:min(size, len(buf))])
-		filled += n
-		end := err != nil || size >= len(buf)
-		line, rest, complete := cutLine(buf[:filled])
+	history.ReadHead(f, buf, func(data []byte, end bool) bool {
+		line, rest, complete := cutLine(data)
 		if !ok {
 			// A first line cut short still holds the id and cwd, which
 			// come before the long instructions.
 			id, cwd, meta := sessionMeta(line)
 			switch {
-			case !meta && (complete || end):
-				return info, false
-			case !meta:
-				continue
-			case filepath.Clean(cwd) != workdir:
-				return info, false
+			case !meta && !complete && !end:
+				return false
+			case !meta || filepath.Clean(cwd) != workdir:
+				return true
 			}
 			fi, err := f.Stat()
 			if err != nil {
-				return info, false
+				return true
 			}
 			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
 		}
-		if title, found := firstPrompt(rest); found {
+		title, found := firstPrompt(rest)
+		if found {
 			info.Title = core.Shorten(title, 200)
-			return info, true
 		}
-		if end {
-			break
-		}
-	}
+		return found
+	})
 	return info, ok
 }
 
@@ -173,9 +120,9 @@ func sessionMeta(line []byte) (id, cwd string, ok bool) {
 	jsonscan.Walk(jsonscan.Field(line, "payload"), func(key, rest []byte) bool {
 		switch string(key) {
 		case "id":
-			id = str(jsonscan.Value(rest))
+			id = jsonscan.Str(jsonscan.Value(rest))
 		case "cwd":
-			cwd = str(jsonscan.Value(rest))
+			cwd = jsonscan.Str(jsonscan.Value(rest))
 		}
 		return id == "" || cwd == ""
 	})

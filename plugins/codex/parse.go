@@ -1,14 +1,15 @@
 package codex
 
 import (
+	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 )
 
 // Parser turns the lines of `codex exec --json` into core events. It keeps
@@ -36,6 +37,10 @@ type Parser struct {
 	planDeltas map[string]bool
 	// streamed remembers agent messages the app-server streamed in deltas.
 	streamed map[string]bool
+	// changes are the file changes shown, for Patched.
+	changes []*item
+	// denied are the calls declined (by the chat's answer).
+	denied display.Denials
 }
 
 // NewParser returns a parser that sends events to emit.
@@ -45,10 +50,6 @@ func NewParser(emit func(core.Event)) *Parser { return &Parser{emit: emit} }
 // objects, unknown event types and unknown fields are ignored: the CLI
 // adds them often.
 func (p *Parser) Line(line []byte) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' {
-		return
-	}
 	var ev event
 	if !decode(line, &ev) {
 		return
@@ -113,12 +114,22 @@ func (p *Parser) Flush() {
 // turn (with turn.completed or turn.failed).
 func (p *Parser) Result() *core.TurnResult { return p.result }
 
+// Outcome flushes what the parser holds back and says how the turn went,
+// once the stream has ended (cliproc.Protocol).
+func (p *Parser) Outcome() cliproc.Outcome {
+	p.Flush()
+	return cliproc.Outcome{Result: p.result, Session: p.threadID}
+}
+
 // ThreadID returns the thread id, Codex's resume token, once it is known.
 func (p *Parser) ThreadID() string { return p.threadID }
 
 // finish records the turn's end. Codex's usage is a running total for the
 // thread, not for this turn; it is passed on as reported.
 func (p *Parser) finish(failed bool) {
+	if b, ok := p.denied.Block(); ok {
+		p.block(b)
+	}
 	p.result = &core.TurnResult{
 		ResumeToken:  p.threadID,
 		IsError:      failed,
@@ -160,13 +171,16 @@ func (p *Parser) item(phase string, it *item) {
 			p.text(it.Text, true)
 		}
 	case "command_execution":
+		if completed && it.Status == "declined" {
+			p.denied.Add(display.Call("Shell", shellCommand(it.Command)))
+		}
 		p.block(commandBlock(it))
 	case "file_change":
 		p.fileChange(it, completed)
 	case "mcp_tool_call":
 		p.block(mcpBlock(it))
 	case "collab_tool_call":
-		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Agent · " + toolName(it.Tool),
+		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Agent · " + display.Title(it.Tool),
 			Text: it.Prompt, Status: toolStatus(it.Status, completed)})
 	case "web_search":
 		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Web Search",
@@ -193,27 +207,74 @@ func (p *Parser) fileChange(it *item, completed bool) {
 		for i, c := range it.Changes {
 			paths[i] = p.relPath(c.Path)
 		}
+		if it.Status == "declined" {
+			p.denied.Add(display.Call("Edit", strings.Join(paths, ", ")))
+		}
 		p.block(core.ResponseBlock{Kind: core.BlockToolUse, ID: it.ID, Tool: "Edit",
 			Text: strings.Join(paths, ", "), Status: core.ToolFailed, Detail: it.Status})
 		return
 	}
+	p.changes = append(p.changes, it)
 	for i, c := range it.Changes {
-		path := p.relPath(c.Path)
-		if c.MovePath != "" {
-			path += " → " + p.relPath(c.MovePath)
+		p.block(p.fileChangeBlock(it, i, c))
+	}
+}
+
+// needsDiffs reports whether a file change was shown without its diff.
+func (p *Parser) needsDiffs() bool {
+	for _, it := range p.changes {
+		for _, c := range it.Changes {
+			if c.Diff == "" {
+				return true
+			}
 		}
-		p.block(core.ResponseBlock{Kind: core.BlockDiff, ID: fmt.Sprintf("%s/%d", it.ID, i),
-			Path: path, Action: c.Kind, Text: c.Diff})
+	}
+	return false
+}
+
+// Patched shows again, with their diffs, the file changes the turn showed
+// without, from recorded: every file change of the thread as Codex
+// recorded it, in order, this turn's last. A change recorded otherwise
+// than shown is left as it was.
+func (p *Parser) Patched(recorded [][]change) {
+	base := len(recorded) - len(p.changes)
+	if base < 0 {
+		return
+	}
+	for i, it := range p.changes {
+		for j, c := range it.Changes {
+			if c.Diff != "" {
+				continue
+			}
+			for _, r := range recorded[base+i] {
+				if r.Path == c.Path && r.Kind == c.Kind && r.Diff != "" {
+					it.Changes[j] = r
+					p.block(p.fileChangeBlock(it, j, r))
+				}
+			}
+		}
 	}
 }
 
 func (p *Parser) relPath(path string) string { return diffs.RelPath(p.Workdir, path) }
 
-// ReadStream feeds every line of r to parser, then flushes it. A line over
-// the size limit is reported as an error block and skipped.
-func ReadStream(r io.Reader, parser *Parser) error {
-	defer parser.Flush()
-	return cliproc.EachLine(r, "Codex", parser.Line, func(msg string) {
-		parser.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
-	})
+// ReadStream feeds a recorded `codex exec --json` stream, or a recorded
+// app-server session (what the server wrote, told apart by its first
+// message), through a turn's protocol as Run does, answering nothing: for
+// jakebot replay and golden tests. Paths of changed files are shown
+// relative to workdir.
+func ReadStream(r io.Reader, workdir string, emit func(core.Event)) (*core.TurnResult, error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(64)
+	newProtocol := func(link *cliproc.Link) cliproc.Protocol {
+		p := NewParser(link.Emit)
+		p.Workdir = workdir
+		return p
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(head), []byte(`{"id":`)) || bytes.Contains(head, []byte(`"method":`)) {
+		newProtocol = func(link *cliproc.Link) cliproc.Protocol {
+			return newAppServer(Config{}, core.Turn{Workdir: workdir}, link)
+		}
+	}
+	return cliproc.Replay(br, "Codex", newProtocol, emit)
 }

@@ -3,9 +3,8 @@ package codex_test
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -22,55 +21,49 @@ func streams(t testing.TB) []string {
 	return plugintest.Streams(t, "../../testdata/codex/*.jsonl", "testdata/*.jsonl")
 }
 
-// parse runs one feed of a stream through ReadStream, as Run does, and
-// renders the events and the result.
-func parse(t testing.TB, feed plugintest.Feed) string {
-	t.Helper()
-	var events []core.Event
-	p := codex.NewParser(func(ev core.Event) { events = append(events, ev) })
-	p.Workdir = codex.CaptureWorkdir
-	if err := codex.ReadStream(feed.Reader, p); err != nil {
-		t.Fatal(err)
-	}
-	return plugintest.FormatEvents(events) + plugintest.FormatResult(p.Result()) + "\n"
+// sessions are recorded `codex app-server` sessions (the server's side).
+func sessions(t testing.TB) []string {
+	return plugintest.Streams(t, "../../testdata/codex/appserver/*.jsonl")
+}
+
+// read reads a recorded stream or session as Run reads its CLI's output.
+func read(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	return codex.ReadStream(r, codex.CaptureWorkdir, emit)
 }
 
 func TestParseGolden(t *testing.T) {
-	for _, file := range streams(t) {
-		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			feeds := plugintest.Feeds(data)
-			whole := parse(t, feeds[0])
-			plugintest.Golden(t, filepath.Join("testdata", name+".golden"), whole, *update)
-			// The same events however the bytes arrive.
-			for _, f := range feeds[1:] {
-				if got := parse(t, f); got != whole {
-					t.Errorf("fed %s, events differ from fed whole:\n%s", f.Name, got)
-				}
-			}
-		})
-	}
+	plugintest.Goldens(t, streams(t), "", *update, read)
 }
 
-func FuzzParse(f *testing.F) {
-	for _, file := range streams(f) {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
+func TestAppServerGolden(t *testing.T) {
+	plugintest.Goldens(t, sessions(t), "appserver_", *update, read)
+}
+
+func FuzzReadStream(f *testing.F) {
+	plugintest.FuzzSeeds(f, append(streams(f), sessions(f)...))
+	f.Add([]byte(`{"method":"item/completed","params":{"item":null}}` + "\n" + `{"id":3,"error":{"code":1,"message":"x"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := read(bytes.NewReader(append(data, data...)), func(core.Event) {}); err != nil {
+			t.Fatal(err)
 		}
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		p := codex.NewParser(func(core.Event) {})
-		p.Line(line)
-		p.Line(line)
-		p.Flush()
 	})
+}
+
+// The recorded `codex exec --json` turn that adds, changes and deletes a
+// file shows its diffs once the thread's recorded rollout is read, as
+// Run does at the end of the turn.
+func TestPatchedFromRollout(t *testing.T) {
+	t.Parallel()
+	stream, err := os.ReadFile("../../testdata/codex/patch.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []core.Event
+	p := codex.NewParser(func(ev core.Event) { events = append(events, ev) })
+	p.Workdir = codex.CaptureWorkdir
+	for _, line := range bytes.Split(stream, []byte("\n")) {
+		p.Line(line)
+	}
+	p.Patched(codex.RecordedChanges("../../testdata/codex/rollouts/patch.jsonl"))
+	plugintest.Golden(t, "testdata/patch_diffs.golden", plugintest.FormatEvents(events), *update)
 }

@@ -3,8 +3,6 @@ package codex
 import (
 	"cmp"
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -31,20 +29,18 @@ type Config struct {
 	// Home is where Codex keeps its state; empty means $CODEX_HOME, else
 	// ~/.codex.
 	Home string `env:"CODEX_HOME"`
-	// Environ is the environment the CLI starts from; nil means the
-	// bot's own (see cliproc.Spec).
-	Environ []string
-	// Env is added to Environ (tests point it at a fake model server).
-	Env []string
+	// Environ and Env are the CLI's environment, as cliproc.CLI's: the
+	// bot's own minus its secrets, and what tests add to it.
+	Environ, Env []string
 }
 
 // Plugin runs Codex. It is safe for concurrent use.
 type Plugin struct {
-	cfg    Config
-	logger *slog.Logger
+	cfg Config
+	cli *cliproc.CLI
 }
 
-var _ core.Plugin = (*Plugin)(nil)
+var _ core.Warmer = (*Plugin)(nil)
 var _ core.ResumeIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
@@ -58,10 +54,8 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	if cfg.ApprovalPolicy == "" {
 		cfg.ApprovalPolicy = "untrusted"
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return &Plugin{cfg: cfg, logger: logger}
+	return &Plugin{cfg: cfg, cli: &cliproc.CLI{Name: "Codex", Bin: cfg.Bin, Environ: cfg.Environ, Env: cfg.Env,
+		Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger}}
 }
 
 func (p *Plugin) ID() string   { return "codex" }
@@ -99,39 +93,37 @@ func (p *Plugin) Args(t core.Turn) []string {
 }
 
 // Run runs one turn of Codex: `codex exec --json`, or, when the chat
-// answers questions, `codex app-server`.
+// answers questions, `codex app-server`, whose approval requests become
+// questions; cancelling such a turn sends turn/interrupt, so the thread
+// keeps the partial turn.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if t.Ask && p.cfg.ApprovalPolicy != "never" {
-		return p.runAppServer(ctx, t, emit)
+	if p.asks(t) {
+		return p.cli.Converse(ctx, t, p.appServerArgs(), p.appServer(t), emit)
 	}
-	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.Args(t), Dir: t.Workdir, Environ: p.cfg.Environ, Env: p.cfg.Env})
-	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, cliproc.NotFound("Codex", p.cfg.Bin, "@openai/codex", "CODEX_BIN")
+	return p.cli.Run(ctx, t, p.Args(t), p.exec(t), emit)
+}
+
+// Warm starts the app-server of t's conversation's next turn, its thread
+// resumed and waiting for the message (core.Warmer). Only a turn that
+// speaks the protocol can wait.
+func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
+	if !p.asks(t) {
+		return nil, core.ErrNoWarm
 	}
-	if err != nil {
-		return core.TurnResult{}, fmt.Errorf("start codex: %w", err)
+	return p.cli.Open(life, t, p.appServerArgs(), p.appServer(t))
+}
+
+// asks reports whether t runs through the app-server, where the chat
+// answers questions.
+func (p *Plugin) asks(t core.Turn) bool { return t.Ask && p.cfg.ApprovalPolicy != "never" }
+
+// exec reads a turn of `codex exec --json`.
+func (p *Plugin) exec(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
+	return func(link *cliproc.Link) cliproc.Protocol {
+		parser := NewParser(link.Emit)
+		parser.Workdir, parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
+		return execTurn{Parser: parser, p: p}
 	}
-	parser := NewParser(emit)
-	parser.Workdir, parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
-	readErr := ReadStream(proc.Stdout, parser)
-	res, waitErr := proc.Wait()
-	end := cliproc.Ending{CLI: "Codex", Result: res, WaitErr: waitErr, ReadErr: readErr,
-		Finished: parser.Result() != nil, Clean: stripNoise}
-	if tail := end.Stderr(5); tail != "" {
-		// Warnings a turn survives are for the operator, not the chat.
-		p.logger.Debug("codex stderr", "exit_code", res.ExitCode, "tail", tail)
-	}
-	out := core.TurnResult{ResumeToken: parser.ThreadID()}
-	if r := parser.Result(); r != nil {
-		out = *r
-	}
-	if out.ResumeToken == "" {
-		// A resumed turn that failed before its first event keeps the
-		// thread it was resuming.
-		out.ResumeToken = t.ResumeToken
-	}
-	end.Failed = out.IsError
-	return out, end.Err(ctx)
 }
 
 // noise matches stderr lines Codex prints on every run.

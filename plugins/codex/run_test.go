@@ -7,115 +7,45 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// fixture runs the real pinned Codex against a fake model, in a private
-// home and workdir, and checks that no process outlives the test.
-type fixture struct {
-	t       *testing.T
-	model   *plugintest.OpenAI
-	home    string
-	workdir string
-	plugin  *codex.Plugin
-}
-
-func newFixture(t *testing.T, replies ...plugintest.Reply) *fixture {
+// newFixture runs the real pinned Codex against a fake model.
+func newFixture(t *testing.T, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
 	bin := plugintest.CLIPath(t, "codex")
-	f := &fixture{t: t, model: plugintest.NewOpenAI(t, replies...), home: plugintest.Home(t)}
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.workdir = wd
-	mark, alive := plugintest.ProcessMarker(t)
-	t.Cleanup(func() {
-		if pids := alive(); len(pids) != 0 {
-			t.Errorf("processes %v outlived the test", pids)
-		}
+	model := plugintest.NewOpenAI(t, replies...)
+	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		return codex.New(codex.Config{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5",
+			Home: filepath.Join(home, ".codex"), Env: append(plugintest.CodexEnv(t, home), mark)}, nil)
 	})
-	f.plugin = codex.New(codex.Config{
-		Bin:   bin,
-		Args:  plugintest.CodexArgs(f.model),
-		Model: "gpt-5.5",
-		Home:  filepath.Join(f.home, ".codex"),
-		Env:   append(plugintest.CodexEnv(t, f.home), mark),
-	}, nil)
-	return f
 }
 
-// run runs one turn in the fixture's workdir.
-func (f *fixture) run(ctx context.Context, prompt, token string) plugintest.TurnOutput {
-	f.t.Helper()
-	return plugintest.RunTurn(ctx, f.t, f.plugin, core.Turn{Workdir: f.workdir, Prompt: prompt, ResumeToken: token})
+func shell(cmd string) *plugintest.ToolCall {
+	return &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": cmd}}
 }
 
-func TestRunStreamsReply(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Text: []string{"Hello", " from", " the fake."}})
-	// A prompt that starts with a dash is still a prompt.
-	tr := f.run(context.Background(), "-v say hello", "")
-	if tr.Err != nil || tr.Result.IsError {
-		t.Fatalf("Run = %+v, %v; want success", tr.Result, tr.Err)
-	}
-	if got := tr.Text(); got != "Hello from the fake." {
-		t.Errorf("text = %q, want the fake's reply", got)
-	}
-	if tr.Events[0].Kind != core.EventSession || tr.Events[0].ResumeToken != tr.Result.ResumeToken {
-		t.Errorf("first event = %+v, want the session with token %q", tr.Events[0], tr.Result.ResumeToken)
-	}
-	if err := f.plugin.CheckResumeID(tr.Result.ResumeToken); err != nil {
-		t.Errorf("resume token: %v", err)
-	}
-	if reqs := f.model.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Text(), "-v say hello") {
-		t.Errorf("the model did not get the prompt: %d requests", len(reqs))
-	}
-}
-
-func TestRunResumes(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t,
-		plugintest.Reply{Text: []string{"I will remember 42."}},
-		plugintest.Reply{Text: []string{"It was 42."}},
-	)
-	first := f.run(context.Background(), "remember the number 42", "")
-	if first.Err != nil || first.Result.ResumeToken == "" {
-		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
-	}
-	// A new plugin, as after a restart of the bot: only the token carries.
-	f.plugin = codex.New(codex.Config{Bin: plugintest.CLIPath(t, "codex"), Args: plugintest.CodexArgs(f.model),
-		Model: "gpt-5.5", Env: plugintest.CodexEnv(t, f.home)}, nil)
-	second := f.run(context.Background(), "which number?", first.Result.ResumeToken)
-	if second.Err != nil || second.Text() != "It was 42." {
-		t.Fatalf("second turn = %q, %v", second.Text(), second.Err)
-	}
-	if second.Result.ResumeToken != first.Result.ResumeToken {
-		t.Errorf("resumed token = %q, want the thread %q", second.Result.ResumeToken, first.Result.ResumeToken)
-	}
-	reqs := f.model.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
-	}
-	sent := reqs[1].Text()
-	for _, want := range []string{"remember the number 42", "I will remember 42.", "which number?"} {
-		if !strings.Contains(sent, want) {
-			t.Errorf("the resumed request lacks %q", want)
-		}
-	}
+func TestPlugin(t *testing.T) {
+	plugintest.Suite{
+		Fixture:   newFixture,
+		Shell:     shell,
+		ShellTool: "Shell",
+		ImageMark: "input_image",
+		Grow: func(f *plugintest.Fixture, token string) {
+			plugintest.AppendTo(f.T, filepath.Join(f.Home, ".codex", "sessions", "*", "*", "*", "rollout-*"+token+".jsonl"), "\n")
+		},
+		Missing: func(bin string) core.Plugin { return codex.New(codex.Config{Bin: bin}, nil) },
+		Install: "`npm install -g @openai/codex`, or set CODEX_BIN",
+	}.Run(t)
 }
 
 func TestRunShowsShellCommand(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t,
-		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo made > made.txt && echo done"}}},
-		plugintest.Reply{Text: []string{"Made it."}},
-	)
-	tr := f.run(context.Background(), "make a file", "")
+	f := newFixture(t, plugintest.Reply{Tool: shell("echo made > made.txt && echo done")}, plugintest.Reply{Text: []string{"Made it."}})
+	tr := f.Run(context.Background(), "make a file", "")
 	if tr.Err != nil || tr.Result.IsError {
 		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
 	}
@@ -128,7 +58,7 @@ func TestRunShowsShellCommand(t *testing.T) {
 	if tools[0].Status != core.ToolRunning || tools[1] != want {
 		t.Errorf("tool blocks = %+v, want running then %+v", tools, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(f.workdir, "made.txt")); err != nil || string(b) != "made\n" {
+	if b, err := os.ReadFile(filepath.Join(f.Workdir, "made.txt")); err != nil || string(b) != "made\n" {
 		t.Errorf("made.txt = %q, %v", b, err)
 	}
 }
@@ -136,7 +66,7 @@ func TestRunShowsShellCommand(t *testing.T) {
 func TestRunShowsModelError(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, plugintest.Reply{Status: 401, Message: "Incorrect API key provided."})
-	tr := f.run(context.Background(), "say hello", "")
+	tr := f.Run(context.Background(), "say hello", "")
 	if tr.Err != nil || !tr.Result.IsError {
 		t.Fatalf("Run = %+v, %v; want a failed turn shown as a block", tr.Result, tr.Err)
 	}
@@ -152,64 +82,100 @@ func TestRunShowsModelError(t *testing.T) {
 func TestRunUnknownResume(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	tr := f.run(context.Background(), "hello", "01a200ab-a3bb-7bd1-89ba-6a6c80c09a6b")
+	tr := f.Run(context.Background(), "hello", "01a200ab-a3bb-7bd1-89ba-6a6c80c09a6b")
 	var ue *core.UserError
 	if !errors.As(tr.Err, &ue) || !strings.Contains(ue.Msg, "no rollout found") {
 		t.Errorf("Run error = %v, want a user error with Codex's stderr", tr.Err)
 	}
 }
 
-func TestRunNotInstalled(t *testing.T) {
-	t.Parallel()
-	p := codex.New(codex.Config{Bin: filepath.Join(t.TempDir(), "codex")}, nil)
-	_, err := p.Run(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, func(core.Event) {})
-	var ue *core.UserError
-	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "CODEX_BIN") || !strings.Contains(ue.Msg, "@openai/codex") {
-		t.Errorf("Run error = %v, want a user error saying how to install Codex", err)
-	}
-}
-
-func TestRunCancelLeavesNoProcess(t *testing.T) {
+// Cancelling an asking turn interrupts it through turn/interrupt; the
+// next turn, one-shot, resumes the same thread, which holds the
+// interrupted turn.
+func TestAppServerInterruptKeepsTheThread(t *testing.T) {
 	t.Parallel()
 	hold := make(chan struct{})
-	defer close(hold)
-	f := newFixture(t, plugintest.Reply{Text: []string{"too late"}, Hold: hold})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan plugintest.TurnOutput)
-	go func() { done <- f.run(ctx, "take your time", "") }()
-	select {
-	case <-f.model.Arrived():
-	case tr := <-done:
-		t.Fatalf("Run returned before the model was asked: %+v, %v", tr.Result, tr.Err)
-	case <-time.After(time.Minute):
-		t.Fatal("the model was never asked")
+	t.Cleanup(func() { close(hold) })
+	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
+	tr := f.AskInterrupted("think hard")
+	out := f.Run(context.Background(), "go on", tr.Result.ResumeToken)
+	if out.Err != nil || !strings.Contains(out.Text(), "Continuing.") || out.Result.ResumeToken != tr.Result.ResumeToken {
+		t.Fatalf("resumed one-shot turn = %+v", out)
 	}
-	cancel()
-	tr := <-done
-	if !errors.Is(tr.Err, context.Canceled) {
-		t.Errorf("Run error = %v, want context.Canceled", tr.Err)
+	reqs := f.Model.Requests()
+	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, "think hard") {
+		t.Errorf("the resumed thread lacks the interrupted turn: %q", got)
 	}
-	if tr.Result.ResumeToken == "" {
-		t.Errorf("a cancelled turn lost its resume token")
-	}
-	// The fixture's cleanup checks that no process is left.
 }
 
-func TestConversationsListsSession(t *testing.T) {
+// `codex exec --json` reports file changes without their diffs; once the
+// turn is over they show with the diffs Codex recorded in its rollout:
+// a file added, changed and moved, then deleted.
+func TestRunShowsPatchDiffs(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Text: []string{"Hi."}})
-	tr := f.run(context.Background(), "first prompt of the session", "")
-	if tr.Err != nil {
-		t.Fatal(tr.Err)
+	patch := func(p string) plugintest.Reply {
+		return plugintest.Reply{Tool: &plugintest.ToolCall{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n" + p + "*** End Patch\n"}}}
 	}
-	infos, err := f.plugin.Conversations(context.Background(), f.workdir)
-	if err != nil {
-		t.Fatal(err)
+	f := newFixture(t,
+		patch("*** Add File: hello.txt\n+hello\n+world\n"),
+		patch("*** Update File: hello.txt\n*** Move to: moved.txt\n@@\n hello\n-world\n+there\n"),
+		patch("*** Delete File: moved.txt\n"),
+		plugintest.Reply{Text: []string{"Done."}})
+	tr := f.Run(context.Background(), "add, change, move and remove a file", "")
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
 	}
-	if len(infos) != 1 || infos[0].ID != tr.Result.ResumeToken || infos[0].Title != "first prompt of the session" || infos[0].Updated.IsZero() {
-		t.Errorf("Conversations = %+v, want the session %s", infos, tr.Result.ResumeToken)
+	final := map[string]core.ResponseBlock{}
+	var order []string
+	for _, b := range tr.Blocks(core.BlockDiff) {
+		if _, ok := final[b.ID]; !ok {
+			order = append(order, b.ID)
+		}
+		final[b.ID] = b
 	}
-	if other, err := f.plugin.Conversations(context.Background(), t.TempDir()); err != nil || len(other) != 0 {
-		t.Errorf("Conversations(another dir) = %+v, %v; want none", other, err)
+	want := []core.ResponseBlock{
+		{Path: "hello.txt", Action: "add", Text: "@@ -0,0 +1,2 @@\n+hello\n+world\n"},
+		{Path: "hello.txt → moved.txt", Action: "update", Text: "@@ -1,2 +1,2 @@\n hello\n-world\n+there\n"},
+		{Path: "moved.txt", Action: "delete", Text: "@@ -1,2 +0,0 @@\n-hello\n-there\n"},
+	}
+	if len(order) != len(want) {
+		t.Fatalf("diff blocks %v, want %d files", order, len(want))
+	}
+	for i, w := range want {
+		if got := final[order[i]]; got.Path != w.Path || got.Action != w.Action || got.Text != w.Text {
+			t.Errorf("diff %d = %+v, want %+v", i, got, w)
+		}
+	}
+}
+
+// Codex's own question (its request_user_input tool, on with the feature
+// default_mode_request_user_input) is put to the chat with its options,
+// and the option picked is Codex's answer.
+func TestAppServerPutsCodexsQuestion(t *testing.T) {
+	t.Parallel()
+	bin := plugintest.CLIPath(t, "codex")
+	model := plugintest.NewOpenAI(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "request_user_input", Input: map[string]any{"questions": []any{
+			map[string]any{"id": "db", "header": "DB", "question": "Which database?", "options": []any{
+				map[string]any{"label": "Postgres", "description": "for the big data"},
+				map[string]any{"label": "SQLite", "description": "one file"}}}}}}},
+		plugintest.Reply{Text: []string{"SQLite it is."}})
+	f := plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		return codex.New(codex.Config{Bin: bin, Model: "gpt-5.5", Home: filepath.Join(home, ".codex"),
+			Args: append(plugintest.CodexArgs(model), "-c", "features.default_mode_request_user_input=true"),
+			Env:  append(plugintest.CodexEnv(t, home), mark)}, nil)
+	})
+	tr := f.Ask(context.Background(), "pick a database", "", core.Answer{Decision: core.Allow, Choice: "SQLite"})
+	if tr.Err != nil || tr.Result.IsError || !strings.Contains(tr.Text(), "SQLite it is.") {
+		t.Fatalf("Run = %+v, %v, %q", tr.Result, tr.Err, tr.Text())
+	}
+	qs := tr.Questions()
+	if len(qs) != 1 || qs[0].Summary != "Which database?" || strings.Join(qs[0].Options, ",") != "Postgres,SQLite" ||
+		!strings.Contains(qs[0].Detail, "SQLite: one file") {
+		t.Fatalf("questions %+v, want Codex's with its options", qs)
+	}
+	reqs := model.Requests()
+	if got := string(reqs[len(reqs)-1].Body); !strings.Contains(got, `{\"answers\":{\"db\":{\"answers\":[\"SQLite\"]}}}`) {
+		t.Errorf("Codex was not given the answer:\n%.3000s", got)
 	}
 }

@@ -148,27 +148,52 @@ func (l *loader) entry(n *yaml.Node) (Spec, bool) {
 	before := len(l.errs)
 	s := Spec{Source: fmt.Sprintf("%s:%d", l.file, n.Line), Term: cliproc.TermSize{Cols: DefaultCols, Rows: DefaultRows},
 		Settle: DefaultSettle, VersionArgs: []string{"--version"}}
-	var argsNode, modeNode, jsonlNode, resumeNode, termNode, idNode, binNode *yaml.Node
+	nodes := l.entryFields(n, &s)
+	if n.Kind != yaml.MappingNode {
+		return s, false
+	}
+	if s.Name == "" {
+		s.Name = s.ID
+	}
+	l.checkID(n, nodes.id, s.ID)
+	l.checkBin(n, nodes.bin, &s)
+	l.checkMode(n, nodes, &s)
+	if nodes.args == nil {
+		l.errorf(n, "plugin %q: missing args (with a {message} placeholder)", s.ID)
+	} else {
+		s.Args = l.args(nodes.args, &s)
+	}
+	return s, len(l.errs) == before
+}
+
+// entryNodes are the nodes of an entry's keys that are read once the
+// others are known.
+type entryNodes struct{ args, mode, jsonl, resume, term, id, bin *yaml.Node }
+
+// entryFields reads an entry's keys into s, keeping the nodes of those
+// that depend on others.
+func (l *loader) entryFields(n *yaml.Node, s *Spec) entryNodes {
+	var nodes entryNodes
 	for key, v := range l.fields(n, "plugin entry", entryKeys...) {
 		switch key {
 		case "id":
-			idNode, s.ID = v, l.str(v, key)
+			nodes.id, s.ID = v, l.str(v, key)
 		case "name":
 			s.Name = l.str(v, key)
 		case "bin":
-			binNode, s.Bin = v, l.str(v, key)
+			nodes.bin, s.Bin = v, l.str(v, key)
 		case "args":
-			argsNode = v
+			nodes.args = v
 		case "mode":
-			modeNode, s.Mode = v, Mode(l.str(v, key))
+			nodes.mode, s.Mode = v, Mode(l.str(v, key))
 		case "jsonl":
-			jsonlNode = v
+			nodes.jsonl = v
 		case "resume":
-			resumeNode = v
+			nodes.resume = v
 		case "env":
 			s.Env = l.env(v)
 		case "terminal":
-			termNode = v
+			nodes.term = v
 		case "format":
 			switch f := l.str(v, key); f {
 			case "text", "":
@@ -183,49 +208,41 @@ func (l *loader) entry(n *yaml.Node) (Spec, bool) {
 			s.VersionArgs = l.strs(v, key)
 		}
 	}
-	if n.Kind != yaml.MappingNode {
-		return s, false
-	}
-	if s.Name == "" {
-		s.Name = s.ID
-	}
-	l.checkID(n, idNode, s.ID)
-	l.checkBin(n, binNode, &s)
+	return nodes
+}
+
+// checkMode checks the entry's mode and reads the keys that only some
+// modes take.
+func (l *loader) checkMode(n *yaml.Node, nodes entryNodes, s *Spec) {
 	switch s.Mode {
 	case ModeJSONL:
-		if jsonlNode == nil {
-			l.errorf(modeNode, "mode jsonl needs a `jsonl:` mapping of fields (text, session, error)")
+		if nodes.jsonl == nil {
+			l.errorf(nodes.mode, "mode jsonl needs a `jsonl:` mapping of fields (text, session, error)")
 		} else {
-			s.JSONL = l.mapping(jsonlNode)
+			s.JSONL = l.mapping(nodes.jsonl)
 		}
 	case ModePlain, ModePTY:
-		if jsonlNode != nil {
-			l.errorf(jsonlNode, "`jsonl:` is for mode jsonl, not %s", s.Mode)
+		if nodes.jsonl != nil {
+			l.errorf(nodes.jsonl, "`jsonl:` is for mode jsonl, not %s", s.Mode)
 		}
 	case "":
 		l.errorf(n, "plugin %q: missing mode (jsonl, plain or pty)", s.ID)
 	default:
-		l.errorf(modeNode, "unknown mode %q: want jsonl, plain or pty", s.Mode)
+		l.errorf(nodes.mode, "unknown mode %q: want jsonl, plain or pty", s.Mode)
 	}
-	if resumeNode != nil {
+	if nodes.resume != nil {
 		if s.Mode == ModeJSONL {
-			l.errorf(resumeNode, "`resume:` is for plain and pty modes; in jsonl mode map the session id with jsonl.session")
+			l.errorf(nodes.resume, "`resume:` is for plain and pty modes; in jsonl mode map the session id with jsonl.session")
 		} else {
-			s.Resume = l.resumeRE(resumeNode)
+			s.Resume = l.resumeRE(nodes.resume)
 		}
 	}
-	if termNode != nil {
+	if nodes.term != nil {
 		if s.Mode != ModePTY {
-			l.errorf(termNode, "`terminal:` is for mode pty")
+			l.errorf(nodes.term, "`terminal:` is for mode pty")
 		}
-		l.terminal(termNode, &s)
+		l.terminal(nodes.term, s)
 	}
-	if argsNode == nil {
-		l.errorf(n, "plugin %q: missing args (with a {message} placeholder)", s.ID)
-	} else {
-		s.Args = l.args(argsNode, &s)
-	}
-	return s, len(l.errs) == before
 }
 
 func (l *loader) checkID(entry, n *yaml.Node, id string) {

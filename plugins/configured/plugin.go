@@ -16,6 +16,7 @@ import (
 // Plugin runs one configured CLI. It is safe for concurrent use.
 type Plugin struct {
 	spec   Spec
+	cli    *cliproc.CLI
 	logger *slog.Logger
 }
 
@@ -41,7 +42,12 @@ func New(spec Spec, logger *slog.Logger) *Plugin {
 			spec.Settle = DefaultSettle
 		}
 	}
-	return &Plugin{spec: spec, logger: logger}
+	cli := &cliproc.CLI{Name: spec.Name, Bin: spec.Bin, Environ: spec.Environ, Env: spec.Env, Grace: spec.Grace, Logger: logger,
+		Install: fmt.Sprintf("Install it, or fix its bin in the plugins file (%s)", spec.Source)}
+	if spec.Mode == ModePTY {
+		cli.PTY = &spec.Term
+	}
+	return &Plugin{spec: spec, cli: cli, logger: logger}
 }
 
 // Plugins returns a plugin for each spec.
@@ -88,107 +94,142 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	if !p.KeepsSessions() {
 		t.ResumeToken = ""
 	}
-	cs := cliproc.Spec{Bin: p.spec.Bin, Args: p.spec.Argv(t), Dir: t.Workdir, Environ: p.spec.Environ, Env: p.spec.Env, Grace: p.spec.Grace}
-	if p.spec.Mode == ModePTY {
-		cs.PTY = &p.spec.Term
+	return p.cli.Run(ctx, t, p.spec.Argv(t), func(link *cliproc.Link) cliproc.Protocol { return p.reader(link, true) }, emit)
+}
+
+// ReadStream turns a CLI's recorded output into events exactly as Run
+// does while the CLI runs, but with no process: for jakebot replay. A
+// terminal's screen is shown once, at the end.
+func (p *Plugin) ReadStream(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	return cliproc.Replay(r, p.spec.Name, func(link *cliproc.Link) cliproc.Protocol { return p.reader(link, false) }, emit)
+}
+
+// reader reads one turn's output as the plugin's mode says; live, a
+// terminal's screen is shown as it settles, not only at the end.
+func (p *Plugin) reader(link *cliproc.Link, live bool) cliproc.Protocol {
+	o := output{p: p, emit: link.Emit}
+	switch p.spec.Mode {
+	case ModeJSONL:
+		o.j = &jsonlReader{m: p.spec.JSONL, emit: link.Emit}
+	case ModePTY:
+		return &screenOutput{output: o, live: live}
 	}
-	proc, err := cliproc.Start(ctx, cs)
-	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, core.Errorf("%s CLI not found (%s). Install it, or fix its bin in the plugins file (%s)", p.spec.Name, p.spec.Bin, p.spec.Source)
+	return &o
+}
+
+// output is a turn's output read line by line: JSON lines mapped by the
+// plugin's jsonl fields, or plain lines of text.
+type output struct {
+	p    *Plugin
+	emit func(core.Event)
+	j    *jsonlReader
+	// session is the session id found; errors counts the error blocks
+	// emitted.
+	session string
+	errors  int
+	all     strings.Builder // the output so far, for a code block
+}
+
+func (o *output) Line(b []byte) {
+	if o.j != nil {
+		o.j.line(b)
+		return
 	}
-	if err != nil {
-		return core.TurnResult{}, fmt.Errorf("start %s: %w", p.spec.ID, err)
+	line := string(b)
+	o.findSession(line)
+	if o.p.spec.Code {
+		o.all.WriteString(line + "\n")
+		o.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockCode, ID: "output", Text: o.all.String()}))
+		return
 	}
+	o.emit(core.TextEvent(line + "\n"))
+}
+
+// Outcome says how the turn went: a configured CLI's output has no
+// result line, so it ends as its exit status says, failed when an error
+// block was shown.
+func (o *output) Outcome() cliproc.Outcome {
+	if j := o.j; j != nil {
+		o.session, o.errors = j.session, j.errors
+		if j.garbage > 0 {
+			o.p.logger.Debug("lines that were not JSON objects", "count", j.garbage)
+		}
+	}
+	return cliproc.Outcome{Result: &core.TurnResult{ResumeToken: o.session, IsError: o.errors > 0}}
+}
+
+// findSession takes the session id from text by the resume pattern; the
+// last match wins.
+func (o *output) findSession(text string) {
+	if o.p.spec.Resume == nil {
+		return
+	}
+	ms := o.p.spec.Resume.FindAllStringSubmatch(text, -1)
+	if len(ms) == 0 {
+		return
+	}
+	id := ms[len(ms)-1][1]
+	if id == o.session {
+		return
+	}
+	if !tokenRE.MatchString(id) {
+		o.p.logger.Warn("session id found by the resume pattern cannot be an argument; ignored", "id", id)
+		return
+	}
+	o.session = id
+	o.emit(core.Event{Kind: core.EventSession, ResumeToken: id})
+}
+
+// screenOutput is a pseudo-terminal's output, read as a screen: live, on
+// every tick the settled text, when it changed, replaces the reply's
+// terminal block; at the end the whole screen does.
+type screenOutput struct {
+	output
+	live bool
+}
+
+func (s *screenOutput) Read(r io.Reader, answer io.Writer) error {
 	var tick <-chan time.Time
-	if p.spec.Mode == ModePTY {
-		ticker := time.NewTicker(p.spec.Settle)
+	if s.live {
+		ticker := time.NewTicker(s.p.spec.Settle)
 		defer ticker.Stop()
 		tick = ticker.C
 	}
-	out, readErr := p.read(proc.Stdout, proc.Input, emit, tick)
-	res, waitErr := proc.Wait()
-	result := core.TurnResult{ResumeToken: out.Session, IsError: out.Errors > 0}
-	switch {
-	case ctx.Err() != nil:
-		return result, ctx.Err()
-	case waitErr != nil:
-		return result, fmt.Errorf("wait for %s: %w", p.spec.ID, waitErr)
-	case readErr != nil:
-		return result, fmt.Errorf("read %s output: %w", p.spec.ID, readErr)
-	case res.ExitCode != 0 && !result.IsError:
-		return result, p.exitError(res, out.Text)
-	}
-	return result, nil
-}
-
-// Output is what reading a turn's output found.
-type Output struct {
-	// Session is the session id to resume, if one was found.
-	Session string
-	// Errors counts the error blocks emitted.
-	Errors int
-	// Text is a terminal's final text (pty mode).
-	Text string
-}
-
-// ReadOutput turns a CLI's recorded output into events exactly as Run
-// does while the CLI runs, but with no process: for jakebot replay. A
-// terminal's screen is shown once, at the end.
-func (p *Plugin) ReadOutput(r io.Reader, emit func(core.Event)) (Output, error) {
-	return p.read(r, nil, emit, nil)
-}
-
-func (p *Plugin) read(r io.Reader, answer io.Writer, emit func(core.Event), tick <-chan time.Time) (Output, error) {
-	switch p.spec.Mode {
-	case ModeJSONL:
-		j := &jsonlReader{m: p.spec.JSONL, emit: emit}
-		err := p.lines(r, emit, j.line)
-		if j.garbage > 0 {
-			p.logger.Debug("lines that were not JSON objects", "count", j.garbage)
-		}
-		return Output{Session: j.session, Errors: j.errors}, err
-	case ModePTY:
-		return p.terminal(r, answer, emit, tick)
-	}
-	var out Output
-	var all strings.Builder // the output so far, for a code block
-	err := p.lines(r, emit, func(b []byte) {
-		line := string(b)
-		p.findSession(line, &out, emit)
-		if p.spec.Code {
-			all.WriteString(line + "\n")
-			emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockCode, ID: "output", Text: all.String()}))
-			return
-		}
-		emit(core.TextEvent(line + "\n"))
-	})
-	return out, err
-}
-
-// lines feeds every line of r to f; an oversized line is reported and
-// skipped.
-func (p *Plugin) lines(r io.Reader, emit func(core.Event), f func([]byte)) error {
-	lr := cliproc.NewLineReader(r, cliproc.MaxLine)
-	for {
-		b, err := lr.Next()
-		switch {
-		case err == nil:
-			f(b)
-		case errors.Is(err, io.EOF):
-			return nil
-		case errors.Is(err, cliproc.ErrLineTooLong):
-			emit(core.ErrorEvent(p.spec.Name + " printed an oversized line, skipped (" + err.Error() + ")"))
-		default:
-			return err
+	screen := NewScreen(int(s.p.spec.Term.Cols), int(s.p.spec.Term.Rows), answer)
+	chunks, errc := readChunks(r)
+	shown := ""
+	show := func(text string) {
+		if text != shown {
+			shown = text
+			s.emit(core.BlockEvent(s.p.block(text)))
 		}
 	}
+	for reading := true; reading; {
+		select {
+		case c, ok := <-chunks:
+			if !ok {
+				reading = false
+				break
+			}
+			screen.Write(c)
+		case <-tick:
+			show(screen.Settle())
+		}
+	}
+	text := screen.Text()
+	if text == "" {
+		// A full-screen CLI leaves the alternate screen, and with it its
+		// text, as it exits: keep what was shown.
+		text = shown
+	}
+	show(text)
+	s.findSession(text)
+	return <-errc
 }
 
-// terminal streams a pseudo-terminal's screen: on every tick the settled
-// text, when it changed, replaces the reply's terminal block; at the end
-// the whole screen does.
-func (p *Plugin) terminal(r io.Reader, answer io.Writer, emit func(core.Event), tick <-chan time.Time) (Output, error) {
-	screen := NewScreen(int(p.spec.Term.Cols), int(p.spec.Term.Rows), answer)
+// readChunks reads r in its own goroutine, so that a screen can settle
+// between reads: each chunk, then the read error (nil at the end).
+func readChunks(r io.Reader) (<-chan []byte, <-chan error) {
 	chunks := make(chan []byte)
 	errc := make(chan error, 1)
 	go func() {
@@ -208,35 +249,7 @@ func (p *Plugin) terminal(r io.Reader, answer io.Writer, emit func(core.Event), 
 			}
 		}
 	}()
-	var out Output
-	shown := ""
-	show := func(text string) {
-		if text != shown {
-			shown = text
-			emit(core.BlockEvent(p.block(text)))
-		}
-	}
-	for reading := true; reading; {
-		select {
-		case c, ok := <-chunks:
-			if !ok {
-				reading = false
-				break
-			}
-			screen.Write(c)
-		case <-tick:
-			show(screen.Settle())
-		}
-	}
-	out.Text = screen.Text()
-	if out.Text == "" {
-		// A full-screen CLI leaves the alternate screen, and with it its
-		// text, as it exits: keep what was shown.
-		out.Text = shown
-	}
-	show(out.Text)
-	p.findSession(out.Text, &out, emit)
-	return out, <-errc
+	return chunks, errc
 }
 
 func (p *Plugin) block(text string) core.ResponseBlock {
@@ -244,42 +257,4 @@ func (p *Plugin) block(text string) core.ResponseBlock {
 		return core.ResponseBlock{Kind: core.BlockCode, ID: "terminal", Text: text}
 	}
 	return core.ResponseBlock{Kind: core.BlockText, ID: "terminal", Text: text}
-}
-
-// findSession takes the session id from text by the resume pattern; the
-// last match wins.
-func (p *Plugin) findSession(text string, out *Output, emit func(core.Event)) {
-	if p.spec.Resume == nil {
-		return
-	}
-	ms := p.spec.Resume.FindAllStringSubmatch(text, -1)
-	if len(ms) == 0 {
-		return
-	}
-	id := ms[len(ms)-1][1]
-	if id == out.Session {
-		return
-	}
-	if !tokenRE.MatchString(id) {
-		p.logger.Warn("session id found by the resume pattern cannot be an argument; ignored", "id", id)
-		return
-	}
-	out.Session = id
-	emit(core.Event{Kind: core.EventSession, ResumeToken: id})
-}
-
-func (p *Plugin) exitError(res cliproc.Result, screen string) error {
-	what := fmt.Sprintf("%s failed (exit code %d)", p.spec.Name, res.ExitCode)
-	if res.ExitCode == -1 {
-		what = p.spec.Name + " failed (killed by a signal)"
-	}
-	tail := cliproc.StderrTail(res.Stderr, 5)
-	if tail == "" && p.spec.Mode == ModePTY {
-		// The terminal's text is already shown above.
-		return &core.UserError{Msg: what}
-	}
-	if tail != "" {
-		what += ":\n" + strings.TrimSpace(tail)
-	}
-	return &core.UserError{Msg: what}
 }

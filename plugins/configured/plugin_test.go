@@ -247,9 +247,9 @@ func TestJSONLMappingOverARecordedStream(t *testing.T) {
 			}
 			defer f.Close()
 			replayed := newEvents()
-			out, err := p.ReadOutput(f, replayed.emit)
-			if err != nil || out.Session != tt.session || replayed.text() != tt.text || len(replayed.all()) != len(ev.all()) {
-				t.Errorf("ReadOutput = %+v, %v with %d events; Run had %d", out, err, len(replayed.all()), len(ev.all()))
+			out, err := p.ReadStream(f, replayed.emit)
+			if err != nil || out == nil || out.ResumeToken != tt.session || replayed.text() != tt.text || len(replayed.all()) != len(ev.all()) {
+				t.Errorf("ReadStream = %+v, %v with %d events; Run had %d", out, err, len(replayed.all()), len(ev.all()))
 			}
 		})
 	}

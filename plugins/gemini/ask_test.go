@@ -6,73 +6,76 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// askTurn runs an asking turn, answering every question with answer.
-func (f *fixture) askTurn(ctx context.Context, prompt, token string, answer core.Answer) ([]*core.Question, string, core.TurnResult, error) {
-	var questions []*core.Question
-	var text strings.Builder
-	res, err := f.plugin.Run(ctx, core.Turn{Workdir: f.workdir, Prompt: prompt, ResumeToken: token, Ask: true}, func(ev core.Event) {
-		switch ev.Kind {
-		case core.EventQuestion:
-			questions = append(questions, ev.Question)
-			ev.Question.Answer(answer)
-		case core.EventText:
-			text.WriteString(ev.Text)
-		}
-	})
-	return questions, text.String(), res, err
-}
-
-// The real CLI, through the Agent Client Protocol, asks before a shell
-// command; the answer reaches it, and the session is the one the listing
-// and a one-shot --resume know.
-func TestACPAsksBeforeACommand(t *testing.T) {
+// A resumed turn runs through ACP too (session/load), asking before a
+// command, and its reply holds only this turn, not the history the CLI
+// replays. The session loses nothing to the pinned CLI's ways (see
+// guardLoad and dropLoadLeftovers): loaded within the minute it started,
+// its chat file is renamed first; another conversation's CLI starting in
+// the workdir (and cleaning up its chats) leaves it whole; the next
+// resumed turn has all of it.
+func TestACPResumedTurnAsks(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name    string
-		answer  core.Answer
-		created bool
-	}{
-		{"allow", core.Answer{Decision: core.Allow}, true},
-		{"always", core.Answer{Decision: core.AllowAlways}, true},
-		{"deny", core.Answer{Decision: core.Deny, Reason: "not here"}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t,
-				plugintest.Reply{Text: []string{"Creating."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo made > made.txt"}}},
-				plugintest.Reply{Text: []string{"Finished."}},
-				plugintest.Reply{Text: []string{"Still here."}})
-			questions, text, res, err := f.askTurn(context.Background(), "make a file", "", tc.answer)
-			if err != nil || res.IsError || res.ResumeToken == "" {
-				t.Fatalf("Run = %+v, %v", res, err)
-			}
-			if len(questions) != 1 || questions[0].Tool != "Shell" || questions[0].Summary != "`echo made > made.txt`" {
-				t.Fatalf("questions %+v, want one about the command", questions)
-			}
-			if _, err := os.Stat(filepath.Join(f.workdir, "made.txt")); (err == nil) != tc.created {
-				t.Errorf("made.txt exists: %v, want %v", err == nil, tc.created)
-			}
-			if !strings.Contains(text, "Creating.") || !strings.Contains(text, "Finished.") {
-				t.Errorf("text %q, want both messages", text)
-			}
-			convs, err := f.plugin.Conversations(context.Background(), f.workdir)
-			if err != nil || len(convs) == 0 || convs[0].ID != res.ResumeToken || convs[0].Title != "make a file" {
-				t.Errorf("listing %+v (%v), want the ACP session %s first", convs, err, res.ResumeToken)
-			}
-			if tc.name != "allow" {
-				return
-			}
-			// A one-shot turn resumes the session the protocol made.
-			out := f.run(context.Background(), "are you there", res.ResumeToken)
-			if out.Err != nil || !strings.Contains(out.Text(), "Still here.") || out.Result.ResumeToken != res.ResumeToken {
-				t.Errorf("one-shot resume of the ACP session = %+v", out)
-			}
-		})
+	clock := coretest.NewManualClock()
+	f := newFixtureWith(t, gemini.Config{Clock: clock},
+		plugintest.Reply{Text: []string{"I will remember 42."}},
+		plugintest.Reply{Text: []string{"Checking."}, Tool: shell("echo 42 > n.txt")},
+		plugintest.Reply{Text: []string{"Saved."}},
+		plugintest.Reply{Text: []string{"Hello."}},
+		plugintest.Reply{Text: []string{"Still 42."}})
+	first := f.Ask(context.Background(), "remember the number 42", "", core.Answer{})
+	if first.Err != nil || first.Result.ResumeToken == "" {
+		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
+	}
+	token := first.Result.ResumeToken
+	files, _ := filepath.Glob(chatFiles(f, token))
+	if len(files) != 1 {
+		t.Fatalf("chat files %q, want the session's", files)
+	}
+	// The bot's clock in the minute the session's file is named for.
+	started, err := time.Parse("2006-01-02T15-04", strings.TrimPrefix(filepath.Base(files[0]), "session-")[:16])
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(started.Add(30 * time.Second).Sub(clock.Now()))
+
+	second := f.Ask(context.Background(), "save it", token, core.Answer{Decision: core.Allow})
+	if second.Err != nil || second.Result.ResumeToken != token {
+		t.Fatalf("resumed turn = %+v, %v; want it in session %s", second.Result, second.Err, token)
+	}
+	if qs := second.Questions(); len(qs) != 1 || qs[0].Summary != "`echo 42 > n.txt`" {
+		t.Errorf("questions %+v, want the command asked about", qs)
+	}
+	if text := second.Text(); text != "Checking.Saved." {
+		t.Errorf("text %q, want this turn's only (no replayed history)", text)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.Workdir, "n.txt")); err != nil || string(b) != "42\n" {
+		t.Errorf("n.txt = %q, %v", b, err)
+	}
+	moved := filepath.Join(filepath.Dir(files[0]), "session-"+started.Add(-time.Minute).Format("2006-01-02T15-04")+"-"+token[:8]+".jsonl")
+	if _, err := os.Stat(moved); err != nil {
+		t.Errorf("the session's file was not moved out of the CLI's way to %s: %v", moved, err)
+	}
+	if other := f.Ask(context.Background(), "hello", "", core.Answer{}); other.Err != nil || other.Result.ResumeToken == token {
+		t.Fatalf("another conversation = %+v, %v", other.Result, other.Err)
+	}
+	third := f.Ask(context.Background(), "which number?", token, core.Answer{})
+	if third.Err != nil || third.Text() != "Still 42." || third.Result.ResumeToken != token {
+		t.Fatalf("next resumed turn = %+v, %q, %v", third.Result, third.Text(), third.Err)
+	}
+	reqs := f.Model.Requests()
+	sent := reqs[len(reqs)-1].Text()
+	for _, want := range []string{"remember the number 42", "I will remember 42.", "save it", "Saved.", "which number?"} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("the last request lacks %q: the session lost history", want)
+		}
 	}
 }
 
@@ -83,52 +86,36 @@ func TestACPCancelThenGoOn(t *testing.T) {
 	t.Parallel()
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
-	f := newFixture(t,
-		plugintest.Reply{Text: []string{"Thinking"}, Hold: hold},
-		plugintest.Reply{Text: []string{"Continuing."}})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-f.model.Arrived()
-		cancel()
-	}()
-	_, _, res, err := f.askTurn(ctx, "think hard", "", core.Answer{})
-	if err == nil || res.ResumeToken == "" {
-		t.Fatalf("Run = %+v, %v; want the cancellation and the session", res, err)
-	}
-	_, text, res2, err := f.askTurn(context.Background(), "go on", res.ResumeToken, core.Answer{})
-	if err != nil || !strings.Contains(text, "Continuing.") || res2.ResumeToken == "" {
-		t.Fatalf("next turn = %+v, %v, %q", res2, err, text)
+	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
+	tr := f.AskInterrupted("think hard")
+	next := f.Ask(context.Background(), "go on", tr.Result.ResumeToken, core.Answer{})
+	if next.Err != nil || !strings.Contains(next.Text(), "Continuing.") || next.Result.ResumeToken == "" {
+		t.Fatalf("next turn = %+v, %v, %q", next.Result, next.Err, next.Text())
 	}
 }
 
-// A warm CLI for a conversation's first turn (started, its session new,
-// before the message exists) answers the message. A resumed turn does
-// not run through ACP (see Plugin.asks), so it cannot be warmed.
-func TestACPWarmTurn(t *testing.T) {
+// An edit through ACP is asked about with its diff, and shows as a diff
+// block once made: the CLI reports the file before and after.
+func TestACPEditsShowDiffs(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Text: []string{"First answer."}}, plugintest.Reply{Text: []string{"Second answer."}})
-	w, err := f.plugin.Warm(context.Background(), core.Turn{Workdir: f.workdir, Ask: true})
-	if err != nil {
-		t.Fatal(err)
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "one\ntwo\nthree\n"}}},
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "replace", Input: map[string]any{"file_path": "hello.txt",
+			"old_string": "two", "new_string": "TWO", "instruction": "Capitalise the second line."}}},
+		plugintest.Reply{Text: []string{"Edited."}})
+	turn := f.Turn("edit hello.txt", "", true)
+	turn.Mode = "default" // edits are asked about too
+	tr := plugintest.RunAnswering(context.Background(), t, f.Plugin, turn, core.Answer{Decision: core.Allow})
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
 	}
-	if !w.Fresh() {
-		t.Fatal("a warm CLI for a new session is stale")
+	qs := tr.Questions()
+	if len(qs) != 2 || qs[1].Summary != "hello.txt" || qs[1].Detail != "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three" {
+		t.Errorf("questions %+v, want the second with the edit's diff", qs)
 	}
-	var text strings.Builder
-	res, err := w.Run(context.Background(), core.Turn{Workdir: f.workdir, Ask: true, Prompt: "first"}, func(ev core.Event) {
-		if ev.Kind == core.EventText {
-			text.WriteString(ev.Text)
-		}
-	})
-	if err != nil || !strings.Contains(text.String(), "First answer.") || res.ResumeToken == "" {
-		t.Fatalf("warm turn = %+v, %v, %q", res, err, text.String())
+	d := tr.Blocks(core.BlockDiff)
+	if len(d) != 2 || d[0].Path != "hello.txt" || d[0].Action != "add" || d[0].Text != "@@ -0,0 +1,3 @@\n+one\n+two\n+three\n" ||
+		d[1].Action != "update" || d[1].Text != "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" {
+		t.Errorf("diff blocks %+v, want the file added, then its line changed", d)
 	}
-	if _, err := f.plugin.Warm(context.Background(), core.Turn{Workdir: f.workdir, Ask: true, ResumeToken: res.ResumeToken}); err != core.ErrNoWarm {
-		t.Errorf("Warm of a resumed turn = %v, want ErrNoWarm", err)
-	}
-	unused, err := f.plugin.Warm(context.Background(), core.Turn{Workdir: f.workdir, Ask: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unused.Close() // and no process outlives the test (the fixture checks)
 }

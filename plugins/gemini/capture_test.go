@@ -2,16 +2,14 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -112,7 +110,7 @@ func TestCapture(t *testing.T) {
 				if session != "" {
 					args = append(args, "--resume", session)
 				}
-				out = runGemini(t, bin, dir, env, args...)
+				out = plugintest.RunCLI(t, bin, dir, env, args...)
 				session = sessionID(out)
 			}
 			// The workdir is a fresh temporary directory; a fixed name
@@ -124,23 +122,10 @@ func TestCapture(t *testing.T) {
 			if c.name == "resume" {
 				// The CLI's own history of this session, for the
 				// listing tests.
-				copyHistory(t, filepath.Join(home, ".gemini"), filepath.Join(outDir, "history", ".gemini"), dir)
+				plugintest.CopyHistory(t, filepath.Join(home, ".gemini"), filepath.Join(outDir, "history", ".gemini"), dir, CaptureWorkdir, keepHistory)
 			}
 		})
 	}
-}
-
-func runGemini(t *testing.T, bin, dir string, env []string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	t.Logf("gemini %q: %v\n%s%s", args, err, stdout.Bytes(), stderr.Bytes())
-	return stdout.Bytes()
 }
 
 func sessionID(out []byte) string {
@@ -156,39 +141,31 @@ func sessionID(out []byte) string {
 	return ""
 }
 
-// copyHistory copies the CLI's history files (sessions, the project
-// registry) from state to dst, with the workdir replaced by
-// CaptureWorkdir. Caches, logs and databases are left out.
-func copyHistory(t *testing.T, state, dst, workdir string) {
-	t.Helper()
-	if err := os.RemoveAll(dst); err != nil {
-		t.Fatal(err)
-	}
-	err := filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(state, path)
-		if !keepHistory(rel) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		data = bytes.ReplaceAll(data, []byte(workdir), []byte(CaptureWorkdir))
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func keepHistory(rel string) bool {
 	return rel == "projects.json" || strings.HasPrefix(rel, "tmp/") &&
 		(strings.HasSuffix(rel, "/.project_root") || strings.Contains(rel, "/chats/"))
+}
+
+// acpCases are the `gemini --acp` sessions the golden tests replay: one
+// turn each, every question answered with allow.
+var acpCases = []plugintest.SessionCase{
+	{Name: "approval", Replies: []plugintest.Reply{
+		{Text: []string{"Creating ", "the file."}, Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "echo made > made.txt"}}},
+		{Text: []string{"Done."}},
+	}},
+	{Name: "edits", Mode: "default", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "write_file", Input: map[string]any{"file_path": "hello.txt", "content": "one\ntwo\nthree\n"}}},
+		{Tool: &plugintest.ToolCall{Name: "replace", Input: map[string]any{"file_path": "hello.txt", "old_string": "two", "new_string": "TWO",
+			"instruction": "Capitalise the second line."}}},
+		{Text: []string{"Edited hello.txt."}},
+	}},
+}
+
+// TestCaptureACP rewrites the recorded ACP sessions from the real CLI:
+// go test ./plugins/gemini -run TestCaptureACP -capture.
+func TestCaptureACP(t *testing.T) {
+	plugintest.RecordSessions(t, *capture, "gemini", "acp", CaptureWorkdir, acpCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewGemini(t, replies...), plugintest.Home(t)
+		return New(Config{Bin: bin, Model: "gemini-2.5-flash", Home: home, Env: plugintest.GeminiEnv(t, model, home)}, nil), model
+	})
 }

@@ -1,10 +1,14 @@
-// Package gemini runs Google's Gemini CLI (`gemini -p … -o stream-json`)
-// as a jake-bot plugin.
+// Package gemini runs Google's Gemini CLI as a jake-bot plugin: one-shot
+// (`gemini -p … -o stream-json`), or, when the chat answers questions,
+// through the Agent Client Protocol (`gemini --acp`, JSON-RPC on its stdin
+// and stdout).
 //
-// parse.go turns the CLI's JSONL events into core events with no process
-// in sight; run.go owns the process (cliproc), one per turn, resuming the
-// session by id; history.go lists past sessions from the chat files under
-// ~/.gemini/tmp/<project>/chats. The stream format is described in
-// /work/shared/CLI-FORMATS.md and recorded from the pinned CLI in
-// testdata/gemini at the repository root.
+// parse.go turns the one-shot stream's events into core events with no
+// process in sight; acp.go and acptools.go speak ACP, its permission
+// requests becoming questions; run.go holds the arguments and runs each
+// turn on the turn engine (cliproc), resuming the session by id;
+// history.go lists past sessions from the chat files under
+// ~/.gemini/tmp/<project>/chats, and session.go knows those files. The
+// formats are described in /work/shared/CLI-FORMATS.md and recorded from
+// the pinned CLI in testdata/gemini at the repository root.
 package gemini

@@ -10,13 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/history"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
@@ -54,35 +51,15 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 		m, _ := filepath.Glob(filepath.Join(project, "chats", "session-*.json*"))
 		files = append(files, m...)
 	}
-	infos := make([]core.ConversationInfo, len(files))
-	found := make([]bool, len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 8, len(files)) {
-		wg.Go(func() {
-			buf := make([]byte, headSize)
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) || ctx.Err() != nil {
-					return
-				}
-				infos[i], found[i] = readSession(files[i], buf)
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	infos, err := history.Scan(ctx, files, readSession)
+	if err != nil {
 		return nil, err
 	}
 	// A resumed legacy session can leave two files with one id; the
 	// newest is the one to list.
 	byID := map[string]int{}
 	var out []core.ConversationInfo
-	for i, ok := range found {
-		if !ok {
-			continue
-		}
-		info := infos[i]
+	for _, info := range infos {
 		if info.Title == "" {
 			// No prompt in it (a CLI started and stopped unused, as a
 			// warm one may be): nothing to resume.
@@ -100,12 +77,7 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 			out[j] = info
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Updated.Equal(out[j].Updated) {
-			return out[i].Updated.After(out[j].Updated)
-		}
-		return out[i].ID < out[j].ID
-	})
+	history.SortNewest(out)
 	return out, nil
 }
 
@@ -156,18 +128,10 @@ func ownedBy(project, workdir string) bool {
 	return err == nil && filepath.Clean(strings.TrimSpace(string(data))) == workdir
 }
 
-// headSize is the most of a chat file that is read: the first prompt
-// follows the metadata line and the session's context (a few KB, more for
-// a big workspace tree).
-const headSize = 256 << 10
-
-// readSteps are how far a chat file is read, step by step, until its first
-// prompt is found.
-var readSteps = [...]int{16 << 10, 64 << 10, headSize}
-
 // readSession reads a chat file's head: the session id from its metadata
 // and the first prompt as the title. ok is false for a subagent's file or
-// one that is not a session.
+// one that is not a session. The first prompt follows the metadata line
+// and the session's context (a few KB, more for a big workspace tree).
 func readSession(path string, buf []byte) (info core.ConversationInfo, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -178,35 +142,28 @@ func readSession(path string, buf []byte) (info core.ConversationInfo, ok bool) 
 	if err != nil {
 		return info, false
 	}
-	legacy := strings.HasSuffix(path, ".json")
-	filled := 0
-	for _, size := range readSteps {
-		if legacy {
-			size = len(buf) // one JSON object: read it whole
-		}
-		n, err := io.ReadFull(f, buf[filled:min(size, len(buf))])
-		filled += n
-		end := err != nil || size >= len(buf)
-		data := buf[:filled]
-		if legacy {
-			return legacySession(data, fi)
-		}
+	if strings.HasSuffix(path, ".json") {
+		n, _ := io.ReadFull(f, buf) // one JSON object: read it whole
+		return legacySession(buf[:n], fi)
+	}
+	history.ReadHead(f, buf, func(data []byte, end bool) bool {
 		line, rest, complete := bytes.Cut(data, []byte("\n"))
 		if !ok {
 			if !complete && !end {
-				continue
+				return false
 			}
 			id := jsonscan.StringField(line, "sessionId")
 			if id == "" || jsonscan.StringField(line, "kind") == "subagent" {
-				return info, false
+				return true
 			}
 			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
 		}
-		if title, found := firstPrompt(rest); found || end {
+		title, found := firstPrompt(rest)
+		if found || end {
 			info.Title = core.Shorten(title, 200)
-			return info, true
 		}
-	}
+		return found
+	})
 	return info, ok
 }
 

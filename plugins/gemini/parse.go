@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 )
 
 // Parser turns the Gemini CLI's stream-json lines into core events. It
@@ -24,6 +26,8 @@ type Parser struct {
 	tools     map[string]toolCall // tool_id -> the call, for its result
 	lastError string
 	result    *core.TurnResult
+	// denied are the calls the CLI's mode did not let run.
+	denied display.Denials
 }
 
 type toolCall struct {
@@ -41,10 +45,6 @@ func NewParser(emit func(core.Event)) *Parser {
 // Line parses one line of the stream. Lines that are not JSON objects,
 // unknown event types and unknown fields are ignored.
 func (p *Parser) Line(line []byte) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' {
-		return
-	}
 	var ev event
 	if !decode(line, &ev) {
 		return
@@ -80,6 +80,12 @@ func (p *Parser) Line(line []byte) {
 
 // Result returns the turn's result, or nil if the stream had none.
 func (p *Parser) Result() *core.TurnResult { return p.result }
+
+// Outcome says how the turn went once the stream has ended
+// (cliproc.Protocol).
+func (p *Parser) Outcome() cliproc.Outcome {
+	return cliproc.Outcome{Result: p.result, Session: p.sessionID}
+}
 
 // SessionID returns the session id, Gemini's resume token, once known.
 func (p *Parser) SessionID() string { return p.sessionID }
@@ -135,17 +141,23 @@ func (p *Parser) toolResult(ev *event) {
 	}
 	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: ev.ToolID, Tool: tc.tool, Text: tc.arg, Status: core.ToolDone}
 	switch {
+	case failed && denied(tc.name, ev.Error):
+		b.Status, b.Detail = core.ToolFailed, "not run for want of permission"
+		if ev.Error.Type == "policy_violation" {
+			b.Detail = display.FirstLine(ev.Error.Message) // the policy's reason
+		}
+		p.denied.Add(display.Call(tc.tool, tc.arg))
 	case failed:
 		b.Status = core.ToolFailed
 		if ev.Error != nil && ev.Error.Message != "" {
-			b.Detail = firstLine(ev.Error.Message)
+			b.Detail = display.FirstLine(ev.Error.Message)
 		} else {
-			b.Detail = firstLine(ev.Output)
+			b.Detail = display.FirstLine(ev.Output)
 		}
 	case tc.name == "run_shell_command":
-		b.Detail = lastLines(ev.Output, 3)
+		b.Detail = display.LastLines(ev.Output, 3)
 	default:
-		b.Detail = firstLine(ev.Output)
+		b.Detail = display.FirstLine(ev.Output)
 	}
 	p.block(b)
 }
@@ -157,6 +169,9 @@ func (p *Parser) resultLine(ev *event) {
 		r.InputTokens, r.OutputTokens = s.InputTokens, s.OutputTokens
 	}
 	p.result = r
+	if b, ok := p.denied.Block(); ok {
+		p.block(b)
+	}
 	if !r.IsError {
 		return
 	}
@@ -167,12 +182,38 @@ func (p *Parser) resultLine(ev *event) {
 	p.showError(msg)
 }
 
-// ReadStream feeds every line of r to parser. A line over the size limit
-// is reported as an error block and skipped.
-func ReadStream(r io.Reader, parser *Parser) error {
-	return cliproc.EachLine(r, "Gemini", parser.Line, func(msg string) {
-		parser.block(core.ResponseBlock{Kind: core.BlockError, Text: msg})
-	})
+// denied reports whether a failed call of tool was refused for want of
+// permission. Headless, the CLI turns every call its approval mode would
+// ask about into a denial, and leaves the tools so denied outright out of
+// the model's tools: a call of one fails as "not registered", as a tool
+// it does not have would. So a built-in tool not registered was denied,
+// and so was a call its policy refused by its arguments.
+func denied(tool string, e *errorInfo) bool {
+	if e == nil {
+		return false
+	}
+	_, builtin := toolNames[tool]
+	return e.Type == "policy_violation" || e.Type == "tool_not_registered" && builtin
+}
+
+// ReadStream feeds a recorded stream-json stream, or a recorded
+// `gemini --acp` session (what the CLI wrote, told apart by its first
+// message), through a turn's protocol as Run does, answering nothing: for
+// jakebot replay and golden tests. Paths of edited files are shown
+// relative to workdir.
+func ReadStream(r io.Reader, workdir string, emit func(core.Event)) (*core.TurnResult, error) {
+	br := bufio.NewReader(r)
+	newProtocol := func(link *cliproc.Link) cliproc.Protocol {
+		p := NewParser(link.Emit)
+		p.Workdir = workdir
+		return p
+	}
+	if head, _ := br.Peek(64); bytes.Contains(head, []byte(`"jsonrpc"`)) {
+		newProtocol = func(link *cliproc.Link) cliproc.Protocol {
+			return newACP(core.Turn{Workdir: workdir}, "", link)
+		}
+	}
+	return cliproc.Replay(br, "Gemini CLI", newProtocol, emit)
 }
 
 // fileDiff is the change write_file or replace makes, from its
@@ -182,18 +223,13 @@ func fileDiff(tool string, params []byte, workdir string) *core.ResponseBlock {
 	if tool != "write_file" && tool != "replace" {
 		return nil
 	}
-	var in struct {
-		FilePath  string `json:"file_path"`
-		Content   string `json:"content"`
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-	}
+	var in diffs.Edit
 	if json.Unmarshal(params, &in) != nil || in.FilePath == "" {
 		return nil
 	}
-	path := diffs.RelPath(workdir, in.FilePath)
+	action := "update"
 	if tool == "write_file" {
-		return &core.ResponseBlock{Kind: core.BlockDiff, Path: path, Action: "write", Text: diffs.Replace("", in.Content)}
+		action = "write"
 	}
-	return &core.ResponseBlock{Kind: core.BlockDiff, Path: path, Action: "update", Text: diffs.Replace(in.OldString, in.NewString)}
+	return &core.ResponseBlock{Kind: core.BlockDiff, Path: diffs.RelPath(workdir, in.FilePath), Action: action, Text: in.Diff()}
 }

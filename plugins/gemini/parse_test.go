@@ -3,9 +3,7 @@ package gemini_test
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
-	"strings"
+	"io"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -22,38 +20,22 @@ func streams(t testing.TB) []string {
 	return plugintest.Streams(t, "../../testdata/gemini/*.jsonl", "testdata/*.jsonl")
 }
 
-// parse runs one feed of a stream through ReadStream, as Run does, and
-// renders the events and the result.
-func parse(t testing.TB, feed plugintest.Feed) string {
-	t.Helper()
-	var events []core.Event
-	p := gemini.NewParser(func(ev core.Event) { events = append(events, ev) })
-	if err := gemini.ReadStream(feed.Reader, p); err != nil {
-		t.Fatal(err)
-	}
-	return plugintest.FormatEvents(events) + plugintest.FormatResult(p.Result()) + "\n"
+// sessions are recorded `gemini --acp` sessions (the CLI's side).
+func sessions(t testing.TB) []string {
+	return plugintest.Streams(t, "../../testdata/gemini/acp/*.jsonl")
+}
+
+// read reads a recorded stream or session as Run reads its CLI's output.
+func read(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+	return gemini.ReadStream(r, gemini.CaptureWorkdir, emit)
 }
 
 func TestParseGolden(t *testing.T) {
-	for _, file := range streams(t) {
-		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			feeds := plugintest.Feeds(data)
-			whole := parse(t, feeds[0])
-			plugintest.Golden(t, filepath.Join("testdata", name+".golden"), whole, *update)
-			// The same events however the bytes arrive.
-			for _, f := range feeds[1:] {
-				if got := parse(t, f); got != whole {
-					t.Errorf("fed %s, events differ from fed whole:\n%s", f.Name, got)
-				}
-			}
-		})
-	}
+	plugintest.Goldens(t, streams(t), "", *update, read)
+}
+
+func TestACPGolden(t *testing.T) {
+	plugintest.Goldens(t, sessions(t), "acp_", *update, read)
 }
 
 func TestToolName(t *testing.T) {
@@ -71,19 +53,12 @@ func TestToolName(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	for _, file := range streams(f) {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
+func FuzzReadStream(f *testing.F) {
+	plugintest.FuzzSeeds(f, append(streams(f), sessions(f)...))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s"}}` + "\n" + `{"jsonrpc":"2.0","method":"session/update","params":{"update":null}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := read(bytes.NewReader(append(data, data...)), func(core.Event) {}); err != nil {
+			t.Fatal(err)
 		}
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		p := gemini.NewParser(func(core.Event) {})
-		p.Line(line)
-		p.Line(line)
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -29,20 +28,21 @@ type Config struct {
 	// Home is the folder that holds .gemini; empty means
 	// $GEMINI_CLI_HOME, else the user's home.
 	Home string `env:"GEMINI_CLI_HOME"`
-	// Environ is the environment the CLI starts from; nil means the
-	// bot's own (see cliproc.Spec).
-	Environ []string
-	// Env is added to Environ (tests point it at a fake model server).
-	Env []string
+	// Environ and Env are the CLI's environment, as cliproc.CLI's: the
+	// bot's own minus its secrets, and what tests add to it.
+	Environ, Env []string
+	// Clock tells the minute a session is loaded in (see guardLoad);
+	// nil means the system's.
+	Clock core.Clock
 }
 
 // Plugin runs the Gemini CLI. It is safe for concurrent use.
 type Plugin struct {
-	cfg    Config
-	logger *slog.Logger
+	cfg Config
+	cli *cliproc.CLI
 }
 
-var _ core.Plugin = (*Plugin)(nil)
+var _ core.Warmer = (*Plugin)(nil)
 var _ core.ResumeIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
@@ -53,10 +53,14 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	if cfg.ApprovalMode == "" {
 		cfg.ApprovalMode = "auto_edit"
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if cfg.Clock == nil {
+		cfg.Clock = core.SystemClock{}
 	}
-	return &Plugin{cfg: cfg, logger: logger}
+	// Headless runs refuse an untrusted folder (exit 55); the router only
+	// runs turns in workdirs inside the allowed roots, so trust it.
+	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, cfg.Env...)
+	return &Plugin{cfg: cfg, cli: &cliproc.CLI{Name: "Gemini CLI", Bin: cfg.Bin, Environ: cfg.Environ, Env: env,
+		Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), Clean: stripNoise, Logger: logger}}
 }
 
 func (p *Plugin) ID() string   { return "gemini" }
@@ -126,12 +130,14 @@ func stageImages(t core.Turn) (*stagedImages, error) {
 	return s, nil
 }
 
-// Run runs one turn of the Gemini CLI: one-shot with stream-json, or,
-// when the chat answers questions (see asks), through the Agent Client
-// Protocol (`gemini --acp`).
+// Run runs one turn of the Gemini CLI: through the Agent Client Protocol
+// (`gemini --acp`) when the chat answers questions (see asks), whose
+// permission requests become questions and where cancelling the turn
+// sends session/cancel, so the session keeps the partial turn; otherwise
+// one-shot with stream-json.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if p.asks(t) {
-		return p.runACP(ctx, t, emit)
+	if p.asks(t) && p.guardLoad(t) {
+		return p.cli.Converse(ctx, t, p.acpArgs(t), p.acp(t), emit)
 	}
 	res, err := p.runOneShot(ctx, t, emit)
 	if t.ResumeToken != "" && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), noSession) {
@@ -146,15 +152,28 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 	return res, err
 }
 
+// Warm starts the CLI of t's conversation's next turn, its session loaded
+// and waiting for the message (core.Warmer): Gemini CLI takes seconds to
+// start. Only a turn that speaks the protocol can wait.
+func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
+	if !p.asks(t) || !p.guardLoad(t) {
+		return nil, core.ErrNoWarm
+	}
+	return p.cli.Open(life, t, p.acpArgs(t), p.acp(t))
+}
+
+// asks reports whether t runs through ACP, where the chat answers
+// questions: in every mode that may ask.
+func (p *Plugin) asks(t core.Turn) bool {
+	return t.Ask && cmp.Or(t.Mode, p.cfg.ApprovalMode) != "yolo"
+}
+
 // noSession is what the CLI says when asked to resume a session it never
 // saved.
 const noSession = "No previous sessions found"
 
 // runOneShot runs one turn as `gemini -p … --output-format stream-json`.
 func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	// Headless runs refuse an untrusted folder (exit 55); the router only
-	// runs turns in workdirs inside the allowed roots, so trust it.
-	env := append([]string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, p.cfg.Env...)
 	staged, err := stageImages(t)
 	if err != nil {
 		return core.TurnResult{}, err
@@ -162,39 +181,25 @@ func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Eve
 	if staged != nil {
 		defer os.RemoveAll(staged.dir)
 	}
-	proc, err := cliproc.Start(ctx, cliproc.Spec{Bin: p.cfg.Bin, Args: p.args(t, staged), Dir: t.Workdir, Environ: p.cfg.Environ, Env: env})
-	if errors.Is(err, cliproc.ErrNotFound) {
-		return core.TurnResult{}, cliproc.NotFound("Gemini CLI", p.cfg.Bin, "@google/gemini-cli", "GEMINI_BIN")
-	}
-	if err != nil {
-		return core.TurnResult{}, fmt.Errorf("start gemini: %w", err)
-	}
-	parser := NewParser(emit)
-	parser.Workdir = t.Workdir
-	readErr := ReadStream(proc.Stdout, parser)
-	res, waitErr := proc.Wait()
-	end := cliproc.Ending{CLI: "Gemini CLI", Result: res, WaitErr: waitErr, ReadErr: readErr,
-		Finished: parser.Result() != nil, Clean: stripNoise}
-	if tail := end.Stderr(5); tail != "" {
-		// Warnings a turn survives are for the operator, not the chat.
-		p.logger.Debug("gemini stderr", "exit_code", res.ExitCode, "tail", tail)
-	}
-	out := core.TurnResult{ResumeToken: parser.SessionID()}
-	if r := parser.Result(); r != nil {
-		out = *r
-	}
-	if out.ResumeToken == "" {
-		out.ResumeToken = t.ResumeToken
-	}
-	end.Failed = out.IsError
-	return out, end.Err(ctx)
+	return p.cli.Run(ctx, t, p.args(t, staged), func(link *cliproc.Link) cliproc.Protocol {
+		parser := NewParser(link.Emit)
+		parser.Workdir = t.Workdir
+		return parser
+	}, emit)
 }
 
 // noise matches stderr lines the CLI prints on every headless run, and
 // the stack frames of its error reports.
 var noise = regexp.MustCompile(`(?m)^(Warning: 256-color support not detected.*|Ripgrep is not available.*|YOLO mode is enabled.*|\s+at .*)\n?`)
 
-func stripNoise(s string) string { return strings.TrimSpace(noise.ReplaceAllString(s, "")) }
+// pingRefused matches the report the CLI writes of refusing the bot's
+// pings (see acp.started): its header line, the error object's
+// indented members and its closing brace.
+var pingRefused = regexp.MustCompile(`(?m)^Error handling request \{[^\n]*'jakebot/ping'[^\n]*\n(?:[ \t][^\n]*\n)*\}\n?`)
+
+func stripNoise(s string) string {
+	return strings.TrimSpace(noise.ReplaceAllString(pingRefused.ReplaceAllString(s, ""), ""))
+}
 
 // CheckResumeID accepts the Gemini CLI's session ids, which are UUIDs.
 func (p *Plugin) CheckResumeID(id string) error {

@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/internal/display"
 )
 
 // toolNames are display names for the CLI's built-in tools.
@@ -32,15 +30,7 @@ func ToolName(name string) string {
 	if s, ok := toolNames[name]; ok {
 		return s
 	}
-	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' })
-	for i, w := range words {
-		r, size := utf8.DecodeRuneInString(w)
-		words[i] = string(unicode.ToUpper(r)) + w[size:]
-	}
-	if len(words) == 0 {
-		return name
-	}
-	return strings.Join(words, " ")
+	return display.Title(name)
 }
 
 // argKeys are the parameters that best describe a call, in order.
@@ -100,43 +90,14 @@ func todos(raw []byte) string {
 	return fmt.Sprintf("Todos %d/%d: %s", done, len(params.Todos), strings.Join(parts, " · "))
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return core.Shorten(s, 200)
-}
-
-// lastLines is the last n lines of a command's output, joined.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return core.Shorten(strings.Join(lines, " ⏎ "), 200)
-}
-
 // apiMessage turns "[API Error: {"error":{"code":400,"message":"…",
 // "status":"INVALID_ARGUMENT"}}]" into "API error 400 (INVALID_ARGUMENT):
 // …"; other messages are kept.
 func apiMessage(msg string) string {
-	start, end := strings.IndexByte(msg, '{'), strings.LastIndexByte(msg, '}')
-	if start < 0 || end < start {
-		return msg
-	}
-	var body struct {
-		Error struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-			Status  string `json:"status"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(msg[start:end+1]), &body) != nil || body.Error.Message == "" {
-		return msg
-	}
-	e := body.Error
+	e, ok := display.ParseAPIError(msg)
 	switch {
+	case !ok:
+		return msg
 	case e.Code != 0 && e.Status != "":
 		return fmt.Sprintf("API error %d (%s): %s", e.Code, e.Status, e.Message)
 	case e.Code != 0:

@@ -302,8 +302,26 @@ func (a *Anthropic) answer(w http.ResponseWriter, b requestBody, reply Reply) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("request-id", "req_fake")
 	w.WriteHeader(http.StatusOK)
+	send := sseSender(w)
+	send("message_start", map[string]any{"message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": usage(1),
+	}})
+	for index, block := range blocks {
+		streamBlock(send, index, block, reply.Text)
+	}
+	send("message_delta", map[string]any{
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": outTokens},
+	})
+	send("message_stop", map[string]any{})
+}
+
+// sseSender returns a function that writes one server-sent event of the
+// Messages API and flushes it.
+func sseSender(w http.ResponseWriter) func(event string, data map[string]any) {
 	flusher, _ := w.(http.Flusher)
-	send := func(event string, data map[string]any) {
+	return func(event string, data map[string]any) {
 		data["type"] = event
 		js, _ := json.Marshal(data)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, js)
@@ -311,42 +329,36 @@ func (a *Anthropic) answer(w http.ResponseWriter, b requestBody, reply Reply) {
 			flusher.Flush()
 		}
 	}
-	delta := func(index int, d map[string]any) {
+}
+
+// streamBlock streams one content block: its start, its deltas (text in
+// the reply's chunks, a tool's input in two pieces), its stop.
+func streamBlock(send func(string, map[string]any), index int, block map[string]any, text []string) {
+	delta := func(d map[string]any) {
 		send("content_block_delta", map[string]any{"index": index, "delta": d})
 	}
-	send("message_start", map[string]any{"message": map[string]any{
-		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": usage(1),
-	}})
-	for index, block := range blocks {
-		switch block["type"] {
-		case "thinking":
-			send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
-			delta(index, map[string]any{"type": "thinking_delta", "thinking": block["thinking"]})
-			delta(index, map[string]any{"type": "signature_delta", "signature": block["signature"]})
-		case "text":
-			send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
-			for _, chunk := range reply.Text {
-				if chunk != "" {
-					delta(index, map[string]any{"type": "text_delta", "text": chunk})
-				}
+	switch block["type"] {
+	case "thinking":
+		send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		delta(map[string]any{"type": "thinking_delta", "thinking": block["thinking"]})
+		delta(map[string]any{"type": "signature_delta", "signature": block["signature"]})
+	case "text":
+		send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
+		for _, chunk := range text {
+			if chunk != "" {
+				delta(map[string]any{"type": "text_delta", "text": chunk})
 			}
-		case "tool_use":
-			send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{
-				"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}})
-			js, _ := json.Marshal(block["input"])
-			// The real API streams the input JSON in pieces.
-			half := len(js) / 2
-			delta(index, map[string]any{"type": "input_json_delta", "partial_json": string(js[:half])})
-			delta(index, map[string]any{"type": "input_json_delta", "partial_json": string(js[half:])})
 		}
-		send("content_block_stop", map[string]any{"index": index})
+	case "tool_use":
+		send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{
+			"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}})
+		js, _ := json.Marshal(block["input"])
+		// The real API streams the input JSON in pieces.
+		half := len(js) / 2
+		delta(map[string]any{"type": "input_json_delta", "partial_json": string(js[:half])})
+		delta(map[string]any{"type": "input_json_delta", "partial_json": string(js[half:])})
 	}
-	send("message_delta", map[string]any{
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": outTokens},
-	})
-	send("message_stop", map[string]any{})
+	send("content_block_stop", map[string]any{"index": index})
 }
 
 // ClaudeEnv returns the environment for running the real claude CLI

@@ -3,18 +3,22 @@ package plugintest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
-	"io"
 	"os"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // BenchParse measures a plugin's parser over the recorded streams in
 // files, repeated to about 50 MB, as sub-benchmark "plugin", beside
 // "baseline": only splitting lines and decoding each into a
-// map[string]any, the least any parser of such a stream must do. parse
+// map[string]any, the least any parser of such a stream must do. read
 // reads the whole stream as the plugin's Run reads its CLI's output.
-func BenchParse(b *testing.B, files []string, parse func(io.Reader) error) {
+func BenchParse(b *testing.B, files []string, read ReadFunc) {
 	var one bytes.Buffer
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -31,7 +35,7 @@ func BenchParse(b *testing.B, files []string, parse func(io.Reader) error) {
 	b.Run("plugin", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if err := parse(bytes.NewReader(data)); err != nil {
+			if _, err := read(bytes.NewReader(data), func(core.Event) {}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -47,4 +51,60 @@ func BenchParse(b *testing.B, files []string, parse func(io.Reader) error) {
 			}
 		}
 	})
+}
+
+// BenchTurnStart measures what a warm CLI saves: the time from handing a
+// message to p's CLI until model gets the request, for a turn started
+// cold (the CLI spawned with the message) and warm (spawned before,
+// waiting resumed on the session, as between two messages of a person).
+// Each op is one cold and one warm turn of the same conversation in
+// workdir; the medians are reported.
+func BenchTurnStart(b *testing.B, model Model, p core.Plugin, workdir string) {
+	warmer, ok := p.(core.Warmer)
+	if !ok {
+		b.Fatal("the plugin cannot start a turn warm")
+	}
+	untilRequest := func(run func()) time.Duration {
+		for len(model.Arrived()) > 0 {
+			<-model.Arrived()
+		}
+		start := time.Now()
+		took := make(chan time.Duration, 1)
+		go func() { <-model.Arrived(); took <- time.Since(start) }()
+		run()
+		return <-took
+	}
+	ctx := context.Background()
+	turn := func(prompt, token string) core.Turn {
+		return core.Turn{Workdir: workdir, Prompt: prompt, ResumeToken: token, Ask: true}
+	}
+	model.Push(Reply{Text: []string{"ok"}})
+	res, err := p.Run(ctx, turn("start", ""), func(core.Event) {})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cold, warm []time.Duration
+	for b.Loop() {
+		model.Push(Reply{Text: []string{"ok"}})
+		cold = append(cold, untilRequest(func() { res, err = p.Run(ctx, turn("cold", res.ResumeToken), func(core.Event) {}) }))
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := warmer.Warm(ctx, turn("", res.ResumeToken))
+		if err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(3 * time.Second) // the CLI has started, as between two messages of a person
+		model.Push(Reply{Text: []string{"ok"}})
+		warm = append(warm, untilRequest(func() { res, err = w.Run(ctx, turn("warm", res.ResumeToken), func(core.Event) {}) }))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	median := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(median(cold), "cold-ms")
+	b.ReportMetric(median(warm), "warm-ms")
 }

@@ -24,7 +24,7 @@ import (
 type Gemini struct {
 	// URL is the API's base URL (GOOGLE_GEMINI_BASE_URL).
 	URL string
-	q   *replyQueue
+	*replyQueue
 }
 
 // NewGemini starts a fake Gemini API on 127.0.0.1 that answers each
@@ -32,24 +32,14 @@ type Gemini struct {
 // (DefaultReply once they run out).
 func NewGemini(t testing.TB, replies ...Reply) *Gemini {
 	t.Helper()
-	g := &Gemini{q: newReplyQueue(replies)}
+	g := &Gemini{replyQueue: newReplyQueue(replies)}
 	g.URL = startServer(t, g.serve).URL
 	return g
 }
 
-// Push adds replies to the end of the script.
-func (g *Gemini) Push(replies ...Reply) { g.q.push(replies) }
-
-// Requests returns the requests received so far, oldest first.
-func (g *Gemini) Requests() []Request { return g.q.requests() }
-
-// Arrived delivers each request as it arrives, so a test can wait for one
-// without sleeping. It buffers 256 requests and drops any beyond.
-func (g *Gemini) Arrived() <-chan Request { return g.q.arrived }
-
 func (g *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	g.q.record(r, body)
+	g.record(r, body)
 	_, method, _ := strings.Cut(r.URL.Path, ":")
 	switch {
 	case r.Method != http.MethodPost:
@@ -58,7 +48,7 @@ func (g *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"totalTokens":%d}`, len(body)/4)
 	case method == "streamGenerateContent", method == "generateContent":
-		rep := g.q.next()
+		rep := g.next()
 		if !waitHold(r, rep) {
 			return
 		}

@@ -81,7 +81,12 @@ func FormatEvent(ev core.Event) string {
 	case core.EventBlock:
 		return "block " + formatBlock(ev.Block)
 	case core.EventQuestion:
-		return fmt.Sprintf("question tool=%q summary=%q detail=%q", ev.Question.Tool, ev.Question.Summary, ev.Question.Detail)
+		q := ev.Question
+		s := fmt.Sprintf("question tool=%q summary=%q detail=%q", q.Tool, q.Summary, q.Detail)
+		if len(q.Options) > 0 {
+			s += fmt.Sprintf(" options=%q", q.Options)
+		}
+		return s
 	}
 	return fmt.Sprintf("event kind=%d", ev.Kind)
 }
@@ -157,4 +162,62 @@ func Streams(t testing.TB, patterns ...string) []string {
 		t.Fatalf("no recorded streams match %q", patterns)
 	}
 	return files
+}
+
+// ReadFunc reads a CLI's recorded output as the plugin's turn reads it,
+// emitting its events, and returns the turn's result (nil when the output
+// carried none).
+type ReadFunc func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error)
+
+// ReadRendered reads r with read and renders the events and the result,
+// for golden files.
+func ReadRendered(t testing.TB, read ReadFunc, r io.Reader) string {
+	t.Helper()
+	var events []core.Event
+	res, err := read(r, func(ev core.Event) { events = append(events, ev) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return FormatEvents(events) + FormatResult(res) + "\n"
+}
+
+// Goldens checks recorded outputs against their golden files, a parallel
+// subtest each: every file is read by read whole, one line per read and
+// two bytes per read, and the rendered events and result must be the
+// same every way and, read whole, those of testdata/<prefix><name>.golden
+// (rewritten when update is set).
+func Goldens(t *testing.T, files []string, prefix string, update bool, read ReadFunc) {
+	for _, file := range files {
+		name := prefix + strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			feeds := Feeds(data)
+			whole := ReadRendered(t, read, feeds[0].Reader)
+			Golden(t, filepath.Join("testdata", name+".golden"), whole, update)
+			for _, f := range feeds[1:] {
+				if got := ReadRendered(t, read, f.Reader); got != whole {
+					t.Errorf("fed %s, events differ from fed whole:\n%s", f.Name, cmp.Diff(whole, got))
+				}
+			}
+		})
+	}
+}
+
+// FuzzSeeds seeds a fuzz target with each file whole and each of its
+// lines.
+func FuzzSeeds(f *testing.F, files []string) {
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			f.Add(l)
+		}
+	}
 }

@@ -26,7 +26,7 @@ import (
 type OpenAI struct {
 	// URL is the API's base URL, ending in /v1.
 	URL string
-	q   *replyQueue
+	*replyQueue
 	seq atomic.Int64
 }
 
@@ -35,31 +35,20 @@ type OpenAI struct {
 // out).
 func NewOpenAI(t testing.TB, replies ...Reply) *OpenAI {
 	t.Helper()
-	o := &OpenAI{q: newReplyQueue(replies)}
+	o := &OpenAI{replyQueue: newReplyQueue(replies)}
 	o.URL = startServer(t, o.serve).URL + "/v1"
 	return o
 }
 
-// Push adds replies to the end of the script.
-func (o *OpenAI) Push(replies ...Reply) { o.q.push(replies) }
-
-// Requests returns the requests received so far, oldest first.
-func (o *OpenAI) Requests() []Request { return o.q.requests() }
-
-// Arrived delivers each request as it arrives, before it is answered, so
-// a test can wait without sleeping. It buffers 1024 requests and drops any
-// beyond.
-func (o *OpenAI) Arrived() <-chan Request { return o.q.arrived }
-
 func (o *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	o.q.record(r, body)
+	o.record(r, body)
 	switch {
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[],"models":[]}`)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
-		rep := o.q.next()
+		rep := o.next()
 		if waitHold(r, rep) {
 			o.respond(w, rep, body)
 		}
@@ -122,20 +111,7 @@ func (o *OpenAI) respond(w http.ResponseWriter, rep Reply, body []byte) {
 		item(map[string]any{"id": id, "type": "message", "status": "in_progress", "role": "assistant", "content": []any{}},
 			map[string]any{"id": id, "type": "message", "status": "completed", "role": "assistant",
 				"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}},
-			func(id any, idx int) {
-				ev := func(typ string, kv ...any) {
-					m := map[string]any{"type": typ, "item_id": id, "output_index": idx, "content_index": 0}
-					for i := 0; i+1 < len(kv); i += 2 {
-						m[kv[i].(string)] = kv[i+1]
-					}
-					sendEvent(w, typ, m)
-				}
-				ev("response.content_part.added", "part", map[string]any{"type": "output_text", "text": "", "annotations": []any{}})
-				for _, chunk := range rep.Text {
-					ev("response.output_text.delta", "delta", chunk)
-				}
-				ev("response.output_text.done", "text", text)
-			})
+			func(id any, idx int) { streamText(w, id, idx, rep.Text) })
 	}
 	for i, tc := range rep.toolCalls() {
 		done := toolItem(tc, fmt.Sprintf("%d_%d", n, i))
@@ -153,6 +129,22 @@ func (o *OpenAI) respond(w http.ResponseWriter, rep Reply, body []byte) {
 		"total_tokens": 110,
 	}
 	sendEvent(w, "response.completed", map[string]any{"type": "response.completed", "response": resp})
+}
+
+// streamText streams a message item's text in its chunks.
+func streamText(w http.ResponseWriter, id any, idx int, chunks []string) {
+	ev := func(typ string, kv ...any) {
+		m := map[string]any{"type": typ, "item_id": id, "output_index": idx, "content_index": 0}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		sendEvent(w, typ, m)
+	}
+	ev("response.content_part.added", "part", map[string]any{"type": "output_text", "text": "", "annotations": []any{}})
+	for _, chunk := range chunks {
+		ev("response.output_text.delta", "delta", chunk)
+	}
+	ev("response.output_text.done", "text", strings.Join(chunks, ""))
 }
 
 // toolItem is the output item for a tool call: a function_call with JSON

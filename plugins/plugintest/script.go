@@ -45,7 +45,8 @@ func collectText(sb *strings.Builder, v any, key string) {
 }
 
 // replyQueue is the queue of replies and the log of requests that every fake
-// model server shares. It is safe for concurrent use.
+// model server shares; a fake embeds it for its Push, Requests and
+// Arrived. It is safe for concurrent use.
 type replyQueue struct {
 	mu      sync.Mutex
 	replies []Reply
@@ -86,17 +87,24 @@ func (s *replyQueue) next() Reply {
 	return r
 }
 
-func (s *replyQueue) push(replies []Reply) {
+// Push adds replies to the end of the script.
+func (s *replyQueue) Push(replies ...Reply) {
 	s.mu.Lock()
 	s.replies = append(s.replies, replies...)
 	s.mu.Unlock()
 }
 
-func (s *replyQueue) requests() []Request {
+// Requests returns the requests received so far, oldest first.
+func (s *replyQueue) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
 }
+
+// Arrived delivers each request as it arrives, before it is answered, so
+// a test can wait for one without sleeping. It buffers 1024 requests and
+// drops any beyond.
+func (s *replyQueue) Arrived() <-chan Request { return s.arrived }
 
 // waitHold waits for the reply's Hold channel, if any, and reports
 // whether the client is still there to answer.

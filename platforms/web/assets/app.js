@@ -208,6 +208,11 @@ function apply(ev) {
     const i = c.messages.findIndex((m) => m.id === ev.message.id);
     if (i >= 0) c.messages[i] = ev.message; else c.messages.push(ev.message);
     if (ev.in === state.current) state.dirty.add(ev.message.id);
+  } else if (ev.type === "append") {
+    // A streaming reply's new end: only what it adds comes over the wire.
+    const m = channel(ev.in).messages.find((m) => m.id === ev.id);
+    if (m) m.text += ev.text;
+    if (ev.in === state.current) state.dirty.add(ev.id);
   }
   schedule();
 }
@@ -305,6 +310,21 @@ $("text").addEventListener("keydown", (e) => {
 });
 $("files").addEventListener("change", () => {
   $("attached").textContent = [...$("files").files].map((f) => "📎 " + f.name).join("  ");
+});
+// The start form: a new conversation place, then /<plugin> start there.
+$("start").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const plugin = $("plugin").value;
+  if (!plugin) return;
+  const dir = $("workdir").value.trim();
+  const text = `/${plugin} start${dir ? " " + dir : ""}${$("worktree").checked ? " --worktree" : ""}`;
+  try {
+    const { id } = await post("/api/channels", {});
+    select(id);
+    await post("/api/messages", { channel: id, text });
+    $("workdir").value = "";
+    setStatus("");
+  } catch (err) { setStatus("Not started: " + err.message); }
 });
 $("new").onclick = async () => {
   try {

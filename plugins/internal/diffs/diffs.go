@@ -53,14 +53,7 @@ func NewFile(content string) string {
 // as context.
 func Replace(old, new string) string {
 	o, n := splitLines(old), splitLines(new)
-	head := 0
-	for head < len(o) && head < len(n) && o[head] == n[head] {
-		head++
-	}
-	tail := 0
-	for tail < len(o)-head && tail < len(n)-head && o[len(o)-1-tail] == n[len(n)-1-tail] {
-		tail++
-	}
+	head, tail := commonEnds(o, n)
 	var lines []string
 	lines = append(lines, prefixed(" ", o[:head])...)
 	lines = append(lines, prefixed("-", o[head:len(o)-tail])...)
@@ -73,6 +66,18 @@ func Replace(old, new string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// commonEnds counts the lines a and b share at their start and, of the
+// rest, at their end.
+func commonEnds(a, b []string) (head, tail int) {
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	return head, tail
 }
 
 func splitLines(s string) []string {
@@ -88,4 +93,27 @@ func prefixed(p string, lines []string) []string {
 		out[i] = p + l
 	}
 	return out
+}
+
+// Edit is a file-editing tool's input as Claude Code and Gemini CLI name
+// its members: a file written whole (Content), or text in it replaced.
+type Edit struct {
+	FilePath  string `json:"file_path"`
+	Content   string `json:"content"`
+	OldString string `json:"old_string"`
+	NewString string `json:"new_string"`
+}
+
+// Replaces reports whether the edit replaces text rather than writing the
+// file whole.
+func (e Edit) Replaces() bool { return e.OldString != "" || e.NewString != "" }
+
+// Diff is the edit's diff: the text replaced, or the content written.
+// Only the replaced text is known, not where in the file it is; and a
+// file written whole is shown as new, the tool not saying what it was.
+func (e Edit) Diff() string {
+	if e.Replaces() {
+		return Replace(e.OldString, e.NewString)
+	}
+	return Replace("", e.Content)
 }

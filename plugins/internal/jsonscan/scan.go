@@ -8,9 +8,16 @@ import (
 // Complete reports whether line (without surrounding space) is exactly
 // one JSON object with balanced brackets and closed strings: a line cut
 // short by a dying process is not.
-func Complete(line []byte) bool {
+func Complete(line []byte) bool { return Members(line, func(_, _ []byte) {}) }
+
+// Members calls member with each member of the object line holds, key and
+// raw value, in order, and reports whether line is exactly one whole
+// object, as Complete does. Decoders switch on string(key), which does not
+// allocate.
+func Members(line []byte, member func(key, value []byte)) bool {
 	o := NewObject(line)
 	for o.Next() {
+		member(o.Key(), o.Value())
 	}
 	return o.Closed() && o.End() == len(line)
 }

@@ -1,0 +1,446 @@
+package bot_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/web"
+)
+
+// platformCase is a platform the suite runs on: open configures cfg for
+// its fake and returns the chat's driver.
+type platformCase struct {
+	name string
+	open func(t testing.TB, cfg *bot.Config) driver
+}
+
+var platformCases = []platformCase{
+	{"console", openConsole},
+	{"discord", openDiscord},
+	{"slack", openSlack},
+	{"telegram", openTelegram},
+	{"web", openWeb},
+}
+
+// fastWrites is the platforms' least time between two writes in the
+// suite: their pacing is tested in their own packages.
+const fastWrites = 10 * time.Millisecond
+
+// discordDriver is a conversation in a thread of the fake Discord's text
+// channel, started with the slash command.
+type discordDriver struct {
+	t      testing.TB
+	fake   *platformtest.Discord
+	users  [2]platformtest.DiscordUser
+	thread string
+	logs   *logScan
+}
+
+func openDiscord(t testing.TB, cfg *bot.Config) driver {
+	fake := platformtest.NewDiscord(t)
+	d := &discordDriver{t: t, fake: fake, users: [2]platformtest.DiscordUser{fake.NewUser("owner"), fake.NewUser("stranger")},
+		logs: &logScan{t: t}}
+	cfg.Discord = discord.Config{Token: discord.Secret(fake.Token), GuildID: fake.GuildID,
+		AllowedUsers: []string{d.users[owner].ID, d.users[stranger].ID}, Threads: true, EditInterval: fastWrites, APIURL: fake.URL}
+	return d
+}
+
+func (d *discordDriver) stdio() bot.Stdio {
+	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs}
+}
+
+func (d *discordDriver) ready() {
+	d.fake.WaitFor("slash commands registered", func() bool { return len(d.fake.Commands()) > 0 })
+}
+
+func (d *discordDriver) start(plugin string) {
+	d.fake.Slash(d.users[owner], d.fake.TextChannel, plugin+" start")
+	d.fake.WaitFor("a thread", func() bool {
+		if ths := d.fake.Threads(d.fake.TextChannel); len(ths) > 0 {
+			d.thread = ths[len(ths)-1].ID
+		}
+		return d.thread != ""
+	})
+}
+
+func (d *discordDriver) send(w who, text string) { d.fake.Say(d.users[w], d.thread, text) }
+
+func (d *discordDriver) messages() []shown {
+	var out []shown
+	for _, m := range d.fake.Messages(d.thread) {
+		if m.AuthorID != d.fake.BotID || m.Deleted {
+			continue
+		}
+		s := shown{id: m.ID, text: m.Content}
+		for _, e := range m.Embeds { // errors and warnings are embeds
+			s.text += "\n" + e.Title + "\n" + e.Description
+		}
+		var rows []struct {
+			Components []struct {
+				Label    string `json:"label"`
+				CustomID string `json:"custom_id"`
+			} `json:"components"`
+		}
+		_ = json.Unmarshal(m.Components, &rows)
+		for _, row := range rows {
+			for _, b := range row.Components {
+				s.buttons = append(s.buttons, button{b.Label, b.CustomID})
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (d *discordDriver) press(w who, m shown, b button) {
+	d.fake.Press(d.users[w], d.thread, m.id, b.data)
+}
+
+// pinged: a message @mentions the owner about the question, and lets
+// Discord ping only them.
+func (d *discordDriver) pinged() bool {
+	for _, c := range d.fake.CallsTo("POST", "channels/"+d.thread+"/messages") {
+		var body struct {
+			Content         string `json:"content"`
+			AllowedMentions struct {
+				Users []string `json:"users"`
+			} `json:"allowed_mentions"`
+		}
+		c.Decode(d.t, &body)
+		if strings.HasPrefix(body.Content, "<@"+d.users[owner].ID+"> ") && strings.Contains(body.Content, "a question is waiting") &&
+			len(body.AllowedMentions.Users) == 1 && body.AllowedMentions.Users[0] == d.users[owner].ID {
+			return true
+		}
+	}
+	return false
+}
+
+// slackDriver is a conversation in a thread of the fake Slack's #general,
+// started with the slash command; commands in it are mentions.
+type slackDriver struct {
+	t      testing.TB
+	fake   *platformtest.Slack
+	thread string
+	logs   *logScan
+}
+
+var slackUsers = [2]string{"UALICE", "UBOB"}
+
+const slackChannel = "CGENERAL"
+
+func openSlack(t testing.TB, cfg *bot.Config) driver {
+	fake := platformtest.NewSlack(t)
+	cfg.Slack = slack.Config{AppToken: platformtest.SlackAppToken, BotToken: platformtest.SlackBotToken,
+		AllowedUsers: slackUsers[:], EditInterval: fastWrites, APIURL: fake.URL, DefaultPlugin: "claude"}
+	return &slackDriver{t: t, fake: fake, logs: &logScan{t: t}}
+}
+
+func (d *slackDriver) stdio() bot.Stdio {
+	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs}
+}
+func (d *slackDriver) ready() { d.fake.WaitConnected(d.t) }
+
+func (d *slackDriver) start(plugin string) {
+	before := len(d.fake.Replies(slackChannel, ""))
+	d.fake.WaitAck(d.t, d.fake.SlashCommand(d.t, slackUsers[owner], slackChannel, "/"+plugin, "start"))
+	d.fake.WaitFor(d.t, "the thread parent", func() bool {
+		if top := d.fake.Replies(slackChannel, ""); len(top) > before {
+			d.thread = top[before].TS
+		}
+		return d.thread != ""
+	})
+}
+
+func (d *slackDriver) send(w who, text string) {
+	if cmd, ok := strings.CutPrefix(text, "/"); ok {
+		text = "<@" + platformtest.SlackBotUser + "> " + cmd
+	}
+	d.fake.Post(d.t, slackUsers[w], slackChannel, d.thread, text)
+}
+
+// slackUnescape shows mrkdwn's three escapes as the reader sees them.
+var slackUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
+
+func (d *slackDriver) messages() []shown {
+	var out []shown
+	for _, m := range d.fake.Replies(slackChannel, d.thread) {
+		if !m.Bot {
+			continue
+		}
+		s := shown{id: m.TS, text: slackUnescape.Replace(m.Text)}
+		var blocks []struct {
+			Elements []struct {
+				ActionID string `json:"action_id"`
+				Value    string `json:"value"`
+				Text     struct {
+					Text string `json:"text"`
+				} `json:"text"`
+			} `json:"elements"`
+		}
+		_ = json.Unmarshal([]byte(m.Blocks), &blocks)
+		for _, bl := range blocks {
+			for _, e := range bl.Elements {
+				if e.ActionID != "" {
+					s.buttons = append(s.buttons, button{e.Text.Text, e.ActionID + " " + e.Value})
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// pinged: a reply in the thread mentions the owner about the question.
+func (d *slackDriver) pinged() bool {
+	for _, m := range d.fake.Replies(slackChannel, d.thread) {
+		if m.Bot && strings.HasPrefix(m.Text, "<@"+slackUsers[owner]+"> ") && strings.Contains(m.Text, "a question is waiting") {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *slackDriver) press(w who, m shown, b button) {
+	msg, _ := d.fake.Message(slackChannel, m.id)
+	actionID, value, _ := strings.Cut(b.data, " ")
+	d.fake.PressButton(d.t, slackUsers[w], msg, actionID, value)
+}
+
+// telegramDriver is a conversation in a topic of a forum supergroup on the
+// fake Bot API, where both users write.
+type telegramDriver struct {
+	t     testing.TB
+	srv   *platformtest.TelegramServer
+	topic int
+	logs  *logScan
+}
+
+var (
+	telegramUsers = [2]platformtest.TelegramUser{{ID: 1001, FirstName: "Alice", Username: "alice"}, {ID: 1003, FirstName: "Carol"}}
+	telegramTeam  = platformtest.TelegramChat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
+)
+
+func openTelegram(t testing.TB, cfg *bot.Config) driver {
+	srv := platformtest.NewTelegramServer(t)
+	cfg.Telegram = telegram.Config{Token: platformtest.TelegramToken,
+		AllowedUsers: telegram.UserIDs{telegramUsers[owner].ID, telegramUsers[stranger].ID}, APIEndpoint: srv.Endpoint(),
+		EditInterval: fastWrites, GroupWritesPerMinute: 100_000, PollTimeout: time.Second}
+	return &telegramDriver{t: t, srv: srv, logs: &logScan{t: t}}
+}
+
+func (d *telegramDriver) stdio() bot.Stdio {
+	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs}
+}
+
+func (d *telegramDriver) ready() {
+	d.srv.WaitFor(d.t, "the bot's first poll", func() bool { return len(d.srv.Calls("getUpdates")) > 0 })
+}
+
+func (d *telegramDriver) start(plugin string) {
+	d.topic = d.srv.NewTopic(telegramTeam, "work")
+	d.send(owner, "/"+plugin+" start")
+}
+
+func (d *telegramDriver) send(w who, text string) {
+	d.srv.UserSays(telegramTeam, telegramUsers[w], d.topic, text)
+}
+
+func (d *telegramDriver) messages() []shown {
+	var out []shown
+	for _, m := range d.srv.Messages(telegramTeam.ID) {
+		if m.Thread != d.topic {
+			continue
+		}
+		text, err := platformtest.ParseTelegramHTML(m.Text)
+		if err != nil {
+			text = m.Text
+		}
+		s := shown{id: strconv.Itoa(m.ID), text: text}
+		var kb struct {
+			InlineKeyboard [][]struct {
+				Text         string `json:"text"`
+				CallbackData string `json:"callback_data"`
+			} `json:"inline_keyboard"`
+		}
+		_ = json.Unmarshal([]byte(m.Markup), &kb)
+		for _, row := range kb.InlineKeyboard {
+			for _, b := range row {
+				s.buttons = append(s.buttons, button{b.Text, b.CallbackData})
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// pinged: the question came as a new message (sendMessage), which
+// notifies, where an edit would not.
+func (d *telegramDriver) pinged() bool {
+	for _, c := range d.srv.Calls("sendMessage") {
+		if strings.Contains(c.Params.Get("text"), "Allow ") && strings.Contains(c.Params.Get("reply_markup"), "/allow ") {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *telegramDriver) press(w who, m shown, b button) {
+	for _, msg := range d.srv.Messages(telegramTeam.ID) {
+		if strconv.Itoa(msg.ID) == m.id {
+			d.srv.PressButton(telegramUsers[w], msg, b.data)
+			return
+		}
+	}
+	d.t.Fatalf("no message %s to press %s on", m.id, b.label)
+}
+
+// webDriver is a conversation on the web page, through its HTTP API as
+// the page's script uses it: the owner is the signed-in browser; anyone
+// else has no session.
+type webDriver struct {
+	t       testing.TB
+	logs    *logScan
+	url     string
+	browser *http.Client
+	csrf    string
+	channel string
+}
+
+const webToken = "correct-horse-battery-staple-42"
+
+func openWeb(t testing.TB, cfg *bot.Config) driver {
+	cfg.Web = web.Config{Addr: "127.0.0.1:0", Token: web.Secret(webToken), MaxUploadBytes: 1 << 20}
+	return &webDriver{t: t, logs: &logScan{t: t}}
+}
+
+func (d *webDriver) stdio() bot.Stdio {
+	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs}
+}
+
+var signInLine = regexp.MustCompile(`Web: sign in at (\S+)/login\?token=`)
+
+func (d *webDriver) ready() {
+	d.url = d.logs.waitLine(signInLine)
+	jar, _ := cookiejar.New(nil)
+	d.browser = &http.Client{Jar: jar}
+	resp, err := d.browser.Get(d.url + "/login?token=" + webToken)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, rest, ok := strings.Cut(string(page), `name="csrf-token" content="`)
+	if !ok {
+		d.t.Fatalf("sign-in: %s, and no CSRF token in the page", resp.Status)
+	}
+	d.csrf, _, _ = strings.Cut(rest, `"`)
+}
+
+func (d *webDriver) start(plugin string) {
+	var out struct{ ID string }
+	d.post(d.browser, "/api/channels", nil, &out)
+	d.channel = out.ID
+	d.send(owner, "/"+plugin+" start")
+}
+
+// send posts text as the page does; anyone but the signed-in owner is
+// refused at the door, and that is checked here.
+func (d *webDriver) send(w who, text string) {
+	body, _ := json.Marshal(map[string]string{"channel": d.channel, "text": text})
+	if w == owner {
+		d.post(d.browser, "/api/messages", body, nil)
+		return
+	}
+	if status := d.post(&http.Client{}, "/api/messages", body, nil); status != http.StatusUnauthorized {
+		d.t.Errorf("a press without the sign-in cookie: %d, want 401", status)
+	}
+}
+
+func (d *webDriver) post(c *http.Client, path string, body []byte, out any) int {
+	req, _ := http.NewRequest("POST", d.url+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", d.csrf)
+	resp, err := c.Do(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			d.t.Fatalf("POST %s: %s, %v", path, resp.Status, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// messages reads the conversation from a new event stream's snapshot, as
+// a reloaded page does.
+func (d *webDriver) messages() []shown {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", d.url+"/api/events", nil)
+	resp, err := d.browser.Do(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			return d.snapshot([]byte(data))
+		}
+	}
+	d.t.Fatalf("the event stream ended without a snapshot: %v", sc.Err())
+	return nil
+}
+
+func (d *webDriver) snapshot(data []byte) []shown {
+	var snap struct {
+		Channels []struct {
+			ID       string
+			Messages []struct {
+				ID, From, Text string
+				Choices        []struct{ Label, Command string }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &snap); err != nil {
+		d.t.Fatalf("snapshot: %v", err)
+	}
+	var out []shown
+	for _, c := range snap.Channels {
+		if c.ID != d.channel {
+			continue
+		}
+		for _, m := range c.Messages {
+			if m.From != "bot" {
+				continue
+			}
+			s := shown{id: m.ID, text: m.Text}
+			for _, ch := range m.Choices {
+				s.buttons = append(s.buttons, button{ch.Label, ch.Command})
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// press sends the button's command, as the page's script does.
+func (d *webDriver) press(w who, m shown, b button) { d.send(w, b.data) }

@@ -1,0 +1,4 @@
+package codex
+
+// RecordedChanges is recordedChanges, for the external tests.
+var RecordedChanges = recordedChanges

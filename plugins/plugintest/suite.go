@@ -1,0 +1,291 @@
+package plugintest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// Model is a fake model server as the shared plugin tests use it.
+type Model interface {
+	Push(replies ...Reply)
+	Requests() []Request
+	Arrived() <-chan Request
+}
+
+// Fixture is one test's plugin over its real CLI: a fake model, a private
+// home and workdir, and a check at the end of the test that no process
+// the CLI started outlived it.
+type Fixture struct {
+	T       *testing.T
+	Model   Model
+	Home    string
+	Workdir string
+	Plugin  core.Plugin
+	// Restart makes another plugin on the same CLI, model and home, as
+	// after a restart of the bot: only resume tokens carry over.
+	Restart func() core.Plugin
+}
+
+// NewFixture makes a fixture around model: newPlugin makes the plugin for
+// a home, whose CLI must get mark in its environment (the leak check
+// looks for processes that have it). The workdir is a git repository
+// that ignores .jakebot/, as the bot leaves one.
+func NewFixture(t *testing.T, model Model, newPlugin func(home, mark string) core.Plugin) *Fixture {
+	t.Helper()
+	f := &Fixture{T: t, Model: model, Home: Home(t), Workdir: Workdir(t)}
+	mark := NoLeaks(t)
+	f.Restart = func() core.Plugin { return newPlugin(f.Home, mark) }
+	f.Plugin = f.Restart()
+	return f
+}
+
+// Workdir returns a new git repository for a test that ignores .jakebot/,
+// its path with symlinks resolved, as the CLIs report it.
+func Workdir(t testing.TB) string {
+	t.Helper()
+	wd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", wd).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(wd, ".git", "info", "exclude"), []byte(".jakebot/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
+
+// NoLeaks returns an environment entry to give every process a test
+// starts, and checks at the end of the test that none that has it still
+// runs.
+func NoLeaks(t testing.TB) string {
+	t.Helper()
+	mark, alive := ProcessMarker(t)
+	t.Cleanup(func() {
+		if pids := alive(); len(pids) != 0 {
+			t.Errorf("processes %v outlived the test", pids)
+		}
+	})
+	return mark
+}
+
+// Turn is a turn in the fixture's workdir.
+func (f *Fixture) Turn(prompt, token string, ask bool) core.Turn {
+	return core.Turn{Workdir: f.Workdir, Prompt: prompt, ResumeToken: token, Ask: ask}
+}
+
+// Run runs one turn of the fixture's plugin, which may not ask.
+func (f *Fixture) Run(ctx context.Context, prompt, token string) TurnOutput {
+	f.T.Helper()
+	return RunTurn(ctx, f.T, f.Plugin, f.Turn(prompt, token, false))
+}
+
+// Ask runs one turn that may ask, answering every question with answer.
+func (f *Fixture) Ask(ctx context.Context, prompt, token string, answer core.Answer) TurnOutput {
+	f.T.Helper()
+	return RunAnswering(ctx, f.T, f.Plugin, f.Turn(prompt, token, true), answer)
+}
+
+// AskInterrupted runs a turn that may ask and stops it once the model is
+// asked, which must hold its reply meanwhile (Reply.Hold). The turn must
+// end with the cancellation and the session it was in.
+func (f *Fixture) AskInterrupted(prompt string) TurnOutput {
+	f.T.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-f.Model.Arrived():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	tr := f.Ask(ctx, prompt, "", core.Answer{})
+	if !errors.Is(tr.Err, context.Canceled) || tr.Result.ResumeToken == "" {
+		f.T.Fatalf("Run = %+v, %v; want the cancellation and the session", tr.Result, tr.Err)
+	}
+	return tr
+}
+
+// Suite is the tests every built-in plugin passes with its real CLI.
+type Suite struct {
+	// Fixture makes a fixture whose model answers with replies.
+	Fixture func(t *testing.T, replies ...Reply) *Fixture
+	// Shell is the tool call with which the model runs cmd, and ShellTool
+	// the tool the chat is asked about.
+	Shell     func(cmd string) *ToolCall
+	ShellTool string
+	// DenialSays, when set, is what the model is told of a denial with
+	// the reason "not here"; CLIs that pass no reason leave it empty.
+	DenialSays string
+	// Grow adds to session token's history as the CLI resumed elsewhere
+	// (in a terminal) would, while a warm CLI waits on it.
+	Grow func(f *Fixture, token string)
+	// ImageMark is how the model's request carries an image.
+	ImageMark string
+	// Missing is the plugin with its CLI's binary at bin, which does not
+	// exist; its error must name Install.
+	Missing func(bin string) core.Plugin
+	Install string
+}
+
+// AppendTo appends line to the largest file that matches pattern (a
+// session's history, not the small files a CLI may leave beside it),
+// failing the test when none does.
+func AppendTo(t testing.TB, pattern, line string) {
+	t.Helper()
+	files, _ := filepath.Glob(pattern)
+	largest, size := "", int64(-1)
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
+			largest, size = f, fi.Size()
+		}
+	}
+	if largest == "" {
+		t.Fatalf("no file matches %s", pattern)
+	}
+	fh, err := os.OpenFile(largest, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Run runs the suite, each test in parallel.
+func (s Suite) Run(t *testing.T) {
+	for _, test := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"StreamsReply", s.streamsReply},
+		{"Resumes", s.resumes},
+		{"CancelLeavesNoProcess", s.cancel},
+		{"ListsConversations", s.lists},
+		{"AsksBeforeACommand", s.asks},
+		{"WarmTurn", s.warm},
+		{"ImagesReachTheModel", s.images},
+		{"NotInstalled", s.notInstalled},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			t.Parallel()
+			test.run(t)
+		})
+	}
+}
+
+func (s Suite) streamsReply(t *testing.T) {
+	f := s.Fixture(t, Reply{Text: []string{"Hello", " from", " the fake."}})
+	// A prompt that starts with a dash is still a prompt.
+	tr := f.Run(context.Background(), "-v say hello", "")
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v; want success", tr.Result, tr.Err)
+	}
+	if got := tr.Text(); got != "Hello from the fake." {
+		t.Errorf("text = %q, want the fake's reply", got)
+	}
+	if tr.Events[0].Kind != core.EventSession || tr.Events[0].ResumeToken != tr.Result.ResumeToken {
+		t.Errorf("first event = %+v, want the session with token %q", tr.Events[0], tr.Result.ResumeToken)
+	}
+	if c, ok := f.Plugin.(core.ResumeIDChecker); !ok || c.CheckResumeID(tr.Result.ResumeToken) != nil {
+		t.Errorf("resume token %q is not one the plugin accepts", tr.Result.ResumeToken)
+	}
+	if reqs := f.Model.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Text(), "-v say hello") {
+		t.Errorf("the model did not get the prompt: %d requests", len(reqs))
+	}
+}
+
+func (s Suite) resumes(t *testing.T) {
+	f := s.Fixture(t, Reply{Text: []string{"I will remember 42."}}, Reply{Text: []string{"It was 42."}})
+	first := f.Run(context.Background(), "remember the number 42", "")
+	if first.Err != nil || first.Result.ResumeToken == "" {
+		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
+	}
+	f.Plugin = f.Restart()
+	second := f.Run(context.Background(), "which number?", first.Result.ResumeToken)
+	if second.Err != nil || second.Text() != "It was 42." {
+		t.Fatalf("second turn = %q, %v", second.Text(), second.Err)
+	}
+	if second.Result.ResumeToken != first.Result.ResumeToken {
+		t.Errorf("resumed token = %q, want the session %q", second.Result.ResumeToken, first.Result.ResumeToken)
+	}
+	s.remembers(t, f, "remember the number 42", "I will remember 42.", "which number?")
+}
+
+// remembers checks that the model's last request holds each of texts.
+func (s Suite) remembers(t *testing.T, f *Fixture, texts ...string) {
+	t.Helper()
+	reqs := f.Model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the model")
+	}
+	sent := reqs[len(reqs)-1].Text()
+	for _, want := range texts {
+		if !strings.Contains(sent, want) {
+			t.Errorf("the model's last request lacks %q", want)
+		}
+	}
+}
+
+func (s Suite) cancel(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	f := s.Fixture(t, Reply{Text: []string{"too late"}, Hold: hold})
+	for _, ask := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan TurnOutput)
+		go func() { done <- RunTurn(ctx, t, f.Plugin, f.Turn("take your time", "", ask)) }()
+		select {
+		case <-f.Model.Arrived():
+		case tr := <-done:
+			t.Fatalf("Run (ask %v) returned before the model was asked: %+v, %v", ask, tr.Result, tr.Err)
+		case <-time.After(time.Minute):
+			t.Fatal("the model was never asked")
+		}
+		cancel()
+		tr := <-done
+		if !errors.Is(tr.Err, context.Canceled) || tr.Result.ResumeToken == "" {
+			t.Errorf("Run (ask %v) = %+v, %v; want context.Canceled and the session", ask, tr.Result, tr.Err)
+		}
+		f.Model.Push(Reply{Text: []string{"too late"}, Hold: hold})
+	}
+	// The fixture checks that no process is left.
+}
+
+func (s Suite) lists(t *testing.T) {
+	f := s.Fixture(t, Reply{Text: []string{"Hi."}})
+	tr := f.Run(context.Background(), "first prompt of the session", "")
+	if tr.Err != nil {
+		t.Fatal(tr.Err)
+	}
+	infos, err := f.Plugin.Conversations(context.Background(), f.Workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != 1 || infos[0].ID != tr.Result.ResumeToken || infos[0].Title != "first prompt of the session" || infos[0].Updated.IsZero() {
+		t.Errorf("Conversations = %+v, want the session %s", infos, tr.Result.ResumeToken)
+	}
+	if other, err := f.Plugin.Conversations(context.Background(), t.TempDir()); err != nil || len(other) != 0 {
+		t.Errorf("Conversations(another dir) = %+v, %v; want none", other, err)
+	}
+}
+
+func (s Suite) notInstalled(t *testing.T) {
+	p := s.Missing(filepath.Join(t.TempDir(), "no-such-cli"))
+	_, err := p.Run(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, func(core.Event) {})
+	var ue *core.UserError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, s.Install) {
+		t.Errorf("Run error = %v, want a user error saying %q", err, s.Install)
+	}
+}
