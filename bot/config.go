@@ -102,7 +102,10 @@ type Config struct {
 	UserRate string `env:"USER_RATE" envDefault:"20/m"`
 	// ShutdownGrace is how long running turns may finish after SIGINT or
 	// SIGTERM before they are cancelled; zero means 30 seconds.
-	ShutdownGrace time.Duration `env:"SHUTDOWN_GRACE" envDefault:"30s"`
+	// ShutdownDeadline is how long a cancelled turn may take to end before
+	// jakebot exits without it, its CLI killed; zero means 15 seconds.
+	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE" envDefault:"30s"`
+	ShutdownDeadline time.Duration `env:"SHUTDOWN_DEADLINE" envDefault:"15s"`
 	// StateFile is where conversations are kept across restarts. From the
 	// environment, empty means the default path (state.DefaultPath);
 	// "off", or empty in a Config built by hand, keeps them in memory only.
@@ -219,6 +222,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
 	case cfg.LongReplyPages < 0:
 		return fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
+	case cfg.ShutdownDeadline <= 0:
+		return fmt.Errorf("SHUTDOWN_DEADLINE=%s: want a duration above 0, such as 15s", cfg.ShutdownDeadline)
 	case cfg.AttachmentMaxBytes < 0:
 		return fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
 	case !slices.Contains([]string{"", "never", "always"}, cfg.Worktrees):

@@ -30,10 +30,13 @@ func TestLoadConfig(t *testing.T) {
 		"LOG_LEVEL=warn",
 	}, "\n")), 0o600)
 
-	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2", "LONG_REPLY_PAGES=1",
+	cfg, err := LoadConfig([]string{"LOG_LEVEL=debug", "QUEUE_LIMIT=2", "LONG_REPLY_PAGES=1", "SHUTDOWN_DEADLINE=2s",
 		"CODEX_BIN=/opt/codex", "GEMINI_MODEL=gemini-2.5-pro", "GEMINI_BIN="}, dotenv)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.ShutdownDeadline != 2*time.Second || cfg.ShutdownGrace != 30*time.Second {
+		t.Errorf("ShutdownDeadline, ShutdownGrace = %v, %v, want 2s, 30s", cfg.ShutdownDeadline, cfg.ShutdownGrace)
 	}
 	if got := strings.Join(cfg.AllowedRoots, "|"); got != "/srv/a|/srv/b" {
 		t.Errorf("AllowedRoots = %q", got)
@@ -75,9 +78,15 @@ func TestLoadConfigErrors(t *testing.T) {
 		"bad console":    {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT", ""},
 		"bad approvals":  {[]string{"APPROVALS=sometimes"}, "", "APPROVALS", ""},
 		"negative pages": {[]string{"LONG_REPLY_PAGES=-1"}, "", "LONG_REPLY_PAGES", ""},
+		"no deadline":    {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
+		"bad deadline":   {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
 		"bad .env line":  {nil, bad, "bad.env:1", ""},
 		"unbalanced quote": {
 			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},
+		"a comment in args": {
+			[]string{"CLAUDE_ARGS=--verbose", "GEMINI_ARGS=--yolo #why"}, "", "GEMINI_ARGS", "CLAUDE_ARGS"},
+		"a variable in args": {
+			[]string{`CODEX_ARGS=-C "$HOME"`}, "", `CODEX_ARGS="-C \"$HOME\"": $HOME is not expanded`, ""},
 		"unbalanced quote in the second plugin's args": {
 			[]string{"CLAUDE_ARGS=--verbose", `CODEX_ARGS=-c 'x`}, "", "CODEX_ARGS", "CLAUDE_ARGS"},
 		"bad interval in the second platform": {

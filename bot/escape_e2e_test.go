@@ -52,7 +52,7 @@ func TestDetachedDescendantsEndWithTheTurn(t *testing.T) {
 	mark, alive := plugintest.ProcessMarker(t)
 	plugins := escapingPlugins(t, mark)
 	said := filepath.Join(filepath.Dir(plugins), "escaped.said")
-	b := startBinary(t, f.workdir, f.binEnv("STATE_FILE=off", "WARM_TTL=0", "CONSOLE_INPUT=typed", "SHUTDOWN_GRACE=1ms",
+	b := startBinary(t, f.workdir, f.binEnv("STATE_FILE=off", "WARM_TTL=0", "CONSOLE_INPUT=typed", "SHUTDOWN_GRACE=1ms", "SHUTDOWN_DEADLINE=200ms",
 		"PLUGINS_FILE="+plugins))
 	b.say("/daemon start", "go")
 	b.expect(`started in`)
@@ -76,9 +76,13 @@ func TestDetachedDescendantsEndWithTheTurn(t *testing.T) {
 	b.signal(syscall.SIGTERM)
 	b.expect(`The bot is restarting`)
 	// The turn is cancelled, the CLI ignores it: jakebot exits after the
-	// router's stop deadline all the same, and takes the CLI with it.
+	// router's stop deadline (SHUTDOWN_DEADLINE) all the same, and takes
+	// the CLI with it.
 	if code := b.wait(); code != 0 {
 		t.Fatalf("exit code %d, want 0\n%s", code, b.stderr.String())
+	}
+	if !strings.Contains(b.stderr.String(), `shutting down without them" deadline=200ms`) {
+		t.Errorf("jakebot did not give up on the deaf turn after SHUTDOWN_DEADLINE:\n%s", b.stderr.String())
 	}
 	if pids := alive(); len(pids) != 0 {
 		t.Fatalf("processes %v outlived jakebot", pids)

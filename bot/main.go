@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/bot/audit"
+	"github.com/jake-bot/jake-bot/bot/cronexpr"
 	"github.com/jake-bot/jake-bot/bot/metrics"
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
@@ -288,6 +289,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 	}
 	return core.RouterConfig{
 		Runners:            runners,
+		ParseCron:          cronexpr.Parse,
 		Plugins:            m.plugins,
 		Access:             m.access,
 		Roots:              m.policy.roots,
@@ -300,6 +302,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Ask:                cfg.Approvals != "auto",
 		WarmTTL:            cfg.WarmTTL,
 		WarmMax:            cfg.WarmMax,
+		StopDeadline:       cfg.ShutdownDeadline,
 		ApprovalTimeout:    cfg.ApprovalTimeout,
 		AllowBypassModes:   cfg.AllowBypassModes,
 		Worktrees:          cfg.Worktrees == "always",

@@ -22,7 +22,9 @@ import (
 // has no CLI and no such directory.
 func TestRunnerOnAnotherMachine(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from box2."}}, plugintest.Reply{Text: []string{"Still box2."}})
+	const runnerKey = "sk-ant-api03-only-on-box2-0007"
+	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from box2."}}, plugintest.Reply{Text: []string{"Still box2."}},
+		plugintest.Reply{Text: []string{"Your key is " + runnerKey + "."}})
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
 		JetStream: true, StoreDir: t.TempDir()})
 	if err != nil {
@@ -36,6 +38,7 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 
 	rcfg := f.config()
 	rcfg.NATS = remote.Config{URL: ns.ClientURL(), RunnerName: "box2"}
+	rcfg.Secrets = []string{runnerKey} // the runner's own, as its environment would give them
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- bot.RunRunner(ctx, rcfg, bot.Stdio{Err: t.Output()}) }()
@@ -71,8 +74,14 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 	c.say("/status", "are you there?")
 	c.expect(`box2:` + f.workdir)
 	c.expect(`Still box2\.`)
+	// The runner's Claude CLI prints the runner's key: the chat gets it
+	// blanked out by the runner (the gateway does not know it).
+	c.say("what is my key?")
+	if got := c.expect(`Your key is \[REDACTED\]\.`); strings.Contains(got, runnerKey) {
+		t.Errorf("the chat got the runner's key: %s", got)
+	}
 	c.close()
-	if reqs := f.model.Requests(); len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1].Text(), "say hello") {
+	if reqs := f.model.Requests(); len(reqs) < 3 || !strings.Contains(reqs[len(reqs)-2].Text(), "say hello") {
 		t.Error("the second gateway's turn did not resume the first's session on box2")
 	}
 	if n := len(f.model.Requests()); n == 0 {

@@ -38,9 +38,10 @@ type Conversation struct {
 type Conversations struct {
 	mu     sync.RWMutex
 	active map[ConversationKey]Conversation
-	// last remembers the plugin of an ended conversation, for a bare
-	// /resume; the most recent ones only.
-	last *Recent[ConversationKey, string]
+	// ended remembers where an ended conversation was (its plugin,
+	// workdir and worktree), for a bare /resume; the most recent ones
+	// only.
+	ended *Recent[ConversationKey, Conversation]
 	// owners records who started each CLI session from chat.
 	owners map[sessionRef]string
 	// spent is each user's spend per UTC day, the last month of it.
@@ -58,7 +59,7 @@ const maxEnded = 10_000
 
 // NewConversations returns an empty map.
 func NewConversations() *Conversations {
-	return &Conversations{active: make(map[ConversationKey]Conversation), last: NewRecent[ConversationKey, string](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
+	return &Conversations{active: make(map[ConversationKey]Conversation), ended: NewRecent[ConversationKey, Conversation](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
 		schedules: make(map[int]Schedule)}
 }
 
@@ -74,7 +75,7 @@ func (c *Conversations) Get(k ConversationKey) (Conversation, bool) {
 func (c *Conversations) Put(k ConversationKey, conv Conversation) {
 	c.mu.Lock()
 	c.active[k] = conv
-	c.last.Delete(k)
+	c.ended.Delete(k)
 	c.mu.Unlock()
 	c.changed()
 }
@@ -101,7 +102,8 @@ func (c *Conversations) End(k ConversationKey) (Conversation, bool) {
 	conv, ok := c.active[k]
 	if ok {
 		delete(c.active, k)
-		c.last.Set(k, conv.Plugin)
+		c.ended.Set(k, Conversation{Plugin: conv.Plugin, Workdir: conv.Workdir,
+			Worktree: conv.Worktree, Branch: conv.Branch, Repo: conv.Repo})
 	}
 	c.mu.Unlock()
 	if ok {
@@ -110,16 +112,15 @@ func (c *Conversations) End(k ConversationKey) (Conversation, bool) {
 	return conv, ok
 }
 
-// LastPlugin returns the plugin of k's active conversation, or of the one
-// that ended last.
-func (c *Conversations) LastPlugin(k ConversationKey) string {
+// Ended returns where k's last ended conversation was, while k has no
+// active one: its plugin, workdir and worktree (the rest is forgotten).
+func (c *Conversations) Ended(k ConversationKey) (Conversation, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if conv, ok := c.active[k]; ok {
-		return conv.Plugin
+	if _, ok := c.active[k]; ok {
+		return Conversation{}, false
 	}
-	p, _ := c.last.Get(k)
-	return p
+	return c.ended.Get(k)
 }
 
 // Len returns the number of active conversations.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/jake-bot/jake-bot/core/gitrepo"
@@ -67,9 +68,13 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, workdir 
 	if len(m.Files) == 0 {
 		return prompt, nil, nil
 	}
-	dir := filepath.Join(workdir, ".jakebot", "uploads", Day(r.clock.Now()))
+	uploads := filepath.Join(workdir, ".jakebot", "uploads")
+	dir := filepath.Join(uploads, Day(r.clock.Now()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, fmt.Errorf("uploads folder: %w", err)
+	}
+	if n := removeStalePartials(uploads, r.clock.Now()); n > 0 {
+		r.logger.Info("removed downloads a crash left unfinished", "workdir", workdir, "files", n)
 	}
 	if err := gitrepo.Exclude(ctx, workdir); err != nil {
 		r.logger.Warn("exclude .jakebot/ from git", "workdir", workdir, "err", err)
@@ -157,6 +162,36 @@ func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string
 		return "", Errorf("%s could not be downloaded (%v): nothing was saved, and your message was not sent", name, err)
 	}
 	return path, nil
+}
+
+// stalePartial is how long a download's temporary file may go unwritten
+// before it is taken for one that a crash left behind: a download in
+// progress, in this process or another, writes to it all along.
+const stalePartial = time.Hour
+
+// removeStalePartials removes, from every day's folder in uploads, the
+// temporary files (.partial-*) of downloads not written to for
+// stalePartial, and returns how many. It follows no symlink and removes
+// only regular files.
+func removeStalePartials(uploads string, now time.Time) int {
+	days, _ := os.ReadDir(uploads)
+	n := 0
+	for _, day := range days {
+		if !day.IsDir() {
+			continue
+		}
+		files, _ := os.ReadDir(filepath.Join(uploads, day.Name()))
+		for _, f := range files {
+			if !strings.HasPrefix(f.Name(), ".partial-") || !f.Type().IsRegular() {
+				continue
+			}
+			path := filepath.Join(uploads, day.Name(), f.Name())
+			if fi, err := os.Lstat(path); err == nil && now.Sub(fi.ModTime()) > stalePartial && os.Remove(path) == nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // transcribe runs the Transcriber, or says how to get one.

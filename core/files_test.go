@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
@@ -268,4 +269,57 @@ func TestUploadsInASubdirectoryStayOutOfGit(t *testing.T) {
 	}
 	f.say("alice", "/diff")
 	f.expect("No changes since HEAD.")
+}
+
+// A download a crash left unfinished (a .partial-* file in any day's
+// uploads folder, not written for an hour) is removed when the next upload
+// to that workdir starts; one still being written, by this process or
+// another, stays, as do the user's own files and anything that is not a
+// regular file.
+func TestStalePartialDownloadsAreRemoved(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, echo, clock, nil)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	uploads := filepath.Join(f.root, ".jakebot", "uploads")
+	today, yesterday := filepath.Join(uploads, core.Day(coretest.Epoch)), filepath.Join(uploads, core.Day(coretest.Epoch.AddDate(0, 0, -1)))
+	outside := filepath.Join(t.TempDir(), "target")
+	put := func(path string, age time.Duration) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, coretest.Epoch.Add(-age), coretest.Epoch.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(filepath.Join(yesterday, ".partial-1"), 20*time.Hour)
+	put(filepath.Join(today, ".partial-2"), 61*time.Minute)
+	put(filepath.Join(today, ".partial-3"), time.Minute) // being written
+	put(filepath.Join(today, "notes.txt"), 20*time.Hour)
+	put(outside, 20*time.Hour)
+	if err := os.Symlink(outside, filepath.Join(today, ".partial-4")); err != nil {
+		t.Fatal(err)
+	}
+
+	f.send("look", file("ok.txt", core.FileDocument, "fine", 4))
+	<-f.plugin.Started()
+	f.expect("echo: look")
+	for path, want := range map[string]bool{
+		filepath.Join(yesterday, ".partial-1"): false,
+		filepath.Join(today, ".partial-2"):     false,
+		filepath.Join(today, ".partial-3"):     true,
+		filepath.Join(today, ".partial-4"):     true,
+		filepath.Join(today, "notes.txt"):      true,
+		filepath.Join(today, "ok.txt"):         true,
+		outside:                                true,
+	} {
+		if _, err := os.Lstat(path); (err == nil) != want {
+			t.Errorf("%s is there: %v, want %v", path, err == nil, want)
+		}
+	}
 }

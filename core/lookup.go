@@ -22,8 +22,9 @@ type Lookup interface {
 	// Conversation returns the active conversation at key.
 	Conversation(key ConversationKey) (Conversation, bool)
 	// ResumeCandidates lists plugin's past sessions that m's author may
-	// resume where m was written: in the conversation's workdir, resolved
-	// again under their policy (or the default workdir), their own
+	// resume where m was written: in the conversation's workdir, or the
+	// one that ended there last, resolved again under their policy (or
+	// the default workdir), their own
 	// sessions only unless they are an admin. Titles are redacted.
 	// Someone not admitted gets none.
 	ResumeCandidates(ctx context.Context, m Message, plugin string) ([]ConversationInfo, error)

@@ -116,6 +116,17 @@ type ThreadOpener interface {
 	OpenThread(ctx context.Context, m Message, workdir, plugin string) (channel string, err error)
 }
 
+// Readmitter is implemented by platforms that admit users by a rule of
+// their own (Message.Allowed: a Discord role) and can check that rule
+// again while the user is away. The router asks it each time a scheduled
+// message (/at, /every) of a user Access does not list falls due, and
+// refuses to schedule for such a user on platforms without one. Readmit
+// reports whether user is admitted now where key is (its channel or
+// thread); an error means the platform could not tell.
+type Readmitter interface {
+	Readmit(ctx context.Context, key ConversationKey, user string) (bool, error)
+}
+
 // RateLimitError is returned by a platform's Send or Edit when the service
 // asked the bot to slow down. The coordinator waits RetryAfter and retries,
 // coalescing edits meanwhile.

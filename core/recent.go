@@ -8,15 +8,24 @@ import "sync"
 // in, so memory stays bounded however long the bot runs. It is safe for
 // concurrent use.
 type Recent[K comparable, V any] struct {
-	mu    sync.Mutex
-	vals  map[K]V
-	order []K // ring of keys in insertion order
+	mu   sync.Mutex
+	vals map[K]recentValue[V]
+	// order is a ring of keys in insertion order. A deleted key's slot
+	// stays until it comes round; a key holds only the slot it has now,
+	// so a stale one evicts nothing.
+	order []K
 	next  int
+}
+
+// recentValue is a value and the ring slot of its key.
+type recentValue[V any] struct {
+	v    V
+	slot int
 }
 
 // NewRecent returns a Recent that keeps n keys.
 func NewRecent[K comparable, V any](n int) *Recent[K, V] {
-	return &Recent[K, V]{vals: make(map[K]V, n), order: make([]K, 0, max(n, 1))}
+	return &Recent[K, V]{vals: make(map[K]recentValue[V], n), order: make([]K, 0, max(n, 1))}
 }
 
 // Add stores v under k unless k is present, and reports whether it did:
@@ -35,8 +44,8 @@ func (r *Recent[K, V]) Add(k K, v V) bool {
 func (r *Recent[K, V]) Set(k K, v V) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.vals[k]; ok {
-		r.vals[k] = v
+	if old, ok := r.vals[k]; ok {
+		r.vals[k] = recentValue[V]{v, old.slot}
 		return
 	}
 	r.insert(k, v)
@@ -46,16 +55,14 @@ func (r *Recent[K, V]) Set(k K, v V) {
 func (r *Recent[K, V]) Get(k K) (V, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	v, ok := r.vals[k]
-	return v, ok
+	e, ok := r.vals[k]
+	return e.v, ok
 }
 
 // Delete forgets k.
 func (r *Recent[K, V]) Delete(k K) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	// A key added again may then be forgotten early, when its old slot
-	// comes round: the bound matters more than the exact count.
 	delete(r.vals, k)
 }
 
@@ -67,12 +74,16 @@ func (r *Recent[K, V]) Len() int {
 }
 
 func (r *Recent[K, V]) insert(k K, v V) {
-	if len(r.order) < cap(r.order) {
+	slot := len(r.order)
+	if slot < cap(r.order) {
 		r.order = append(r.order, k)
 	} else {
-		delete(r.vals, r.order[r.next])
-		r.order[r.next] = k
+		slot = r.next
+		if old := r.order[slot]; r.vals[old].slot == slot {
+			delete(r.vals, old) // not a key deleted, or added again since
+		}
+		r.order[slot] = k
 		r.next = (r.next + 1) % len(r.order)
 	}
-	r.vals[k] = v
+	r.vals[k] = recentValue[V]{v, slot}
 }

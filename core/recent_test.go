@@ -31,3 +31,39 @@ func TestRecentForgetsTheOldest(t *testing.T) {
 		t.Error("a deleted key is still there, or cannot be added again")
 	}
 }
+
+// A key deleted and added again keeps its place among the last n: the
+// slot it had before holds it no longer.
+func TestRecentKeepsAKeyAddedAgainAfterDelete(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		before  []int // added first
+		deleted int   // deleted, then added again
+		after   []int // added last
+	}{
+		{"ring not yet full", []int{1, 2}, 1, []int{3}},
+		{"ring full", []int{1, 2, 3}, 2, []int{4}},
+		{"stale slot comes round last", []int{1, 2, 3}, 3, []int{4, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := core.NewRecent[int, string](3)
+			for _, k := range tc.before {
+				r.Add(k, "v")
+			}
+			r.Delete(tc.deleted)
+			r.Add(tc.deleted, "back")
+			for _, k := range tc.after {
+				r.Add(k, "v")
+			}
+			// The re-added key is among the last three added.
+			if v, ok := r.Get(tc.deleted); !ok || v != "back" {
+				t.Errorf("Get(%d) = %q, %v, want back, true", tc.deleted, v, ok)
+			}
+			if r.Len() > 3 {
+				t.Errorf("Len() = %d, want at most 3", r.Len())
+			}
+		})
+	}
+}

@@ -2,7 +2,10 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -52,7 +55,8 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 // resume; listed says whether the CLI listed any at all.
 func (r *Router) history(ctx context.Context, m Message, p Plugin) (wd string, infos []ConversationInfo, listed bool, err error) {
 	where := ""
-	if conv, ok := r.convs.Get(m.Key); ok {
+	conv, ok := r.lastConversation(m)
+	if ok {
 		if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
 			// The runner lists its CLI's history; the conversation stays there.
 			if p, err = r.runnerPlugin(m, runner, p.ID()); err != nil {
@@ -62,8 +66,11 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (wd string, i
 		}
 	}
 	if where == "" {
-		if wd, err = r.currentWorkdir(m); err != nil {
-			return "", nil, false, err
+		wd = r.defaultWorkdir()
+		if ok {
+			if wd, err = r.conversationWorkdir(m, conv.Workdir); err != nil {
+				return "", nil, false, err
+			}
 		}
 		where = wd
 	}
@@ -73,12 +80,30 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (wd string, i
 	return wd, r.ownSessions(m, p.ID(), infos), len(infos) > 0, nil
 }
 
+// lastConversation is m's conversation or, when it has none, where the
+// one that ended there last was (Conversations.Ended), so that a bare
+// /resume lists and resumes where the user just was. An ended
+// conversation whose worktree was removed with it is taken to be in its
+// repository. ok is false when there is neither.
+func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
+	if conv, ok = r.convs.Get(m.Key); ok {
+		return conv, true
+	}
+	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" {
+		if _, err := os.Stat(conv.Worktree); errors.Is(err, fs.ErrNotExist) {
+			conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = conv.Repo, "", "", ""
+		}
+	}
+	return conv, ok
+}
+
 // resumePlugin is the plugin /resume means: the one named, or the
 // conversation's current or last one.
 func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
 	pluginID := cmd.Plugin
 	if pluginID == "" {
-		pluginID = r.convs.LastPlugin(m.Key)
+		last, _ := r.lastConversation(m)
+		pluginID = last.Plugin
 		if pluginID == "" {
 			return nil, Errorf("no current or previous conversation here; use /<plugin> resume <id>, e.g. /%s resume <id>", r.cfg.Plugins.IDs()[0])
 		}
@@ -130,7 +155,7 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	}
 	now := r.clock.Now()
 	conv := Conversation{Plugin: p.ID(), Workdir: wd, ResumeToken: info.ID, Started: now, LastUsed: now}
-	if old, ok := r.convs.Get(m.Key); ok && old.Worktree != "" && (Roots{old.Worktree}).Contains(wd) {
+	if old, ok := r.lastConversation(m); ok && old.Worktree != "" && (Roots{old.Worktree}).Contains(wd) {
 		// Resumed in the worktree: the conversation keeps it.
 		conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
 	}

@@ -88,6 +88,10 @@ type RouterConfig struct {
 	// Document: every page is a message.
 	LongReplyPages int
 	Document       func([]ResponseBlock) string
+	// ParseCron reads /every's cron expressions (bot/cronexpr wraps a
+	// well-kept library); nil refuses them, and /every takes intervals
+	// only.
+	ParseCron func(expr string) (Cron, error)
 	// Runners, when set, runs conversations started in "name:path" on
 	// other machines (NATS_URL); nil keeps every turn on this one.
 	Runners Runners

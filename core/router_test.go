@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/bot/cronexpr"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
@@ -66,7 +67,7 @@ func newRouterFixtureLimited(t *testing.T, run func(context.Context, core.Turn, 
 	access.Allow("fake", "alice", "bob")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2}
+	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, QueueLimit: 2, ParseCron: cronexpr.Parse}
 	if configure != nil {
 		configure(&cfg)
 	}
@@ -241,6 +242,52 @@ func TestRouterResume(t *testing.T) {
 		t.Fatalf("turn resumes %q, want aaaa2222-0000", turn.ResumeToken)
 	}
 	f.expect("echo: go on")
+}
+
+// After /conversation end, a bare /resume lists and resumes the sessions
+// of the workdir the ended conversation was in, not the default one's;
+// that workdir is resolved again under the author's policy.
+func TestBareResumeAfterEndIsWhereTheConversationWas(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "alice") })
+	project, moved := filepath.Join(f.root, "project"), filepath.Join(f.root, "moved")
+	for _, d := range []string{project, moved} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.plugin.List = func(_ context.Context, wd string) ([]core.ConversationInfo, error) {
+		return []core.ConversationInfo{{ID: "s-" + filepath.Base(wd), Title: "work in " + filepath.Base(wd)}}, nil
+	}
+	f.say("alice", "/fake start "+project)
+	f.expect("conversation started in " + project)
+	f.say("alice", "/conversation end")
+	f.expect("Conversation ended.")
+	f.say("alice", "/resume")
+	f.expect("Fake fake conversations in " + project + " (newest first):\n1. s-projec")
+	f.say("alice", "/resume 1")
+	f.expect("Resumed Fake fake conversation s-project (work in project) in " + project)
+	f.say("alice", "go on")
+	if turn := <-f.plugin.Started(); turn.Workdir != project || turn.ResumeToken != "s-project" {
+		t.Errorf("the resumed turn runs in %s on %q, want %s on s-project", turn.Workdir, turn.ResumeToken, project)
+	}
+	f.expect("echo: go on")
+
+	// Ended, then its directory swapped for a symlink out of the roots.
+	f.say("bob", "/fake start "+moved)
+	f.expect("conversation started in " + moved)
+	f.say("bob", "/conversation end")
+	f.expect("Conversation ended.")
+	if err := os.Remove(moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), moved); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"/resume", "/resume s-moved"} {
+		f.say("bob", text)
+		f.expect("this conversation's workdir is no longer allowed")
+	}
 }
 
 // freshPlugin is a scripted plugin that cannot resume a session.

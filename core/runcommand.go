@@ -81,7 +81,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 	case CmdCost:
 		return r.cost(*m, cmd.Arg == "all")
 	case CmdAt, CmdEvery:
-		return r.schedule(*m, cmd)
+		return r.schedule(a, *m, cmd)
 	case CmdSchedules:
 		return r.listSchedules(*m), nil
 	case CmdUnschedule:

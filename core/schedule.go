@@ -2,15 +2,20 @@ package core
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 )
+
+// Cron is a parsed cron expression: Next returns when it runs next after
+// t. RouterConfig.ParseCron makes them; core parses none itself.
+type Cron interface {
+	Next(t time.Time) time.Time
+}
 
 // Schedule is a message /at or /every sends on a user's behalf, into the
 // conversation it was set in, as if they had typed it then.
@@ -19,8 +24,9 @@ type Schedule struct {
 	Key ConversationKey
 	// From and UserName are the author's, as on their message. Whether
 	// they may still use the bot is checked each time it fires, against
-	// Access: a platform's own rule (Message.Allowed, a Discord role) is
-	// not stored, since it cannot be checked again while they are away.
+	// Access or, for a user Access does not list, by asking the platform's
+	// own rule again (Readmitter: a Discord role); how they were admitted
+	// when they scheduled it is not stored.
 	From     string
 	UserName string
 	Text     string
@@ -42,9 +48,10 @@ func (s Schedule) repeats() string {
 	return "once"
 }
 
-// after returns when a repeating schedule runs next after t; ok is false
-// for one that runs once.
-func (s Schedule) after(t time.Time) (next time.Time, ok bool) {
+// after returns when a repeating schedule runs next after t, reading a
+// cron expression with parseCron; ok is false for one that runs once, or
+// whose expression can no longer be read.
+func (s Schedule) after(t time.Time, parseCron func(string) (Cron, error)) (next time.Time, ok bool) {
 	switch {
 	case s.Every > 0:
 		next = s.Next
@@ -52,8 +59,8 @@ func (s Schedule) after(t time.Time) (next time.Time, ok bool) {
 			next = next.Add(s.Every)
 		}
 		return next, true
-	case s.Cron != "":
-		sched, err := cron.ParseStandard(s.Cron)
+	case s.Cron != "" && parseCron != nil:
+		sched, err := parseCron(s.Cron)
 		if err != nil {
 			return time.Time{}, false
 		}
@@ -179,8 +186,9 @@ func parseAt(arg string, now time.Time) (Schedule, error) {
 }
 
 // parseEvery reads /every's argument: an interval (30m, 2h) or a cron
-// expression (five fields, or @daily and the like), then the message.
-func parseEvery(arg string, now time.Time) (Schedule, error) {
+// expression (five fields, or @daily and the like) that parseCron reads,
+// then the message. A nil parseCron refuses cron expressions.
+func parseEvery(arg string, now time.Time, parseCron func(string) (Cron, error)) (Schedule, error) {
 	first, rest := cutWord(arg)
 	// "0" parses as a duration, and starts many cron expressions.
 	if d, err := time.ParseDuration(first); err == nil && first != "0" {
@@ -207,7 +215,10 @@ func parseEvery(arg string, now time.Time) (Schedule, error) {
 	if text == "" {
 		return Schedule{}, usageError("/every <interval or cron> <message>")
 	}
-	sched, err := cron.ParseStandard(expr)
+	if parseCron == nil {
+		return Schedule{}, Errorf("%q is not an interval, and this bot reads no cron expressions: use an interval such as 30m or 24h", expr)
+	}
+	sched, err := parseCron(expr)
 	if err != nil {
 		return Schedule{}, Errorf("%q is not an interval or a cron expression: %v", expr, err)
 	}
@@ -219,21 +230,24 @@ func parseEvery(arg string, now time.Time) (Schedule, error) {
 }
 
 // schedule answers /at and /every: the message is kept and sent when due.
-func (r *Router) schedule(m Message, cmd Command) (string, error) {
+// A user admitted by a platform's rule (a role) may schedule only where
+// the platform checks the rule again each time the schedule fires
+// (Readmitter): losing the role must stop it.
+func (r *Router) schedule(a *attached, m Message, cmd Command) (string, error) {
 	if _, ok := r.convs.Get(m.Key); !ok {
 		return r.noConversation(), nil
 	}
-	if !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
-		// Admitted by a platform's rule (a role) that cannot be checked
-		// again when the schedule fires: losing the role must stop it.
+	if _, readmits := a.p.(Readmitter); !readmits && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
 		return "", Errorf("you are admitted by a rule of %s (such as a role) that cannot be checked again when a schedule runs while you are away: /at and /every need your id, %s, on the bot's allow-list (ask the operator)", m.Key.Platform, m.Author())
 	}
 	now := r.clock.Now()
-	parse := parseAt
+	var s Schedule
+	var err error
 	if cmd.Name == CmdEvery {
-		parse = parseEvery
+		s, err = parseEvery(cmd.Arg, now, r.cfg.ParseCron)
+	} else {
+		s, err = parseAt(cmd.Arg, now)
 	}
-	s, err := parse(cmd.Arg, now)
 	if err != nil {
 		return "", err
 	}
@@ -329,19 +343,13 @@ func (r *Router) runSchedules() {
 		if a == nil {
 			continue
 		}
-		if !r.cfg.Access.Allowed(s.Key.Platform, s.From) {
-			// No longer allowed: nothing of theirs is posted or run.
-			r.logger.Warn("schedule dropped: its author is not allowed", "schedule", s.ID, "user", s.From)
-			r.convs.RemoveSchedule(s.ID)
+		admitted, byRule := r.admitSchedule(a, s, now)
+		if !admitted {
 			continue
 		}
-		if next, ok := s.after(now); ok {
-			r.convs.setScheduleNext(s.ID, next)
-		} else {
-			r.convs.RemoveSchedule(s.ID)
-		}
+		r.advanceSchedule(s, now)
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Text: s.Text}
+			Text: s.Text, Allowed: byRule}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
 		if late := now.Sub(s.Next); late > lateAfter {
 			note += fmt.Sprintf("\nIt is late: it was due at %s, while the bot was not running.", s.Next.Format("2006-01-02 15:04 MST"))
@@ -351,4 +359,52 @@ func (r *Router) runSchedules() {
 		r.handle(r.turnCtx, a, m)
 	}
 	r.armSchedules()
+}
+
+// advanceSchedule moves schedule s, due at now, to its next time, or
+// removes it when it ran once.
+func (r *Router) advanceSchedule(s Schedule, now time.Time) {
+	if next, ok := s.after(now, r.cfg.ParseCron); ok {
+		r.convs.setScheduleNext(s.ID, next)
+	} else {
+		r.convs.RemoveSchedule(s.ID)
+	}
+}
+
+// readmitTimeout bounds how long a platform may take to check again that
+// a schedule's author is admitted (Readmitter).
+const readmitTimeout = 30 * time.Second
+
+// admitSchedule reports whether schedule s, due at now, may send its
+// message: its author is on the allow-list, or the platform's own rule
+// admits them still (byRule: the platform's Readmitter said so). An author
+// admitted no more loses the schedule: silently on a platform that cannot
+// check its rule again (nothing of theirs is posted or run), with a note
+// to the chat where it can. When the platform could not tell, this time is
+// skipped, with a note, and a repeating schedule stays.
+func (r *Router) admitSchedule(a *attached, s Schedule, now time.Time) (admitted, byRule bool) {
+	if r.cfg.Access.Allowed(s.Key.Platform, s.From) {
+		return true, false
+	}
+	ra, ok := a.p.(Readmitter)
+	if !ok {
+		r.logger.Warn("schedule dropped: its author is not allowed", "schedule", s.ID, "user", s.From)
+		r.convs.RemoveSchedule(s.ID)
+		return false, false
+	}
+	ctx, cancel := context.WithTimeout(r.turnCtx, readmitTimeout)
+	defer cancel()
+	admitted, err := ra.Readmit(ctx, s.Key, s.From)
+	who, to := cmpOr(s.UserName, s.From), s.Key.Target()
+	switch {
+	case err != nil:
+		r.logger.Warn("schedule skipped: its author's admission could not be checked", "schedule", s.ID, "user", s.From, "err", err)
+		r.advanceSchedule(s, now)
+		r.reply(a, to, fmt.Sprintf("⏰ Schedule #%d was not sent this time: %s could not say whether %s is still admitted here.", s.ID, s.Key.Platform, who))
+	case !admitted:
+		r.logger.Warn("schedule removed: its author is no longer admitted", "schedule", s.ID, "user", s.From)
+		r.convs.RemoveSchedule(s.ID)
+		r.reply(a, to, fmt.Sprintf("⏰ Schedule #%d was not sent, and is removed: %s is no longer admitted here (by the allow-list or a rule of %s, such as a role).", s.ID, who, s.Key.Platform))
+	}
+	return admitted && err == nil, true
 }

@@ -60,6 +60,34 @@ func TestSchedulesRunOnTheClock(t *testing.T) {
 	f.expect("Nothing is scheduled here.")
 }
 
+// A cron schedule fires at each time its expression names, read by the
+// parser RouterConfig.ParseCron gives; without one, /every takes intervals
+// only and says so.
+func TestCronSchedulesFire(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock() // Friday 2026-01-02 03:04 UTC
+	f := newRouterFixtureWith(t, echo, clock, nil)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/every 0 9 * * 1-5 standup notes")
+	f.expect("Scheduled #1 (cron 0 9 * * 1-5), next at 2026-01-02 09:00 UTC: standup notes")
+	f.say("alice", "/every 0 25 * * * x")
+	f.expect(`"0 25 * * *" is not an interval or a cron expression`)
+	clock.Advance(6 * time.Hour)
+	f.expect("⏰ Schedule #1 (cron 0 9 * * 1-5) sends: standup notes")
+	f.expect("echo: standup notes")
+	f.say("alice", "/schedules")
+	f.expect("#1 cron 0 9 * * 1-5, next at 2026-01-05 09:00 UTC") // Monday
+
+	g := newRouterFixtureWith(t, echo, coretest.NewManualClock(), func(cfg *core.RouterConfig) { cfg.ParseCron = nil })
+	g.say("alice", "/fake start")
+	g.expect("conversation started")
+	g.say("alice", "/every 0 9 * * 1-5 standup notes")
+	g.expect(`"0 9 * * 1-5" is not an interval, and this bot reads no cron expressions`)
+	g.say("alice", "/every 1h check in")
+	g.expect("Scheduled #1 (every 1h0m0s)")
+}
+
 // A schedule that fell due while the bot was down runs once when its
 // platform attaches, saying it is late; one whose author is no longer
 // allowed is dropped, and nothing of it shown.
@@ -117,11 +145,10 @@ func TestLateSchedulesRunOnceAtStart(t *testing.T) {
 	}
 }
 
-// A user admitted by a platform's own rule (a Discord role) may chat, but
-// not schedule: their rule cannot be checked again when a schedule fires
-// while they are away, and losing the role must stop their turns. A
-// schedule saved for such a user before (by an older version) is dropped
-// when it falls due.
+// A user admitted by a platform's own rule (Message.Allowed) may chat,
+// but not schedule where the platform cannot check the rule again when a
+// schedule fires while they are away (it is no core.Readmitter; Discord,
+// which is, has its own test): losing the rule must stop their turns.
 func TestSchedulesNeedTheAllowList(t *testing.T) {
 	t.Parallel()
 	clock := coretest.NewManualClock()

@@ -104,3 +104,40 @@ func TestMergeIsTitledAfterTheConversation(t *testing.T) {
 		}
 	}
 }
+
+// A bare /resume after /conversation end goes back to the ended
+// conversation's worktree when it was kept (unmerged work), worktree and
+// all; when it was removed, to its repository.
+func TestBareResumeAfterEndingAWorktreeConversation(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	f.plugin.List = func(_ context.Context, wd string) ([]core.ConversationInfo, error) {
+		return []core.ConversationInfo{{ID: "s-" + filepath.Base(wd)}}, nil
+	}
+	f.router.Conversations().SetOwner("fake", "s-kept", "fake/alice")
+	f.router.Conversations().SetOwner("fake", "s-repo", "fake/alice")
+	repo := gitRepo(t, f.root)
+	kept := filepath.Join(repo, ".jakebot", "worktrees", "kept")
+	f.say("alice", "/fake start "+repo+" --worktree kept")
+	f.expect("started in " + kept)
+	if err := os.WriteFile(filepath.Join(kept, "a.txt"), []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.say("alice", "/conversation end")
+	f.expect("is kept")
+	f.say("alice", "/resume")
+	f.expect("Fake fake conversations in " + kept)
+	f.say("alice", "/resume s-kept")
+	f.expect("Resumed Fake fake conversation s-kept in " + kept)
+	f.say("alice", "/status")
+	f.expect("Worktree: " + kept + " on branch jakebot/kept")
+
+	git(t, kept, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "kept")
+	git(t, repo, "merge", "-q", "jakebot/kept")
+	f.say("alice", "/conversation end")
+	f.expect("had nothing unmerged and are removed")
+	f.say("alice", "/resume")
+	f.expect("Fake fake conversations in " + repo + " (newest first)")
+	f.say("alice", "/resume s-repo")
+	f.expect("Resumed Fake fake conversation s-repo in " + repo)
+}

@@ -40,9 +40,9 @@ func checkNATS(r *Report, cfg bot.Config) {
 		defer cancel()
 		_, err = js.AccountInfo(ctx)
 	}
-	if err != nil && cfg.StateFile != "off" {
-		r.add("runners", "jetstream", Fail, "the gateway keeps its conversations in JetStream, which this server does not offer (%v): run nats-server -js, or set STATE_FILE=off", err)
+	if err != nil {
+		r.add("runners", "jetstream", Fail, "a gateway keeps the messages of turns on runners, the turns it follows and (unless STATE_FILE=off) its conversations in JetStream, which this server does not offer (%v): run nats-server -js", err)
 		return
 	}
-	r.add("runners", "jetstream", OK, "conversations are kept in the key-value bucket jakebot_state")
+	r.add("runners", "jetstream", OK, "available: turn messages, followed turns and conversations are kept there")
 }

@@ -112,18 +112,25 @@ func (c *ManualClock) Pending() int {
 // every function then due. It reports whether there was a timer.
 func (c *ManualClock) AdvanceToNext() bool {
 	c.mu.Lock()
-	var next *manualTimer
-	for _, t := range c.pending {
-		if !t.stopped && (next == nil || t.at.Before(next.at)) {
-			next = t
-		}
-	}
+	next := c.earliest()
 	c.mu.Unlock()
 	if next == nil {
 		return false
 	}
 	c.Advance(max(0, next.at.Sub(c.Now())))
 	return true
+}
+
+// earliest is the pending timer due first, nil when there is none; c.mu
+// is held.
+func (c *ManualClock) earliest() *manualTimer {
+	var next *manualTimer
+	for _, t := range c.pending {
+		if !t.stopped && (next == nil || t.at.Before(next.at)) {
+			next = t
+		}
+	}
+	return next
 }
 
 // Advance moves the clock forward by d and runs, in order, every function
@@ -176,14 +183,20 @@ func (c *ManualClock) Free() {
 // spacing of writes by concurrent actors is what they waited for (an
 // InstantClock adds up the waits of all of them). stop waits for the
 // driver to end; the clock is then as manual as before.
-func (c *ManualClock) Drive() (stop func()) {
+func (c *ManualClock) Drive() (stop func()) { return c.DriveWithin(-1) }
+
+// DriveWithin is Drive for the timers at most limit ahead of the clock
+// (a negative limit: all of them). A longer wait, such as a schedule
+// hours away, stays pending until the test Advances to it, while the
+// short ones (edit intervals, rate limits) pass as they are set.
+func (c *ManualClock) DriveWithin(limit time.Duration) (stop func()) {
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
 		for {
 			select {
 			case <-c.waiting:
-				c.AdvanceToNext()
+				c.advanceWithin(limit)
 			case <-done:
 				return
 			}
@@ -193,4 +206,19 @@ func (c *ManualClock) Drive() (stop func()) {
 		close(done)
 		<-ended
 	})
+}
+
+// advanceWithin is AdvanceToNext when the earliest pending timer is at
+// most limit ahead, or limit is negative.
+func (c *ManualClock) advanceWithin(limit time.Duration) {
+	if limit >= 0 {
+		c.mu.Lock()
+		next := c.earliest()
+		far := next != nil && next.at.Sub(c.now) > limit
+		c.mu.Unlock()
+		if far {
+			return
+		}
+	}
+	c.AdvanceToNext()
 }

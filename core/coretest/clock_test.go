@@ -47,3 +47,26 @@ func TestFreeEndsEveryWait(t *testing.T) {
 		t.Errorf("clock moved %v, want an hour and a minute", got)
 	}
 }
+
+// DriveWithin passes the short waits as they are set and leaves a long
+// one for the test to Advance to.
+func TestDriveWithinLeavesLongWaits(t *testing.T) {
+	t.Parallel()
+	c := coretest.NewManualClock()
+	stop := c.DriveWithin(time.Minute)
+	defer stop()
+	woke := make(chan string, 2)
+	c.AfterFunc(time.Hour, func() { woke <- "hour" })
+	c.AfterFunc(time.Second, func() { woke <- "second" })
+	if got := <-woke; got != "second" {
+		t.Fatalf("%s passed first, want the second", got)
+	}
+	stop() // whatever the driver had still to see, it never passes the hour
+	if n := c.Pending(); n != 1 {
+		t.Fatalf("%d timers pending, want the hour's", n)
+	}
+	c.Advance(time.Hour)
+	if got := <-woke; got != "hour" || c.Now() != coretest.Epoch.Add(time.Hour+time.Second) {
+		t.Errorf("%s passed at %v, want the hour an hour and a second on", got, c.Now().Sub(coretest.Epoch))
+	}
+}

@@ -46,6 +46,7 @@ type discordAPI interface {
 	InteractionResponseEdit(i *discordgo.Interaction, edit *discordgo.WebhookEdit, options ...discordgo.RequestOption) (*discordgo.Message, error)
 	InteractionResponseDelete(i *discordgo.Interaction, options ...discordgo.RequestOption) error
 	FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error)
+	GuildMember(guildID, userID string, options ...discordgo.RequestOption) (*discordgo.Member, error)
 }
 
 var _ discordAPI = (*discordgo.Session)(nil)
@@ -102,6 +103,7 @@ var (
 	_ core.Refuser       = (*Adapter)(nil)
 	_ core.ChoiceOfferer = (*Adapter)(nil)
 	_ core.ThreadOpener  = (*Adapter)(nil)
+	_ core.Readmitter    = (*Adapter)(nil)
 )
 
 // New returns an adapter on a real discordgo session. It does not connect:

@@ -84,7 +84,8 @@ func (c Config) Grant(access *core.Access) {
 }
 
 // roleAllowed reports whether one of a member's roles admits them; the
-// adapter marks their messages core.Message.Allowed.
+// adapter marks their messages core.Message.Allowed, and Readmit asks it
+// again of a member's roles now.
 func (c Config) roleAllowed(roles []string) bool {
 	for _, r := range roles {
 		if slices.Contains(c.AllowedRoles, r) {

@@ -39,6 +39,15 @@ func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platf
 // adjusted by route too.
 func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig)) *harness {
 	t.Helper()
+	return newHarnessDriving(t, plugin, configure, route, -1)
+}
+
+// newHarnessDriving is newHarnessRouting on a clock driven only to the
+// waits at most driveLimit ahead (negative: all of them): the test
+// Advances it to longer ones, such as a schedule's.
+func newHarnessDriving(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig),
+	driveLimit time.Duration) *harness {
+	t.Helper()
 	fake := platformtest.NewDiscord(t)
 	// The clock jumps to each wait as soon as it is set, and no further,
 	// and the fake stamps every call with it: tests assert the spacing of
@@ -47,7 +56,7 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 	// time its writer saw. (An InstantClock would add every actor's waits
 	// up and move time under a writer between its reading and its write.)
 	clock := coretest.NewManualClock()
-	stopClock := clock.Drive()
+	stopClock := clock.DriveWithin(driveLimit)
 	fake.Now = clock.Now
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

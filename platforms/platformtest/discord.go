@@ -22,7 +22,8 @@ import (
 // Discord records every REST call, keeps the messages the bot posted and
 // edited, dispatches events (INTERACTION_CREATE, MESSAGE_CREATE) to the
 // connected client, answers heartbeats, and replays missed events on
-// RESUME. It can answer 429 with retry_after, or hold a call until the
+// RESUME. The users NewUser makes are the server's members, with the roles
+// SetRoles gives them. It can answer 429 with retry_after, or hold a call until the
 // test releases it. It is safe for concurrent use.
 type Discord struct {
 	// URL is the REST base URL, ending in "/api/v9/".
@@ -48,6 +49,7 @@ type Discord struct {
 	calls        []DiscordCall
 	nextID       int64
 	channels     map[string]*DiscordChannel
+	members      map[string]DiscordUser // the server's, by id
 	messages     map[string]*DiscordMessage
 	order        []string
 	interactions map[string]*discordInteractionState // by token
@@ -155,6 +157,7 @@ func NewDiscord(t testing.TB) *Discord {
 		t:                 t,
 		nextID:            1_100_000_000_000_000_000,
 		channels:          make(map[string]*DiscordChannel),
+		members:           make(map[string]DiscordUser),
 		messages:          make(map[string]*DiscordMessage),
 		interactions:      make(map[string]*discordInteractionState),
 		attachments:       make(map[string]DiscordFile),

@@ -1,6 +1,7 @@
 package platformtest
 
 import (
+	"net/http"
 	"strings"
 	"time"
 )
@@ -13,11 +14,39 @@ type DiscordUser struct {
 	Bot   bool
 }
 
-// NewUser returns a user with a fresh id and the given roles.
+// NewUser returns a user with a fresh id who is a member of the server
+// with the given roles.
 func (d *Discord) NewUser(name string, roles ...string) DiscordUser {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return DiscordUser{ID: d.newID(), Name: name, Roles: roles}
+	u := DiscordUser{ID: d.newID(), Name: name, Roles: roles}
+	d.members[u.ID] = u
+	return u
+}
+
+// SetRoles gives u, a member of the server, exactly roles from now on, as
+// a server admin would, and returns u with them: GET
+// guilds/<guild>/members/<u> answers them, and so do events u sends as
+// the returned value.
+func (d *Discord) SetRoles(u DiscordUser, roles ...string) DiscordUser {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	u.Roles = roles
+	d.members[u.ID] = u
+	return u
+}
+
+// member answers GET guilds/<guild>/members/<user>; d.mu is held.
+func (d *Discord) member(guild, user string) discordRESTReply {
+	if guild != d.GuildID {
+		return discordNotFound("Guild", 10004)
+	}
+	u, ok := d.members[user]
+	if !ok {
+		return discordNotFound("Member", 10007)
+	}
+	return discordReply(http.StatusOK, map[string]any{"user": discordUserJSON(u), "roles": discordStrings(u.Roles),
+		"joined_at": time.Unix(0, 0).UTC().Format(time.RFC3339), "deaf": false, "mute": false})
 }
 
 // NewID returns a fresh snowflake, for role ids and the like.

@@ -95,6 +95,8 @@ func (d *Discord) route(c DiscordCall) discordRESTReply {
 		return d.webhookDelete(seg[1], seg[2], seg[4])
 	case c.Is("POST", "webhooks/*/*"):
 		return d.followup(seg[1], seg[2], c)
+	case c.Is("GET", "guilds/*/members/*"):
+		return d.member(seg[1], seg[3])
 	case c.Is("GET", "channels/*"):
 		if ch, ok := d.channels[seg[1]]; ok {
 			return discordReply(http.StatusOK, ch)

@@ -32,6 +32,23 @@ func TestArgsUnmarshalText(t *testing.T) {
 		{"unbalanced double quote", `--allowedTools "Bash(git log:*)`, nil, true},
 		{"unbalanced single quote", `-c 'x`, nil, true},
 		{"trailing backslash", `a \`, nil, true},
+		{"trailing backslash in a word", `a b\`, nil, true},
+		{"escapes in double quotes", `"a\"b\$c\q\\"`, cliproc.Args{`a"b$c\q\`}, false},
+		{"backslash in single quotes", `'a\' b`, cliproc.Args{`a\`, "b"}, false},
+		{"escaped hash", `\#x`, cliproc.Args{"#x"}, false},
+		{"globs, braces and tilde stay", `*.go {a,b} ~root/x ~`, cliproc.Args{"*.go", "{a,b}", "~root/x", "~"}, false},
+		{"a lone dollar", `cost $ 5`, cliproc.Args{"cost", "$", "5"}, false},
+		{"variable", `--dir $HOME`, nil, true},
+		{"braced variable", `--dir ${HOME}/x`, nil, true},
+		{"variable in double quotes", `--dir "$HOME"`, nil, true},
+		{"command substitution", `--title $(id)`, nil, true},
+		{"backquotes", "--title `id`", nil, true},
+		{"arithmetic", `--max-turns $((1+2))`, nil, true},
+		{"process substitution", `--file <(id)`, nil, true},
+		{"ANSI-C quotes", `--sep $'\t'`, nil, true},
+		{"operator", `--verbose; id`, nil, true},
+		{"pipe", `--verbose | id`, nil, true},
+		{"unquoted parentheses", `--allowedTools Bash(git log:*)`, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

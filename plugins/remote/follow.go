@@ -113,13 +113,31 @@ func (p *remotePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Even
 	if p.rec != nil {
 		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus,
 			Text: "…continued: the bot restarted during this turn, which went on on " + p.runner}))
-		return p.follow(ctx, p.rec, emit)
+		return p.follow(ctx, p.rec, p.askAgain(ctx, p.rec, emit), emit)
 	}
 	rec, err := p.start(ctx, t)
 	if err != nil {
 		return core.TurnResult{}, err
 	}
-	return p.follow(ctx, rec, emit)
+	return p.follow(ctx, rec, nil, emit)
+}
+
+// askAgain asks in the chat the questions of rec that wait for an answer
+// on the runner: the gateway that asked them is gone. It returns their
+// ids, which the stream may bring again.
+func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, emit func(core.Event)) map[string]bool {
+	var rep openReply
+	if err := p.g.request(ctx, turnSubject(p.runner, rec.ID, "questions"), struct{}{}, &rep); err != nil {
+		p.g.cfg.Logger.Info("no open questions heard of", "runner", p.runner, "id", rec.ID, "err", err)
+		return nil
+	}
+	asked := map[string]bool{}
+	for i := range rep.Questions {
+		q := &rep.Questions[i]
+		asked[q.ID] = true
+		emit(p.event(rec.ID, &wireEvent{Kind: core.EventQuestion, Question: q}))
+	}
+	return asked
 }
 
 // start asks the runner for the turn, once it is recorded as followed.
@@ -159,7 +177,8 @@ func (p *remotePlugin) stopTurn(rec *turnRecord) {
 }
 
 // follow applies the turn's messages from the event stream until its end.
-func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, emit func(core.Event)) (core.TurnResult, error) {
+// Questions in asked were asked already.
+func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[string]bool, emit func(core.Event)) (core.TurnResult, error) {
 	msgs, stop, err := p.g.turnMessages(rec)
 	if err != nil {
 		p.stopTurn(rec)
@@ -177,7 +196,7 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, emit func(co
 				break
 			}
 			var end *turnMessage
-			if end, err = p.apply(rec, jm, emit); end != nil {
+			if end, err = p.apply(rec, jm, asked, emit); end != nil {
 				res := core.TurnResult{}
 				if end.Result != nil {
 					res = *end.Result
@@ -208,7 +227,7 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, emit func(co
 // a gap is an error. The record moves on before the chat sees the events,
 // so that a gateway following the turn again never shows one twice. It
 // returns the last message.
-func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, emit func(core.Event)) (*turnMessage, error) {
+func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, asked map[string]bool, emit func(core.Event)) (*turnMessage, error) {
 	var tm turnMessage
 	if err := json.Unmarshal(jm.Data(), &tm); err != nil {
 		return nil, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
@@ -229,7 +248,9 @@ func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, emit func(core.E
 		p.g.cfg.Logger.Warn("turn record", "err", err)
 	}
 	for i := range tm.Events {
-		emit(p.event(rec.ID, &tm.Events[i]))
+		if q := tm.Events[i].Question; q == nil || !asked[q.ID] {
+			emit(p.event(rec.ID, &tm.Events[i]))
+		}
 	}
 	if tm.Done {
 		return &tm, nil

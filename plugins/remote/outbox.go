@@ -32,8 +32,7 @@ const maxBatch = 256 << 10
 // numbered: each is stored before the next goes, so the stream holds them
 // in order, and one a failed try may not have stored goes again under the
 // same message id, which the stream keeps once. Events that come while a
-// message is on its way go together in the next. Everything leaves
-// without the runner's secrets.
+// message is on its way go together in the next.
 type outbox struct {
 	r       *Runner
 	id      string
@@ -57,17 +56,8 @@ func newOutbox(r *Runner, id string, stopping <-chan struct{}) *outbox {
 	return o
 }
 
-// add queues an event, its secrets blanked out.
+// add queues an event (its secrets blanked out already).
 func (o *outbox) add(we wireEvent) {
-	red := o.r.cfg.Redactor
-	we.Text, we.Model = red.Redact(we.Text), red.Redact(we.Model)
-	we.Block.Text, we.Block.Detail, we.Block.Path = red.Redact(we.Block.Text), red.Redact(we.Block.Detail), red.Redact(we.Block.Path)
-	if q := we.Question; q != nil {
-		q.Summary, q.Detail = red.Redact(q.Summary), red.Redact(q.Detail)
-		for i := range q.Options {
-			q.Options[i] = red.Redact(q.Options[i])
-		}
-	}
 	o.mu.Lock()
 	o.pending = append(o.pending, we)
 	o.mu.Unlock()

@@ -27,7 +27,7 @@ func TestConversationOnARunner(t *testing.T) {
 	w.say("ask")
 	w.expect("rm -rf build")
 	w.say("/allow")
-	w.expect("the answer was allow")
+	w.expect("the answer was allow", "$0.0100") // the turn's end: the conversation may move
 	recv(t, box2.plugin.started, "a turn on box2")
 
 	w.say("/claude conversations")

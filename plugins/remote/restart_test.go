@@ -116,3 +116,22 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 		t.Errorf("the next turn resumed %q, want the session %s", turn.ResumeToken, session)
 	}
 }
+
+// A question open when the gateway died is asked again by the next one,
+// once, and its answer reaches the turn on the runner.
+func TestGatewayRestartedDuringAQuestion(t *testing.T) {
+	t.Parallel()
+	w, box2 := newWorldWithBox2(t)
+	w.say("/claude start box2:" + box2.app())
+	w.expect("conversation started")
+	w.say("ask")
+	w.expect("rm -rf build")
+	w.gw.stop(true)
+	w.startGateway()
+	w.expect("rm -rf build")
+	w.say("/allow")
+	w.expect("the answer was allow", "$0.0100")
+	if shown := strings.Join(w.gw.rec.Messages(), "\n"); strings.Count(shown, "rm -rf build") != 1 {
+		t.Errorf("the question was asked %d times:\n%s", strings.Count(shown, "rm -rf build"), shown)
+	}
+}

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -29,10 +30,9 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), cancel: cancel, ended: make(chan struct{}),
-		questions: map[string]func(core.Answer){}}
-	cancelSub, err1 := r.nc.Subscribe(turnSubject(r.cfg.Name, req.ID, "cancel"), func(*nats.Msg) { cancel(core.ErrStopped) })
-	answerSub, err2 := r.nc.Subscribe(turnSubject(r.cfg.Name, req.ID, "answer"), rt.answer)
-	if err := firstErr(err1, err2, r.nc.Flush()); err != nil {
+		questions: map[string]openQuestion{}}
+	subs, err := rt.subscribe()
+	if err != nil {
 		cancel(nil)
 		r.respond(m, turnReply{Error: toWire(err)})
 		return
@@ -44,8 +44,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		defer r.wg.Done()
 		defer close(rt.ended)
 		defer cancel(nil)
-		defer cancelSub.Unsubscribe()
-		defer answerSub.Unsubscribe()
+		defer unsubscribe(subs)
 		defer r.release(rt)
 		r.claim(rt, t.ResumeToken)
 		r.logger.Info("turn", "id", req.ID, "plugin", p.ID(), "workdir", t.Workdir, "admin", req.Admin)
@@ -65,8 +64,46 @@ type runnerTurn struct {
 	out    *outbox
 
 	mu        sync.Mutex
-	questions map[string]func(core.Answer)
+	asked     int
+	questions map[string]openQuestion
 	sessions  []string
+}
+
+// openQuestion is a question of the turn not answered yet: as it went
+// out, and where its answer goes.
+type openQuestion struct {
+	n      int
+	wire   wireQuestion
+	answer func(core.Answer)
+}
+
+// subscribe listens on the turn's own subjects: a cancel, an answer, and
+// a gateway that follows the turn again asking which questions are open.
+func (t *runnerTurn) subscribe() ([]*nats.Subscription, error) {
+	var subs []*nats.Subscription
+	for what, h := range map[string]nats.MsgHandler{
+		"cancel":    func(*nats.Msg) { t.cancel(core.ErrStopped) },
+		"answer":    t.answer,
+		"questions": t.open,
+	} {
+		sub, err := t.r.nc.Subscribe(turnSubject(t.r.cfg.Name, t.id, what), h)
+		if err != nil {
+			unsubscribe(subs)
+			return nil, err
+		}
+		subs = append(subs, sub)
+	}
+	if err := t.r.nc.Flush(); err != nil {
+		unsubscribe(subs)
+		return nil, err
+	}
+	return subs, nil
+}
+
+func unsubscribe(subs []*nats.Subscription) {
+	for _, s := range subs {
+		s.Unsubscribe()
+	}
 }
 
 // claim makes rt the turn of a session it resumes or starts: a turn
@@ -117,16 +154,33 @@ func (r *Runner) release(rt *runnerTurn) {
 func (t *runnerTurn) emit(ev core.Event) {
 	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model}
 	if q := ev.Question; q != nil {
+		we.Question = &wireQuestion{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options}
+	}
+	t.r.redact(&we)
+	if q := ev.Question; q != nil {
 		t.mu.Lock()
-		id := "q" + strconv.Itoa(len(t.questions)+1)
-		t.questions[id] = q.Answer
+		t.asked++
+		we.Question.ID = "q" + strconv.Itoa(t.asked)
+		t.questions[we.Question.ID] = openQuestion{n: t.asked, wire: *we.Question, answer: q.Answer}
 		t.mu.Unlock()
-		we.Question = &wireQuestion{ID: id, Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options}
 	}
 	if ev.Kind == core.EventSession && ev.ResumeToken != "" {
 		t.r.claim(t, ev.ResumeToken)
 	}
 	t.out.add(we)
+}
+
+// redact blanks the runner's secrets out of an event.
+func (r *Runner) redact(we *wireEvent) {
+	red := r.cfg.Redactor
+	we.Text, we.Model = red.Redact(we.Text), red.Redact(we.Model)
+	we.Block.Text, we.Block.Detail, we.Block.Path = red.Redact(we.Block.Text), red.Redact(we.Block.Detail), red.Redact(we.Block.Path)
+	if q := we.Question; q != nil {
+		q.Summary, q.Detail = red.Redact(q.Summary), red.Redact(q.Detail)
+		for i := range q.Options {
+			q.Options[i] = red.Redact(q.Options[i])
+		}
+	}
 }
 
 func (t *runnerTurn) answer(m *nats.Msg) {
@@ -135,12 +189,28 @@ func (t *runnerTurn) answer(m *nats.Msg) {
 		return
 	}
 	t.mu.Lock()
-	f := t.questions[a.Question]
+	q, ok := t.questions[a.Question]
 	delete(t.questions, a.Question)
 	t.mu.Unlock()
-	if f != nil {
-		f(a.Answer)
+	if ok {
+		q.answer(a.Answer)
 	}
+}
+
+// open answers which questions wait for an answer, in the order asked.
+func (t *runnerTurn) open(m *nats.Msg) {
+	t.mu.Lock()
+	open := make([]openQuestion, 0, len(t.questions))
+	for _, q := range t.questions {
+		open = append(open, q)
+	}
+	t.mu.Unlock()
+	slices.SortFunc(open, func(a, b openQuestion) int { return a.n - b.n })
+	var rep openReply
+	for _, q := range open {
+		rep.Questions = append(rep.Questions, q.wire)
+	}
+	t.r.respond(m, rep)
 }
 
 func firstErr(errs ...error) error {

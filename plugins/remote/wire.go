@@ -160,6 +160,12 @@ type wireQuestion struct {
 	Options []string `json:"options,omitempty"`
 }
 
+// openReply answers a gateway that follows a turn again: the questions
+// still waiting for an answer, which it asks again in its chat.
+type openReply struct {
+	Questions []wireQuestion `json:"questions,omitempty"`
+}
+
 // answerMessage answers a question of a running turn.
 type answerMessage struct {
 	Question string      `json:"question"`

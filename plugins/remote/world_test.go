@@ -343,25 +343,30 @@ func (w *world) sayAs(k core.ConversationKey, from, text string) {
 	w.gw.rec.Say(core.Message{Key: k, From: from, Text: text})
 }
 
-// expect waits for a message containing text on the current gateway.
-func (w *world) expect(text string) string {
+// expect waits for a message containing every one of texts on the
+// current gateway.
+func (w *world) expect(texts ...string) string {
 	w.t.Helper()
-	return expectOn(w.t, w.gw.rec, text)
-}
-
-func expectOn(t *testing.T, rec *platformtest.Recorder, text string) string {
-	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {
 		select {
-		case c := <-rec.Written():
-			if strings.Contains(c.Text, text) {
+		case c := <-w.gw.rec.Written():
+			if containsAll(c.Text, texts) {
 				return c.Text
 			}
 		case <-timeout:
-			t.Fatalf("timed out waiting for %q; messages:\n%s", text, strings.Join(rec.Messages(), "\n---\n"))
+			w.t.Fatalf("timed out waiting for %q; messages:\n%s", texts, strings.Join(w.gw.rec.Messages(), "\n---\n"))
 		}
 	}
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }
 
 // waitOnline waits until /runners shows name online: until the gateway
