@@ -492,7 +492,7 @@ func TestCoordinatorFloodOfTinyDeltas(t *testing.T) {
 }
 
 // A turn that ignores its cancellation does not keep shutdown from ending.
-func TestRouterDrainHasAHardDeadline(t *testing.T) {
+func TestRouterWindDownHasAHardDeadline(t *testing.T) {
 	t.Parallel()
 	stuck := make(chan struct{})
 	t.Cleanup(func() { close(stuck) })

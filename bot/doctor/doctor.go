@@ -124,6 +124,8 @@ func Run(ctx context.Context, cfg bot.Config, opts Options) Report {
 	checkPlugins(ctx, &r, cfg, opts)
 	checkPlatforms(ctx, &r, cfg, opts)
 	checkNATS(&r, cfg)
+	checkGit(ctx, &r, cfg)
+	checkTranscribe(&r, cfg)
 	if cfg.StateFile != "off" {
 		checkWritable(&r, "STATE_FILE", cfg.StateFile, true)
 	}

@@ -69,7 +69,10 @@ func TestDoctorAllGood(t *testing.T) {
 	aider := script(t, dir, "aider", `echo "aider 0.86.1"`)
 	plugins := filepath.Join(dir, "plugins.yaml")
 	os.WriteFile(plugins, []byte("plugins:\n  - id: aider\n    bin: "+aider+"\n    args: ['{message}']\n    mode: pty\n"), 0o644)
-	cfg := bot.Config{AllowedRoots: []string{dir}, DefaultWorkdir: dir, PluginsFile: plugins}
+	worktrees := filepath.Join(dir, "worktrees")
+	os.Mkdir(worktrees, 0o755)
+	cfg := bot.Config{AllowedRoots: []string{dir}, DefaultWorkdir: dir, PluginsFile: plugins, WorktreeDir: worktrees,
+		TranscribeCmd: []string{"sh", "-c", "cat {file}"}}
 	cfg.Claude.Bin = claude
 	r := doctor.Run(context.Background(), cfg, doctor.Options{
 		Getenv: env(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-secret-value"}), Home: dir,
@@ -80,6 +83,9 @@ func TestDoctorAllGood(t *testing.T) {
 	}
 	expect(t, r, "allowed root", doctor.OK, dir)
 	expect(t, r, "DEFAULT_WORKDIR", doctor.OK, dir)
+	expect(t, r, "WORKTREE_DIR", doctor.OK, worktrees)
+	expect(t, r, "git", doctor.OK, "git version")
+	expect(t, r, "TRANSCRIBE_CMD", doctor.OK, "/sh")
 	expect(t, r, "PLUGINS_FILE", doctor.OK, "1 plugins (aider)")
 	expect(t, r, "claude CLI", doctor.OK, claude+" (2.1.0 (Claude Code))")
 	expect(t, r, "claude auth", doctor.OK, "ANTHROPIC_API_KEY is set")
@@ -98,13 +104,17 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 	dir := t.TempDir()
 	plugins := filepath.Join(dir, "plugins.yaml")
 	os.WriteFile(plugins, []byte("plugins:\n  - id: aider\n    bin: jakebot-no-such-aider\n    args: ['{message}']\n    mode: pty\n"), 0o644)
-	cfg := bot.Config{AllowedRoots: []string{filepath.Join(dir, "missing")}, PluginsFile: plugins}
+	cfg := bot.Config{AllowedRoots: []string{filepath.Join(dir, "missing"), dir}, PluginsFile: plugins,
+		WorktreeDir: "/", TranscribeCmd: []string{"jakebot-no-such-whisper", "{file}"}}
 	cfg.Claude.Bin = "jakebot-no-such-claude"
 	r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir})
 	if !r.Failed() {
 		t.Fatalf("report did not fail:\n%s", text(t, r))
 	}
 	expect(t, r, "allowed root", doctor.Fail, "no such directory")
+	// Start-up would refuse both.
+	expect(t, r, "WORKTREE_DIR", doctor.Fail, `workdir "/" is outside the allowed roots`)
+	expect(t, r, "TRANSCRIBE_CMD", doctor.Fail, "jakebot-no-such-whisper not found")
 	expect(t, r, "claude CLI", doctor.Warn, "jakebot-no-such-claude not found. Install it with `npm install -g @anthropic-ai/claude-code`")
 	expect(t, r, "claude auth", doctor.Warn, "no API key (ANTHROPIC_API_KEY")
 	expect(t, r, "aider CLI", doctor.Fail, "jakebot-no-such-aider not found. Install it, or fix its bin in "+plugins+":2")

@@ -44,14 +44,20 @@ func checkRoots(r *Report, cfg bot.Config) {
 		ok = append(ok, root)
 		r.add("config", "allowed root", OK, "%s", root)
 	}
-	if cfg.DefaultWorkdir == "" || len(ok) == 0 {
+	if len(ok) == 0 {
 		return
 	}
 	rs, _ := core.NewRoots(ok)
-	if wd, err := rs.Resolve(cfg.DefaultWorkdir, ""); err != nil {
-		r.add("config", "DEFAULT_WORKDIR", Fail, "%v", err)
-	} else {
-		r.add("config", "DEFAULT_WORKDIR", OK, "%s", wd)
+	// Start-up resolves both the same way, and refuses to start without.
+	for _, dir := range []struct{ name, path string }{{"DEFAULT_WORKDIR", cfg.DefaultWorkdir}, {"WORKTREE_DIR", cfg.WorktreeDir}} {
+		if dir.path == "" {
+			continue
+		}
+		if wd, err := rs.Resolve(dir.path, ""); err != nil {
+			r.add("config", dir.name, Fail, "%v", err)
+		} else {
+			r.add("config", dir.name, OK, "%s", wd)
+		}
 	}
 }
 

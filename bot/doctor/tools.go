@@ -1,0 +1,39 @@
+package doctor
+
+import (
+	"context"
+	"os/exec"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/core/gitrepo"
+)
+
+// checkGit checks the git that worktrees, /diff and /merge run. Without
+// it jakebot still starts and runs turns, unless every conversation is
+// to have a worktree (WORKTREES=always).
+func checkGit(ctx context.Context, r *Report, cfg bot.Config) {
+	v, err := gitrepo.CheckGit(ctx)
+	switch {
+	case err == nil:
+		r.add("tool", "git", OK, "%s", v)
+	case cfg.Worktrees == "always":
+		r.add("tool", "git", Fail, "%v: WORKTREES=always gives every conversation a git worktree", err)
+	default:
+		r.add("tool", "git", Warn, "%v: worktrees, /diff and /merge need git %d.%d or later", err, gitrepo.MinVersion[0], gitrepo.MinVersion[1])
+	}
+}
+
+// checkTranscribe checks that TRANSCRIBE_CMD's program can be found: a
+// typo would otherwise show only at the first voice note.
+func checkTranscribe(r *Report, cfg bot.Config) {
+	if len(cfg.TranscribeCmd) == 0 {
+		r.add("tool", "TRANSCRIBE_CMD", OK, "unset: a voice note gets a message saying how to enable it")
+		return
+	}
+	path, err := exec.LookPath(cfg.TranscribeCmd[0])
+	if err != nil {
+		r.add("tool", "TRANSCRIBE_CMD", Fail, "%s not found: voice notes could not be heard", cfg.TranscribeCmd[0])
+		return
+	}
+	r.add("tool", "TRANSCRIBE_CMD", OK, "%s", path)
+}
