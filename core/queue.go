@@ -121,30 +121,47 @@ func (r *Router) runQueued(a *attached, m queued) {
 	}
 }
 
-// sendNow moves the queued message id of k's conversation to the front
-// and interrupts the running turn, so that it runs next. Only the
-// message's author or an admin may.
+// sendNow moves the queued message id to the front of its conversation's
+// queue and interrupts the running turn, so that it runs next. Only the
+// message's author or an admin may. The message is looked up among the
+// platform's queues, not only m's conversation: where a conversation is
+// its author's own (a Discord thread, a Telegram topic), an admin's press
+// on the author's button comes from another conversation.
 func (r *Router) sendNow(m Message, id string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	q, ok := r.queues[m.Key]
-	if !ok {
-		return "", Errorf("nothing is waiting here: that message has run already")
-	}
-	i := slices.IndexFunc(q.pending, func(p queued) bool { return p.id == id })
-	if i < 0 {
+	q, i := r.waiting(m.Key.Platform, id)
+	if q == nil {
 		return "", Errorf("that message is no longer waiting: it has run already, or was dropped")
 	}
-	if p := q.pending[i]; p.m.Author() != m.Author() && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
-		return "", Errorf("only its author (%s) or an admin can send that message now", p.m.Author())
-	}
 	next := q.pending[i]
+	by := m.Author()
+	if next.m.Author() != by && !r.cfg.Access.IsAdmin(m.Key.Platform, by) {
+		return "", Errorf("only its author (%s) or an admin can send that message now", next.m.AuthorName())
+	}
 	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)
 	q.pending = append([]queued{next}, q.pending...)
 	if q.cancel != nil {
 		q.cancel(ErrSentNow)
 	}
+	if next.m.Author() != by {
+		return fmt.Sprintf("Interrupting the running turn: %s's message runs next.", next.m.AuthorName()), nil
+	}
 	return "Interrupting the running turn: your message runs next.", nil
+}
+
+// waiting returns the queue of platform's conversations in which message
+// id waits, and its index there; nil if it waits nowhere. r.mu is held.
+func (r *Router) waiting(platform, id string) (*runningTurn, int) {
+	for k, q := range r.queues {
+		if k.Platform != platform {
+			continue
+		}
+		if i := slices.IndexFunc(q.pending, func(p queued) bool { return p.id == id }); i >= 0 {
+			return q, i
+		}
+	}
+	return nil, -1
 }
 
 // stop cancels the running turn of k and drops its queue. It returns how

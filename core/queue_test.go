@@ -70,5 +70,49 @@ func TestRouterSendsAQueuedMessageNow(t *testing.T) {
 		t.Errorf("the message sent now did not run first: %q", got)
 	}
 	say("alice", "/now "+id[1])
-	f.expect("nothing is waiting here")
+	f.expect("that message is no longer waiting")
+}
+
+// Where each user has a conversation of their own in a place (a Discord
+// thread, a Telegram topic), a press on a waiting message's Send now
+// comes from the presser's conversation: an admin's still sends it now,
+// and another user is told whose message it is.
+func TestRouterSendsNowFromAnotherConversation(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		if turn.Prompt == "one" {
+			<-ctx.Done()
+			return core.TurnResult{}, ctx.Err()
+		}
+		emit(core.TextEvent("done " + turn.Prompt))
+		return core.TurnResult{ResumeToken: "tok"}, nil
+	}, nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "carol") })
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "one")
+	if turn := <-f.plugin.Started(); turn.Prompt != "one" {
+		t.Fatalf("first turn %q", turn.Prompt)
+	}
+	f.say("alice", "two")
+	id := regexp.MustCompile(`/now (\S+) stops the running turn`).FindStringSubmatch(f.next())
+	if id == nil {
+		t.Fatal("the queued reply has no /now")
+	}
+	f.say("bob", "/now "+id[1])
+	f.expect("only its author (alice) or an admin can send that message now")
+	f.say("carol", "/now "+id[1])
+	if turn := <-f.plugin.Started(); turn.Prompt != "two" || turn.Key.User != "alice" {
+		t.Fatalf("after the admin's /now turn %q of %q ran, want alice's two", turn.Prompt, turn.Key.User)
+	}
+	f.router.Wait()
+	var got []string
+	for range 3 {
+		got = append(got, f.next())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{"alice's message runs next", "Interrupted for the message sent now", "done two"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("after the admin's /now the bot wrote %q, lacking %q", got, want)
+		}
+	}
 }

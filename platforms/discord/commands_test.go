@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -252,22 +253,7 @@ func TestApprovalButtons(t *testing.T) {
 	thread := h.start(h.owner)
 	h.fake.Say(h.owner, thread, "clean the build")
 	question := h.waitBot(thread, "Allow Bash?")
-	var rows []struct {
-		Components []struct {
-			Label    string `json:"label"`
-			CustomID string `json:"custom_id"`
-		} `json:"components"`
-	}
-	if err := json.Unmarshal(question.Components, &rows); err != nil {
-		t.Fatalf("components %s: %v", question.Components, err)
-	}
-	var buttons []string
-	for _, row := range rows {
-		for _, b := range row.Components {
-			buttons = append(buttons, b.Label+"="+b.CustomID)
-		}
-	}
-	if got := strings.Join(buttons, ", "); got != "Allow=/allow q1, Always allow Bash=/allow q1 always, Deny=/deny q1" {
+	if got := strings.Join(buttons(t, question), ", "); got != "Allow=/allow q1, Always allow Bash=/allow q1 always, Deny=/deny q1" {
 		t.Fatalf("buttons %s", got)
 	}
 	if !strings.Contains(question.Content, "rm -rf build") {
@@ -292,4 +278,111 @@ func TestApprovalButtons(t *testing.T) {
 		t.Errorf("the question was not edited to its answer without buttons: %+v", settled)
 	}
 	h.waitBot(thread, "Cleaned.")
+}
+
+// buttons returns m's buttons as "label=custom id".
+func buttons(t *testing.T, m platformtest.DiscordMessage) []string {
+	t.Helper()
+	var rows []struct {
+		Components []struct {
+			Label    string `json:"label"`
+			CustomID string `json:"custom_id"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(m.Components, &rows); err != nil {
+		t.Fatalf("components %s: %v", m.Components, err)
+	}
+	var out []string
+	for _, row := range rows {
+		for _, b := range row.Components {
+			out = append(out, b.Label+"="+b.CustomID)
+		}
+	}
+	return out
+}
+
+// shown is what m shows: its content and its embeds' descriptions.
+func shown(m platformtest.DiscordMessage) string {
+	out := m.Content
+	for _, e := range m.Embeds {
+		out += "\n" + e.Description
+	}
+	return out
+}
+
+// A message sent while a turn runs waits with a Send now button. A
+// stranger's press and another allowed user's are refused and change
+// nothing; its author's or an admin's interrupts the running turn, and
+// the message runs next, ahead of the one queued before it.
+func TestSendNowButton(t *testing.T) {
+	t.Parallel()
+	for _, presser := range []string{"author", "admin"} {
+		t.Run(presser, func(t *testing.T) {
+			t.Parallel()
+			interrupted := make(chan error, 1)
+			p := &plugintest.Scripted{}
+			p.Script = func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+				if turn.Prompt != "a long job" {
+					return p.Echo(ctx, turn, emit)
+				}
+				emit(core.TextEvent("working on it"))
+				<-ctx.Done()
+				interrupted <- context.Cause(ctx)
+				return core.TurnResult{}, ctx.Err()
+			}
+			var other, admin platformtest.DiscordUser
+			h := newHarness(t, p, func(c *Config, fake *platformtest.Discord) {
+				other, admin = fake.NewUser("other"), fake.NewUser("admin")
+				c.AllowedUsers = append(c.AllowedUsers, other.ID, admin.ID)
+				c.AdminUsers = []string{admin.ID}
+			})
+			thread := h.start(h.owner)
+			h.fake.Say(h.owner, thread, "a long job")
+			h.waitBot(thread, "working on it")
+			h.fake.Say(h.owner, thread, "two")
+			h.waitBot(thread, "Queued (1 waiting)")
+			h.fake.Say(h.owner, thread, "three")
+			queued := h.waitBot(thread, "Queued (2 waiting)")
+			bs := buttons(t, queued)
+			if len(bs) != 1 || !strings.HasPrefix(bs[0], "Send now=/now ") {
+				t.Fatalf("the queued message's buttons are %q, want one Send now", bs)
+			}
+			now := strings.TrimPrefix(bs[0], "Send now=")
+
+			if r := h.response(h.fake.Press(h.stranger(), thread, queued.ID, now)); !strings.Contains(shown(r), "allow-list") {
+				t.Errorf("after a stranger's press: %q", shown(r))
+			}
+			if r := h.response(h.fake.Press(other, thread, queued.ID, now)); !strings.Contains(shown(r), "only its author") {
+				t.Errorf("after another user's press: %q", shown(r))
+			}
+			select {
+			case cause := <-interrupted:
+				t.Fatalf("a refused press interrupted the turn: %v", cause)
+			default:
+			}
+			if turns := p.Turns(); len(turns) != 1 {
+				t.Fatalf("after refused presses %d turns ran, want the running one", len(turns))
+			}
+
+			by := h.owner
+			if presser == "admin" {
+				by = admin
+			}
+			if r := h.response(h.fake.Press(by, thread, queued.ID, now)); !strings.Contains(shown(r), "runs next") {
+				t.Errorf("after the %s's press: %q", presser, shown(r))
+			}
+			if cause := receive(t, interrupted, "the interrupted turn"); !errors.Is(cause, core.ErrSentNow) {
+				t.Errorf("the turn ended by %v, want ErrSentNow", cause)
+			}
+			h.waitEmbed(thread, "Interrupted for the message sent now")
+			h.waitBot(thread, "echo: two")
+			var prompts []string
+			for _, turn := range p.Turns() {
+				prompts = append(prompts, turn.Prompt)
+			}
+			if got := strings.Join(prompts, ", "); got != "a long job, three, two" {
+				t.Errorf("turns ran in the order %s, want the one sent now next", got)
+			}
+		})
+	}
 }

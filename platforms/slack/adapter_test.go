@@ -3,6 +3,7 @@ package slack_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -439,6 +440,57 @@ func TestApprovalButtons(t *testing.T) {
 		return strings.Contains(m.Text, "→ Denied Bash") && !strings.Contains(m.Blocks, "actions")
 	})
 	lt.End(t, core.TurnResult{})
+}
+
+// A message sent while a turn runs waits with a Send now button. A
+// stranger's press and another allowed user's are refused and change
+// nothing; its author's interrupts the running turn, and the message runs
+// next, ahead of the other user's queued before it.
+func TestSendNowButton(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{})
+	thread := h.startThread(alice, general)
+	h.fake.Post(t, alice, general, thread, "live long job")
+	lt := h.plugin.Next(t)
+	h.fake.Post(t, bob, general, thread, "two")
+	h.waitReply(general, thread, "Queued (1 waiting)")
+	h.fake.Post(t, alice, general, thread, "three")
+	var queued platformtest.SlackMessage
+	for _, m := range h.waitReply(general, thread, "Queued (2 waiting)") {
+		if strings.Contains(m.Text, "Queued (2 waiting)") {
+			queued = m
+		}
+	}
+	value := regexp.MustCompile(`"action_id":"(jakebot-choice-0)".*"value":"(/now [0-9a-f]+)"`).FindStringSubmatch(queued.Blocks)
+	if value == nil || !strings.Contains(queued.Blocks, `"text":"Send now"`) {
+		t.Fatalf("the queued message has no Send now button: %s", queued.Blocks)
+	}
+	action, now := value[1], value[2]
+
+	h.fake.PressButton(t, mallory, queued, action, now)
+	h.until("the stranger's refusal", func() bool { return len(h.fake.Ephemeral()) > 0 })
+	if es := h.fake.Ephemeral(); len(es) != 1 || !strings.Contains(es[0].Text, "allow-list") {
+		t.Errorf("after a stranger's press the ephemeral messages are %+v, want one refusal", es)
+	}
+	h.fake.PressButton(t, bob, queued, action, now)
+	h.waitReply(general, thread, "only its author (UALICE) or an admin can send that message now")
+	// The turn still runs, and nothing else did.
+	lt.Emit(t, core.TextEvent("still working"))
+	if turns := h.plugin.Turns(); len(turns) != 1 {
+		t.Fatalf("after refused presses %d turns ran, want the running one", len(turns))
+	}
+
+	h.fake.PressButton(t, alice, queued, action, now)
+	h.waitReply(general, thread, "your message runs next")
+	h.waitReply(general, thread, "Interrupted for the message sent now")
+	h.waitReply(general, thread, "echo: two")
+	var prompts []string
+	for _, turn := range h.plugin.Turns() {
+		prompts = append(prompts, turn.Prompt)
+	}
+	if got := strings.Join(prompts, ", "); got != "live long job, three, two" {
+		t.Errorf("turns ran in the order %s, want the one sent now next", got)
+	}
 }
 
 // A turn that ran long ends with a reply in its thread that @mentions

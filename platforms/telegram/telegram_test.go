@@ -464,22 +464,7 @@ func TestApprovalButtons(t *testing.T) {
 	h.until("the question", func() bool { return strings.Contains(h.last(team.ID), "Allow Bash?") })
 	msgs := h.srv.Messages(team.ID)
 	question := msgs[len(msgs)-1]
-	var kb struct {
-		InlineKeyboard [][]struct {
-			Text         string `json:"text"`
-			CallbackData string `json:"callback_data"`
-		} `json:"inline_keyboard"`
-	}
-	if err := json.Unmarshal([]byte(question.Markup), &kb); err != nil {
-		t.Fatalf("question markup %q: %v", question.Markup, err)
-	}
-	var buttons []string
-	for _, row := range kb.InlineKeyboard {
-		for _, b := range row {
-			buttons = append(buttons, b.Text+"="+b.CallbackData)
-		}
-	}
-	if got := strings.Join(buttons, ", "); got != "Allow=/allow q1, Always allow Bash=/allow q1 always, Deny=/deny q1" {
+	if got := strings.Join(buttons(t, question), ", "); got != "Allow=/allow q1, Always allow Bash=/allow q1 always, Deny=/deny q1" {
 		t.Fatalf("buttons %s", got)
 	}
 	if question.Thread != topic || !strings.Contains(plain(t, question), "rm -rf build") {
@@ -513,6 +498,100 @@ func TestApprovalButtons(t *testing.T) {
 	tr.say("Cleaned.")
 	tr.end()
 	h.until("the turn's reply", func() bool { return strings.Contains(h.last(team.ID), "2.0s") })
+}
+
+// buttons returns m's inline keyboard as "text=callback data".
+func buttons(t *testing.T, m platformtest.TelegramMessage) []string {
+	t.Helper()
+	var kb struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal([]byte(m.Markup), &kb); err != nil {
+		t.Fatalf("markup %q: %v", m.Markup, err)
+	}
+	var out []string
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			out = append(out, b.Text+"="+b.CallbackData)
+		}
+	}
+	return out
+}
+
+// A message sent while a turn runs waits with a Send now button. A
+// stranger's press and another allowed user's are refused and change
+// nothing; its author's or an admin's interrupts the running turn, and
+// the message runs next, ahead of the one queued before it. Each user has
+// a conversation of their own in a topic: the presses come from theirs.
+func TestSendNowButton(t *testing.T) {
+	t.Parallel()
+	dave := platformtest.TelegramUser{ID: 1004, FirstName: "Dave"}
+	for _, presser := range []platformtest.TelegramUser{alice, dave} {
+		t.Run(presser.FirstName, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, func(c *Config, _ *Options) {
+				c.AllowedUsers = append(c.AllowedUsers, dave.ID)
+				c.AdminUsers = UserIDs{dave.ID}
+			})
+			shows := func(text string) func() bool {
+				return func() bool {
+					for _, m := range h.srv.Messages(team.ID) {
+						if strings.Contains(plain(t, m), text) {
+							return true
+						}
+					}
+					return false
+				}
+			}
+			topic := h.srv.NewTopic(team, "ops")
+			h.says(team, alice, topic, "/claude start")
+			h.srv.UserSays(team, alice, topic, "a long job")
+			first := h.nextTurn()
+			h.says(team, alice, topic, "two")
+			h.says(team, alice, topic, "three")
+			msgs := h.srv.Messages(team.ID)
+			queued := msgs[len(msgs)-1]
+			bs := buttons(t, queued)
+			if !strings.Contains(plain(t, queued), "Queued (2 waiting)") || len(bs) != 1 || !strings.HasPrefix(bs[0], "Send now=/now ") {
+				t.Fatalf("the queued message %q has buttons %q, want one Send now", plain(t, queued), bs)
+			}
+			now := strings.TrimPrefix(bs[0], "Send now=")
+
+			press := h.srv.PressButton(bob, queued, now)
+			h.until("the stranger's alert", func() bool { return h.srv.CallbackAnswered(press) })
+			for _, c := range h.srv.Calls("answerCallbackQuery") {
+				if c.Params.Get("callback_query_id") == press && (c.Params.Get("show_alert") != "true" || !strings.Contains(c.Params.Get("text"), "allow-list")) {
+					t.Errorf("the stranger's press was answered %v, want an alert", c.Params)
+				}
+			}
+			h.srv.PressButton(carol, queued, now)
+			h.until("carol's refusal", shows("only its author (@alice) or an admin can send that message now"))
+			first.say("still working") // the turn still runs
+			if turns := h.plugin.Turns(); len(turns) != 1 {
+				t.Fatalf("after refused presses %d turns ran, want the running one", len(turns))
+			}
+
+			h.srv.PressButton(presser, queued, now)
+			h.until("the interruption", shows("Interrupted for the message sent now"))
+			next := h.nextTurn()
+			if next.Prompt != "three" || next.Key.User != strconv.FormatInt(alice.ID, 10) {
+				t.Fatalf("after the press %q of %s ran, want alice's three", next.Prompt, next.Key.User)
+			}
+			next.end()
+			last := h.nextTurn()
+			if last.Prompt != "two" {
+				t.Fatalf("then %q ran, want two", last.Prompt)
+			}
+			last.end()
+			h.until("the replies", func() bool { return strings.Count(h.dump(), "2.0s · $0.0100") >= 2 })
+			if !shows("runs next")() {
+				t.Errorf("the press was not answered; messages: %s", h.dump())
+			}
+		})
+	}
 }
 
 // A turn that ran long ends with a new message, which notifies where the
