@@ -9,16 +9,6 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// modalPlugin is a scripted plugin with modes of its own.
-type modalPlugin struct{ *plugintest.Scripted }
-
-func (modalPlugin) Modes() []core.Mode {
-	return []core.Mode{
-		{Name: "plan", Help: "plans only"},
-		{Name: "yolo", Help: "runs everything", Bypass: true},
-	}
-}
-
 // newModalFixture is a router whose plugin has modes; bob is an admin.
 func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 	t.Helper()
@@ -29,9 +19,12 @@ func newModalFixture(t *testing.T, allowBypass bool) *routerFixture {
 // calls by default (APPROVALS=ask) when ask is set.
 func newModalFixtureAsking(t *testing.T, allowBypass, ask bool) *routerFixture {
 	t.Helper()
-	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo}
+	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo, CLIModes: []core.Mode{
+		{Name: "plan", Help: "plans only"},
+		{Name: "yolo", Help: "runs everything", Bypass: true},
+	}}
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
-		reg, err := core.NewRegistry(modalPlugin{p})
+		reg, err := core.NewRegistry(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,12 @@ type Scripted struct {
 	Script func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error)
 	// List lists past conversations in a workdir; nil lists none.
 	List func(ctx context.Context, workdir string) ([]core.ConversationInfo, error)
+	// CLIModes are the plugin's own permission modes (core.ModeProvider).
+	CLIModes []core.Mode
+	// Unrecorded makes Run keep no record of its turns (Started, Turns
+	// and WaitTurns see none), for a benchmark, whose millions of turns a
+	// record would hold.
+	Unrecorded bool
 
 	once     sync.Once
 	started  chan core.Turn
@@ -38,7 +44,10 @@ type Scripted struct {
 	sessions int
 }
 
-var _ core.Plugin = (*Scripted)(nil)
+var (
+	_ core.Plugin       = (*Scripted)(nil)
+	_ core.ModeProvider = (*Scripted)(nil)
+)
 
 func (p *Scripted) init() {
 	p.once.Do(func() {
@@ -64,6 +73,16 @@ func (p *Scripted) Name() string {
 
 // Run records the turn, announces it on Started and runs the script.
 func (p *Scripted) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if !p.Unrecorded {
+		p.record(t)
+	}
+	if p.Script == nil {
+		return p.Echo(ctx, t, emit)
+	}
+	return p.Script(ctx, t, emit)
+}
+
+func (p *Scripted) record(t core.Turn) {
 	p.init()
 	p.mu.Lock()
 	p.turns = append(p.turns, t)
@@ -74,11 +93,10 @@ func (p *Scripted) Run(ctx context.Context, t core.Turn, emit func(core.Event)) 
 	case p.started <- t:
 	default: // nobody reads them: Turns has them all
 	}
-	if p.Script == nil {
-		return p.Echo(ctx, t, emit)
-	}
-	return p.Script(ctx, t, emit)
 }
+
+// Modes returns CLIModes.
+func (p *Scripted) Modes() []core.Mode { return p.CLIModes }
 
 // Conversations lists past conversations with List.
 func (p *Scripted) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {

@@ -11,19 +11,13 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
-// instantPlugin answers at once with one text event: what remains of a
-// turn is the hop.
-type instantPlugin struct{}
-
-func (instantPlugin) ID() string   { return "claude" }
-func (instantPlugin) Name() string { return "Claude Code" }
-func (instantPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
-	return nil, nil
-}
-func (instantPlugin) Run(_ context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+// instant answers at once with one text event: what remains of a turn
+// is the hop.
+func instant(_ context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	emit(core.TextEvent("ok"))
 	return core.TurnResult{ResumeToken: "s"}, nil
 }
@@ -35,7 +29,7 @@ func BenchmarkTurnHop(b *testing.B) {
 	for _, remoteHop := range []bool{false, true} {
 		name := map[bool]string{false: "local", true: "nats"}[remoteHop]
 		b.Run(name, func(b *testing.B) {
-			var p core.Plugin = instantPlugin{}
+			var p core.Plugin = &plugintest.Scripted{Script: instant, Unrecorded: true}
 			dir := b.TempDir()
 			if remoteHop {
 				var err error
@@ -53,20 +47,15 @@ func BenchmarkTurnHop(b *testing.B) {
 	}
 }
 
-// probePlugin times a turn from inside: when Run begins (the model request
+// turnProbe times a turn from inside: when it begins (the model request
 // would go out), and when it emits its second event, once the first is in
 // the chat (so that the second is an edit).
-type probePlugin struct {
+type turnProbe struct {
 	ran, emitted chan time.Time
 	next         chan struct{}
 }
 
-func (p *probePlugin) ID() string   { return "claude" }
-func (p *probePlugin) Name() string { return "Claude Code" }
-func (p *probePlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
-	return nil, nil
-}
-func (p *probePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+func (p *turnProbe) turn(_ context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	p.ran <- time.Now()
 	emit(core.TextEvent("first "))
 	<-p.next
@@ -83,13 +72,14 @@ func (p *probePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event
 func BenchmarkHop(b *testing.B) {
 	for _, remoteHop := range []bool{false, true} {
 		b.Run(map[bool]string{false: "local", true: "nats"}[remoteHop], func(b *testing.B) {
-			probe := &probePlugin{ran: make(chan time.Time, 1), emitted: make(chan time.Time, 1), next: make(chan struct{})}
+			probe := &turnProbe{ran: make(chan time.Time, 1), emitted: make(chan time.Time, 1), next: make(chan struct{})}
+			plugin := &plugintest.Scripted{Script: probe.turn, Unrecorded: true}
 			dir := b.TempDir()
-			local, _ := core.NewRegistry(probe)
+			local, _ := core.NewRegistry(plugin)
 			where := dir
 			var runners core.Runners
 			if remoteHop {
-				runners = hop(b, probe, dir)
+				runners = hop(b, plugin, dir)
 				where = "box2:" + dir
 			}
 			access := core.NewAccess()

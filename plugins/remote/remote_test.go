@@ -20,7 +20,7 @@ func TestConversationOnARunner(t *testing.T) {
 	w.expect("conversation started in box2:" + app)
 	w.say("hello")
 	w.expect("box2 echo: hello")
-	if turn := recv(t, box2.plugin.started, "a turn on box2"); turn.Workdir != app || turn.Prompt != "hello" {
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.Workdir != app || turn.Prompt != "hello" {
 		t.Errorf("the runner ran %+v", turn)
 	}
 
@@ -28,7 +28,7 @@ func TestConversationOnARunner(t *testing.T) {
 	w.expect("rm -rf build")
 	w.say("/allow")
 	w.expect("the answer was allow", "$0.0100") // the turn's end: the conversation may move
-	recv(t, box2.plugin.started, "a turn on box2")
+	recv(t, box2.plugin.Started(), "a turn on box2")
 
 	w.say("/claude conversations")
 	w.expect("earlier in app")
@@ -64,15 +64,15 @@ func TestTwoRunners(t *testing.T) {
 	w.expect("waiting on " + box2.app())
 	w.sayAs(on3, "", "hello three")
 	w.expect("box3 echo: hello three")
-	if turn := recv(t, box3.plugin.started, "a turn on box3"); turn.Workdir != box3.app() {
+	if turn := recv(t, box3.plugin.Started(), "a turn on box3"); turn.Workdir != box3.app() {
 		t.Errorf("box3 ran a turn in %s", turn.Workdir)
 	}
 	w.sayAs(on2, "", "/stop")
 	w.expect("Stopped")
-	if turn := recv(t, box2.plugin.started, "a turn on box2"); turn.Workdir != box2.app() || turn.Prompt != "wait" {
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.Workdir != box2.app() || turn.Prompt != "wait" {
 		t.Errorf("box2 ran %+v", turn)
 	}
-	if cause := recv(t, box2.plugin.stopped, "the turn to stop"); cause != core.ErrStopped {
+	if cause := recv(t, box2.stopped, "the turn to stop"); cause != core.ErrStopped {
 		t.Errorf("box2's turn ended by %v, want /stop", cause)
 	}
 }
@@ -92,7 +92,7 @@ func TestResumeOnARunner(t *testing.T) {
 	w.expect("Session: " + session)
 	w.say("go on")
 	w.expect("box2 echo: go on")
-	if turn := recv(t, box2.plugin.started, "a turn on box2"); turn.ResumeToken != session || turn.Workdir != box2.app() {
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.ResumeToken != session || turn.Workdir != box2.app() {
 		t.Errorf("the resumed turn ran %+v", turn)
 	}
 }
@@ -107,13 +107,13 @@ func TestRunnerRestartedMidTurn(t *testing.T) {
 	w.expect("conversation started")
 	w.say("wait")
 	w.expect("waiting on " + box2.app())
-	recv(t, box2.plugin.started, "a turn on box2")
+	recv(t, box2.plugin.Started(), "a turn on box2")
 	box2.kill()
 	again := w.startRunner(runnerOpts{name: "box2", roots: box2.roots})
 	w.expect("runner box2 restarted during the turn")
 	w.say("now?")
 	w.expect("box2 echo: now?")
-	if turn := recv(t, again.plugin.started, "a turn on box2"); turn.ResumeToken != session {
+	if turn := recv(t, again.plugin.Started(), "a turn on box2"); turn.ResumeToken != session {
 		t.Errorf("the next turn resumed %q, want the session %s", turn.ResumeToken, session)
 	}
 	if strings.Contains(strings.Join(w.gw.rec.Messages(), "\n"), "offline") {

@@ -37,7 +37,7 @@ func TestGatewayRestartedMidTurn(t *testing.T) {
 					t.Errorf("the restart did not say the turn goes on:\n%s", shown)
 				}
 			}
-			close(box2.plugin.release) // the turn goes on, with no gateway up
+			close(box2.release) // the turn goes on, with no gateway up
 
 			w.startGateway()
 			w.expect("$0.0100") // the reply's footer: the end applied
@@ -58,9 +58,9 @@ func TestGatewayRestartedMidTurn(t *testing.T) {
 			if conv, _ := w.convs.Get(key(admin)); conv.ResumeToken != session || conv.Spent.CostUSD != 0.01 {
 				t.Errorf("the conversation kept %+v, want the turn's session and cost", conv)
 			}
-			recv(t, box2.plugin.started, "a turn on box2")
+			recv(t, box2.plugin.Started(), "a turn on box2")
 			select {
-			case turn := <-box2.plugin.started:
+			case turn := <-box2.plugin.Started():
 				t.Errorf("the runner ran the turn again: %+v", turn)
 			default:
 			}
@@ -93,14 +93,14 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 	w.expect("conversation started")
 	w.say("wait")
 	w.expect("waiting on " + box2.app())
-	recv(t, box2.plugin.started, "a turn on box2")
+	recv(t, box2.plugin.Started(), "a turn on box2")
 
 	clock.Advance(remote.OfflineAfter - time.Millisecond)
 	w.say("/runners")
 	w.expect("box2 (online)")
 	clock.Advance(time.Millisecond)
 	w.expect("runner box2 went offline during the turn (nothing heard from it for 15s)")
-	if cause := recv(t, box2.plugin.stopped, "the turn to stop"); cause != core.ErrStopped {
+	if cause := recv(t, box2.stopped, "the turn to stop"); cause != core.ErrStopped {
 		t.Errorf("the turn the gateway gave up on ended by %v, want stopped", cause)
 	}
 	w.say("are you back?")
@@ -112,7 +112,7 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 	w.waitOnline("box2")
 	w.say("now?")
 	w.expect("box2 echo: now?")
-	if turn := recv(t, box2.plugin.started, "a turn on box2"); turn.ResumeToken != session {
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.ResumeToken != session {
 		t.Errorf("the next turn resumed %q, want the session %s", turn.ResumeToken, session)
 	}
 }

@@ -44,7 +44,7 @@ func TestNonAdminsOnARunner(t *testing.T) {
 	w.expect("only admins may work in the other allowed roots")
 	w.sayAs(mine, "", "hello")
 	w.expect("box2 echo: hello")
-	recv(t, box2.plugin.started, "a turn on box2")
+	recv(t, box2.plugin.Started(), "a turn on box2")
 
 	// An admin's conversation in the other root, in a thread anyone may
 	// write in: the admin's turns run, another user's are refused.
@@ -53,7 +53,7 @@ func TestNonAdminsOnARunner(t *testing.T) {
 	w.expect("started in box2:" + elsewhere)
 	w.sayAs(shared, admin, "from the admin")
 	w.expect("box2 echo: from the admin", "$0.0100") // the turn's end: the conversation may move
-	recv(t, box2.plugin.started, "a turn on box2")
+	recv(t, box2.plugin.Started(), "a turn on box2")
 	w.sayAs(shared, user, "from someone else")
 	w.expect("only admins may work in the other allowed roots")
 	w.sayAs(shared, user, "/claude conversations")
@@ -63,7 +63,7 @@ func TestNonAdminsOnARunner(t *testing.T) {
 	w.sayAs(shared, admin, "/claude conversations")
 	w.expect("earlier in other")
 	select {
-	case turn := <-box2.plugin.started:
+	case turn := <-box2.plugin.Started():
 		t.Errorf("the runner ran a refused turn: %+v", turn)
 	default:
 	}
@@ -126,7 +126,7 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 		}
 	}
 	select {
-	case turn := <-box2.plugin.started:
+	case turn := <-box2.plugin.Started():
 		t.Fatalf("the runner ran a forged turn: %+v", turn)
 	default:
 	}
@@ -134,7 +134,7 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 	if reply := request(t, forger, "jakebot.v2.runner.box2.turn", turn(true, elsewhere, "yolo")); reply["error"] != nil {
 		t.Fatalf("an admin's turn was refused: %v", reply)
 	}
-	if got := recv(t, box2.plugin.started, "a turn on box2"); got.Workdir != elsewhere || got.Mode != "yolo" {
+	if got := recv(t, box2.plugin.Started(), "a turn on box2"); got.Workdir != elsewhere || got.Mode != "yolo" {
 		t.Errorf("the runner ran %+v", got)
 	}
 }
@@ -219,10 +219,10 @@ func TestOneTurnPerSession(t *testing.T) {
 		}
 	}
 	turn("first", "wait")
-	recv(t, box2.plugin.started, "a turn on box2")
+	recv(t, box2.plugin.Started(), "a turn on box2")
 	turn("second", "hello")
-	if cause := recv(t, box2.plugin.stopped, "the turn to stop"); cause == nil || !strings.Contains(cause.Error(), "newer turn of its session") {
+	if cause := recv(t, box2.stopped, "the turn to stop"); cause == nil || !strings.Contains(cause.Error(), "newer turn of its session") {
 		t.Errorf("the first turn ended by %v", cause)
 	}
-	recv(t, box2.plugin.started, "a turn on box2")
+	recv(t, box2.plugin.Started(), "a turn on box2")
 }

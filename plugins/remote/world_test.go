@@ -15,6 +15,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
@@ -49,45 +50,22 @@ func connect(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
 	return nc
 }
 
-// The session every turn of runnerPlugin reports.
+// The session every turn of a runner's plugin reports.
 const session = "11111111-2222-4333-8444-555555555555"
 
-// runnerPlugin is a runner's "claude": it echoes, asks when told to,
-// waits to be stopped or released when told to, and says its runner's
-// secret when asked to.
-type runnerPlugin struct {
-	runner  string
-	secret  string
-	started chan core.Turn
-	// stopped receives why each turn that was cancelled ended.
-	stopped chan error
-	// release lets a "slow" turn go on after its first two parts.
-	release chan struct{}
-}
-
-func newRunnerPlugin(runner string) *runnerPlugin {
-	return &runnerPlugin{runner: runner, started: make(chan core.Turn, 16), stopped: make(chan error, 16), release: make(chan struct{})}
-}
-
-func (p *runnerPlugin) ID() string   { return "claude" }
-func (p *runnerPlugin) Name() string { return "Claude Code" }
-func (p *runnerPlugin) Modes() []core.Mode {
-	return []core.Mode{{Name: "careful"}, {Name: "yolo", Bypass: true}}
-}
-func (p *runnerPlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	return []core.ConversationInfo{{ID: session, Title: "earlier in " + filepath.Base(workdir) + " " + p.secret}}, nil
-}
-func (p *runnerPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	p.started <- t
+// turn is a runner's "claude" turn: it echoes, asks when told to, waits
+// to be stopped or released when told to, and says the runner's secret
+// when asked to.
+func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	emit(core.Event{Kind: core.EventSession, ResumeToken: session})
 	stopped := func() (core.TurnResult, error) {
-		p.stopped <- context.Cause(ctx)
+		r.stopped <- context.Cause(ctx)
 		return core.TurnResult{}, context.Cause(ctx)
 	}
 	switch t.Prompt {
 	case "ask":
 		answered := make(chan core.Answer, 1)
-		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "rm -rf build " + p.secret,
+		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "rm -rf build " + r.secret,
 			Answer: func(a core.Answer) { answered <- a }}})
 		select {
 		case a := <-answered:
@@ -103,33 +81,34 @@ func (p *runnerPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Even
 		emit(core.TextEvent("part 1. "))
 		emit(core.TextEvent("part 2. "))
 		select {
-		case <-p.release:
+		case <-r.release:
 		case <-ctx.Done():
 			return stopped()
 		}
 		emit(core.TextEvent("part 3. "))
 		emit(core.TextEvent("part 4."))
 	case "leak":
-		emit(core.TextEvent("my key is " + p.secret))
-		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "echo " + p.secret, Detail: p.secret}))
-		return core.TurnResult{}, core.Errorf("failed with %s", p.secret)
+		emit(core.TextEvent("my key is " + r.secret))
+		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "echo " + r.secret, Detail: r.secret}))
+		return core.TurnResult{}, core.Errorf("failed with %s", r.secret)
 	default:
-		emit(core.TextEvent(p.runner + " echo: " + t.Prompt))
+		emit(core.TextEvent(r.name + " echo: " + t.Prompt))
 	}
 	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
 }
 
-// localPlugin is the gateway's own "claude", which must never run here.
-type localPlugin struct{ t *testing.T }
-
-func (p localPlugin) ID() string   { return "claude" }
-func (p localPlugin) Name() string { return "Claude Code" }
-func (p localPlugin) Conversations(context.Context, string) ([]core.ConversationInfo, error) {
-	return nil, nil
+// conversations is a runner's "claude" history: one session, whose title
+// names the workdir and the runner's secret.
+func (r *runner) conversations(_ context.Context, workdir string) ([]core.ConversationInfo, error) {
+	return []core.ConversationInfo{{ID: session, Title: "earlier in " + filepath.Base(workdir) + " " + r.secret}}, nil
 }
-func (p localPlugin) Run(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
-	p.t.Error("a turn of a runner's conversation ran on the gateway")
-	return core.TurnResult{}, errors.New("not here")
+
+// localPlugin is the gateway's own "claude", which must never run here.
+func localPlugin(t *testing.T) *plugintest.Scripted {
+	return &plugintest.Scripted{Script: func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+		t.Error("a turn of a runner's conversation ran on the gateway")
+		return core.TurnResult{}, errors.New("not here")
+	}}
 }
 
 // The users: u is an admin, v is not.
@@ -210,12 +189,18 @@ type runnerOpts struct {
 	nats remote.Config
 }
 
-// runner is a runner on its own connection.
+// runner is a runner on its own connection, with its "claude".
 type runner struct {
-	plugin *runnerPlugin
-	roots  []string
-	nc     *nats.Conn
-	kill   func()
+	name, secret string
+	// plugin runs turn; Started announces each turn.
+	plugin *plugintest.Scripted
+	// stopped receives why each turn that was cancelled ended.
+	stopped chan error
+	// release lets a "slow" turn go on after its first two parts.
+	release chan struct{}
+	roots   []string
+	nc      *nats.Conn
+	kill    func()
 }
 
 // app is the first root's app directory.
@@ -232,8 +217,9 @@ func (w *world) startRunner(o runnerOpts) *runner {
 	if o.interval == 0 {
 		o.interval = 100 * time.Millisecond
 	}
-	r := &runner{plugin: newRunnerPlugin(o.name), roots: o.roots}
-	r.plugin.secret = o.secret
+	r := &runner{name: o.name, secret: o.secret, stopped: make(chan error, 16), release: make(chan struct{}), roots: o.roots}
+	r.plugin = &plugintest.Scripted{Script: r.turn, List: r.conversations,
+		CLIModes: []core.Mode{{Name: "careful"}, {Name: "yolo", Bypass: true}}}
 	r.nc = w.dial(o.nats, remote.RunnerInbox(o.name))
 	reg, err := core.NewRegistry(r.plugin)
 	if err != nil {
@@ -291,7 +277,7 @@ func (w *world) startGateway() *gateway {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	local, err := core.NewRegistry(localPlugin{w.t})
+	local, err := core.NewRegistry(localPlugin(w.t))
 	if err != nil {
 		w.t.Fatal(err)
 	}
