@@ -306,7 +306,28 @@ func (g *Gateway) turnMessages(rec *turnRecord) (<-chan jetstream.Msg, func(), e
 			}
 		}
 	}()
-	return out, func() { close(quit); it.Stop() }, nil
+	stop := func() {
+		close(quit)
+		it.Stop()
+		g.deleteConsumer(cons)
+	}
+	return out, stop, nil
+}
+
+// deleteConsumer deletes the consumer a turn's messages were read with.
+// The server keeps an ordered consumer five minutes after its reader
+// stops, and allows a stream 1000 by default: a gateway that left them
+// would be refused every turn after its thousandth in five minutes.
+func (g *Gateway) deleteConsumer(cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	if err := g.js.DeleteConsumer(ctx, eventStream, info.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		g.cfg.Logger.Warn("consumer not deleted; the server deletes it once idle for five minutes", "consumer", info.Name, "err", err)
+	}
 }
 
 // event turns a wire event back into a core.Event; a question's answer

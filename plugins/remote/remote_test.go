@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/jake-bot/jake-bot/core"
 )
 
@@ -118,5 +120,26 @@ func TestRunnerRestartedMidTurn(t *testing.T) {
 	}
 	if strings.Contains(strings.Join(w.gw.rec.Messages(), "\n"), "offline") {
 		t.Error("the runner was called offline; it restarted")
+	}
+}
+
+// A gateway deletes the consumer it read a turn's messages with once the
+// turn is over: NATS keeps an idle one for five minutes and allows a
+// stream 1000 by default, so a busy gateway would otherwise be refused
+// every turn after its thousandth within five minutes. Here the server
+// allows two.
+func TestTurnsLeaveNoConsumers(t *testing.T) {
+	t.Parallel()
+	opts := &server.Options{}
+	opts.JetStreamLimits.DefaultMaxConsumers = 2
+	w := &world{t: t, url: runNATS(t, opts), convs: core.NewConversations()}
+	box2 := w.startRunner(runnerOpts{name: "box2"})
+	w.startGateway()
+	w.waitOnline("box2")
+	w.say("/claude start box2:" + box2.app())
+	w.expect("conversation started in box2:")
+	for _, text := range []string{"one", "two", "three", "four"} {
+		w.say(text)
+		w.expect("box2 echo: "+text, "$0.0100")
 	}
 }
