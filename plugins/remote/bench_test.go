@@ -92,10 +92,15 @@ func BenchmarkHop(b *testing.B) {
 			say := func(text string) {
 				handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "u", Channel: "c"}, Text: text})
 			}
+			// until waits for a write containing text; a failed turn
+			// fails the benchmark rather than leaving it waiting.
 			until := func(text string) platformtest.Call {
 				for c := range rec.Written() {
 					if strings.Contains(c.Text, text) {
 						return c
+					}
+					if strings.Contains(c.Text, "Error:") {
+						b.Fatalf("waiting for %q: %s", text, c.Text)
 					}
 				}
 				panic("unreachable")
