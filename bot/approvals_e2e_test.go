@@ -68,7 +68,7 @@ var actions = []action{
 // and with each CLI on some platform: not every combination, since each
 // real CLI turn takes a second. Claude Code and Codex take turns along
 // the table, so each does every action and each platform sees both;
-// Gemini CLI does what it can on a first turn, one action per platform.
+// Gemini CLI, whose turns take two seconds, does every action once.
 func TestApprovalsEndToEnd(t *testing.T) {
 	t.Parallel()
 	type row struct {
@@ -85,10 +85,11 @@ func TestApprovalsEndToEnd(t *testing.T) {
 			rows = append(rows, row{p, act, []string{"claude", "codex"}[(i+j)%2]})
 		}
 	}
-	// Gemini CLI asks only on a conversation's first turn for now (its
-	// resumed turns run one-shot), so it has no interrupt-then-resume row.
-	for i, act := range []int{0, 4, 1, 2, 3} { // allow, stranger, always, deny, timeout
-		rows = append(rows, row{platformCases[i], actions[act], "gemini"})
+	for _, g := range []struct{ plat, act int }{
+		{0, 0}, {1, 4}, {2, 1}, {3, 2}, {4, 3}, // console allow, discord stranger, slack always, telegram deny, web timeout
+		{3, 5}, // telegram interrupt
+	} {
+		rows = append(rows, row{platformCases[g.plat], actions[g.act], "gemini"})
 	}
 	for _, r := range rows {
 		t.Run(r.plat.name+"/"+r.act.name+"/"+r.cli, func(t *testing.T) {

@@ -54,12 +54,22 @@ type acp struct {
 	// prompting is set once the prompt is sent: updates before it are
 	// the loaded session's history.
 	prompting atomic.Bool
-	result    *core.TurnResult
-	failed    bool
+	// interrupted is set once session/cancel is sent.
+	interrupted atomic.Bool
+	// partial is the text of the model's answer under way, since the
+	// last tool call: what the CLI drops of an interrupted turn. It
+	// belongs to the reading goroutine.
+	partial strings.Builder
+	result  *core.TurnResult
+	failed  bool
 	// fresh reports whether the session is as it was at the start.
 	fresh func() bool
 	// loaded is called once a loaded session's history is replayed.
 	loaded func()
+	// markTurn is called as turn t's message is sent in session id; what
+	// it returns puts the turn back in the session if it is interrupted
+	// (see keepInterrupted).
+	markTurn func(id string, t core.Turn) (keep func(partial string) error)
 
 	mu      sync.Mutex
 	session string
@@ -68,6 +78,10 @@ type acp struct {
 	// message is the turn's, kept from its handing over until a new
 	// session is made for it.
 	message core.Turn
+	// keep is markTurn's answer for the turn.
+	keep func(partial string) error
+	// asking are the permission requests not answered yet, by id.
+	asking map[string]bool
 }
 
 var (
@@ -81,6 +95,10 @@ func (p *Plugin) acp(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 		a := newACP(t, cmp.Or(t.Model, p.cfg.Model), link)
 		a.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })
 		a.loaded = func() { p.dropLoadLeftovers(t) }
+		a.markTurn = func(id string, t core.Turn) func(string) error {
+			mark := p.markChat(t.Workdir, id)
+			return func(partial string) error { return p.keepInterrupted(mark, t, partial) }
+		}
 		err := a.rpc.Call(acpInitialize, "initialize", map[string]any{"protocolVersion": 1,
 			"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}}})
 		if err != nil {
@@ -91,7 +109,7 @@ func (p *Plugin) acp(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 }
 
 func newACP(t core.Turn, model string, link *cliproc.Link) *acp {
-	return &acp{turn: t, model: model, link: link, rpc: jsonrpc.Peer{Send: link.Send, V2: true}, tools: map[string]acpToolCall{}}
+	return &acp{turn: t, model: model, link: link, rpc: jsonrpc.Peer{Send: link.Send, V2: true}, tools: map[string]acpToolCall{}, asking: map[string]bool{}}
 }
 
 func (a *acp) Line(b []byte) {
@@ -111,8 +129,18 @@ func (a *acp) Line(b []byte) {
 	}
 }
 
-// Outcome says how the turn went once the CLI's output has ended.
+// Outcome says how the turn went once the CLI's output has ended. An
+// interrupted turn is put back in the session, now that the CLI, which
+// dropped it, is gone.
 func (a *acp) Outcome() cliproc.Outcome {
+	a.mu.Lock()
+	keep := a.keep
+	a.mu.Unlock()
+	if a.interrupted.Load() && keep != nil {
+		if err := keep(a.partial.String()); err != nil {
+			a.link.Logger().Warn("gemini --acp: the interrupted turn may be lost to the session", "err", err)
+		}
+	}
 	return cliproc.Outcome{Result: a.result, Session: a.sessionID(), Failed: a.failed}
 }
 
@@ -127,13 +155,37 @@ func (a *acp) sessionID() string {
 }
 
 // Interrupt asks the CLI to stop the turn; it answers the prompt with
-// stopReason "cancelled".
+// stopReason "cancelled" once the permission requests it waits on are
+// answered, as cancelled (as ACP asks of the client).
 func (a *acp) Interrupt() error {
 	id := a.sessionID()
 	if id == "" || !a.prompting.Load() {
 		return errors.New("no prompt to cancel yet")
 	}
-	return a.rpc.Notify("session/cancel", map[string]any{"sessionId": id})
+	if err := a.rpc.Notify("session/cancel", map[string]any{"sessionId": id}); err != nil {
+		return err
+	}
+	a.interrupted.Store(true)
+	a.mu.Lock()
+	asking := a.asking
+	a.asking = map[string]bool{}
+	a.mu.Unlock()
+	for req := range asking {
+		if err := a.rpc.Reply(json.RawMessage(req), map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// answering reports whether permission request req still waits for its
+// answer, which is then given: once, whoever gives it.
+func (a *acp) answering(req json.RawMessage) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	waiting := a.asking[string(req)]
+	delete(a.asking, string(req))
+	return waiting
 }
 
 // response moves the session on: the session, its history, the prompt,
@@ -141,8 +193,9 @@ func (a *acp) Interrupt() error {
 func (a *acp) response(m jsonrpc.Message) {
 	switch {
 	case m.Error != nil && m.Answers(acpSession) && a.turn.ResumeToken != "":
-		// A session the CLI never saved (a turn cancelled before the
-		// model answered) cannot be loaded: go on in a new one.
+		// A session without history cannot be loaded (its only turn
+		// was stopped and not put back: the CLI was killed, or another
+		// CLI's start deleted the file first): go on in a new one.
 		a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
 			Text: "Gemini CLI could not resume the session (" + strings.TrimSpace(m.Error.Message+": "+m.Error.Data.Details) + "); this turn starts a new one."}))
 		a.turn.ResumeToken = ""
@@ -221,6 +274,12 @@ func (a *acp) pinged() {
 
 // prompt sends the turn's message.
 func (a *acp) prompt(t core.Turn) {
+	if a.markTurn != nil {
+		keep := a.markTurn(a.sessionID(), t)
+		a.mu.Lock()
+		a.keep = keep
+		a.mu.Unlock()
+	}
 	a.prompting.Store(true)
 	_ = a.rpc.Call(acpPrompt, "session/prompt", map[string]any{"sessionId": a.sessionID(), "prompt": promptContent(t)})
 }

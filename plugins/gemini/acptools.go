@@ -54,6 +54,7 @@ func (a *acp) update(params json.RawMessage) {
 			Text string `json:"text"`
 		}
 		if json.Unmarshal(u.Content, &c) == nil && c.Type == "text" && c.Text != "" {
+			a.partial.WriteString(c.Text)
 			a.link.Emit(core.TextEvent(c.Text))
 		}
 	case "agent_thought_chunk":
@@ -70,6 +71,7 @@ func (a *acp) tool(c acpToolCall) {
 	if c.ID == "" {
 		return
 	}
+	a.partial.Reset() // the answer that asked for the call is complete, and recorded
 	seen := a.tools[c.ID]
 	if c.Title == "" {
 		c.Title = seen.Title
@@ -181,7 +183,13 @@ func (a *acp) request(m jsonrpc.Message) {
 	}
 	call := a.tools[req.ToolCall.ID]
 	id := m.ID
+	a.mu.Lock()
+	a.asking[string(id)] = true
+	a.mu.Unlock()
 	q := &core.Question{Tool: acpToolName(call.Kind), Summary: "`" + strings.TrimSpace(call.Title) + "`", Answer: func(ans core.Answer) {
+		if !a.answering(id) {
+			return // cancelled with the turn
+		}
 		choice := option("reject_once", "reject_always")
 		switch ans.Decision {
 		case core.Allow:

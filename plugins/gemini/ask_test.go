@@ -2,6 +2,7 @@ package gemini_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,19 +80,118 @@ func TestACPResumedTurnAsks(t *testing.T) {
 	}
 }
 
-// Cancelling an asking turn sends session/cancel and ends it, leaving no
-// process behind. Stopped before the model answered, the session was
-// never saved: the next turn says so and goes on in a new one.
-func TestACPCancelThenGoOn(t *testing.T) {
+// Stopping a turn through ACP keeps it in the session, whenever it
+// comes: before the model answers and in the middle of its answer, where
+// the pinned CLI drops the turn from the session (and a first turn's
+// session with it) and the plugin puts it back, and while a tool call
+// waits for permission, where the CLI keeps it. The next turn continues
+// the same session, and its request to the model carries the stopped
+// turn's message and what the model had said; the command asked about
+// never runs.
+func TestACPInterruptThenResume(t *testing.T) {
 	t.Parallel()
-	hold := make(chan struct{})
-	t.Cleanup(func() { close(hold) })
-	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
-	tr := f.AskInterrupted("think hard")
-	next := f.Ask(context.Background(), "go on", tr.Result.ResumeToken, core.Answer{})
-	if next.Err != nil || !strings.Contains(next.Text(), "Continuing.") || next.Result.ResumeToken == "" {
-		t.Fatalf("next turn = %+v, %v, %q", next.Result, next.Err, next.Text())
+	const note = "[The previous response was interrupted before it completed.]"
+	for _, tc := range []struct {
+		name string
+		// earlier is whether a turn comes before the stopped one.
+		earlier bool
+		reply   func(hold chan struct{}) plugintest.Reply
+		// stop tells the event the turn is stopped at; nil: the
+		// model's request.
+		stop func(core.Event) bool
+		want []string
+	}{
+		{"before the answer", false, func(hold chan struct{}) plugintest.Reply {
+			return plugintest.Reply{Text: []string{"never"}, Hold: hold}
+		}, nil, []string{"think hard", note}},
+		{"mid-answer", true, func(hold chan struct{}) plugintest.Reply {
+			return plugintest.Reply{Partial: []string{"Pineapples are "}, Text: []string{"never"}, Hold: hold}
+		}, func(ev core.Event) bool { return ev.Kind == core.EventText },
+			[]string{"remember the number 42", "I will remember 42.", "think hard", "Pineapples are\n\n" + note}},
+		{"at a question", false, func(chan struct{}) plugintest.Reply {
+			return plugintest.Reply{Text: []string{"Creating."}, Tool: shell("echo made > made.txt")}
+		}, func(ev core.Event) bool { return ev.Kind == core.EventQuestion }, []string{"think hard", "Creating."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			hold := make(chan struct{})
+			t.Cleanup(func() { close(hold) })
+			replies := []plugintest.Reply{tc.reply(hold), {Text: []string{"Continuing."}}}
+			if tc.earlier {
+				replies = append([]plugintest.Reply{{Text: []string{"I will remember 42."}}}, replies...)
+			}
+			f := newFixture(t, replies...)
+			token := ""
+			if tc.earlier {
+				first := f.Ask(context.Background(), "remember the number 42", "", core.Answer{})
+				if first.Err != nil {
+					t.Fatal(first.Err)
+				}
+				token = first.Result.ResumeToken
+			}
+			stopped := stopAt(f, "think hard", token, tc.stop)
+			if token == "" {
+				token = stopped.Result.ResumeToken
+			}
+			goOn(f, token, tc.want...)
+			if _, err := os.Stat(filepath.Join(f.Workdir, "made.txt")); err == nil {
+				t.Error("the command asked about ran")
+			}
+		})
 	}
+}
+
+// goOn runs the turn after a stopped one: it continues session token,
+// with no warning, and its request to the model carries want.
+func goOn(f *plugintest.Fixture, token string, want ...string) {
+	f.T.Helper()
+	next := f.Ask(context.Background(), "go on", token, core.Answer{})
+	if next.Err != nil || next.Text() != "Continuing." || next.Result.ResumeToken != token {
+		f.T.Fatalf("next turn = %+v, %q, %v; want it to continue session %s", next.Result, next.Text(), next.Err, token)
+	}
+	if w := next.Blocks(core.BlockWarning); len(w) != 0 {
+		f.T.Errorf("warnings %+v, want none", w)
+	}
+	reqs := f.Model.Requests()
+	sent := reqs[len(reqs)-1].Text()
+	for _, want := range append(want, "go on") {
+		if !strings.Contains(sent, want) {
+			f.T.Errorf("the next request lacks %q:\n%s", want, sent)
+		}
+	}
+}
+
+// stopAt runs a turn of prompt in session token (new if empty) and
+// cancels it at the first event stop reports, or, with stop nil, once its
+// request reaches the model.
+func stopAt(f *plugintest.Fixture, prompt, token string, stop func(core.Event) bool) plugintest.TurnOutput {
+	f.T.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if stop == nil {
+		for len(f.Model.Arrived()) > 0 {
+			<-f.Model.Arrived() // earlier turns'
+		}
+		go func() {
+			select {
+			case <-f.Model.Arrived():
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	var out plugintest.TurnOutput
+	out.Result, out.Err = f.Plugin.Run(ctx, f.Turn(prompt, token, true), func(ev core.Event) {
+		out.Events = append(out.Events, ev)
+		if stop != nil && stop(ev) {
+			cancel()
+		}
+	})
+	f.T.Logf("events:\n%s", plugintest.FormatEvents(out.Events))
+	if !errors.Is(out.Err, context.Canceled) || out.Result.ResumeToken == "" {
+		f.T.Fatalf("Run = %+v, %v; want the cancellation and the session", out.Result, out.Err)
+	}
+	return out
 }
 
 // An edit through ACP is asked about with its diff, and shows as a diff

@@ -8,7 +8,8 @@
 // requests becoming questions; run.go holds the arguments and runs each
 // turn on the turn engine (cliproc), resuming the session by id;
 // history.go lists past sessions from the chat files under
-// ~/.gemini/tmp/<project>/chats, and session.go knows those files. The
+// ~/.gemini/tmp/<project>/chats, session.go knows those files, and
+// interrupted.go puts a stopped turn back in its session's file. The
 // formats are described in /work/shared/CLI-FORMATS.md and recorded from
 // the pinned CLI in testdata/gemini at the repository root.
 package gemini

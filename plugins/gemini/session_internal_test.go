@@ -42,11 +42,7 @@ func TestGuardLoad(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			home, workdir := t.TempDir(), t.TempDir()
-			chats := filepath.Join(home, ".gemini", "tmp", "project", "chats")
-			if err := os.MkdirAll(chats, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			os.WriteFile(filepath.Join(chats, "..", ".project_root"), []byte(workdir), 0o644)
+			chats := chatsDir(t, home, workdir)
 			name := func(minute string) string {
 				return filepath.Join(chats, "session-2026-11-25T"+minute+"-"+id[:8]+".jsonl")
 			}
@@ -70,4 +66,17 @@ func TestGuardLoad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chatsDir makes the folder in home where the CLI keeps workdir's chats.
+func chatsDir(t *testing.T, home, workdir string) string {
+	t.Helper()
+	chats := filepath.Join(home, ".gemini", "tmp", "project", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(chats, "..", ".project_root"), []byte(workdir), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return chats
 }

@@ -33,6 +33,9 @@ type Reply struct {
 	// Hold, if non-nil, is waited for (or the request's context) before
 	// answering: a slow turn.
 	Hold <-chan struct{}
+	// Partial, with Hold, is text streamed before Hold is waited for: a
+	// turn stopped mid-answer. Only the Gemini fake streams it.
+	Partial []string
 }
 
 // ToolCall is a tool_use block the fake model asks the CLI to run.

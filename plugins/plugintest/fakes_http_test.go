@@ -215,3 +215,23 @@ func TestFakesHold(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiPartial checks that the Gemini fake streams a reply's Partial
+// text before its Hold, without a finish reason, and the rest after.
+func TestGeminiPartial(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	g := NewGemini(t, Reply{Partial: []string{"Pineapples are "}, Text: []string{"sweet."}, Hold: hold})
+	resp := post(t, context.Background(), g.URL+"/v1beta/models/m:streamGenerateContent?alt=sse", `{}`)
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	first, err := r.ReadString('\n')
+	if err != nil || !strings.Contains(first, `"Pineapples are "`) || strings.Contains(first, "finishReason") {
+		t.Fatalf("first event %q, %v; want the partial text, unfinished", first, err)
+	}
+	close(hold)
+	rest, _ := io.ReadAll(r)
+	if !strings.Contains(string(rest), `"sweet."`) || !strings.Contains(string(rest), `"finishReason":"STOP"`) {
+		t.Errorf("after the hold %q, want the rest, finished", rest)
+	}
+}

@@ -49,6 +49,9 @@ func (g *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"totalTokens":%d}`, len(body)/4)
 	case method == "streamGenerateContent", method == "generateContent":
 		rep := g.next()
+		if method == "streamGenerateContent" {
+			g.streamPartial(w, r, rep)
+		}
 		if !waitHold(r, rep) {
 			return
 		}
@@ -150,6 +153,18 @@ func (g *Gemini) stream(w http.ResponseWriter, r *http.Request, rep Reply) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	for i, parts := range chunks {
 		sendEvent(w, "", chunk(model, parts, i == len(chunks)-1))
+	}
+}
+
+// streamPartial streams rep's Partial text, before its Hold: the start
+// of an answer, without a finish reason.
+func (g *Gemini) streamPartial(w http.ResponseWriter, r *http.Request, rep Reply) {
+	if len(rep.Partial) == 0 {
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, text := range rep.Partial {
+		sendEvent(w, "", chunk(modelName(r.URL.Path), []any{map[string]any{"text": text}}, false))
 	}
 }
 
