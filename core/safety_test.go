@@ -388,8 +388,12 @@ func TestRouterWindDownNotifiesAndGivesGrace(t *testing.T) {
 	t.Parallel()
 	clock := coretest.NewManualClock()
 	release := make(chan struct{})
+	// The router has taken a turn's session once its emit returned: only
+	// then may the notices name it.
+	sessions := make(chan struct{}, 2)
 	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.Event{Kind: core.EventSession, ResumeToken: "sess-" + turn.Key.User})
+		sessions <- struct{}{}
 		if turn.Key.User == "alice" {
 			<-release // finishes within the grace period
 			return core.TurnResult{ResumeToken: "sess-alice"}, nil
@@ -402,6 +406,7 @@ func TestRouterWindDownNotifiesAndGivesGrace(t *testing.T) {
 		f.expect("started")
 		f.say(u, "work")
 		<-f.plugin.Started()
+		<-sessions
 	}
 	f.say("bob", "queued behind the turn")
 	f.expect("Queued (1 waiting)")
