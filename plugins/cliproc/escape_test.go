@@ -27,6 +27,19 @@ const escapeCLI = `setsid env -u JAKEBOT_RUN sleep 30 & sleep 0.5; echo x`
 const escapeHandshake = `setsid env -u JAKEBOT_RUN sh -c 'echo $$ >"$ESCAPED.tmp"; mv "$ESCAPED.tmp" "$ESCAPED"; exec sleep 600' &
 until [ -s "$ESCAPED" ]; do sleep 0.01; done; echo x; ` + "%s"
 
+// escapeeMarker is plugintest.ProcessMarker, and what still runs with the
+// mark when the test ends is killed: a descendant that escaped would
+// outlive this test's process.
+func escapeeMarker(t *testing.T) (string, func() []plugintest.Process) {
+	mark, alive := plugintest.ProcessMarker(t)
+	t.Cleanup(func() {
+		for _, p := range alive() {
+			syscall.Kill(p.PID, syscall.SIGKILL)
+		}
+	})
+	return mark, alive
+}
+
 // Without a subreaper nothing can find such a descendant, but it no
 // longer holds the turn open: once the CLI has exited (by itself, or
 // stopped), the reads end after a short grace, with everything the CLI
@@ -45,13 +58,7 @@ func TestEscapedDescendantHoldsNoOutputOpen(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			mark, alive := plugintest.ProcessMarker(t)
-			// The descendant outlives this test's process: kill it after.
-			t.Cleanup(func() {
-				for _, p := range alive() {
-					syscall.Kill(p.PID, syscall.SIGKILL)
-				}
-			})
+			mark, _ := escapeeMarker(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			spec := cliproc.Spec{Bin: "sh", Args: []string{"-c", tt.script}, Environ: os.Environ(),
@@ -75,17 +82,37 @@ func TestEscapedDescendantHoldsNoOutputOpen(t *testing.T) {
 	}
 }
 
+// A descendant that drops its run's mark and moves into the bot's own
+// process group, where the orphan sweep does not look (git runs there),
+// is still killed when its CLI ends: it cannot get there, the CLI being
+// in a session of its own.
+func TestDescendantCannotJoinTheBotsGroup(t *testing.T) {
+	t.Parallel()
+	mark, alive := escapeeMarker(t)
+	escaped := t.TempDir() + "/pid"
+	script := `env -u JAKEBOT_RUN JAKEBOT_HELPER=joingroup "$0" >/dev/null 2>&1 &
+until [ -s "$ESCAPED" ]; do sleep 0.01; done; echo x`
+	p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "sh", Args: []string{"-c", script, os.Args[0]},
+		Environ: os.Environ(), Env: []string{mark, "ESCAPED=" + escaped, fmt.Sprintf("JOIN_PGID=%d", syscall.Getpgrp())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readToEnd(t, p.Stdout)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if left := alive(); len(left) > 0 {
+		said, _ := os.ReadFile(escaped)
+		t.Fatalf("processes outlived their CLI: %v (the descendant said: %s)", left, said)
+	}
+}
+
 // What the CLI wrote just before it exited is read whole when the reads
 // are made to end, even though an escaped descendant still holds the
 // output open: the end is the end of what is buffered, not a close.
 func TestEndingOutputLosesNothing(t *testing.T) {
 	t.Parallel()
-	mark, alive := plugintest.ProcessMarker(t)
-	t.Cleanup(func() {
-		for _, p := range alive() {
-			syscall.Kill(p.PID, syscall.SIGKILL)
-		}
-	})
+	mark, _ := escapeeMarker(t)
 	// 60 KiB: less than a pipe holds, so the CLI exits with it unread.
 	script := fmt.Sprintf(escapeHandshake, `head -c 61440 /dev/zero | tr '\0' y; exit 0`)
 	p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: "sh", Args: []string{"-c", script}, Environ: os.Environ(),

@@ -52,6 +52,15 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		}
 		time.Sleep(time.Hour)
+	case "joingroup":
+		// Move into process group JOIN_PGID (the bot's), then say so
+		// through $ESCAPED and wait to be killed.
+		pgid, _ := strconv.Atoi(os.Getenv("JOIN_PGID"))
+		err := syscall.Setpgid(0, pgid)
+		path := os.Getenv("ESCAPED")
+		os.WriteFile(path+".tmp", fmt.Appendf(nil, "%d %v\n", os.Getpid(), err), 0o600)
+		os.Rename(path+".tmp", path)
+		time.Sleep(time.Hour)
 	case "tty":
 		// Report whether stdin and stdout are a terminal, and its size.
 		in, _ := os.Readlink("/proc/self/fd/0")

@@ -50,12 +50,18 @@ func (s *streams) end() {
 	}
 }
 
-// openPipes gives the CLI its own process group and our own pipes, not
-// exec's copying goroutines, so that Wait returns when the CLI exits even
-// if something it started still holds them. With stdin, the CLI reads a
-// pipe the bot writes; without, /dev/null.
+// openPipes gives the CLI a session and process group of its own and our
+// own pipes, not exec's copying goroutines, so that Wait returns when the
+// CLI exits even if something it started still holds them. With stdin,
+// the CLI reads a pipe the bot writes; without, /dev/null.
+//
+// A session, not only a group: a process may join any group of its own
+// session, so in the bot's session a descendant could move into the bot's
+// group, where neither the CLI's group kill nor the orphan sweep (which
+// spares the bot's group, its git children's) would reach it. Without a
+// controlling terminal the CLI also cannot read or stop on the console's.
 func openPipes(cmd *exec.Cmd, stdin bool) (*streams, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	outR, outW, err := outputPipe("|1")
 	if err != nil {
 		return nil, err
