@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -280,53 +281,131 @@ func size(n int64) string {
 }
 
 // sendFile answers /file <path>: the file from the conversation's
-// workdir, as a document.
+// workdir, here or on its runner, as a document.
 func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg string) (string, error) {
-	_, workdir, ok, err := r.workingConversation(m)
+	conv, ok := r.convs.Get(m.Key)
 	if !ok {
 		return r.noConversation(), nil
 	}
+	f, err := r.workFile(ctx, m, conv, arg)
 	if err != nil {
 		return "", err
 	}
-	path, err := realPath(arg, workdir)
-	if err != nil {
-		return "", Errorf("%s: %v", arg, err)
-	}
-	if !r.cfg.Roots.Contains(path) || !r.mayWorkIn(m, path) {
-		return "", Errorf("%s is outside the directories you may work in", arg)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is the user's own words
-		}
-		return "", Errorf("%s: %v", arg, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", Errorf("%s is not a file", arg)
-	}
-	if fi.Size() == 0 {
-		// Every platform refuses an empty upload; say so before asking.
-		return "", Errorf("%s is empty: there is nothing to send", arg)
-	}
-	if fi.Size() > r.maxAttachment() {
-		return "", Errorf("%s is %s, over the %s limit (ATTACHMENT_MAX_BYTES)", arg, size(fi.Size()), size(r.maxAttachment()))
-	}
 	fs, ok := a.p.(FileSender)
 	if !ok {
-		return fmt.Sprintf("This platform cannot send files. The file is %s (%s).", path, size(fi.Size())), nil
+		return fmt.Sprintf("This platform cannot send files. The file is %s (%s).", f.Path, size(f.Size)), nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", arg, err)
-	}
-	if r.cfg.Redactor.Redact(string(data)) != string(data) {
+	if r.cfg.Redactor.Redact(string(f.Data)) != string(f.Data) {
 		return "", Errorf("%s holds one of the bot's secrets: it is not sent", arg)
 	}
-	if _, err := fs.SendFile(ctx, m.Target(), filepath.Base(path), data, ""); err != nil {
-		return "", fmt.Errorf("send %s: %w", filepath.Base(path), err)
+	name := filepath.Base(f.Path)
+	if _, err := fs.SendFile(ctx, m.Target(), name, f.Data, ""); err != nil {
+		return "", fmt.Errorf("send %s: %w", name, err)
 	}
 	return "", nil
+}
+
+// workFile reads arg for /file from conv's workdir: on this machine, or
+// on its runner, which checks it against the author's roots there.
+func (r *Router) workFile(ctx context.Context, m Message, conv Conversation, arg string) (WorkFile, error) {
+	if runner, workdir, remote := r.remoteWorkdir(conv.Workdir); remote {
+		rf, ok := r.cfg.Runners.(RunnerFiles)
+		if !ok {
+			return WorkFile{}, errLocalOnly("/file", runner)
+		}
+		f, err := rf.ReadFile(ctx, runner, workdir, arg, r.isAdmin(m), r.maxAttachment())
+		f.Path = runner + ":" + f.Path
+		return f, err
+	}
+	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	if err != nil {
+		return WorkFile{}, err
+	}
+	return ReadWorkFile(arg, workdir, r.userRoots(m), r.maxAttachment())
+}
+
+// WorkFile is a file /file sends: where it is, its size and its bytes.
+type WorkFile struct {
+	Path string
+	Size int64
+	Data []byte
+}
+
+// ReadWorkFile reads path, relative to workdir, for /file: with its
+// symlinks resolved it must be inside roots, and a regular file neither
+// empty nor over max bytes. Its errors are the user's to read.
+func ReadWorkFile(path, workdir string, roots Roots, max int64) (WorkFile, error) {
+	f, fi, err := OpenWorkFile(path, workdir, roots, max)
+	if err != nil {
+		return WorkFile{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return WorkFile{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return WorkFile{}, Errorf("%s grew over the %s limit (ATTACHMENT_MAX_BYTES) while it was read", path, size(max))
+	}
+	return WorkFile{Path: f.Name(), Size: fi.Size(), Data: data}, nil
+}
+
+// OpenWorkFile opens path as ReadWorkFile checks it.
+func OpenWorkFile(path, workdir string, roots Roots, max int64) (*os.File, os.FileInfo, error) {
+	real, err := realPath(path, workdir)
+	if errors.Is(err, errNoSuchDir) {
+		return nil, nil, Errorf("%s: no such file or directory", path)
+	}
+	if err != nil {
+		return nil, nil, Errorf("%s: %v", path, err)
+	}
+	if !roots.Contains(real) {
+		return nil, nil, Errorf("%s is outside the directories you may work in", path)
+	}
+	// Checked before it is opened: opening a named pipe would wait for a
+	// writer. Checked again once open, in case it was swapped meanwhile.
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, nil, Errorf("%s: %v", path, bareError(err))
+	}
+	if err := checkWorkFile(path, fi, max); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, Errorf("%s: %v", path, bareError(err))
+	}
+	opened, err := f.Stat()
+	if err == nil && !os.SameFile(fi, opened) {
+		err = Errorf("%s changed while it was opened; try again", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// checkWorkFile says what keeps fi from being sent as path, if anything.
+func checkWorkFile(path string, fi os.FileInfo, max int64) error {
+	switch {
+	case !fi.Mode().IsRegular():
+		return Errorf("%s is not a file", path)
+	case fi.Size() == 0:
+		// Every platform refuses an empty upload; say so before asking.
+		return Errorf("%s is empty: there is nothing to send", path)
+	case fi.Size() > max:
+		return Errorf("%s is %s, over the %s limit (ATTACHMENT_MAX_BYTES)", path, size(fi.Size()), size(max))
+	}
+	return nil
+}
+
+// bareError is err without the path a *fs.PathError names: the path the
+// user wrote is shown instead.
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,6 +128,9 @@ func TestFileCommand(t *testing.T) {
 	must(os.WriteFile(filepath.Join(f.root, "leak.txt"), []byte("token s3cr3t-token-value"), 0o644))
 	must(os.Symlink("/etc/hostname", filepath.Join(f.root, "escape")))
 	must(os.Mkdir(filepath.Join(f.root, "dir"), 0o755))
+	// Opening a named pipe would wait for a writer: it is never opened.
+	must(syscall.Mkfifo(filepath.Join(f.root, "pipe"), 0o644))
+	must(os.WriteFile(filepath.Join(f.root, "empty"), nil, 0o644))
 	f.say("alice", "/file report.md")
 	sent := <-f.rec.Files()
 	if sent.Name != "report.md" || string(sent.Data) != "# Report\n" {
@@ -137,7 +141,9 @@ func TestFileCommand(t *testing.T) {
 		{"escape", "escape is outside the directories you may work in"},
 		{"/etc/hostname", "outside the directories you may work in"},
 		{"dir", "dir is not a file"},
-		{"missing.txt", "missing.txt:"},
+		{"pipe", "pipe is not a file"},
+		{"empty", "empty is empty"},
+		{"missing.txt", "missing.txt: no such file or directory"},
 		{"leak.txt", "holds one of the bot's secrets"},
 	} {
 		f.say("alice", "/file "+tc.arg)

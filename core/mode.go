@@ -93,7 +93,7 @@ func (r *Router) mode(m Message, name string) (string, error) {
 	if chosen == nil {
 		return "", Errorf("%s has no mode %q. /mode lists them", p.Name(), name)
 	}
-	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes && !r.isAdmin(m) {
 		if chosen.Name == ModeAuto {
 			return "", Errorf("mode auto asks nothing in the chat, so the CLI may run tools with nobody approving them, where the bot is set to ask (APPROVALS=ask): only admins may choose it")
 		}

@@ -18,7 +18,7 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	if err != nil {
 		return "", err
 	}
-	admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+	admin := r.isAdmin(m)
 	if len(infos) == 0 && !admin {
 		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
 	}
@@ -173,7 +173,7 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 // they started from chat, or every one for an admin. Sessions started on
 // the host, outside the chat, are the admins'.
 func (r *Router) ownSessions(m Message, pluginID string, infos []ConversationInfo) []ConversationInfo {
-	if r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+	if r.isAdmin(m) {
 		return infos
 	}
 	var own []ConversationInfo
@@ -186,7 +186,7 @@ func (r *Router) ownSessions(m Message, pluginID string, infos []ConversationInf
 }
 
 func (r *Router) mayResume(m Message, pluginID, session string) bool {
-	return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) || r.convs.Owner(pluginID, session) == OwnerOf(m)
+	return r.isAdmin(m) || r.convs.Owner(pluginID, session) == OwnerOf(m)
 }
 
 func pickConversation(infos []ConversationInfo, arg string) (ConversationInfo, error) {

@@ -301,7 +301,7 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 	// Admins are trusted with the host already (any root, every
 	// conversation); the limit guards against everyone else. It also
 	// spares a scripted console, whose one user is an admin.
-	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.isAdmin(m) {
 		r.logger.Info("rate limited", "id", id, "conversation", m.Key.String(), "retry_after", wait)
 		rec.Kind, rec.Outcome = RecordLimited, OutcomeError
 		r.obs.Record(rec)

@@ -235,9 +235,12 @@ func (r *Router) userWorkdir(m Message, path string) (string, error) {
 // wd.
 func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Contains(wd) }
 
+// isAdmin reports whether m's author is an admin of m's platform.
+func (r *Router) isAdmin(m Message) bool { return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) }
+
 // userRoots are the roots m's author may work in (UserRoots).
 func (r *Router) userRoots(m Message) Roots {
-	return UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()))
+	return UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, r.isAdmin(m))
 }
 
 // UserRoots returns the roots a user may work in: all of roots for an
@@ -276,17 +279,6 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 		return r.defaultWorkdir(), nil
 	}
 	return r.conversationWorkdir(m, conv.Workdir)
-}
-
-// workingConversation is m's conversation and its workdir, checked as
-// conversationWorkdir does; ok is false when m has no conversation.
-func (r *Router) workingConversation(m Message) (conv Conversation, workdir string, ok bool, err error) {
-	conv, ok = r.convs.Get(m.Key)
-	if !ok {
-		return conv, "", false, nil
-	}
-	workdir, err = r.conversationWorkdir(m, conv.Workdir)
-	return conv, workdir, true, err
 }
 
 // start answers /<plugin> start. Where the platform opens a thread for a
@@ -382,7 +374,7 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 
 func (r *Router) status(m Message, all bool) (string, error) {
 	if all {
-		if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		if !r.isAdmin(m) {
 			return "", Errorf("/status all is for admins")
 		}
 		entries := r.convs.All()

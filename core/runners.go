@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
 // Runners places conversations on other machines, where the code is (the
@@ -31,6 +33,17 @@ type Runners interface {
 	// process of this bot was streaming into platform's chats when it
 	// stopped: they went on there, and their replies go on here.
 	Unfinished(platform string) []UnfinishedTurn
+}
+
+// RunnerFiles is implemented by Runners that read a conversation's
+// workdir on a runner, for /diff and /file. The runner checks workdir and
+// path against the user's roots there, as for a turn.
+type RunnerFiles interface {
+	// Diff is what changed in workdir on runner (gitrepo.Diff). A long
+	// patch may come cut short: Changes.PatchSize says how long it is.
+	Diff(ctx context.Context, runner, workdir string, admin bool) (gitrepo.Changes, error)
+	// ReadFile reads path on runner as ReadWorkFile does there.
+	ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (WorkFile, error)
 }
 
 // UnfinishedTurn is a turn still running on a runner (or finished there
@@ -90,7 +103,7 @@ func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, p
 	if worktree != nil && *worktree {
 		return "", Errorf("worktrees are made on this machine only; start on %s without --worktree", runner)
 	}
-	admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+	admin := r.isAdmin(m)
 	if _, err := r.cfg.Runners.Plugin(runner, pluginID, m, admin); err != nil {
 		return "", err
 	}
@@ -105,7 +118,7 @@ func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, p
 // author: the runner checks the workdir against the author's roots there
 // on every request.
 func (r *Router) runnerPlugin(m Message, runner, pluginID string) (Plugin, error) {
-	return r.cfg.Runners.Plugin(runner, pluginID, m, r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()))
+	return r.cfg.Runners.Plugin(runner, pluginID, m, r.isAdmin(m))
 }
 
 // followUnfinished goes on with the replies of the turns on runners that

@@ -292,7 +292,7 @@ func (r *Router) unschedule(m Message, arg string) (string, error) {
 		if s.ID != id {
 			continue
 		}
-		admin := r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+		admin := r.isAdmin(m)
 		if !admin && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
 			return "", Errorf("schedule #%d is someone else's", id)
 		}

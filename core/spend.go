@@ -144,7 +144,7 @@ func (b Budgets) dollars() bool { return b.TurnUSD > 0 || b.UserDailyUSD > 0 }
 
 // budgeted reports whether the budgets apply to m's author.
 func (r *Router) budgeted(m Message) bool {
-	return r.cfg.Budgets.Admins || !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author())
+	return r.cfg.Budgets.Admins || !r.isAdmin(m)
 }
 
 // budgetFor returns the most m's turn may cost (0: no bound), or a
@@ -210,7 +210,7 @@ func (r *Router) unpricedNote(m Message, p Plugin, res TurnResult) string {
 func (r *Router) cost(m Message, all bool) (string, error) {
 	day := Day(r.clock.Now())
 	if all {
-		if !r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) {
+		if !r.isAdmin(m) {
 			return "", Errorf("/cost all is for admins")
 		}
 		var b strings.Builder

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,6 +69,9 @@ func (rs Roots) Contains(real string) bool {
 	return false
 }
 
+// errNoSuchDir is realPath's error for a path that does not exist.
+var errNoSuchDir = errors.New("no such directory")
+
 func realPath(path, base string) (string, error) {
 	if path == "~" || strings.HasPrefix(path, "~/") {
 		home, err := os.UserHomeDir()
@@ -89,7 +93,7 @@ func realPath(path, base string) (string, error) {
 	real, err := filepath.EvalSymlinks(filepath.Clean(path))
 	if err != nil {
 		if os.IsNotExist(err) {
-			return "", fmt.Errorf("no such directory")
+			return "", errNoSuchDir
 		}
 		return "", err
 	}

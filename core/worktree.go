@@ -83,7 +83,7 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	}
 	wt, workdir, err := gitrepo.Create(ctx, conv.Workdir, name, parent)
 	if err != nil {
-		return "", worktreeError(err)
+		return "", GitError(err)
 	}
 	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = workdir, wt.Path, wt.Branch, wt.Main
 	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", wt.Path, wt.Branch, main), nil
@@ -102,8 +102,9 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// worktreeError shows git's refusals as they are and wraps the rest.
-func worktreeError(err error) error {
+// GitError shows git's refusals and a workdir outside any repository to
+// the user, and wraps the rest.
+func GitError(err error) error {
 	var ref *gitrepo.Refusal
 	if errors.As(err, &ref) {
 		return Errorf("%s", ref.Msg)
@@ -128,33 +129,53 @@ func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 
 // diff shows what m's conversation changed.
 func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, error) {
-	conv, workdir, ok, err := r.workingConversation(m)
+	conv, ok := r.convs.Get(m.Key)
 	if !ok {
 		return r.noConversation(), nil
 	}
+	c, err := r.changes(ctx, m, conv)
 	if err != nil {
 		return "", err
-	}
-	c, err := gitrepo.Diff(ctx, workdir, worktreeOf(conv))
-	if err != nil {
-		return "", worktreeError(err)
 	}
 	if c.Patch == "" && c.Stat == "" {
 		return "No changes since " + c.Since + ".", nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", c.Since, c.Stat)
-	if name, ok := r.attachPatch(ctx, a, m, conv, c.Patch); ok {
+	if name, ok := r.attachPatch(ctx, a, m, conv, c); ok {
 		fmt.Fprintf(&b, "\nThe whole patch (%s) is attached as %s.", size(int64(len(c.Patch))), name)
 	} else if c.Patch != "" {
-		patch := c.Patch
+		patch, whole := c.Patch, max(c.PatchSize, len(c.Patch))
 		if len(patch) > maxPatchBytes {
 			patch = patch[:strings.LastIndexByte(patch[:maxPatchBytes], '\n')+1]
-			fmt.Fprintf(&b, "\nThe patch is %d KB; its first %d KB:", len(c.Patch)>>10, len(patch)>>10)
+		}
+		if len(patch) < whole {
+			fmt.Fprintf(&b, "\nThe patch is %d KB; its first %d KB:", whole>>10, len(patch)>>10)
 		}
 		fmt.Fprintf(&b, "\n```diff\n%s```", patch)
 	}
 	return b.String(), nil
+}
+
+// changes is what conv changed: on this machine, or on its runner, which
+// checks the workdir against the author's roots there.
+func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (gitrepo.Changes, error) {
+	if runner, workdir, remote := r.remoteWorkdir(conv.Workdir); remote {
+		rf, ok := r.cfg.Runners.(RunnerFiles)
+		if !ok {
+			return gitrepo.Changes{}, errLocalOnly("/diff", runner)
+		}
+		return rf.Diff(ctx, runner, workdir, r.isAdmin(m))
+	}
+	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	if err != nil {
+		return gitrepo.Changes{}, err
+	}
+	c, err := gitrepo.Diff(ctx, workdir, worktreeOf(conv))
+	if err != nil {
+		return c, GitError(err)
+	}
+	return c, nil
 }
 
 // inlinePatchBytes is the longest patch /diff shows in its message where
@@ -162,10 +183,12 @@ func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, erro
 const inlinePatchBytes = 1500
 
 // attachPatch sends a long patch as a .diff file, secrets blanked, where
-// the platform sends files; ok is false when it was not sent.
-func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv Conversation, patch string) (name string, ok bool) {
+// the platform sends files; ok is false when it was not sent. A patch cut
+// short is not sent as if it were whole.
+func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv Conversation, c gitrepo.Changes) (name string, ok bool) {
+	patch := c.Patch
 	fs, can := a.p.(FileSender)
-	if !can || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
+	if !can || c.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
 		return "", false
 	}
 	name = cmp.Or(conv.Worktree, filepath.Base(conv.Workdir), "changes") + ".diff"
@@ -191,7 +214,7 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 	}
 	msg, err := gitrepo.Merge(ctx, *wt, r.conversationTitle(ctx, conv))
 	if err != nil {
-		return "", worktreeError(err)
+		return "", GitError(err)
 	}
 	return msg, nil
 }

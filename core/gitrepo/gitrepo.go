@@ -223,7 +223,13 @@ type Changes struct {
 	Stat, Patch string
 	// Since says against what: "jakebot/x's branch point" or "HEAD".
 	Since string
+	// PatchSize, when over len(Patch), is the length of the whole patch,
+	// of which Patch is the start (cut short to travel from a runner).
+	PatchSize int
 }
+
+// Cut reports whether Patch holds only the start of the patch.
+func (c Changes) Cut() bool { return c.PatchSize > len(c.Patch) }
 
 // Diff returns what changed in dir: in a worktree of the bot's, all since
 // its branch left the main worktree's branch, committed or not, new files

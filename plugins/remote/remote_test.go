@@ -42,8 +42,8 @@ func TestConversationOnARunner(t *testing.T) {
 	w.expect("outside")
 	w.say("/claude start box9:/srv")
 	w.expect(`no runner "box9" has connected`)
-	w.say("/file notes.txt")
-	w.expect("only for conversations on this machine")
+	w.say("/file notes.txt") // read there (TestDiffAndFileOnARunner)
+	w.expect("notes.txt: no such file or directory")
 }
 
 // Two runners serve turns at once: a turn waiting on box2 does not hold

@@ -97,6 +97,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "resolve"):       r.resolve,
 		runnerSubject(r.cfg.Name, "conversations"): func(m *nats.Msg) { r.conversations(ctx, m) },
 		runnerSubject(r.cfg.Name, "turn"):          func(m *nats.Msg) { r.turn(ctx, m) },
+		runnerSubject(r.cfg.Name, "diff"):          func(m *nats.Msg) { r.diff(ctx, m) },
+		runnerSubject(r.cfg.Name, "file"):          r.file,
 	}
 	var subs []*nats.Subscription
 	defer func() {

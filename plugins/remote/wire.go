@@ -115,8 +115,49 @@ type listReply struct {
 	Error         *wireError              `json:"error,omitempty"`
 }
 
-// turnRequest starts a turn. Turn.Images never travel: files reach only
-// conversations on the gateway's machine.
+// diffRequest asks what changed in a workdir (/diff).
+type diffRequest struct {
+	Workdir string `json:"workdir"`
+	Admin   bool   `json:"admin,omitempty"`
+}
+
+// diffReply is gitrepo.Changes. Stat and Patch travel as bytes (base64):
+// JSON would escape a patch's <, > and & to six bytes each. A patch that
+// would not fit in one message is cut, and PatchSize is its whole length.
+type diffReply struct {
+	Stat      []byte     `json:"stat,omitempty"`
+	Patch     []byte     `json:"patch,omitempty"`
+	PatchSize int        `json:"patch_size,omitempty"`
+	Since     string     `json:"since,omitempty"`
+	Error     *wireError `json:"error,omitempty"`
+}
+
+// fileRequest asks for a part of a file in a workdir (/file), from
+// Offset. Max is the gateway's ATTACHMENT_MAX_BYTES. After the first part,
+// Size and ModTime are the file's as the first reply gave them: a file
+// that changed meanwhile is refused rather than sent half old, half new.
+type fileRequest struct {
+	Workdir string `json:"workdir"`
+	Path    string `json:"path"`
+	Admin   bool   `json:"admin,omitempty"`
+	Max     int64  `json:"max"`
+	Offset  int64  `json:"offset,omitempty"`
+	Size    int64  `json:"size,omitempty"`
+	ModTime int64  `json:"mod_time,omitempty"`
+}
+
+// fileReply is a part of the file: Data from the request's Offset, as
+// much as fits in one message.
+type fileReply struct {
+	Path    string     `json:"path,omitempty"`
+	Size    int64      `json:"size,omitempty"`
+	ModTime int64      `json:"mod_time,omitempty"`
+	Data    []byte     `json:"data,omitempty"`
+	Error   *wireError `json:"error,omitempty"`
+}
+
+// turnRequest starts a turn. Turn.Images never travel: files sent with a
+// message reach only conversations on the gateway's machine.
 type turnRequest struct {
 	ID     string    `json:"id"`
 	Plugin string    `json:"plugin"`

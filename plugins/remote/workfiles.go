@@ -1,0 +1,142 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/gitrepo"
+)
+
+// A message's room for data: the server's max_payload, less room for the
+// rest of the reply, and base64's third more.
+const replyOverhead = 16 << 10
+
+func dataRoom(nc *nats.Conn) int {
+	return max(4<<10, int(nc.MaxPayload()-replyOverhead)*3/4)
+}
+
+// diff answers /diff for a conversation here: what changed in its
+// workdir, checked against the user's roots here, with the runner's
+// secrets blanked.
+func (r *Runner) diff(ctx context.Context, m *nats.Msg) {
+	var req diffRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		r.respond(m, diffReply{Error: toWire(err)})
+		return
+	}
+	wd, err := r.workdir(req.Workdir, req.Admin)
+	if err != nil {
+		r.respond(m, diffReply{Error: r.wireError(err)})
+		return
+	}
+	c, err := gitrepo.Diff(ctx, wd, nil)
+	if err != nil {
+		r.respond(m, diffReply{Error: r.wireError(core.GitError(err))})
+		return
+	}
+	// The summary gets a quarter of the room at most, the patch the rest.
+	room := dataRoom(r.nc)
+	stat := []byte(r.cfg.Redactor.Redact(c.Stat))
+	patch := []byte(r.cfg.Redactor.Redact(c.Patch))
+	rep := diffReply{Since: c.Since, Stat: stat[:min(len(stat), room/4)], Patch: patch}
+	if room -= len(rep.Stat); len(patch) > room {
+		rep.Patch, rep.PatchSize = patch[:room], len(patch)
+	}
+	r.respond(m, rep)
+}
+
+// file answers a part of /file for a conversation here: the file checked
+// as the gateway checks its own (core.OpenWorkFile) against the user's
+// roots here, and refused whole if it holds one of the runner's secrets.
+func (r *Runner) file(m *nats.Msg) {
+	var req fileRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		r.respond(m, fileReply{Error: toWire(err)})
+		return
+	}
+	rep, err := r.filePart(req)
+	rep.Error = r.wireError(err)
+	r.respond(m, rep)
+}
+
+func (r *Runner) filePart(req fileRequest) (fileReply, error) {
+	wd, err := r.workdir(req.Workdir, req.Admin)
+	if err != nil {
+		return fileReply{}, err
+	}
+	f, fi, err := core.OpenWorkFile(req.Path, wd, r.userRoots(req.Admin), req.Max)
+	if err != nil {
+		return fileReply{}, err
+	}
+	defer f.Close()
+	rep := fileReply{Path: f.Name(), Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	if req.Offset > 0 && (req.Size != rep.Size || req.ModTime != rep.ModTime) {
+		return fileReply{}, core.Errorf("%s changed while it was being sent; try again", req.Path)
+	}
+	if req.Offset == 0 {
+		// The whole file is checked once, before its first part goes: a
+		// secret cut in two by a part's end would pass unseen otherwise.
+		whole, err := io.ReadAll(io.LimitReader(f, rep.Size))
+		if err != nil {
+			return fileReply{}, fmt.Errorf("read %s: %w", req.Path, err)
+		}
+		if r.cfg.Redactor.Redact(string(whole)) != string(whole) {
+			return fileReply{}, core.Errorf("%s holds one of %s's secrets: it is not sent", req.Path, r.cfg.Name)
+		}
+	}
+	n := min(int64(dataRoom(r.nc)), rep.Size-req.Offset)
+	if req.Offset < 0 || n <= 0 {
+		return fileReply{}, core.Errorf("%s: no part at %d of its %d bytes", req.Path, req.Offset, rep.Size)
+	}
+	rep.Data = make([]byte, n)
+	if _, err := f.ReadAt(rep.Data, req.Offset); err != nil {
+		return fileReply{}, core.Errorf("%s changed while it was being sent; try again", req.Path)
+	}
+	return rep, nil
+}
+
+// Diff asks runner what changed in workdir there.
+func (g *Gateway) Diff(ctx context.Context, runner, workdir string, admin bool) (gitrepo.Changes, error) {
+	var rep diffReply
+	if err := g.request(ctx, runnerSubject(runner, "diff"), diffRequest{Workdir: workdir, Admin: admin}, &rep); err != nil {
+		return gitrepo.Changes{}, fmt.Errorf("runner %s: %w", runner, err)
+	}
+	return gitrepo.Changes{Stat: string(rep.Stat), Patch: string(rep.Patch), Since: rep.Since, PatchSize: rep.PatchSize}, rep.Error.err()
+}
+
+// ReadFile reads path in workdir on runner, part after part.
+func (g *Gateway) ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (core.WorkFile, error) {
+	req := fileRequest{Workdir: workdir, Path: path, Admin: admin, Max: max}
+	var f core.WorkFile
+	for {
+		var rep fileReply
+		if err := g.request(ctx, runnerSubject(runner, "file"), req, &rep); err != nil {
+			return core.WorkFile{}, fmt.Errorf("runner %s: %w", runner, err)
+		}
+		if err := rep.Error.err(); err != nil {
+			return core.WorkFile{}, err
+		}
+		if req.Offset == 0 {
+			if rep.Size > max {
+				return core.WorkFile{}, fmt.Errorf("runner %s: %s is %d bytes, over the %d asked for", runner, path, rep.Size, max)
+			}
+			f = core.WorkFile{Path: rep.Path, Size: rep.Size, Data: make([]byte, 0, rep.Size)}
+			req.Size, req.ModTime = rep.Size, rep.ModTime
+		}
+		if len(rep.Data) == 0 || int64(len(f.Data)+len(rep.Data)) > f.Size {
+			return core.WorkFile{}, fmt.Errorf("runner %s: %s: a part of %d bytes at %d of %d", runner, path, len(rep.Data), req.Offset, f.Size)
+		}
+		f.Data = append(f.Data, rep.Data...)
+		req.Offset = int64(len(f.Data))
+		if req.Offset == f.Size {
+			return f, nil
+		}
+	}
+}
+
+var _ core.RunnerFiles = (*Gateway)(nil)
