@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,42 +60,37 @@ func (r *Router) maxAttachment() int64 {
 	return DefaultAttachmentMaxBytes
 }
 
-// takeFiles saves m's files in workdir/.jakebot/uploads/<day>/ and
-// returns the prompt that names them, with a voice note's text in place
-// of an empty message, and the images' paths. A file over the size
-// limit, a failed download or a voice note that cannot be heard fails the
-// whole message, and nothing half-written is left.
-func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, workdir string) (prompt string, images []string, err error) {
+// takeFiles saves m's files in .jakebot/uploads/<day>/ in the workdir
+// (here, or on conv's runner) and returns the prompt that names them,
+// with a voice note's text in place of an empty message, and the images'
+// paths. A file over the size limit, a failed download or a voice note
+// that cannot be heard fails the whole message, and nothing half-written
+// is left.
+func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, conv Conversation, workdir string) (prompt string, images []string, err error) {
 	prompt = m.Text
 	if len(m.Files) == 0 {
 		return prompt, nil, nil
 	}
-	uploads := filepath.Join(workdir, ".jakebot", "uploads")
-	dir := filepath.Join(uploads, Day(r.clock.Now()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("uploads folder: %w", err)
-	}
-	if n := removeStalePartials(uploads, r.clock.Now()); n > 0 {
-		r.logger.Info("removed downloads a crash left unfinished", "workdir", workdir, "files", n)
-	}
-	if err := gitrepo.Exclude(ctx, workdir); err != nil {
-		r.logger.Warn("exclude .jakebot/ from git", "workdir", workdir, "err", err)
-	}
-	var saved []string
-	var lines []string
-	for _, f := range m.Files {
-		path, err := r.saveFile(ctx, dir, f)
-		if err != nil {
-			for _, p := range saved {
-				os.Remove(p)
-			}
-			return "", nil, err
+	var saved []savedFile
+	if runner, _, remote := r.remoteWorkdir(conv.Workdir); remote {
+		tmp, terr := os.MkdirTemp("", "jakebot-upload-")
+		if terr != nil {
+			return "", nil, fmt.Errorf("uploads folder: %w", terr)
 		}
-		saved = append(saved, path)
-		rel, _ := filepath.Rel(workdir, path)
-		switch f.Kind {
+		defer os.RemoveAll(tmp)
+		saved, err = r.uploadFiles(ctx, m, runner, workdir, tmp)
+	} else {
+		saved, err = r.saveFiles(ctx, m, workdir)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	var lines []string
+	for _, s := range saved {
+		rel, _ := filepath.Rel(workdir, s.path)
+		switch s.kind {
 		case FileVoice:
-			text, err := r.transcribe(ctx, path)
+			text, err := r.transcribe(ctx, s.local, s.path)
 			if err != nil {
 				return "", nil, err
 			}
@@ -102,7 +98,7 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, workdir 
 			prompt = strings.TrimSpace(prompt + "\n\n" + text)
 			lines = append(lines, fmt.Sprintf("- %s (the voice note this text was heard from)", rel))
 		case FileImage:
-			images = append(images, path)
+			images = append(images, s.path)
 			lines = append(lines, fmt.Sprintf("- %s (image)", rel))
 		default:
 			lines = append(lines, "- "+rel)
@@ -112,10 +108,95 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, workdir 
 	return prompt, images, nil
 }
 
+// savedFile is a file sent with a message, saved in the workdir at path
+// (on the workdir's machine), with a copy here at local (path itself for
+// a workdir here).
+type savedFile struct {
+	kind        AttachmentKind
+	path, local string
+}
+
+// saveFiles saves m's files in workdir's uploads folder here: all or
+// none.
+func (r *Router) saveFiles(ctx context.Context, m Message, workdir string) ([]savedFile, error) {
+	dir, err := PrepareUploads(ctx, workdir, r.clock.Now(), r.logger)
+	if err != nil {
+		return nil, err
+	}
+	var saved []savedFile
+	for _, f := range m.Files {
+		path, err := r.saveFile(ctx, dir, f)
+		if err != nil {
+			for _, s := range saved {
+				os.Remove(s.path)
+			}
+			return nil, err
+		}
+		saved = append(saved, savedFile{kind: f.Kind, path: path, local: path})
+	}
+	return saved, nil
+}
+
+// uploadFiles downloads m's files to tmp here, then has runner save them
+// in workdir's uploads folder there: all or none. The copies here stay
+// until the turn has its prompt: a voice note is heard here, by
+// TRANSCRIBE_CMD.
+func (r *Router) uploadFiles(ctx context.Context, m Message, runner, workdir, tmp string) ([]savedFile, error) {
+	rf, ok := r.cfg.Runners.(RunnerFiles)
+	if !ok {
+		return nil, errLocalOnly("sending files", runner)
+	}
+	var saved []savedFile
+	var files []UploadFile
+	for _, f := range m.Files {
+		local, err := r.saveFile(ctx, tmp, f)
+		if err != nil {
+			return nil, err
+		}
+		saved = append(saved, savedFile{kind: f.Kind, local: local})
+		files = append(files, UploadFile{Name: filepath.Base(local), Path: local})
+	}
+	paths, err := rf.Upload(ctx, runner, workdir, r.isAdmin(m), files)
+	if err == nil && len(paths) != len(saved) {
+		err = fmt.Errorf("runner %s saved %d files of %d", runner, len(paths), len(saved))
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range saved {
+		saved[i].path = paths[i]
+	}
+	return saved, nil
+}
+
+// UploadFile is a file to send to a runner: its name and its copy here.
+type UploadFile struct {
+	Name, Path string
+}
+
+// PrepareUploads makes the folder for today's files sent with messages in
+// workdir, .jakebot/uploads/<day>/, with .jakebot/ excluded from git
+// where it can be, and removes the partial downloads a crash left in any
+// day's folder.
+func PrepareUploads(ctx context.Context, workdir string, now time.Time, logger *slog.Logger) (dir string, err error) {
+	uploads := filepath.Join(workdir, ".jakebot", "uploads")
+	dir = filepath.Join(uploads, Day(now))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("uploads folder: %w", err)
+	}
+	if n := removeStalePartials(uploads, now); n > 0 {
+		logger.Info("removed downloads a crash left unfinished", "workdir", workdir, "files", n)
+	}
+	if err := gitrepo.Exclude(ctx, workdir); err != nil {
+		logger.Warn("exclude .jakebot/ from git", "workdir", workdir, "err", err)
+	}
+	return dir, nil
+}
+
 // saveFile downloads f into dir under a clean name of its own.
 func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string, error) {
 	max := r.maxAttachment()
-	name := cleanFileName(f.Name)
+	name := CleanFileName(f.Name)
 	if f.Kind == FileVoice {
 		// TRANSCRIBE_CMD may put {file} inside a shell string: a voice
 		// note's name keeps no character a shell would read.
@@ -152,7 +233,7 @@ func (r *Router) saveFile(ctx context.Context, dir string, f Attachment) (string
 	}
 	path := ""
 	if err == nil {
-		path, err = placeUnique(out.Name(), dir, name)
+		path, err = PlaceUnique(out.Name(), dir, name)
 	}
 	os.Remove(out.Name())
 	if err != nil {
@@ -195,12 +276,13 @@ func removeStalePartials(uploads string, now time.Time) int {
 	return n
 }
 
-// transcribe runs the Transcriber, or says how to get one.
-func (r *Router) transcribe(ctx context.Context, path string) (string, error) {
+// transcribe runs the Transcriber on the voice note at local, or says how
+// to get one; saved is where the note stays, for the user.
+func (r *Router) transcribe(ctx context.Context, local, saved string) (string, error) {
 	if r.cfg.Transcribe == nil {
-		return "", Errorf("voice notes need TRANSCRIBE_CMD, a command that prints the text of {file} (a local whisper.cpp, for one): see README, Files and voice. Your note is saved at %s", path)
+		return "", Errorf("voice notes need TRANSCRIBE_CMD, a command that prints the text of {file} (a local whisper.cpp, for one): see README, Files and voice. Your note is saved at %s", saved)
 	}
-	text, err := r.cfg.Transcribe(ctx, path)
+	text, err := r.cfg.Transcribe(ctx, local)
 	text = strings.TrimSpace(text)
 	if err != nil {
 		return "", Errorf("the voice note could not be transcribed: %v", err)
@@ -211,10 +293,10 @@ func (r *Router) transcribe(ctx context.Context, path string) (string, error) {
 	return text, nil
 }
 
-// cleanFileName keeps a sent name's letters, digits and punctuation, with
+// CleanFileName keeps a sent name's letters, digits and punctuation, with
 // path separators and control characters replaced: a name never climbs
 // out of the uploads folder nor hides as a dot file.
-func cleanFileName(name string) string {
+func CleanFileName(name string) string {
 	name = strings.Map(func(c rune) rune {
 		switch {
 		case c == '/' || c == '\\' || unicode.IsControl(c) || c == 0x7f:
@@ -238,11 +320,11 @@ func cleanFileName(name string) string {
 	return strings.ToValidUTF8(name, "_")
 }
 
-// placeUnique gives the file at tmp the name dir/name, or name-1,
+// PlaceUnique gives the file at tmp the name dir/name, or name-1,
 // name-2… when it is taken: an upload never overwrites. A hard link
 // claims a name atomically; tmp, if still there, is the caller's to
 // remove.
-func placeUnique(tmp, dir, name string) (string, error) {
+func PlaceUnique(tmp, dir, name string) (string, error) {
 	ext := filepath.Ext(name)
 	base := strings.TrimSuffix(name, ext)
 	for i := 0; i < 1000; i++ {

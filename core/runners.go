@@ -44,6 +44,10 @@ type RunnerFiles interface {
 	Diff(ctx context.Context, runner, workdir string, admin bool) (gitrepo.Changes, error)
 	// ReadFile reads path on runner as ReadWorkFile does there.
 	ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (WorkFile, error)
+	// Upload saves files in workdir's uploads folder on runner
+	// (PrepareUploads there), each under its name or a free one like it:
+	// all or none. It returns their paths there, in order.
+	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
 }
 
 // UnfinishedTurn is a turn still running on a runner (or finished there

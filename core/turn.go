@@ -55,7 +55,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	turn.Prompt = m.Text
 	if len(m.Files) > 0 {
 		var err error
-		if turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, m, workdir); err != nil {
+		if turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, m, conv, workdir); err != nil {
 			return func() { r.replyError(a, m.Target(), qm.id, err) }
 		}
 	}
@@ -176,9 +176,6 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 		return conv, nil, "", Errorf("the conversation this message was written to ended before its turn; it was not sent")
 	}
 	if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
-		if len(m.Files) > 0 {
-			return conv, nil, "", errLocalOnly("sending files", runner)
-		}
 		if qm.follow != nil {
 			return conv, qm.follow, path, nil
 		}

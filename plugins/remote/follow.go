@@ -142,7 +142,6 @@ func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, emit func(
 
 // start asks the runner for the turn, once it is recorded as followed.
 func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, error) {
-	t.Images = nil
 	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
 	info, _, _, _ := p.g.runnerNow(p.runner)
 	rec := &turnRecord{ID: nuid.Next(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,

@@ -41,6 +41,9 @@ type RunnerConfig struct {
 	// Redactor blanks the runner's own secrets out of everything it
 	// sends: a CLI printing the runner's API key does not reach the chat.
 	Redactor *core.Redactor
+	// MaxUpload bounds the files sent with one message, together;
+	// zero is core.DefaultAttachmentMaxBytes.
+	MaxUpload int64
 	// Interval is how often it announces itself; zero is
 	// AnnounceInterval.
 	Interval time.Duration
@@ -62,6 +65,9 @@ type Runner struct {
 	// session runs one turn at a time.
 	sessions map[string]*runnerTurn
 	wg       sync.WaitGroup
+
+	upMu    sync.Mutex
+	uploads map[string]*upload
 }
 
 // NewRunner returns a runner on nc, which must have been connected with
@@ -80,11 +86,14 @@ func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
 	if cfg.Interval <= 0 {
 		cfg.Interval = AnnounceInterval
 	}
+	if cfg.MaxUpload <= 0 {
+		cfg.MaxUpload = core.DefaultAttachmentMaxBytes
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{nc: nc, js: js, cfg: cfg, instance: nuid.Next(), logger: cfg.Logger.With("runner", cfg.Name),
-		sessions: map[string]*runnerTurn{}}, nil
+		sessions: map[string]*runnerTurn{}, uploads: map[string]*upload{}}, nil
 }
 
 // Run serves until ctx is done; then it cancels the turns it runs and
@@ -99,6 +108,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "turn"):          func(m *nats.Msg) { r.turn(ctx, m) },
 		runnerSubject(r.cfg.Name, "diff"):          func(m *nats.Msg) { r.diff(ctx, m) },
 		runnerSubject(r.cfg.Name, "file"):          r.file,
+		runnerSubject(r.cfg.Name, "upload"):        func(m *nats.Msg) { r.upload(ctx, m) },
 	}
 	var subs []*nats.Subscription
 	defer func() {
@@ -126,6 +136,9 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			cancel()
 			r.wg.Wait()
+			r.upMu.Lock()
+			r.dropUploads(0)
+			r.upMu.Unlock()
 			return nil
 		}
 	}
@@ -237,7 +250,7 @@ func (r *Runner) check(req turnRequest) (core.Plugin, core.Turn, error) {
 	if err != nil {
 		return nil, core.Turn{}, err
 	}
-	t.Workdir, t.Images = wd, nil
+	t.Workdir, t.Images = wd, r.uploadedImages(wd, t.Images)
 	if !req.Admin && !r.cfg.AllowBypassModes {
 		for _, md := range core.ModesOf(p) {
 			if md.Bypass && strings.EqualFold(md.Name, t.Mode) {

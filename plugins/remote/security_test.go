@@ -94,6 +94,9 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(def, "link")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	w := newWorld(t)
 	box2 := w.startRunner(runnerOpts{name: "box2", roots: []string{def, other}})
 	w.startGateway() // makes the event stream
@@ -119,6 +122,15 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 		{"resolve, not an admin", "resolve", `{"path":"` + elsewhere + `"}`, "only admins"},
 		{"resolve outside", "resolve", `{"path":"/etc","admin":true}`, "outside the allowed roots"},
 		{"listing, not an admin", "conversations", `{"plugin":"claude","workdir":"` + elsewhere + `"}`, "only admins"},
+		{"diff, not an admin", "diff", `{"workdir":"` + elsewhere + `"}`, "only admins"},
+		{"diff outside", "diff", `{"workdir":"/etc","admin":true}`, "outside the allowed roots"},
+		{"a file, not an admin", "file", `{"workdir":"` + elsewhere + `","path":"x","max":100}`, "only admins"},
+		{"a file out of the workdir", "file", `{"workdir":"` + app + `","path":"../link/secret","max":100,"admin":true}`, "outside the directories you may work in"},
+		{"an upload, not an admin", "upload", `{"id":"u1","workdir":"` + elsewhere + `","name":"x"}`, "only admins"},
+		{"an upload outside", "upload", `{"id":"u2","workdir":"` + outside + `","name":"x","admin":true}`, "outside the allowed roots"},
+		{"a part of no upload", "upload", `{"id":"u3","file":1,"offset":5,"data":"eA=="}`, "no such upload"},
+		{"a commit of no upload", "upload", `{"id":"u4","commit":true}`, "no such upload"},
+		{"a bad upload id", "upload", `{"id":"a.b","workdir":"` + app + `"}`, "malformed upload"},
 	} {
 		reply := request(t, forger, "jakebot.v2.runner.box2."+tc.subject, tc.data)
 		if msg, _ := reply["error"].(map[string]any)["message"].(string); !strings.Contains(msg, tc.want) {
@@ -130,11 +142,20 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 		t.Fatalf("the runner ran a forged turn: %+v", turn)
 	default:
 	}
-	// An admin may: the other root, and a bypass mode.
-	if reply := request(t, forger, "jakebot.v2.runner.box2.turn", turn(true, elsewhere, "yolo")); reply["error"] != nil {
+	// An admin may: the other root, and a bypass mode. A turn's images
+	// are only what was uploaded to its workdir.
+	uploaded := filepath.Join(mkdir(t, elsewhere, ".jakebot", "uploads", "2026-01-02"), "shot.png")
+	if err := os.WriteFile(uploaded, []byte("PNG"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := json.Marshal(map[string]any{"id": "forgedimages", "plugin": "claude", "admin": true,
+		"turn": map[string]any{"Workdir": elsewhere, "Prompt": "hello", "Mode": "yolo",
+			"Images": []string{"/etc/hostname", filepath.Join(outside, "secret"), uploaded, filepath.Join(def, "link", "secret")}}})
+	if reply := request(t, forger, "jakebot.v2.runner.box2.turn", string(req)); reply["error"] != nil {
 		t.Fatalf("an admin's turn was refused: %v", reply)
 	}
-	if got := recv(t, box2.plugin.Started(), "a turn on box2"); got.Workdir != elsewhere || got.Mode != "yolo" {
+	if got := recv(t, box2.plugin.Started(), "a turn on box2"); got.Workdir != elsewhere || got.Mode != "yolo" ||
+		len(got.Images) != 1 || got.Images[0] != uploaded {
 		t.Errorf("the runner ran %+v", got)
 	}
 }

@@ -156,8 +156,30 @@ type fileReply struct {
 	Error   *wireError `json:"error,omitempty"`
 }
 
-// turnRequest starts a turn. Turn.Images never travel: files sent with a
-// message reach only conversations on the gateway's machine.
+// uploadRequest carries a part of the files sent with a message, to save
+// in a conversation's workdir: the files go one after another (File from
+// 0), each in parts from Offset 0; Commit, after the last part, saves them
+// all under their names; Abort drops them. ID names the upload.
+type uploadRequest struct {
+	ID      string `json:"id"`
+	Workdir string `json:"workdir,omitempty"`
+	Admin   bool   `json:"admin,omitempty"`
+	File    int    `json:"file,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Offset  int64  `json:"offset,omitempty"`
+	Data    []byte `json:"data,omitempty"`
+	Commit  bool   `json:"commit,omitempty"`
+	Abort   bool   `json:"abort,omitempty"`
+}
+
+// uploadReply accepts a part, or answers Commit with the files' paths.
+type uploadReply struct {
+	Paths []string   `json:"paths,omitempty"`
+	Error *wireError `json:"error,omitempty"`
+}
+
+// turnRequest starts a turn. Turn.Images are paths on the runner, of
+// images uploaded into the workdir's uploads folder there.
 type turnRequest struct {
 	ID     string    `json:"id"`
 	Plugin string    `json:"plugin"`

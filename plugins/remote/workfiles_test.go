@@ -2,10 +2,13 @@ package remote_test
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,4 +100,79 @@ func TestDiffAndFileOnARunner(t *testing.T) {
 	w.expect("conversation started in box2:" + plain)
 	w.say("/diff")
 	w.expect("not in a git repository")
+}
+
+// attachment is a file sent with a message.
+func attachment(name string, kind core.AttachmentKind, data []byte) core.Attachment {
+	return core.Attachment{Name: name, Kind: kind, Size: int64(len(data)), Open: func(context.Context) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}}
+}
+
+// Files sent with a message in a conversation on a runner are saved in
+// the workdir's uploads folder there, in parts when larger than a NATS
+// message, under clean names that overwrite nothing, and named in the
+// prompt; images are passed to the CLI there. Over the runner's own limit
+// nothing is saved, partial files included, and the message is not sent.
+func TestFilesSentToARunner(t *testing.T) {
+	t.Parallel()
+	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 64 << 10}), convs: core.NewConversations()}
+	box2 := w.startRunner(runnerOpts{name: "box2", maxUpload: 300_000})
+	w.startGateway()
+	w.waitOnline("box2")
+	app := box2.app()
+	w.say("/claude start box2:" + app)
+	w.expect("conversation started in box2:" + app)
+
+	shot := make([]byte, 150_000) // five parts
+	for i := range shot {
+		shot[i] = byte(rand.IntN(256))
+	}
+	w.gw.rec.Say(core.Message{Key: key(admin), Text: "what is wrong here?", Files: []core.Attachment{
+		attachment("shot.png", core.FileImage, shot), attachment("../../etc/passwd", core.FileDocument, []byte("root:x")),
+		attachment("shot.png", core.FileImage, []byte("PNG2")), attachment("empty.txt", core.FileDocument, nil)}})
+	turn := recv(t, box2.plugin.Started(), "a turn on box2")
+	w.expect("box2 echo: what is wrong here?")
+	uploads, err := filepath.Glob(filepath.Join(app, ".jakebot", "uploads", "*"))
+	if err != nil || len(uploads) != 1 {
+		t.Fatalf("uploads folders: %v, %v", uploads, err)
+	}
+	rel, _ := filepath.Rel(app, uploads[0])
+	want := "what is wrong here?\n\nFiles I sent, saved in the workdir:\n" +
+		"- " + rel + "/shot.png (image)\n- " + rel + "/_.._etc_passwd\n- " + rel + "/shot-1.png (image)\n- " + rel + "/empty.txt"
+	if turn.Prompt != want {
+		t.Errorf("prompt = %q, want %q", turn.Prompt, want)
+	}
+	if len(turn.Images) != 2 || turn.Images[0] != filepath.Join(uploads[0], "shot.png") || turn.Images[1] != filepath.Join(uploads[0], "shot-1.png") {
+		t.Errorf("images = %q", turn.Images)
+	}
+	for name, data := range map[string][]byte{"shot.png": shot, "_.._etc_passwd": []byte("root:x"), "shot-1.png": []byte("PNG2"), "empty.txt": nil} {
+		if got, err := os.ReadFile(filepath.Join(uploads[0], name)); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: %d bytes, %v; want %d", name, len(got), err, len(data))
+		}
+	}
+
+	// Over box2's 300,000 bytes together: refused when the second file
+	// passes it, the first one not kept.
+	w.gw.rec.Say(core.Message{Key: key(admin), Text: "and these?", Files: []core.Attachment{
+		attachment("one.bin", core.FileDocument, shot), attachment("two.bin", core.FileDocument, append(slices.Clone(shot), 1))}})
+	w.expect("over box2's limit of 300000 bytes", "your message was not sent")
+	left, _ := os.ReadDir(uploads[0])
+	if len(left) != 4 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the uploads folder holds %q, want the 4 files of the first message only", names)
+	}
+
+	// A voice note is heard here, where TRANSCRIBE_CMD is (none in this
+	// test), and kept there.
+	w.gw.rec.Say(core.Message{Key: key(admin), Files: []core.Attachment{attachment("note.ogg", core.FileVoice, []byte("OGG"))}})
+	w.expect("voice notes need TRANSCRIBE_CMD", "Your note is saved at "+filepath.Join(uploads[0], "note.ogg"))
+	select {
+	case turn := <-box2.plugin.Started():
+		t.Errorf("a refused message ran a turn: %q", turn.Prompt)
+	default:
+	}
 }

@@ -185,6 +185,8 @@ type runnerOpts struct {
 	roots    []string
 	interval time.Duration
 	secret   string
+	// maxUpload is its MaxUpload.
+	maxUpload int64
 	// nats is how it signs in.
 	nats remote.Config
 }
@@ -230,7 +232,7 @@ func (w *world) startRunner(o runnerOpts) *runner {
 		w.t.Fatal(err)
 	}
 	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Roots: roots, Interval: o.interval,
-		Redactor: core.NewRedactor([]string{o.secret})})
+		Redactor: core.NewRedactor([]string{o.secret}), MaxUpload: o.maxUpload})
 	if err != nil {
 		w.t.Fatal(err)
 	}
