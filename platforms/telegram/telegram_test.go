@@ -676,8 +676,9 @@ func TestModelTextLinksNobody(t *testing.T) {
 	if got := h.last(dm.ID); !strings.Contains(got, "[carol](tg://user?id=1003)") {
 		t.Errorf("answer = %q, want the link as text", got)
 	}
+	// The library sends "entities":null with every edit: no entity.
 	for _, c := range h.srv.Calls("sendMessage", "editMessageText") {
-		if text := c.Params.Get("text"); strings.Contains(text, "<a ") || c.Params.Get("entities") != "" {
+		if text, e := c.Params.Get("text"), c.Params.Get("entities"); strings.Contains(text, "<a ") || e != "" && e != "null" && e != "[]" {
 			t.Errorf("%s sent a link: %q entities=%s", c.Method, text, c.Params.Get("entities"))
 		}
 	}
