@@ -135,7 +135,7 @@ func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, emit func(
 	for i := range rep.Questions {
 		q := &rep.Questions[i]
 		asked[q.ID] = true
-		emit(p.event(rec.ID, &wireEvent{Kind: core.EventQuestion, Question: q}))
+		emit(p.event(rec, &wireEvent{Kind: core.EventQuestion, Question: q}))
 	}
 	return asked
 }
@@ -169,9 +169,7 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, err
 
 // stopTurn stops the turn on the runner and forgets it.
 func (p *remotePlugin) stopTurn(rec *turnRecord) {
-	if err := p.g.nc.Publish(turnSubject(p.runner, rec.ID, "cancel"), nil); err != nil {
-		p.g.cfg.Logger.Warn("cancel not sent", "runner", p.runner, "id", rec.ID, "err", err)
-	}
+	p.g.tell(p.runner, rec.Instance, "cancel", cancelMessage{Turn: rec.ID})
 	p.g.dropTurn(rec.ID)
 }
 
@@ -209,7 +207,7 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[st
 			}
 			// Stop it there, then wait for its end, which keeps the
 			// session's partial turn.
-			p.g.nc.Publish(turnSubject(p.runner, rec.ID, "cancel"), nil)
+			p.g.tell(p.runner, rec.Instance, "cancel", cancelMessage{Turn: rec.ID})
 			done, giveUp = nil, time.After(stopGrace)
 		case <-giveUp:
 			p.g.dropTurn(rec.ID)
@@ -248,7 +246,7 @@ func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, asked map[string
 	}
 	for i := range tm.Events {
 		if q := tm.Events[i].Question; q == nil || !asked[q.ID] {
-			emit(p.event(rec.ID, &tm.Events[i]))
+			emit(p.event(rec, &tm.Events[i]))
 		}
 	}
 	if tm.Done {
@@ -331,17 +329,14 @@ func (g *Gateway) deleteConsumer(cons jetstream.Consumer) {
 
 // event turns a wire event back into a core.Event; a question's answer
 // goes back to the runner, without the gateway's secrets.
-func (p *remotePlugin) event(id string, we *wireEvent) core.Event {
+func (p *remotePlugin) event(rec *turnRecord, we *wireEvent) core.Event {
 	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, ResumeToken: we.ResumeToken, Model: we.Model}
 	if q := we.Question; q != nil {
 		ev.Question = &core.Question{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options,
 			Answer: func(a core.Answer) {
 				red := p.g.cfg.Redactor
 				a.Reason, a.Choice = red.Redact(a.Reason), red.Redact(a.Choice)
-				data, _ := json.Marshal(answerMessage{Question: q.ID, Answer: a})
-				if err := p.g.nc.Publish(turnSubject(p.runner, id, "answer"), data); err != nil {
-					p.g.cfg.Logger.Warn("answer not sent", "runner", p.runner, "err", err)
-				}
+				p.g.tell(p.runner, rec.Instance, "answer", answerMessage{Turn: rec.ID, Question: q.ID, Answer: a})
 			}}
 	}
 	return ev

@@ -42,6 +42,12 @@ type Gateway struct {
 	cfg   GatewayConfig
 	sub   *nats.Subscription
 
+	// ctx ends when the gateway closes; tellers are the cancels and
+	// answers still on their way (tell).
+	ctx     context.Context
+	close   context.CancelFunc
+	tellers sync.WaitGroup
+
 	mu      sync.Mutex
 	runners map[string]*runnerState
 	// unfinished are the turns an earlier gateway followed when it
@@ -78,6 +84,7 @@ func NewGateway(ctx context.Context, nc *nats.Conn, cfg GatewayConfig) (*Gateway
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{nc: nc, cfg: cfg, runners: map[string]*runnerState{}}
+	g.ctx, g.close = context.WithCancel(context.Background())
 	if err := g.openJetStream(ctx); err != nil {
 		return nil, err
 	}
@@ -135,8 +142,13 @@ func (g *Gateway) openJetStream(ctx context.Context) error {
 	return nil
 }
 
-// Close stops listening.
+// Close stops listening, and sending the cancels and answers not
+// delivered yet.
 func (g *Gateway) Close() {
+	g.mu.Lock()
+	g.close()
+	g.mu.Unlock()
+	g.tellers.Wait()
 	g.sub.Unsubscribe()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -279,6 +291,54 @@ func (g *Gateway) Resolve(ctx context.Context, runner, path string, admin bool) 
 		return "", fmt.Errorf("runner %s: %w", runner, err)
 	}
 	return rep.Workdir, rep.Error.err()
+}
+
+// tellFor bounds how long a cancel or an answer is sent again while its
+// runner is out of reach; tellAttempt, how long each try waits for the
+// runner's acknowledgement.
+const (
+	tellFor     = time.Hour
+	tellAttempt = 2 * time.Second
+)
+
+// tell sends msg to runner's what subject until the runner acknowledges
+// it: a cancel or an answer lost while the runner is out of reach (a
+// partition, a NATS restart) would leave a turn running, or a question
+// waiting, with nobody told. It gives up when the runner comes back as
+// another instance than the turn's (the turn ended with the old one),
+// after tellFor, or when the gateway closes.
+func (g *Gateway) tell(runner, instance, what string, msg any) {
+	data, _ := json.Marshal(msg)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ctx.Err() != nil {
+		return
+	}
+	g.tellers.Add(1)
+	go func() {
+		defer g.tellers.Done()
+		deadline := time.Now().Add(tellFor)
+		wait := 100 * time.Millisecond
+		for {
+			ctx, cancel := context.WithTimeout(g.ctx, tellAttempt)
+			_, err := g.nc.RequestWithContext(ctx, runnerSubject(runner, what), data)
+			cancel()
+			if err == nil {
+				return
+			}
+			info, _, _, _ := g.runnerNow(runner)
+			if g.ctx.Err() != nil || errors.Is(err, nats.ErrConnectionClosed) || time.Now().After(deadline) ||
+				instance != "" && info.Instance != "" && info.Instance != instance {
+				g.cfg.Logger.Warn(what+" not delivered", "runner", runner, "err", err)
+				return
+			}
+			select {
+			case <-g.ctx.Done():
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 5*time.Second)
+		}
+	}()
 }
 
 // request sends a request to a runner and decodes its reply.

@@ -64,7 +64,11 @@ type Runner struct {
 	// sessions holds the running turn of each session (plugin/token): a
 	// session runs one turn at a time.
 	sessions map[string]*runnerTurn
-	wg       sync.WaitGroup
+	// turns are the turns running here, by id; cancelled, the turns
+	// cancelled before they came, with when.
+	turns     map[string]*runnerTurn
+	cancelled map[string]time.Time
+	wg        sync.WaitGroup
 
 	upMu    sync.Mutex
 	uploads map[string]*upload
@@ -93,7 +97,8 @@ func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{nc: nc, js: js, cfg: cfg, instance: nuid.Next(), logger: cfg.Logger.With("runner", cfg.Name),
-		sessions: map[string]*runnerTurn{}, uploads: map[string]*upload{}}, nil
+		sessions: map[string]*runnerTurn{}, turns: map[string]*runnerTurn{}, cancelled: map[string]time.Time{},
+		uploads: map[string]*upload{}}, nil
 }
 
 // Run serves until ctx is done; then it cancels the turns it runs and
@@ -109,6 +114,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "diff"):          func(m *nats.Msg) { r.diff(ctx, m) },
 		runnerSubject(r.cfg.Name, "file"):          r.file,
 		runnerSubject(r.cfg.Name, "upload"):        func(m *nats.Msg) { r.upload(ctx, m) },
+		runnerSubject(r.cfg.Name, "cancel"):        r.cancelTurn,
+		runnerSubject(r.cfg.Name, "answer"):        r.answerTurn,
 	}
 	var subs []*nats.Subscription
 	defer func() {

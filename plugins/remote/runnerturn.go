@@ -14,8 +14,8 @@ import (
 )
 
 // turn accepts a turn and runs it: its messages go out numbered, into the
-// event stream under the turn's subject; a cancel or an answer comes back
-// on the turn's own subjects.
+// event stream under the turn's subject; a cancel or an answer comes to
+// the runner's own subjects, naming the turn.
 func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 	var req turnRequest
 	if err := json.Unmarshal(m.Data, &req); err != nil || !validName(req.ID) {
@@ -31,9 +31,15 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), cancel: cancel, ended: make(chan struct{}),
 		questions: map[string]openQuestion{}}
-	subs, err := rt.subscribe()
+	if !r.register(rt) {
+		cancel(nil)
+		r.respond(m, turnReply{Error: &wireError{Message: "the turn was cancelled before it started", User: true}})
+		return
+	}
+	sub, err := rt.subscribe()
 	if err != nil {
 		cancel(nil)
+		r.release(rt)
 		r.respond(m, turnReply{Error: toWire(err)})
 		return
 	}
@@ -44,7 +50,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		defer r.wg.Done()
 		defer close(rt.ended)
 		defer cancel(nil)
-		defer unsubscribe(subs)
+		defer sub.Unsubscribe()
 		defer r.release(rt)
 		r.claim(rt, t.ResumeToken)
 		r.logger.Info("turn", "id", req.ID, "plugin", p.ID(), "workdir", t.Workdir, "admin", req.Admin)
@@ -77,33 +83,18 @@ type openQuestion struct {
 	answer func(core.Answer)
 }
 
-// subscribe listens on the turn's own subjects: a cancel, an answer, and
-// a gateway that follows the turn again asking which questions are open.
-func (t *runnerTurn) subscribe() ([]*nats.Subscription, error) {
-	var subs []*nats.Subscription
-	for what, h := range map[string]nats.MsgHandler{
-		"cancel":    func(*nats.Msg) { t.cancel(core.ErrStopped) },
-		"answer":    t.answer,
-		"questions": t.open,
-	} {
-		sub, err := t.r.nc.Subscribe(turnSubject(t.r.cfg.Name, t.id, what), h)
-		if err != nil {
-			unsubscribe(subs)
-			return nil, err
-		}
-		subs = append(subs, sub)
-	}
-	if err := t.r.nc.Flush(); err != nil {
-		unsubscribe(subs)
+// subscribe listens on the turn's own subject, where a gateway that
+// follows the turn again asks which questions are open.
+func (t *runnerTurn) subscribe() (*nats.Subscription, error) {
+	sub, err := t.r.nc.Subscribe(turnSubject(t.r.cfg.Name, t.id, "questions"), t.open)
+	if err != nil {
 		return nil, err
 	}
-	return subs, nil
-}
-
-func unsubscribe(subs []*nats.Subscription) {
-	for _, s := range subs {
-		s.Unsubscribe()
+	if err := t.r.nc.Flush(); err != nil {
+		sub.Unsubscribe()
+		return nil, err
 	}
+	return sub, nil
 }
 
 // claim makes rt the turn of a session it resumes or starts: a turn
@@ -137,13 +128,14 @@ func (r *Runner) claim(rt *runnerTurn, token string) {
 	}
 }
 
-// release forgets rt's sessions, unless a newer turn took them.
+// release forgets rt, and its sessions unless a newer turn took them.
 func (r *Runner) release(rt *runnerTurn) {
 	rt.mu.Lock()
 	keys := rt.sessions
 	rt.mu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	delete(r.turns, rt.id)
 	for _, k := range keys {
 		if r.sessions[k] == rt {
 			delete(r.sessions, k)
@@ -183,18 +175,73 @@ func (r *Runner) redact(we *wireEvent) {
 	}
 }
 
-func (t *runnerTurn) answer(m *nats.Msg) {
+// cancelTurn stops the turn a cancel names, and acknowledges it. A cancel
+// for a turn not started yet (its request is on its way, or was given up
+// on) is kept for a while: the turn is refused when it comes.
+func (r *Runner) cancelTurn(m *nats.Msg) {
+	var c cancelMessage
+	if json.Unmarshal(m.Data, &c) != nil || !validName(c.Turn) {
+		return // no acknowledgement: not a message of ours
+	}
+	r.mu.Lock()
+	t, ok := r.turns[c.Turn]
+	if !ok {
+		r.pruneCancelled()
+		r.cancelled[c.Turn] = time.Now()
+	}
+	r.mu.Unlock()
+	if ok {
+		t.cancel(core.ErrStopped)
+	}
+	r.respond(m, struct{}{})
+}
+
+// earlyCancelKept is how long a cancel for a turn not started yet is
+// kept: longer than a turn request may be on its way.
+const earlyCancelKept = 2 * requestTimeout
+
+// register makes rt a running turn, unless a cancel for it came first.
+func (r *Runner) register(rt *runnerTurn) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pruneCancelled()
+	if _, early := r.cancelled[rt.id]; early {
+		return false
+	}
+	r.turns[rt.id] = rt
+	return true
+}
+
+// pruneCancelled forgets the early cancels older than earlyCancelKept.
+// Call it with r.mu held.
+func (r *Runner) pruneCancelled() {
+	for id, at := range r.cancelled {
+		if time.Since(at) > earlyCancelKept {
+			delete(r.cancelled, id)
+		}
+	}
+}
+
+// answerTurn answers a question of the turn the answer names, once, and
+// acknowledges it.
+func (r *Runner) answerTurn(m *nats.Msg) {
 	var a answerMessage
 	if json.Unmarshal(m.Data, &a) != nil {
 		return
 	}
-	t.mu.Lock()
-	q, ok := t.questions[a.Question]
-	delete(t.questions, a.Question)
-	t.mu.Unlock()
-	if ok {
-		q.answer(a.Answer)
+	r.mu.Lock()
+	t := r.turns[a.Turn]
+	r.mu.Unlock()
+	if t != nil {
+		t.mu.Lock()
+		q, ok := t.questions[a.Question]
+		delete(t.questions, a.Question)
+		t.mu.Unlock()
+		if ok {
+			q.answer(a.Answer)
+		}
 	}
+	r.respond(m, struct{}{})
 }
 
 // open answers which questions wait for an answer, in the order asked.

@@ -229,8 +229,15 @@ type openReply struct {
 	Questions []wireQuestion `json:"questions,omitempty"`
 }
 
-// answerMessage answers a question of a running turn.
+// cancelMessage stops a turn. The runner acknowledges it (an empty reply)
+// whether the turn runs or not: the gateway sends it again until it does.
+type cancelMessage struct {
+	Turn string `json:"turn"`
+}
+
+// answerMessage answers a question of a turn, acknowledged as a cancel.
 type answerMessage struct {
+	Turn     string      `json:"turn"`
 	Question string      `json:"question"`
 	Answer   core.Answer `json:"answer"`
 }
