@@ -44,8 +44,8 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 	defer nc.Close()
 	r, err := remote.NewRunner(nc, remote.RunnerConfig{Name: name, Plugins: plugins, Roots: pol.roots,
 		DefaultWorkdir: pol.defaultWorkdir, AllowBypassModes: cfg.AllowBypassModes, Redactor: core.NewRedactor(cfg.Secrets),
-		MaxUpload: cfg.AttachmentMaxBytes,
-		Logger:    logger})
+		MaxUpload: cfg.AttachmentMaxBytes, WorktreeDir: pol.worktreeDir,
+		Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // listConversations shows the plugin's past conversations for this
@@ -89,12 +90,23 @@ func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
 	if conv, ok = r.convs.Get(m.Key); ok {
 		return conv, true
 	}
-	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" {
-		if _, err := os.Stat(conv.Worktree); errors.Is(err, fs.ErrNotExist) {
-			conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = conv.Repo, "", "", ""
-		}
+	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" && r.worktreeGone(m, conv) {
+		conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = conv.Repo, "", "", ""
 	}
 	return conv, ok
+}
+
+// worktreeGone reports whether conv's worktree, here or on its runner, is
+// no longer there.
+func (r *Router) worktreeGone(m Message, conv Conversation) bool {
+	if runner, path, remote := r.remoteWorkdir(conv.Worktree); remote {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err := r.cfg.Runners.Resolve(ctx, runner, path, r.isAdmin(m))
+		return err != nil
+	}
+	_, err := os.Stat(conv.Worktree)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // resumePlugin is the plugin /resume means: the one named, or the

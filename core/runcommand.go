@@ -290,8 +290,7 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 	var wd string
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, *m, p.ID(), runner, rest, worktree)
-		worktree = nil
+		wd, err = r.remoteStart(ctx, *m, p.ID(), runner, rest)
 	} else {
 		wd, err = r.userWorkdir(*m, path)
 	}
@@ -301,7 +300,7 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 	now := r.clock.Now()
 	conv := Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now}
 	note, warning := "", ""
-	if _, _, remote := r.remoteWorkdir(wd); !remote && ((worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree)) {
+	if (worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree) {
 		if note, err = r.newWorktree(ctx, *m, &conv, name, worktree != nil); err != nil {
 			return "", err
 		}
@@ -351,7 +350,7 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 	var err error
 	if runner, rest, remote := r.remoteWorkdir(path); remote {
 		conv, _ := r.convs.Get(m.Key)
-		wd, err = r.remoteStart(context.Background(), m, conv.Plugin, runner, rest, nil)
+		wd, err = r.remoteStart(context.Background(), m, conv.Plugin, runner, rest)
 	} else {
 		wd, err = r.userWorkdir(m, path)
 	}

@@ -39,15 +39,30 @@ type Runners interface {
 // workdir on a runner, for /diff and /file. The runner checks workdir and
 // path against the user's roots there, as for a turn.
 type RunnerFiles interface {
-	// Diff is what changed in workdir on runner (gitrepo.Diff). A long
-	// patch may come cut short: Changes.PatchSize says how long it is.
-	Diff(ctx context.Context, runner, workdir string, admin bool) (gitrepo.Changes, error)
+	// Diff is what changed in workdir on runner (gitrepo.Diff), in
+	// worktree wt there when not nil. A long patch may come cut short:
+	// Changes.PatchSize says how long it is.
+	Diff(ctx context.Context, runner, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error)
 	// ReadFile reads path on runner as ReadWorkFile does there.
 	ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (WorkFile, error)
 	// Upload saves files in workdir's uploads folder on runner
 	// (PrepareUploads there), each under its name or a free one like it:
 	// all or none. It returns their paths there, in order.
 	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
+}
+
+// RunnerWorktrees is implemented by Runners that give a conversation on a
+// runner a git worktree of its own there. The worktrees' paths are the
+// runner's; the runner checks them against the user's roots there.
+type RunnerWorktrees interface {
+	// NewWorktree is CreateWorktree of workdir on runner, with the
+	// runner's own WORKTREE_DIR. Outside a repository it fails with
+	// gitrepo.ErrNotARepo.
+	NewWorktree(ctx context.Context, runner, workdir, name string, admin bool) (wt gitrepo.Worktree, worktreeWorkdir string, err error)
+	// Merge is gitrepo.Merge of wt on runner.
+	Merge(ctx context.Context, runner string, wt gitrepo.Worktree, title string, admin bool) (string, error)
+	// RemoveWorktree is gitrepo.Remove of wt on runner.
+	RemoveWorktree(ctx context.Context, runner string, wt gitrepo.Worktree, admin bool) error
 }
 
 // UnfinishedTurn is a turn still running on a runner (or finished there
@@ -103,10 +118,7 @@ func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 // remoteStart resolves a "runner:path" workdir for /<plugin> start or
 // /workdir: the runner checks path against the roots m's author may work
 // in there.
-func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string, worktree *bool) (string, error) {
-	if worktree != nil && *worktree {
-		return "", Errorf("worktrees are made on this machine only; start on %s without --worktree", runner)
-	}
+func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string) (string, error) {
 	admin := r.isAdmin(m)
 	if _, err := r.cfg.Runners.Plugin(runner, pluginID, m, admin); err != nil {
 		return "", err

@@ -53,11 +53,29 @@ func startArgs(arg string) (workdir string, worktree *bool, name string) {
 	return strings.TrimSpace(arg), nil, ""
 }
 
-// newWorktree creates conv's worktree from its workdir. explicit says the
-// user asked for it (--worktree); WORKTREES=always asks on everyone's
-// behalf, and a workdir outside git then stays a plain one with a note.
+// newWorktree creates conv's worktree from its workdir, here or on its
+// runner. explicit says the user asked for it (--worktree); WORKTREES=always
+// asks on everyone's behalf, and a workdir outside git then stays a plain
+// one with a note.
 func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation, name string, explicit bool) (note string, err error) {
-	top, main, err := gitrepo.Top(ctx, conv.Workdir)
+	if name == "" {
+		name = conv.Plugin + "-" + randomHex(3)
+	}
+	var wt gitrepo.Worktree
+	var workdir string
+	runner, dir, remote := r.remoteWorkdir(conv.Workdir)
+	if remote {
+		rw, ok := r.cfg.Runners.(RunnerWorktrees)
+		if !ok && explicit {
+			return "", errLocalOnly("worktrees", runner)
+		}
+		if !ok {
+			return " Runner " + runner + " makes no worktrees, so the conversation works there directly.", nil
+		}
+		wt, workdir, err = rw.NewWorktree(ctx, runner, dir, name, r.isAdmin(m))
+	} else {
+		wt, workdir, err = CreateWorktree(ctx, dir, name, r.cfg.WorktreeDir, r.userRoots(m))
+	}
 	if errors.Is(err, gitrepo.ErrNotARepo) {
 		if explicit {
 			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Workdir)
@@ -65,28 +83,59 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 		return " It is not in a git repository, so the conversation works there directly (no worktree).", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("worktree: %w", err)
+		return "", err
 	}
-	if name == "" {
-		name = conv.Plugin + "-" + randomHex(3)
+	place := ""
+	if remote {
+		place = runner + ":"
+	}
+	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = place+workdir, place+wt.Path, wt.Branch, place+wt.Main
+	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Worktree, wt.Branch, conv.Repo), nil
+}
+
+// CreateWorktree makes worktree name of dir's repository (gitrepo.Create)
+// in worktreeDir/<repository's name> when that is set (WORKTREE_DIR), else
+// in the repository's .jakebot/worktrees, provided it is inside roots. It
+// returns the worktree and dir's folder in it. Outside a repository it
+// fails with gitrepo.ErrNotARepo; its other errors are the user's to read.
+func CreateWorktree(ctx context.Context, dir, name, worktreeDir string, roots Roots) (gitrepo.Worktree, string, error) {
+	top, main, err := gitrepo.Top(ctx, dir)
+	if errors.Is(err, gitrepo.ErrNotARepo) {
+		return gitrepo.Worktree{}, "", err
+	}
+	if err != nil {
+		return gitrepo.Worktree{}, "", fmt.Errorf("worktree: %w", err)
 	}
 	if err := gitrepo.CheckName(name); err != nil {
-		return "", Errorf("%v", err)
+		return gitrepo.Worktree{}, "", Errorf("%v", err)
 	}
 	parent := ""
-	if r.cfg.WorktreeDir != "" {
-		parent = filepath.Join(r.cfg.WorktreeDir, filepath.Base(main))
+	if worktreeDir != "" {
+		parent = filepath.Join(worktreeDir, filepath.Base(main))
 	}
 	where := filepath.Join(cmpOr(parent, filepath.Join(main, ".jakebot", "worktrees")), name)
-	if !r.cfg.Roots.Contains(where) || !r.mayWorkIn(m, where) {
-		return "", Errorf("the worktree would be %s, outside the directories you may work in (the repository is %s); set WORKTREE_DIR inside the allowed roots", where, top)
+	if !roots.Contains(where) {
+		return gitrepo.Worktree{}, "", Errorf("the worktree would be %s, outside the directories you may work in (the repository is %s); set WORKTREE_DIR inside the allowed roots", where, top)
 	}
-	wt, workdir, err := gitrepo.Create(ctx, conv.Workdir, name, parent)
+	wt, workdir, err := gitrepo.Create(ctx, dir, name, parent)
 	if err != nil {
-		return "", GitError(err)
+		return gitrepo.Worktree{}, "", GitError(err)
 	}
-	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = workdir, wt.Path, wt.Branch, wt.Main
-	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", wt.Path, wt.Branch, main), nil
+	return wt, workdir, nil
+}
+
+// worktreePlace is conv's worktree, with its paths on the machine it is
+// on, and that machine's runner ("" for this one); nil without one.
+func (r *Router) worktreePlace(conv Conversation) (runner string, wt *gitrepo.Worktree) {
+	wt = worktreeOf(conv)
+	if wt == nil {
+		return "", nil
+	}
+	if runner, path, remote := r.remoteWorkdir(wt.Path); remote {
+		_, main, _ := SplitRunner(wt.Main)
+		return runner, &gitrepo.Worktree{Path: path, Branch: wt.Branch, Main: main}
+	}
+	return "", wt
 }
 
 func cmpOr(a, b string) string {
@@ -105,6 +154,9 @@ func randomHex(n int) string {
 // GitError shows git's refusals and a workdir outside any repository to
 // the user, and wraps the rest.
 func GitError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var ref *gitrepo.Refusal
 	if errors.As(err, &ref) {
 		return Errorf("%s", ref.Msg)
@@ -165,7 +217,8 @@ func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (git
 		if !ok {
 			return gitrepo.Changes{}, errLocalOnly("/diff", runner)
 		}
-		return rf.Diff(ctx, runner, workdir, r.isAdmin(m))
+		_, wt := r.worktreePlace(conv)
+		return rf.Diff(ctx, runner, workdir, wt, r.isAdmin(m))
 	}
 	workdir, err := r.conversationWorkdir(m, conv.Workdir)
 	if err != nil {
@@ -199,20 +252,29 @@ func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv C
 	return name, true
 }
 
-// merge commits and merges m's worktree conversation's branch.
+// merge commits and merges m's worktree conversation's branch, here or
+// on its runner.
 func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 	conv, ok := r.convs.Get(m.Key)
 	if !ok {
 		return r.noConversation(), nil
 	}
-	wt := worktreeOf(conv)
+	runner, wt := r.worktreePlace(conv)
 	if wt == nil {
 		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Workdir, conv.Plugin)
+	}
+	title := r.conversationTitle(ctx, m, conv)
+	if runner != "" {
+		rw, ok := r.cfg.Runners.(RunnerWorktrees)
+		if !ok {
+			return "", errLocalOnly("/merge", runner)
+		}
+		return rw.Merge(ctx, runner, *wt, title, r.isAdmin(m))
 	}
 	if !r.mayWorkIn(m, wt.Main) {
 		return "", Errorf("merging writes to %s, outside the directories you may work in", wt.Main)
 	}
-	msg, err := gitrepo.Merge(ctx, *wt, r.conversationTitle(ctx, conv))
+	msg, err := gitrepo.Merge(ctx, *wt, title)
 	if err != nil {
 		return "", GitError(err)
 	}
@@ -221,9 +283,16 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 
 // conversationTitle is the CLI's title for conv's session, for a commit
 // message; the branch when the CLI has none.
-func (r *Router) conversationTitle(ctx context.Context, conv Conversation) string {
-	if p, ok := r.cfg.Plugins.Get(conv.Plugin); ok && conv.ResumeToken != "" {
-		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
+func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
+	p, ok := r.cfg.Plugins.Get(conv.Plugin)
+	workdir := conv.Workdir
+	if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
+		var err error
+		p, err = r.runnerPlugin(m, runner, conv.Plugin)
+		ok, workdir = err == nil, path
+	}
+	if ok && conv.ResumeToken != "" {
+		if infos, err := p.Conversations(ctx, workdir); err == nil {
 			for _, info := range infos {
 				if info.ID == conv.ResumeToken && strings.TrimSpace(info.Title) != "" {
 					return Shorten(strings.Join(strings.Fields(info.Title), " "), 72)
@@ -234,20 +303,34 @@ func (r *Router) conversationTitle(ctx context.Context, conv Conversation) strin
 	return "Changes from the jakebot conversation on " + conv.Branch
 }
 
-// endWorktree removes an ended conversation's worktree if nothing in it
-// is unmerged, and says what became of it.
+// endWorktree removes an ended conversation's worktree, here or on its
+// runner, if nothing in it is unmerged, and says what became of it.
 func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
-	wt := worktreeOf(conv)
+	runner, wt := r.worktreePlace(conv)
 	if wt == nil {
 		return ""
 	}
-	if err := gitrepo.Remove(ctx, *wt); err != nil {
-		var ref *gitrepo.Refusal
-		if errors.As(err, &ref) {
-			return "\n" + ref.Msg
-		}
-		r.logger.Warn("remove a worktree", "worktree", wt.Path, "err", err)
-		return fmt.Sprintf("\nThe worktree %s could not be removed: %v", wt.Path, err)
+	var err error
+	if runner == "" {
+		err = gitrepo.Remove(ctx, *wt)
+	} else if rw, ok := r.cfg.Runners.(RunnerWorktrees); ok {
+		// Whoever ends the conversation removes its worktree, as here:
+		// an admin's, in a thread others write in, included.
+		err = rw.RemoveWorktree(ctx, runner, *wt, true)
+	} else {
+		err = errLocalOnly("removing a worktree", runner)
 	}
-	return fmt.Sprintf("\nIts worktree %s and branch %s had nothing unmerged and are removed.", wt.Path, wt.Branch)
+	if err != nil {
+		var ref *gitrepo.Refusal
+		var ue *UserError
+		switch {
+		case errors.As(err, &ref):
+			return "\n" + ref.Msg
+		case errors.As(err, &ue):
+			return "\n" + UserMessage(err)
+		}
+		r.logger.Warn("remove a worktree", "worktree", conv.Worktree, "err", err)
+		return fmt.Sprintf("\nThe worktree %s could not be removed: %v", conv.Worktree, err)
+	}
+	return fmt.Sprintf("\nIts worktree %s and branch %s had nothing unmerged and are removed.", conv.Worktree, wt.Branch)
 }

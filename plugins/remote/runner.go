@@ -41,6 +41,9 @@ type RunnerConfig struct {
 	// Redactor blanks the runner's own secrets out of everything it
 	// sends: a CLI printing the runner's API key does not reach the chat.
 	Redactor *core.Redactor
+	// WorktreeDir is where conversations' worktrees go (WORKTREE_DIR);
+	// empty is each repository's .jakebot/worktrees.
+	WorktreeDir string
 	// MaxUpload bounds the files sent with one message, together;
 	// zero is core.DefaultAttachmentMaxBytes.
 	MaxUpload int64
@@ -115,6 +118,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "file"):          r.file,
 		runnerSubject(r.cfg.Name, "upload"):        func(m *nats.Msg) { r.upload(ctx, m) },
 		runnerSubject(r.cfg.Name, "cancel"):        r.cancelTurn,
+		runnerSubject(r.cfg.Name, "worktree"):      func(m *nats.Msg) { r.worktree(ctx, m) },
 		runnerSubject(r.cfg.Name, "answer"):        r.answerTurn,
 	}
 	var subs []*nats.Subscription

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
 // The subjects, all under one versioned prefix, so that a gateway and a
@@ -64,15 +65,20 @@ type PluginInfo struct {
 }
 
 // wireError is an error crossing the wire: a user error stays one, so the
-// chat shows its words rather than "internal error".
+// chat shows its words rather than "internal error". NotARepo says it is
+// gitrepo.ErrNotARepo, which the gateway acts on.
 type wireError struct {
-	Message string `json:"message"`
-	User    bool   `json:"user,omitempty"`
+	Message  string `json:"message"`
+	User     bool   `json:"user,omitempty"`
+	NotARepo bool   `json:"not_a_repo,omitempty"`
 }
 
 func toWire(err error) *wireError {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(err, gitrepo.ErrNotARepo) {
+		return &wireError{Message: err.Error(), NotARepo: true}
 	}
 	var ue *core.UserError
 	if errors.As(err, &ue) {
@@ -85,6 +91,8 @@ func (e *wireError) err() error {
 	switch {
 	case e == nil:
 		return nil
+	case e.NotARepo:
+		return gitrepo.ErrNotARepo
 	case e.User:
 		return core.Errorf("%s", e.Message)
 	}
@@ -115,10 +123,40 @@ type listReply struct {
 	Error         *wireError              `json:"error,omitempty"`
 }
 
-// diffRequest asks what changed in a workdir (/diff).
+// diffRequest asks what changed in a workdir (/diff), in its
+// conversation's worktree when it has one.
 type diffRequest struct {
-	Workdir string `json:"workdir"`
-	Admin   bool   `json:"admin,omitempty"`
+	Workdir  string        `json:"workdir"`
+	Worktree *wireWorktree `json:"worktree,omitempty"`
+	Admin    bool          `json:"admin,omitempty"`
+}
+
+// wireWorktree is a gitrepo.Worktree on the runner.
+type wireWorktree struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Main   string `json:"main"`
+}
+
+// worktreeRequest makes a conversation's worktree (Op "create", of
+// Workdir's repository, named Name), merges it ("merge", with Title as
+// the commit's message) or removes it ("remove").
+type worktreeRequest struct {
+	Op       string       `json:"op"`
+	Workdir  string       `json:"workdir,omitempty"`
+	Name     string       `json:"name,omitempty"`
+	Worktree wireWorktree `json:"worktree"`
+	Title    string       `json:"title,omitempty"`
+	Admin    bool         `json:"admin,omitempty"`
+}
+
+// worktreeReply is the worktree made and the workdir in it, or what the
+// merge did.
+type worktreeReply struct {
+	Worktree wireWorktree `json:"worktree"`
+	Workdir  string       `json:"workdir,omitempty"`
+	Message  string       `json:"message,omitempty"`
+	Error    *wireError   `json:"error,omitempty"`
 }
 
 // diffReply is gitrepo.Changes. Stat and Patch travel as bytes (base64):

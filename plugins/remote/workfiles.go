@@ -34,7 +34,16 @@ func (r *Runner) diff(ctx context.Context, m *nats.Msg) {
 		r.respond(m, diffReply{Error: r.wireError(err)})
 		return
 	}
-	c, err := gitrepo.Diff(ctx, wd, nil)
+	var wt *gitrepo.Worktree
+	if req.Worktree != nil {
+		w := req.Worktree.worktree()
+		if err := r.checkWorktree(ctx, w, req.Admin); err != nil {
+			r.respond(m, diffReply{Error: r.wireError(err)})
+			return
+		}
+		wt = &w
+	}
+	c, err := gitrepo.Diff(ctx, wd, wt)
 	if err != nil {
 		r.respond(m, diffReply{Error: r.wireError(core.GitError(err))})
 		return
@@ -100,10 +109,16 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 	return rep, nil
 }
 
-// Diff asks runner what changed in workdir there.
-func (g *Gateway) Diff(ctx context.Context, runner, workdir string, admin bool) (gitrepo.Changes, error) {
+// Diff asks runner what changed in workdir there, in worktree wt when
+// not nil.
+func (g *Gateway) Diff(ctx context.Context, runner, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
+	req := diffRequest{Workdir: workdir, Admin: admin}
+	if wt != nil {
+		w := toWireWorktree(*wt)
+		req.Worktree = &w
+	}
 	var rep diffReply
-	if err := g.request(ctx, runnerSubject(runner, "diff"), diffRequest{Workdir: workdir, Admin: admin}, &rep); err != nil {
+	if err := g.request(ctx, runnerSubject(runner, "diff"), req, &rep); err != nil {
 		return gitrepo.Changes{}, fmt.Errorf("runner %s: %w", runner, err)
 	}
 	return gitrepo.Changes{Stat: string(rep.Stat), Patch: string(rep.Patch), Since: rep.Since, PatchSize: rep.PatchSize}, rep.Error.err()

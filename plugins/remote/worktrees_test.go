@@ -1,0 +1,89 @@
+package remote_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A conversation on a runner gets a worktree of its own there: its turns
+// run in it, /diff shows what changed since its branch point, /merge
+// merges it into the main worktree there, /conversation end removes it,
+// and a bare /resume after that lists the repository. Outside git,
+// --worktree is refused.
+func TestWorktreeOnARunner(t *testing.T) {
+	t.Parallel()
+	w, box2 := newWorldWithBox2(t)
+	app := box2.app()
+	writeFile(t, filepath.Join(app, "main.go"), []byte("package main\n"))
+	gitInit(t, app)
+	wt := filepath.Join(app, ".jakebot", "worktrees", "fix")
+
+	w.say("/claude start box2:" + app + " --worktree fix")
+	w.expect("conversation started in box2:"+wt, "own worktree box2:"+wt+" on branch jakebot/fix")
+	w.say("hello")
+	w.expect("box2 echo: hello")
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.Workdir != wt {
+		t.Errorf("the turn ran in %s, want the worktree %s", turn.Workdir, wt)
+	}
+	w.say("/status")
+	w.expect("Worktree: box2:" + wt + " on branch jakebot/fix")
+
+	writeFile(t, filepath.Join(wt, "notes.txt"), []byte("from the worktree\n"))
+	w.say("/diff")
+	w.expect("Changes since jakebot/fix's branch point", "notes.txt", "+from the worktree")
+	w.say("/merge")
+	w.expect("Merged jakebot/fix into main")
+	if data, err := os.ReadFile(filepath.Join(app, "notes.txt")); err != nil || string(data) != "from the worktree\n" {
+		t.Errorf("the main worktree's notes.txt: %q, %v", data, err)
+	}
+
+	w.say("/conversation end")
+	w.expect("Its worktree box2:" + wt + " and branch jakebot/fix had nothing unmerged and are removed.")
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Errorf("the worktree is still there: %v", err)
+	}
+	w.say("/resume")
+	w.expect("conversations in box2:" + app)
+
+	plain := mkdir(t, box2.roots[0], "plain")
+	w.say("/claude start box2:" + plain + " --worktree")
+	w.expect("is not in a git repository: --worktree needs one")
+}
+
+// A runner merges or removes only a worktree of the bot's, made as
+// CreateWorktree makes them, inside the user's roots there: a forged
+// request naming another branch, another repository or a path outside
+// changes nothing.
+func TestRunnerRefusesForgedWorktrees(t *testing.T) {
+	t.Parallel()
+	def, other := twoRoots(t)
+	outside := tempDir(t)
+	w := newWorld(t)
+	w.startRunner(runnerOpts{name: "box2", roots: []string{def, other}})
+	w.startGateway()
+	w.waitOnline("box2")
+	app := filepath.Join(def, "app")
+	writeFile(t, filepath.Join(app, "main.go"), []byte("package main\n"))
+	gitInit(t, app)
+	forger := connect(t, w.url)
+	op := func(op, path, branch, main string, admin bool) string {
+		req, _ := json.Marshal(map[string]any{"op": op, "admin": admin, "title": "x",
+			"worktree": map[string]string{"path": path, "branch": branch, "main": main}})
+		return string(req)
+	}
+	for _, tc := range []struct{ name, data, want string }{
+		{"the main worktree itself", op("merge", app, "jakebot/app", app, true), "not a worktree of"},
+		{"a branch not the bot's", op("merge", filepath.Join(app, "x"), "main", app, true), "not a worktree of the bot's"},
+		{"a repository outside", op("remove", filepath.Join(outside, "wt"), "jakebot/wt", outside, true), "outside the allowed roots"},
+		{"another root, not an admin", op("merge", filepath.Join(other, "wt"), "jakebot/wt", other, false), "only admins"},
+		{"an unknown operation", op("rm", filepath.Join(app, "gone"), "jakebot/gone", app, true), "no worktree operation"},
+	} {
+		reply := request(t, forger, "jakebot.v2.runner.box2.worktree", tc.data)
+		if msg, _ := reply["error"].(map[string]any)["message"].(string); !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, reply, tc.want)
+		}
+	}
+}
