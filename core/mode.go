@@ -79,7 +79,10 @@ func (r *Router) mode(m Message, name string) (string, error) {
 	if !ok {
 		return r.noConversation(), nil
 	}
-	p, _ := r.cfg.Plugins.Get(conv.Plugin)
+	p, err := r.conversationPlugin(m, conv)
+	if err != nil {
+		return "", err
+	}
 	modes := ModesOf(p)
 	if name == "" {
 		return r.describeModes(conv, modes), nil

@@ -130,6 +130,18 @@ func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, p
 	return runner + ":" + wd, nil
 }
 
+// conversationPlugin is conv's plugin, here or on its runner, for m's
+// author.
+func (r *Router) conversationPlugin(m Message, conv Conversation) (Plugin, error) {
+	if runner, _, remote := r.remoteWorkdir(conv.Workdir); remote {
+		return r.runnerPlugin(m, runner, conv.Plugin)
+	}
+	if p, ok := r.cfg.Plugins.Get(conv.Plugin); ok {
+		return p, nil
+	}
+	return nil, Errorf("plugin %q is no longer configured. Start a new conversation", conv.Plugin)
+}
+
 // runnerPlugin is the plugin of m's conversation on runner, for m's
 // author: the runner checks the workdir against the author's roots there
 // on every request.

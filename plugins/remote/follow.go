@@ -88,6 +88,8 @@ type remotePlugin struct {
 	name   string
 	m      core.Message
 	admin  bool
+	// modes are the plugin's own modes there, as the runner announced.
+	modes []core.Mode
 	// rec, for a turn an earlier gateway left unfinished, is that turn:
 	// Run follows it on.
 	rec *turnRecord
@@ -95,6 +97,10 @@ type remotePlugin struct {
 
 func (p *remotePlugin) ID() string   { return p.id }
 func (p *remotePlugin) Name() string { return p.name + " on " + p.runner }
+
+// Modes are the plugin's own modes on the runner (core.ModeProvider),
+// which /mode offers and the runner checks again.
+func (p *remotePlugin) Modes() []core.Mode { return p.modes }
 
 // Conversations lists the CLI's history on the runner.
 func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {

@@ -266,7 +266,11 @@ func (g *Gateway) Plugin(runner, pluginID string, m core.Message, admin bool) (c
 	}
 	for _, p := range info.Plugins {
 		if p.ID == pluginID {
-			return &remotePlugin{g: g, runner: runner, id: p.ID, name: p.Name, m: m, admin: admin}, nil
+			rp := &remotePlugin{g: g, runner: runner, id: p.ID, name: p.Name, m: m, admin: admin}
+			for _, md := range p.Modes {
+				rp.modes = append(rp.modes, core.Mode{Name: md.Name, Help: md.Help, Bypass: md.Bypass})
+			}
+			return rp, nil
 		}
 	}
 	return nil, core.Errorf("runner %s has no %s (it serves %s)", runner, pluginID, pluginNames(info.Plugins))

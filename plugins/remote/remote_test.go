@@ -143,3 +143,25 @@ func TestTurnsLeaveNoConsumers(t *testing.T) {
 		w.expect("box2 echo: "+text, "$0.0100")
 	}
 }
+
+// /mode in a conversation on a runner offers the modes of the runner's
+// plugin, as it announced them, and a bypass mode to admins only.
+func TestModesOnARunner(t *testing.T) {
+	t.Parallel()
+	w, box2 := newWorldWithBox2(t)
+	app := box2.app()
+	mine := key(user)
+	w.sayAs(mine, "", "/claude start box2:"+app)
+	w.expect("conversation started in box2:" + app)
+	w.sayAs(mine, "", "/mode")
+	w.expect("careful — ", "yolo — ", "(admins only)")
+	w.sayAs(mine, "", "/mode yolo")
+	w.expect("mode yolo runs tools with nobody approving them: only admins may choose it")
+	w.sayAs(mine, "", "/mode careful")
+	w.expect("careful")
+	w.sayAs(mine, "", "hello")
+	w.expect("box2 echo: hello")
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.Mode != "careful" {
+		t.Errorf("the turn ran in mode %q, want careful", turn.Mode)
+	}
+}

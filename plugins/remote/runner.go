@@ -164,7 +164,13 @@ func (r *Runner) announce() {
 	}
 	for _, id := range r.cfg.Plugins.IDs() {
 		p, _ := r.cfg.Plugins.Get(id)
-		a.Plugins = append(a.Plugins, PluginInfo{ID: p.ID(), Name: p.Name()})
+		info := PluginInfo{ID: p.ID(), Name: p.Name()}
+		if mp, ok := p.(core.ModeProvider); ok {
+			for _, md := range mp.Modes() {
+				info.Modes = append(info.Modes, wireMode{Name: md.Name, Help: md.Help, Bypass: md.Bypass})
+			}
+		}
+		a.Plugins = append(a.Plugins, info)
 	}
 	data, _ := json.Marshal(a)
 	if err := r.nc.Publish(announceSubject(r.cfg.Name), data); err != nil {

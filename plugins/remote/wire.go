@@ -58,10 +58,19 @@ type Announcement struct {
 	Roots    []string     `json:"roots"`
 }
 
-// PluginInfo is one plugin a runner serves.
+// PluginInfo is one plugin a runner serves, with the modes of its own
+// (core.ModeProvider) that /mode offers.
 type PluginInfo struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	ID    string     `json:"id"`
+	Name  string     `json:"name"`
+	Modes []wireMode `json:"modes,omitempty"`
+}
+
+// wireMode is a core.Mode.
+type wireMode struct {
+	Name   string `json:"name"`
+	Help   string `json:"help,omitempty"`
+	Bypass bool   `json:"bypass,omitempty"`
 }
 
 // wireError is an error crossing the wire: a user error stays one, so the
