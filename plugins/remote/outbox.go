@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,7 +26,8 @@ const (
 )
 
 // maxBatch bounds the events one turn message carries, well below NATS's
-// default 1 MB payload.
+// default 1 MB payload; a server with a smaller max_payload bounds them
+// further (outbox.room).
 const maxBatch = 256 << 10
 
 // outbox sends a turn's messages into the event stream, in order and
@@ -103,16 +105,16 @@ func (o *outbox) next() (*turnMessage, bool) {
 		return nil, false
 	}
 	m := &turnMessage{}
-	size := 0
+	size, room := 0, o.room()
 	for len(o.pending) > 0 {
+		if n := eventSize(o.pending[0]); n > room {
+			// Too large for any message: text goes in pieces, anything
+			// else is cut short.
+			o.pending = append(fit(o.pending[0], room), o.pending[1:]...)
+		}
 		we := o.pending[0]
 		n := eventSize(we)
-		if n > maxBatch {
-			we = wireEvent{Kind: core.EventBlock, Block: core.ResponseBlock{Kind: core.BlockWarning,
-				Text: fmt.Sprintf("an event of %d bytes was too large to send from runner %s", n, o.r.cfg.Name)}}
-			n = eventSize(we)
-		}
-		if len(m.Events) > 0 && size+n > maxBatch {
+		if len(m.Events) > 0 && size+n > room {
 			break
 		}
 		m.Events, size = append(m.Events, we), size+n
@@ -125,6 +127,66 @@ func (o *outbox) next() (*turnMessage, bool) {
 	o.seq++
 	m.Seq = o.seq
 	return m, last
+}
+
+// room is the most event bytes one message may carry.
+func (o *outbox) room() int {
+	return max(1<<10, min(maxBatch, int(o.r.nc.MaxPayload())-messageOverhead))
+}
+
+// fit makes an event larger than room into events that fit: a text event
+// into pieces of its text (JSON may make a byte six), anything else into
+// itself with its longest texts cut short, saying so.
+func fit(we wireEvent, room int) []wireEvent {
+	if we.Kind == core.EventText {
+		var out []wireEvent
+		piece := max(1, (room-eventSize(wireEvent{Kind: core.EventText}))/6)
+		for text := we.Text; text != ""; {
+			n := min(len(text), piece)
+			for n < len(text) && n > 0 && !utf8.RuneStart(text[n]) {
+				n--
+			}
+			if n == 0 {
+				n = min(len(text), piece)
+			}
+			out = append(out, wireEvent{Kind: core.EventText, Text: text[:n]})
+			text = text[n:]
+		}
+		return out
+	}
+	if q := we.Question; q != nil {
+		c := *q // the event's own copy to cut
+		we.Question = &c
+	}
+	for excess := eventSize(we) - room; excess > 0; excess = eventSize(we) - room {
+		// A byte cut is at least a byte less of JSON; the note takes some.
+		longest := longestText(&we)
+		*longest = cutText(*longest, max(0, len(*longest)-excess-128))
+	}
+	return []wireEvent{we}
+}
+
+// longestText points at the longest of an event's texts.
+func longestText(we *wireEvent) *string {
+	texts := []*string{&we.Text, &we.Block.Text, &we.Block.Detail}
+	if q := we.Question; q != nil {
+		texts = append(texts, &q.Summary, &q.Detail)
+	}
+	longest := texts[0]
+	for _, t := range texts[1:] {
+		if len(*t) > len(*longest) {
+			longest = t
+		}
+	}
+	return longest
+}
+
+// cutText keeps s's first n bytes, whole runes, and says how much is cut.
+func cutText(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("\n… (%d bytes cut: too large for one NATS message)", len(s)-n)
 }
 
 func eventSize(we wireEvent) int {
@@ -150,8 +212,9 @@ func (o *outbox) publish(m *turnMessage) {
 		if err == nil {
 			return
 		}
-		if errors.Is(err, nats.ErrConnectionClosed) {
-			o.r.logger.Error("turn message lost: the connection is closed", "id", o.id, "seq", m.Seq)
+		if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, nats.ErrMaxPayload) {
+			// Never stored, however often tried: the gateway sees the gap.
+			o.r.logger.Error("turn message lost", "id", o.id, "seq", m.Seq, "err", err)
 			return
 		}
 		o.r.logger.Warn("turn message not stored yet; trying again", "id", o.id, "seq", m.Seq, "err", err, "in", wait)

@@ -12,12 +12,13 @@ import (
 	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
-// A message's room for data: the server's max_payload, less room for the
-// rest of the reply, and base64's third more.
-const replyOverhead = 16 << 10
+// messageOverhead is what a message holds besides its data: a
+// message's room for data is the server's max_payload less that.
+const messageOverhead = 16 << 10
 
+// dataRoom is a message's room for bytes that travel as base64.
 func dataRoom(nc *nats.Conn) int {
-	return max(4<<10, int(nc.MaxPayload()-replyOverhead)*3/4)
+	return max(4<<10, int(nc.MaxPayload()-messageOverhead)*3/4)
 }
 
 // diff answers /diff for a conversation here: what changed in its

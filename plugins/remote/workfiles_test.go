@@ -176,3 +176,26 @@ func TestFilesSentToARunner(t *testing.T) {
 	default:
 	}
 }
+
+// An event larger than the server's max_payload still reaches the chat: a
+// text in pieces, whole; a tool's output cut short, saying so. (It could
+// not be sent at all, and the turn never ended.)
+func TestEventsLargerThanAMessage(t *testing.T) {
+	t.Parallel()
+	// Room for 8 KiB of events a message.
+	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 24 << 10}), convs: core.NewConversations()}
+	box2 := w.startRunner(runnerOpts{name: "box2"})
+	w.startGateway()
+	w.waitOnline("box2")
+	w.say("/claude start box2:" + box2.app())
+	w.expect("conversation started")
+	wire := sniff(t, w.url)
+	w.say("big")
+	w.expect("$0.0100") // the end
+	if n := strings.Count(strings.Join(w.gw.rec.Messages(), ""), "<a & b>"); n != 3_750 {
+		t.Errorf("the chat shows the text's line %d times, want 3750", n)
+	}
+	if !strings.Contains(wire(), "bytes cut: too large for one NATS message") {
+		t.Error("the tool's output was not said to be cut")
+	}
+}

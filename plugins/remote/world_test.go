@@ -50,6 +50,10 @@ func connect(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
 	return nc
 }
 
+// bigText is what a "big" turn says in one event: 30 KB of what JSON
+// escapes to 97 KB.
+var bigText = strings.Repeat("<a & b>\n", 3_750)
+
 // The session every turn of a runner's plugin reports.
 const session = "11111111-2222-4333-8444-555555555555"
 
@@ -87,6 +91,9 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		}
 		emit(core.TextEvent("part 3. "))
 		emit(core.TextEvent("part 4."))
+	case "big":
+		emit(core.TextEvent(bigText))
+		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "cat big.log", Detail: strings.Repeat("log line\n", 40_000)}))
 	case "leak":
 		emit(core.TextEvent("my key is " + r.secret))
 		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "echo " + r.secret, Detail: r.secret}))
