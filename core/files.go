@@ -179,10 +179,12 @@ type UploadFile struct {
 // where it can be, and removes the partial downloads a crash left in any
 // day's folder.
 func PrepareUploads(ctx context.Context, workdir string, now time.Time, logger *slog.Logger) (dir string, err error) {
-	uploads := filepath.Join(workdir, ".jakebot", "uploads")
-	dir = filepath.Join(uploads, Day(now))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("uploads folder: %w", err)
+	uploads, err := mkdirsIn(workdir, ".jakebot", "uploads")
+	if err != nil {
+		return "", err
+	}
+	if dir, err = mkdirsIn(uploads, Day(now)); err != nil {
+		return "", err
 	}
 	if n := removeStalePartials(uploads, now); n > 0 {
 		logger.Info("removed downloads a crash left unfinished", "workdir", workdir, "files", n)
@@ -291,6 +293,29 @@ func (r *Router) transcribe(ctx context.Context, local, saved string) (string, e
 		return "", Errorf("nothing was heard in the voice note")
 	}
 	return text, nil
+}
+
+// mkdirsIn makes the folders parts in dir, one inside the other, following
+// no symlink: a repository that holds .jakebot as a symlink must not have
+// the files users send written where it points.
+func mkdirsIn(dir string, parts ...string) (string, error) {
+	for _, p := range parts {
+		dir = filepath.Join(dir, p)
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return "", fmt.Errorf("uploads folder: %w", err)
+			}
+			fi, err = os.Lstat(dir)
+		}
+		if err != nil {
+			return "", fmt.Errorf("uploads folder: %w", err)
+		}
+		if !fi.IsDir() {
+			return "", Errorf("%s is not a folder (a symlink?): files sent with a message are not saved there, and your message was not sent", dir)
+		}
+	}
+	return dir, nil
 }
 
 // CleanFileName keeps a sent name's letters, digits and punctuation, with
@@ -435,7 +460,7 @@ func ReadWorkFile(path, workdir string, roots Roots, max int64) (WorkFile, error
 // OpenWorkFile opens path as ReadWorkFile checks it.
 func OpenWorkFile(path, workdir string, roots Roots, max int64) (*os.File, os.FileInfo, error) {
 	real, err := realPath(path, workdir)
-	if errors.Is(err, errNoSuchDir) {
+	if errors.Is(err, ErrNoSuchDir) {
 		return nil, nil, Errorf("%s: no such file or directory", path)
 	}
 	if err != nil {

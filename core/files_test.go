@@ -101,6 +101,30 @@ func TestFilesAreSavedAndNamedInThePrompt(t *testing.T) {
 	}
 }
 
+// A workdir whose .jakebot is a symlink (a repository may hold one) gets
+// no file through it: the message is refused, and nothing is written
+// where the link points.
+func TestUploadsFollowNoSymlink(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(f.root, ".jakebot")); err != nil {
+		t.Fatal(err)
+	}
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.send("look", file("authorized_keys", core.FileDocument, "ssh-ed25519 AAAA", 16))
+	f.expect(".jakebot is not a folder (a symlink?)")
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("written where the symlink points: %v", entries)
+	}
+	select {
+	case turn := <-f.plugin.Started():
+		t.Errorf("a refused message ran a turn: %q", turn.Prompt)
+	default:
+	}
+}
+
 func TestVoiceWithoutTranscriber(t *testing.T) {
 	t.Parallel()
 	f := newRouterFixture(t, echo)

@@ -45,6 +45,15 @@ func NewRedactor(secrets []string) *Redactor {
 	return &Redactor{secrets: keep}
 }
 
+// Longest is the length of the longest secret, 0 for none: a text cut in
+// parts holds no secret if no part does with that much of its neighbours.
+func (r *Redactor) Longest() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.secrets[0])
+}
+
 // Redact returns s with every secret replaced by Redacted.
 func (r *Redactor) Redact(s string) string {
 	if r == nil {

@@ -43,7 +43,7 @@ func (rs Roots) Resolve(path, base string) (string, error) {
 	}
 	real, err := realPath(path, base)
 	if err != nil {
-		return "", Errorf("workdir %q: %v (allowed roots: %s)", path, err, strings.Join(rs, ", "))
+		return "", Errorf("workdir %q: %w (allowed roots: %s)", path, err, strings.Join(rs, ", "))
 	}
 	if !rs.Contains(real) {
 		return "", Errorf("workdir %q is outside the allowed roots (%s)", path, strings.Join(rs, ", "))
@@ -69,8 +69,9 @@ func (rs Roots) Contains(real string) bool {
 	return false
 }
 
-// errNoSuchDir is realPath's error for a path that does not exist.
-var errNoSuchDir = errors.New("no such directory")
+// ErrNoSuchDir is the cause of the error for a workdir or file that does
+// not exist.
+var ErrNoSuchDir = errors.New("no such directory")
 
 func realPath(path, base string) (string, error) {
 	if path == "~" || strings.HasPrefix(path, "~/") {
@@ -93,7 +94,7 @@ func realPath(path, base string) (string, error) {
 	real, err := filepath.EvalSymlinks(filepath.Clean(path))
 	if err != nil {
 		if os.IsNotExist(err) {
-			return "", errNoSuchDir
+			return "", ErrNoSuchDir
 		}
 		return "", err
 	}

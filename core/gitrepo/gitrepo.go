@@ -107,6 +107,16 @@ func Top(ctx context.Context, dir string) (top, main string, err error) {
 	return top, main, nil
 }
 
+// Branch returns the branch checked out in dir's worktree, and an error
+// when it is on none (a detached HEAD).
+func Branch(ctx context.Context, dir string) (string, error) {
+	out, err := git(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("%s is on no branch: %w", dir, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
 // nameRE is what a worktree's name may be: it becomes a directory and a
 // branch name.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$`)

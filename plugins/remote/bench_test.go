@@ -134,7 +134,7 @@ func hop(b *testing.B, plugin core.Plugin, dir string) *remote.Gateway {
 	url := runNATS(b, nil)
 	nc := connect(b, url)
 	heard := make(chan *nats.Msg, 1)
-	sub, err := nc.ChanSubscribe("jakebot.v2.announce.box2", heard)
+	sub, err := nc.ChanSubscribe("jakebot.v3.announce.box2", heard)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func (o *outbox) next() (*turnMessage, bool) {
 		if n := eventSize(o.pending[0]); n > room {
 			// Too large for any message: text goes in pieces, anything
 			// else is cut short.
-			o.pending = append(fit(o.pending[0], room), o.pending[1:]...)
+			o.pending = append(o.fit(o.pending[0], room), o.pending[1:]...)
 		}
 		we := o.pending[0]
 		n := eventSize(we)
@@ -131,14 +131,16 @@ func (o *outbox) next() (*turnMessage, bool) {
 
 // room is the most event bytes one message may carry.
 func (o *outbox) room() int {
-	return max(1<<10, min(maxBatch, int(o.r.nc.MaxPayload())-messageOverhead))
+	return min(maxBatch, room(o.r.nc))
 }
 
 // fit makes an event larger than room into events that fit: a text event
 // into pieces of its text (JSON may make a byte six), anything else into
-// itself with its longest texts cut short, saying so.
-func fit(we wireEvent, room int) []wireEvent {
-	if we.Kind == core.EventText {
+// itself with its longest texts cut short, saying so, or, when what is
+// too large is not a text to cut (a question's options, ids), into a
+// warning in its place.
+func (o *outbox) fit(we wireEvent, room int) []wireEvent {
+	if we.Kind == core.EventText && we.Text != "" {
 		var out []wireEvent
 		piece := max(1, (room-eventSize(wireEvent{Kind: core.EventText}))/6)
 		for text := we.Text; text != ""; {
@@ -154,19 +156,29 @@ func fit(we wireEvent, room int) []wireEvent {
 		}
 		return out
 	}
+	size := eventSize(we)
 	if q := we.Question; q != nil {
 		c := *q // the event's own copy to cut
 		we.Question = &c
 	}
-	for excess := eventSize(we) - room; excess > 0; excess = eventSize(we) - room {
-		// A byte cut is at least a byte less of JSON; the note takes some.
+	for excess := size - room; excess > 0; excess = eventSize(we) - room {
 		longest := longestText(&we)
+		if len(*longest) <= minCut {
+			return []wireEvent{{Kind: core.EventBlock, Block: core.ResponseBlock{Kind: core.BlockWarning,
+				Text: fmt.Sprintf("an event of %d bytes was too large to send from runner %s", size, o.r.cfg.Name)}}}
+		}
+		// A byte cut is at least a byte less of JSON; the note takes some.
 		*longest = cutText(*longest, max(0, len(*longest)-excess-128))
 	}
 	return []wireEvent{we}
 }
 
-// longestText points at the longest of an event's texts.
+// minCut is the shortest text fit cuts: a shorter one would gain less
+// than its note takes.
+const minCut = 256
+
+// longestText points at the longest of an event's texts that may be cut
+// short: what the chat shows, never an id or an option to answer with.
 func longestText(we *wireEvent) *string {
 	texts := []*string{&we.Text, &we.Block.Text, &we.Block.Detail}
 	if q := we.Question; q != nil {

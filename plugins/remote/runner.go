@@ -121,6 +121,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "worktree"):      func(m *nats.Msg) { r.worktree(ctx, m) },
 		runnerSubject(r.cfg.Name, "answer"):        r.answerTurn,
 	}
+	// Deferred first, so run last: once nothing more can come.
+	defer r.dropIdleUploads(0)
 	var subs []*nats.Subscription
 	defer func() {
 		for _, s := range subs {
@@ -144,12 +146,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		r.announce()
 		select {
 		case <-tick.C:
+			r.dropIdleUploads(uploadIdle)
 		case <-ctx.Done():
 			cancel()
 			r.wg.Wait()
-			r.upMu.Lock()
-			r.dropUploads(0)
-			r.upMu.Unlock()
 			return nil
 		}
 	}
@@ -197,7 +197,7 @@ func (r *Runner) workdir(path string, admin bool) (string, error) {
 	if _, inAll := r.cfg.Roots.Resolve(path, base); inAll == nil && !admin {
 		return "", core.Errorf("on %s: workdir %q is outside %s; only admins may work in the other allowed roots", r.cfg.Name, path, roots[0])
 	}
-	return "", core.Errorf("on %s: %s", r.cfg.Name, core.UserMessage(err))
+	return "", core.Errorf("on %s: %w", r.cfg.Name, err)
 }
 
 func (r *Runner) resolve(m *nats.Msg) {

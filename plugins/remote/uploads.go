@@ -18,41 +18,49 @@ import (
 
 // An upload not heard of for uploadIdle is dropped, its partial files
 // removed: its gateway gave up on it. A runner takes at most maxUploads at
-// once.
+// once, of at most maxUploadFiles files each, and holds one file of each
+// open.
 const (
-	uploadIdle = time.Minute
-	maxUploads = 32
+	uploadIdle     = time.Minute
+	maxUploads     = 32
+	maxUploadFiles = 64
 )
 
 // upload is the files of one message on their way to a workdir here, each
 // under a temporary name in the day's uploads folder until the commit.
 type upload struct {
 	dir     string
-	files   []*os.File
+	temps   []string // the files' temporary names
 	names   []string
-	written int64 // the last file's bytes so far
-	total   int64 // every file's
+	cur     *os.File // the last file, being written
+	written int64    // its bytes so far
+	total   int64    // every file's
 	touched time.Time
 }
 
-// drop closes and removes the partial files.
+// drop removes the partial files.
 func (u *upload) drop() {
-	for _, f := range u.files {
-		f.Close()
-		os.Remove(f.Name())
+	if u.cur != nil {
+		u.cur.Close()
+	}
+	for _, t := range u.temps {
+		os.Remove(t)
 	}
 }
 
 // commit gives every file its name: all, or none.
 func (u *upload) commit() ([]string, error) {
 	defer u.drop() // the temporary names; the files keep theirs
+	var err error
+	if u.cur != nil {
+		err, u.cur = u.cur.Close(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save %s: %w", u.names[len(u.names)-1], err)
+	}
 	var paths []string
-	for i, f := range u.files {
-		err := f.Close()
-		path := ""
-		if err == nil {
-			path, err = core.PlaceUnique(f.Name(), u.dir, u.names[i])
-		}
+	for i, tmp := range u.temps {
+		path, err := core.PlaceUnique(tmp, u.dir, u.names[i])
 		if err != nil {
 			for _, p := range paths {
 				os.Remove(p)
@@ -131,20 +139,30 @@ func (r *Runner) newUpload(ctx context.Context, req uploadRequest) (*upload, err
 // write adds a part: the next of the last file, or the first of the next.
 func (r *Runner) write(u *upload, req uploadRequest) error {
 	switch {
-	case req.File == len(u.files) && req.Offset == 0:
+	case req.File == len(u.temps) && req.Offset == 0:
+		if len(u.temps) == maxUploadFiles {
+			return core.Errorf("%s takes at most %d files with one message", r.cfg.Name, maxUploadFiles)
+		}
+		if u.cur != nil {
+			if err := u.cur.Close(); err != nil {
+				u.cur = nil
+				return fmt.Errorf("save %s: %w", u.names[len(u.names)-1], err)
+			}
+		}
 		f, err := os.CreateTemp(u.dir, ".partial-*")
+		u.cur = f
 		if err != nil {
 			return fmt.Errorf("save %s: %w", req.Name, err)
 		}
-		u.files, u.names, u.written = append(u.files, f), append(u.names, core.CleanFileName(req.Name)), 0
-	case req.File == len(u.files)-1 && req.Offset == u.written:
+		u.temps, u.names, u.written = append(u.temps, f.Name()), append(u.names, core.CleanFileName(req.Name)), 0
+	case req.File == len(u.temps)-1 && req.Offset == u.written:
 	default:
 		return fmt.Errorf("upload %s: part %d at %d out of order", req.ID, req.File, req.Offset)
 	}
 	if u.total += int64(len(req.Data)); u.total > r.cfg.MaxUpload {
 		return core.Errorf("the files are over %s's limit of %d bytes (its ATTACHMENT_MAX_BYTES): nothing was saved, and your message was not sent", r.cfg.Name, r.cfg.MaxUpload)
 	}
-	n, err := u.files[req.File].Write(req.Data)
+	n, err := u.cur.Write(req.Data)
 	u.written += int64(n)
 	if err != nil {
 		return fmt.Errorf("save %s: %w", req.Name, err)
@@ -152,8 +170,14 @@ func (r *Runner) write(u *upload, req uploadRequest) error {
 	return nil
 }
 
-// dropUploads drops the uploads not heard of for idle (all, with 0).
-// Call it with upMu held.
+// dropIdleUploads drops the uploads not heard of for idle (all, with 0).
+func (r *Runner) dropIdleUploads(idle time.Duration) {
+	r.upMu.Lock()
+	defer r.upMu.Unlock()
+	r.dropUploads(idle)
+}
+
+// dropUploads is dropIdleUploads with upMu held.
 func (r *Runner) dropUploads(idle time.Duration) {
 	for id, u := range r.uploads {
 		if time.Since(u.touched) >= idle {

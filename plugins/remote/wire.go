@@ -14,8 +14,10 @@ import (
 // own subjects carry its name, which lets a NATS server confine each
 // runner to them (see README.md). Version 2 added the admin flag of
 // requests, batched turn messages in a JetStream stream, and runner
-// instances.
-const prefix = "jakebot.v2."
+// instances; version 3, acknowledged cancels and answers on the runner's
+// own subjects (a v2 runner would never hear them), files, diffs,
+// worktrees and plugin modes.
+const prefix = "jakebot.v3."
 
 // Subjects.
 func discoverSubject() string              { return prefix + "discover" }
@@ -74,12 +76,14 @@ type wireMode struct {
 }
 
 // wireError is an error crossing the wire: a user error stays one, so the
-// chat shows its words rather than "internal error". NotARepo says it is
-// gitrepo.ErrNotARepo, which the gateway acts on.
+// chat shows its words rather than "internal error". NotARepo and
+// NotFound say it is gitrepo.ErrNotARepo or core.ErrNoSuchDir, which the
+// gateway acts on.
 type wireError struct {
 	Message  string `json:"message"`
 	User     bool   `json:"user,omitempty"`
 	NotARepo bool   `json:"not_a_repo,omitempty"`
+	NotFound bool   `json:"not_found,omitempty"`
 }
 
 func toWire(err error) *wireError {
@@ -91,7 +95,7 @@ func toWire(err error) *wireError {
 	}
 	var ue *core.UserError
 	if errors.As(err, &ue) {
-		return &wireError{Message: core.UserMessage(err), User: true}
+		return &wireError{Message: core.UserMessage(err), User: true, NotFound: errors.Is(err, core.ErrNoSuchDir)}
 	}
 	return &wireError{Message: err.Error()}
 }
@@ -102,6 +106,8 @@ func (e *wireError) err() error {
 		return nil
 	case e.NotARepo:
 		return gitrepo.ErrNotARepo
+	case e.NotFound:
+		return &core.UserError{Msg: e.Message, Err: core.ErrNoSuchDir}
 	case e.User:
 		return core.Errorf("%s", e.Message)
 	}

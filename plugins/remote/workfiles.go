@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/nats-io/nats.go"
 
@@ -12,14 +11,15 @@ import (
 	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
-// messageOverhead is what a message holds besides its data: a
-// message's room for data is the server's max_payload less that.
-const messageOverhead = 16 << 10
+// room is how much of a message on nc its data may take: the server's
+// max_payload, less a quarter of it (16 KiB at most) for the rest.
+func room(nc *nats.Conn) int {
+	max := int(nc.MaxPayload())
+	return max - min(16<<10, max/4)
+}
 
 // dataRoom is a message's room for bytes that travel as base64.
-func dataRoom(nc *nats.Conn) int {
-	return max(4<<10, int(nc.MaxPayload()-messageOverhead)*3/4)
-}
+func dataRoom(nc *nats.Conn) int { return room(nc) * 3 / 4 }
 
 // diff answers /diff for a conversation here: what changed in its
 // workdir, checked against the user's roots here, with the runner's
@@ -79,7 +79,8 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 	if err != nil {
 		return fileReply{}, err
 	}
-	f, fi, err := core.OpenWorkFile(req.Path, wd, r.userRoots(req.Admin), req.Max)
+	// The runner's own limit bounds what a request may ask for.
+	f, fi, err := core.OpenWorkFile(req.Path, wd, r.userRoots(req.Admin), min(req.Max, r.cfg.MaxUpload))
 	if err != nil {
 		return fileReply{}, err
 	}
@@ -88,25 +89,23 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 	if req.Offset > 0 && (req.Size != rep.Size || req.ModTime != rep.ModTime) {
 		return fileReply{}, core.Errorf("%s changed while it was being sent; try again", req.Path)
 	}
-	if req.Offset == 0 {
-		// The whole file is checked once, before its first part goes: a
-		// secret cut in two by a part's end would pass unseen otherwise.
-		whole, err := io.ReadAll(io.LimitReader(f, rep.Size))
-		if err != nil {
-			return fileReply{}, fmt.Errorf("read %s: %w", req.Path, err)
-		}
-		if r.cfg.Redactor.Redact(string(whole)) != string(whole) {
-			return fileReply{}, core.Errorf("%s holds one of %s's secrets: it is not sent", req.Path, r.cfg.Name)
-		}
-	}
 	n := min(int64(dataRoom(r.nc)), rep.Size-req.Offset)
 	if req.Offset < 0 || n <= 0 {
 		return fileReply{}, core.Errorf("%s: no part at %d of its %d bytes", req.Path, req.Offset, rep.Size)
 	}
-	rep.Data = make([]byte, n)
-	if _, err := f.ReadAt(rep.Data, req.Offset); err != nil {
+	// Each part is checked for the runner's secrets with as much of its
+	// neighbours as a secret is long, so that one cut in two is seen too,
+	// whichever parts a request asks for.
+	edge := int64(max(0, r.cfg.Redactor.Longest()-1))
+	from, to := max(0, req.Offset-edge), min(rep.Size, req.Offset+n+edge)
+	window := make([]byte, to-from)
+	if _, err := f.ReadAt(window, from); err != nil {
 		return fileReply{}, core.Errorf("%s changed while it was being sent; try again", req.Path)
 	}
+	if r.cfg.Redactor.Redact(string(window)) != string(window) {
+		return fileReply{}, core.Errorf("%s holds one of %s's secrets: it is not sent", req.Path, r.cfg.Name)
+	}
+	rep.Data = window[req.Offset-from : req.Offset-from+n]
 	return rep, nil
 }
 

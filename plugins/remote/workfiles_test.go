@@ -3,6 +3,7 @@ package remote_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -93,6 +94,26 @@ func TestDiffAndFileOnARunner(t *testing.T) {
 	} {
 		w.say(tt.say)
 		w.expect(tt.want)
+	}
+
+	// A forged request for a later part of it gets no secret either: each
+	// part is checked, with its edges. (Parts hold 36 KiB here.)
+	fi, err := os.Stat(filepath.Join(app, "notes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger := connect(t, w.url)
+	for _, offset := range []int64{1, 36_000, 50_005} {
+		reply := request(t, forger, "jakebot.v3.runner.box2.file", fmt.Sprintf(`{"workdir":%q,"path":"notes.txt","admin":true,"max":1000000,"offset":%d,"size":%d,"mod_time":%d}`,
+			app, offset, fi.Size(), fi.ModTime().UnixNano()))
+		e, _ := reply["error"].(map[string]any)
+		data, _ := reply["data"].(string)
+		switch {
+		case offset == 1 && (e != nil || data == ""):
+			t.Errorf("the part at 1, which holds no secret: %.200v", reply)
+		case offset > 1 && (e == nil || !strings.Contains(e["message"].(string), "holds one of box2's secrets")):
+			t.Errorf("a forged part at %d, which holds the secret or its end: %.200v", offset, reply)
+		}
 	}
 
 	plain := mkdir(t, box2.roots[0], "plain")

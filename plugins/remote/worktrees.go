@@ -62,8 +62,8 @@ func (r *Runner) worktreeOp(ctx context.Context, req worktreeRequest) (worktreeR
 
 // checkWorktree refuses a worktree that is not one of the bot's inside the
 // user's roots here: its repository inside them, and the worktree (if it
-// is still there) a worktree of that repository on the branch its name
-// gives, as CreateWorktree made it. A forged request cannot merge or
+// is still there) a worktree of that repository with the branch its name
+// gives checked out, as CreateWorktree made it. A forged request cannot merge or
 // remove anything else.
 func (r *Runner) checkWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error {
 	main, err := r.workdir(wt.Main, admin)
@@ -82,6 +82,9 @@ func (r *Runner) checkWorktree(ctx context.Context, wt gitrepo.Worktree, admin b
 	}
 	if top, of, err := gitrepo.Top(ctx, path); err != nil || path != wt.Path || top != path || of != main || path == main {
 		return core.Errorf("on %s: %s is not a worktree of %s", r.cfg.Name, wt.Path, main)
+	}
+	if branch, err := gitrepo.Branch(ctx, path); err != nil || branch != wt.Branch {
+		return core.Errorf("on %s: %s is not on branch %s", r.cfg.Name, wt.Path, wt.Branch)
 	}
 	return nil
 }

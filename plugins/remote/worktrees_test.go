@@ -3,6 +3,7 @@ package remote_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,6 +69,13 @@ func TestRunnerRefusesForgedWorktrees(t *testing.T) {
 	app := filepath.Join(def, "app")
 	writeFile(t, filepath.Join(app, "main.go"), []byte("package main\n"))
 	gitInit(t, app)
+	// A worktree of the user's own, named like one of the bot's, with
+	// work not committed.
+	feat := filepath.Join(app, ".jakebot", "worktrees", "feat")
+	if out, err := exec.Command("git", "-C", app, "worktree", "add", "-q", "-b", "feature", feat).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v\n%s", err, out)
+	}
+	writeFile(t, filepath.Join(feat, "wip.txt"), []byte("mine\n"))
 	forger := connect(t, w.url)
 	op := func(op, path, branch, main string, admin bool) string {
 		req, _ := json.Marshal(map[string]any{"op": op, "admin": admin, "title": "x",
@@ -79,11 +87,15 @@ func TestRunnerRefusesForgedWorktrees(t *testing.T) {
 		{"a branch not the bot's", op("merge", filepath.Join(app, "x"), "main", app, true), "not a worktree of the bot's"},
 		{"a repository outside", op("remove", filepath.Join(outside, "wt"), "jakebot/wt", outside, true), "outside the allowed roots"},
 		{"another root, not an admin", op("merge", filepath.Join(other, "wt"), "jakebot/wt", other, false), "only admins"},
+		{"a worktree on another branch", op("merge", feat, "jakebot/feat", app, true), "is not on branch jakebot/feat"},
 		{"an unknown operation", op("rm", filepath.Join(app, "gone"), "jakebot/gone", app, true), "no worktree operation"},
 	} {
-		reply := request(t, forger, "jakebot.v2.runner.box2.worktree", tc.data)
+		reply := request(t, forger, "jakebot.v3.runner.box2.worktree", tc.data)
 		if msg, _ := reply["error"].(map[string]any)["message"].(string); !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, reply, tc.want)
 		}
+	}
+	if out, err := exec.Command("git", "-C", feat, "status", "--porcelain").CombinedOutput(); err != nil || string(out) != "?? wip.txt\n" {
+		t.Errorf("the user's worktree was changed: %q, %v", out, err)
 	}
 }
