@@ -180,11 +180,11 @@ type UploadFile struct {
 // day's folder.
 func PrepareUploads(ctx context.Context, workdir string, now time.Time, logger *slog.Logger) (dir string, err error) {
 	uploads, err := mkdirsIn(workdir, ".jakebot", "uploads")
-	if err != nil {
-		return "", err
+	if err == nil {
+		dir, err = mkdirsIn(uploads, Day(now))
 	}
-	if dir, err = mkdirsIn(uploads, Day(now)); err != nil {
-		return "", err
+	if err != nil {
+		return "", Errorf("%w: files sent with a message are not saved there, and your message was not sent", err)
 	}
 	if n := removeStalePartials(uploads, now); n > 0 {
 		logger.Info("removed downloads a crash left unfinished", "workdir", workdir, "files", n)
@@ -297,7 +297,7 @@ func (r *Router) transcribe(ctx context.Context, local, saved string) (string, e
 
 // mkdirsIn makes the folders parts in dir, one inside the other, following
 // no symlink: a repository that holds .jakebot as a symlink must not have
-// the files users send written where it points.
+// the files users send, or worktrees, written where it points.
 func mkdirsIn(dir string, parts ...string) (string, error) {
 	for _, p := range parts {
 		dir = filepath.Join(dir, p)
@@ -312,7 +312,7 @@ func mkdirsIn(dir string, parts ...string) (string, error) {
 			return "", fmt.Errorf("uploads folder: %w", err)
 		}
 		if !fi.IsDir() {
-			return "", Errorf("%s is not a folder (a symlink?): files sent with a message are not saved there, and your message was not sent", dir)
+			return "", Errorf("%s is not a folder (a symlink?)", dir)
 		}
 	}
 	return dir, nil

@@ -117,6 +117,16 @@ func CreateWorktree(ctx context.Context, dir, name, worktreeDir string, roots Ro
 	if !roots.Contains(where) {
 		return gitrepo.Worktree{}, "", Errorf("the worktree would be %s, outside the directories you may work in (the repository is %s); set WORKTREE_DIR inside the allowed roots", where, top)
 	}
+	// Made here first, following no symlink: a repository holding
+	// .jakebot as a link must not have a checkout made where it points.
+	if parent != "" {
+		_, err = mkdirsIn(worktreeDir, filepath.Base(main))
+	} else {
+		_, err = mkdirsIn(main, ".jakebot", "worktrees")
+	}
+	if err != nil {
+		return gitrepo.Worktree{}, "", Errorf("%w: no worktree is made there", err)
+	}
 	wt, workdir, err := gitrepo.Create(ctx, dir, name, parent)
 	if err != nil {
 		return gitrepo.Worktree{}, "", GitError(err)

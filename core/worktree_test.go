@@ -141,3 +141,22 @@ func TestBareResumeAfterEndingAWorktreeConversation(t *testing.T) {
 	f.say("alice", "/resume s-repo")
 	f.expect("Resumed Fake fake conversation s-repo in " + repo)
 }
+
+// A repository that holds .jakebot as a symlink gets no worktree where it
+// points: the start is refused, and nothing is checked out there.
+func TestWorktreeFollowsNoSymlink(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	repo := gitRepo(t, f.root)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(repo, ".jakebot")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", ".jakebot")
+	git(t, repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a link")
+	f.say("alice", "/fake start "+repo+" --worktree w1")
+	f.expect(".jakebot is not a folder (a symlink?): no worktree is made there")
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("made where the symlink points: %v", entries)
+	}
+}

@@ -66,8 +66,13 @@ func (o *outbox) add(we wireEvent) {
 	o.poke()
 }
 
-// finish queues the turn's end; done is closed once it is sent.
+// finish queues the turn's end; done is closed once it is sent. An error
+// long enough (a CLI's stderr) to crowd out the rest is cut short.
 func (o *outbox) finish(res core.TurnResult, err *wireError) {
+	// JSON may make a byte six: at most a fifth of a message.
+	if limit := o.room() / 32; err != nil && len(err.Message) > limit {
+		err.Message = cutText(err.Message, limit)
+	}
 	o.mu.Lock()
 	o.end = &turnMessage{Done: true, Result: &res, Error: err}
 	o.mu.Unlock()

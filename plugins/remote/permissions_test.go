@@ -55,8 +55,7 @@ func TestDocumentedPermissions(t *testing.T) {
 	w.waitOnline("box2")
 	w.waitOnline("box3")
 	on3 := core.ConversationKey{Platform: "fake", User: admin, Channel: "c3"}
-	w.say("/claude start box2:" + box2.app())
-	w.expect("started in box2:")
+	w.startOn(box2)
 	w.sayAs(on3, "", "/claude start box3:"+box3.app())
 	w.expect("started in box3:")
 	w.say("ask")

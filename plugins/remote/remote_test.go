@@ -84,8 +84,7 @@ func TestTwoRunners(t *testing.T) {
 func TestResumeOnARunner(t *testing.T) {
 	t.Parallel()
 	w, box2 := newWorldWithBox2(t)
-	w.say("/claude start box2:" + box2.app())
-	w.expect("started in box2:")
+	w.startOn(box2)
 	w.say("/resume")
 	w.expect("earlier in app")
 	w.say("/resume 1")
@@ -105,8 +104,7 @@ func TestResumeOnARunner(t *testing.T) {
 func TestRunnerRestartedMidTurn(t *testing.T) {
 	t.Parallel()
 	w, box2 := newWorldWithBox2(t)
-	w.say("/claude start box2:" + box2.app())
-	w.expect("conversation started")
+	w.startOn(box2)
 	w.say("wait")
 	w.expect("waiting on " + box2.app())
 	recv(t, box2.plugin.Started(), "a turn on box2")
@@ -136,8 +134,7 @@ func TestTurnsLeaveNoConsumers(t *testing.T) {
 	box2 := w.startRunner(runnerOpts{name: "box2"})
 	w.startGateway()
 	w.waitOnline("box2")
-	w.say("/claude start box2:" + box2.app())
-	w.expect("conversation started in box2:")
+	w.startOn(box2)
 	for _, text := range []string{"one", "two", "three", "four"} {
 		w.say(text)
 		w.expect("box2 echo: "+text, "$0.0100")
@@ -164,4 +161,15 @@ func TestModesOnARunner(t *testing.T) {
 	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.Mode != "careful" {
 		t.Errorf("the turn ran in mode %q, want careful", turn.Mode)
 	}
+}
+
+// A question too large for a NATS message even cut short (its options) is
+// denied on the runner, the chat told why, rather than left waiting for
+// an answer nobody was asked.
+func TestQuestionTooLargeToAsk(t *testing.T) {
+	t.Parallel()
+	w, box2 := newWorldWithBox2(t)
+	w.startOn(box2)
+	w.say("ask too much")
+	w.expect("the answer was deny: the question was too large to send to the chat", "too large to send from runner box2")
 }

@@ -22,8 +22,7 @@ func TestGatewayRestartedMidTurn(t *testing.T) {
 		t.Run(map[bool]string{true: "killed", false: "restarted"}[crash], func(t *testing.T) {
 			t.Parallel()
 			w, box2 := newWorldWithBox2(t)
-			w.say("/claude start box2:" + box2.app())
-			w.expect("conversation started")
+			w.startOn(box2)
 			w.say("slow")
 			w.expect("part 2.")
 			old := w.gw
@@ -89,8 +88,7 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 	w.startGateway() // first: the runner announces itself once, when it starts
 	box2 := w.startRunner(runnerOpts{name: "box2", interval: time.Hour})
 	w.waitOnline("box2")
-	w.say("/claude start box2:" + box2.app())
-	w.expect("conversation started")
+	w.startOn(box2)
 	w.say("wait")
 	w.expect("waiting on " + box2.app())
 	recv(t, box2.plugin.Started(), "a turn on box2")
@@ -122,8 +120,7 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 func TestGatewayRestartedDuringAQuestion(t *testing.T) {
 	t.Parallel()
 	w, box2 := newWorldWithBox2(t)
-	w.say("/claude start box2:" + box2.app())
-	w.expect("conversation started")
+	w.startOn(box2)
 	w.say("ask")
 	w.expect("rm -rf build")
 	w.gw.stop(true)

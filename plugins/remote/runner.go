@@ -75,6 +75,8 @@ type Runner struct {
 
 	upMu    sync.Mutex
 	uploads map[string]*upload
+	// uploadsClosed is set once Run has ended: no upload starts after.
+	uploadsClosed bool
 }
 
 // NewRunner returns a runner on nc, which must have been connected with
@@ -122,7 +124,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "answer"):        r.answerTurn,
 	}
 	// Deferred first, so run last: once nothing more can come.
-	defer r.dropIdleUploads(0)
+	defer r.closeUploads()
 	var subs []*nats.Subscription
 	defer func() {
 		for _, s := range subs {
@@ -146,7 +148,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		r.announce()
 		select {
 		case <-tick.C:
-			r.dropIdleUploads(uploadIdle)
+			r.dropIdleUploads()
 		case <-ctx.Done():
 			cancel()
 			r.wg.Wait()

@@ -152,8 +152,20 @@ func (t *runnerTurn) emit(ev core.Event) {
 	if q := ev.Question; q != nil {
 		t.mu.Lock()
 		t.asked++
-		we.Question.ID = "q" + strconv.Itoa(t.asked)
-		t.questions[we.Question.ID] = openQuestion{n: t.asked, wire: *we.Question, answer: q.Answer}
+		n := t.asked
+		t.mu.Unlock()
+		we.Question.ID = "q" + strconv.Itoa(n)
+		if room := t.out.room(); eventSize(we) > room {
+			if we = t.out.fit(we, room)[0]; we.Question == nil {
+				// Too large to ask even cut (its options): denied, so
+				// that the agent is not left waiting for nobody.
+				go q.Answer(core.Answer{Decision: core.Deny, Reason: "the question was too large to send to the chat", By: t.r.cfg.Name})
+				t.out.add(we)
+				return
+			}
+		}
+		t.mu.Lock()
+		t.questions[we.Question.ID] = openQuestion{n: n, wire: *we.Question, answer: q.Answer}
 		t.mu.Unlock()
 	}
 	if ev.Kind == core.EventSession && ev.ResumeToken != "" {
@@ -187,7 +199,9 @@ func (r *Runner) cancelTurn(m *nats.Msg) {
 	t, ok := r.turns[c.Turn]
 	if !ok {
 		r.pruneCancelled()
-		r.cancelled[c.Turn] = time.Now()
+		if len(r.cancelled) < maxEarlyCancels {
+			r.cancelled[c.Turn] = time.Now()
+		}
 	}
 	r.mu.Unlock()
 	if ok {
@@ -197,8 +211,12 @@ func (r *Runner) cancelTurn(m *nats.Msg) {
 }
 
 // earlyCancelKept is how long a cancel for a turn not started yet is
-// kept: longer than a turn request may be on its way.
-const earlyCancelKept = 2 * requestTimeout
+// kept: longer than a turn request may be on its way. At most
+// maxEarlyCancels are kept (a flood of forged ones costs nothing more).
+const (
+	earlyCancelKept = 2 * requestTimeout
+	maxEarlyCancels = 1024
+)
 
 // register makes rt a running turn, unless a cancel for it came first.
 func (r *Runner) register(rt *runnerTurn) bool {

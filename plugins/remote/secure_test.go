@@ -171,8 +171,7 @@ func TestSecureConnections(t *testing.T) {
 			box2 := w.startRunner(runnerOpts{name: "box2", nats: good})
 			w.startGateway()
 			w.waitOnline("box2")
-			w.say("/claude start box2:" + box2.app())
-			w.expect("started in box2:")
+			w.startOn(box2)
 			w.say("hello")
 			w.expect("box2 echo: hello")
 

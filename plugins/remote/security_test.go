@@ -211,8 +211,7 @@ func TestSecretsStayOnTheirMachine(t *testing.T) {
 	w.startGateway()
 	w.waitOnline("box2")
 
-	w.say("/claude start box2:" + box2.app())
-	w.expect("started in box2:")
+	w.startOn(box2)
 	w.say("leak")
 	w.expect("failed with " + core.Redacted)
 	w.say("/claude conversations")

@@ -122,6 +122,9 @@ func (r *Runner) uploadPart(ctx context.Context, req uploadRequest) ([]string, e
 // newUpload checks the workdir, for the user, and prepares its uploads
 // folder.
 func (r *Runner) newUpload(ctx context.Context, req uploadRequest) (*upload, error) {
+	if r.uploadsClosed {
+		return nil, core.Errorf("%s is stopping; send the files again once it is back", r.cfg.Name)
+	}
 	if len(r.uploads) >= maxUploads {
 		return nil, core.Errorf("%s is taking %d uploads already; try again", r.cfg.Name, maxUploads)
 	}
@@ -170,14 +173,28 @@ func (r *Runner) write(u *upload, req uploadRequest) error {
 	return nil
 }
 
-// dropIdleUploads drops the uploads not heard of for idle (all, with 0).
-func (r *Runner) dropIdleUploads(idle time.Duration) {
-	r.upMu.Lock()
-	defer r.upMu.Unlock()
-	r.dropUploads(idle)
+// dropIdleUploads drops the uploads not heard of for uploadIdle, unless
+// an upload is being written: it runs between the runner's announcements,
+// which must never wait for a disk or git (a runner silent for
+// OfflineAfter is offline), and the next round sweeps instead.
+func (r *Runner) dropIdleUploads() {
+	if r.upMu.TryLock() {
+		defer r.upMu.Unlock()
+		r.dropUploads(uploadIdle)
+	}
 }
 
-// dropUploads is dropIdleUploads with upMu held.
+// closeUploads drops every upload, and refuses those that come after: a
+// handler still running when Run ends may yet ask for one.
+func (r *Runner) closeUploads() {
+	r.upMu.Lock()
+	defer r.upMu.Unlock()
+	r.uploadsClosed = true
+	r.dropUploads(0)
+}
+
+// dropUploads drops the uploads not heard of for idle (all, with 0).
+// Call it with upMu held.
 func (r *Runner) dropUploads(idle time.Duration) {
 	for id, u := range r.uploads {
 		if time.Since(u.touched) >= idle {

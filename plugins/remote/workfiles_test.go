@@ -208,8 +208,7 @@ func TestEventsLargerThanAMessage(t *testing.T) {
 	box2 := w.startRunner(runnerOpts{name: "box2"})
 	w.startGateway()
 	w.waitOnline("box2")
-	w.say("/claude start box2:" + box2.app())
-	w.expect("conversation started")
+	w.startOn(box2)
 	wire := sniff(t, w.url)
 	w.say("big")
 	w.expect("$0.0100") // the end

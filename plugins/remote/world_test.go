@@ -3,6 +3,7 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,10 +68,16 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		return core.TurnResult{}, context.Cause(ctx)
 	}
 	switch t.Prompt {
-	case "ask":
+	case "ask", "ask too much":
 		answered := make(chan core.Answer, 1)
-		emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "rm -rf build " + r.secret,
-			Answer: func(a core.Answer) { answered <- a }}})
+		q := &core.Question{Tool: "Bash", Summary: "rm -rf build " + r.secret, Answer: func(a core.Answer) { answered <- a }}
+		if t.Prompt == "ask too much" { // options larger than a message
+			q.Tool, q.Summary = "AskUserQuestion", "which one?"
+			for i := range 300 {
+				q.Options = append(q.Options, fmt.Sprintf("%d %s", i, strings.Repeat("o", 1000)))
+			}
+		}
+		emit(core.Event{Kind: core.EventQuestion, Question: q})
 		select {
 		case a := <-answered:
 			emit(core.TextEvent(map[core.Decision]string{core.Allow: "the answer was allow", core.Deny: "the answer was deny: " + a.Reason}[a.Decision]))
@@ -323,6 +330,13 @@ func (w *world) startGateway() *gateway {
 	w.t.Cleanup(func() { g.stop(false) })
 	w.gw = g
 	return g
+}
+
+// startOn starts the admin's conversation in r's app directory, on r.
+func (w *world) startOn(r *runner) {
+	w.t.Helper()
+	w.say("/claude start " + r.name + ":" + r.app())
+	w.expect("conversation started in " + r.name + ":")
 }
 
 // key is the conversation of from in channel c.
