@@ -304,12 +304,12 @@ func mkdirsIn(dir string, parts ...string) (string, error) {
 		fi, err := os.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return "", fmt.Errorf("uploads folder: %w", err)
+				return "", fmt.Errorf("make folder %s: %w", dir, err)
 			}
 			fi, err = os.Lstat(dir)
 		}
 		if err != nil {
-			return "", fmt.Errorf("uploads folder: %w", err)
+			return "", fmt.Errorf("make folder %s: %w", dir, err)
 		}
 		if !fi.IsDir() {
 			return "", Errorf("%s is not a folder (a symlink?)", dir)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -120,7 +121,10 @@ func CreateWorktree(ctx context.Context, dir, name, worktreeDir string, roots Ro
 	// Made here first, following no symlink: a repository holding
 	// .jakebot as a link must not have a checkout made where it points.
 	if parent != "" {
-		_, err = mkdirsIn(worktreeDir, filepath.Base(main))
+		// WORKTREE_DIR itself is the operator's: made as it is.
+		if err = os.MkdirAll(worktreeDir, 0o755); err == nil {
+			_, err = mkdirsIn(worktreeDir, filepath.Base(main))
+		}
 	} else {
 		_, err = mkdirsIn(main, ".jakebot", "worktrees")
 	}
