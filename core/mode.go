@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -33,18 +34,43 @@ func ModesOf(p Plugin) []Mode {
 // dash (it becomes a CLI argument).
 var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
 
-// turnFor is the turn m's conversation runs next in workdir, with the
-// conversation's model and modes, and the author's budget.
-func (r *Router) turnFor(m Message, conv Conversation, workdir string) Turn {
-	ask := r.cfg.Ask
+// turnFor is the turn m's conversation runs next in workdir with p, with
+// the conversation's model and modes, bounded to cost at most maxUSD.
+// Rights to a mode are checked when /mode sets it, but a shared
+// conversation (a Slack thread) takes anyone's message: a mode that lets
+// tools run with nobody approving them applies only to the turns of an
+// author who may choose it, and the others run as configured. note says
+// so, once per conversation and author.
+func (r *Router) turnFor(m Message, conv Conversation, p Plugin, workdir string, maxUSD float64) (t Turn, note string) {
+	t = Turn{Key: m.Key, Workdir: workdir, ResumeToken: conv.ResumeToken, Ask: r.asks(conv), Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
+	if r.cfg.AllowBypassModes || r.isAdmin(m) {
+		return t, ""
+	}
+	var held []string
+	if conv.Approvals == ModeAuto && r.cfg.Ask {
+		t.Ask = true
+		held = append(held, ModeAuto)
+	}
+	if t.Mode != "" && p != nil && slices.ContainsFunc(ModesOf(p), func(md Mode) bool { return md.Bypass && strings.EqualFold(md.Name, t.Mode) }) {
+		held = append(held, t.Mode)
+		t.Mode = ""
+	}
+	if len(held) == 0 || !r.saidOnce.Add("mode "+m.Key.String()+" "+m.Author()+" "+strings.Join(held, ","), struct{}{}) {
+		return t, ""
+	}
+	return t, fmt.Sprintf("This conversation is set to mode %s, which lets tools run with nobody approving them: only admins may use it, so your turns here run %s.",
+		strings.Join(held, " and "), modeWords(t.Mode, t.Ask))
+}
+
+// asks reports whether conv's turns have the chat approve tool calls.
+func (r *Router) asks(conv Conversation) bool {
 	switch conv.Approvals {
 	case ModeAsk:
-		ask = true
+		return true
 	case ModeAuto:
-		ask = false
+		return false
 	}
-	maxUSD, _ := r.budgetFor(m) // a refusal is runTurn's to give
-	return Turn{Key: m.Key, Workdir: workdir, ResumeToken: conv.ResumeToken, Ask: ask, Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
+	return r.cfg.Ask
 }
 
 // model shows or sets the conversation's model.
@@ -115,7 +141,11 @@ func (r *Router) mode(m Message, name string) (string, error) {
 	r.warm.drop(m.Key)
 	r.warmUp(m)
 	conv, _ = r.convs.Get(m.Key)
-	return "From the next turn: " + r.modeSummary(conv) + ".", nil
+	answer := "From the next turn: " + r.modeSummary(conv) + "."
+	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes {
+		answer += " It applies to admins' turns only: in this conversation, others' turns run as configured."
+	}
+	return answer, nil
 }
 
 // bypasses reports whether md lets tools run with nobody approving them:
@@ -127,12 +157,13 @@ func (r *Router) bypasses(md Mode) bool {
 }
 
 // modeSummary says in words how conv's turns run.
-func (r *Router) modeSummary(conv Conversation) string {
-	mode := conv.Mode
+func (r *Router) modeSummary(conv Conversation) string { return modeWords(conv.Mode, r.asks(conv)) }
+
+// modeWords says in words how a turn in CLI mode mode runs.
+func modeWords(mode string, ask bool) string {
 	if mode == "" {
 		mode = "the configured mode"
 	}
-	ask := r.turnFor(Message{}, conv, "").Ask
 	if ask {
 		return "mode " + mode + ", approvals asked in the chat"
 	}

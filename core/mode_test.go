@@ -75,6 +75,15 @@ func TestModelAppliesFromTheNextTurn(t *testing.T) {
 	}
 }
 
+// turnBy sends text as who's message in alice's conversation, as in a
+// shared thread, and returns the turn the plugin got and the reply.
+func (f *routerFixture) turnBy(who, text string) (core.Turn, string) {
+	f.t.Helper()
+	f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"}, From: who, Text: text})
+	got := <-f.plugin.Started()
+	return got, f.next()
+}
+
 func TestModeSwitchesTheCLIModeAndApprovals(t *testing.T) {
 	t.Parallel()
 	f := newModalFixture(t, false)
@@ -91,24 +100,64 @@ func TestModeSwitchesTheCLIModeAndApprovals(t *testing.T) {
 	for _, tc := range []struct {
 		who, mode string
 		want      string
-		turn      core.Turn // Mode and Ask of the next turn
+		// Mode and Ask of the next turns of alice and of bob, an admin:
+		// a bypass mode applies only to an admin's turns.
+		alice, bob core.Turn
 	}{
-		{"alice", "plan", "mode plan, no approvals asked", core.Turn{Mode: "plan"}},
-		{"alice", "ask", "mode plan, approvals asked in the chat", core.Turn{Mode: "plan", Ask: true}},
-		{"alice", "yolo", "only admins may choose it", core.Turn{Mode: "plan", Ask: true}},
-		{"alice", "nonsense", `has no mode "nonsense"`, core.Turn{Mode: "plan", Ask: true}},
-		{"bob", "YOLO", "mode yolo, approvals asked", core.Turn{Mode: "yolo", Ask: true}},
-		{"alice", "auto", "mode yolo, no approvals asked", core.Turn{Mode: "yolo"}},
-		{"alice", "default", "the configured mode, no approvals asked", core.Turn{}},
+		{"alice", "plan", "mode plan, no approvals asked", core.Turn{Mode: "plan"}, core.Turn{Mode: "plan"}},
+		{"alice", "ask", "mode plan, approvals asked in the chat", core.Turn{Mode: "plan", Ask: true}, core.Turn{Mode: "plan", Ask: true}},
+		{"alice", "yolo", "only admins may choose it", core.Turn{Mode: "plan", Ask: true}, core.Turn{Mode: "plan", Ask: true}},
+		{"alice", "nonsense", `has no mode "nonsense"`, core.Turn{Mode: "plan", Ask: true}, core.Turn{Mode: "plan", Ask: true}},
+		{"bob", "YOLO", "mode yolo, approvals asked in the chat. It applies to admins' turns only", core.Turn{Ask: true}, core.Turn{Mode: "yolo", Ask: true}},
+		{"alice", "auto", "mode yolo, no approvals asked", core.Turn{}, core.Turn{Mode: "yolo"}},
+		{"alice", "default", "the configured mode, no approvals asked", core.Turn{}, core.Turn{}},
 	} {
-		// bob writes in alice's conversation, as in a shared thread.
 		f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"},
 			From: tc.who, Text: "/mode " + tc.mode})
 		f.expect(tc.want)
-		got := f.turn("go")
-		if got.Mode != tc.turn.Mode || got.Ask != tc.turn.Ask {
-			t.Errorf("after /mode %s by %s: turn mode %q ask %v, want %q %v", tc.mode, tc.who, got.Mode, got.Ask, tc.turn.Mode, tc.turn.Ask)
+		for who, want := range map[string]core.Turn{"alice": tc.alice, "bob": tc.bob} {
+			got, _ := f.turnBy(who, "go")
+			if got.Mode != want.Mode || got.Ask != want.Ask {
+				t.Errorf("after /mode %s by %s: %s's turn mode %q ask %v, want %q %v", tc.mode, tc.who, who, got.Mode, got.Ask, want.Mode, want.Ask)
+			}
 		}
+	}
+}
+
+// An admin's bypass mode stays on a shared conversation, but the turns of
+// its other users run as configured: told once, not at every turn.
+func TestBypassModeAppliesOnlyToItsAuthorsTurns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, mode string
+		ask        bool // APPROVALS=ask
+		want       core.Turn
+		note       string
+	}{
+		{"a CLI mode", "yolo", false, core.Turn{}, "set to mode yolo, which lets tools run with nobody approving them: only admins may use it, so your turns here run mode the configured mode, no approvals asked."},
+		{"auto where the chat approves", "auto", true, core.Turn{Ask: true}, "set to mode auto, which lets tools run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newModalFixtureAsking(t, false, tc.ask)
+			f.say("alice", "/fake start")
+			f.expect("conversation started")
+			f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"},
+				From: "bob", Text: "/mode " + tc.mode})
+			f.expect("It applies to admins' turns only")
+			for i, told := range []bool{true, false} {
+				got, reply := f.turnBy("alice", "go")
+				if got.Mode != tc.want.Mode || got.Ask != tc.want.Ask {
+					t.Errorf("turn %d: alice's turn mode %q ask %v, want %q %v", i, got.Mode, got.Ask, tc.want.Mode, tc.want.Ask)
+				}
+				if strings.Contains(reply, tc.note) != told {
+					t.Errorf("turn %d: reply %q, want the note %q: %v", i, reply, tc.note, told)
+				}
+			}
+			if got, reply := f.turnBy("bob", "go"); got.Mode == tc.want.Mode && got.Ask == tc.want.Ask || strings.Contains(reply, "only admins") {
+				t.Errorf("bob's turn: mode %q ask %v, reply %q: want the admin's mode, unremarked", got.Mode, got.Ask, reply)
+			}
+		})
 	}
 }
 
@@ -155,8 +204,8 @@ func TestModeAutoBypassesTheChatsApprovals(t *testing.T) {
 			f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"},
 				From: tc.who, Text: "/mode auto"})
 			f.expect(tc.want)
-			if got := f.turn("go"); got.Ask != tc.ask {
-				t.Errorf("the next turn asks: %v, want %v", got.Ask, tc.ask)
+			if got, _ := f.turnBy(tc.who, "go"); got.Ask != tc.ask {
+				t.Errorf("%s's next turn asks: %v, want %v", tc.who, got.Ask, tc.ask)
 			}
 		})
 	}

@@ -129,10 +129,12 @@ type Router struct {
 
 	limits  *userLimits
 	refused *Recent[string, struct{}]
-	// unpriced remembers the conversations told that a dollar budget does
-	// not bound their CLI (unpricedNote).
-	unpriced    *Recent[string, struct{}]
+	// saidOnce remembers the notes said once per conversation: that a
+	// dollar budget does not bound its CLI (unpricedNote), that its mode
+	// is not its author's to use (turnFor).
+	saidOnce    *Recent[string, struct{}]
 	slots       *turnSlots
+	holds       *budgetHolds
 	warm        *warmPool
 	questions   questions
 	obs         Observer
@@ -198,8 +200,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		refused:     NewRecent[string, struct{}](10_000),
-		unpriced:    NewRecent[string, struct{}](10_000),
+		saidOnce:    NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
+		holds:       newBudgetHolds(),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers),
 		obs:         cfg.Observer,
 		defaultRoot: defaultRoot(cfg.Roots, cfg.DefaultWorkdir),

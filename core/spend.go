@@ -2,10 +2,13 @@ package core
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -148,8 +151,11 @@ func (r *Router) budgeted(m Message) bool {
 }
 
 // budgetFor returns the most m's turn may cost (0: no bound), or a
-// refusal when its author has spent their day's budget.
-func (r *Router) budgetFor(m Message) (maxUSD float64, refusal error) {
+// refusal when its author has spent their day's budget. held is what the
+// author's turns running now may still spend: it counts against the
+// day's remainder, so that turns side by side cannot each be given all of
+// it; errBudgetHeld says they hold it all.
+func (r *Router) budgetFor(m Message, held float64) (maxUSD float64, refusal error) {
 	b := r.cfg.Budgets
 	if !r.budgeted(m) {
 		return 0, nil
@@ -170,11 +176,92 @@ func (r *Router) budgetFor(m Message) (maxUSD float64, refusal error) {
 			return 0, Errorf("you have spent $%.4f today, your daily budget is $%.2f: new turns start again at 00:00 UTC (in %s)",
 				spent.CostUSD, b.UserDailyUSD, until())
 		}
+		if left -= held; left <= 0 {
+			return 0, errBudgetHeld
+		}
 		if maxUSD == 0 || left < maxUSD {
 			maxUSD = left
 		}
 	}
 	return maxUSD, nil
+}
+
+// errBudgetHeld says that the author's turns running now may spend all
+// that is left of their daily budget.
+var errBudgetHeld = errors.New("the daily budget's remainder is held by running turns")
+
+// budgetHolds are the dollar bounds of the turns running now, per user
+// (budgetFor's held). It is safe for concurrent use.
+type budgetHolds struct {
+	mu   sync.Mutex
+	held map[string]budgetHold
+	// freed is closed, and replaced, whenever a hold is released.
+	freed chan struct{}
+}
+
+type budgetHold struct {
+	usd   float64
+	turns int // the hold goes with the last turn, float rounding or not
+}
+
+func newBudgetHolds() *budgetHolds {
+	return &budgetHolds{held: make(map[string]budgetHold), freed: make(chan struct{})}
+}
+
+// holdBudget gives m's turn its cost bound and holds it against its
+// author's daily remainder until release is called. Where the author's
+// other running turns hold all of it, it waits for one of them to end,
+// calling waiting once, unless ctx ends first.
+func (r *Router) holdBudget(ctx context.Context, m Message, waiting func()) (maxUSD float64, release func(), err error) {
+	if !r.budgeted(m) {
+		return 0, func() {}, nil
+	}
+	h, user, told := r.holds, OwnerOf(m), false
+	for {
+		h.mu.Lock()
+		maxUSD, err = r.budgetFor(m, h.held[user].usd)
+		if err == nil {
+			bh := h.held[user]
+			bh.usd, bh.turns = bh.usd+maxUSD, bh.turns+1
+			h.held[user] = bh
+			h.mu.Unlock()
+			return maxUSD, sync.OnceFunc(func() { h.release(user, maxUSD) }), nil
+		}
+		freed := h.freed
+		h.mu.Unlock()
+		if !errors.Is(err, errBudgetHeld) {
+			return 0, nil, err
+		}
+		if !told {
+			waiting()
+			told = true
+		}
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return 0, nil, context.Cause(ctx)
+		}
+	}
+}
+
+func (h *budgetHolds) release(user string, usd float64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	bh := h.held[user]
+	if bh.usd, bh.turns = bh.usd-usd, bh.turns-1; bh.turns <= 0 {
+		delete(h.held, user)
+	} else {
+		h.held[user] = bh
+	}
+	close(h.freed)
+	h.freed = make(chan struct{})
+}
+
+// heldBy returns what user's running turns may still spend.
+func (h *budgetHolds) heldBy(user string) float64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.held[user].usd
 }
 
 // budgetNote explains a turn that ended at its cost bound.
@@ -195,7 +282,7 @@ func (r *Router) budgetNote(maxUSD float64, res TurnResult) string {
 func (r *Router) unpricedNote(m Message, p Plugin, res TurnResult) string {
 	b := r.cfg.Budgets
 	if !b.dollars() || res.CostUSD > 0 || res.InputTokens+res.OutputTokens == 0 || !r.budgeted(m) ||
-		!r.unpriced.Add(m.Key.String()+" "+p.ID(), struct{}{}) {
+		!r.saidOnce.Add("unpriced "+m.Key.String()+" "+p.ID(), struct{}{}) {
 		return ""
 	}
 	bound := "set BUDGET_USER_DAILY_TOKENS to bound them."

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,116 @@ func TestLongTurnsAndQuestionsNotify(t *testing.T) {
 			break // the short turn had none before this one's
 		}
 		t.Errorf("unexpected notification %+v", n)
+	}
+}
+
+// gatedSpend runs each turn until the test says what it cost: a turn
+// whose prompt is p waits for a value on costs[p].
+func gatedSpend(costs map[string]chan float64) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		select {
+		case usd := <-costs[t.Prompt]:
+			emit(core.TextEvent("done " + t.Prompt))
+			return core.TurnResult{ResumeToken: "s-" + t.Prompt, CostUSD: usd}, nil
+		case <-ctx.Done():
+			return core.TurnResult{}, ctx.Err()
+		}
+	}
+}
+
+// A turn's cost bound is settled when it may start, counting what the
+// author's other turns spent while it waited and what those running may
+// still spend: turns side by side never get more than the day's budget
+// between them, and a turn that waited for a slot is never unbounded.
+func TestBudgetsHoldAcrossTurnsInFlight(t *testing.T) {
+	t.Parallel()
+	type step struct {
+		send, cost string // a message to send (in its own conversation), or a turn to end
+		usd        float64
+		want       []string // what the bot writes then, in any order
+		starts     string   // the turn that starts then
+		maxUSD     float64  // with this bound
+	}
+	for _, tc := range []struct {
+		name    string
+		budgets core.Budgets
+		perUser int
+		steps   []step
+	}{
+		{"a turn that waited for its slot while the day was spent", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 1}, 1, []step{
+			{send: "a", starts: "a", maxUSD: 0.5},
+			{send: "b", want: []string{"number 1 in line"}},
+			{cost: "a", usd: 1, want: []string{"done a", "you have spent $1.0000 today, your daily budget is $1.00"}},
+		}},
+		{"turns side by side share what is left", core.Budgets{TurnUSD: 0.5, UserDailyUSD: 1}, 3, []step{
+			{send: "a", starts: "a", maxUSD: 0.5},
+			{send: "b", starts: "b", maxUSD: 0.5},
+			{send: "c", want: []string{"Your turns running now may spend all that is left of your daily budget ($1.00)"}},
+			{cost: "a", usd: 0.2, want: []string{"done a"}, starts: "c", maxUSD: 0.3},
+			{cost: "b", usd: 0.5, want: []string{"done b"}},
+			{cost: "c", usd: 0.3, want: []string{"done c"}},
+			{send: "d", want: []string{"you have spent $1.0000 today"}},
+		}},
+		{"a daily budget alone: one turn at a time", core.Budgets{UserDailyUSD: 1}, 3, []step{
+			{send: "a", starts: "a", maxUSD: 1},
+			{send: "b", want: []string{"may spend all that is left"}},
+			{cost: "a", usd: 0.3, want: []string{"done a"}, starts: "b", maxUSD: 0.7},
+			{cost: "b", usd: 0.1, want: []string{"done b"}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			costs := map[string]chan float64{}
+			for _, p := range []string{"a", "b", "c", "d"} {
+				costs[p] = make(chan float64, 1)
+			}
+			f := newRouterFixtureWith(t, gatedSpend(costs), nil, func(cfg *core.RouterConfig) {
+				cfg.Budgets, cfg.MaxUserTurns = tc.budgets, tc.perUser
+			})
+			in := func(channel, text string) {
+				f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: channel}, Text: text})
+			}
+			for _, ch := range []string{"a", "b", "c", "d"} {
+				in(ch, "/fake start")
+				f.expect("conversation started")
+			}
+			for i, s := range tc.steps {
+				if s.send != "" {
+					in(s.send, s.send)
+				} else {
+					costs[s.cost] <- s.usd
+				}
+				var got []string
+				var started *core.Turn
+				check := func(turn core.Turn) {
+					if turn.Prompt != s.starts || started != nil || math.Abs(turn.MaxCostUSD-s.maxUSD) > 1e-9 {
+						t.Fatalf("step %d: turn %q started bounded to $%v, want %q bounded to $%v", i, turn.Prompt, turn.MaxCostUSD, s.starts, s.maxUSD)
+					}
+					started = &turn
+				}
+				for len(got) < len(s.want) {
+					select {
+					case w := <-f.rec.Written():
+						got = append(got, w.Text)
+					case turn := <-f.plugin.Started():
+						check(turn)
+					}
+				}
+				for _, want := range s.want {
+					if !strings.Contains(strings.Join(got, "\n"), want) {
+						t.Errorf("step %d: bot wrote %q, want %q", i, got, want)
+					}
+				}
+				if s.starts != "" && started == nil {
+					check(<-f.plugin.Started())
+				}
+			}
+			f.router.Wait()
+			select {
+			case turn := <-f.plugin.Started():
+				t.Errorf("turn %q started bounded to $%v, want it refused", turn.Prompt, turn.MaxCostUSD)
+			default:
+			}
+		})
 	}
 }

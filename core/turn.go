@@ -27,8 +27,9 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	if refusal != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, refusal) }
 	}
-	maxUSD, refusal := r.budgetFor(m)
-	if refusal != nil {
+	// Refused at once if the day's budget is spent; what the turn may
+	// spend is settled once it has a slot (holdBudget).
+	if _, refusal := r.budgetFor(m, 0); refusal != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, refusal) }
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
@@ -38,20 +39,17 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	q.cancel, q.plugin, q.token = cancel, plugin.ID(), conv.ResumeToken
 	r.mu.Unlock()
 	user := OwnerOf(m)
-	if err := r.slots.acquire(ctx, user, func(place int) {
-		r.reply(a, m.Target(), fmt.Sprintf("The bot is running as many turns as it may; this one is number %d in line and starts when another ends (/stop to drop it).", place))
-	}); err != nil {
-		return func() {
-			r.reply(a, m.Target(), "This message waited in line and was not sent: "+cancelMessage(err, r.cfg, plugin))
-		}
+	maxUSD, release, refused := r.admit(ctx, a, qm, plugin)
+	if refused != nil {
+		return refused
 	}
-	defer r.slots.release(user)
+	defer release()
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, r.cfg.TurnTimeout, ErrTurnTimeout)
 	defer cancelTimeout()
 	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
 	defer idle.stop()
 
-	turn := r.turnFor(m, conv, workdir)
+	turn, modeNote := r.turnFor(m, conv, plugin, workdir, maxUSD)
 	turn.Prompt = m.Text
 	if len(m.Files) > 0 {
 		var err error
@@ -61,11 +59,44 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	}
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
 		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.ResumeToken}
+	if modeNote != "" {
+		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
+	}
 	stopTyping := r.typing(ctx, a.p, m.Target())
 	t.started = r.clock.Now()
 	res, err := r.streamTurn(ctx, a, t, turn, idle)
 	stopTyping()
 	return r.endTurn(ctx, a, t, res, err)
+}
+
+// admit waits for a slot for qm's turn (MAX_RUNNING_TURNS,
+// MAX_USER_TURNS), then for its cost bound (holdBudget): the day's budget
+// is checked again once the turn may start, since the author's other
+// turns may have spent it meanwhile. release gives both back; a non-nil
+// refused delivers why the turn did not run instead.
+func (r *Router) admit(ctx context.Context, a *attached, qm queued, plugin Plugin) (maxUSD float64, release, refused func()) {
+	m, user := qm.m, OwnerOf(qm.m)
+	if err := r.slots.acquire(ctx, user, func(place int) {
+		r.reply(a, m.Target(), fmt.Sprintf("The bot is running as many turns as it may; this one is number %d in line and starts when another ends (/stop to drop it).", place))
+	}); err != nil {
+		return 0, nil, func() {
+			r.reply(a, m.Target(), "This message waited in line and was not sent: "+cancelMessage(err, r.cfg, plugin))
+		}
+	}
+	maxUSD, unhold, err := r.holdBudget(ctx, m, func() {
+		r.reply(a, m.Target(), fmt.Sprintf("Your turns running now may spend all that is left of your daily budget ($%.2f): this one starts when one of them ends (/stop to drop it).", r.cfg.Budgets.UserDailyUSD))
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		r.slots.release(user)
+		return 0, nil, func() {
+			r.reply(a, m.Target(), "This message waited for your running turns and was not sent: "+cancelMessage(err, r.cfg, plugin))
+		}
+	case err != nil:
+		r.slots.release(user)
+		return 0, nil, func() { r.replyError(a, m.Target(), qm.id, err) }
+	}
+	return maxUSD, func() { unhold(); r.slots.release(user) }, nil
 }
 
 // turnRun is a turn between its steps: admitted, streamed, ended.

@@ -207,7 +207,10 @@ func (r *Router) warmUp(m Message) {
 	if err != nil {
 		return
 	}
-	t := r.turnFor(m, conv, workdir)
+	// The bound the turn would have now: one that differs when it runs
+	// (another turn of the author's spent or holds some) makes a cold start.
+	maxUSD, _ := r.budgetFor(m, r.holds.heldBy(OwnerOf(m)))
+	t, _ := r.turnFor(m, conv, p, workdir, maxUSD)
 	id := r.warm.begin(m.Key)
 	r.warm.wg.Add(1)
 	go func() {
