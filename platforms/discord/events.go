@@ -10,8 +10,10 @@ import (
 )
 
 // onMessage turns a MESSAGE_CREATE into a core.Message. In a server the
-// bot listens only where the author has an active conversation, or when
-// mentioned; in DMs it always listens. Its own messages and other bots'
+// bot listens only where the author has an active conversation (or one
+// is being opened: see threadHolds), or when mentioned; in DMs it always
+// listens. In a thread it opened where nobody's conversation is (after a
+// restart without state) it answers with a hint. Its own messages and other bots'
 // are ignored, and a message seen twice (a resumed gateway replaying
 // events) is dropped.
 func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
@@ -28,10 +30,11 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	}
 	key := core.ConversationKey{Platform: Name, User: m.Author.ID, Channel: m.ChannelID}
 	text, mentioned := a.stripMention(m)
-	if m.GuildID != "" && !mentioned {
-		if _, active := a.lookup.Conversation(key); !active {
-			return
-		}
+	// A message in a thread being opened waits for its conversation.
+	gated, holds := m.GuildID != "" && !mentioned, a.holds.of(m.ChannelID)
+	if gated && len(holds) == 0 && !a.active(key) {
+		a.unheard(key, m)
+		return
 	}
 	files := a.attachments(m)
 	if text == "" && len(files) == 0 {
@@ -45,11 +48,27 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 		msg.Allowed = a.cfg.roleAllowed(m.Member.Roles)
 	}
 	a.inLane(key, func(ctx context.Context, h core.Handler) {
+		if !wait(ctx, holds) || gated && len(holds) > 0 && !a.active(key) {
+			return // the thread is someone else's conversation
+		}
 		if !core.IsCommand(text) && text != "" {
 			a.nameThread(ctx, key.Channel, key.User, text)
 		}
-		h(ctx, msg)
+		a.handle(ctx, h, msg)
 	})
+}
+
+// active reports whether key has a conversation.
+func (a *Adapter) active(key core.ConversationKey) bool {
+	_, ok := a.lookup.Conversation(key)
+	return ok
+}
+
+// handle passes msg to the router's handler; the threads opened meanwhile
+// hold their messages until it returns (see threadHolds).
+func (a *Adapter) handle(ctx context.Context, h core.Handler, msg core.Message) {
+	defer a.holds.begin(msg.ID)()
+	h(ctx, msg)
 }
 
 // stripMention removes mentions of the bot from m's content and reports
@@ -119,7 +138,7 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 			// the channel instead.
 			msg.ReplyTo = ""
 		}
-		h(ctx, msg)
+		a.handle(ctx, h, msg)
 		a.finish(ctx, p)
 	})
 }
