@@ -84,7 +84,7 @@ type Adapter struct {
 	seen     *core.Recent[string, struct{}]
 	lanes    core.Lanes[core.ConversationKey]
 	channels channelTypes
-	holds    threadHolds
+	holds    core.Holds                      // threads being opened, until their conversation is registered
 	hinted   *core.Recent[string, time.Time] // threads told they have no conversation, and when
 	// hint is what a message in a thread of the bot's without a
 	// conversation is told.

@@ -36,15 +36,18 @@ func (a *Adapter) OpenThread(ctx context.Context, m core.Message, workdir, plugi
 		return "", nil // already a thread, or a channel without threads
 	}
 	base := filepath.Base(workdir)
-	opened := a.holds.open(m.ID, m.Key.Channel)
+	hold, _ := ctx.Value(holdKey{}).(func(string))
+	if hold == nil {
+		hold = func(string) {}
+	}
+	hold(openingIn(m.Key.Channel))
 	th, err := a.api.ThreadStartComplex(m.Key.Channel, &discordgo.ThreadStart{Name: threadName(base, plugin),
 		Type: discordgo.ChannelTypeGuildPublicThread, AutoArchiveDuration: threadArchive}, discordgo.WithContext(ctx))
 	if err != nil {
-		opened("")
 		return "", apiError("start thread", err)
 	}
-	opened(th.ID)
-	a.channels.put(th.ID, channelInfo{typ: th.Type, owner: a.self()})
+	hold(th.ID)
+	a.channels.put(th.ID, channelInfo{typ: th.Type, owner: a.self(), parent: m.Key.Channel})
 	a.names.Set(th.ID, threadNaming{base: base, owner: m.Key.User})
 	if p := a.interactionFor(m.ReplyTo); p != nil {
 		a.complete(ctx, p, fmt.Sprintf("%s conversation in <#%s>", plugin, th.ID))
@@ -85,17 +88,12 @@ func firstWords(s string, n int) string {
 	return strings.Join(f[:min(n, len(f))], " ")
 }
 
-// onThreadCreate notes a thread's type and owner, and holds the messages
-// of a thread the bot is opening (see threadHolds): the gateway may
-// announce it, and deliver its first message, before the call that
-// opened it returns.
+// onThreadCreate notes a new thread's type, owner and parent: the gateway
+// may announce a thread the bot is opening, and deliver its first
+// message, before the call that opens it returns (see held).
 func (a *Adapter) onThreadCreate(_ *discordgo.Session, ev *discordgo.ThreadCreate) {
-	if ev.Channel == nil {
-		return
-	}
-	a.channels.put(ev.ID, channelInfo{typ: ev.Type, owner: ev.OwnerID})
-	if ev.OwnerID != "" && ev.OwnerID == a.self() {
-		a.holds.created(ev.ParentID, ev.ID)
+	if ev.Channel != nil {
+		a.channels.put(ev.ID, channelInfo{typ: ev.Type, owner: ev.OwnerID, parent: ev.ParentID})
 	}
 }
 
@@ -109,7 +107,7 @@ func (a *Adapter) channelInfo(ctx context.Context, id string) (channelInfo, erro
 	if err != nil {
 		return channelInfo{}, apiError("get channel", err)
 	}
-	c := channelInfo{typ: ch.Type, owner: ch.OwnerID}
+	c := channelInfo{typ: ch.Type, owner: ch.OwnerID, parent: ch.ParentID}
 	a.channels.put(id, c)
 	return c, nil
 }
@@ -120,8 +118,8 @@ const maxChannelTypes = 10000
 
 // channelInfo is what the adapter needs to know of a channel.
 type channelInfo struct {
-	typ   discordgo.ChannelType
-	owner string // who opened a thread
+	typ           discordgo.ChannelType
+	owner, parent string // a thread's
 }
 
 func (c channelInfo) isThread() bool {
