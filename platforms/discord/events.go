@@ -153,10 +153,14 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 	p := a.track(i, !a.lookup.Admits(msg))
 	msg.ReplyTo = p.ref()
 	go a.ack(p)
+	held := a.held(i.ChannelID)
 	a.inLane(key, func(ctx context.Context, h core.Handler) {
 		select {
 		case <-p.acked:
 		case <-ctx.Done():
+			return
+		}
+		if !held.Wait(ctx) {
 			return
 		}
 		if p.ackErr != nil {

@@ -11,15 +11,20 @@ import (
 // bot before the router has registered the conversation there: Discord
 // delivers them on the gateway before it answers the call that opened the
 // thread. They are held until the conversation is there, and reach the
-// model, first.
+// model, first; a slash command there sees the conversation too.
 func TestFirstMessageInANewThreadIsKept(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil, nil)
+	status := make(chan platformtest.DiscordInteraction, 1)
 	h.fake.OnThreadStart(func(th platformtest.DiscordChannel) {
+		status <- h.fake.Slash(h.owner, th.ID, "status")
 		h.fake.Say(h.owner, th.ID, "first words")
 		h.fake.Sync() // the bot has read them: the thread is not yet its own
 	})
 	thread := h.start(h.owner)
+	if resp := h.response(<-status); !strings.Contains(resp.Content, "Claude Code") {
+		t.Errorf("/status in the new thread = %q, want the conversation's", resp.Content)
+	}
 	h.fake.Say(h.owner, thread, "second")
 	h.waitBot(thread, "echo: second")
 	var prompts []string
