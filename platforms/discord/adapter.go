@@ -84,8 +84,8 @@ type Adapter struct {
 	seen     *core.Recent[string, struct{}]
 	lanes    core.Lanes[core.ConversationKey]
 	channels channelTypes
-	holds    core.Holds                      // threads being opened, until their conversation is registered
-	hinted   *core.Recent[string, time.Time] // threads told they have no conversation, and when
+	holds    core.Holds   // threads being opened, until their conversation is registered
+	hinted   *core.Spacer // threads told they have no conversation
 	// hint is what a message in a thread of the bot's without a
 	// conversation is told.
 	hint  string
@@ -166,7 +166,7 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		ready:   make(chan struct{}),
 		pending: make(map[string]*interaction),
 		names:   core.NewRecent[string, threadNaming](1024),
-		hinted:  core.NewRecent[string, time.Time](1024),
+		hinted:  core.NewSpacer(1024, hintEvery, nil),
 	}
 	if a.lookup == nil {
 		a.lookup = core.NoLookup{}

@@ -29,7 +29,7 @@ func (a *Adapter) unheard(key core.ConversationKey, m *discordgo.Message) {
 	if m.Member != nil {
 		probe.Allowed = a.cfg.roleAllowed(m.Member.Roles)
 	}
-	if a.hint == "" || !a.lookup.Admits(probe) || a.hintedSince(key.Channel) {
+	if a.hint == "" || !a.lookup.Admits(probe) || !a.hinted.Due(key.Channel) {
 		return
 	}
 	if c, known := a.channels.get(key.Channel); known && (!c.isThread() || c.owner != a.self()) {
@@ -41,7 +41,7 @@ func (a *Adapter) unheard(key core.ConversationKey, m *discordgo.Message) {
 			a.logger.Debug("no hint: cannot tell the channel's owner", "channel", key.Channel, "err", err)
 			return
 		}
-		if !c.isThread() || c.owner != a.self() || a.inUse(key.Channel) || !a.markHinted(key.Channel) {
+		if !c.isThread() || c.owner != a.self() || a.inUse(key.Channel) || !a.hinted.Take(key.Channel) {
 			return
 		}
 		if _, err := a.Send(ctx, core.Target{Platform: Name, Channel: key.Channel}, a.hint); err != nil {
@@ -58,22 +58,4 @@ func (a *Adapter) inUse(channel string) bool {
 		}
 	}
 	return false
-}
-
-// hintedSince reports whether thread was given the hint within hintEvery.
-func (a *Adapter) hintedSince(thread string) bool {
-	at, ok := a.hinted.Get(thread)
-	return ok && time.Since(at) < hintEvery
-}
-
-// markHinted records a hint given in thread now, unless one was given
-// within hintEvery: it reports whether to give it.
-func (a *Adapter) markHinted(thread string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.hintedSince(thread) {
-		return false
-	}
-	a.hinted.Set(thread, time.Now())
-	return true
 }

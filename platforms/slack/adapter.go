@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -56,9 +55,8 @@ type Adapter struct {
 	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
 	lookup   core.Lookup
-	holds    core.Holds                      // threads being opened, until their conversation is registered
-	hinted   *core.Recent[string, time.Time] // threads told they have no conversation, and when
-	hintMu   sync.Mutex                      // makes checking and recording a hint one step
+	holds    core.Holds   // threads being opened, until their conversation is registered
+	hinted   *core.Spacer // threads told they have no conversation
 }
 
 // Option changes an Adapter built by New.
@@ -114,7 +112,7 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		lastUsed: core.NewRecent[string, string](memory),
 		reacted:  core.NewRecent[string, struct{}](memory),
 		chains:   core.NewRecent[string, *chain](memory),
-		hinted:   core.NewRecent[string, time.Time](memory),
+		hinted:   core.NewSpacer(memory, hintEvery, nil),
 		commands: core.NewCommands(nil),
 		lookup:   core.NoLookup{},
 	}

@@ -29,7 +29,7 @@ func (a *Adapter) unheard(ctx context.Context, m core.Message) bool {
 		return false
 	}
 	place := m.Key.Channel + "/" + m.Key.Thread
-	if !a.admits(m.From) || !a.markHinted(place) {
+	if !a.admits(m.From) || !a.hinted.Take(place) {
 		return true
 	}
 	hint := fmt.Sprintf("No conversation in this thread (the bot may have restarted): <@%s> start here, or <@%s> %s resume to continue one.",
@@ -37,17 +37,5 @@ func (a *Adapter) unheard(ctx context.Context, m core.Message) bool {
 	if _, err := a.postRetrying(ctx, core.Target{Channel: m.Key.Channel, Thread: m.Key.Thread}, hint); err != nil {
 		a.logger.Warn("hint in a thread without a conversation", "thread", place, "err", err)
 	}
-	return true
-}
-
-// markHinted records a hint given in place now, unless one was given
-// within hintEvery: it reports whether to give it.
-func (a *Adapter) markHinted(place string) bool {
-	a.hintMu.Lock()
-	defer a.hintMu.Unlock()
-	if at, ok := a.hinted.Get(place); ok && time.Since(at) < hintEvery {
-		return false
-	}
-	a.hinted.Set(place, time.Now())
 	return true
 }
