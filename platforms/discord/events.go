@@ -13,9 +13,9 @@ import (
 // bot listens only where the author has an active conversation (or one
 // is being opened: see held), or when mentioned; in DMs it always
 // listens. In a thread it opened where nobody's conversation is (after a
-// restart without state) it answers with a hint. Its own messages and other bots'
-// are ignored, and a message seen twice (a resumed gateway replaying
-// events) is dropped.
+// restart without state) it answers with a hint (see unheard). Its own
+// messages and other bots' are ignored, and a message seen twice (a
+// resumed gateway replaying events) is dropped.
 func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	m := ev.Message
 	if m == nil || m.Author == nil || m.Author.Bot || m.Author.ID == a.self() {
