@@ -84,7 +84,12 @@ type Adapter struct {
 	seen     *core.Recent[string, struct{}]
 	lanes    core.Lanes[core.ConversationKey]
 	channels channelTypes
-	ready    chan struct{}
+	holds    core.Holds   // threads being opened, until their conversation is registered
+	hinted   *core.Spacer // threads told they have no conversation
+	// hint is what a message in a thread of the bot's without a
+	// conversation is told.
+	hint  string
+	ready chan struct{}
 
 	mu        sync.Mutex
 	botID     string
@@ -161,12 +166,16 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		ready:   make(chan struct{}),
 		pending: make(map[string]*interaction),
 		names:   core.NewRecent[string, threadNaming](1024),
+		hinted:  core.NewSpacer(1024, hintEvery, nil),
 	}
 	if a.lookup == nil {
 		a.lookup = core.NoLookup{}
 	}
 	for _, p := range opts.Plugins {
 		a.plugins[p.ID()] = p
+	}
+	if len(opts.Plugins) > 0 {
+		a.hint = orphanHint(opts.Plugins[0].ID())
 	}
 	a.commands = core.NewCommands(opts.Plugins)
 	return a
@@ -207,7 +216,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	a.h, a.runCtx = h, ctx
 	a.mu.Unlock()
 
-	for _, f := range []any{a.onReady, a.onMessage, a.onInteraction, a.onResumed, a.onDisconnect} {
+	for _, f := range []any{a.onReady, a.onMessage, a.onInteraction, a.onThreadCreate, a.onResumed, a.onDisconnect} {
 		defer a.api.AddHandler(f)()
 	}
 	if err := a.open(); err != nil {

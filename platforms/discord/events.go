@@ -10,10 +10,12 @@ import (
 )
 
 // onMessage turns a MESSAGE_CREATE into a core.Message. In a server the
-// bot listens only where the author has an active conversation, or when
-// mentioned; in DMs it always listens. Its own messages and other bots'
-// are ignored, and a message seen twice (a resumed gateway replaying
-// events) is dropped.
+// bot listens only where the author has an active conversation (or one
+// is being opened: see held), or when mentioned; in DMs it always
+// listens. In a thread it opened where nobody's conversation is (after a
+// restart without state) it answers with a hint (see unheard). Its own
+// messages and other bots' are ignored, and a message seen twice (a
+// resumed gateway replaying events) is dropped.
 func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	m := ev.Message
 	if m == nil || m.Author == nil || m.Author.Bot || m.Author.ID == a.self() {
@@ -28,10 +30,11 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 	}
 	key := core.ConversationKey{Platform: Name, User: m.Author.ID, Channel: m.ChannelID}
 	text, mentioned := a.stripMention(m)
-	if m.GuildID != "" && !mentioned {
-		if _, active := a.lookup.Conversation(key); !active {
-			return
-		}
+	// A message in a thread being opened waits for its conversation.
+	gated, held := m.GuildID != "" && !mentioned, a.held(m.ChannelID)
+	if gated && len(held) == 0 && !a.active(key) {
+		a.unheard(key, m)
+		return
 	}
 	files := a.attachments(m)
 	if text == "" && len(files) == 0 {
@@ -45,12 +48,54 @@ func (a *Adapter) onMessage(_ *discordgo.Session, ev *discordgo.MessageCreate) {
 		msg.Allowed = a.cfg.roleAllowed(m.Member.Roles)
 	}
 	a.inLane(key, func(ctx context.Context, h core.Handler) {
+		if !held.Wait(ctx) || gated && len(held) > 0 && !a.active(key) {
+			return // the thread is someone else's conversation
+		}
 		if !core.IsCommand(text) && text != "" {
 			a.nameThread(ctx, key.Channel, key.User, text)
 		}
-		h(ctx, msg)
+		a.handle(ctx, h, msg)
 	})
 }
+
+// active reports whether key has a conversation.
+func (a *Adapter) active(key core.ConversationKey) bool {
+	_, ok := a.lookup.Conversation(key)
+	return ok
+}
+
+// handle passes msg to the router's handler; the threads OpenThread opens
+// meanwhile hold their messages until it returns, when their conversation
+// is registered.
+func (a *Adapter) handle(ctx context.Context, h core.Handler, msg core.Message) {
+	hold, end := a.holds.Begin()
+	defer end()
+	h(context.WithValue(ctx, holdKey{}, hold), msg)
+}
+
+// holdKey is the context key of the hold of the handler call under way,
+// which the router passes on to OpenThread; a call of the router's own (a
+// schedule's) has none.
+type holdKey struct{}
+
+// held is what a message in channel waits for: the conversation of a
+// thread being opened. Discord may announce the thread (THREAD_CREATE),
+// and deliver its first message, before the call that opens it returns:
+// until then, the thread's messages wait for every thread being opened
+// in its parent.
+func (a *Adapter) held(channel string) core.Held {
+	if held := a.holds.Of(channel); len(held) > 0 {
+		return held
+	}
+	if c, ok := a.channels.get(channel); ok && c.parent != "" && c.owner == a.self() {
+		return a.holds.Of(openingIn(c.parent))
+	}
+	return nil
+}
+
+// openingIn is the place a thread being opened in parent holds before
+// its id is known.
+func openingIn(parent string) string { return "opening in " + parent }
 
 // stripMention removes mentions of the bot from m's content and reports
 // whether there were any.
@@ -108,10 +153,14 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 	p := a.track(i, !a.lookup.Admits(msg))
 	msg.ReplyTo = p.ref()
 	go a.ack(p)
+	held := a.held(i.ChannelID)
 	a.inLane(key, func(ctx context.Context, h core.Handler) {
 		select {
 		case <-p.acked:
 		case <-ctx.Done():
+			return
+		}
+		if !held.Wait(ctx) {
 			return
 		}
 		if p.ackErr != nil {
@@ -119,7 +168,7 @@ func (a *Adapter) onInteraction(_ *discordgo.Session, ev *discordgo.InteractionC
 			// the channel instead.
 			msg.ReplyTo = ""
 		}
-		h(ctx, msg)
+		a.handle(ctx, h, msg)
 		a.finish(ctx, p)
 	})
 }

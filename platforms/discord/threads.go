@@ -28,20 +28,26 @@ func (a *Adapter) OpenThread(ctx context.Context, m core.Message, workdir, plugi
 	if !a.cfg.Threads {
 		return "", nil
 	}
-	typ, err := a.channelType(ctx, m.Key.Channel)
+	info, err := a.channelInfo(ctx, m.Key.Channel)
 	if err != nil {
 		return "", fmt.Errorf("cannot tell the channel's type: %w", err)
 	}
-	if typ != discordgo.ChannelTypeGuildText && typ != discordgo.ChannelTypeGuildNews {
+	if info.typ != discordgo.ChannelTypeGuildText && info.typ != discordgo.ChannelTypeGuildNews {
 		return "", nil // already a thread, or a channel without threads
 	}
 	base := filepath.Base(workdir)
+	hold, _ := ctx.Value(holdKey{}).(func(string))
+	if hold == nil {
+		hold = func(string) {}
+	}
+	hold(openingIn(m.Key.Channel))
 	th, err := a.api.ThreadStartComplex(m.Key.Channel, &discordgo.ThreadStart{Name: threadName(base, plugin),
 		Type: discordgo.ChannelTypeGuildPublicThread, AutoArchiveDuration: threadArchive}, discordgo.WithContext(ctx))
 	if err != nil {
 		return "", apiError("start thread", err)
 	}
-	a.channels.put(th.ID, th.Type)
+	hold(th.ID)
+	a.channels.put(th.ID, channelInfo{typ: th.Type, owner: a.self(), parent: m.Key.Channel})
 	a.names.Set(th.ID, threadNaming{base: base, owner: m.Key.User})
 	if p := a.interactionFor(m.ReplyTo); p != nil {
 		a.complete(ctx, p, fmt.Sprintf("%s conversation in <#%s>", plugin, th.ID))
@@ -82,41 +88,67 @@ func firstWords(s string, n int) string {
 	return strings.Join(f[:min(n, len(f))], " ")
 }
 
-// channelType returns a channel's type, asking Discord once per channel.
-func (a *Adapter) channelType(ctx context.Context, id string) (discordgo.ChannelType, error) {
-	if t, ok := a.channels.get(id); ok {
-		return t, nil
+// onThreadCreate notes a new thread's type, owner and parent: the gateway
+// may announce a thread the bot is opening, and deliver its first
+// message, before the call that opens it returns (see held).
+func (a *Adapter) onThreadCreate(_ *discordgo.Session, ev *discordgo.ThreadCreate) {
+	if ev.Channel != nil {
+		a.channels.put(ev.ID, channelInfo{typ: ev.Type, owner: ev.OwnerID, parent: ev.ParentID})
+	}
+}
+
+// channelInfo returns a channel's type and owner, asking Discord once per
+// channel.
+func (a *Adapter) channelInfo(ctx context.Context, id string) (channelInfo, error) {
+	if c, ok := a.channels.get(id); ok {
+		return c, nil
 	}
 	ch, err := a.api.Channel(id, discordgo.WithContext(ctx))
 	if err != nil {
-		return 0, apiError("get channel", err)
+		return channelInfo{}, apiError("get channel", err)
 	}
-	a.channels.put(id, ch.Type)
-	return ch.Type, nil
+	c := channelInfo{typ: ch.Type, owner: ch.OwnerID, parent: ch.ParentID}
+	a.channels.put(id, c)
+	return c, nil
 }
 
-// maxChannelTypes bounds the cache; types never change, so forgetting
-// them only costs a lookup.
+// maxChannelTypes bounds the cache; types and owners never change, so
+// forgetting them only costs a lookup.
 const maxChannelTypes = 10000
 
-// channelTypes caches channel types. The zero value is ready to use.
-type channelTypes struct {
-	mu sync.Mutex
-	m  map[string]discordgo.ChannelType
+// channelInfo is what the adapter needs to know of a channel.
+type channelInfo struct {
+	typ           discordgo.ChannelType
+	owner, parent string // a thread's
 }
 
-func (c *channelTypes) get(id string) (discordgo.ChannelType, bool) {
+func (c channelInfo) isThread() bool {
+	switch c.typ {
+	case discordgo.ChannelTypeGuildPublicThread, discordgo.ChannelTypeGuildPrivateThread, discordgo.ChannelTypeGuildNewsThread:
+		return true
+	}
+	return false
+}
+
+// channelTypes caches channels' types and owners. The zero value is ready
+// to use.
+type channelTypes struct {
+	mu sync.Mutex
+	m  map[string]channelInfo
+}
+
+func (c *channelTypes) get(id string) (channelInfo, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t, ok := c.m[id]
 	return t, ok
 }
 
-func (c *channelTypes) put(id string, t discordgo.ChannelType) {
+func (c *channelTypes) put(id string, t channelInfo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxChannelTypes {
-		c.m = make(map[string]discordgo.ChannelType)
+		c.m = make(map[string]channelInfo)
 	}
 	c.m[id] = t
 }

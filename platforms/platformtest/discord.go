@@ -58,6 +58,7 @@ type Discord struct {
 	holds        []*DiscordHold
 	attachments  map[string]DiscordFile // by URL path
 	downloads    []DiscordCall
+	threadHooks  []func(DiscordChannel)
 
 	gw discordGateway
 }
@@ -115,6 +116,9 @@ type DiscordChannel struct {
 	GuildID  string `json:"guild_id,omitempty"`
 	ParentID string `json:"parent_id,omitempty"`
 	Name     string `json:"name,omitempty"`
+	// OwnerID is who opened a thread: the bot (BotID) for the threads it
+	// starts.
+	OwnerID string `json:"owner_id,omitempty"`
 }
 
 // Discord channel types the fake uses.

@@ -19,6 +19,9 @@ type discordRESTReply struct {
 	status  int
 	body    any
 	message string // the message created or edited
+	// after runs once the call is routed and recorded, with no lock held,
+	// before the call is answered: the gateway events the call causes.
+	after func()
 }
 
 func discordReply(status int, body any) discordRESTReply {
@@ -59,6 +62,9 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
 		d.record(c, rep)
 		d.mu.Unlock()
+	}
+	if rep.after != nil {
+		rep.after()
 	}
 	if rep.body == nil {
 		w.WriteHeader(rep.status)
@@ -234,30 +240,6 @@ func (d *Discord) messageJSON(m *DiscordMessage) map[string]any {
 func (d *Discord) echo(m *DiscordMessage) {
 	data := d.messageJSON(m)
 	go d.Dispatch("MESSAGE_CREATE", data)
-}
-
-func (d *Discord) startThread(parent string, c DiscordCall) discordRESTReply {
-	p, ok := d.channels[parent]
-	if !ok {
-		return discordNotFound("Channel", 10003)
-	}
-	if p.Type != DiscordText {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Cannot execute action on this channel type", Code: 50024})
-	}
-	var b struct {
-		Name string `json:"name"`
-		Type int    `json:"type"`
-	}
-	if err := json.Unmarshal(c.Body, &b); err != nil || b.Name == "" || len([]rune(b.Name)) > 100 {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
-	}
-	if b.Type == 0 {
-		b.Type = DiscordThread
-	}
-	th := &DiscordChannel{ID: d.newID(), Type: b.Type, GuildID: p.GuildID, ParentID: parent, Name: b.Name}
-	d.channels[th.ID] = th
-	go d.Dispatch("THREAD_CREATE", th)
-	return discordReply(http.StatusCreated, th)
 }
 
 func (d *Discord) renameChannel(id string, c DiscordCall) discordRESTReply {

@@ -63,6 +63,7 @@ type Slack struct {
 	uploads        []SlackUpload
 	downloads      []SlackDownload
 	echo           bool
+	postHooks      []func(SlackMessage)
 }
 
 // SlackCall is one Web API call the fake answered.
@@ -166,6 +167,16 @@ func (s *Slack) EchoBotMessages(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.echo = on
+}
+
+// OnBotPost makes the fake call f with each message the bot posts, once
+// it is in the workspace and before the post is answered: what f sends (a
+// user's reply in the thread the message starts) reaches the bot before
+// it knows the message's timestamp.
+func (s *Slack) OnBotPost(f func(SlackMessage)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.postHooks = append(s.postHooks, f)
 }
 
 // update runs f under the lock and wakes every waiter.
@@ -322,6 +333,8 @@ func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		call.TS = f.Get("timestamp")
 	}
 	var resp map[string]any
+	var hooks []func(SlackMessage)
+	var posted SlackMessage
 	retry := -1
 	s.update(func() {
 		call.At = s.clock()
@@ -332,7 +345,13 @@ func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
 			resp = s.answer(&call)
 		}
 		s.calls = append(s.calls, call)
+		if m, ok := s.messages[call.Channel+"/"+call.TS]; ok && method == "chat.postMessage" && call.Error == "" {
+			hooks, posted = s.postHooks, *m
+		}
 	})
+	for _, f := range hooks {
+		f(posted)
+	}
 	if retry >= 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		w.WriteHeader(http.StatusTooManyRequests)

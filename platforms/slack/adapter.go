@@ -55,6 +55,8 @@ type Adapter struct {
 	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
 	lookup   core.Lookup
+	holds    core.Holds   // threads being opened, until their conversation is registered
+	hinted   *core.Spacer // threads told they have no conversation
 }
 
 // Option changes an Adapter built by New.
@@ -110,6 +112,7 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		lastUsed: core.NewRecent[string, string](memory),
 		reacted:  core.NewRecent[string, struct{}](memory),
 		chains:   core.NewRecent[string, *chain](memory),
+		hinted:   core.NewSpacer(memory, hintEvery, nil),
 		commands: core.NewCommands(nil),
 		lookup:   core.NoLookup{},
 	}

@@ -25,6 +25,12 @@ type inbound struct {
 	parent        string
 	channel, user string
 	msgs          []core.Message
+	// held is what the messages wait for: the start of the conversation
+	// in a thread being opened.
+	held core.Held
+	// reply is a plain message in a thread: without a conversation there,
+	// it gets a hint rather than reaching the router.
+	reply bool
 }
 
 var newThreads atomic.Int64
@@ -161,8 +167,14 @@ func (a *Adapter) message(e *slackevents.MessageEvent, files []core.Attachment) 
 	if e.Message != nil {
 		parent = e.Message.ParentUserId
 	}
-	if _, known := a.threads.Get(e.Channel + "/" + thread); !known && parent != a.bot {
+	_, known := a.threads.Get(e.Channel + "/" + thread)
+	if !known && parent != a.bot {
 		return inbound{}, false
+	}
+	held := a.holds.Of(e.Channel + "/" + thread)
+	if len(held) == 0 && !known {
+		// A reply may come before the post of its parent has returned.
+		held = a.holds.Of(openingIn(e.Channel))
 	}
 	if !a.seen.Add("message:"+e.Channel+"/"+e.TimeStamp, struct{}{}) {
 		return inbound{}, false
@@ -175,7 +187,7 @@ func (a *Adapter) message(e *slackevents.MessageEvent, files []core.Attachment) 
 		ID:   e.TimeStamp,
 		Text: a.clean(e.Text), ReplyTo: e.TimeStamp, From: e.User, Files: files,
 	}
-	return inbound{queue: e.Channel + "/" + thread, msgs: []core.Message{m}}, true
+	return inbound{queue: e.Channel + "/" + thread, msgs: []core.Message{m}, held: held, reply: true}, true
 }
 
 // direct reads a direct message: the whole DM is one conversation, keyed
@@ -195,15 +207,26 @@ func (a *Adapter) direct(channel, user, ts, raw string, files []core.Attachment)
 }
 
 // deliver posts the thread parent an inbound needs, then hands its
-// messages to the router, in order.
+// messages to the router, in order. The replies in a thread it opens
+// wait until then: the conversation is registered there.
 func (a *Adapter) deliver(ctx context.Context, in inbound, h core.Handler) {
+	if !in.held.Wait(ctx) {
+		return
+	}
+	if in.reply && a.unheard(ctx, in.msgs[0]) {
+		return
+	}
 	if in.parent != "" {
+		hold, end := a.holds.Begin()
+		defer end()
+		hold(openingIn(in.channel))
 		ts, err := a.postRetrying(ctx, core.Target{Channel: in.channel}, in.parent)
 		if err != nil {
 			a.logger.Warn("post thread parent", "channel", in.channel, "err", err)
 			a.tellPrivately(ctx, in.channel, in.user, "I could not start a thread here ("+slackError(err)+"). Invite me to the channel with /invite, or message me directly.")
 			return
 		}
+		hold(in.channel + "/" + ts)
 		a.threads.Set(in.channel+"/"+ts, struct{}{})
 		a.lastUsed.Set(in.channel+"/"+in.user, ts)
 		for i := range in.msgs {

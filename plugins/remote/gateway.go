@@ -355,10 +355,43 @@ func (g *Gateway) request(ctx context.Context, subject string, req, reply any) e
 	defer cancel()
 	m, err := g.nc.RequestWithContext(ctx, subject, data)
 	if errors.Is(err, nats.ErrNoResponders) {
-		return core.Errorf("it is not connected")
+		return g.unreachable(subject, err)
 	}
 	if err != nil {
 		return err
 	}
 	return json.Unmarshal(m.Data, reply)
+}
+
+// unreachable is the error of a request nothing listened to: its runner
+// has stopped or is cut off, and is not yet counted offline (that takes
+// OfflineAfter). Nothing reached the runner, and nothing keeps the
+// request to send it again: the user is told so, and when the runner was
+// last heard.
+func (g *Gateway) unreachable(subject string, err error) error {
+	runner, _, _ := strings.Cut(strings.TrimPrefix(subject, prefix+"runner."), ".")
+	g.mu.Lock()
+	st, known := g.runners[runner]
+	heard := known && st.heard
+	var seen time.Time
+	if heard {
+		seen = st.lastSeen
+	}
+	g.mu.Unlock()
+	when := "never heard from"
+	if heard {
+		when = "last seen " + lastSeen(seen, g.cfg.Clock.Now())
+	}
+	return &core.UserError{Err: err, Msg: fmt.Sprintf("runner %s is offline (%s): your message was not sent to it. "+
+		"Send it again once /runners shows it online.", runner, when)}
+}
+
+// lastSeen is when a runner was last heard, in UTC: the time of day, and
+// the date too unless that is today's.
+func lastSeen(seen, now time.Time) string {
+	seen, now = seen.UTC(), now.UTC()
+	if seen.YearDay() == now.YearDay() && seen.Year() == now.Year() {
+		return seen.Format("15:04:05 UTC")
+	}
+	return seen.Format("2006-01-02 15:04:05 UTC")
 }

@@ -217,6 +217,9 @@ type runner struct {
 	roots   []string
 	nc      *nats.Conn
 	kill    func()
+	// stop ends it as stopping its service does: once stop returns,
+	// nothing listens on its subjects.
+	stop func()
 }
 
 // app is the first root's app directory.
@@ -263,6 +266,14 @@ func (w *world) startRunner(o runnerOpts) *runner {
 			cancel()
 			<-done
 		})
+	}
+	r.stop = func() {
+		cancel()
+		<-done
+		// The server has the runner's unsubscriptions once it answers.
+		if err := r.nc.Flush(); err != nil {
+			w.t.Fatal(err)
+		}
 	}
 	w.t.Cleanup(r.kill)
 	return r
