@@ -48,6 +48,11 @@ type Gateway struct {
 	close   context.CancelFunc
 	tellers sync.WaitGroup
 
+	// started is when the gateway asked the runners up to announce
+	// themselves; news is closed, and replaced, whenever one does.
+	started time.Time
+	news    chan struct{}
+
 	mu      sync.Mutex
 	runners map[string]*runnerState
 	// unfinished are the turns an earlier gateway followed when it
@@ -83,7 +88,7 @@ func NewGateway(ctx context.Context, nc *nats.Conn, cfg GatewayConfig) (*Gateway
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{nc: nc, cfg: cfg, runners: map[string]*runnerState{}}
+	g := &Gateway{nc: nc, cfg: cfg, runners: map[string]*runnerState{}, started: time.Now(), news: make(chan struct{})}
 	g.ctx, g.close = context.WithCancel(context.Background())
 	if err := g.openJetStream(ctx); err != nil {
 		return nil, err
@@ -185,6 +190,36 @@ func (g *Gateway) heard(m *nats.Msg) {
 	st.info, st.heard, st.online = a, true, true
 	st.lastSeen = g.cfg.Clock.Now()
 	g.watch(a.Name, st)
+	close(g.news)
+	g.news = make(chan struct{})
+}
+
+// discoverWait is how long after its start a gateway waits for a runner
+// it has not heard yet: a conversation's first message after a restart
+// may come before its runner has answered the call to announce itself.
+const discoverWait = 5 * time.Second
+
+// awaitHeard waits, within discoverWait of the gateway's start, until
+// runner has been heard; it reports whether it has.
+func (g *Gateway) awaitHeard(runner string) bool {
+	deadline := time.NewTimer(time.Until(g.started.Add(discoverWait)))
+	defer deadline.Stop()
+	for {
+		g.mu.Lock()
+		st, known := g.runners[runner]
+		heard, news := known && st.heard, g.news
+		g.mu.Unlock()
+		if heard {
+			return true
+		}
+		select {
+		case <-news:
+		case <-deadline.C:
+			return false
+		case <-g.ctx.Done():
+			return false
+		}
+	}
 }
 
 // state returns runner's state, made when it is first needed (by a turn
@@ -248,6 +283,7 @@ func (g *Gateway) List() []core.RunnerInfo {
 
 // Plugin is pluginID as runner serves it, for m's author.
 func (g *Gateway) Plugin(runner, pluginID string, m core.Message, admin bool) (core.Plugin, error) {
+	g.awaitHeard(runner)
 	g.mu.Lock()
 	st, known := g.runners[runner]
 	var info Announcement
