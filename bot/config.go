@@ -64,6 +64,10 @@ type Config struct {
 	// the mode. ApprovalTimeout denies a question nobody answered.
 	Approvals       string        `env:"APPROVALS" envDefault:"ask"`
 	ApprovalTimeout time.Duration `env:"APPROVAL_TIMEOUT" envDefault:"10m"`
+	// Busy is what a message written while its conversation's turn runs
+	// does: "steer" adds it to the turn where the CLI can take it, "queue"
+	// has it wait for the turn to end (with Steer and Send now buttons).
+	Busy string `env:"BUSY" envDefault:"steer"`
 	// AllowBypassModes lets users who are not admins pick, with /mode, a
 	// mode in which tools run with nobody approving them.
 	AllowBypassModes bool `env:"ALLOW_BYPASS_MODES" envDefault:"false"`
@@ -218,6 +222,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("CONSOLE_INPUT=%q: want auto, typed or script", cfg.ConsoleInput)
 	case !slices.Contains([]string{"", "ask", "auto"}, cfg.Approvals):
 		return fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
+	case !slices.Contains([]string{"", "steer", "queue"}, cfg.Busy):
+		return fmt.Errorf("BUSY=%q: want steer or queue", cfg.Busy)
 	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
 	case cfg.LongReplyPages < 0:

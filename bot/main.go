@@ -305,6 +305,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		StopDeadline:       cfg.ShutdownDeadline,
 		ApprovalTimeout:    cfg.ApprovalTimeout,
 		AllowBypassModes:   cfg.AllowBypassModes,
+		Busy:               cfg.Busy,
 		Worktrees:          cfg.Worktrees == "always",
 		WorktreeDir:        m.policy.worktreeDir,
 		NotifyAfter:        notifyAfter(cfg.NotifyAfter),

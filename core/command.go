@@ -23,6 +23,8 @@ const (
 	CmdAllow         CommandName = "allow"
 	CmdDeny          CommandName = "deny"
 	CmdNow           CommandName = "now"
+	CmdSteer         CommandName = "steer"
+	CmdQueue         CommandName = "queue"
 	CmdAnswer        CommandName = "answer"
 	CmdModel         CommandName = "model"
 	CmdMode          CommandName = "mode"
@@ -195,6 +197,10 @@ var sharedCommands = []CommandSpec{
 	{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
 	{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
 		Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},
+	{Name: CmdSteer, Words: []string{"steer"}, Arg: "message", Kind: ArgText, Scope: ScopeConversation,
+		Help: "add a message to the running turn, where its CLI can take one (else it waits)", ArgHelp: "The message for the agent"},
+	{Name: CmdQueue, Words: []string{"queue"}, Arg: "message", Kind: ArgText, Scope: ScopeConversation,
+		Help: "send a message once the running turn ends", ArgHelp: "The message for the agent"},
 	{Name: CmdAllow, Words: []string{"allow"}, Arg: "always", Kind: ArgText, Optional: true,
 		Scope: ScopeConversation, Help: "allow the tool call the agent asks about",
 		ArgHelp: "\"always\" to allow this tool for the rest of the conversation"},

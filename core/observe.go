@@ -20,6 +20,9 @@ const (
 	RecordRefused RecordKind = "refused"
 	// RecordLimited is a message refused by the per-user rate limit.
 	RecordLimited RecordKind = "rate_limited"
+	// RecordSteered is a message added to a running turn (BUSY=steer,
+	// /steer).
+	RecordSteered RecordKind = "steered"
 	// RecordRejected is a message refused for its content (too long, NUL
 	// bytes) or because the bot was shutting down.
 	RecordRejected RecordKind = "rejected"
@@ -126,6 +129,12 @@ func newID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// isMessageID reports whether s has newID's form.
+func isMessageID(s string) bool {
+	_, err := hex.DecodeString(s)
+	return len(s) == 16 && err == nil
 }
 
 type nopObserver struct{}

@@ -33,6 +33,10 @@ type Turn struct {
 	// Images are absolute paths of images the user sent (saved in the
 	// workdir and named in Prompt too), for CLIs that take images.
 	Images []string
+	// Inbox, for a plugin whose CLI can take a message in the middle of
+	// a turn, is where the messages written meanwhile come (BUSY=steer,
+	// /steer). It does not travel to a runner.
+	Inbox *Inbox `json:"-"`
 }
 
 // Mode is one of a CLI's own permission modes, which /mode offers.

@@ -12,6 +12,11 @@ type runningTurn struct {
 	target  Target
 	pending []queued
 	cancel  context.CancelCauseFunc
+	// inbox takes messages into the running turn; conv and workdir are
+	// where it runs, for the files sent with them.
+	inbox   *Inbox
+	conv    Conversation
+	workdir string
 	// plugin and token of the running turn, for the shutdown notice.
 	plugin string
 	token  string
@@ -34,10 +39,12 @@ type queued struct {
 	follow Plugin
 }
 
-// enqueue runs m now, or queues it behind the running turn. It reports
-// whether m was taken (its done is then called once its turn is over or it
-// is dropped); a message refused here is answered at once.
-func (r *Router) enqueue(a *attached, m queued) bool {
+// enqueue runs m now or, while its conversation's turn runs, adds it to
+// that turn or queues it behind, as busy says (BusySteer, BusyQueue; ""
+// for RouterConfig.Busy). It reports whether m was taken (its done is
+// then called once its turn is over or it is dropped); a message refused
+// here is answered at once.
+func (r *Router) enqueue(a *attached, m queued, busy string) bool {
 	r.mu.Lock()
 	if r.windingDown {
 		r.mu.Unlock()
@@ -46,6 +53,13 @@ func (r *Router) enqueue(a *attached, m queued) bool {
 		return false
 	}
 	q, running := r.queues[m.m.Key]
+	if running && busy != BusyQueue && (busy == BusySteer || r.cfg.Busy == BusySteer) {
+		r.mu.Unlock()
+		if r.steer(r.turnCtx, a, q, m) {
+			return true
+		}
+		return r.enqueue(a, m, BusyQueue)
+	}
 	if running {
 		if len(q.pending) >= r.cfg.QueueLimit {
 			r.mu.Unlock()
@@ -53,10 +67,15 @@ func (r *Router) enqueue(a *attached, m queued) bool {
 			return false
 		}
 		q.pending = append(q.pending, m)
-		n := len(q.pending)
+		n, steerable := len(q.pending), q.inbox.Taking()
 		r.mu.Unlock()
-		r.offer(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n),
-			Choice{Label: "Send now", Command: "/now " + m.id}, "/now "+m.id+" stops the running turn and runs this message next.")
+		choices := []Choice{{Label: "Send now", Command: "/now " + m.id}}
+		typed := "/now " + m.id + " stops the running turn and runs this message next."
+		if steerable {
+			choices = append([]Choice{{Label: "Steer", Command: "/steer " + m.id}}, choices...)
+			typed = "/steer " + m.id + " adds it to the running turn; " + typed
+		}
+		r.offer(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", n), choices, typed)
 		return true
 	}
 	q = &runningTurn{a: a, target: m.m.Target(), plugin: m.conv.Plugin}
@@ -198,11 +217,7 @@ func (r *Router) busy(k ConversationKey) string {
 	if !ok {
 		return ""
 	}
-	name := plugin
-	if p, found := r.cfg.Plugins.Get(plugin); found {
-		name = p.Name()
-	}
-	msg := fmt.Sprintf("A %s turn is running", name)
+	msg := fmt.Sprintf("A %s turn is running", r.pluginName(plugin))
 	if waiting > 0 {
 		msg += fmt.Sprintf(" and %d messages are waiting", waiting)
 	}

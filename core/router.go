@@ -66,6 +66,9 @@ type RouterConfig struct {
 	// meaning DefaultApprovalTimeout.
 	Ask             bool
 	ApprovalTimeout time.Duration
+	// Busy is what a message written while its conversation's turn runs
+	// does: BusySteer (the default) or BusyQueue.
+	Busy string
 	// AllowBypassModes lets users who are not admins choose a mode in
 	// which tools run unapproved (ALLOW_BYPASS_MODES).
 	AllowBypassModes bool
@@ -179,6 +182,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	}
 	if cfg.ApprovalTimeout <= 0 {
 		cfg.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if cfg.Busy == "" {
+		cfg.Busy = BusySteer
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
@@ -333,7 +339,7 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 		r.reply(a, m.Target(), r.noConversation())
 		return
 	}
-	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: conv, done: done})
+	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: conv, done: done}, "")
 }
 
 // checkText refuses what cannot reach a CLI as an argument and repairs
@@ -415,9 +421,9 @@ func (r *Router) reply(a *attached, to Target, text string) {
 
 // offer posts text with one button; a platform without buttons gets text
 // and how to do the same by typing.
-func (r *Router) offer(a *attached, to Target, text string, c Choice, typed string) {
+func (r *Router) offer(a *attached, to Target, text string, choices []Choice, typed string) {
 	if o, ok := a.p.(ChoiceOfferer); ok {
-		if _, err := o.OfferChoices(r.deliverCtx, to, text, []Choice{c}); err == nil {
+		if _, err := o.OfferChoices(r.deliverCtx, to, text, choices); err == nil {
 			return
 		}
 	}

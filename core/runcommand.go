@@ -94,6 +94,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 		return r.diff(ctx, a, *m)
 	case CmdMerge:
 		return r.merge(ctx, *m)
+	case CmdSteer, CmdQueue:
+		return r.busyMessage(a, *m, cmd)
 	case CmdNow:
 		return r.sendNow(*m, cmd.Arg)
 	case CmdStop:

@@ -164,7 +164,7 @@ func (r *Router) followUnfinished(a *attached) {
 			u.Abandon()
 			continue
 		}
-		r.enqueue(a, queued{m: u.Message, id: newID(), conv: conv, done: func() {}, follow: u.Plugin})
+		r.enqueue(a, queued{m: u.Message, id: newID(), conv: conv, done: func() {}, follow: u.Plugin}, "")
 	}
 }
 

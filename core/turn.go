@@ -57,6 +57,11 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 			return func() { r.replyError(a, m.Target(), qm.id, err) }
 		}
 	}
+	turn.Inbox = &Inbox{}
+	defer turn.Inbox.Close()
+	r.mu.Lock()
+	q.inbox, q.conv, q.workdir = turn.Inbox, conv, workdir
+	r.mu.Unlock()
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
 		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.ResumeToken}
 	if modeNote != "" {

@@ -1,0 +1,191 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// What a message written while its conversation's turn runs does
+// (BUSY, RouterConfig.Busy).
+const (
+	// BusySteer adds it to the running turn where the CLI can take it
+	// there, else it waits.
+	BusySteer = "steer"
+	// BusyQueue has it wait for the turn to end, with Steer and Send now
+	// buttons.
+	BusyQueue = "queue"
+)
+
+// Steering is a message added to a running turn: the agent reads it at
+// its next step, inside the same turn.
+type Steering struct {
+	Prompt string
+	// Images are absolute paths of images sent with it, as Turn.Images.
+	Images []string
+}
+
+// Inbox takes messages into a running turn. The router sends them; a
+// plugin whose CLI can take a message mid-turn opens it once the CLI has
+// the turn's own message, and closes it when the turn's end is in sight
+// (its result), so that a message the turn can no longer take waits for
+// the next one instead. The zero value is closed; it is safe for
+// concurrent use.
+type Inbox struct {
+	mu     sync.Mutex
+	take   func(Steering) error
+	closed bool
+}
+
+// ErrNotTaken says a running turn cannot take a message: its CLI has no
+// way to, or the turn is ending.
+var ErrNotTaken = errors.New("the running turn cannot take a message")
+
+// Open makes take receive the messages sent to the turn, until Close. A
+// closed inbox stays closed.
+func (b *Inbox) Open(take func(Steering) error) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.take = take
+	}
+}
+
+// Close stops the inbox taking messages. Once it returns, no message is
+// being taken: Send's nil came before.
+func (b *Inbox) Close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed, b.take = true, nil
+}
+
+// Send gives s to the running turn. It returns nil only if the turn took
+// it; ErrNotTaken (or the plugin's error) if it did not.
+func (b *Inbox) Send(s Steering) error {
+	if b == nil {
+		return ErrNotTaken
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.take == nil {
+		return ErrNotTaken
+	}
+	return b.take(s)
+}
+
+// Taking reports whether the inbox takes messages now.
+func (b *Inbox) Taking() bool {
+	if b == nil {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.take != nil
+}
+
+// steer gives m to the running turn of its conversation, q, and tells
+// the chat so. It reports false, having said nothing, when the turn
+// cannot take it: the message then waits as any other.
+func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m queued) bool {
+	r.mu.Lock()
+	inbox, workdir, conv := q.inbox, q.workdir, q.conv
+	r.mu.Unlock()
+	if !inbox.Taking() {
+		return false
+	}
+	s := Steering{Prompt: m.m.Text}
+	if len(m.m.Files) > 0 {
+		var err error
+		if s.Prompt, s.Images, err = r.takeFiles(ctx, a, m.m, conv, workdir); err != nil {
+			r.replyError(a, m.m.Target(), m.id, err)
+			m.done()
+			return true
+		}
+	}
+	if err := inbox.Send(s); err != nil {
+		if !errors.Is(err, ErrNotTaken) {
+			r.logger.Warn("steer a running turn", "id", m.id, "conversation", m.m.Key.String(), "err", err)
+		}
+		if len(m.m.Files) > 0 {
+			// Its files are saved: the message that waits names them.
+			m.m.Text, m.m.Files = s.Prompt, nil
+		}
+		return false
+	}
+	r.obs.Record(Record{Kind: RecordSteered, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(),
+		Plugin: conv.Plugin, Workdir: workdir, Text: m.m.Text, Outcome: OutcomeOK})
+	r.mu.Lock()
+	if cur := r.queues[m.m.Key]; cur == q {
+		// Its platform learns it was handled once the turn is delivered,
+		// as an answer's does.
+		q.held = append(q.held, m.done)
+		m.done = nil
+	}
+	r.mu.Unlock()
+	if m.done != nil {
+		m.done()
+	}
+	r.reply(a, m.m.Target(), "↪ Added to the running turn: the agent reads it at its next step.")
+	return true
+}
+
+// steerWaiting gives the waiting message id to the running turn (its
+// Steer button), as steer does; only its author or an admin may.
+func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error) {
+	r.mu.Lock()
+	q, i := r.waiting(m.Key.Platform, id)
+	if q == nil {
+		r.mu.Unlock()
+		return "", Errorf("that message is no longer waiting: it has run already, or was dropped")
+	}
+	next := q.pending[i]
+	if by := m.Author(); next.m.Author() != by && !r.cfg.Access.IsAdmin(m.Key.Platform, by) {
+		r.mu.Unlock()
+		return "", Errorf("only its author (%s) or an admin can add that message to the running turn", next.m.AuthorName())
+	}
+	if !q.inbox.Taking() {
+		r.mu.Unlock()
+		return "", Errorf("%s cannot take a message in the middle of a turn: it waits for the turn to end", r.pluginName(next.conv.Plugin))
+	}
+	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)
+	r.mu.Unlock()
+	if !r.steer(r.turnCtx, a, q, next) {
+		// The turn ended meanwhile: it runs next.
+		r.enqueue(a, next, BusyQueue)
+	}
+	return "", nil
+}
+
+// busyMessage runs /steer and /queue: the text as a message, added to the
+// running turn or waiting for it to end whatever BUSY says; /steer of a
+// waiting message's id is its Steer button.
+func (r *Router) busyMessage(a *attached, m Message, cmd Command) (string, error) {
+	if cmd.Name == CmdSteer && isMessageID(cmd.Arg) {
+		return r.steerWaiting(a, m, cmd.Arg)
+	}
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.noConversation(), nil
+	}
+	busy := BusyQueue
+	if cmd.Name == CmdSteer {
+		busy = BusySteer
+	}
+	m.Text = ForCLI(cmd.Arg)
+	r.enqueue(a, queued{m: m, id: newID(), conv: conv, done: func() {}}, busy)
+	return "", nil
+}
+
+// pluginName is the display name of the plugin id, or the id.
+func (r *Router) pluginName(id string) string {
+	if p, ok := r.cfg.Plugins.Get(id); ok {
+		return p.Name()
+	}
+	return id
+}

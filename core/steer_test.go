@@ -1,0 +1,131 @@
+package core_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// steerable is a plugin's turn that takes messages into it until the
+// test sends on end: it answers with what it was given.
+func steerable(end chan struct{}) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		steered := make(chan core.Steering, 8)
+		if t.Prompt != "closed" {
+			t.Inbox.Open(func(s core.Steering) error { steered <- s; return nil })
+		}
+		got := []string{t.Prompt}
+		for {
+			select {
+			case s := <-steered:
+				got = append(got, s.Prompt)
+			case <-end:
+				t.Inbox.Close()
+				for len(steered) > 0 {
+					got = append(got, (<-steered).Prompt)
+				}
+				emit(core.TextEvent("took " + strings.Join(got, " + ")))
+				return core.TurnResult{ResumeToken: "tok"}, nil
+			case <-ctx.Done():
+				return core.TurnResult{}, ctx.Err()
+			}
+		}
+	}
+}
+
+// A message written while a turn runs goes into the turn (BUSY=steer),
+// or waits with Steer and Send now (BUSY=queue); /steer and /queue say
+// which whatever BUSY is; a turn that cannot take one has it wait, and
+// nothing is lost either way.
+func TestBusyMessagesSteerOrWait(t *testing.T) {
+	t.Parallel()
+	steerID := regexp.MustCompile(`/steer ([0-9a-f]{16}) adds it`)
+	for _, tc := range []struct {
+		name, busy string
+		run        func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{})
+	}{
+		{"steer by default", "", func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+			say("alice", "one")
+			<-f.plugin.Started()
+			say("alice", "also this")
+			f.expect("↪ Added to the running turn")
+			say("bob", "and this")
+			f.expect("↪ Added to the running turn")
+			end <- struct{}{}
+			f.expect("took one + also this + and this")
+		}},
+		{"/queue waits", "", func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+			say("alice", "one")
+			<-f.plugin.Started()
+			say("alice", "/queue later")
+			f.expect("Queued (1 waiting)")
+			end <- struct{}{}
+			f.expect("took one")
+			if turn := <-f.plugin.Started(); turn.Prompt != "later" {
+				t.Errorf("the queued message ran as %q", turn.Prompt)
+			}
+			end <- struct{}{}
+			f.expect("took later")
+		}},
+		{"a turn that cannot take it", "", func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+			say("alice", "closed")
+			<-f.plugin.Started()
+			say("alice", "/steer more")
+			if got := f.next(); !strings.Contains(got, "Queued (1 waiting)") || strings.Contains(got, "/steer") {
+				t.Errorf("bot wrote %q, want it queued with no Steer", got)
+			}
+			end <- struct{}{}
+			f.expect("took closed")
+			if turn := <-f.plugin.Started(); turn.Prompt != "more" {
+				t.Errorf("the waiting message ran as %q", turn.Prompt)
+			}
+			end <- struct{}{}
+			f.expect("took more")
+		}},
+		{"queue, then Steer pressed", core.BusyQueue, func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+			say("alice", "one")
+			<-f.plugin.Started()
+			say("alice", "two")
+			queued := f.next()
+			id := steerID.FindStringSubmatch(queued)
+			if id == nil || !strings.Contains(queued, "Queued (1 waiting)") {
+				t.Fatalf("queued reply %q offers no Steer", queued)
+			}
+			say("carol", "/steer "+id[1])
+			f.expect("only its author (alice) or an admin can add that message to the running turn")
+			say("alice", "/steer "+id[1])
+			f.expect("↪ Added to the running turn")
+			say("alice", "/steer "+id[1])
+			f.expect("that message is no longer waiting")
+			say("alice", "/steer three")
+			f.expect("↪ Added to the running turn")
+			end <- struct{}{}
+			f.expect("took one + two + three")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			end := make(chan struct{})
+			f := newRouterFixtureWith(t, steerable(end), nil, func(cfg *core.RouterConfig) {
+				cfg.Busy = tc.busy
+				cfg.Access.Allow("fake", "carol")
+			})
+			shared := core.ConversationKey{Platform: "fake", Channel: "c", Thread: "t"}
+			say := func(from, text string) {
+				f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
+			}
+			say("alice", "/fake start")
+			f.expect("conversation started")
+			tc.run(t, f, say, end)
+			f.router.Wait()
+			select {
+			case turn := <-f.plugin.Started():
+				t.Errorf("turn %q ran, unexpected", turn.Prompt)
+			default:
+			}
+		})
+	}
+}
