@@ -27,10 +27,8 @@ type Steering struct {
 
 // Inbox takes messages into a running turn. The router sends them; a
 // plugin whose CLI can take a message mid-turn opens it once the CLI has
-// the turn's own message, and closes it when the turn's end is in sight
-// (its result), so that a message the turn can no longer take waits for
-// the next one instead. The zero value is closed; it is safe for
-// concurrent use.
+// the turn's own message, and closes it when the turn's end is in sight.
+// The zero value is closed; it is safe for concurrent use.
 type Inbox struct {
 	mu     sync.Mutex
 	take   func(Steering) error
@@ -42,7 +40,9 @@ type Inbox struct {
 var ErrNotTaken = errors.New("the running turn cannot take a message")
 
 // Open makes take receive the messages sent to the turn, until Close. A
-// closed inbox stays closed.
+// closed inbox stays closed. take returns nil only if the turn will read
+// the message; it orders itself against the turn's end, which the plugin
+// alone sees.
 func (b *Inbox) Open(take func(Steering) error) {
 	if b == nil {
 		return
@@ -54,8 +54,7 @@ func (b *Inbox) Open(take func(Steering) error) {
 	}
 }
 
-// Close stops the inbox taking messages. Once it returns, no message is
-// being taken: Send's nil came before.
+// Close stops the inbox taking messages.
 func (b *Inbox) Close() {
 	if b == nil {
 		return
@@ -72,11 +71,12 @@ func (b *Inbox) Send(s Steering) error {
 		return ErrNotTaken
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.take == nil {
+	take := b.take
+	b.mu.Unlock()
+	if take == nil {
 		return ErrNotTaken
 	}
-	return b.take(s)
+	return take(s)
 }
 
 // Taking reports whether the inbox takes messages now.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -35,6 +36,16 @@ type protocol struct {
 	next atomic.Int64
 	// fresh reports whether the session is as it was at the start.
 	fresh func() bool
+	// inbox is the turn's, open from its message on; steered counts the
+	// messages given to the CLI through it until ended (the turn's
+	// result), replays those the CLI has taken in, the turn's own
+	// included (--replay-user-messages). mu guards inbox, steered and
+	// ended.
+	mu      sync.Mutex
+	inbox   *core.Inbox
+	steered int64
+	ended   bool
+	replays atomic.Int64
 }
 
 var (
@@ -42,20 +53,23 @@ var (
 	_ cliproc.Freshener   = (*protocol)(nil)
 )
 
-// protocol returns the protocol of t's turn; interactive, the message
-// goes on stdin and permission requests to the chat.
-func (p *Plugin) protocol(t core.Turn, interactive bool) func(*cliproc.Link) cliproc.Protocol {
+// protocol returns the protocol of t's turn: the message goes on stdin,
+// permission requests to the chat, messages steered in after it.
+func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		c := newProtocol(link, t.Workdir)
-		if !interactive {
-			return c
-		}
 		c.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })
-		c.parser.OnResult = link.Done
+		c.parser.OnResult = c.resultSeen
+		c.parser.OnReplay = func() { c.replays.Add(1) }
 		link.Ready(func(t core.Turn) {
 			if err := link.Send(userMessage(t)); err != nil {
 				link.Logger().Warn("send the message to Claude Code", "err", err)
+				return
 			}
+			c.mu.Lock()
+			c.inbox = t.Inbox
+			c.mu.Unlock()
+			t.Inbox.Open(c.steer)
 		})
 		return c
 	}
@@ -111,6 +125,39 @@ func userMessage(t core.Turn) any {
 		"type":    "user",
 		"message": map[string]any{"role": "user", "content": content},
 	}
+}
+
+// steer writes a message for the running turn on the CLI's stdin: it
+// reaches the model at the turn's next step ("The user sent a new message
+// while you were working").
+func (c *protocol) steer(s core.Steering) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return core.ErrNotTaken
+	}
+	if err := c.link.Send(userMessage(core.Turn{Prompt: s.Prompt, Images: s.Images})); err != nil {
+		return err
+	}
+	c.steered++
+	return nil
+}
+
+// resultSeen ends the turn at its result: the inbox closes and so does the
+// CLI's stdin. A message steered in as the model wrote its last answer
+// missed the turn; the CLI runs it as one more turn of its own, with a
+// result of its own, which the reply waits for. A CLI that echoes no
+// message (not even the turn's own) is not waited for.
+func (c *protocol) resultSeen() {
+	c.mu.Lock()
+	c.ended = true
+	steered, inbox := c.steered, c.inbox
+	c.mu.Unlock()
+	inbox.Close()
+	if taken := c.replays.Load(); taken > 0 && taken < 1+steered && !c.parser.interrupted.Load() {
+		return
+	}
+	c.link.Done()
 }
 
 // answer tells the CLI the chat's decision on req. The agent's own

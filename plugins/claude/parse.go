@@ -47,6 +47,9 @@ type Parser struct {
 	// (interactive turns); without it a request is shown as a status
 	// line, as when a recorded session is replayed.
 	OnPermission func(PermissionRequest)
+	// OnReplay, when set, is called for each message from stdin the CLI
+	// echoes as it takes it in (--replay-user-messages).
+	OnReplay func()
 	// OnResult, when set, is called after the result line: an
 	// interactive CLI's stdin is closed then.
 	OnResult func()
@@ -86,8 +89,10 @@ type line struct {
 	PermissionDenials []permissionDenial `json:"permission_denials"`
 
 	// user: what a tool returned, as the CLI's own structure (for
-	// Write and Edit, the file and the patch)
+	// Write and Edit, the file and the patch); IsReplay marks a message
+	// from stdin echoed as the CLI takes it in (--replay-user-messages)
 	ToolUseResult json.RawMessage `json:"tool_use_result"`
+	IsReplay      bool            `json:"isReplay"`
 
 	// control_request, control_response
 	RequestID string          `json:"request_id"`
@@ -278,6 +283,9 @@ func isError(raw json.RawMessage) bool {
 }
 
 func (p *Parser) user(l *line) {
+	if l.IsReplay && l.Parent == nil && p.OnReplay != nil {
+		p.OnReplay()
+	}
 	if l.Message == nil {
 		return
 	}
@@ -362,6 +370,14 @@ func (p *Parser) resultLine(l *line) {
 	}
 	if l.Usage != nil {
 		r.InputTokens, r.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens
+	}
+	if prev := p.result; prev != nil {
+		// One more turn of the same process (a message steered in as the
+		// last answer was written): each result counts its own.
+		r.CostUSD += prev.CostUSD
+		r.InputTokens += prev.InputTokens
+		r.OutputTokens += prev.OutputTokens
+		r.Duration += prev.Duration
 	}
 	p.result = r
 	p.denials(l.PermissionDenials)

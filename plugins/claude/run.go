@@ -56,16 +56,15 @@ func (p *Plugin) Modes() []core.Mode {
 	}
 }
 
-// Args returns the CLI's arguments for a turn. The prompt comes after "--"
-// so that a message starting with a dash is never read as a flag. A turn
-// that may ask speaks the control protocol instead: the message goes on
-// stdin, and permission requests come to the bot. So does a turn with
-// images, which only a stream-json message carries.
+// Args returns the CLI's arguments for a turn. Every turn speaks the
+// control protocol: the message goes on stdin as stream-json (the only
+// way images travel), so the CLI can start before it (warm), be
+// interrupted keeping its partial turn, and take messages written while
+// it works, echoing each as it takes it in. A turn that may ask has its
+// permission requests come to the bot.
 func (p *Plugin) Args(t core.Turn) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages"}
-	if streamsInput(t) {
-		args = append(args, "--input-format", "stream-json")
-	}
+	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+		"--input-format", "stream-json", "--replay-user-messages"}
 	if t.Ask {
 		args = append(args, "--permission-prompt-tool", "stdio")
 	}
@@ -82,36 +81,23 @@ func (p *Plugin) Args(t core.Turn) []string {
 		// The CLI counts its own cost and stops the turn there.
 		args = append(args, "--max-budget-usd", strconv.FormatFloat(t.MaxCostUSD, 'f', -1, 64))
 	}
-	args = append(args, p.cfg.Args...)
-	if streamsInput(t) {
-		return args
-	}
-	return append(args, "--", t.Prompt)
+	return append(args, p.cfg.Args...)
 }
 
-// streamsInput says whether t's message goes on stdin as stream-json.
-func streamsInput(t core.Turn) bool { return t.Ask || len(t.Images) > 0 }
-
-// Run runs one turn of Claude Code. A turn that may ask (t.Ask) speaks
-// the control protocol: permission requests become questions, and
-// cancelling the turn interrupts it through the protocol, so that the
-// partial turn stays in the session; the CLI is killed only if it has not
-// ended cliproc.InterruptGrace later.
+// Run runs one turn of Claude Code over its control protocol: permission
+// requests become questions (t.Ask), messages written meanwhile reach the
+// turn (t.Inbox), and cancelling the turn interrupts it through the
+// protocol, so that the partial turn stays in the session; the CLI is
+// killed only if it has not ended cliproc.InterruptGrace later.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if streamsInput(t) {
-		return p.cli.Converse(ctx, t, p.Args(t), p.protocol(t, true), emit)
-	}
-	return p.cli.Run(ctx, t, p.Args(t), p.protocol(t, false), emit)
+	return p.cli.Converse(ctx, t, p.Args(t), p.protocol(t), emit)
 }
 
 // Warm starts the CLI of t's conversation's next turn, waiting for its
 // message (core.Warmer): Claude Code starting up is most of a short
-// turn. Only a turn that speaks the control protocol can wait.
+// turn.
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	if !t.Ask {
-		return nil, core.ErrNoWarm
-	}
-	return p.cli.Open(life, t, p.Args(t), p.protocol(t, true))
+	return p.cli.Open(life, t, p.Args(t), p.protocol(t))
 }
 
 // sessionStamp is what a session's transcript held: its size and a hash

@@ -16,9 +16,11 @@ func TestArgs(t *testing.T) {
 	p := claude.New(claude.Config{Settings: cliproc.Settings{Model: "sonnet", Args: []string{"--max-turns", "3"}},
 		PermissionMode: "acceptEdits"}, nil)
 	got := p.Args(core.Turn{Prompt: "--help me; rm -rf ~", ResumeToken: "0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b"})
+	// The message goes on stdin, never among the arguments.
 	want := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+		"--input-format", "stream-json", "--replay-user-messages",
 		"--resume", "0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b", "--permission-mode", "acceptEdits", "--model", "sonnet",
-		"--max-turns", "3", "--", "--help me; rm -rf ~"}
+		"--max-turns", "3"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Args = %q\nwant   %q", got, want)
 	}
@@ -62,7 +64,9 @@ func TestPlugin(t *testing.T) {
 		Grow: func(f *plugintest.Fixture, token string) {
 			plugintest.AppendTo(f.T, filepath.Join(f.Home, ".claude", "projects", "*", token+".jsonl"), "\n")
 		},
-		ImageMark: `"type":"image"`,
+		ImageMark:    `"type":"image"`,
+		WarmsUnasked: true,
+		Steers:       true,
 		Bare: func(bin, home string) core.Plugin {
 			return claude.New(claude.Config{ConfigDir: filepath.Join(home, ".claude"), Settings: cliproc.Settings{Bin: bin}}, nil)
 		},

@@ -58,7 +58,12 @@ func (a *appItem) asItem() *item {
 		it.Text = strings.Join(a.Summary, "\n")
 	}
 	for _, c := range a.Changes {
-		it.Changes = append(it.Changes, change{Path: c.Path, Kind: c.Kind.Type, Diff: unifiedDiff(c.Kind.Type, c.Diff), MovePath: c.Kind.MovePath})
+		d := unifiedDiff(c.Kind.Type, c.Diff)
+		if i := strings.LastIndex(d, "\n\nMoved to: "); i >= 0 && c.Kind.MovePath != "" {
+			// Where the file went, which the block's path says.
+			d = strings.TrimRight(d[:i], "\n") + "\n"
+		}
+		it.Changes = append(it.Changes, change{Path: c.Path, Kind: c.Kind.Type, Diff: d, MovePath: c.Kind.MovePath})
 	}
 	return it
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 
@@ -20,6 +21,8 @@ const (
 	idThread
 	idTurn
 	idInterrupt
+	// idSteer is the first of the steers' ids, one each.
+	idSteer = 1000
 )
 
 // appServerArgs are the arguments of `codex app-server`; the thread's
@@ -32,6 +35,7 @@ func (p *Plugin) appServerArgs() []string { return append([]string{"app-server"}
 // the parser, and the server's requests put to the chat.
 type appServer struct {
 	cfg    Config
+	policy string // approvalPolicy
 	turn   core.Turn
 	parser *Parser
 	link   *cliproc.Link
@@ -49,6 +53,13 @@ type appServer struct {
 	mu     sync.Mutex
 	thread string
 	turnID string
+	// inbox is the turn's, open once the turn has started; steers are
+	// the turn/steer requests awaiting the server's answer, by id, and
+	// ended is set when the turn is over.
+	inbox   *core.Inbox
+	steers  map[int]chan error
+	nsteers int
+	ended   bool
 }
 
 var (
@@ -60,6 +71,7 @@ var (
 func (p *Plugin) appServer(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		s := newAppServer(p.cfg, t, link)
+		s.policy = p.approvalPolicy(t)
 		s.fresh = cliproc.Unchanged(func() rolloutStamp { return p.stampRollout(t) })
 		if err := s.rpc.Call(idInitialize, "initialize", map[string]any{"clientInfo": map[string]any{"name": "jakebot", "version": "1"}}); err != nil {
 			link.Logger().Warn("codex app-server: initialize", "err", err)
@@ -69,7 +81,8 @@ func (p *Plugin) appServer(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 }
 
 func newAppServer(cfg Config, t core.Turn, link *cliproc.Link) *appServer {
-	s := &appServer{cfg: cfg, turn: t, link: link, rpc: jsonrpc.Peer{Send: link.Send}, changes: map[string]*appItem{}}
+	s := &appServer{cfg: cfg, turn: t, link: link, rpc: jsonrpc.Peer{Send: link.Send}, changes: map[string]*appItem{},
+		steers: map[int]chan error{}}
 	s.parser = NewParser(link.Emit)
 	s.parser.Workdir, s.parser.Model = t.Workdir, cmp.Or(t.Model, cfg.Model)
 	return s
@@ -87,17 +100,32 @@ func (s *appServer) Line(b []byte) {
 			s.rememberChange(m.Params)
 		}
 		if s.parser.Notification(m.Method, m.Params) {
+			s.endTurn()
 			s.link.Done() // the turn is over: the server exits
 		}
 	default:
-		s.response(m)
+		if !s.steered(m) {
+			s.response(m)
+		}
 	}
 }
 
 // Outcome says how the turn went once the server's output has ended.
+// A steer it never answered was not taken.
 func (s *appServer) Outcome() cliproc.Outcome {
+	s.endTurn()
+	s.mu.Lock()
+	for id, answer := range s.steers {
+		answer <- core.ErrNotTaken
+		delete(s.steers, id)
+	}
+	s.mu.Unlock()
 	o := s.parser.Outcome()
 	o.Session, o.Failed = s.threadID(), s.failed
+	if s.failed && o.Result == nil {
+		// The refusal, shown, is the turn's end.
+		o.Result = &core.TurnResult{IsError: true}
+	}
 	return o
 }
 
@@ -120,7 +148,7 @@ func (s *appServer) response(m jsonrpc.Message) {
 		s.link.Done()
 	case m.Answers(idInitialize):
 		_ = s.rpc.Notify("initialized", nil)
-		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": cmp.Or(s.turn.Mode, s.cfg.Sandbox), "approvalPolicy": s.cfg.ApprovalPolicy}
+		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": cmp.Or(s.turn.Mode, s.cfg.Sandbox), "approvalPolicy": s.policy}
 		if model := cmp.Or(s.turn.Model, s.cfg.Model); model != "" {
 			params["model"] = model
 		}
@@ -137,14 +165,72 @@ func (s *appServer) response(m jsonrpc.Message) {
 		s.parser.threadID = thread
 		s.link.Emit(core.Event{Kind: core.EventSession, ResumeToken: thread, Model: s.parser.Model})
 		s.link.Ready(func(t core.Turn) {
+			s.mu.Lock()
+			s.inbox = t.Inbox
+			s.mu.Unlock()
 			_ = s.rpc.Call(idTurn, "turn/start", map[string]any{"threadId": thread, "input": userInput(t)})
 		})
 	case m.Answers(idTurn):
 		turn := idOf(m.Result, "turn")
 		s.mu.Lock()
 		s.turnID = turn
+		inbox := s.inbox
 		s.mu.Unlock()
+		inbox.Open(s.steer)
 	}
+}
+
+// steer adds a message to the running turn (turn/steer): the server
+// answers at once, and gives it to the model at the turn's next step.
+// It waits for that answer; a turn that ended first refuses it.
+func (s *appServer) steer(st core.Steering) error {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return core.ErrNotTaken
+	}
+	id := idSteer + s.nsteers
+	s.nsteers++
+	answer := make(chan error, 1)
+	s.steers[id] = answer
+	params := map[string]any{"threadId": s.thread, "expectedTurnId": s.turnID, "input": userInput(core.Turn{Prompt: st.Prompt, Images: st.Images})}
+	s.mu.Unlock()
+	if err := s.rpc.Call(id, "turn/steer", params); err != nil {
+		s.mu.Lock()
+		delete(s.steers, id)
+		s.mu.Unlock()
+		return err
+	}
+	return <-answer
+}
+
+// steered takes the server's answer to a steer; it reports whether m was
+// one.
+func (s *appServer) steered(m jsonrpc.Message) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, answer := range s.steers {
+		if !m.Answers(id) {
+			continue
+		}
+		delete(s.steers, id)
+		if m.Error != nil {
+			answer <- fmt.Errorf("%w: %s", core.ErrNotTaken, m.Error.Message)
+		} else {
+			answer <- nil
+		}
+		return true
+	}
+	return false
+}
+
+// endTurn closes the turn's inbox: no steer starts once the turn is over.
+func (s *appServer) endTurn() {
+	s.mu.Lock()
+	s.ended = true
+	inbox := s.inbox
+	s.mu.Unlock()
+	inbox.Close()
 }
 
 // idOf is the id of result's object member name ({"thread":{"id":…}}).

@@ -90,30 +90,29 @@ func (p *Plugin) Args(t core.Turn) []string {
 	return append(args, "--", t.Prompt)
 }
 
-// Run runs one turn of Codex: `codex exec --json`, or, when the chat
-// answers questions, `codex app-server`, whose approval requests become
-// questions; cancelling such a turn sends turn/interrupt, so the thread
-// keeps the partial turn.
+// Run runs one turn of Codex through `codex app-server`: its approval
+// requests become questions when the chat answers them (APPROVALS=ask;
+// otherwise its policy is never, and the sandbox alone decides), messages
+// written meanwhile reach the turn (turn/steer), and cancelling it sends
+// turn/interrupt, so the thread keeps the partial turn.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if p.asks(t) {
-		return p.cli.Converse(ctx, t, p.appServerArgs(), p.appServer(t), emit)
-	}
-	return p.cli.Run(ctx, t, p.Args(t), p.exec(t), emit)
+	return p.cli.Converse(ctx, t, p.appServerArgs(), p.appServer(t), emit)
 }
 
 // Warm starts the app-server of t's conversation's next turn, its thread
-// resumed and waiting for the message (core.Warmer). Only a turn that
-// speaks the protocol can wait.
+// resumed and waiting for the message (core.Warmer).
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	if !p.asks(t) {
-		return nil, core.ErrNoWarm
-	}
 	return p.cli.Open(life, t, p.appServerArgs(), p.appServer(t))
 }
 
-// asks reports whether t runs through the app-server, where the chat
-// answers questions.
-func (p *Plugin) asks(t core.Turn) bool { return t.Ask && p.cfg.ApprovalPolicy != "never" }
+// approvalPolicy is the app-server's approvalPolicy for t: the
+// configured one where the chat answers questions, else never.
+func (p *Plugin) approvalPolicy(t core.Turn) string {
+	if t.Ask {
+		return p.cfg.ApprovalPolicy
+	}
+	return "never"
+}
 
 // exec reads a turn of `codex exec --json`.
 func (p *Plugin) exec(t core.Turn) func(*cliproc.Link) cliproc.Protocol {

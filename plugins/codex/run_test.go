@@ -2,7 +2,6 @@ package codex_test
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,13 +29,15 @@ func shell(cmd string) *plugintest.ToolCall {
 
 func TestPlugin(t *testing.T) {
 	plugintest.Suite{
-		Fixture:     newFixture,
-		Shell:       shell,
-		ShellTool:   "Shell",
-		Unasked:     newFixture, // exec runs commands in its workspace-write sandbox
-		ShellDetail: "exit 0: done",
-		ModelError:  "API key not valid. (invalid_request_error)",
-		ImageMark:   "input_image",
+		Fixture:      newFixture,
+		Shell:        shell,
+		ShellTool:    "Shell",
+		Unasked:      newFixture, // exec runs commands in its workspace-write sandbox
+		ShellDetail:  "exit 0: done",
+		ModelError:   "API key not valid. (invalid_request_error)",
+		ImageMark:    "input_image",
+		WarmsUnasked: true,
+		Steers:       true,
 		Grow: func(f *plugintest.Fixture, token string) {
 			plugintest.AppendTo(f.T, filepath.Join(f.Home, ".codex", "sessions", "*", "*", "*", "rollout-*"+token+".jsonl"), "\n")
 		},
@@ -51,9 +52,9 @@ func TestRunUnknownResume(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	tr := f.Run(context.Background(), "hello", "01a200ab-a3bb-7bd1-89ba-6a6c80c09a6b")
-	var ue *core.UserError
-	if !errors.As(tr.Err, &ue) || !strings.Contains(ue.Msg, "no rollout found") {
-		t.Errorf("Run error = %v, want a user error with Codex's stderr", tr.Err)
+	errs := tr.Blocks(core.BlockError)
+	if tr.Err != nil || !tr.Result.IsError || len(errs) != 1 || !strings.Contains(errs[0].Text, "no rollout found for thread id 01a200ab-a3bb-7bd1-89ba-6a6c80c09a6b") {
+		t.Errorf("Run = %+v, %v, errors %+v; want one error naming the thread Codex has no rollout of", tr.Result, tr.Err, errs)
 	}
 }
 

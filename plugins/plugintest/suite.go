@@ -146,6 +146,12 @@ type Suite struct {
 	// its error must name Install.
 	Bare    func(bin, home string) core.Plugin
 	Install string
+	// WarmsUnasked says the CLI speaks its protocol in both approval
+	// modes: a turn that does not ask starts warm too.
+	WarmsUnasked bool
+	// Steers says the CLI takes a message into a running turn (its
+	// Turn.Inbox), which reaches the model at the turn's next step.
+	Steers bool
 }
 
 // AppendTo appends line to the largest file that matches pattern (a
@@ -191,6 +197,7 @@ func (s Suite) Run(t *testing.T) {
 		{"NotInstalled", s.notInstalled},
 		{"NoHistory", s.noHistory},
 		{"RefusesResumeIDs", s.refusesResumeIDs},
+		{"SteersARunningTurn", s.steers},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()

@@ -98,7 +98,12 @@ func (s Suite) warm(t *testing.T) {
 		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
 	}
 	token := first.Result.ResumeToken
-	if _, err := warmer.Warm(context.Background(), f.Turn("", token, false)); err != core.ErrNoWarm {
+	switch unasked, err := warmer.Warm(context.Background(), f.Turn("", token, false)); {
+	case s.WarmsUnasked && err != nil:
+		t.Errorf("Warm of a turn that cannot ask = %v, want a warm CLI", err)
+	case s.WarmsUnasked:
+		unasked.Close()
+	case err != core.ErrNoWarm:
 		t.Errorf("Warm of a turn that cannot ask = %v, want ErrNoWarm", err)
 	}
 	w, err := warmer.Warm(context.Background(), f.Turn("", token, true))
