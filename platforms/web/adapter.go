@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -21,8 +20,9 @@ import (
 // Options are what the adapter needs from the rest of the bot.
 type Options struct {
 	Logger *slog.Logger
-	// SignIn is where Run prints the sign-in URL, once; nil is stderr.
-	// The URL holds the token, so it never goes to the log.
+	// SignIn is where Run prints the sign-in URL, once: a terminal. The
+	// URL holds the token, so it never goes to the log; when nil, the log
+	// says how to get it (jakebot web-url).
 	SignIn io.Writer
 	// Listener, when set, is served instead of listening on Addr (tests
 	// take a free port this way).
@@ -86,9 +86,6 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.SignIn == nil {
-		opts.SignIn = os.Stderr
 	}
 	opts.ReadHeaderTimeout = cmp.Or(opts.ReadHeaderTimeout, readHeaderTimeout)
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, idleTimeout)
@@ -162,8 +159,12 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	srv := &http.Server{Handler: a.routes(), ReadHeaderTimeout: a.opts.ReadHeaderTimeout, IdleTimeout: a.opts.IdleTimeout,
 		ErrorLog:    slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	fmt.Fprintf(a.opts.SignIn, "Web: sign in at %s/login?token=%s\n", origin, string(a.cfg.Token))
-	a.logger.Info("serving the web page", "url", origin)
+	if a.opts.SignIn != nil {
+		fmt.Fprintf(a.opts.SignIn, "Web: sign in at %s\n", signInURL(origin, a.cfg.Token))
+		a.logger.Info("serving the web page", "url", origin)
+	} else {
+		a.logger.Info("serving the web page; its sign-in URL, which holds WEB_TOKEN, is printed only on a terminal: `jakebot web-url` prints it", "url", origin)
+	}
 	served := make(chan error, 1)
 	go func() {
 		if a.cfg.TLSCert != "" {

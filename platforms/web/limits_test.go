@@ -139,3 +139,19 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 		})
 	}
 }
+
+// Without a terminal to print it on, the sign-in URL is not printed and
+// the log says how to get it; the token is nowhere in the log (checked
+// when the site stops).
+func TestSignInURLOnlyWhereAsked(t *testing.T) {
+	t.Parallel()
+	s := newSiteFrom(t, siteConfig{plugin: newEchoPlugin(), opts: func(o *web.Options) { o.SignIn = nil }})
+	s.signIn() // the server is up
+	if !strings.Contains(s.logged(), "`jakebot web-url` prints it") {
+		t.Errorf("the log does not say how to get the sign-in URL:\n%s", s.logged())
+	}
+	s.stop()
+	if s.printed.Len() != 0 {
+		t.Errorf("printed %q", s.printed)
+	}
+}
