@@ -14,6 +14,22 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
+// runNATS runs a NATS server on loopback for the test.
+func runNATS(t *testing.T, opts *server.Options) *server.Server {
+	t.Helper()
+	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, true, true
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	t.Cleanup(ns.Shutdown)
+	return ns
+}
+
 // loopbackDialer reaches addr whatever host a URL names: a server on
 // loopback stands in for one on another machine.
 type loopbackDialer struct{ addr string }
@@ -25,15 +41,7 @@ func (d loopbackDialer) Dial(network, _ string) (net.Conn, error) { return net.D
 // subjects. Loopback is fine either way.
 func TestDoctorNATSExposure(t *testing.T) {
 	t.Parallel()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	defer ns.Shutdown()
+	ns := runNATS(t, &server.Options{})
 	away := loopbackDialer{strings.TrimPrefix(ns.ClientURL(), "nats://")}
 	type row struct {
 		want   doctor.Status
