@@ -22,6 +22,10 @@ type Stdio struct {
 	Err io.Writer
 	// TTY says whether In and Out are a terminal.
 	TTY bool
+	// ErrTTY says whether Err is a terminal: only then is the web's
+	// sign-in URL, which holds its token, printed there (otherwise Err is
+	// most likely a log: systemd's journal, docker logs).
+	ErrTTY bool
 	// Typed says whether a person types In (a terminal), so that lines go
 	// to the bot at once; otherwise In is a script whose lines run in
 	// order, each once the one before it is done.

@@ -329,7 +329,8 @@ func openWeb(t testing.TB, cfg *bot.Config) driver {
 }
 
 func (d *webDriver) stdio() bot.Stdio {
-	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs}
+	// A terminal, as far as the bot knows: the sign-in URL is printed.
+	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs, ErrTTY: true}
 }
 
 var signInLine = regexp.MustCompile(`Web: sign in at (\S+)/login\?token=`)

@@ -211,8 +211,11 @@ func (m *Main) buildPlatforms() error {
 		list = append(list, p)
 	}
 	var err error
-	m.platform, err = buildPlatforms(m.cfg, platformDeps{plugins: list, access: m.access, lookup: m.router,
-		logger: m.logger, signIn: m.stdio.Err})
+	deps := platformDeps{plugins: list, access: m.access, lookup: m.router, logger: m.logger}
+	if m.stdio.ErrTTY {
+		deps.signIn = m.stdio.Err
+	}
+	m.platform, err = buildPlatforms(m.cfg, deps)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,8 @@ type platformDeps struct {
 	// lookup answers the adapters' questions with the router's policy.
 	lookup core.Lookup
 	logger *slog.Logger
-	// signIn is where the web platform prints its sign-in URL: stderr,
-	// never the log.
+	// signIn is where the web platform prints its sign-in URL: stderr
+	// when it is a terminal, never the log; nil when it is not.
 	signIn io.Writer
 }
 

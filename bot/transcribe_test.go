@@ -50,3 +50,49 @@ func TestTranscriber(t *testing.T) {
 		t.Error("no TRANSCRIBE_CMD gave a transcriber")
 	}
 }
+
+// TestTranscriberHidesTheNotesPath: {file} is a copy named by the bot in a
+// folder of its own, removed afterwards, so a template that puts {file} in
+// a shell line runs nothing a workdir's or a sender's file name spells.
+func TestTranscriberHidesTheNotesPath(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, dir, file, wantBase string
+	}{
+		{name: "workdir spells a command", dir: "x$(touch $MARK)", file: "voice.ogg", wantBase: "voice.ogg"},
+		{name: "file name spells a command", dir: "plain", file: "a$(touch $MARK).OGG", wantBase: "voice.ogg"},
+		{name: "extension spells a command", dir: "plain", file: "note.$(touch $MARK)", wantBase: "voice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), "marker")
+			environ := []string{"PATH=" + os.Getenv("PATH"), "MARK=" + marker}
+			dir := filepath.Join(t.TempDir(), tt.dir)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			note := filepath.Join(dir, tt.file)
+			if err := os.WriteFile(note, []byte("heard\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := transcriber(cliproc.Args{"sh", "-c", "cat {file}; echo {file}"}, environ)(context.Background(), note)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("the note's path ran as a command: %s exists", marker)
+			}
+			text, staged, _ := strings.Cut(got, "\n")
+			staged = strings.TrimSpace(staged)
+			if text != "heard" || filepath.Base(staged) != tt.wantBase {
+				t.Errorf("printed %q; want the note's text and a copy named %s", got, tt.wantBase)
+			}
+			if _, err := os.Stat(filepath.Dir(staged)); err == nil {
+				t.Errorf("the copy's folder %s was left behind", filepath.Dir(staged))
+			}
+			if _, err := os.Stat(note); err != nil {
+				t.Errorf("the note itself is gone: %v", err)
+			}
+		})
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/jake-bot/jake-bot/bot"
 )
 
@@ -98,6 +100,9 @@ type Options struct {
 	Home string
 	// HTTP makes the online requests; nil is a plain client.
 	HTTP *http.Client
+	// NATSDialer, when set, makes the connection to NATS_URL (tests reach
+	// a server named as another host on loopback).
+	NATSDialer nats.CustomDialer
 }
 
 func (o Options) withDefaults() Options {
@@ -123,7 +128,7 @@ func Run(ctx context.Context, cfg bot.Config, opts Options) Report {
 	checkRoots(&r, cfg)
 	checkPlugins(ctx, &r, cfg, opts)
 	checkPlatforms(ctx, &r, cfg, opts)
-	checkNATS(&r, cfg)
+	checkNATS(&r, cfg, opts)
 	checkGit(ctx, &r, cfg)
 	checkTranscribe(&r, cfg)
 	if cfg.StateFile != "off" {

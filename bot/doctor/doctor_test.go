@@ -332,16 +332,7 @@ func TestDoctorWeb(t *testing.T) {
 
 func TestDoctorNATS(t *testing.T) {
 	t.Parallel()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		Username: "gateway", Password: "nats-secret-password"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	defer ns.Shutdown()
+	ns := runNATS(t, &server.Options{Username: "gateway", Password: "nats-secret-password"})
 	for _, tc := range []struct {
 		name     string
 		password string

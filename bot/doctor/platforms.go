@@ -320,7 +320,7 @@ func checkWeb(r *Report, c web.Config) {
 		r.add("platform", "web settings", Fail, "%v", err)
 		return
 	}
-	r.add("platform", "web token", OK, "WEB_TOKEN is set (%d characters); the sign-in URL is printed on stderr at start", len(c.Token))
+	r.add("platform", "web token", OK, "WEB_TOKEN is set (%d characters); the sign-in URL is printed at start on a terminal, and by `jakebot web-url`", len(c.Token))
 	for _, f := range []struct{ name, path string }{{"WEB_TLS_CERT", c.TLSCert}, {"WEB_TLS_KEY", c.TLSKey}} {
 		if f.path == "" {
 			continue

@@ -7,6 +7,7 @@
 //	jakebot doctor          check what would and would not work
 //	jakebot replay FILE     show what a recorded CLI stream looks like in chat
 //	jakebot runner          serve turns from the bot over NATS_URL, on this machine
+//	jakebot web-url         print the web page's sign-in URL
 package main
 
 import (
@@ -37,11 +38,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jakebot: detached processes of the CLIs may outlive their turns:", err)
 	}
 	err := run(ctx, os.Args[1:], environ, bot.Stdio{
-		In:    os.Stdin,
-		Out:   os.Stdout,
-		Err:   os.Stderr,
-		TTY:   isTerminal(os.Stdin) && isTerminal(os.Stdout),
-		Typed: isTerminal(os.Stdin),
+		In:     os.Stdin,
+		Out:    os.Stdout,
+		Err:    os.Stderr,
+		TTY:    isTerminal(os.Stdin) && isTerminal(os.Stdout),
+		ErrTTY: isTerminal(os.Stderr),
+		Typed:  isTerminal(os.Stdin),
 	})
 	stop()
 	// A turn still running past the shutdown deadline (a CLI deaf to
@@ -67,6 +69,7 @@ const usage = `usage:
   jakebot                   run the bot (configuration: environment and .env)
   jakebot doctor [--online] check what would and would not work
   jakebot runner            run this machine's CLIs for the bot reached through NATS_URL
+  jakebot web-url           print the web page's sign-in URL (it holds WEB_TOKEN)
   jakebot replay [--plugin claude] [--platform discord] [--plugins-file F] FILE.jsonl
                             print the messages and edits a recorded stream becomes`
 
@@ -84,6 +87,8 @@ func run(ctx context.Context, args, environ []string, stdio bot.Stdio) error {
 		return runDoctor(ctx, args[1:], environ, stdio)
 	case "replay":
 		return runReplay(ctx, args[1:], environ, stdio)
+	case "web-url":
+		return runWebURL(args[1:], environ, stdio)
 	case "runner":
 		cfg, err := bot.LoadConfig(environ, ".env")
 		if err != nil {

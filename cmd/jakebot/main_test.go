@@ -95,3 +95,37 @@ func TestDoctorCommand(t *testing.T) {
 		t.Errorf("doctor output:\n%s", out)
 	}
 }
+
+// jakebot web-url prints the sign-in URL the bot prints at start only on
+// a terminal, for a browser on this host.
+func TestWebURLCommand(t *testing.T) {
+	t.Parallel()
+	const tok = "0123456789abcdef-web"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		want    string
+		wantErr string
+	}{
+		{name: "bare port", env: []string{"WEB_ADDR=:8080", "WEB_TOKEN=" + tok}, want: "http://127.0.0.1:8080/login?token=" + tok + "\n"},
+		{name: "every address, TLS", env: []string{"WEB_ADDR=0.0.0.0:8443", "WEB_TOKEN=" + tok, "WEB_TLS_CERT=c.pem", "WEB_TLS_KEY=k.pem"},
+			want: "https://127.0.0.1:8443/login?token=" + tok + "\n"},
+		{name: "a host", env: []string{"WEB_ADDR=bot.example:80", "WEB_TOKEN=" + tok}, want: "http://bot.example:80/login?token=" + tok + "\n"},
+		{name: "off", wantErr: "WEB_ADDR is not set"},
+		{name: "short token", env: []string{"WEB_ADDR=:8080", "WEB_TOKEN=short"}, wantErr: "WEB_TOKEN must be set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runCmd(t, append(tc.env, "ALLOWED_ROOTS="+dir), "web-url")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || out != "" {
+					t.Errorf("web-url = %q, %v; want no URL and %q", out, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || out != tc.want {
+				t.Errorf("web-url = %q, %v; want %q", out, err, tc.want)
+			}
+		})
+	}
+}

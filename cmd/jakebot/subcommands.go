@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +42,29 @@ func runDoctor(ctx context.Context, args, environ []string, stdio bot.Stdio) err
 		return exitCode(1)
 	}
 	return nil
+}
+
+// runWebURL prints the web page's sign-in URL, which the bot prints at
+// start only on a terminal: under systemd or Docker its stderr is a log,
+// and the URL holds WEB_TOKEN.
+func runWebURL(args, environ []string, stdio bot.Stdio) error {
+	fs := flags("web-url", stdio)
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		fmt.Fprintln(stdio.Err, "usage: jakebot web-url")
+		return exitCode(2)
+	}
+	cfg, err := bot.LoadConfig(environ, ".env")
+	if err != nil {
+		return err
+	}
+	if !cfg.Web.Enabled() {
+		return errors.New("WEB_ADDR is not set: the web page is off")
+	}
+	if err := cfg.Web.Validate(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdio.Out, cfg.Web.SignInURL())
+	return err
 }
 
 // runReplay prints what a recorded stream becomes on a platform.

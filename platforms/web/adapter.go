@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -20,8 +20,9 @@ import (
 // Options are what the adapter needs from the rest of the bot.
 type Options struct {
 	Logger *slog.Logger
-	// SignIn is where Run prints the sign-in URL, once; nil is stderr.
-	// The URL holds the token, so it never goes to the log.
+	// SignIn is where Run prints the sign-in URL, once: a terminal. The
+	// URL holds the token, so it never goes to the log; when nil, the log
+	// says how to get it (jakebot web-url).
 	SignIn io.Writer
 	// Listener, when set, is served instead of listening on Addr (tests
 	// take a free port this way).
@@ -32,7 +33,23 @@ type Options struct {
 	Lookup core.Lookup
 	// Plugins are the CLIs the start form offers.
 	Plugins []core.Plugin
+	// Clock times sign-ins and their throttle; nil is the system's.
+	Clock core.Clock
+	// ReadHeaderTimeout and IdleTimeout bound a connection that sends no
+	// request, or half of one; zero takes the defaults (tests shorten
+	// them).
+	ReadHeaderTimeout, IdleTimeout time.Duration
 }
+
+// A connection that holds the server without a whole request goes:
+// a request's headers come within readHeaderTimeout, a kept-alive
+// connection's next request within idleTimeout. Bodies and the event
+// stream are not bounded in time (an upload on a slow link, a stream
+// that lasts as long as the page).
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
 
 // Adapter is the web core.Platform. It is safe for concurrent use.
 type Adapter struct {
@@ -42,6 +59,8 @@ type Adapter struct {
 	logger   *slog.Logger
 	store    *store
 	sessions *sessions
+	logins   *loginThrottle
+	clock    core.Clock
 	lanes    core.Lanes[string]
 
 	mu     sync.Mutex
@@ -68,10 +87,14 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.SignIn == nil {
-		opts.SignIn = os.Stderr
+	opts.ReadHeaderTimeout = cmp.Or(opts.ReadHeaderTimeout, readHeaderTimeout)
+	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, idleTimeout)
+	clock := opts.Clock
+	if clock == nil {
+		clock = core.SystemClock{}
 	}
-	a := &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions()}
+	a := &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions(),
+		logins: newLoginThrottle(), clock: clock}
 	a.restore()
 	return a, nil
 }
@@ -133,11 +156,15 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	a.mu.Lock()
 	a.h, a.runCtx, a.url = h, ctx, origin
 	a.mu.Unlock()
-	srv := &http.Server{Handler: a.routes(), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: a.routes(), ReadHeaderTimeout: a.opts.ReadHeaderTimeout, IdleTimeout: a.opts.IdleTimeout,
 		ErrorLog:    slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	fmt.Fprintf(a.opts.SignIn, "Web: sign in at %s/login?token=%s\n", origin, string(a.cfg.Token))
-	a.logger.Info("serving the web page", "url", origin)
+	if a.opts.SignIn != nil {
+		fmt.Fprintf(a.opts.SignIn, "Web: sign in at %s\n", signInURL(origin, a.cfg.Token))
+		a.logger.Info("serving the web page", "url", origin)
+	} else {
+		a.logger.Info("serving the web page; its sign-in URL, which holds WEB_TOKEN, is printed only on a terminal: `jakebot web-url` prints it", "url", origin)
+	}
 	served := make(chan error, 1)
 	go func() {
 		if a.cfg.TLSCert != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -58,6 +59,29 @@ func (c Config) listenAddr() string {
 		return c.Addr
 	}
 	return net.JoinHostPort("127.0.0.1", port)
+}
+
+// SignInURL is the sign-in URL for a browser on this host: Addr with a
+// bare port or an unspecified host (0.0.0.0, [::]) reached on loopback.
+// Behind a reverse proxy, the proxy's origin takes its place.
+func (c Config) SignInURL() string {
+	host, port, err := net.SplitHostPort(c.listenAddr())
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	scheme := "http://"
+	if c.TLSCert != "" {
+		scheme = "https://"
+	}
+	return signInURL(scheme+net.JoinHostPort(host, port), c.Token)
+}
+
+// signInURL is origin's sign-in URL, holding the token.
+func signInURL(origin string, token Secret) string {
+	return origin + "/login?token=" + url.QueryEscape(string(token))
 }
 
 // Grant allows the web user in access, as an admin when Admin is set.

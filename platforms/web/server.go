@@ -31,6 +31,11 @@ const csrfHeader = "X-CSRF-Token"
 // maxMessageBody bounds a JSON message from the page.
 const maxMessageBody = 1 << 20
 
+// maxUploadFiles bounds the files of one message, as a runner does
+// (plugins/remote): a body of tiny parts would otherwise make as many
+// files as it has parts.
+const maxUploadFiles = 64
+
 func (a *Adapter) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /login", a.login)
@@ -61,13 +66,28 @@ func securityHeaders(next http.Handler) http.Handler {
 
 // login signs a browser in with the token from the sign-in URL, and
 // sends it to the page, whose address then no longer holds the token.
+// Wrong tokens are throttled by client address (throttle.go).
 func (a *Adapter) login(w http.ResponseWriter, r *http.Request) {
+	now, addr := a.clock.Now(), clientAddr(r.RemoteAddr)
+	if wait, blocked := a.logins.blocked(addr, now); blocked {
+		secs := int(wait.Round(time.Second) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		http.Error(w, fmt.Sprintf("Too many wrong sign-ins from your address: try again in %d s.", max(secs, 1)), http.StatusTooManyRequests)
+		return
+	}
 	if !same(r.URL.Query().Get("token"), string(a.cfg.Token)) {
-		a.logger.Warn("web sign-in refused: wrong token", "remote", r.RemoteAddr)
+		if first, before := a.logins.fail(addr, now); first {
+			args := []any{"remote", addr}
+			if before > 0 {
+				args = append(args, "refused_in_the_window_before", before)
+			}
+			a.logger.Warn("web sign-in refused: wrong token (the next ones from this address within a minute are not logged)", args...)
+		}
 		http.Error(w, "Wrong or missing token: use the sign-in URL jakebot printed when it started.", http.StatusUnauthorized)
 		return
 	}
-	id, ses := a.sessions.start(time.Now())
+	a.logins.succeed(addr)
+	id, ses := a.sessions.start(now)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", Expires: ses.expires,
 		HttpOnly: true, Secure: a.cfg.TLSCert != "" || r.TLS != nil || behindTLS(r), SameSite: http.SameSiteStrictMode})
 	a.logger.Info("web sign-in", "remote", r.RemoteAddr)
@@ -83,7 +103,7 @@ func behindTLS(r *http.Request) bool {
 // signedIn answers 401, and does nothing else, without a valid session.
 func (a *Adapter) signedIn(next func(http.ResponseWriter, *http.Request, session)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ses, ok := a.sessions.of(r, time.Now())
+		ses, ok := a.sessions.of(r, a.clock.Now())
 		if !ok {
 			http.Error(w, "Not signed in: open the sign-in URL jakebot printed when it started.", http.StatusUnauthorized)
 			return
@@ -277,6 +297,10 @@ func (a *Adapter) upload(w http.ResponseWriter, r *http.Request, _ session) {
 		case "text":
 			text = strings.TrimSpace(string(data))
 		case "file":
+			if len(files) == maxUploadFiles {
+				http.Error(w, fmt.Sprintf("At most %d files in one message: nothing was sent.", maxUploadFiles), http.StatusRequestEntityTooLarge)
+				return
+			}
 			files = append(files, attachment(p.FileName(), p.Header.Get("Content-Type"), data))
 		}
 	}

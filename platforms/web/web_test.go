@@ -80,6 +80,7 @@ type site struct {
 	root    string
 	plugin  *echoPlugin
 	logs    *bytes.Buffer
+	logMu   *sync.Mutex
 	printed *bytes.Buffer
 	// client reaches the site (with its certificate under TLS).
 	client *http.Client
@@ -114,11 +115,13 @@ type siteConfig struct {
 	client *http.Client
 	// router adjusts the router's configuration.
 	router func(*core.RouterConfig)
+	// opts adjusts the platform's options.
+	opts func(*web.Options)
 }
 
 func newSiteFrom(t *testing.T, sc siteConfig) *site {
 	t.Helper()
-	s := &site{t: t, logs: &bytes.Buffer{}, printed: &bytes.Buffer{}, root: sc.root, client: sc.client}
+	s := &site{t: t, logs: &bytes.Buffer{}, logMu: &sync.Mutex{}, printed: &bytes.Buffer{}, root: sc.root, client: sc.client}
 	if s.client == nil {
 		s.client = &http.Client{}
 	}
@@ -133,8 +136,7 @@ func newSiteFrom(t *testing.T, sc siteConfig) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logMu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, s.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger := slog.New(slog.NewTextHandler(lockedWriter{s.logMu, s.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := web.Config{Addr: ln.Addr().String(), Token: token}
 	if sc.web != nil {
 		sc.web(&cfg)
@@ -159,8 +161,11 @@ func newSiteFrom(t *testing.T, sc siteConfig) *site {
 		sc.router(&rc)
 	}
 	router := core.NewRouter(ctx, rc, sc.convs)
-	a, err := web.New(cfg, web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Lookup: router,
-		Plugins: []core.Plugin{sc.plugin}})
+	opts := web.Options{Logger: logger, SignIn: s.printed, Listener: ln, Lookup: router, Plugins: []core.Plugin{sc.plugin}}
+	if sc.opts != nil {
+		sc.opts(&opts)
+	}
+	a, err := web.New(cfg, opts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -176,15 +181,20 @@ func newSiteFrom(t *testing.T, sc siteConfig) *site {
 				t.Errorf("Run: %v", err)
 			}
 			router.Wait()
-			logMu.Lock()
-			defer logMu.Unlock()
-			if strings.Contains(s.logs.String(), token) {
+			if strings.Contains(s.logged(), token) {
 				t.Errorf("the token is in the logs:\n%s", s.logs)
 			}
 		})
 	}
 	t.Cleanup(s.stop)
 	return s
+}
+
+// logged is what the site logged so far.
+func (s *site) logged() string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return s.logs.String()
 }
 
 type lockedWriter struct {

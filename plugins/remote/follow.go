@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nuid"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -150,7 +149,7 @@ func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, emit func(
 func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, error) {
 	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
 	info, _, _, _ := p.g.runnerNow(p.runner)
-	rec := &turnRecord{ID: nuid.Next(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
+	rec := &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
 		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt}
 	if err := p.g.saveTurn(rec); err != nil {
 		return nil, err

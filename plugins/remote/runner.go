@@ -12,7 +12,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nuid"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -101,7 +100,7 @@ func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{nc: nc, js: js, cfg: cfg, instance: nuid.Next(), logger: cfg.Logger.With("runner", cfg.Name),
+	return &Runner{nc: nc, js: js, cfg: cfg, instance: newID(), logger: cfg.Logger.With("runner", cfg.Name),
 		sessions: map[string]*runnerTurn{}, turns: map[string]*runnerTurn{}, cancelled: map[string]time.Time{},
 		uploads: map[string]*upload{}}, nil
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nuid"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -223,7 +222,7 @@ func (r *Runner) uploadedImages(workdir string, images []string) []string {
 
 // Upload sends files to runner, part after part, to save in workdir there.
 func (g *Gateway) Upload(ctx context.Context, runner, workdir string, admin bool, files []core.UploadFile) ([]string, error) {
-	id := nuid.Next()
+	id := newID()
 	send := func(req uploadRequest) ([]string, error) {
 		var rep uploadReply
 		if err := g.request(ctx, runnerSubject(runner, "upload"), req, &rep); err != nil {

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"crypto/rand"
 	"errors"
 	"strings"
 	"time"
@@ -29,6 +30,13 @@ func runnerSubject(runner, what string) string {
 func turnSubject(runner, id, what string) string {
 	return prefix + "runner." + runner + ".turn." + id + "." + what
 }
+
+// newID names a turn, an upload or a runner process: 128 random bits in
+// base32, one subject token, a key of the turns' bucket and, with a
+// sequence number, a JetStream message id. Not nuid's counter: a runner
+// that saw two of its own ids could tell another runner's next ones and
+// have that runner's turn messages dropped as duplicates.
+func newID() string { return rand.Text() }
 
 // runnerInbox is where the replies to a runner's own requests (JetStream's
 // acknowledgements of its turn messages) come: under its own subjects, so

@@ -1,0 +1,90 @@
+package doctor_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/plugins/remote"
+)
+
+// runNATS runs a NATS server on loopback for the test.
+func runNATS(t *testing.T, opts *server.Options) *server.Server {
+	t.Helper()
+	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, true, true
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	t.Cleanup(ns.Shutdown)
+	return ns
+}
+
+// loopbackDialer reaches addr whatever host a URL names: a server on
+// loopback stands in for one on another machine.
+type loopbackDialer struct{ addr string }
+
+func (d loopbackDialer) Dial(network, _ string) (net.Conn, error) { return net.Dial(network, d.addr) }
+
+// NATS beyond this host without TLS, or without credentials, is warned
+// about: a runner obeys the admin flag of whoever may publish on its
+// subjects. Loopback is fine either way.
+func TestDoctorNATSExposure(t *testing.T) {
+	t.Parallel()
+	ns := runNATS(t, &server.Options{})
+	away := loopbackDialer{strings.TrimPrefix(ns.ClientURL(), "nats://")}
+	type row struct {
+		want   doctor.Status
+		detail string
+	}
+	for _, tc := range []struct {
+		name      string
+		nats      remote.Config
+		exposure  *row // loopback only
+		tls, sign row
+		// reached: the doctor connected (to the server on loopback).
+		reached bool
+	}{
+		{name: "loopback, anonymous", nats: remote.Config{URL: ns.ClientURL()}, reached: true, exposure: &row{doctor.OK, "loopback only"}},
+		{name: "another host, anonymous", nats: remote.Config{URL: "nats://box9.example:4222"}, reached: true,
+			tls:  row{doctor.Warn, "box9.example is beyond this host and reached without TLS"},
+			sign: row{doctor.Warn, "a runner obeys the admin flag of any request there"}},
+		{name: "another host, a user", nats: remote.Config{URL: "nats://box9.example:4222", User: "gateway", Password: "pw-of-the-gateway"}, reached: true,
+			tls: row{doctor.Warn, "without TLS"}, sign: row{doctor.OK, "credentials of its own"}},
+		{name: "a list, one host away, user in its URL", nats: remote.Config{URL: "nats://127.0.0.1:4222, nats://gw:pw@box9.example:4222"},
+			tls: row{doctor.Warn, "box9.example is beyond"}, sign: row{doctor.OK, "credentials of its own"}},
+		{name: "another host over TLS", nats: remote.Config{URL: "tls://box9.example:4222", Creds: "/nonexistent/box.creds"},
+			tls: row{doctor.OK, "box9.example over TLS"}, sign: row{doctor.OK, "credentials of its own"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := bot.Config{AllowedRoots: []string{dir}}
+			cfg.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+			cfg.NATS = tc.nats
+			cfg.NATS.RunnerName = "box2"
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, NATSDialer: away})
+			if tc.reached {
+				expect(t, r, "nats", doctor.OK, "round trip")
+			}
+			if tc.exposure != nil {
+				expect(t, r, "nats exposure", tc.exposure.want, tc.exposure.detail)
+				return
+			}
+			expect(t, r, "nats tls", tc.tls.want, tc.tls.detail)
+			expect(t, r, "nats sign-in", tc.sign.want, tc.sign.detail)
+			if strings.Contains(text(t, r), "pw-of-the-gateway") {
+				t.Error("the report prints the NATS password")
+			}
+		})
+	}
+}
