@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,6 +23,8 @@ type PermissionRequest struct {
 	// Tool is the tool's name as the CLI knows it ("Bash").
 	Tool  string
 	Input json.RawMessage
+	// Plan is the plan an ExitPlanMode request asks to approve.
+	Plan string
 }
 
 // protocol is Claude Code's side of one turn: its stream-json output,
@@ -47,6 +50,9 @@ var (
 func (p *Plugin) protocol(t core.Turn, interactive bool) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		c := newProtocol(link, t.Workdir)
+		if dir, err := p.configDir(); err == nil {
+			c.parser.PlansDir = filepath.Join(dir, "plans")
+		}
 		if !interactive {
 			return c
 		}
@@ -192,12 +198,8 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 			return q
 		}
 	case "ExitPlanMode":
-		var in struct {
-			Plan string `json:"plan"`
-		}
-		_ = json.Unmarshal(req.Input, &in)
 		q.Summary, q.Options = "Ready to code? The plan:", []string{approvePlan, keepPlanning}
-		q.Detail = shortPlan(in.Plan)
+		q.Detail = shortPlan(req.Plan)
 		return q
 	}
 	var in struct {
