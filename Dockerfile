@@ -22,7 +22,7 @@ WORKDIR /work
 ENTRYPOINT ["/usr/bin/tini-static", "--", "/usr/local/bin/jakebot"]
 
 # The bot with Claude Code, Codex and Gemini CLI at the versions the tests pin.
-FROM node:20-bookworm-slim AS with-clis
+FROM node:22-bookworm-slim AS with-clis
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY testdata/clis/package.json testdata/clis/package-lock.json /opt/clis/

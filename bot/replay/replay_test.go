@@ -128,10 +128,10 @@ func TestReplayConfiguredPlugin(t *testing.T) {
 	}
 	got := replayFile(t, parser, "discord", filepath.Join("..", "..", "testdata", "claude", "text.jsonl"))
 	for _, want := range []string{
-		"event 1: session \"286b10bb-300f-479a-b949-93c5dc3522e2\"",
+		"event 1: session \"c988f484-dab6-44a9-b153-339f798ed835\"",
 		"  send message 1 [text]\n    | Hello\n",
 		"  edit message 1 [text footer]\n    | Hello from the fake model.\n    | \n    | — 0.0s\n",
-		"result: session=\"286b10bb-300f-479a-b949-93c5dc3522e2\" error=false",
+		"result: session=\"c988f484-dab6-44a9-b153-339f798ed835\" error=false",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("replay output lacks %q:\n%s", want, got)

@@ -5,5 +5,7 @@
 // events (parse.go, free of any process handling). A turn whose chat
 // answers questions speaks Claude Code's control protocol on its stdin
 // (interactive.go). Past conversations are listed from the CLI's own
-// transcripts under ~/.claude/projects (history.go).
+// transcripts under ~/.claude/projects (history.go). FORMAT.md lists what
+// the pinned version (2.1.332) changed in the output, and where the parser
+// minds it (plan.go: the plan an ExitPlanMode request asks to approve).
 package claude

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,8 @@ type PermissionRequest struct {
 	// Tool is the tool's name as the CLI knows it ("Bash").
 	Tool  string
 	Input json.RawMessage
+	// Plan is the plan an ExitPlanMode request asks to approve.
+	Plan string
 }
 
 // protocol is Claude Code's side of one turn: its stream-json output,
@@ -58,6 +61,9 @@ var (
 func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		c := newProtocol(link, t.Workdir)
+		if dir, err := p.configDir(); err == nil {
+			c.parser.PlansDir = filepath.Join(dir, "plans")
+		}
 		c.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })
 		c.parser.OnResult = c.resultSeen
 		c.parser.OnReplay = func() { c.replays.Add(1) }
@@ -239,12 +245,8 @@ func question(req PermissionRequest, answer func(core.Answer)) *core.Question {
 			return q
 		}
 	case "ExitPlanMode":
-		var in struct {
-			Plan string `json:"plan"`
-		}
-		_ = json.Unmarshal(req.Input, &in)
 		q.Summary, q.Options = "Ready to code? The plan:", []string{approvePlan, keepPlanning}
-		q.Detail = shortPlan(in.Plan)
+		q.Detail = shortPlan(req.Plan)
 		return q
 	}
 	var in struct {

@@ -37,11 +37,15 @@ type Parser struct {
 	shown     []byte
 	block     int
 	lastError string
+	plans     planSource
 	result    *core.TurnResult
 	garbage   int
 
 	// Workdir, when set, makes the paths of edited files relative to it.
 	Workdir string
+	// PlansDir, when set, is where the CLI keeps plan files
+	// (<config dir>/plans), read for the plan ExitPlanMode asks to approve.
+	PlansDir string
 
 	// OnPermission, when set, receives the CLI's permission requests
 	// (interactive turns); without it a request is shown as a status
@@ -108,9 +112,10 @@ type line struct {
 }
 
 type controlRequest struct {
-	Subtype  string          `json:"subtype"`
-	ToolName string          `json:"tool_name"`
-	Input    json.RawMessage `json:"input"`
+	Subtype   string          `json:"subtype"`
+	ToolName  string          `json:"tool_name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
 }
 
 type permissionDenial struct {
@@ -206,6 +211,9 @@ func (p *Parser) controlRequest(l *line) {
 		return
 	}
 	req := PermissionRequest{RequestID: l.RequestID, Tool: l.Request.ToolName, Input: l.Request.Input}
+	if req.Tool == "ExitPlanMode" {
+		req.Plan = p.plans.plan(req.Input, l.Request.ToolUseID)
+	}
 	if p.OnPermission != nil {
 		p.OnPermission(req)
 		return
@@ -267,6 +275,7 @@ func (p *Parser) assistant(l *line) {
 		case "tool_use", "server_tool_use":
 			name, arg := ToolName(c.Name), toolArg(c.Name, c.Input)
 			p.tools[c.ID], p.args[c.ID] = name, arg
+			p.plans.toolUse(p.PlansDir, c.Name, c.ID, c.Input)
 			p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: name,
 				Text: arg, Status: core.ToolRunning}))
 		case "thinking", "redacted_thinking":

@@ -1,8 +1,11 @@
 package claude_test
 
 import (
+	"encoding/json"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,3 +71,58 @@ func TestToolName(t *testing.T) {
 }
 
 func FuzzReadStream(f *testing.F) { recordings.Fuzz(f) }
+
+// TestPlanQuestion: the plan an ExitPlanMode request asks to approve is
+// found wherever the CLI has it: in the request (Claude Code 2.1.197),
+// only in the model's call (2.1.332 sends the request's input empty), or
+// in the plan file the model wrote (2.1.332's way: <config>/plans/<slug>.md),
+// which is read only from the CLI's plans folder.
+func TestPlanQuestion(t *testing.T) {
+	t.Parallel()
+	plansDir := filepath.Join(t.TempDir(), ".claude", "plans")
+	elsewhere := t.TempDir()
+	for dir, text := range map[string]string{plansDir: "1. From the file\n2. Done\n", elsewhere: "1. Not a plan\n"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "bright-plan.md"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	toolUse := func(id, name string, input any) string {
+		in, _ := json.Marshal(input)
+		return `{"type":"assistant","message":{"id":"m` + id + `","content":[{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":` + string(in) + `}]},"parent_tool_use_id":null}`
+	}
+	request := func(input string) string {
+		return `{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"ExitPlanMode","input":` + input + `,"tool_use_id":"t2"}}`
+	}
+	write := func(dir string) string {
+		return toolUse("t1", "Write", map[string]any{"file_path": filepath.Join(dir, "bright-plan.md"), "content": "…"})
+	}
+	bare := toolUse("t2", "ExitPlanMode", map[string]any{})
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"in the request", []string{toolUse("t2", "ExitPlanMode", map[string]any{"plan": "1. Asked"}), request(`{"plan":"1. Asked"}`)}, "1. Asked"},
+		{"in the call only", []string{toolUse("t2", "ExitPlanMode", map[string]any{"plan": "1. Called"}), request(`{}`)}, "1. Called"},
+		{"in the plan file", []string{write(plansDir), bare, request(`{}`)}, "1. From the file\n2. Done\n"},
+		{"in a file elsewhere", []string{write(elsewhere), bare, request(`{}`)}, ""},
+		{"nowhere", []string{bare, request(`{}`)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked []string
+			p := claude.NewParser(func(core.Event) {})
+			p.PlansDir = plansDir
+			p.OnPermission = func(req claude.PermissionRequest) { asked = append(asked, req.Plan) }
+			for _, l := range tt.lines {
+				p.Line([]byte(l))
+			}
+			if len(asked) != 1 || asked[0] != tt.want {
+				t.Fatalf("plans asked about %q, want one: %q", asked, tt.want)
+			}
+		})
+	}
+}

@@ -9,5 +9,8 @@
 // the turn engine (cliproc), resuming the thread by id; history.go lists
 // past threads from the rollout files under $CODEX_HOME/sessions. The
 // formats are described in /work/shared/CLI-FORMATS.md and recorded from
-// the pinned CLI in testdata/codex at the repository root.
+// the pinned CLI in testdata/codex at the repository root. Recaptured from
+// 0.171.0, the streams and app-server sessions there hold the same event
+// types and members as 0.169.0's; its live-turn notifications (turn/steer,
+// plan, token usage, rate limits) are in plugins/LIVE-TURNS.md.
 package codex

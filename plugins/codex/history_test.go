@@ -3,6 +3,7 @@ package codex_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,7 +54,16 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 // first prompt, and pads the context before the prompt by pad bytes.
 func session(t testing.TB, template []byte, id, cwd, prompt string, pad int) []byte {
 	t.Helper()
-	out := bytes.ReplaceAll(template, []byte("01a200b0-3296-7430-8763-ca3edd6c3b57"), []byte(id))
+	var meta struct {
+		Payload struct {
+			ID string `json:"id"`
+		} `json:"payload"`
+	}
+	first, _, _ := bytes.Cut(template, []byte("\n"))
+	if err := json.Unmarshal(first, &meta); err != nil || meta.Payload.ID == "" {
+		t.Fatalf("the recorded rollout starts with no session id: %.200s", first)
+	}
+	out := bytes.ReplaceAll(template, []byte(meta.Payload.ID), []byte(id))
 	out = bytes.ReplaceAll(out, []byte(`"`+plugintest.RecordedWorkdir), []byte(`"`+cwd))
 	out = bytes.ReplaceAll(out, []byte("remember the number 42"), []byte(prompt))
 	if pad > 0 {

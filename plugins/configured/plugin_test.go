@@ -209,8 +209,8 @@ func TestJSONLMappingOverARecordedStream(t *testing.T) {
 	for _, tt := range []struct {
 		file, text, session, errText string
 	}{
-		{"text.jsonl", "Hello from the fake model.", "286b10bb-300f-479a-b949-93c5dc3522e2", ""},
-		{"api_error.jsonl", "", "93140ca3-e451-4ec7-bbc4-259ee678ee07", "Invalid API key · Fix external API key"},
+		{"text.jsonl", "Hello from the fake model.", "c988f484-dab6-44a9-b153-339f798ed835", ""},
+		{"api_error.jsonl", "", "c4de9158-85b7-4922-a972-1120f42bf25b", "Invalid API key · Fix external API key"},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()

@@ -1,6 +1,7 @@
 package plugintest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,6 +62,11 @@ type Anthropic struct {
 	script   []Reply
 	requests []Request
 	all      []Request
+	// refused is the conversation of the last main request answered
+	// with a 400 or 422, and refusal that reply: the same conversation
+	// sent again is refused again.
+	refused []byte
+	refusal Reply
 }
 
 // NewAnthropic starts a fake Anthropic API on 127.0.0.1 that answers the
@@ -139,8 +145,11 @@ func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 // isMain tells a main-conversation request from an auxiliary one.
 //
 // Observed with claude 2.1.197 in -p mode: before each run the CLI sends
-// HEAD / (a connectivity probe), answered 200 and never scripted. Every
-// main-loop request offers the CLI's tools (24 or so, Bash among them).
+// HEAD / (a connectivity probe), answered 200 and never scripted (2.1.332
+// sends none). Every main-loop request offers the CLI's tools (24 or so,
+// Bash among them; 2.1.332 offers 12 and defers the rest behind
+// ToolSearch). A subagent's requests look the same: they are main
+// requests and take replies from the same script.
 // The only auxiliary model call seen is the session-title generation
 // (sent only without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC): no tools,
 // output_config.format = a JSON schema {"title": string}. Interactive
@@ -159,11 +168,7 @@ func (a *Anthropic) messages(w http.ResponseWriter, r *http.Request, req Request
 	}
 	a.mu.Lock()
 	a.requests = append(a.requests, req)
-	reply := Reply{Text: []string{DefaultReply}}
-	if len(a.script) > 0 {
-		reply = a.script[0]
-		a.script = a.script[1:]
-	}
+	reply := a.next(req)
 	a.mu.Unlock()
 	select {
 	case a.arrived <- req:
@@ -177,6 +182,29 @@ func (a *Anthropic) messages(w http.ResponseWriter, r *http.Request, req Request
 		}
 	}
 	a.answer(w, b, reply)
+}
+
+// next returns the reply to main request req, a.mu held: the script's
+// next one, or the same refusal for a conversation refused as invalid
+// (400, 422) that comes again. As the real API would: Claude Code 2.1.332
+// sends a request refused with a 400 five times more, each without one of
+// its own novelties in case that was the cause (a beta, the thinking
+// display, ToolSearch: then its role "system" message changes), and the
+// script is for the model's answers, not for the CLI's recoveries.
+func (a *Anthropic) next(req Request) Reply {
+	if a.refused != nil && bytes.Equal(a.refused, req.conversation()) {
+		return a.refusal
+	}
+	reply := Reply{Text: []string{DefaultReply}}
+	if len(a.script) > 0 {
+		reply = a.script[0]
+		a.script = a.script[1:]
+	}
+	a.refused = nil
+	if reply.Status == http.StatusBadRequest || reply.Status == http.StatusUnprocessableEntity {
+		a.refused, a.refusal = req.conversation(), reply
+	}
+	return reply
 }
 
 // DefaultReply is the text of the reply to a main request that comes

@@ -288,3 +288,42 @@ func TestAnthropicHold(t *testing.T) {
 		t.Error("cancelled request succeeded")
 	}
 }
+
+// TestAnthropicRefusesAgain: a request refused as invalid is refused again
+// when it comes back unchanged (Claude Code resends it without a beta),
+// while a transient error is not repeated and a changed request goes on
+// with the script.
+func TestAnthropicRefusesAgain(t *testing.T) {
+	other := strings.Replace(mainRequest(true), "hello", "hello again", 1)
+	withSystem := func(text string) string {
+		return strings.Replace(mainRequest(true), `]}]}`, `]},{"role":"system","content":[{"type":"text","text":"`+text+`"}]}]}`, 1)
+	}
+	tests := []struct {
+		name   string
+		reply  Reply
+		bodies []string
+		want   []int
+	}{
+		{"400 resent", Reply{Status: 400, Message: "bad"}, []string{mainRequest(true), mainRequest(true), other}, []int{400, 400, 200}},
+		{"400 resent changed", Reply{Status: 400, Message: "bad"}, []string{mainRequest(true), strings.Replace(mainRequest(true), `"max_tokens":100`, `"max_tokens":99`, 1)}, []int{400, 400}},
+		{"400 resent, instructions changed", Reply{Status: 400, Message: "bad"}, []string{withSystem("a"), withSystem("b")}, []int{400, 400}},
+		{"422 resent", Reply{Status: 422, Message: "bad"}, []string{mainRequest(true), mainRequest(true)}, []int{422, 422}},
+		{"529 retried", Reply{Status: 529, Message: "Overloaded"}, []string{mainRequest(true), mainRequest(true)}, []int{529, 200}},
+		{"400 then changed", Reply{Status: 400, Message: "bad"}, []string{mainRequest(true), other, mainRequest(true)}, []int{400, 200, 200}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := NewAnthropic(t, tt.reply, Reply{Text: []string{"next"}})
+			var got []int
+			for _, body := range tt.bodies {
+				got = append(got, post(t, context.Background(), a.URL+"/v1/messages", body).StatusCode)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("statuses %v, want %v", got, tt.want)
+			}
+			if n := len(a.Requests()); n != len(tt.bodies) {
+				t.Errorf("%d main requests recorded, want %d", n, len(tt.bodies))
+			}
+		})
+	}
+}

@@ -17,7 +17,7 @@ import (
 // replies, and GET /v1/models with an empty list. It records every request.
 // It is safe for concurrent use and closes when the test ends.
 //
-// Observed with codex 0.169 and a custom provider: only POST /v1/responses
+// Observed with codex 0.169 and 0.171 and a custom provider: only POST /v1/responses
 // is called (stream: true, tools exec_command, apply_patch as a custom
 // tool, web_search, …). A 5xx is retried request_max_retries times per
 // attempt and the stream stream_max_retries times (defaults 4 and 5: 30

@@ -49,6 +49,28 @@ func (r Request) body() requestBody {
 	return b
 }
 
+// conversation returns the user and assistant messages the request
+// sends, as sent: what the model is asked to answer, without the
+// instructions Claude Code puts in messages of role "system" (which it
+// rewrites when it resends a request, see Anthropic.next).
+func (r Request) conversation() []byte {
+	var b struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	_ = json.Unmarshal(r.Body, &b)
+	kept := []json.RawMessage{}
+	for _, m := range b.Messages {
+		var msg struct {
+			Role string `json:"role"`
+		}
+		if json.Unmarshal(m, &msg) == nil && msg.Role != "system" {
+			kept = append(kept, m)
+		}
+	}
+	js, _ := json.Marshal(kept)
+	return js
+}
+
 // Model is the model the request asked for: in its body (Anthropic,
 // OpenAI), or in its path (Gemini's models/<m>:method).
 func (r Request) Model() string {
