@@ -23,9 +23,12 @@ const (
 	BlockStatus
 	// BlockFooter ends a turn with its duration and cost.
 	BlockFooter
+	// BlockPlan is the agent's task list as a checklist (PlanBlock): one
+	// per reply, replaced as the agent updates it.
+	BlockPlan
 )
 
-var blockKindNames = [...]string{"text", "code", "diff", "tool", "error", "warning", "status", "footer"}
+var blockKindNames = [...]string{"text", "code", "diff", "tool", "error", "warning", "status", "footer", "plan"}
 
 func (k BlockKind) String() string {
 	if int(k) < len(blockKindNames) {
@@ -67,4 +70,11 @@ type ResponseBlock struct {
 	CostUSD      float64
 	InputTokens  int
 	OutputTokens int
+	// ContextPercent is how full the model's context window is, where the
+	// CLI says (TurnResult.ContextPercent); -1 or 0 shows nothing.
+	ContextPercent int
 }
+
+// ContextCrowded is the fill of the context window, in percent, above
+// which a footer suggests compacting it.
+const ContextCrowded = 85

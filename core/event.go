@@ -39,6 +39,20 @@ type TurnResult struct {
 	// InputTokens and OutputTokens are as the CLI reported them; 0 when not.
 	InputTokens  int
 	OutputTokens int
+	// ContextTokens is how much of the model's context window
+	// (ContextWindow) the conversation fills after the turn, where the CLI
+	// reports both; 0 when not.
+	ContextTokens int
+	ContextWindow int
+}
+
+// ContextPercent is how full the context window is, in whole percent, or
+// -1 when the CLI did not say.
+func (r TurnResult) ContextPercent() int {
+	if r.ContextWindow <= 0 || r.ContextTokens <= 0 {
+		return -1
+	}
+	return min(100, r.ContextTokens*100/r.ContextWindow)
 }
 
 // TextEvent returns an EventText event.

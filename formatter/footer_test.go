@@ -20,6 +20,9 @@ func TestFooterText(t *testing.T) {
 		{"cost", core.ResponseBlock{Duration: 12340 * time.Millisecond, CostUSD: 0.0421, InputTokens: 900, OutputTokens: 80}, "12.3s · $0.0421"},
 		{"tokens only", core.ResponseBlock{Duration: 95 * time.Second, InputTokens: 12_040, OutputTokens: 310}, "1m35s · 12.0k in / 310 out tokens"},
 		{"nothing reported", core.ResponseBlock{Duration: time.Second}, "1.0s"},
+		{"context", core.ResponseBlock{Duration: time.Second, CostUSD: 0.01, ContextPercent: 62}, "1.0s · $0.0100 · ctx 62%"},
+		{"context crowded", core.ResponseBlock{Duration: time.Second, ContextPercent: 91}, "1.0s · ctx 91% (//compact frees it)"},
+		{"context unknown", core.ResponseBlock{Duration: time.Second, ContextPercent: -1}, "1.0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -104,6 +104,13 @@ func FooterText(bl core.ResponseBlock) string {
 	case bl.InputTokens+bl.OutputTokens > 0:
 		parts = append(parts, core.Tokens(bl.InputTokens, bl.OutputTokens))
 	}
+	if bl.ContextPercent > 0 {
+		ctx := fmt.Sprintf("ctx %d%%", bl.ContextPercent)
+		if bl.ContextPercent > core.ContextCrowded {
+			ctx += " (//compact frees it)"
+		}
+		parts = append(parts, ctx)
+	}
 	return strings.Join(parts, " · ")
 }
 

@@ -202,7 +202,8 @@ func clickFirst() chromedp.Action {
 
 // In a real browser, against the real Claude CLI: a conversation started
 // from the form (plugin and directory), a question answered by clicking
-// Allow, a queued message sent at once with its Send now button, and an
+// Allow, a queued message (BUSY=queue) sent at once with its Send now
+// button, and an
 // ended conversation resumed from the past-conversations list.
 func TestBrowserButtons(t *testing.T) {
 	t.Parallel()
@@ -218,7 +219,7 @@ func TestBrowserButtons(t *testing.T) {
 		plugintest.Reply{Text: []string{"The quick answer."}},
 		plugintest.Reply{Text: []string{"Yes, still here."}},
 	)
-	s := newSiteFrom(t, siteConfig{plugin: realClaude(t, bin, model, "default"), router: func(rc *core.RouterConfig) { rc.Ask = true }})
+	s := newSiteFrom(t, siteConfig{plugin: realClaude(t, bin, model, "default"), router: func(rc *core.RouterConfig) { rc.Ask, rc.Busy = true, core.BusyQueue }})
 	// Typed in the form: the default directory, where /resume looks once
 	// the conversation has ended.
 	workdir := s.root
@@ -255,7 +256,9 @@ func TestBrowserButtons(t *testing.T) {
 		}
 	}
 	// Once the footer shows, the conversation is free to end.
-	step("send now", type_("quick one"), shows("Queued (1 waiting)"), click("Send now"), ended("The quick answer."))
+	// BUSY=queue: the message waits, offering to steer it into the turn
+	// (Claude can take it) or to send it now.
+	step("send now", type_("quick one"), shows("Queued (1 waiting)"), shows("Steer"), click("Send now"), ended("The quick answer."))
 
 	step("resume", type_("/conversation end"), shows("Conversation ended."), chromedp.Click("#resume", chromedp.ByID),
 		shows("Claude Code conversations in "+workdir), clickFirst(), shows("Resumed Claude Code conversation"),

@@ -99,6 +99,8 @@ func (p *Parser) messageLine(b []byte) bool {
 			l.Error = o.Value()
 		case "tool_use_result":
 			l.ToolUseResult = o.Value()
+		case "isReplay":
+			l.IsReplay = string(o.Value()) == "true"
 		case "session_id":
 			if id, _ := jsonscan.String(o.Value()); id != p.sessionID {
 				return false // a new session: decoded the usual way
@@ -125,6 +127,9 @@ func rawMessage(raw []byte) *message {
 			m.ID, _ = jsonscan.String(o.Value())
 		case "model":
 			m.Model, _ = jsonscan.String(o.Value())
+		case "usage":
+			m.Usage = &msgUsage{}
+			jsonscan.Decode(o.Value(), m.Usage, nil)
 		case "content":
 			for el := range jsonscan.Elements(o.Value()) {
 				m.Content = append(m.Content, rawBlock(el))

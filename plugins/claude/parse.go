@@ -38,8 +38,13 @@ type Parser struct {
 	block     int
 	lastError string
 	plans     planSource
-	result    *core.TurnResult
-	garbage   int
+	tasks     taskList
+	// context is what the conversation filled of contextModel's window
+	// at the main agent's last request.
+	context      int
+	contextModel string
+	result       *core.TurnResult
+	garbage      int
 
 	// Workdir, when set, makes the paths of edited files relative to it.
 	Workdir string
@@ -91,6 +96,10 @@ type line struct {
 	Errors       []string `json:"errors"`
 
 	PermissionDenials []permissionDenial `json:"permission_denials"`
+	// ModelUsage is, per model, what it used and its context window.
+	ModelUsage map[string]struct {
+		ContextWindow int `json:"contextWindow"`
+	} `json:"modelUsage"`
 
 	// user: what a tool returned, as the CLI's own structure (for
 	// Write and Edit, the file and the patch); IsReplay marks a message
@@ -128,6 +137,20 @@ type message struct {
 	ID      string         `json:"id"`
 	Model   string         `json:"model"`
 	Content []contentBlock `json:"content"`
+	Usage   *msgUsage      `json:"usage"`
+}
+
+// msgUsage is one model request's tokens: together, what the
+// conversation fills of the context window then.
+type msgUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+}
+
+func (u *msgUsage) total() int {
+	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens + u.OutputTokens
 }
 
 type contentBlock struct {
@@ -260,6 +283,9 @@ func (p *Parser) assistant(l *line) {
 		return
 	}
 	subagent := l.Parent != nil
+	if u := l.Message.Usage; u != nil && !subagent && u.total() > 0 {
+		p.context, p.contextModel = u.total(), l.Message.Model
+	}
 	for _, c := range l.Message.Content {
 		switch c.Type {
 		case "text":
@@ -273,6 +299,13 @@ func (p *Parser) assistant(l *line) {
 			p.paragraph()
 			p.text(c.Text)
 		case "tool_use", "server_tool_use":
+			if !subagent && isTaskTool(c.Name) {
+				p.tools[c.ID] = c.Name
+				if p.tasks.toolUse(c.Name, c.ID, c.Input) {
+					p.emit(core.BlockEvent(p.tasks.block()))
+				}
+				continue
+			}
 			name, arg := ToolName(c.Name), toolArg(c.Name, c.Input)
 			p.tools[c.ID], p.args[c.ID] = name, arg
 			p.plans.toolUse(p.PlansDir, c.Name, c.ID, c.Input)
@@ -304,6 +337,11 @@ func (p *Parser) user(l *line) {
 		}
 		name, ok := p.tools[c.ToolUseID]
 		if !ok {
+			continue
+		}
+		if isTaskTool(name) {
+			// The plan shows the list; a new task's id is in its result.
+			p.tasks.created(c.ToolUseID, l.ToolUseResult)
 			continue
 		}
 		if !c.IsError && len(l.Message.Content) == 1 {
@@ -380,6 +418,9 @@ func (p *Parser) resultLine(l *line) {
 	if l.Usage != nil {
 		r.InputTokens, r.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens
 	}
+	if window := p.contextWindow(l); window > 0 && p.context > 0 {
+		r.ContextTokens, r.ContextWindow = p.context, window
+	}
 	if prev := p.result; prev != nil {
 		// One more turn of the same process (a message steered in as the
 		// last answer was written): each result counts its own.
@@ -409,6 +450,21 @@ func (p *Parser) resultLine(l *line) {
 		msg = "Claude Code reported " + strings.ReplaceAll(l.Subtype, "_", " ")
 	}
 	p.showError(msg)
+}
+
+// contextWindow is the window of the model the main agent last used, as
+// the result line's modelUsage names it (with a suffix such as "[1m]"
+// where the session's model has one).
+func (p *Parser) contextWindow(l *line) int {
+	if mu, ok := l.ModelUsage[p.contextModel]; ok {
+		return mu.ContextWindow
+	}
+	for name, mu := range l.ModelUsage {
+		if p.contextModel != "" && strings.HasPrefix(name, p.contextModel+"[") {
+			return mu.ContextWindow
+		}
+	}
+	return 0
 }
 
 // denials shows the tool calls the CLI refused for want of permission,

@@ -119,11 +119,31 @@ func (p *Parser) Notification(method string, params json.RawMessage) bool {
 					CachedInputTokens int `json:"cachedInputTokens"`
 					OutputTokens      int `json:"outputTokens"`
 				} `json:"total"`
+				// Last is the latest response: the context in use.
+				Last struct {
+					TotalTokens int `json:"totalTokens"`
+				} `json:"last"`
+				ModelContextWindow int `json:"modelContextWindow"`
 			} `json:"tokenUsage"`
 		}
 		if json.Unmarshal(params, &n) == nil {
 			t := n.TokenUsage.Total
 			p.usage = usage{InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens, OutputTokens: t.OutputTokens}
+			p.context, p.window = n.TokenUsage.Last.TotalTokens, n.TokenUsage.ModelContextWindow
+		}
+	case "turn/plan/updated":
+		var n struct {
+			Plan []struct {
+				Step   string `json:"step"`
+				Status string `json:"status"`
+			} `json:"plan"`
+		}
+		if json.Unmarshal(params, &n) == nil {
+			items := make([]core.PlanItem, len(n.Plan))
+			for i, st := range n.Plan {
+				items[i] = core.PlanItem{Text: st.Step, Status: core.PlanStatusOf(st.Status)}
+			}
+			p.block(core.PlanBlock(items))
 		}
 	case "error":
 		var n struct {

@@ -26,7 +26,10 @@ type Parser struct {
 	emit     func(core.Event)
 	threadID string
 	usage    usage
-	result   *core.TurnResult
+	// context and window are the latest response's tokens and the
+	// model's context window (app-server only).
+	context, window int
+	result          *core.TurnResult
 	// inText is true while the last thing emitted was answer text, so a
 	// second agent message is set apart from the first.
 	inText bool
@@ -131,10 +134,12 @@ func (p *Parser) finish(failed bool) {
 		p.block(b)
 	}
 	p.result = &core.TurnResult{
-		ResumeToken:  p.threadID,
-		IsError:      failed,
-		InputTokens:  p.usage.InputTokens + p.usage.CachedInputTokens,
-		OutputTokens: p.usage.OutputTokens,
+		ResumeToken:   p.threadID,
+		IsError:       failed,
+		InputTokens:   p.usage.InputTokens + p.usage.CachedInputTokens,
+		OutputTokens:  p.usage.OutputTokens,
+		ContextTokens: p.context,
+		ContextWindow: p.window,
 	}
 }
 

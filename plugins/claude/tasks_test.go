@@ -1,0 +1,60 @@
+package claude_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// The agent's task list (TaskCreate and TaskUpdate, on in the pinned CLI
+// with CLAUDE_CODE_ENABLE_TODO_TOOLS) is the reply's plan, one checklist
+// updated in place, not a run of tool lines.
+func TestTaskToolsAreThePlan(t *testing.T) {
+	t.Parallel()
+	call := func(id, name string, input map[string]any) plugintest.Reply {
+		return plugintest.Reply{Tool: &plugintest.ToolCall{ID: id, Name: name, Input: input}}
+	}
+	bin := plugintest.CLIPath(t, "claude")
+	model := plugintest.NewAnthropic(t,
+		call("toolu_c1", "TaskCreate", map[string]any{"subject": "Read the code", "description": "Read parse.go"}),
+		call("toolu_c2", "TaskCreate", map[string]any{"subject": "Write the fix", "description": "Fix the parser"}),
+		call("toolu_u1", "TaskUpdate", map[string]any{"taskId": "1", "status": "completed"}),
+		call("toolu_u2", "TaskUpdate", map[string]any{"taskId": "2", "status": "in_progress"}),
+		plugintest.Reply{Text: []string{"Working on it."}})
+	f := plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		env := append(plugintest.ClaudeEnv(t, model, home), mark, "CLAUDE_CODE_ENABLE_TODO_TOOLS=1")
+		return claude.New(claude.Config{PermissionMode: "default", ConfigDir: filepath.Join(home, ".claude"),
+			Settings: cliproc.Settings{Bin: bin, Env: env}}, nil)
+	})
+	tr := f.Run(context.Background(), "plan the fix", "")
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
+	}
+	plans := tr.Blocks(core.BlockPlan)
+	if len(plans) != 4 {
+		t.Fatalf("plan blocks %+v, want one per call", plans)
+	}
+	const want = "📋 Plan: 1 of 2 done\n☑ Read the code\n▶ Write the fix"
+	if last := plans[len(plans)-1]; last.Text != want || last.ID != plans[0].ID {
+		t.Errorf("last plan %+v, want %q replacing the first", last, want)
+	}
+	for _, b := range tr.Blocks(core.BlockToolUse) {
+		t.Errorf("a task tool shown as a tool line: %+v", b)
+	}
+}
+
+// A turn reports how full the model's context window is: the main
+// agent's last request against its model's window.
+func TestContextFill(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"Hi."}})
+	tr := f.Run(context.Background(), "hello", "")
+	if tr.Err != nil || tr.Result.ContextWindow <= 0 || tr.Result.ContextTokens <= 0 || tr.Result.ContextPercent() < 0 {
+		t.Errorf("Run = %+v, %v; want the context filled and its window", tr.Result, tr.Err)
+	}
+}
