@@ -179,8 +179,6 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	return fmt.Sprintf("Resumed %s conversation %s%s in %s. Just type to chat.", p.Name(), info.ID, title, wd), nil
 }
 
-// pickConversation finds arg among infos: a full id, an unambiguous
-// prefix, or a number from the listing.
 // ownSessions keeps the sessions m's author may see and resume: the ones
 // they started from chat, or every one for an admin. Sessions started on
 // the host, outside the chat, are the admins'.
@@ -201,7 +199,12 @@ func (r *Router) mayResume(m Message, pluginID, session string) bool {
 	return r.isAdmin(m) || r.convs.Owner(pluginID, session) == OwnerOf(m)
 }
 
+// pickConversation finds arg among infos (newest first): "latest", a full
+// id, an unambiguous prefix, or a number from the listing.
 func pickConversation(infos []ConversationInfo, arg string) (ConversationInfo, error) {
+	if strings.EqualFold(arg, "latest") && len(infos) > 0 {
+		return infos[0], nil
+	}
 	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= min(len(infos), listLimit) && len(arg) <= 2 {
 		return infos[n-1], nil
 	}

@@ -141,7 +141,11 @@ func (r *Router) end(ctx context.Context, m Message) string {
 		return "There is no conversation here to end."
 	}
 	r.stop(m.Key)
-	return "Conversation ended. Its history stays with the CLI: /resume brings it back." + r.retire(ctx, m.Key, conv)
+	ended := "Conversation ended. Its history stays with the CLI: /resume brings it back"
+	if line := r.terminalLine(conv); line != "" {
+		ended += ", and in a terminal: " + line
+	}
+	return ended + "." + r.retire(ctx, m.Key, conv)
 }
 
 // retire lets go of what belonged to conv, the conversation k had, once
@@ -427,6 +431,10 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if conv.Worktree != "" {
 		worktree = fmt.Sprintf("%s on branch %s (/merge merges it in %s)", conv.Worktree, conv.Branch, conv.Repo)
 	}
-	return fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
-		name, conv.Workdir, worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
+	out := fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
+		name, conv.Workdir, worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed)
+	if line := r.terminalLine(conv); line != "" {
+		out += "\nIn a terminal: " + line
+	}
+	return out, nil
 }

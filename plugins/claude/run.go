@@ -139,3 +139,6 @@ func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 func (p *Plugin) CheckResumeID(id string) error {
 	return cliproc.CheckUUID(id, "Claude Code session id")
 }
+
+// ResumeCommand continues session in a terminal (core.Handover).
+func (p *Plugin) ResumeCommand(session string) string { return "claude --resume " + session }

@@ -139,3 +139,6 @@ func stripNoise(s string) string {
 func (p *Plugin) CheckResumeID(id string) error {
 	return cliproc.CheckUUID(id, "Codex thread id")
 }
+
+// ResumeCommand continues session in a terminal (core.Handover).
+func (p *Plugin) ResumeCommand(session string) string { return "codex resume " + session }

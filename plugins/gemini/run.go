@@ -202,3 +202,6 @@ func stripNoise(s string) string {
 func (p *Plugin) CheckResumeID(id string) error {
 	return cliproc.CheckUUID(id, "Gemini CLI session id")
 }
+
+// ResumeCommand continues session in a terminal (core.Handover).
+func (p *Plugin) ResumeCommand(session string) string { return "gemini --resume " + session }

@@ -1,0 +1,49 @@
+package core_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// handing is a plugin whose CLI continues a session in a terminal.
+type handing struct{ *plugintest.Scripted }
+
+func (handing) ResumeCommand(session string) string { return "fake --resume " + session }
+
+// /status and the end of a conversation give the command that continues
+// its session in a terminal; /resume latest continues the newest session
+// in the workdir.
+func TestHandOverToTheTerminal(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo, List: plugintest.History([]core.ConversationInfo{
+		{ID: "0b0b0b0b-newest", Title: "the newest", Updated: now},
+		{ID: "0a0a0a0a-older", Title: "an older one", Updated: now.Add(-time.Hour)},
+	})}
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		reg, err := core.NewRegistry(handing{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Plugins = reg
+		cfg.Access.Admin("fake", "alice")
+	})
+	f.plugin = p
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/status")
+	if got := f.next(); !strings.Contains(got, "Session: new") || strings.Contains(got, "In a terminal") {
+		t.Errorf("/status before a session = %q, want no terminal line", got)
+	}
+	f.turn("hi")
+	f.say("alice", "/status")
+	f.expect("In a terminal: cd " + f.root + " && fake --resume tok-hi")
+	f.say("alice", "/conversation end")
+	f.expect("Conversation ended. Its history stays with the CLI: /resume brings it back, and in a terminal: cd " + f.root + " && fake --resume tok-hi.")
+	f.say("alice", "/resume latest")
+	f.expect("Resumed Fake fake conversation 0b0b0b0b-newest (the newest)")
+}
