@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/plugins/internal/diffs"
 	"github.com/jake-bot/jake-bot/plugins/internal/display"
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
@@ -39,6 +38,8 @@ type Parser struct {
 	lastError string
 	plans     planSource
 	tasks     taskList
+	// subCalls counts the tool calls of each subagent, by its parent call.
+	subCalls map[string]int
 	// context is what the conversation filled of contextModel's window
 	// at the main agent's last request.
 	context      int
@@ -138,19 +139,6 @@ type message struct {
 	Model   string         `json:"model"`
 	Content []contentBlock `json:"content"`
 	Usage   *msgUsage      `json:"usage"`
-}
-
-// msgUsage is one model request's tokens: together, what the
-// conversation fills of the context window then.
-type msgUsage struct {
-	InputTokens              int `json:"input_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-}
-
-func (u *msgUsage) total() int {
-	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens + u.OutputTokens
 }
 
 type contentBlock struct {
@@ -299,7 +287,11 @@ func (p *Parser) assistant(l *line) {
 			p.paragraph()
 			p.text(c.Text)
 		case "tool_use", "server_tool_use":
-			if !subagent && isTaskTool(c.Name) {
+			if subagent {
+				p.subagentCall(*l.Parent, c)
+				continue
+			}
+			if isTaskTool(c.Name) {
 				p.tools[c.ID] = c.Name
 				if p.tasks.toolUse(c.Name, c.ID, c.Input) {
 					p.emit(core.BlockEvent(p.tasks.block()))
@@ -353,6 +345,11 @@ func (p *Parser) user(l *line) {
 		}
 		b := core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ToolUseID, Tool: name, Status: core.ToolDone}
 		switch {
+		case p.subCalls[c.ToolUseID] > 0:
+			b.Detail = plural(p.subCalls[c.ToolUseID], "tool call")
+			if c.IsError {
+				b.Status = core.ToolFailed
+			}
 		case c.IsError:
 			b.Status = core.ToolFailed
 			b.Detail = display.FirstLine(resultText(c.Content))
@@ -363,49 +360,6 @@ func (p *Parser) user(l *line) {
 		b.Text = p.args[c.ToolUseID]
 		p.emit(core.BlockEvent(b))
 	}
-}
-
-// editResult is what Write and Edit return (tool_use_result).
-type editResult struct {
-	Type            string  `json:"type"` // Write: create or update
-	FilePath        string  `json:"filePath"`
-	Content         string  `json:"content"`
-	OldString       string  `json:"oldString"`
-	NewString       string  `json:"newString"`
-	OriginalFile    *string `json:"originalFile"`
-	StructuredPatch []struct {
-		OldStart int      `json:"oldStart"`
-		OldLines int      `json:"oldLines"`
-		NewStart int      `json:"newStart"`
-		NewLines int      `json:"newLines"`
-		Lines    []string `json:"lines"`
-	} `json:"structuredPatch"`
-}
-
-// fileDiff turns a file edit's result into a diff block: the CLI's own
-// patch, the whole content of a new file, or the replaced text.
-func (p *Parser) fileDiff(tool string, raw json.RawMessage) (core.ResponseBlock, bool) {
-	if tool != "Write" && tool != "Edit" && tool != "MultiEdit" || len(raw) == 0 || raw[0] != '{' {
-		return core.ResponseBlock{}, false
-	}
-	var r editResult
-	if json.Unmarshal(raw, &r) != nil || r.FilePath == "" {
-		return core.ResponseBlock{}, false
-	}
-	b := core.ResponseBlock{Kind: core.BlockDiff, Path: diffs.RelPath(p.Workdir, r.FilePath), Action: "update"}
-	switch {
-	case r.Type == "create" || (tool == "Write" && r.OriginalFile == nil):
-		b.Action, b.Text = "add", diffs.NewFile(r.Content)
-	case len(r.StructuredPatch) > 0:
-		hunks := make([]diffs.Hunk, len(r.StructuredPatch))
-		for i, h := range r.StructuredPatch {
-			hunks[i] = diffs.Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Lines: h.Lines}
-		}
-		b.Text = diffs.FromHunks(hunks)
-	case r.OldString != "" || r.NewString != "":
-		b.Text = diffs.Replace(r.OldString, r.NewString)
-	}
-	return b, true
 }
 
 func (p *Parser) resultLine(l *line) {
@@ -452,21 +406,6 @@ func (p *Parser) resultLine(l *line) {
 	p.showError(msg)
 }
 
-// contextWindow is the window of the model the main agent last used, as
-// the result line's modelUsage names it (with a suffix such as "[1m]"
-// where the session's model has one).
-func (p *Parser) contextWindow(l *line) int {
-	if mu, ok := l.ModelUsage[p.contextModel]; ok {
-		return mu.ContextWindow
-	}
-	for name, mu := range l.ModelUsage {
-		if p.contextModel != "" && strings.HasPrefix(name, p.contextModel+"[") {
-			return mu.ContextWindow
-		}
-	}
-	return 0
-}
-
 // denials shows the tool calls the CLI refused for want of permission,
 // by its mode or by the chat's answer: the agent's text may not say so.
 func (p *Parser) denials(ds []permissionDenial) {
@@ -477,69 +416,6 @@ func (p *Parser) denials(ds []permissionDenial) {
 	if b, ok := denied.Block(); ok {
 		p.emit(core.BlockEvent(b))
 	}
-}
-
-// showError emits an error block, once per distinct message: the CLI
-// repeats an API error in the result line.
-func (p *Parser) showError(msg string) {
-	msg = strings.TrimSpace(msg)
-	if msg == "" || msg == p.lastError {
-		return
-	}
-	p.lastError = msg
-	p.emit(core.ErrorEvent(msg))
-}
-
-func (p *Parser) text(s string) {
-	p.wroteText = true
-	p.shown = append(p.shown, s...)
-	if len(p.shown) > 2*shownLimit {
-		cut := len(p.shown) - shownLimit
-		p.shown = append(p.shown[:0], p.shown[cut:]...)
-		p.block -= cut
-		if p.block < 0 {
-			p.block = -1
-		}
-	}
-	p.emit(core.TextEvent(s))
-}
-
-// paragraph separates a new text block from earlier answer text.
-func (p *Parser) paragraph() {
-	if p.wroteText {
-		p.emit(core.TextEvent("\n\n"))
-	}
-	p.block = len(p.shown)
-}
-
-// shownLimit bounds the answer text a parser keeps to compare with the
-// result line's.
-const shownLimit = 1 << 20
-
-// finalText shows the text of a successful result line that the stream did
-// not: a stream without partial messages whose assistant line was lost, an
-// assistant message cut short, a CLI that only fills the result. The
-// result is the last message's text, so text the stream showed ends the
-// answer so far; a block cut short is completed, anything else follows as
-// a paragraph of its own.
-func (p *Parser) finalText(result string) {
-	if strings.TrimSpace(result) == "" || bytes.HasSuffix(withoutSpace(p.shown), withoutSpace([]byte(result))) {
-		return
-	}
-	if p.block >= 0 && p.block < len(p.shown) {
-		if started := string(p.shown[p.block:]); strings.HasPrefix(result, started) {
-			p.text(result[len(started):])
-			return
-		}
-	}
-	p.paragraph()
-	p.text(strings.TrimLeft(result, "\n"))
-}
-
-// withoutSpace returns b without white space, so texts that differ only in
-// how their blocks were joined compare equal.
-func withoutSpace(b []byte) []byte {
-	return bytes.Join(bytes.Fields(b), nil)
 }
 
 // Result returns the turn's result, or nil if the stream had none.

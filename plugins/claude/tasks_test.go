@@ -3,6 +3,7 @@ package claude_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -56,5 +57,34 @@ func TestContextFill(t *testing.T) {
 	tr := f.Run(context.Background(), "hello", "")
 	if tr.Err != nil || tr.Result.ContextWindow <= 0 || tr.Result.ContextTokens <= 0 || tr.Result.ContextPercent() < 0 {
 		t.Errorf("Run = %+v, %v; want the context filled and its window", tr.Result, tr.Err)
+	}
+}
+
+// A subagent (the Agent tool) is one line: its calls are counted there,
+// with the one it runs now, never lines of their own.
+func TestSubagentIsOneLine(t *testing.T) {
+	t.Parallel()
+	f := newFixtureWith(t, []string{"--allowedTools", "Bash"},
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_agent1", Name: "Agent", Input: map[string]any{
+			"description": "List the files", "prompt": "List the files in the workdir and report.",
+			"subagent_type": "general-purpose", "run_in_background": false}}},
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_sub1", Name: "Bash", Input: map[string]any{"command": "echo one", "description": "One"}}},
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_sub2", Name: "Bash", Input: map[string]any{"command": "echo two", "description": "Two"}}},
+		plugintest.Reply{Text: []string{"The workdir is empty."}},
+		plugintest.Reply{Text: []string{"The helper says it is empty."}})
+	tr := f.Run(context.Background(), "ask a helper", "")
+	if tr.Err != nil || tr.Result.IsError {
+		t.Fatalf("Run = %+v, %v", tr.Result, tr.Err)
+	}
+	var details []string
+	for _, b := range tr.Blocks(core.BlockToolUse) {
+		if b.ID != "toolu_agent1" {
+			t.Errorf("a line of its own: %+v", b)
+		}
+		details = append(details, string(b.Status)+" "+b.Detail)
+	}
+	want := []string{"running ", "running 1 tool call, now Bash: echo one", "running 2 tool calls, now Bash: echo two", "done 2 tool calls"}
+	if !slices.Equal(details, want) {
+		t.Errorf("the helper's line went %q, want %q", details, want)
 	}
 }
