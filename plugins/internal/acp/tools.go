@@ -1,4 +1,4 @@
-package gemini
+package acp
 
 import (
 	"encoding/json"
@@ -11,36 +11,44 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonrpc"
 )
 
-// acpToolCall is a tool call as ACP describes it.
-type acpToolCall struct {
-	ID      string       `json:"toolCallId"`
-	Title   string       `json:"title"`
-	Kind    string       `json:"kind"`
-	Status  string       `json:"status"`
-	Content []acpContent `json:"content"`
+// toolCall is a tool call as ACP describes it.
+type toolCall struct {
+	ID      string    `json:"toolCallId"`
+	Title   string    `json:"title"`
+	Kind    string    `json:"kind"`
+	Status  string    `json:"status"`
+	Content []content `json:"content"`
 }
 
-// acpContent is what a tool call produced; the CLI reports a file edit as
-// a diff, the file's text before and after.
-type acpContent struct {
+// content is what a tool call produced; an agent reports a file edit as a
+// diff, the file's text before and after.
+type content struct {
 	Type    string `json:"type"`
 	Path    string `json:"path"`
 	OldText string `json:"oldText"`
 	NewText string `json:"newText"`
 	Meta    struct {
-		Kind string `json:"kind"` // add or modify
+		Kind string `json:"kind"` // add or modify (Gemini CLI)
 	} `json:"_meta"`
 }
 
 // update folds one session/update notification into the turn.
-func (a *acp) update(params json.RawMessage) {
+func (a *Client) update(params json.RawMessage) {
 	var n struct {
 		Update struct {
 			Kind string `json:"sessionUpdate"`
 			// Content is one block for a message chunk, a list for a
 			// tool call.
 			Content json.RawMessage `json:"content"`
-			acpToolCall
+			toolCall
+			// plan
+			Entries []struct {
+				Content string `json:"content"`
+				Status  string `json:"status"`
+			} `json:"entries"`
+			// usage_update
+			Used int `json:"used"`
+			Size int `json:"size"`
 		} `json:"update"`
 	}
 	if json.Unmarshal(params, &n) != nil {
@@ -60,14 +68,22 @@ func (a *acp) update(params json.RawMessage) {
 	case "agent_thought_chunk":
 		a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, ID: "thinking", Text: "Thinking…"}))
 	case "tool_call", "tool_call_update":
-		c := u.acpToolCall
+		c := u.toolCall
 		_ = json.Unmarshal(u.Content, &c.Content) // a list, for a tool call
 		a.tool(c)
+	case "plan":
+		items := make([]core.PlanItem, 0, len(u.Entries))
+		for _, e := range u.Entries {
+			items = append(items, core.PlanItem{Text: e.Content, Status: core.PlanStatusOf(e.Status)})
+		}
+		a.link.Emit(core.BlockEvent(core.PlanBlock(items)))
+	case "usage_update":
+		a.used, a.size = u.Used, u.Size
 	}
 }
 
 // tool shows a tool call's line, keeping what earlier updates said.
-func (a *acp) tool(c acpToolCall) {
+func (a *Client) tool(c toolCall) {
 	if c.ID == "" {
 		return
 	}
@@ -96,12 +112,12 @@ func (a *acp) tool(c acpToolCall) {
 	case "failed":
 		status = core.ToolFailed
 	}
-	a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: acpToolName(c.Kind), Text: c.Title, Status: status}))
+	a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: ToolName(c.Kind), Text: c.Title, Status: status}))
 }
 
 // diffBlocks are the edits a tool call made, as diff blocks, the first in
 // place of the call's line.
-func (a *acp) diffBlocks(c acpToolCall) []core.ResponseBlock {
+func (a *Client) diffBlocks(c toolCall) []core.ResponseBlock {
 	var out []core.ResponseBlock
 	for _, d := range c.Content {
 		if d.Type != "diff" || d.Path == "" {
@@ -123,7 +139,7 @@ func (a *acp) diffBlocks(c acpToolCall) []core.ResponseBlock {
 
 // editQuestion is what a question about an edit shows: the files and the
 // start of their diffs. ok is false for a call that edits nothing.
-func (a *acp) editQuestion(c acpToolCall) (summary, detail string, ok bool) {
+func (a *Client) editQuestion(c toolCall) (summary, detail string, ok bool) {
 	var paths, texts []string
 	for _, d := range a.diffBlocks(c) {
 		paths, texts = append(paths, d.Path), append(texts, d.Text)
@@ -134,8 +150,8 @@ func (a *acp) editQuestion(c acpToolCall) (summary, detail string, ok bool) {
 	return strings.Join(paths, ", "), diffs.Short(strings.Join(texts, ""), diffs.QuestionLines), true
 }
 
-// acpToolName names a tool by its ACP kind.
-func acpToolName(kind string) string {
+// ToolName names a tool by its ACP kind.
+func ToolName(kind string) string {
 	switch kind {
 	case "execute":
 		return "Shell"
@@ -155,61 +171,77 @@ func acpToolName(kind string) string {
 	return "Tool"
 }
 
-// request answers what the CLI asks: permissions go to the chat; anything
-// else is refused, so that the CLI never waits for nothing.
-func (a *acp) request(m jsonrpc.Message) {
+// permission is a session/request_permission's parameters.
+type permission struct {
+	Options []struct {
+		ID   string `json:"optionId"`
+		Kind string `json:"kind"`
+	} `json:"options"`
+	ToolCall toolCall `json:"toolCall"`
+}
+
+// option is the id of the first option of one of kinds, in their order.
+func (p permission) option(kinds ...string) string {
+	for _, k := range kinds {
+		for _, o := range p.Options {
+			if o.Kind == k {
+				return o.ID
+			}
+		}
+	}
+	return ""
+}
+
+// choice is the option that answers decision.
+func (p permission) choice(decision core.Decision) string {
+	switch decision {
+	case core.Allow:
+		return p.option("allow_once", "allow_always")
+	case core.AllowAlways:
+		return p.option("allow_always", "allow_once")
+	}
+	return p.option("reject_once", "reject_always")
+}
+
+// request answers what the agent asks: permissions go to the chat, or
+// are denied when the chat does not answer questions; anything else is
+// refused, so that the agent never waits for nothing.
+func (a *Client) request(m jsonrpc.Message) {
 	if m.Method != "session/request_permission" {
 		_ = a.rpc.Refuse(m.ID, m.Method)
 		return
 	}
-	var req struct {
-		Options []struct {
-			ID   string `json:"optionId"`
-			Kind string `json:"kind"`
-		} `json:"options"`
-		ToolCall acpToolCall `json:"toolCall"`
-	}
+	var req permission
 	_ = json.Unmarshal(m.Params, &req)
 	a.tool(req.ToolCall)
-	option := func(kinds ...string) string {
-		for _, k := range kinds {
-			for _, o := range req.Options {
-				if o.Kind == k {
-					return o.ID
-				}
-			}
-		}
-		return ""
-	}
 	call := a.tools[req.ToolCall.ID]
 	id := m.ID
 	a.mu.Lock()
 	a.asking[string(id)] = true
 	a.mu.Unlock()
-	q := &core.Question{Tool: acpToolName(call.Kind), Summary: "`" + strings.TrimSpace(call.Title) + "`", Answer: func(ans core.Answer) {
+	answer := func(ans core.Answer) {
 		if !a.answering(id) {
 			return // cancelled with the turn
 		}
-		choice := option("reject_once", "reject_always")
-		switch ans.Decision {
-		case core.Allow:
-			choice = option("allow_once", "allow_always")
-		case core.AllowAlways:
-			choice = option("allow_always", "allow_once")
-		}
+		choice := req.choice(ans.Decision)
 		outcome := map[string]any{"outcome": "selected", "optionId": choice}
 		if choice == "" {
 			outcome = map[string]any{"outcome": "cancelled"}
 		}
 		if ans.Decision == core.Deny {
 			a.mu.Lock()
-			a.denied.Add(display.Call(acpToolName(call.Kind), strings.TrimSpace(call.Title)))
+			a.denied.Add(display.Call(ToolName(call.Kind), strings.TrimSpace(call.Title)))
 			a.mu.Unlock()
 		}
 		if err := a.rpc.Reply(id, map[string]any{"outcome": outcome}); err != nil {
-			a.link.Logger().Warn("gemini --acp: answer a permission request", "err", err)
+			a.link.Logger().Warn(a.opts.Name+": answer a permission request", "err", err)
 		}
-	}}
+	}
+	if !a.turn.Ask {
+		answer(core.Answer{Decision: core.Deny})
+		return
+	}
+	q := &core.Question{Tool: ToolName(call.Kind), Summary: "`" + strings.TrimSpace(call.Title) + "`", Answer: answer}
 	if summary, detail, ok := a.editQuestion(call); ok {
 		q.Summary, q.Detail = summary, detail
 	}
