@@ -49,7 +49,8 @@ type Options struct {
 	// model of that id or name, are set for the session
 	// (session/set_mode, session/set_model) before the prompt.
 	Mode, SetModel string
-	// ErrorText rewrites an error message of the agent for the chat.
+	// ErrorText rewrites an error message of the agent for the chat;
+	// nil shows the message of an API error body in it.
 	ErrorText func(msg string) string
 	// SettleReplay says the agent goes on replaying a loaded session's
 	// history after answering session/load (unlike the protocol says):
@@ -63,6 +64,9 @@ type Options struct {
 	// MarkTurn is called as turn t's message is sent in session id; what
 	// it returns puts the turn back in the session if it is interrupted.
 	MarkTurn func(id string, t core.Turn) (keep func(partial string) error)
+	// ToolOutput shows what a finished tool call printed (the agent's
+	// "content" of the call) as its line's detail.
+	ToolOutput bool
 	// Announced gets what the agent announced of a session: its modes
 	// and models.
 	Announced func(Session)
@@ -225,6 +229,10 @@ func (a *Client) errorText(msg string) string {
 	if a.opts.ErrorText != nil {
 		return a.opts.ErrorText(msg)
 	}
+	if e, ok := display.ParseAPIError(msg); ok {
+		// An API's error as the agent passed it on: its message.
+		return strings.TrimSpace(e.Before + " " + e.Message)
+	}
 	return msg
 }
 
@@ -244,8 +252,15 @@ func (a *Client) response(m jsonrpc.Message) {
 		}
 		a.nextSetup()
 	case m.Error != nil:
-		a.link.Emit(core.ErrorEvent(a.opts.Name + ": " + a.errorText(m.Error.Message)))
+		msg := m.Error.Message
+		if msg == "Internal error" && m.Error.Data.Details != "" {
+			msg = m.Error.Data.Details // JSON-RPC's generic -32603 says nothing
+		}
+		a.link.Emit(core.ErrorEvent(a.opts.Name + ": " + a.errorText(msg)))
 		a.failed = true
+		if m.Answers(idPrompt) {
+			a.result = &core.TurnResult{ResumeToken: a.sessionID(), IsError: true}
+		}
 		a.link.Done()
 	case m.Answers(idInitialize):
 		a.initialized(m.Result)

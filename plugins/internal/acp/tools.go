@@ -18,6 +18,9 @@ type toolCall struct {
 	Kind    string    `json:"kind"`
 	Status  string    `json:"status"`
 	Content []content `json:"content"`
+	// RawInput is the tool's input as the agent gives it; a shell
+	// command's is {"command": …} by the agents tried.
+	RawInput json.RawMessage `json:"rawInput"`
 }
 
 // content is what a tool call produced; an agent reports a file edit as a
@@ -30,6 +33,11 @@ type content struct {
 	Meta    struct {
 		Kind string `json:"kind"` // add or modify (Gemini CLI)
 	} `json:"_meta"`
+	// Content is what a call of type "content" printed.
+	Content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
 }
 
 // update folds one session/update notification into the turn.
@@ -98,6 +106,9 @@ func (a *Client) tool(c toolCall) {
 	if len(c.Content) == 0 {
 		c.Content = seen.Content
 	}
+	if len(c.RawInput) == 0 {
+		c.RawInput = seen.RawInput
+	}
 	a.tools[c.ID] = c
 	status := core.ToolRunning
 	switch c.Status {
@@ -112,7 +123,42 @@ func (a *Client) tool(c toolCall) {
 	case "failed":
 		status = core.ToolFailed
 	}
-	a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: ToolName(c.Kind), Text: c.Title, Status: status}))
+	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: ToolName(c.Kind), Text: c.text(), Status: status}
+	if a.opts.ToolOutput {
+		b.Detail = c.detail(status)
+	}
+	a.link.Emit(core.BlockEvent(b))
+}
+
+// text is what a call's line says: a shell call's command, else its
+// title.
+func (c toolCall) text() string {
+	var in struct {
+		Command string `json:"command"`
+	}
+	if c.Kind == "execute" && json.Unmarshal(c.RawInput, &in) == nil && in.Command != "" {
+		return in.Command
+	}
+	return strings.TrimSpace(c.Title)
+}
+
+// detail is what a finished call printed: a shell command's last lines,
+// another tool's first.
+func (c toolCall) detail(status core.ToolStatus) string {
+	if status == core.ToolRunning {
+		return ""
+	}
+	var out []string
+	for _, d := range c.Content {
+		if d.Type == "content" && d.Content.Type == "text" {
+			out = append(out, d.Content.Text)
+		}
+	}
+	text := strings.Join(out, "\n")
+	if c.Kind == "execute" {
+		return display.LastLines(text, 3)
+	}
+	return display.FirstLine(text)
 }
 
 // diffBlocks are the edits a tool call made, as diff blocks, the first in
@@ -230,7 +276,7 @@ func (a *Client) request(m jsonrpc.Message) {
 		}
 		if ans.Decision == core.Deny {
 			a.mu.Lock()
-			a.denied.Add(display.Call(ToolName(call.Kind), strings.TrimSpace(call.Title)))
+			a.denied.Add(display.Call(ToolName(call.Kind), call.text()))
 			a.mu.Unlock()
 		}
 		if err := a.rpc.Reply(id, map[string]any{"outcome": outcome}); err != nil {
@@ -241,7 +287,7 @@ func (a *Client) request(m jsonrpc.Message) {
 		answer(core.Answer{Decision: core.Deny})
 		return
 	}
-	q := &core.Question{Tool: ToolName(call.Kind), Summary: "`" + strings.TrimSpace(call.Title) + "`", Answer: answer}
+	q := &core.Question{Tool: ToolName(call.Kind), Summary: "`" + call.text() + "`", Answer: answer}
 	if summary, detail, ok := a.editQuestion(call); ok {
 		q.Summary, q.Detail = summary, detail
 	}
