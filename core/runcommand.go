@@ -191,39 +191,19 @@ func (r *Router) defaultWorkdir() string {
 	return r.cfg.Roots[0]
 }
 
-// workdirFor resolves a user's path for m's conversation, against its
-// current workdir.
-func (r *Router) workdirFor(m Message, path string) (string, error) {
-	base := r.defaultWorkdir()
-	if conv, ok := r.convs.Get(m.Key); ok {
-		base = conv.Workdir
-	}
-	if path == "" {
-		return base, nil
-	}
-	return r.cfg.Roots.Resolve(path, base)
-}
-
-// defaultRoot is the root non-admins are kept in: the one holding the
-// default workdir, else the first.
-func defaultRoot(roots Roots, defaultWorkdir string) string {
-	if len(roots) == 0 {
-		return ""
-	}
-	for _, root := range roots {
-		if defaultWorkdir != "" && (Roots{root}).Contains(defaultWorkdir) {
-			return root
-		}
-	}
-	return roots[0]
-}
-
-// userWorkdir resolves path like workdirFor and, unless m's author is an
-// admin, refuses a directory outside the default root.
+// userWorkdir resolves a user's path for m's conversation, against its
+// current workdir, and checks it (the current workdir, for an empty
+// path) against m's author's roots.
 func (r *Router) userWorkdir(m Message, path string) (string, error) {
-	wd, err := r.workdirFor(m, path)
-	if err != nil {
-		return "", err
+	wd := r.defaultWorkdir()
+	if conv, ok := r.convs.Get(m.Key); ok {
+		wd = conv.Workdir
+	}
+	if path != "" {
+		var err error
+		if wd, err = r.space(m).Resolve(path, wd); err != nil {
+			return "", WorkError(err)
+		}
 	}
 	if !r.mayWorkIn(m, wd) {
 		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
@@ -238,20 +218,8 @@ func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Co
 // isAdmin reports whether m's author is an admin of m's platform.
 func (r *Router) isAdmin(m Message) bool { return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) }
 
-// userRoots are the roots m's author may work in (UserRoots).
-func (r *Router) userRoots(m Message) Roots {
-	return UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, r.isAdmin(m))
-}
-
-// UserRoots returns the roots a user may work in: all of roots for an
-// admin, the default root for everyone else. The router and a runner
-// (which keeps its own roots) apply the same rule with it.
-func UserRoots(roots Roots, defaultWorkdir string, admin bool) Roots {
-	if admin || len(roots) == 0 {
-		return roots
-	}
-	return Roots{defaultRoot(roots, defaultWorkdir)}
-}
+// userRoots are the roots m's author may work in (workspace.UserRoots).
+func (r *Router) userRoots(m Message) Roots { return r.space(m).Roots }
 
 // conversationWorkdir resolves a conversation's stored workdir again, for
 // m's author, each time it is used: a root narrowed since, a symlink
@@ -263,7 +231,7 @@ func (r *Router) conversationWorkdir(m Message, stored string) (string, error) {
 	}
 	wd, err := r.cfg.Roots.Resolve(stored, "")
 	if err != nil {
-		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", UserMessage(err))
+		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", err)
 	}
 	if !r.mayWorkIn(m, wd) {
 		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, r.defaultRoot)

@@ -55,7 +55,7 @@ type RunnerFiles interface {
 // runner a git worktree of its own there. The worktrees' paths are the
 // runner's; the runner checks them against the user's roots there.
 type RunnerWorktrees interface {
-	// NewWorktree is CreateWorktree of workdir on runner, with the
+	// NewWorktree is workspace.Space.NewWorktree of workdir on runner, with the
 	// runner's own WORKTREE_DIR. Outside a repository it fails with
 	// gitrepo.ErrNotARepo.
 	NewWorktree(ctx context.Context, runner, workdir, name string, admin bool) (wt gitrepo.Worktree, worktreeWorkdir string, err error)

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -75,7 +74,7 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 		}
 		wt, workdir, err = rw.NewWorktree(ctx, runner, dir, name, r.isAdmin(m))
 	} else {
-		wt, workdir, err = CreateWorktree(ctx, dir, name, r.cfg.WorktreeDir, r.userRoots(m))
+		wt, workdir, err = r.space(m).NewWorktree(ctx, dir, name)
 	}
 	if errors.Is(err, gitrepo.ErrNotARepo) {
 		if explicit {
@@ -84,7 +83,7 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 		return " It is not in a git repository, so the conversation works there directly (no worktree).", nil
 	}
 	if err != nil {
-		return "", err
+		return "", WorkError(err)
 	}
 	place := ""
 	if remote {
@@ -92,50 +91,6 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	}
 	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = place+workdir, place+wt.Path, wt.Branch, place+wt.Main
 	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Worktree, wt.Branch, conv.Repo), nil
-}
-
-// CreateWorktree makes worktree name of dir's repository (gitrepo.Create)
-// in worktreeDir/<repository's name> when that is set (WORKTREE_DIR), else
-// in the repository's .jakebot/worktrees, provided it is inside roots. It
-// returns the worktree and dir's folder in it. Outside a repository it
-// fails with gitrepo.ErrNotARepo; its other errors are the user's to read.
-func CreateWorktree(ctx context.Context, dir, name, worktreeDir string, roots Roots) (gitrepo.Worktree, string, error) {
-	top, main, err := gitrepo.Top(ctx, dir)
-	if errors.Is(err, gitrepo.ErrNotARepo) {
-		return gitrepo.Worktree{}, "", err
-	}
-	if err != nil {
-		return gitrepo.Worktree{}, "", fmt.Errorf("worktree: %w", err)
-	}
-	if err := gitrepo.CheckName(name); err != nil {
-		return gitrepo.Worktree{}, "", Errorf("%v", err)
-	}
-	parent := ""
-	if worktreeDir != "" {
-		parent = filepath.Join(worktreeDir, filepath.Base(main))
-	}
-	where := filepath.Join(cmpOr(parent, filepath.Join(main, ".jakebot", "worktrees")), name)
-	if !roots.Contains(where) {
-		return gitrepo.Worktree{}, "", Errorf("the worktree would be %s, outside the directories you may work in (the repository is %s); set WORKTREE_DIR inside the allowed roots", where, top)
-	}
-	// Made here first, following no symlink: a repository holding
-	// .jakebot as a link must not have a checkout made where it points.
-	if parent != "" {
-		// WORKTREE_DIR itself is the operator's: made as it is.
-		if err = os.MkdirAll(worktreeDir, 0o755); err == nil {
-			_, err = mkdirsIn(worktreeDir, filepath.Base(main))
-		}
-	} else {
-		_, err = mkdirsIn(main, ".jakebot", "worktrees")
-	}
-	if err != nil {
-		return gitrepo.Worktree{}, "", Errorf("%w: no worktree is made there", err)
-	}
-	wt, workdir, err := gitrepo.Create(ctx, dir, name, parent)
-	if err != nil {
-		return gitrepo.Worktree{}, "", GitError(err)
-	}
-	return wt, workdir, nil
 }
 
 // worktreePlace is conv's worktree, with its paths on the machine it is
@@ -152,33 +107,10 @@ func (r *Router) worktreePlace(conv Conversation) (runner string, wt *gitrepo.Wo
 	return "", wt
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// GitError shows git's refusals and a workdir outside any repository to
-// the user, and wraps the rest.
-func GitError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ref *gitrepo.Refusal
-	if errors.As(err, &ref) {
-		return Errorf("%s", ref.Msg)
-	}
-	if errors.Is(err, gitrepo.ErrNotARepo) {
-		return Errorf("this conversation's workdir is not in a git repository")
-	}
-	return fmt.Errorf("git: %w", err)
 }
 
 // sharedWorkdir warns when another active conversation works directly in
@@ -232,17 +164,15 @@ func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (git
 			return gitrepo.Changes{}, errLocalOnly("/diff", runner)
 		}
 		_, wt := r.worktreePlace(conv)
-		return rf.Diff(ctx, runner, workdir, wt, r.isAdmin(m))
+		c, err := rf.Diff(ctx, runner, workdir, wt, r.isAdmin(m))
+		return c, WorkError(err)
 	}
 	workdir, err := r.conversationWorkdir(m, conv.Workdir)
 	if err != nil {
 		return gitrepo.Changes{}, err
 	}
-	c, err := gitrepo.Diff(ctx, workdir, worktreeOf(conv))
-	if err != nil {
-		return c, GitError(err)
-	}
-	return c, nil
+	c, err := r.space(m).Diff(ctx, workdir, worktreeOf(conv))
+	return c, WorkError(err)
 }
 
 // inlinePatchBytes is the longest patch /diff shows in its message where
@@ -285,14 +215,8 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 		}
 		return rw.Merge(ctx, runner, *wt, title, r.isAdmin(m))
 	}
-	if !r.mayWorkIn(m, wt.Main) {
-		return "", Errorf("merging writes to %s, outside the directories you may work in", wt.Main)
-	}
-	msg, err := gitrepo.Merge(ctx, *wt, title)
-	if err != nil {
-		return "", GitError(err)
-	}
-	return msg, nil
+	msg, err := r.space(m).Merge(ctx, *wt, title)
+	return msg, WorkError(err)
 }
 
 // conversationTitle is the CLI's title for conv's session, for a commit
@@ -326,10 +250,10 @@ func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
 	}
 	var err error
 	if runner == "" {
-		err = gitrepo.Remove(ctx, *wt)
+		// Whoever ends the conversation removes its worktree, as on a
+		// runner: an admin's, in a thread others write in, included.
+		err = r.spaceOf(true).RemoveWorktree(ctx, *wt)
 	} else if rw, ok := r.cfg.Runners.(RunnerWorktrees); ok {
-		// Whoever ends the conversation removes its worktree, as here:
-		// an admin's, in a thread others write in, included.
 		err = rw.RemoveWorktree(ctx, runner, *wt, true)
 	} else {
 		err = errLocalOnly("removing a worktree", runner)

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
 // AnnounceInterval is how often a runner says it is there; a gateway
@@ -180,26 +181,31 @@ func (r *Runner) announce() {
 	}
 }
 
-// userRoots are the roots a user may work in here.
-func (r *Runner) userRoots(admin bool) core.Roots {
-	return core.UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, admin)
+// space is what a user may reach of the folders here.
+func (r *Runner) space(admin bool) workspace.Space {
+	return workspace.Space{Roots: workspace.UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, admin), All: r.cfg.Roots, WorktreeDir: r.cfg.WorktreeDir}
 }
+
+// userRoots are the roots a user may work in here.
+func (r *Runner) userRoots(admin bool) core.Roots { return r.space(admin).Roots }
 
 // workdir resolves path inside the roots the user may work in here.
 func (r *Runner) workdir(path string, admin bool) (string, error) {
-	roots := r.userRoots(admin)
+	s := r.space(admin)
 	base := ""
-	if roots.Contains(r.cfg.DefaultWorkdir) {
+	if s.Roots.Contains(r.cfg.DefaultWorkdir) {
 		base = r.cfg.DefaultWorkdir
 	}
-	wd, err := roots.Resolve(path, base)
-	if err == nil {
-		return wd, nil
+	wd, err := s.Resolve(path, base)
+	return wd, r.workError(err)
+}
+
+// workError is core.WorkError, saying where.
+func (r *Runner) workError(err error) error {
+	if err = core.WorkError(err); core.IsUserError(err) {
+		return &core.UserError{Msg: "on " + r.cfg.Name + ": " + core.UserMessage(err), Err: err}
 	}
-	if _, inAll := r.cfg.Roots.Resolve(path, base); inAll == nil && !admin {
-		return "", core.Errorf("on %s: workdir %q is outside %s; only admins may work in the other allowed roots", r.cfg.Name, path, roots[0])
-	}
-	return "", core.Errorf("on %s: %w", r.cfg.Name, err)
+	return err
 }
 
 func (r *Runner) resolve(m *nats.Msg) {

@@ -38,15 +38,11 @@ func (r *Runner) diff(ctx context.Context, m *nats.Msg) {
 	var wt *gitrepo.Worktree
 	if req.Worktree != nil {
 		w := req.Worktree.worktree()
-		if err := r.checkWorktree(ctx, w, req.Admin); err != nil {
-			r.respond(m, diffReply{Error: r.wireError(err)})
-			return
-		}
 		wt = &w
 	}
-	c, err := gitrepo.Diff(ctx, wd, wt)
+	c, err := r.space(req.Admin).Diff(ctx, wd, wt)
 	if err != nil {
-		r.respond(m, diffReply{Error: r.wireError(core.GitError(err))})
+		r.respond(m, diffReply{Error: r.wireError(r.workError(err))})
 		return
 	}
 	// The summary gets a quarter of the room at most, the patch the rest.
@@ -61,7 +57,7 @@ func (r *Runner) diff(ctx context.Context, m *nats.Msg) {
 }
 
 // file answers a part of /file for a conversation here: the file checked
-// as the gateway checks its own (core.OpenWorkFile) against the user's
+// as the gateway checks its own (workspace.Space.OpenFile) against the user's
 // roots here, and refused whole if it holds one of the runner's secrets.
 func (r *Runner) file(m *nats.Msg) {
 	var req fileRequest
@@ -80,9 +76,9 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 		return fileReply{}, err
 	}
 	// The runner's own limit bounds what a request may ask for.
-	f, fi, err := core.OpenWorkFile(req.Path, wd, r.userRoots(req.Admin), min(req.Max, r.cfg.MaxUpload))
+	f, fi, err := r.space(req.Admin).OpenFile(req.Path, wd, min(req.Max, r.cfg.MaxUpload))
 	if err != nil {
-		return fileReply{}, err
+		return fileReply{}, core.WorkError(err)
 	}
 	defer f.Close()
 	rep := fileReply{Path: f.Name(), Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}

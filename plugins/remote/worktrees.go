@@ -3,9 +3,8 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/nats-io/nats.go"
 
@@ -35,58 +34,25 @@ func (r *Runner) worktree(ctx context.Context, m *nats.Msg) {
 }
 
 func (r *Runner) worktreeOp(ctx context.Context, req worktreeRequest) (worktreeReply, error) {
-	if req.Op == "create" {
+	s := r.space(req.Admin)
+	switch req.Op {
+	case "create":
 		wd, err := r.workdir(req.Workdir, req.Admin)
 		if err != nil {
 			return worktreeReply{}, err
 		}
-		wt, workdir, err := core.CreateWorktree(ctx, wd, req.Name, r.cfg.WorktreeDir, r.userRoots(req.Admin))
-		return worktreeReply{Worktree: toWireWorktree(wt), Workdir: workdir}, err
-	}
-	wt := req.Worktree.worktree()
-	if err := r.checkWorktree(ctx, wt, req.Admin); err != nil {
-		return worktreeReply{}, err
-	}
-	switch req.Op {
-	case "merge":
-		msg, err := gitrepo.Merge(ctx, wt, req.Title)
-		if err != nil {
-			return worktreeReply{}, core.GitError(err)
+		wt, workdir, err := s.NewWorktree(ctx, wd, req.Name)
+		if errors.Is(err, gitrepo.ErrNotARepo) {
+			return worktreeReply{}, err
 		}
-		return worktreeReply{Message: msg}, nil
+		return worktreeReply{Worktree: toWireWorktree(wt), Workdir: workdir}, r.workError(err)
+	case "merge":
+		msg, err := s.Merge(ctx, req.Worktree.worktree(), req.Title)
+		return worktreeReply{Message: msg}, r.workError(err)
 	case "remove":
-		return worktreeReply{}, core.GitError(gitrepo.Remove(ctx, wt))
+		return worktreeReply{}, r.workError(s.RemoveWorktree(ctx, req.Worktree.worktree()))
 	}
 	return worktreeReply{}, fmt.Errorf("no worktree operation %q", req.Op)
-}
-
-// checkWorktree refuses a worktree that is not one of the bot's inside the
-// user's roots here: its repository inside them, and the worktree (if it
-// is still there) a worktree of that repository with the branch its name
-// gives checked out, as CreateWorktree made it. A forged request cannot merge or
-// remove anything else.
-func (r *Runner) checkWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error {
-	main, err := r.workdir(wt.Main, admin)
-	if err != nil {
-		return err
-	}
-	if wt.Branch != gitrepo.BranchPrefix+filepath.Base(wt.Path) || main != wt.Main {
-		return core.Errorf("on %s: %s is not a worktree of the bot's", r.cfg.Name, wt.Path)
-	}
-	if _, err := os.Lstat(wt.Path); os.IsNotExist(err) {
-		return nil // removed already: Remove only prunes what git remembers
-	}
-	path, err := r.workdir(wt.Path, admin)
-	if err != nil {
-		return err
-	}
-	if top, of, err := gitrepo.Top(ctx, path); err != nil || path != wt.Path || top != path || of != main || path == main {
-		return core.Errorf("on %s: %s is not a worktree of %s", r.cfg.Name, wt.Path, main)
-	}
-	if branch, err := gitrepo.Branch(ctx, path); err != nil || branch != wt.Branch {
-		return core.Errorf("on %s: %s is not on branch %s", r.cfg.Name, wt.Path, wt.Branch)
-	}
-	return nil
 }
 
 // NewWorktree asks runner for a worktree of workdir's repository there.

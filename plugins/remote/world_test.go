@@ -201,6 +201,8 @@ type runnerOpts struct {
 	secret   string
 	// maxUpload is its MaxUpload.
 	maxUpload int64
+	// worktreeDir is its WorktreeDir.
+	worktreeDir string
 	// nats is how it signs in.
 	nats remote.Config
 }
@@ -246,7 +248,7 @@ func (w *world) startRunner(o runnerOpts) *runner {
 		w.t.Fatal(err)
 	}
 	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Roots: roots, Interval: o.interval,
-		Redactor: core.NewRedactor([]string{o.secret}), MaxUpload: o.maxUpload})
+		Redactor: core.NewRedactor([]string{o.secret}), MaxUpload: o.maxUpload, WorktreeDir: o.worktreeDir})
 	if err != nil {
 		w.t.Fatal(err)
 	}
