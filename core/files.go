@@ -140,10 +140,6 @@ func (r *Router) saveFiles(ctx context.Context, m Message, workdir string) ([]sa
 // until the turn has its prompt: a voice note is heard here, by
 // TRANSCRIBE_CMD.
 func (r *Router) uploadFiles(ctx context.Context, m Message, runner, workdir, tmp string) ([]savedFile, error) {
-	rf, ok := r.cfg.Runners.(RunnerFiles)
-	if !ok {
-		return nil, errLocalOnly("sending files", runner)
-	}
 	dir, err := workspace.OpenFolder(tmp, tmp)
 	if err != nil {
 		return nil, err
@@ -159,7 +155,7 @@ func (r *Router) uploadFiles(ctx context.Context, m Message, runner, workdir, tm
 		saved = append(saved, savedFile{kind: f.Kind, local: local})
 		files = append(files, UploadFile{Name: filepath.Base(local), Path: local})
 	}
-	paths, err := rf.Upload(ctx, runner, workdir, r.isAdmin(m), files)
+	paths, err := r.cfg.Runners.Upload(ctx, runner, workdir, r.isAdmin(m), files)
 	if err == nil && len(paths) != len(saved) {
 		err = fmt.Errorf("runner %s saved %d files of %d", runner, len(paths), len(saved))
 	}
@@ -275,21 +271,10 @@ func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg strin
 // workFile reads arg for /file from conv's workdir: on this machine, or
 // on its runner, which checks it against the author's roots there.
 func (r *Router) workFile(ctx context.Context, m Message, conv Conversation, arg string) (WorkFile, error) {
-	if runner, workdir, remote := r.remoteWorkdir(conv.Workdir); remote {
-		rf, ok := r.cfg.Runners.(RunnerFiles)
-		if !ok {
-			return WorkFile{}, errLocalOnly("/file", runner)
-		}
-		f, err := rf.ReadFile(ctx, runner, workdir, arg, r.isAdmin(m), r.maxAttachment())
-		f.Path = runner + ":" + f.Path
-		return f, err
-	}
-	workdir, err := r.conversationWorkdir(m, conv.Workdir)
-	if err != nil {
-		return WorkFile{}, err
-	}
-	f, err := r.space(m).ReadFile(arg, workdir, r.maxAttachment())
-	return f, WorkError(err)
+	p, workdir, prefix := r.placeOf(conv.Workdir)
+	f, err := p.ReadFile(ctx, workdir, arg, r.isAdmin(m), r.maxAttachment())
+	f.Path = prefix + f.Path
+	return f, err
 }
 
 // WorkFile is a file /file sends (workspace.File).

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -99,14 +97,11 @@ func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
 // worktreeGone reports whether conv's worktree, here or on its runner, is
 // no longer there (not merely out of reach).
 func (r *Router) worktreeGone(m Message, conv Conversation) bool {
-	if runner, path, remote := r.remoteWorkdir(conv.Worktree); remote {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_, err := r.cfg.Runners.Resolve(ctx, runner, path, r.isAdmin(m))
-		return errors.Is(err, ErrNoSuchDir)
-	}
-	_, err := os.Stat(conv.Worktree)
-	return errors.Is(err, fs.ErrNotExist)
+	p, path, _ := r.placeOf(conv.Worktree)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := p.Resolve(ctx, path, r.isAdmin(m))
+	return errors.Is(err, ErrNoSuchDir)
 }
 
 // resumePlugin is the plugin /resume means: the one named, or the

@@ -227,13 +227,19 @@ func (r *Router) userRoots(m Message) Roots { return r.space(m).Roots }
 // thread must not run, list or resume anything outside their policy.
 func (r *Router) conversationWorkdir(m Message, stored string) (string, error) {
 	if runner, _, remote := r.remoteWorkdir(stored); remote {
-		return "", errLocalOnly("that", runner)
+		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", runner)
 	}
+	return r.storedWorkdir(stored, r.isAdmin(m))
+}
+
+// storedWorkdir is conversationWorkdir of a workdir here, for a user who
+// is an admin or not.
+func (r *Router) storedWorkdir(stored string, admin bool) (string, error) {
 	wd, err := r.cfg.Roots.Resolve(stored, "")
 	if err != nil {
 		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", err)
 	}
-	if !r.mayWorkIn(m, wd) {
+	if !r.spaceOf(admin).Roots.Contains(wd) {
 		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, r.defaultRoot)
 	}
 	return wd, nil

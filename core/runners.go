@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
 // Runners places conversations on other machines, where the code is (the
@@ -20,9 +18,15 @@ import (
 // work in all of its roots and everyone else only in its default root, as
 // the router does with its own.
 type Runners interface {
-	// Resolve asks runner to resolve path within the roots the user may
-	// work in there; it returns the workdir there.
-	Resolve(ctx context.Context, runner, path string, admin bool) (string, error)
+	// Place is runner's machine: the runner checks each path against the
+	// roots the user may work in there.
+	Place(runner string) Place
+	// Upload saves files (each a copy here) in workdir's uploads folder
+	// on runner (workspace.Space.PrepareUploads there), each under its
+	// name or a free one like it: all or none. It returns their paths
+	// there, in order. (A conversation here saves each file there as it
+	// downloads: it needs no copy.)
+	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
 	// Plugin is pluginID as it runs on runner for m's author. It fails
 	// with a user error when the runner is offline or does not have the
 	// plugin.
@@ -33,36 +37,6 @@ type Runners interface {
 	// process of this bot was streaming into platform's chats when it
 	// stopped: they went on there, and their replies go on here.
 	Unfinished(platform string) []UnfinishedTurn
-}
-
-// RunnerFiles is implemented by Runners that read a conversation's
-// workdir on a runner, for /diff and /file. The runner checks workdir and
-// path against the user's roots there, as for a turn.
-type RunnerFiles interface {
-	// Diff is what changed in workdir on runner (gitrepo.Diff), in
-	// worktree wt there when not nil. A long patch may come cut short:
-	// Changes.PatchSize says how long it is.
-	Diff(ctx context.Context, runner, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error)
-	// ReadFile reads path on runner as ReadWorkFile does there.
-	ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (WorkFile, error)
-	// Upload saves files in workdir's uploads folder on runner
-	// (PrepareUploads there), each under its name or a free one like it:
-	// all or none. It returns their paths there, in order.
-	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
-}
-
-// RunnerWorktrees is implemented by Runners that give a conversation on a
-// runner a git worktree of its own there. The worktrees' paths are the
-// runner's; the runner checks them against the user's roots there.
-type RunnerWorktrees interface {
-	// NewWorktree is workspace.Space.NewWorktree of workdir on runner, with the
-	// runner's own WORKTREE_DIR. Outside a repository it fails with
-	// gitrepo.ErrNotARepo.
-	NewWorktree(ctx context.Context, runner, workdir, name string, admin bool) (wt gitrepo.Worktree, worktreeWorkdir string, err error)
-	// Merge is gitrepo.Merge of wt on runner.
-	Merge(ctx context.Context, runner string, wt gitrepo.Worktree, title string, admin bool) (string, error)
-	// RemoveWorktree is gitrepo.Remove of wt on runner.
-	RemoveWorktree(ctx context.Context, runner string, wt gitrepo.Worktree, admin bool) error
 }
 
 // UnfinishedTurn is a turn still running on a runner (or finished there
@@ -123,7 +97,7 @@ func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, p
 	if _, err := r.cfg.Runners.Plugin(runner, pluginID, m, admin); err != nil {
 		return "", err
 	}
-	wd, err := r.cfg.Runners.Resolve(ctx, runner, path, admin)
+	wd, err := r.cfg.Runners.Place(runner).Resolve(ctx, path, admin)
 	if err != nil {
 		return "", err
 	}
@@ -187,10 +161,4 @@ func (r *Router) listRunners() string {
 		fmt.Fprintf(&b, "\n- %s (%s): %s; roots %s", ri.Name, state, strings.Join(ri.Plugins, ", "), strings.Join(ri.Roots, ", "))
 	}
 	return b.String()
-}
-
-// errLocalOnly refuses what works only on this machine, for a
-// conversation on a runner.
-func errLocalOnly(what, runner string) error {
-	return Errorf("%s works only for conversations on this machine; this one is on runner %s", what, runner)
 }

@@ -61,21 +61,8 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	if name == "" {
 		name = conv.Plugin + "-" + randomHex(3)
 	}
-	var wt gitrepo.Worktree
-	var workdir string
-	runner, dir, remote := r.remoteWorkdir(conv.Workdir)
-	if remote {
-		rw, ok := r.cfg.Runners.(RunnerWorktrees)
-		if !ok && explicit {
-			return "", errLocalOnly("worktrees", runner)
-		}
-		if !ok {
-			return " Runner " + runner + " makes no worktrees, so the conversation works there directly.", nil
-		}
-		wt, workdir, err = rw.NewWorktree(ctx, runner, dir, name, r.isAdmin(m))
-	} else {
-		wt, workdir, err = r.space(m).NewWorktree(ctx, dir, name)
-	}
+	p, dir, place := r.placeOf(conv.Workdir)
+	wt, workdir, err := p.NewWorktree(ctx, dir, name, r.isAdmin(m))
 	if errors.Is(err, gitrepo.ErrNotARepo) {
 		if explicit {
 			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Workdir)
@@ -83,28 +70,22 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 		return " It is not in a git repository, so the conversation works there directly (no worktree).", nil
 	}
 	if err != nil {
-		return "", WorkError(err)
-	}
-	place := ""
-	if remote {
-		place = runner + ":"
+		return "", err
 	}
 	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = place+workdir, place+wt.Path, wt.Branch, place+wt.Main
 	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Worktree, wt.Branch, conv.Repo), nil
 }
 
 // worktreePlace is conv's worktree, with its paths on the machine it is
-// on, and that machine's runner ("" for this one); nil without one.
-func (r *Router) worktreePlace(conv Conversation) (runner string, wt *gitrepo.Worktree) {
-	wt = worktreeOf(conv)
+// on, and that machine; nil without one.
+func (r *Router) worktreePlace(conv Conversation) (Place, *gitrepo.Worktree) {
+	wt := worktreeOf(conv)
 	if wt == nil {
-		return "", nil
+		return nil, nil
 	}
-	if runner, path, remote := r.remoteWorkdir(wt.Path); remote {
-		_, main, _ := SplitRunner(wt.Main)
-		return runner, &gitrepo.Worktree{Path: path, Branch: wt.Branch, Main: main}
-	}
-	return "", wt
+	p, path, _ := r.placeOf(wt.Path)
+	_, main, _ := r.placeOf(wt.Main)
+	return p, &gitrepo.Worktree{Path: path, Branch: wt.Branch, Main: main}
 }
 
 func randomHex(n int) string {
@@ -158,20 +139,9 @@ func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, erro
 // changes is what conv changed: on this machine, or on its runner, which
 // checks the workdir against the author's roots there.
 func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (gitrepo.Changes, error) {
-	if runner, workdir, remote := r.remoteWorkdir(conv.Workdir); remote {
-		rf, ok := r.cfg.Runners.(RunnerFiles)
-		if !ok {
-			return gitrepo.Changes{}, errLocalOnly("/diff", runner)
-		}
-		_, wt := r.worktreePlace(conv)
-		c, err := rf.Diff(ctx, runner, workdir, wt, r.isAdmin(m))
-		return c, WorkError(err)
-	}
-	workdir, err := r.conversationWorkdir(m, conv.Workdir)
-	if err != nil {
-		return gitrepo.Changes{}, err
-	}
-	c, err := r.space(m).Diff(ctx, workdir, worktreeOf(conv))
+	p, workdir, _ := r.placeOf(conv.Workdir)
+	_, wt := r.worktreePlace(conv)
+	c, err := p.Diff(ctx, workdir, wt, r.isAdmin(m))
 	return c, WorkError(err)
 }
 
@@ -203,20 +173,11 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 	if !ok {
 		return r.noConversation(), nil
 	}
-	runner, wt := r.worktreePlace(conv)
+	p, wt := r.worktreePlace(conv)
 	if wt == nil {
 		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Workdir, conv.Plugin)
 	}
-	title := r.conversationTitle(ctx, m, conv)
-	if runner != "" {
-		rw, ok := r.cfg.Runners.(RunnerWorktrees)
-		if !ok {
-			return "", errLocalOnly("/merge", runner)
-		}
-		return rw.Merge(ctx, runner, *wt, title, r.isAdmin(m))
-	}
-	msg, err := r.space(m).Merge(ctx, *wt, title)
-	return msg, WorkError(err)
+	return p.Merge(ctx, *wt, r.conversationTitle(ctx, m, conv), r.isAdmin(m))
 }
 
 // conversationTitle is the CLI's title for conv's session, for a commit
@@ -244,21 +205,13 @@ func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversa
 // endWorktree removes an ended conversation's worktree, here or on its
 // runner, if nothing in it is unmerged, and says what became of it.
 func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
-	runner, wt := r.worktreePlace(conv)
+	p, wt := r.worktreePlace(conv)
 	if wt == nil {
 		return ""
 	}
-	var err error
-	if runner == "" {
-		// Whoever ends the conversation removes its worktree, as on a
-		// runner: an admin's, in a thread others write in, included.
-		err = r.spaceOf(true).RemoveWorktree(ctx, *wt)
-	} else if rw, ok := r.cfg.Runners.(RunnerWorktrees); ok {
-		err = rw.RemoveWorktree(ctx, runner, *wt, true)
-	} else {
-		err = errLocalOnly("removing a worktree", runner)
-	}
-	if err != nil {
+	// Whoever ends the conversation removes its worktree: an admin's, in
+	// a thread others write in, included.
+	if err := p.RemoveWorktree(ctx, *wt, true); err != nil {
 		var ref *gitrepo.Refusal
 		var ue *UserError
 		switch {

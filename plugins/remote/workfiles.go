@@ -105,9 +105,10 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 	return rep, nil
 }
 
-// Diff asks runner what changed in workdir there, in worktree wt when
-// not nil.
-func (g *Gateway) Diff(ctx context.Context, runner, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
+// Diff asks the runner what changed in workdir there, in worktree wt
+// when not nil.
+func (p runnerPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
+	g, runner := p.g, p.runner
 	req := diffRequest{Workdir: workdir, Admin: admin}
 	if wt != nil {
 		w := toWireWorktree(*wt)
@@ -120,8 +121,9 @@ func (g *Gateway) Diff(ctx context.Context, runner, workdir string, wt *gitrepo.
 	return gitrepo.Changes{Stat: string(rep.Stat), Patch: string(rep.Patch), Since: rep.Since, PatchSize: rep.PatchSize}, rep.Error.err()
 }
 
-// ReadFile reads path in workdir on runner, part after part.
-func (g *Gateway) ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (core.WorkFile, error) {
+// ReadFile reads path in workdir on the runner, part after part.
+func (p runnerPlace) ReadFile(ctx context.Context, workdir, path string, admin bool, max int64) (core.WorkFile, error) {
+	g, runner := p.g, p.runner
 	req := fileRequest{Workdir: workdir, Path: path, Admin: admin, Max: max}
 	var f core.WorkFile
 	for {
@@ -149,5 +151,3 @@ func (g *Gateway) ReadFile(ctx context.Context, runner, workdir, path string, ad
 		}
 	}
 }
-
-var _ core.RunnerFiles = (*Gateway)(nil)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
@@ -55,22 +54,23 @@ func (r *Runner) worktreeOp(ctx context.Context, req worktreeRequest) (worktreeR
 	return worktreeReply{}, fmt.Errorf("no worktree operation %q", req.Op)
 }
 
-// NewWorktree asks runner for a worktree of workdir's repository there.
-func (g *Gateway) NewWorktree(ctx context.Context, runner, workdir, name string, admin bool) (gitrepo.Worktree, string, error) {
-	rep, err := g.worktreeRequest(ctx, runner, worktreeRequest{Op: "create", Workdir: workdir, Name: name, Admin: admin})
+// NewWorktree asks the runner for a worktree of workdir's repository
+// there.
+func (p runnerPlace) NewWorktree(ctx context.Context, workdir, name string, admin bool) (gitrepo.Worktree, string, error) {
+	rep, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "create", Workdir: workdir, Name: name, Admin: admin})
 	return rep.Worktree.worktree(), rep.Workdir, err
 }
 
-// Merge asks runner to merge wt there.
-func (g *Gateway) Merge(ctx context.Context, runner string, wt gitrepo.Worktree, title string, admin bool) (string, error) {
-	title = g.cfg.Redactor.Redact(title)
-	rep, err := g.worktreeRequest(ctx, runner, worktreeRequest{Op: "merge", Worktree: toWireWorktree(wt), Title: title, Admin: admin})
+// Merge asks the runner to merge wt there.
+func (p runnerPlace) Merge(ctx context.Context, wt gitrepo.Worktree, title string, admin bool) (string, error) {
+	title = p.g.cfg.Redactor.Redact(title)
+	rep, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "merge", Worktree: toWireWorktree(wt), Title: title, Admin: admin})
 	return rep.Message, err
 }
 
-// RemoveWorktree asks runner to remove wt there.
-func (g *Gateway) RemoveWorktree(ctx context.Context, runner string, wt gitrepo.Worktree, admin bool) error {
-	_, err := g.worktreeRequest(ctx, runner, worktreeRequest{Op: "remove", Worktree: toWireWorktree(wt), Admin: admin})
+// RemoveWorktree asks the runner to remove wt there.
+func (p runnerPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error {
+	_, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "remove", Worktree: toWireWorktree(wt), Admin: admin})
 	return err
 }
 
@@ -81,5 +81,3 @@ func (g *Gateway) worktreeRequest(ctx context.Context, runner string, req worktr
 	}
 	return rep, rep.Error.err()
 }
-
-var _ core.RunnerWorktrees = (*Gateway)(nil)
