@@ -25,7 +25,7 @@ func (r *Router) space(m Message) workspace.Space {
 }
 
 func (r *Router) spaceOf(admin bool) workspace.Space {
-	return workspace.Space{Roots: workspace.UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, admin), All: r.cfg.Roots, WorktreeDir: r.cfg.WorktreeDir}
+	return workspace.Machine{Roots: r.cfg.Roots, DefaultWorkdir: r.cfg.DefaultWorkdir, WorktreeDir: r.cfg.WorktreeDir}.For(admin)
 }
 
 // WorkError shows the workspace's and git's refusals, and a workdir

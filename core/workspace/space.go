@@ -8,6 +8,21 @@ import (
 	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
+// Machine is one machine's folders: its allowed roots, the default
+// workdir (whose root is the one users other than admins work in) and
+// where worktrees go (WORKTREE_DIR; empty is each repository's
+// .jakebot/worktrees).
+type Machine struct {
+	Roots          Roots
+	DefaultWorkdir string
+	WorktreeDir    string
+}
+
+// For is what a user, an admin or not, may reach of m.
+func (m Machine) For(admin bool) Space {
+	return Space{Roots: UserRoots(m.Roots, m.DefaultWorkdir, admin), All: m.Roots, WorktreeDir: m.WorktreeDir}
+}
+
 // Space is what one user may reach of one machine's folders.
 type Space struct {
 	// Roots are the folders the user may work in (UserRoots); All are

@@ -31,23 +31,21 @@ type RunnerConfig struct {
 	// Name is what the runner answers to (box2 in "box2:~/src").
 	Name    string
 	Plugins *core.Registry
-	// Roots bound every workdir. Users other than the gateway's admins
-	// work only in the root holding DefaultWorkdir (else the first), as
-	// on the gateway's own machine.
-	Roots          core.Roots
-	DefaultWorkdir string
+	// Workspace is the folders here: its roots bound every workdir.
+	// Users other than the gateway's admins work only in the root
+	// holding its DefaultWorkdir (else the first), as on the gateway's
+	// own machine.
+	Workspace workspace.Machine
 	// AllowBypassModes lets users other than admins run turns in a mode
 	// in which tools run with nobody approving them.
 	AllowBypassModes bool
 	// Redactor blanks the runner's own secrets out of everything it
 	// sends: a CLI printing the runner's API key does not reach the chat.
 	Redactor *core.Redactor
-	// WorktreeDir is where conversations' worktrees go (WORKTREE_DIR);
-	// empty is each repository's .jakebot/worktrees.
-	WorktreeDir string
-	// MaxUpload bounds the files sent with one message, together;
-	// zero is core.DefaultAttachmentMaxBytes.
-	MaxUpload int64
+	// AttachmentMaxBytes bounds the files sent with one message,
+	// together, and a file /file reads; zero is
+	// core.DefaultAttachmentMaxBytes.
+	AttachmentMaxBytes int64
 	// Interval is how often it announces itself; zero is
 	// AnnounceInterval.
 	Interval time.Duration
@@ -96,8 +94,8 @@ func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
 	if cfg.Interval <= 0 {
 		cfg.Interval = AnnounceInterval
 	}
-	if cfg.MaxUpload <= 0 {
-		cfg.MaxUpload = core.DefaultAttachmentMaxBytes
+	if cfg.AttachmentMaxBytes <= 0 {
+		cfg.AttachmentMaxBytes = core.DefaultAttachmentMaxBytes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -142,7 +140,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err := r.nc.Flush(); err != nil {
 		return fmt.Errorf("runner: %w", err)
 	}
-	r.logger.Info("runner serving", "plugins", r.cfg.Plugins.IDs(), "roots", []string(r.cfg.Roots))
+	r.logger.Info("runner serving", "plugins", r.cfg.Plugins.IDs(), "roots", []string(r.cfg.Workspace.Roots))
 	tick := time.NewTicker(r.cfg.Interval)
 	defer tick.Stop()
 	for {
@@ -160,7 +158,7 @@ func (r *Runner) Run(ctx context.Context) error {
 
 func (r *Runner) announce() {
 	a := Announcement{Name: r.cfg.Name, Instance: r.instance, Roots: r.userRoots(false)}
-	for _, root := range r.cfg.Roots {
+	for _, root := range r.cfg.Workspace.Roots {
 		if root != a.Roots[0] {
 			a.Roots = append(a.Roots, root)
 		}
@@ -183,7 +181,7 @@ func (r *Runner) announce() {
 
 // space is what a user may reach of the folders here.
 func (r *Runner) space(admin bool) workspace.Space {
-	return workspace.Space{Roots: workspace.UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, admin), All: r.cfg.Roots, WorktreeDir: r.cfg.WorktreeDir}
+	return r.cfg.Workspace.For(admin)
 }
 
 // userRoots are the roots a user may work in here.
@@ -193,8 +191,8 @@ func (r *Runner) userRoots(admin bool) core.Roots { return r.space(admin).Roots 
 func (r *Runner) workdir(path string, admin bool) (string, error) {
 	s := r.space(admin)
 	base := ""
-	if s.Roots.Contains(r.cfg.DefaultWorkdir) {
-		base = r.cfg.DefaultWorkdir
+	if s.Roots.Contains(r.cfg.Workspace.DefaultWorkdir) {
+		base = r.cfg.Workspace.DefaultWorkdir
 	}
 	wd, err := s.Resolve(path, base)
 	return wd, r.workError(err)

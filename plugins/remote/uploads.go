@@ -165,8 +165,8 @@ func (r *Runner) write(u *upload, req uploadRequest) error {
 	default:
 		return fmt.Errorf("upload %s: part %d at %d out of order", req.ID, req.File, req.Offset)
 	}
-	if u.total += int64(len(req.Data)); u.total > r.cfg.MaxUpload {
-		return core.Errorf("the files are over %s's limit of %d bytes (its ATTACHMENT_MAX_BYTES): nothing was saved, and your message was not sent", r.cfg.Name, r.cfg.MaxUpload)
+	if u.total += int64(len(req.Data)); u.total > r.cfg.AttachmentMaxBytes {
+		return core.Errorf("the files are over %s's limit of %d bytes (its ATTACHMENT_MAX_BYTES): nothing was saved, and your message was not sent", r.cfg.Name, r.cfg.AttachmentMaxBytes)
 	}
 	n, err := u.cur.Write(req.Data)
 	u.written += int64(n)

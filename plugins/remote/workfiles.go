@@ -76,7 +76,7 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 		return fileReply{}, err
 	}
 	// The runner's own limit bounds what a request may ask for.
-	f, fi, err := r.space(req.Admin).OpenFile(req.Path, wd, min(req.Max, r.cfg.MaxUpload))
+	f, fi, err := r.space(req.Admin).OpenFile(req.Path, wd, min(req.Max, r.cfg.AttachmentMaxBytes))
 	if err != nil {
 		return fileReply{}, core.WorkError(err)
 	}
