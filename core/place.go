@@ -11,6 +11,9 @@ import (
 // the roots the user may work in there (all of them for an admin) as it
 // uses it, with the same rules (core/workspace) on every machine.
 type Place interface {
+	// Plugin is pluginID as it runs there for m's author. It fails with a
+	// user error when it is not there (or the runner is offline).
+	Plugin(pluginID string, m Message, admin bool) (Plugin, error)
 	// Resolve resolves path within the user's roots there.
 	Resolve(ctx context.Context, path string, admin bool) (string, error)
 	// Diff is what changed in workdir there (workspace.Space.Diff), in
@@ -43,6 +46,13 @@ func (r *Router) placeOf(workdir string) (p Place, path, prefix string) {
 
 // localPlace is this machine, in the router's roots.
 type localPlace struct{ r *Router }
+
+func (p localPlace) Plugin(pluginID string, _ Message, _ bool) (Plugin, error) {
+	if pl, ok := p.r.cfg.Plugins.Get(pluginID); ok {
+		return pl, nil
+	}
+	return nil, Errorf("plugin %q is no longer configured. Start a new conversation", pluginID)
+}
 
 func (p localPlace) Resolve(_ context.Context, path string, admin bool) (string, error) {
 	wd, err := p.r.spaceOf(admin).Resolve(path, "")

@@ -27,10 +27,6 @@ type Runners interface {
 	// there, in order. (A conversation here saves each file there as it
 	// downloads: it needs no copy.)
 	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
-	// Plugin is pluginID as it runs on runner for m's author. It fails
-	// with a user error when the runner is offline or does not have the
-	// plugin.
-	Plugin(runner, pluginID string, m Message, admin bool) (Plugin, error)
 	// List describes the runners known, connected or not.
 	List() []RunnerInfo
 	// Unfinished hands over, once, the turns on runners that an earlier
@@ -94,7 +90,7 @@ func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 // in there.
 func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string) (string, error) {
 	admin := r.isAdmin(m)
-	if _, err := r.cfg.Runners.Plugin(runner, pluginID, m, admin); err != nil {
+	if _, err := r.cfg.Runners.Place(runner).Plugin(pluginID, m, admin); err != nil {
 		return "", err
 	}
 	wd, err := r.cfg.Runners.Place(runner).Resolve(ctx, path, admin)
@@ -107,20 +103,15 @@ func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, p
 // conversationPlugin is conv's plugin, here or on its runner, for m's
 // author.
 func (r *Router) conversationPlugin(m Message, conv Conversation) (Plugin, error) {
-	if runner, _, remote := r.remoteWorkdir(conv.Workdir); remote {
-		return r.runnerPlugin(m, runner, conv.Plugin)
-	}
-	if p, ok := r.cfg.Plugins.Get(conv.Plugin); ok {
-		return p, nil
-	}
-	return nil, Errorf("plugin %q is no longer configured. Start a new conversation", conv.Plugin)
+	p, _, _ := r.placeOf(conv.Workdir)
+	return p.Plugin(conv.Plugin, m, r.isAdmin(m))
 }
 
 // runnerPlugin is the plugin of m's conversation on runner, for m's
 // author: the runner checks the workdir against the author's roots there
 // on every request.
 func (r *Router) runnerPlugin(m Message, runner, pluginID string) (Plugin, error) {
-	return r.cfg.Runners.Plugin(runner, pluginID, m, r.isAdmin(m))
+	return r.cfg.Runners.Place(runner).Plugin(pluginID, m, r.isAdmin(m))
 }
 
 // followUnfinished goes on with the replies of the turns on runners that

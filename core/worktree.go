@@ -183,14 +183,9 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 // conversationTitle is the CLI's title for conv's session, for a commit
 // message; the branch when the CLI has none.
 func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
-	p, ok := r.cfg.Plugins.Get(conv.Plugin)
-	workdir := conv.Workdir
-	if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
-		var err error
-		p, err = r.runnerPlugin(m, runner, conv.Plugin)
-		ok, workdir = err == nil, path
-	}
-	if ok && conv.ResumeToken != "" {
+	place, workdir, _ := r.placeOf(conv.Workdir)
+	p, err := place.Plugin(conv.Plugin, m, r.isAdmin(m))
+	if err == nil && conv.ResumeToken != "" {
 		if infos, err := p.Conversations(ctx, workdir); err == nil {
 			for _, info := range infos {
 				if info.ID == conv.ResumeToken && strings.TrimSpace(info.Title) != "" {
