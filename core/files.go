@@ -68,13 +68,13 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, conv Con
 		return prompt, nil, nil
 	}
 	var saved []savedFile
-	if runner, _, remote := r.remoteWorkdir(conv.Workdir); remote {
+	if conv.Runner != "" {
 		tmp, terr := os.MkdirTemp("", "jakebot-upload-")
 		if terr != nil {
 			return "", nil, fmt.Errorf("uploads folder: %w", terr)
 		}
 		defer os.RemoveAll(tmp)
-		saved, err = r.uploadFiles(ctx, m, runner, workdir, tmp)
+		saved, err = r.uploadFiles(ctx, m, conv.Runner, workdir, tmp)
 	} else {
 		saved, err = r.saveFiles(ctx, m, workdir)
 	}
@@ -271,9 +271,8 @@ func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg strin
 // workFile reads arg for /file from conv's workdir: on this machine, or
 // on its runner, which checks it against the author's roots there.
 func (r *Router) workFile(ctx context.Context, m Message, conv Conversation, arg string) (WorkFile, error) {
-	p, workdir, prefix := r.placeOf(conv.Workdir)
-	f, err := p.ReadFile(ctx, workdir, arg, r.isAdmin(m), r.maxAttachment())
-	f.Path = prefix + f.Path
+	f, err := r.placeOf(conv).ReadFile(ctx, conv.Workdir, arg, r.isAdmin(m), r.maxAttachment())
+	f.Path = conv.Shown(f.Path)
 	return f, err
 }
 

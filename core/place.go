@@ -34,14 +34,21 @@ type Place interface {
 	RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error
 }
 
-// placeOf is the machine where workdir (as a conversation keeps it:
-// "runner:path" for one on a runner) is, its path there, and what names
-// that machine before a path shown to the user ("runner:", "" here).
-func (r *Router) placeOf(workdir string) (p Place, path, prefix string) {
-	if runner, path, remote := r.remoteWorkdir(workdir); remote {
-		return r.cfg.Runners.Place(runner), path, runner + ":"
+// placeOf is the machine conv works on.
+func (r *Router) placeOf(conv Conversation) Place {
+	if conv.Runner != "" {
+		return r.runnerPlace(conv.Runner)
 	}
-	return localPlace{r}, workdir, ""
+	return localPlace{r}
+}
+
+// runnerPlace is runner's machine; without NATS_URL, one that refuses
+// everything (a conversation saved by a gateway that had it).
+func (r *Router) runnerPlace(runner string) Place {
+	if r.cfg.Runners == nil {
+		return unreachable(runner)
+	}
+	return r.cfg.Runners.Place(runner)
 }
 
 // localPlace is this machine, in the router's roots.
@@ -90,3 +97,32 @@ func (p localPlace) Merge(ctx context.Context, wt gitrepo.Worktree, title string
 func (p localPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error {
 	return WorkError(p.r.spaceOf(admin).RemoveWorktree(ctx, wt))
 }
+
+// unreachable is a runner this bot cannot reach: it reaches none.
+type unreachable string
+
+func (u unreachable) err() error {
+	return Errorf("this conversation is on runner %s, and this bot reaches no runner: NATS_URL is not set", string(u))
+}
+
+func (u unreachable) Plugin(string, Message, bool) (Plugin, error) { return nil, u.err() }
+
+func (u unreachable) Resolve(context.Context, string, bool) (string, error) { return "", u.err() }
+
+func (u unreachable) Diff(context.Context, string, *gitrepo.Worktree, bool) (gitrepo.Changes, error) {
+	return gitrepo.Changes{}, u.err()
+}
+
+func (u unreachable) ReadFile(context.Context, string, string, bool, int64) (WorkFile, error) {
+	return WorkFile{}, u.err()
+}
+
+func (u unreachable) NewWorktree(context.Context, string, string, bool) (gitrepo.Worktree, string, error) {
+	return gitrepo.Worktree{}, "", u.err()
+}
+
+func (u unreachable) Merge(context.Context, gitrepo.Worktree, string, bool) (string, error) {
+	return "", u.err()
+}
+
+func (u unreachable) RemoveWorktree(context.Context, gitrepo.Worktree, bool) error { return u.err() }

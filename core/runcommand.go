@@ -37,7 +37,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 	}
 	rec.Key = m.Key // a /start may have moved it to a thread of its own
 	if conv, ok := r.convs.Get(m.Key); ok {
-		rec.Plugin, rec.Workdir, rec.ResumeToken = conv.Plugin, conv.Workdir, conv.ResumeToken
+		rec.Plugin, rec.Workdir, rec.ResumeToken = conv.Plugin, conv.Shown(conv.Workdir), conv.ResumeToken
 	}
 	if err != nil {
 		rec.Outcome = OutcomeError
@@ -102,7 +102,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 		return r.status(*m, cmd.Arg == "all")
 	case CmdWorkdir:
 		if conv, ok := r.convs.Get(m.Key); ok {
-			return "Workdir: " + conv.Workdir, nil
+			return "Workdir: " + conv.Shown(conv.Workdir), nil
 		}
 		return "No conversation here. The default workdir is " + r.defaultWorkdir(), nil
 	case CmdModel:
@@ -196,7 +196,7 @@ func (r *Router) defaultWorkdir() string {
 // path) against m's author's roots.
 func (r *Router) userWorkdir(m Message, path string) (string, error) {
 	wd := r.defaultWorkdir()
-	if conv, ok := r.convs.Get(m.Key); ok {
+	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner == "" {
 		wd = conv.Workdir
 	}
 	if path != "" {
@@ -225,11 +225,11 @@ func (r *Router) userRoots(m Message) Roots { return r.space(m).Roots }
 // m's author, each time it is used: a root narrowed since, a symlink
 // swapped in later, or a writer who is not an admin in an admin's shared
 // thread must not run, list or resume anything outside their policy.
-func (r *Router) conversationWorkdir(m Message, stored string) (string, error) {
-	if runner, _, remote := r.remoteWorkdir(stored); remote {
-		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", runner)
+func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, error) {
+	if conv.Runner != "" {
+		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", conv.Runner)
 	}
-	return r.storedWorkdir(stored, r.isAdmin(m))
+	return r.storedWorkdir(conv.Workdir, r.isAdmin(m))
 }
 
 // storedWorkdir is conversationWorkdir of a workdir here, for a user who
@@ -252,7 +252,22 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 	if !ok {
 		return r.defaultWorkdir(), nil
 	}
-	return r.conversationWorkdir(m, conv.Workdir)
+	return r.conversationWorkdir(m, conv)
+}
+
+// userPlace resolves a path a user typed for m's conversation of
+// pluginID: "runner:path" on that runner, any other here (userWorkdir).
+// An empty path, in a conversation on a runner, is its workdir there.
+func (r *Router) userPlace(ctx context.Context, m Message, pluginID, path string) (runner, wd string, err error) {
+	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner != "" && path == "" {
+		path = conv.Shown(conv.Workdir)
+	}
+	if runner, rest, remote := r.remoteWorkdir(path); remote {
+		wd, err = r.remoteStart(ctx, m, pluginID, runner, rest)
+		return runner, wd, err
+	}
+	wd, err = r.userWorkdir(m, path)
+	return "", wd, err
 }
 
 // start answers /<plugin> start. Where the platform opens a thread for a
@@ -261,31 +276,25 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command) (string, error) {
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
 	path, worktree, name := startArgs(cmd.Arg)
-	var wd string
-	var err error
-	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, *m, p.ID(), runner, rest)
-	} else {
-		wd, err = r.userWorkdir(*m, path)
-	}
+	runner, wd, err := r.userPlace(ctx, *m, p.ID(), path)
 	if err != nil {
 		return "", err
 	}
 	now := r.clock.Now()
-	conv := Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now}
+	conv := Conversation{Plugin: p.ID(), Runner: runner, Workdir: wd, Started: now, LastUsed: now}
 	note, warning := "", ""
 	if (worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree) {
 		if note, err = r.newWorktree(ctx, *m, &conv, name, worktree != nil); err != nil {
 			return "", err
 		}
 	}
-	r.openThread(ctx, a, m, wd, p)
+	r.openThread(ctx, a, m, conv.Shown(wd), p)
 	if conv.Worktree == "" {
 		warning = r.sharedWorkdir(m.Key, conv)
 	}
 	replaced := ""
 	if old, ok := r.convs.Get(m.Key); ok {
-		if old.Worktree != "" && conv.Worktree == "" && (Roots{old.Worktree}).Contains(conv.Workdir) {
+		if old.Worktree != "" && conv.Worktree == "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
 			// Started again in the worktree: the new conversation keeps it.
 			conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
 			old.Worktree = ""
@@ -295,7 +304,7 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, r.retire(ctx, m.Key, old))
 	}
 	r.convs.Put(m.Key, conv)
-	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Workdir, note, replaced, warning), nil
+	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Shown(conv.Workdir), note, replaced, warning), nil
 }
 
 // openThread moves m to a thread of its own where the platform opens one
@@ -317,32 +326,26 @@ func (r *Router) openThread(ctx context.Context, a *attached, m *Message, workdi
 }
 
 func (r *Router) setWorkdir(m Message, path string) (string, error) {
-	if _, ok := r.convs.Get(m.Key); !ok {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
 		return "", Errorf("no conversation here; start one with a workdir: /%s start <path>", r.cfg.Plugins.IDs()[0])
 	}
-	var wd string
-	var err error
-	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		conv, _ := r.convs.Get(m.Key)
-		wd, err = r.remoteStart(context.Background(), m, conv.Plugin, runner, rest)
-	} else {
-		wd, err = r.userWorkdir(m, path)
-	}
+	runner, wd, err := r.userPlace(context.Background(), m, conv.Plugin, path)
 	if err != nil {
 		return "", err
 	}
-	if conv, _ := r.convs.Get(m.Key); conv.Worktree != "" && !(Roots{conv.Worktree}).Contains(wd) {
-		return "", Errorf("this conversation works in its worktree %s: it may move only within it. For another directory, start a new conversation (/conversation end first, to remove the worktree)", conv.Worktree)
+	if conv.Worktree != "" && (runner != conv.Runner || !(Roots{conv.Worktree}).Contains(wd)) {
+		return "", Errorf("this conversation works in its worktree %s: it may move only within it. For another directory, start a new conversation (/conversation end first, to remove the worktree)", conv.Shown(conv.Worktree))
 	}
 	r.convs.Update(m.Key, func(c *Conversation) {
-		if c.Workdir != wd {
+		if c.Workdir != wd || c.Runner != runner {
 			// Every CLI keys its sessions by directory: the old session
 			// cannot be resumed from the new one.
 			c.ResumeToken = ""
 		}
-		c.Workdir = wd
+		c.Runner, c.Workdir = runner, wd
 	})
-	return "Workdir set to " + wd + ". The next message starts a new session there.", nil
+	return "Workdir set to " + (Conversation{Runner: runner}).Shown(wd) + ". The next message starts a new session there.", nil
 }
 
 func (r *Router) status(m Message, all bool) (string, error) {
@@ -354,7 +357,7 @@ func (r *Router) status(m Message, all bool) (string, error) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d active conversations", len(entries))
 		for _, e := range entries {
-			fmt.Fprintf(&b, "\n%s: %s in %s, last used %s", e.Key, e.Plugin, e.Workdir, e.LastUsed.Format(time.DateTime))
+			fmt.Fprintf(&b, "\n%s: %s in %s, last used %s", e.Key, e.Plugin, e.Shown(e.Workdir), e.LastUsed.Format(time.DateTime))
 		}
 		return b.String(), nil
 	}
@@ -397,8 +400,8 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	}
 	worktree := "none (works directly in its workdir)"
 	if conv.Worktree != "" {
-		worktree = fmt.Sprintf("%s on branch %s (/merge merges it in %s)", conv.Worktree, conv.Branch, conv.Repo)
+		worktree = fmt.Sprintf("%s on branch %s (/merge merges it in %s)", conv.Shown(conv.Worktree), conv.Branch, conv.Shown(conv.Repo))
 	}
 	return fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
-		name, conv.Workdir, worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
+		name, conv.Shown(conv.Workdir), worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed), nil
 }

@@ -76,8 +76,8 @@ func SplitRunner(workdir string) (runner, path string, ok bool) {
 	return runner, path, true
 }
 
-// remoteWorkdir reports the runner and path of a workdir on another
-// machine, when runners are configured.
+// remoteWorkdir reports the runner and path of a workdir a user typed
+// ("box2:~/src") on another machine, when runners are configured.
 func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 	if r.cfg.Runners == nil {
 		return "", workdir, false
@@ -90,28 +90,23 @@ func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 // in there.
 func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string) (string, error) {
 	admin := r.isAdmin(m)
-	if _, err := r.cfg.Runners.Place(runner).Plugin(pluginID, m, admin); err != nil {
+	if _, err := r.runnerPlace(runner).Plugin(pluginID, m, admin); err != nil {
 		return "", err
 	}
-	wd, err := r.cfg.Runners.Place(runner).Resolve(ctx, path, admin)
-	if err != nil {
-		return "", err
-	}
-	return runner + ":" + wd, nil
+	return r.runnerPlace(runner).Resolve(ctx, path, admin)
 }
 
 // conversationPlugin is conv's plugin, here or on its runner, for m's
 // author.
 func (r *Router) conversationPlugin(m Message, conv Conversation) (Plugin, error) {
-	p, _, _ := r.placeOf(conv.Workdir)
-	return p.Plugin(conv.Plugin, m, r.isAdmin(m))
+	return r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
 }
 
 // runnerPlugin is the plugin of m's conversation on runner, for m's
 // author: the runner checks the workdir against the author's roots there
 // on every request.
 func (r *Router) runnerPlugin(m Message, runner, pluginID string) (Plugin, error) {
-	return r.cfg.Runners.Place(runner).Plugin(pluginID, m, r.isAdmin(m))
+	return r.runnerPlace(runner).Plugin(pluginID, m, r.isAdmin(m))
 }
 
 // followUnfinished goes on with the replies of the turns on runners that
@@ -123,8 +118,7 @@ func (r *Router) followUnfinished(a *attached) {
 	}
 	for _, u := range r.cfg.Runners.Unfinished(a.p.Name()) {
 		conv, ok := r.convs.Get(u.Message.Key)
-		runner, _, remote := r.remoteWorkdir(conv.Workdir)
-		if !ok || !remote || runner != u.Runner || conv.Plugin != u.Plugin.ID() {
+		if !ok || conv.Runner != u.Runner || conv.Plugin != u.Plugin.ID() {
 			r.logger.Info("turn on a runner abandoned: its conversation ended or moved", "runner", u.Runner, "conversation", u.Message.Key.String())
 			u.Abandon()
 			continue

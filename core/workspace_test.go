@@ -127,3 +127,30 @@ func TestOnlyTheBotsWorktreesAreMergedOrRemoved(t *testing.T) {
 		t.Errorf("commits were merged into the repository: %q", out)
 	}
 }
+
+// A conversation a gateway saved on a runner, loaded by a bot that
+// reaches no runner (NATS_URL unset), runs nothing here: its paths are
+// the runner's (issue 28).
+func TestARunnersConversationWithoutRunners(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	k := core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"}
+	// The runner's path exists here too: it must not be taken for this
+	// machine's.
+	f.router.Conversations().Put(k, core.Conversation{Plugin: "fake", Runner: "box2", Workdir: f.root})
+	for _, say := range []string{"hello", "/diff", "/file a.txt", "/status"} {
+		f.say("alice", say)
+		want := "on runner box2, and this bot reaches no runner"
+		if say == "/status" {
+			want = "in box2:" + f.root
+		}
+		if got := f.next(); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", say, got, want)
+		}
+	}
+	select {
+	case turn := <-f.plugin.Started():
+		t.Errorf("a turn ran here in %s", turn.Workdir)
+	default:
+	}
+}

@@ -61,31 +61,24 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	if name == "" {
 		name = conv.Plugin + "-" + randomHex(3)
 	}
-	p, dir, place := r.placeOf(conv.Workdir)
-	wt, workdir, err := p.NewWorktree(ctx, dir, name, r.isAdmin(m))
+	wt, workdir, err := r.placeOf(*conv).NewWorktree(ctx, conv.Workdir, name, r.isAdmin(m))
 	if errors.Is(err, gitrepo.ErrNotARepo) {
 		if explicit {
-			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Workdir)
+			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Shown(conv.Workdir))
 		}
 		return " It is not in a git repository, so the conversation works there directly (no worktree).", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = place+workdir, place+wt.Path, wt.Branch, place+wt.Main
-	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Worktree, wt.Branch, conv.Repo), nil
+	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = workdir, wt.Path, wt.Branch, wt.Main
+	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Shown(conv.Worktree), wt.Branch, conv.Shown(conv.Repo)), nil
 }
 
-// worktreePlace is conv's worktree, with its paths on the machine it is
-// on, and that machine; nil without one.
+// worktreePlace is conv's worktree and the machine it is on; nil without
+// one.
 func (r *Router) worktreePlace(conv Conversation) (Place, *gitrepo.Worktree) {
-	wt := worktreeOf(conv)
-	if wt == nil {
-		return nil, nil
-	}
-	p, path, _ := r.placeOf(wt.Path)
-	_, main, _ := r.placeOf(wt.Main)
-	return p, &gitrepo.Worktree{Path: path, Branch: wt.Branch, Main: main}
+	return r.placeOf(conv), worktreeOf(conv)
 }
 
 func randomHex(n int) string {
@@ -98,9 +91,9 @@ func randomHex(n int) string {
 // conv's workdir: both would edit the same files.
 func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 	for _, e := range r.convs.All() {
-		if e.Key != k && e.Worktree == "" && e.Workdir == conv.Workdir {
+		if e.Key != k && e.Worktree == "" && e.Runner == conv.Runner && e.Workdir == conv.Workdir {
 			return fmt.Sprintf("\nAnother conversation (%s, %s) works in this directory too: you will both edit the same files. "+
-				"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Workdir)
+				"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Shown(conv.Workdir))
 		}
 	}
 	return ""
@@ -139,9 +132,7 @@ func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, erro
 // changes is what conv changed: on this machine, or on its runner, which
 // checks the workdir against the author's roots there.
 func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (gitrepo.Changes, error) {
-	p, workdir, _ := r.placeOf(conv.Workdir)
-	_, wt := r.worktreePlace(conv)
-	c, err := p.Diff(ctx, workdir, wt, r.isAdmin(m))
+	c, err := r.placeOf(conv).Diff(ctx, conv.Workdir, worktreeOf(conv), r.isAdmin(m))
 	return c, WorkError(err)
 }
 
@@ -158,7 +149,7 @@ func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv C
 	if !can || c.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
 		return "", false
 	}
-	name = cmp.Or(conv.Worktree, filepath.Base(conv.Workdir), "changes") + ".diff"
+	name = cmp.Or(conv.Shown(conv.Worktree), filepath.Base(conv.Workdir), "changes") + ".diff"
 	if _, err := fs.SendFile(ctx, m.Target(), name, []byte(r.cfg.Redactor.Redact(patch)), ""); err != nil {
 		r.logger.Warn("attach the patch", "err", err)
 		return "", false
@@ -175,7 +166,7 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 	}
 	p, wt := r.worktreePlace(conv)
 	if wt == nil {
-		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Workdir, conv.Plugin)
+		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Shown(conv.Workdir), conv.Plugin)
 	}
 	return p.Merge(ctx, *wt, r.conversationTitle(ctx, m, conv), r.isAdmin(m))
 }
@@ -183,10 +174,9 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 // conversationTitle is the CLI's title for conv's session, for a commit
 // message; the branch when the CLI has none.
 func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
-	place, workdir, _ := r.placeOf(conv.Workdir)
-	p, err := place.Plugin(conv.Plugin, m, r.isAdmin(m))
+	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
 	if err == nil && conv.ResumeToken != "" {
-		if infos, err := p.Conversations(ctx, workdir); err == nil {
+		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
 			for _, info := range infos {
 				if info.ID == conv.ResumeToken && strings.TrimSpace(info.Title) != "" {
 					return Shorten(strings.Join(strings.Fields(info.Title), " "), 72)
@@ -215,8 +205,8 @@ func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
 		case errors.As(err, &ue):
 			return "\n" + UserMessage(err)
 		}
-		r.logger.Warn("remove a worktree", "worktree", conv.Worktree, "err", err)
-		return fmt.Sprintf("\nThe worktree %s could not be removed: %v", conv.Worktree, err)
+		r.logger.Warn("remove a worktree", "worktree", conv.Shown(conv.Worktree), "err", err)
+		return fmt.Sprintf("\nThe worktree %s could not be removed: %v", conv.Shown(conv.Worktree), err)
 	}
-	return fmt.Sprintf("\nIts worktree %s and branch %s had nothing unmerged and are removed.", conv.Worktree, wt.Branch)
+	return fmt.Sprintf("\nIts worktree %s and branch %s had nothing unmerged and are removed.", conv.Shown(conv.Worktree), wt.Branch)
 }
