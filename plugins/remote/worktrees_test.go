@@ -50,6 +50,11 @@ func TestWorktreeOnARunner(t *testing.T) {
 	}
 	w.say("/resume")
 	w.expect("conversations in box2:" + app)
+	// Started again with no path, it stays on its runner.
+	w.say("/claude start box2:" + app)
+	w.expect("conversation started in box2:" + app)
+	w.say("/claude start")
+	w.expect("conversation started in box2:" + app)
 
 	plain := mkdir(t, box2.roots[0], "plain")
 	w.say("/claude start box2:" + plain + " --worktree")
