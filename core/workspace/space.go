@@ -61,8 +61,9 @@ func (s Space) Repo(ctx context.Context, dir string) (gitrepo.Repo, error) {
 		return gitrepo.Repo{}, err
 	}
 	for _, p := range []string{r.Top, r.Main, r.Common} {
+		// Where it reaches is not said: a path outside the user's roots.
 		if real, err := filepath.EvalSymlinks(p); err != nil || !s.Roots.Contains(real) {
-			return gitrepo.Repo{}, refuse("the git repository of %s reaches outside the directories you may work in (%s): the bot does not use it", dir, p)
+			return gitrepo.Repo{}, refuse("the git repository of %s reaches outside the directories you may work in: the bot does not use it", dir)
 		}
 	}
 	return r, nil
