@@ -118,6 +118,8 @@ type turnRun struct {
 	// token is the session the turn is in, as the CLI reported it; r.mu
 	// guards it while the turn streams.
 	token string
+	// usage are the windows the CLI reported in this turn (r.mu).
+	usage []UsageWindow
 }
 
 // streamTurn runs the plugin, streaming its events into the reply; a
@@ -129,6 +131,11 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, turn T
 			switch {
 			case ev.Kind == EventQuestion:
 				r.ask(a, t.qm, ev.Question, idle)
+				return
+			case ev.Kind == EventLimit:
+				if ev.Limit != nil {
+					r.keepUsage(t, *ev.Limit)
+				}
 				return
 			case ev.Kind == EventSession && ev.ResumeToken != "":
 				r.mu.Lock()
@@ -164,7 +171,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	notes := []string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}
+	notes := append([]string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}, r.limitNotes(t)...)
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),

@@ -37,6 +37,9 @@ type Reply struct {
 	// Partial, with Hold, is text streamed before Hold is waited for: a
 	// turn stopped mid-answer. Only the Gemini fake streams it.
 	Partial []string
+	// Headers are added to the response, error or not: a usage window
+	// (UnifiedLimit for Claude, CodexLimits for Codex).
+	Headers map[string]string
 }
 
 // ToolCall is a tool_use block the fake model asks the CLI to run.
@@ -296,6 +299,9 @@ func (reply Reply) blocks() ([]map[string]any, string) {
 // answer writes reply as a streamed or a plain JSON message, as the
 // request asked.
 func (a *Anthropic) answer(w http.ResponseWriter, b requestBody, reply Reply) {
+	for k, v := range reply.Headers {
+		w.Header().Set(k, v)
+	}
 	if reply.Status != 0 {
 		typ := errorTypes[reply.Status]
 		if typ == "" {

@@ -72,6 +72,9 @@ func openAIError(w http.ResponseWriter, status int, msg string) {
 // respond streams one reply as the Responses API does: created, then each
 // output item (added, deltas, done), then completed with usage.
 func (o *OpenAI) respond(w http.ResponseWriter, rep Reply, body []byte) {
+	for k, v := range rep.Headers {
+		w.Header().Set(k, v)
+	}
 	if rep.Status != 0 {
 		openAIError(w, rep.Status, rep.Message)
 		return
