@@ -2,6 +2,7 @@ package core
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,7 +77,20 @@ func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
 	r.usage.set(w)
 	r.mu.Lock()
 	t.usage = append(slices.DeleteFunc(t.usage, func(o UsageWindow) bool { return o.Window == w.Window }), w)
+	if w.Rejected && t.refusedBy == nil {
+		t.refusedBy, t.cut = &w, t.progressed.Load()
+	}
 	r.mu.Unlock()
+}
+
+// usageNotes are what the reply says of the usage windows its turn's CLI
+// reported: each one past LIMIT_WARN, or, for a turn one refused, when it
+// goes on by itself (continueAfterLimit).
+func (r *Router) usageNotes(ctx context.Context, t *turnRun, res TurnResult, err error) []string {
+	if note := r.continueAfterLimit(ctx, t, res, err); note != "" {
+		return []string{note}
+	}
+	return r.limitNotes(t)
 }
 
 // limitNotes are the footer's warnings: each window the turn's CLI
@@ -100,12 +114,8 @@ func (r *Router) limitNotes(t *turnRun) []string {
 
 // windowLine says one window: "Claude 5h window 91 % · resets 18:40 UTC".
 func (r *Router) windowLine(w UsageWindow) string {
-	name := w.Plugin
-	if p, ok := r.cfg.Plugins.Get(w.Plugin); ok {
-		name = p.Name()
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s window", name, w.Window)
+	fmt.Fprintf(&b, "%s %s window", r.pluginName(w.Plugin), w.Window)
 	switch {
 	case w.Rejected:
 		b.WriteString(" used up")

@@ -30,7 +30,9 @@ func limitEvents(o plugintest.TurnOutput) []core.UsageWindow {
 func TestUsageWindows(t *testing.T) {
 	t.Parallel()
 	bin := plugintest.CLIPath(t, "claude")
-	reset := time.Unix(1795721683, 0).UTC()
+	// Ahead of the real time: the CLI reports no refusal whose reset
+	// has passed.
+	reset := time.Now().Add(5 * time.Hour).Truncate(time.Second).UTC()
 	model := plugintest.NewAnthropic(t,
 		plugintest.Reply{Text: []string{"Done."}, Headers: plugintest.UnifiedLimit(0.91, reset)},
 		plugintest.UnifiedRejected(reset))

@@ -21,27 +21,27 @@ type rateLimitWindow struct {
 	ResetsAt    int64   `json:"resetsAt"`
 }
 
-// rateLimits emits the windows of an account/rateLimits/updated. When the
-// backend refused for a limit (rateLimitReachedType), the window used up
-// is marked Rejected.
+// rateLimits emits the windows of an account/rateLimits/updated; one
+// used up is marked Rejected.
 func (p *Parser) rateLimits(params json.RawMessage) {
 	var n struct {
 		RateLimits struct {
 			Primary   *rateLimitWindow `json:"primary"`
 			Secondary *rateLimitWindow `json:"secondary"`
-			Reached   *string          `json:"rateLimitReachedType"`
 		} `json:"rateLimits"`
 	}
 	if json.Unmarshal(params, &n) != nil {
 		return
 	}
-	reached := n.RateLimits.Reached != nil && *n.RateLimits.Reached != ""
 	for _, w := range []*rateLimitWindow{n.RateLimits.Primary, n.RateLimits.Secondary} {
 		if w == nil || w.WindowMins <= 0 {
 			continue
 		}
+		// A window used up refuses turns: rateLimitReachedType, which
+		// would say so, came null in 0.171.0 even for a 429
+		// usage_limit_reached (TestUsageWindowUsedUp).
 		uw := core.UsageWindow{Window: windowName(w.WindowMins), UsedPercent: int(w.UsedPercent + 0.5),
-			Rejected: reached && w.UsedPercent >= 100}
+			Rejected: w.UsedPercent >= 100}
 		if w.ResetsAt > 0 {
 			uw.ResetsAt = time.Unix(w.ResetsAt, 0).UTC()
 		}

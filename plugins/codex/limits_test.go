@@ -2,6 +2,7 @@ package codex_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,30 @@ func TestUsageWindows(t *testing.T) {
 		}
 	}
 	want := []core.UsageWindow{{Window: "5h", UsedPercent: 43, ResetsAt: five}, {Window: "weekly", UsedPercent: 7, ResetsAt: week}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("windows = %+v, want %+v", got, want)
+	}
+}
+
+// TestUsageWindowUsedUp: a request refused with a 429 usage_limit_reached
+// ends the turn with Codex's "You've hit your usage limit", and the
+// five-hour window it reports at 100 % is the one that refused it.
+func TestUsageWindowUsedUp(t *testing.T) {
+	t.Parallel()
+	five, week := time.Unix(1795719135, 0).UTC(), time.Unix(1795974735, 0).UTC()
+	f := newFixture(t, plugintest.Reply{Status: 429, ErrorType: "usage_limit_reached", Message: "The usage limit has been reached",
+		Headers: plugintest.CodexLimits(100, 50, five, week)})
+	out := f.Run(context.Background(), "go on", "")
+	if !out.Result.IsError || len(out.Blocks(core.BlockError)) == 0 || !strings.Contains(out.Blocks(core.BlockError)[0].Text, "usage limit") {
+		t.Errorf("result %+v, errors %+v: want the turn failed for the usage limit", out.Result, out.Blocks(core.BlockError))
+	}
+	var got []core.UsageWindow
+	for _, ev := range out.Events {
+		if ev.Kind == core.EventLimit {
+			got = append(got, *ev.Limit)
+		}
+	}
+	want := []core.UsageWindow{{Window: "5h", UsedPercent: 100, ResetsAt: five, Rejected: true}, {Window: "weekly", UsedPercent: 50, ResetsAt: week}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("windows = %+v, want %+v", got, want)
 	}

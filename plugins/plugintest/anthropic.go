@@ -29,8 +29,10 @@ type Reply struct {
 	// Status, if non-zero, answers with this HTTP error status instead
 	// (400, 401, 429, 500, 529), in Anthropic's error JSON shape.
 	Status int
-	// Message is the error message for Status.
-	Message string
+	// Message is the error message for Status; ErrorType, where set, its
+	// type in the OpenAI fake's error (Codex's "usage_limit_reached").
+	Message   string
+	ErrorType string
 	// Hold, if non-nil, is waited for (or the request's context) before
 	// answering: a slow turn.
 	Hold <-chan struct{}
