@@ -64,9 +64,6 @@ func (b *usageBook) all() []UsageWindow {
 	return out
 }
 
-// UsageWindows returns every CLI's windows as last reported, sorted.
-func (r *Router) UsageWindows() []UsageWindow { return r.usage.all() }
-
 // keepUsage records a window a turn's CLI reported and remembers it in
 // the turn, for the footer.
 func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
