@@ -67,10 +67,7 @@ func (b *usageBook) all() []UsageWindow {
 // keepUsage records a window a turn's CLI reported and remembers it in
 // the turn, for the footer.
 func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
-	w.Plugin = t.conv.Plugin
-	if runner, _, remote := r.remoteWorkdir(t.conv.Workdir); remote {
-		w.Runner = runner
-	}
+	w.Plugin, w.Runner = t.conv.Plugin, t.conv.Runner
 	r.usage.set(w)
 	r.mu.Lock()
 	t.usage = append(slices.DeleteFunc(t.usage, func(o UsageWindow) bool { return o.Window == w.Window }), w)
