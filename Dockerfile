@@ -26,7 +26,7 @@ FROM node:22-bookworm-slim AS with-clis
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY testdata/clis/package.json testdata/clis/package-lock.json /opt/clis/
-RUN cd /opt/clis && npm ci --omit=dev --no-audit --no-fund
+RUN cd /opt/clis && npm install --omit=dev --no-audit --no-fund
 ENV PATH=/opt/clis/node_modules/.bin:$PATH
 COPY --from=build /usr/bin/tini-static /usr/bin/tini-static
 COPY --from=build /out/jakebot /usr/local/bin/jakebot

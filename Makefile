@@ -27,7 +27,7 @@ check:
 
 ## clis: install the pinned Claude Code, Codex, Gemini CLI and Qwen Code (ACP) for the end-to-end tests.
 clis:
-	cd testdata/clis && npm ci --no-audit --no-fund
+	cd testdata/clis && npm install --no-audit --no-fund # not ci: see .ci/run
 
 ## fuzz: run every fuzz target briefly (FUZZTIME each).
 fuzz:
