@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -50,5 +52,88 @@ func TestClaudeSendsAFileThroughTheBotsTools(t *testing.T) {
 	}
 	if got := reqs[2].LastUserText(); !strings.Contains(got, "outside") || strings.Contains(got, "not yours") {
 		t.Errorf("the refused call's result is %q, want the tool's error", got)
+	}
+}
+
+// The other three tools with the real Claude Code on the Telegram fake:
+// notify posts a new message (which notifies), schedule shows in
+// /schedules, and ask_user's question is answered with a button press
+// whose option reaches the model as the tool's result. Each call is in
+// the audit log.
+func TestClaudeNotifiesSchedulesAndAsksThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_notify", Name: "mcp__jakebot__notify",
+			Input: map[string]any{"text": "tests pass, ready for review"}}},
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_sched", Name: "mcp__jakebot__schedule",
+			Input: map[string]any{"when": "2h", "message": "check the deploy"}}},
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_ask", Name: "mcp__jakebot__ask_user",
+			Input: map[string]any{"question": "Which branch?", "options": []string{"main", "release"}}}},
+		plugintest.Reply{Text: []string{"Going with it."}})
+	cfg := f.config()
+	cfg.AgentTools = "notify,ask_user,schedule"
+	cfg.AuditLog = filepath.Join(t.TempDir(), "audit.jsonl")
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("claude")
+	c.say("get it reviewed")
+	c.expect(`Which branch\?`)
+	c.press(owner, "release")
+	c.expect(`Going with it\.`)
+	notified := false
+	for _, call := range d.srv.Calls("sendMessage") {
+		notified = notified || strings.Contains(call.Params.Get("text"), "tests pass, ready for review")
+	}
+	if !notified {
+		t.Error("notify sent no new message")
+	}
+	reqs := f.model.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("the model saw %d requests, want 4", len(reqs))
+	}
+	if got := reqs[2].LastUserText(); !strings.Contains(got, "Scheduled #1") {
+		t.Errorf("schedule's result is %q", got)
+	}
+	if got := reqs[3].LastUserText(); !strings.Contains(got, "release") {
+		t.Errorf("ask_user's result is %q, want the option pressed", got)
+	}
+	c.say("/schedules")
+	c.expect(`#1 once, next at .*: check the deploy`)
+	audit, err := os.ReadFile(cfg.AuditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"notify", "schedule", "ask_user"} {
+		if !strings.Contains(string(audit), `"command":"`+tool+`"`) {
+			t.Errorf("the audit log has no %s call:\n%s", tool, audit)
+		}
+	}
+}
+
+// A warm Claude Code (started before its message, WARM_TTL) was told of
+// the bot's tools when it started: its turn's send_file acts once the
+// turn runs, on the turn's conversation.
+func TestWarmClaudeSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_send", Name: "mcp__jakebot__send_file",
+			Input: map[string]any{"path": "report.txt"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("warm\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	cfg.WarmTTL, cfg.WarmMax, cfg.Timers = 10*time.Minute, 4, coretest.NewManualClock()
+	cfg.HealthAddr, cfg.StateFile = "127.0.0.1:0", "off"
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	w := &warmWatch{c: c, f: f, metrics: "http://" + c.logs.waitLine(healthLine) + "/metrics"}
+	c.start("claude")
+	w.waitWarm(1)
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "warm\n" {
+		t.Fatalf("documents %+v, want report.txt", docs)
 	}
 }
