@@ -137,3 +137,31 @@ func TestWarmClaudeSendsAFileThroughTheBotsTools(t *testing.T) {
 		t.Fatalf("documents %+v, want report.txt", docs)
 	}
 }
+
+// Codex's app-server is told of the bot's MCP server too (its tools in
+// the namespace mcp__jakebot, approved in advance): the model's call of
+// send_file sends the file on the Telegram fake.
+func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("codex\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := otherCLIs[0].setup(t, f, &cfg,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "call_send", Namespace: "mcp__jakebot", Name: "send_file",
+			Input: map[string]any{"path": "report.txt"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("codex")
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	reqs := model.Requests()
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "codex\n" {
+		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-600):] }
