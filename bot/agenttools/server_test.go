@@ -74,8 +74,10 @@ func connect(t *testing.T, url, token string) (*mcp.ClientSession, error) {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	return c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+		HTTPClient: newBearerClient(token)}, nil)
 }
+
+func newBearerClient(token string) *http.Client { return &http.Client{Transport: bearer{token}} }
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
