@@ -16,6 +16,10 @@ const (
 	// EventQuestion asks the chat before a tool runs; Question holds it.
 	// Plugins emit it only when Turn.Ask is set.
 	EventQuestion
+	// EventLimit reports a usage window of the CLI's subscription; Limit
+	// holds it. The router keeps it (/limits) and warns of it in the
+	// footer; it is not part of the reply.
+	EventLimit
 )
 
 // Event is what a Plugin emits while a turn runs.
@@ -26,6 +30,7 @@ type Event struct {
 	ResumeToken string
 	Model       string
 	Question    *Question
+	Limit       *UsageWindow
 }
 
 // TurnResult is a turn's outcome as the CLI reported it.
