@@ -25,7 +25,7 @@ check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run go mod tidy"; exit 1; }
 	$(GO) run $(STATICCHECK) ./...
 
-## clis: install the pinned Claude Code, Codex and Gemini CLIs for the end-to-end tests.
+## clis: install the pinned Claude Code, Codex, Gemini CLI and Qwen Code (ACP) for the end-to-end tests.
 clis:
 	cd testdata/clis && npm ci --no-audit --no-fund
 

@@ -15,6 +15,7 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
+	"github.com/jake-bot/jake-bot/plugins/configured"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
@@ -29,6 +30,8 @@ type cli struct {
 	// its CLI missing is a failure; a built-in one missing is a warning.
 	required bool
 	auth     *authHint
+	// acp is the entry of an ACP agent, whose initialize is checked.
+	acp *configured.Spec
 }
 
 // authHint says how a CLI finds its credentials: any of the environment
@@ -99,8 +102,12 @@ func checkPlugins(ctx context.Context, r *Report, cfg bot.Config, opts Options) 
 			var ids []string
 			for _, s := range specs {
 				ids = append(ids, s.ID)
-				clis = append(clis, cli{id: s.ID, name: s.Name, bin: s.Bin, versionArgs: s.VersionArgs, required: true,
-					install: "Install it, or fix its bin in " + s.Source})
+				c := cli{id: s.ID, name: s.Name, bin: s.Bin, versionArgs: s.VersionArgs, required: true,
+					install: "Install it, or fix its bin in " + s.Source}
+				if s.Mode == configured.ModeACP {
+					c.acp = &s
+				}
+				clis = append(clis, c)
 			}
 			r.add("config", "PLUGINS_FILE", OK, "%s: %d plugins (%s)", cfg.PluginsFile, len(specs), strings.Join(ids, ", "))
 		}
@@ -109,6 +116,9 @@ func checkPlugins(ctx context.Context, r *Report, cfg bot.Config, opts Options) 
 	for _, c := range clis {
 		if checkCLI(ctx, r, c, opts) {
 			found++
+			if c.acp != nil {
+				checkACP(ctx, r, cfg, *c.acp)
+			}
 		}
 		if c.auth != nil {
 			checkAuth(r, c, opts)

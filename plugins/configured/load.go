@@ -158,9 +158,12 @@ func (l *loader) entry(n *yaml.Node) (Spec, bool) {
 	l.checkID(n, nodes.id, s.ID)
 	l.checkBin(n, nodes.bin, &s)
 	l.checkMode(n, nodes, &s)
-	if nodes.args == nil {
+	switch {
+	case s.Mode == ModeACP:
+		s.Args = l.acpArgs(nodes.args)
+	case nodes.args == nil:
 		l.errorf(n, "plugin %q: missing args (with a {message} placeholder)", s.ID)
-	} else {
+	default:
 		s.Args = l.args(nodes.args, &s)
 	}
 	return s, len(l.errs) == before
@@ -221,19 +224,22 @@ func (l *loader) checkMode(n *yaml.Node, nodes entryNodes, s *Spec) {
 		} else {
 			s.JSONL = l.mapping(nodes.jsonl)
 		}
-	case ModePlain, ModePTY:
+	case ModePlain, ModePTY, ModeACP:
 		if nodes.jsonl != nil {
 			l.errorf(nodes.jsonl, "`jsonl:` is for mode jsonl, not %s", s.Mode)
 		}
 	case "":
-		l.errorf(n, "plugin %q: missing mode (jsonl, plain or pty)", s.ID)
+		l.errorf(n, "plugin %q: missing mode (jsonl, plain, pty or acp)", s.ID)
 	default:
-		l.errorf(nodes.mode, "unknown mode %q: want jsonl, plain or pty", s.Mode)
+		l.errorf(nodes.mode, "unknown mode %q: want jsonl, plain, pty or acp", s.Mode)
 	}
 	if nodes.resume != nil {
-		if s.Mode == ModeJSONL {
+		switch s.Mode {
+		case ModeJSONL:
 			l.errorf(nodes.resume, "`resume:` is for plain and pty modes; in jsonl mode map the session id with jsonl.session")
-		} else {
+		case ModeACP:
+			l.errorf(nodes.resume, "`resume:` is for plain and pty modes; in mode acp the agent gives the session id")
+		default:
 			s.Resume = l.resumeRE(nodes.resume)
 		}
 	}
@@ -243,6 +249,23 @@ func (l *loader) checkMode(n *yaml.Node, nodes entryNodes, s *Spec) {
 		}
 		l.terminal(nodes.term, s)
 	}
+}
+
+// acpArgs are an acp entry's arguments, literals only: the message, the
+// workdir and the session go to the agent over the protocol.
+func (l *loader) acpArgs(n *yaml.Node) []Arg {
+	if n == nil {
+		return nil
+	}
+	var out []Arg
+	for _, v := range l.strs(n, "args") {
+		if placeholderRE.MatchString(v) {
+			l.errorf(n, "args: %q: mode acp takes no placeholders (the message, workdir and session go over the protocol)", v)
+			continue
+		}
+		out = append(out, Arg{Literal: v})
+	}
+	return out
 }
 
 func (l *loader) checkID(entry, n *yaml.Node, id string) {

@@ -35,7 +35,7 @@ func TestLoadExample(t *testing.T) {
 	for _, s := range specs {
 		got = append(got, s.ID+" "+string(s.Mode)+" "+s.Source)
 	}
-	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen jsonl testdata/plugins.yaml:32"}
+	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen_json jsonl testdata/plugins.yaml:33", "qwen acp testdata/plugins.yaml:51"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("example plugins (-want +got):\n%s", diff)
 	}
@@ -51,12 +51,14 @@ func TestLoadExample(t *testing.T) {
 		{2, core.Turn{Prompt: "--help me"}, []string{"--output-format", "stream-json", "--prompt", " --help me"}},
 		{2, core.Turn{Prompt: "it's \"quoted\"; $(rm -rf ~)", ResumeToken: "abc"},
 			[]string{"--output-format", "stream-json", "--resume", "abc", "--prompt", "it's \"quoted\"; $(rm -rf ~)"}},
+		// The message and the session go over the protocol.
+		{3, turn, []string{"--acp"}},
 	} {
 		if got := specs[tt.spec].Argv(tt.turn); !cmp.Equal(got, tt.want) {
 			t.Errorf("%s Argv(%+v) = %q, want %q", specs[tt.spec].ID, tt.turn, got, tt.want)
 		}
 	}
-	if specs[0].KeepsSessions() || !specs[1].KeepsSessions() {
+	if specs[0].KeepsSessions() || !specs[1].KeepsSessions() || !specs[3].KeepsSessions() {
 		t.Errorf("KeepsSessions: aider %v, opencode %v; want false, true", specs[0].KeepsSessions(), specs[1].KeepsSessions())
 	}
 }
@@ -69,7 +71,11 @@ func TestLoadRejectsBadConfiguration(t *testing.T) {
 		want       []string // each a "line: message" substring of an error
 	}{
 		{"unknown mode", "plugins:\n  - id: x\n    bin: sh\n    args: ['{message}']\n    mode: tty\n",
-			[]string{":5: unknown mode \"tty\": want jsonl, plain or pty"}},
+			[]string{":5: unknown mode \"tty\": want jsonl, plain, pty or acp"}},
+		{"acp with a placeholder", "plugins:\n  - id: x\n    bin: sh\n    args: ['{message}']\n    mode: acp\n",
+			[]string{`:4: args: "{message}": mode acp takes no placeholders`}},
+		{"acp with resume", "plugins:\n  - id: x\n    bin: sh\n    mode: acp\n    resume: 'id: (\\S+)'\n",
+			[]string{":5: `resume:` is for plain and pty modes; in mode acp the agent gives the session id"}},
 		{"missing mode", "plugins:\n  - id: x\n    bin: sh\n    args: ['{message}']\n",
 			[]string{":2: plugin \"x\": missing mode"}},
 		{"missing binary", "plugins:\n  - id: x\n    bin: jakebot-no-such-cli\n    args: ['{message}']\n    mode: plain\n",

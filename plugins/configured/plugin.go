@@ -18,6 +18,7 @@ type Plugin struct {
 	spec   Spec
 	cli    *cliproc.CLI
 	logger *slog.Logger
+	acp    acpState
 }
 
 var (
@@ -72,8 +73,12 @@ func (p *Plugin) Spec() Spec { return p.spec }
 // KeepsSessions reports whether turns resume the CLI's session.
 func (p *Plugin) KeepsSessions() bool { return p.spec.KeepsSessions() }
 
-// Conversations returns none: a configured CLI's history is its own.
+// Conversations returns none but an ACP agent's own list (session/list):
+// a configured CLI's history is its own.
 func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	if p.spec.Mode == ModeACP {
+		return p.acpConversations(ctx, workdir)
+	}
 	return nil, nil
 }
 
@@ -91,6 +96,9 @@ func (p *Plugin) CheckResumeID(id string) error {
 
 // Run runs one turn of the CLI.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if p.spec.Mode == ModeACP {
+		return p.cli.Converse(ctx, t, p.spec.Argv(t), p.protocol(t), emit)
+	}
 	if !p.KeepsSessions() {
 		t.ResumeToken = ""
 	}
@@ -109,6 +117,8 @@ func (p *Plugin) ReadStream(r io.Reader, emit func(core.Event)) (*core.TurnResul
 func (p *Plugin) reader(link *cliproc.Link, live bool) cliproc.Protocol {
 	o := output{p: p, emit: link.Emit}
 	switch p.spec.Mode {
+	case ModeACP:
+		return p.replayProtocol(link)
 	case ModeJSONL:
 		o.j = &jsonlReader{m: p.spec.JSONL, emit: link.Emit}
 	case ModePTY:

@@ -20,6 +20,9 @@ const (
 	// ModePTY runs the CLI in a pseudo-terminal and streams the settled
 	// screen text.
 	ModePTY Mode = "pty"
+	// ModeACP speaks the Agent Client Protocol on the CLI's stdin and
+	// stdout (see acp.go).
+	ModeACP Mode = "acp"
 )
 
 // Placeholders an argument may be.
@@ -74,7 +77,7 @@ type Arg struct {
 // KeepsSessions reports whether the CLI's session id can be found, so that
 // the next turn resumes it.
 func (s *Spec) KeepsSessions() bool {
-	return s.Resume != nil || len(s.JSONL.Session) > 0
+	return s.Mode == ModeACP || s.Resume != nil || len(s.JSONL.Session) > 0
 }
 
 // Argv returns the CLI's arguments for a turn. No shell is involved: each

@@ -209,9 +209,7 @@ func ReadStream(r io.Reader, workdir string, emit func(core.Event)) (*core.TurnR
 		return p
 	}
 	if head, _ := br.Peek(64); bytes.Contains(head, []byte(`"jsonrpc"`)) {
-		newProtocol = func(link *cliproc.Link) cliproc.Protocol {
-			return newACP(core.Turn{Workdir: workdir}, "", link)
-		}
+		newProtocol = replayACP(workdir)
 	}
 	return cliproc.Replay(br, "Gemini CLI", newProtocol, emit)
 }

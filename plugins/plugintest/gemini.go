@@ -202,13 +202,7 @@ const geminiSettings = `{
 // model router does not call a classifier model first.
 func GeminiEnv(t testing.TB, g *Gemini, home string) []string {
 	t.Helper()
-	dir := filepath.Join(home, ".gemini")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(geminiSettings), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSettings(t, filepath.Join(home, ".gemini"), geminiSettings)
 	return []string{
 		"HOME=" + home,
 		"GOOGLE_GEMINI_BASE_URL=" + g.URL,

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +136,10 @@ type Suite struct {
 	// command that printed "done".
 	Unasked     func(t testing.TB, replies ...Reply) *Fixture
 	ShellDetail string
+	// ShellDetailRE, when set, is what that detail must match instead:
+	// for an agent whose report of a command holds what changes from run
+	// to run (a process id).
+	ShellDetailRE *regexp.Regexp
 	// ModelError is the error block of a turn whose model answers 400
 	// with the message "API key not valid." (status and type as the
 	// CLI's API gives them).
@@ -152,6 +157,21 @@ type Suite struct {
 	// Steers says the CLI takes a message into a running turn (its
 	// Turn.Inbox), which reaches the model at the turn's next step.
 	Steers bool
+	// DenialEndsTurn says the agent ends the turn when a tool call is
+	// denied, without asking the model again.
+	DenialEndsTurn bool
+	// Lacks are the suite's tests (by name, or "StaleWarmTurn": the
+	// warm CLI told stale once Grow grew its session) the plugin cannot
+	// pass, each with why: they are skipped saying so.
+	Lacks map[string]string
+}
+
+// lacks skips t, saying why, when the plugin cannot pass test.
+func (s Suite) lacks(t *testing.T, test string) {
+	t.Helper()
+	if why, ok := s.Lacks[test]; ok {
+		t.Skipf("%s: the plugin cannot: %s", test, why)
+	}
 }
 
 // AppendTo appends line to the largest file that matches pattern (a
@@ -200,6 +220,7 @@ func (s Suite) Run(t *testing.T) {
 		{"SteersARunningTurn", s.steers},
 	} {
 		t.Run(test.name, func(t *testing.T) {
+			s.lacks(t, test.name)
 			t.Parallel()
 			test.run(t)
 		})
@@ -316,6 +337,9 @@ func (s Suite) shellCommand(t *testing.T) {
 		t.Fatalf("tool blocks = %+v, want running then done", tools)
 	}
 	want := core.ResponseBlock{Kind: core.BlockToolUse, ID: tools[0].ID, Tool: s.ShellTool, Text: cmd, Status: core.ToolDone, Detail: s.ShellDetail}
+	if s.ShellDetailRE != nil && s.ShellDetailRE.MatchString(tools[1].Detail) {
+		want.Detail = tools[1].Detail
+	}
 	if tools[0].Status != core.ToolRunning || tools[1] != want {
 		t.Errorf("tool blocks = %+v, want running then %+v", tools, want)
 	}

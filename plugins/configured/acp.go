@@ -1,0 +1,103 @@
+package configured
+
+import (
+	"context"
+	"sync"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/internal/acp"
+)
+
+// ACPVersion is the Agent Client Protocol version mode acp speaks.
+const ACPVersion = acp.ProtocolVersion
+
+// acpState is what a mode acp plugin learnt from its agent: the modes it
+// announced for its last session.
+type acpState struct {
+	mu    sync.Mutex
+	modes []core.Mode
+}
+
+var (
+	_ core.Warmer       = (*Plugin)(nil)
+	_ core.ModeProvider = (*Plugin)(nil)
+)
+
+// replayProtocol reads a recorded ACP session, answering nothing.
+func (p *Plugin) replayProtocol(link *cliproc.Link) cliproc.Protocol {
+	return acp.New(core.Turn{Ask: true}, acp.Options{Name: p.spec.Name, ToolOutput: true}, link)
+}
+
+// protocol is turn t's conversation with the agent.
+func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
+	return func(link *cliproc.Link) cliproc.Protocol {
+		c := acp.New(t, acp.Options{Name: p.spec.Name, Model: t.Model, Mode: t.Mode, SetModel: t.Model, ToolOutput: true,
+			Announced: p.announced}, link)
+		c.Start()
+		return c
+	}
+}
+
+// announced keeps the modes the agent announced, for /mode.
+func (p *Plugin) announced(s acp.Session) {
+	modes := make([]core.Mode, 0, len(s.Modes))
+	for _, m := range s.Modes {
+		modes = append(modes, core.Mode{Name: m.ID, Help: firstNonEmpty(m.Description, m.Name)})
+	}
+	p.acp.mu.Lock()
+	p.acp.modes = modes
+	p.acp.mu.Unlock()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Modes are the modes the agent announced for its last session (none
+// before its first, nor for a mode other than acp).
+func (p *Plugin) Modes() []core.Mode {
+	p.acp.mu.Lock()
+	defer p.acp.mu.Unlock()
+	return p.acp.modes
+}
+
+// Warm starts the agent of t's conversation's next turn, initialized and
+// waiting for the message (core.Warmer); only mode acp can wait.
+func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
+	if p.spec.Mode != ModeACP {
+		return nil, core.ErrNoWarm
+	}
+	return p.cli.Open(life, t, p.spec.Argv(t), p.protocol(t))
+}
+
+// Probe starts the agent, asks it what it is and, when workdir is set
+// and the agent lists sessions, workdir's sessions (session/list).
+func (p *Plugin) Probe(ctx context.Context, workdir string) (*acp.Probe, error) {
+	probe, proto := acp.NewProbe(workdir)
+	_, err := p.cli.Converse(ctx, core.Turn{Workdir: workdir}, p.spec.Argv(core.Turn{}), proto, func(core.Event) {})
+	if err != nil && !probe.Initialized {
+		return probe, err
+	}
+	return probe, nil
+}
+
+// acpConversations are the agent's sessions in workdir, where it lists
+// them; none where it does not.
+func (p *Plugin) acpConversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
+	probe, err := p.Probe(ctx, workdir)
+	if err != nil {
+		// Not installed, or not signed in: its turns say so; the list
+		// is only empty (jakebot doctor says why).
+		p.logger.Warn("the agent could not list its sessions", "err", err)
+		return nil, nil
+	}
+	out := make([]core.ConversationInfo, 0, len(probe.Sessions))
+	for _, s := range probe.Sessions {
+		out = append(out, core.ConversationInfo{ID: s.ID, Title: s.Title, Updated: s.Updated})
+	}
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package configured_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/configured"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// qwenSpec is a PLUGINS_FILE entry with mode acp for Qwen Code at bin,
+// on model, in home.
+func qwenSpec(bin, home string, args []string, env ...string) configured.Spec {
+	return configured.Spec{ID: "qwen", Name: "Qwen Code", Bin: bin, Mode: configured.ModeACP, Args: literals(args),
+		Environ: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Env: append(env, "HOME="+home)}
+}
+
+func literals(args []string) []configured.Arg {
+	out := make([]configured.Arg, len(args))
+	for i, a := range args {
+		out[i] = configured.Arg{Literal: a}
+	}
+	return out
+}
+
+// newQwenFixture runs the real pinned Qwen Code through mode acp against
+// the fake Responses API; extra are arguments after QwenArgs.
+func newQwenFixture(t testing.TB, extra []string, replies ...plugintest.Reply) *plugintest.Fixture {
+	t.Helper()
+	bin := plugintest.CLIPath(t, "qwen")
+	model := plugintest.NewOpenAI(t, replies...)
+	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		env := append(plugintest.QwenEnv(t, home), mark)
+		return configured.New(qwenSpec(bin, home, append(plugintest.QwenArgs(model), extra...), env...), nil)
+	})
+}
+
+// TestACPQwen: a PLUGINS_FILE entry with mode acp makes Qwen Code a
+// plugin that passes the shared suite.
+func TestACPQwen(t *testing.T) {
+	t.Parallel()
+	plugintest.Suite{
+		Fixture: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newQwenFixture(t, nil, replies...)
+		},
+		Shell: func(cmd string) *plugintest.ToolCall {
+			return &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": cmd, "is_background": false}}
+		},
+		ShellTool: "Shell",
+		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newQwenFixture(t, []string{"--approval-mode", "yolo"}, replies...)
+		},
+		// Qwen Code reports a command as it tells the model: "Command:
+		// …", "Output: done", then the exit code, signal and process
+		// group; a shell call's detail is the last three lines.
+		ShellDetailRE: regexp.MustCompile(`^Exit Code: 0 ⏎ Signal: \(none\) ⏎ Process Group PGID: \d+$`),
+		ModelError:    "Qwen Code: Responses API error 400: API key not valid.",
+		// Qwen Code ends the turn on a denial.
+		DenialEndsTurn: true,
+		ImageMark:      "input_image",
+		Bare: func(bin, home string) core.Plugin {
+			return configured.New(qwenSpec(bin, home, nil), nil)
+		},
+		Install:      "Install it, or fix its bin in the plugins file",
+		WarmsUnasked: true,
+		Lacks: map[string]string{
+			"StaleWarmTurn":       "ACP does not say whether a loaded session changed since; the generic plugin knows no agent's files",
+			"ImagesReachTheModel": "the image is not in Qwen Code's request to the fake model (a model id it does not know to take images, it seems); not tried with a vision model",
+			"RefusesResumeIDs":    "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument: any id without spaces or a leading dash is passed on",
+		},
+	}.Run(t)
+}
