@@ -68,6 +68,10 @@ type Config struct {
 	// does: "steer" adds it to the turn where the CLI can take it, "queue"
 	// has it wait for the turn to end (with Steer and Send now buttons).
 	Busy string `env:"BUSY" envDefault:"steer"`
+	// AgentTools are the tools of the bot's own MCP server that every
+	// turn's agent reaches its chat through (issue 31): a comma list of
+	// send_file, notify, ask_user, schedule, or "off".
+	AgentTools string `env:"AGENT_TOOLS" envDefault:"send_file,notify,ask_user,schedule"`
 	// AllowBypassModes lets users who are not admins pick, with /mode, a
 	// mode in which tools run with nobody approving them.
 	AllowBypassModes bool `env:"ALLOW_BYPASS_MODES" envDefault:"false"`
@@ -239,6 +243,9 @@ func (cfg Config) check() error {
 		return fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
 	case !slices.Contains([]string{"", "never", "always"}, cfg.Worktrees):
 		return fmt.Errorf("WORKTREES=%q: want always or never", cfg.Worktrees)
+	}
+	if _, err := cfg.agentTools(); err != nil {
+		return err
 	}
 	if _, err := core.ParseRate(cfg.UserRate); err != nil {
 		return fmt.Errorf("USER_RATE: %w", err)
@@ -441,4 +448,23 @@ func (cfg Config) BudgetWarning() string {
 	}
 	return "BUDGET_TURN_USD and BUDGET_USER_DAILY_USD count dollars, which only Claude Code reports: turns of Codex, " +
 		"Gemini CLI and PLUGINS_FILE CLIs are not bounded by them (their chats are told so). Set BUDGET_USER_DAILY_TOKENS to bound every CLI"
+}
+
+// agentTools reads AGENT_TOOLS: nil for off.
+func (cfg Config) agentTools() ([]string, error) {
+	v := strings.TrimSpace(cfg.AgentTools)
+	if v == "off" || v == "" {
+		return nil, nil
+	}
+	var tools []string
+	for t := range strings.SplitSeq(v, ",") {
+		t = strings.TrimSpace(t)
+		if !slices.Contains(core.AllAgentTools, t) {
+			return nil, fmt.Errorf("AGENT_TOOLS: no tool %q: want off or a comma list of %s", t, strings.Join(core.AllAgentTools, ", "))
+		}
+		if !slices.Contains(tools, t) {
+			tools = append(tools, t)
+		}
+	}
+	return tools, nil
 }

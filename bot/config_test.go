@@ -248,3 +248,36 @@ func TestBudgetWarning(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentToolsSetting(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		env     string
+		want    []string
+		wantErr string
+	}{
+		{"", core.AllAgentTools, ""},
+		{"AGENT_TOOLS=off", nil, ""},
+		{"AGENT_TOOLS=notify, send_file,notify", []string{"notify", "send_file"}, ""},
+		{"AGENT_TOOLS=send_file,rm_rf", nil, `AGENT_TOOLS: no tool "rm_rf"`},
+	} {
+		var environ []string
+		if tt.env != "" {
+			environ = []string{tt.env}
+		}
+		cfg, err := LoadConfig(environ, "")
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: err %v, want %q", tt.env, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", tt.env, err)
+		}
+		got, _ := cfg.agentTools()
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%q: tools (-want +got):\n%s", tt.env, diff)
+		}
+	}
+}

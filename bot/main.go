@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/jake-bot/jake-bot/bot/agenttools"
 	"github.com/jake-bot/jake-bot/bot/audit"
 	"github.com/jake-bot/jake-bot/bot/cronexpr"
 	"github.com/jake-bot/jake-bot/bot/metrics"
@@ -37,6 +38,9 @@ type Main struct {
 	observe  core.Observers
 	metrics  *metrics.Metrics
 	router   *core.Router
+	// tools is the bot's MCP server for the agents (AGENT_TOOLS); nil
+	// when off.
+	tools *agenttools.Server
 	// nc is the NATS connection and runners the machines it reaches;
 	// nil without NATS_URL.
 	nc      *nats.Conn
@@ -86,6 +90,9 @@ func (m *Main) build(ctx context.Context) error {
 		return err
 	}
 	if err := m.buildObservers(); err != nil {
+		return err
+	}
+	if err := m.startTools(); err != nil {
 		return err
 	}
 	m.runCtx, m.stopRun = context.WithCancel(context.WithoutCancel(ctx))
@@ -283,6 +290,19 @@ func (m *Main) connectRunners(ctx context.Context) error {
 	return nil
 }
 
+// startTools starts the agents' MCP server, unless AGENT_TOOLS=off.
+func (m *Main) startTools() error {
+	tools, err := m.cfg.agentTools()
+	if err != nil || tools == nil {
+		return err
+	}
+	if m.tools, err = agenttools.Start(tools, m.logger); err != nil {
+		return err
+	}
+	m.closers = append(m.closers, func() { m.tools.Close() })
+	return nil
+}
+
 // routerConfig is the router's part of the configuration.
 func (m *Main) routerConfig() core.RouterConfig {
 	cfg := m.cfg
@@ -321,11 +341,21 @@ func (m *Main) routerConfig() core.RouterConfig {
 		UserRate:           m.policy.userRate,
 		MaxMessageBytes:    cfg.MaxMessageBytes,
 		Observer:           m.observe,
+		AgentTools:         agentTools(m.tools),
 		Redactor:           core.NewRedactor(cfg.Secrets),
 		Clock:              cfg.Clock,
 		Timers:             cfg.Timers,
 		Logger:             m.logger,
 	}
+}
+
+// agentTools is s as the router takes it: a nil *Server must not become a
+// non-nil interface.
+func agentTools(s *agenttools.Server) core.AgentTools {
+	if s == nil {
+		return nil
+	}
+	return s
 }
 
 // run serves the platforms until their input ends and the turns are done,

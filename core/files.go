@@ -250,22 +250,33 @@ func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg strin
 	if !ok {
 		return r.noConversation(), nil
 	}
-	f, err := r.workFile(ctx, m, conv, arg)
-	if err != nil {
-		return "", err
-	}
 	fs, ok := a.p.(FileSender)
 	if !ok {
+		f, err := r.workFile(ctx, m, conv, arg)
+		if err != nil {
+			return "", err
+		}
 		return fmt.Sprintf("This platform cannot send files. The file is %s (%s).", f.Path, size(f.Size)), nil
 	}
+	return "", r.sendWorkFile(ctx, fs, m, conv, arg, "")
+}
+
+// sendWorkFile sends arg from conv's workdir to m's place through fs, for
+// /file and the agent's send_file: inside the roots, within
+// ATTACHMENT_MAX_BYTES, never one holding a secret.
+func (r *Router) sendWorkFile(ctx context.Context, fs FileSender, m Message, conv Conversation, arg, caption string) error {
+	f, err := r.workFile(ctx, m, conv, arg)
+	if err != nil {
+		return err
+	}
 	if r.cfg.Redactor.Redact(string(f.Data)) != string(f.Data) {
-		return "", Errorf("%s holds one of the bot's secrets: it is not sent", arg)
+		return Errorf("%s holds one of the bot's secrets: it is not sent", arg)
 	}
 	name := filepath.Base(f.Path)
-	if _, err := fs.SendFile(ctx, m.Target(), name, f.Data, ""); err != nil {
-		return "", fmt.Errorf("send %s: %w", name, err)
+	if _, err := fs.SendFile(ctx, m.Target(), name, f.Data, r.cfg.Redactor.Redact(caption)); err != nil {
+		return fmt.Errorf("send %s: %w", name, err)
 	}
-	return "", nil
+	return nil
 }
 
 // workFile reads arg for /file from conv's workdir: on this machine, or

@@ -26,6 +26,9 @@ const (
 	// RecordRejected is a message refused for its content (too long, NUL
 	// bytes) or because the bot was shutting down.
 	RecordRejected RecordKind = "rejected"
+	// RecordAgentTool is a call of the bot's own tools by a turn's agent
+	// (AgentTools): Command names the tool, Text what it was given.
+	RecordAgentTool RecordKind = "agent_tool"
 )
 
 // Turn and command outcomes in Records.

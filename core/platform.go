@@ -95,6 +95,9 @@ const (
 	// NotifyLongTurn: a turn that ran longer than NotifyAfter ended; its
 	// reply was streamed as edits.
 	NotifyLongTurn
+	// NotifyAgent: the agent's notify tool (AgentTools) tells the author
+	// something in the middle of its turn.
+	NotifyAgent
 )
 
 // Refuser is implemented by platforms that can refuse a user privately (an

@@ -37,6 +37,10 @@ type Turn struct {
 	// a turn, is where the messages written meanwhile come (BUSY=steer,
 	// /steer). It does not travel to a runner.
 	Inbox *Inbox `json:"-"`
+	// Tools, when set, is the bot's MCP server for this turn (issue 31),
+	// for the plugin to tell its CLI about. It does not travel to a
+	// runner.
+	Tools *ToolAccess `json:"-"`
 }
 
 // Mode is one of a CLI's own permission modes, which /mode offers.

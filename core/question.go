@@ -51,9 +51,15 @@ type Question struct {
 	// deny: the answer's Choice is the option picked, or the person's
 	// own words.
 	Options []string
+	// Open, for a question without Options (the agent's ask_user), takes
+	// the person's own words instead of allow or deny.
+	Open bool
 	// Answer receives the answer, exactly once. It must not block.
 	Answer func(Answer)
 }
+
+// chooses says q is answered by a choice or in words, not allow or deny.
+func (q *Question) chooses() bool { return len(q.Options) > 0 || q.Open }
 
 // pendingQuestion is a question shown in a chat, waiting for its answer.
 type pendingQuestion struct {
@@ -174,7 +180,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	if q == nil || q.Answer == nil {
 		return
 	}
-	if conv, ok := r.convs.Get(qm.m.Key); ok && len(q.Options) == 0 && slices.Contains(conv.AllowedTools, q.Tool) {
+	if conv, ok := r.convs.Get(qm.m.Key); ok && !q.chooses() && slices.Contains(conv.AllowedTools, q.Tool) {
 		q.Answer(Answer{Decision: Allow, By: "always allowed in this conversation"})
 		return
 	}
@@ -205,7 +211,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 // text with how to answer where the platform has no buttons.
 func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 	q := pq.q
-	if len(q.Options) > 0 {
+	if q.chooses() {
 		r.showChoiceQuestion(a, m, pq)
 		return
 	}
@@ -385,7 +391,7 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	ans.By = by
 	// The chat names who answered as the platform names them.
 	name := m.AuthorName()
-	if len(pq.q.Options) > 0 {
+	if pq.q.chooses() {
 		ans = choiceAnswer(pq.q, ans.Choice)
 		ans.By = by
 		text := fmt.Sprintf("Answered (%s): %s", name, ans.Choice)

@@ -104,6 +104,9 @@ type RouterConfig struct {
 	// ends (Notifier); zero means 60 seconds, negative never. A question
 	// always notifies.
 	NotifyAfter time.Duration
+	// AgentTools, when set, is the bot's MCP server, which every turn's
+	// agent may reach its conversation through (AGENT_TOOLS).
+	AgentTools AgentTools
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor

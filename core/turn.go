@@ -60,6 +60,13 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	}
 	turn.Inbox = &Inbox{}
 	defer turn.Inbox.Close()
+	warm, tools := r.warmFor(plugin.ID(), turn)
+	if warm == nil && conv.Runner == "" {
+		tools = r.leaseTools()
+	}
+	defer tools.end()
+	tools.bind(a, qm, idle)
+	turn.Tools = tools.Access()
 	r.mu.Lock()
 	q.inbox, q.conv, q.workdir = turn.Inbox, conv, workdir
 	r.mu.Unlock()
@@ -70,7 +77,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	}
 	stopTyping := r.typing(ctx, a.p, m.Target())
 	t.started = r.clock.Now()
-	res, err := r.streamTurn(ctx, a, t, turn, idle)
+	res, err := r.streamTurn(ctx, a, t, warm, turn, idle)
 	stopTyping()
 	return r.endTurn(ctx, a, t, res, err)
 }
@@ -130,8 +137,8 @@ type turnRun struct {
 
 // streamTurn runs the plugin, streaming its events into the reply; a
 // question goes to the chat instead.
-func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, turn Turn, idle *idleWatch) (TurnResult, error) {
-	res, err := r.runPlugin(ctx, t.plugin, turn,
+func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm WarmTurn, turn Turn, idle *idleWatch) (TurnResult, error) {
+	res, err := r.runPlugin(ctx, t.plugin, warm, turn,
 		func(ev Event) {
 			idle.touch()
 			switch {
@@ -294,15 +301,15 @@ func (p *pluginPanic) Unwrap() error { return p.err }
 
 // runPlugin runs the plugin, turning a panic into an error so that one bad
 // turn cannot take the bot down.
-func (r *Router) runPlugin(ctx context.Context, p Plugin, t Turn, emit func(Event)) (res TurnResult, err error) {
+func (r *Router) runPlugin(ctx context.Context, p Plugin, warm WarmTurn, t Turn, emit func(Event)) (res TurnResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			r.logger.Error("plugin panicked", "plugin", p.ID(), "panic", v, "stack", string(debug.Stack()))
 			err = &pluginPanic{&UserError{Msg: fmt.Sprintf("internal error: the %s plugin crashed; the bot's log has the details", p.Name())}}
 		}
 	}()
-	if wt := r.warmFor(p.ID(), t); wt != nil {
-		return wt.Run(ctx, t, emit)
+	if warm != nil {
+		return warm.Run(ctx, t, emit)
 	}
 	return p.Run(ctx, t, emit)
 }

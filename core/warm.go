@@ -39,8 +39,10 @@ type warmCLI struct {
 	w      WarmTurn
 	plugin string
 	turn   Turn
-	used   time.Time
-	timer  Timer
+	// tools is the bot's MCP server opened for this CLI (Turn.Tools).
+	tools *toolLease
+	used  time.Time
+	timer Timer
 }
 
 // warmPool keeps at most max warm CLIs, one per conversation, each for
@@ -97,6 +99,7 @@ func (wp *warmPool) close(c *warmCLI) {
 	go func() {
 		defer wp.wg.Done()
 		c.w.Close()
+		c.tools.end()
 	}()
 }
 
@@ -211,12 +214,18 @@ func (r *Router) warmUp(m Message) {
 	// (another turn of the author's spent or holds some) makes a cold start.
 	maxUSD, _ := r.budgetFor(m, r.holds.heldBy(OwnerOf(m)))
 	t, _ := r.turnFor(m, conv, p, workdir, maxUSD)
+	var tools *toolLease
+	if conv.Runner == "" {
+		tools = r.leaseTools()
+	}
+	t.Tools = tools.Access()
 	id := r.warm.begin(m.Key)
 	r.warm.wg.Add(1)
 	go func() {
 		defer r.warm.wg.Done()
 		wt, err := w.Warm(r.turnCtx, t)
 		if err != nil {
+			tools.end()
 			if !errors.Is(err, ErrNoWarm) {
 				r.logger.Debug("no warm CLI", "conversation", m.Key.String(), "err", err)
 			}
@@ -228,24 +237,25 @@ func (r *Router) warmUp(m Message) {
 		if busy {
 			// A turn started meanwhile, or shutdown: this one is late.
 			wt.Close()
+			tools.end()
 			return
 		}
-		r.warm.put(m.Key, id, &warmCLI{w: wt, plugin: p.ID(), turn: t, used: time.Now()})
+		r.warm.put(m.Key, id, &warmCLI{w: wt, plugin: p.ID(), turn: t, tools: tools, used: time.Now()})
 	}()
 }
 
-// warmFor returns the warm CLI waiting for exactly turn t of plugin, or
-// nil; one that does not fit (the session, workdir or mode changed, or it
-// went stale) is closed.
-func (r *Router) warmFor(plugin string, t Turn) WarmTurn {
+// warmFor returns the warm CLI waiting for exactly turn t of plugin, with
+// the bot's tools opened for it, or nil; one that does not fit (the
+// session, workdir or mode changed, or it went stale) is closed.
+func (r *Router) warmFor(plugin string, t Turn) (WarmTurn, *toolLease) {
 	c := r.warm.take(t.Key)
 	if c == nil {
-		return nil
+		return nil, nil
 	}
 	if c.plugin != plugin || c.turn.Workdir != t.Workdir || c.turn.ResumeToken != t.ResumeToken || c.turn.Ask != t.Ask ||
 		c.turn.Model != t.Model || c.turn.Mode != t.Mode || c.turn.MaxCostUSD != t.MaxCostUSD || !c.w.Fresh() {
 		r.warm.close(c)
-		return nil
+		return nil, nil
 	}
-	return c.w
+	return c.w, c.tools
 }

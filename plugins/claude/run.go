@@ -81,6 +81,7 @@ func (p *Plugin) Args(t core.Turn) []string {
 		// The CLI counts its own cost and stops the turn there.
 		args = append(args, "--max-budget-usd", strconv.FormatFloat(t.MaxCostUSD, 'f', -1, 64))
 	}
+	args = append(args, mcpArgs(t.Tools)...)
 	return append(args, p.cfg.Args...)
 }
 

@@ -27,8 +27,10 @@ const (
 )
 
 // appServerArgs are the arguments of `codex app-server`; the thread's
-// settings go in its requests.
-func (p *Plugin) appServerArgs() []string { return append([]string{"app-server"}, p.cfg.Args...) }
+// settings go in its requests, and the bot's MCP server in -c overrides.
+func (p *Plugin) appServerArgs(t core.Turn) []string {
+	return append(append([]string{"app-server"}, mcpArgs(t.Tools)...), p.cfg.Args...)
+}
 
 // appServer is one turn's conversation with `codex app-server`:
 // initialize, the thread started or resumed, the turn's message once it

@@ -73,13 +73,13 @@ func (p *Plugin) Modes() []core.Mode {
 // written meanwhile reach the turn (turn/steer), and cancelling it sends
 // turn/interrupt, so the thread keeps the partial turn.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	return p.cli.Converse(ctx, t, p.appServerArgs(), p.appServer(t), emit)
+	return p.cli.Converse(ctx, t, p.appServerArgs(t), p.appServer(t), emit)
 }
 
 // Warm starts the app-server of t's conversation's next turn, its thread
 // resumed and waiting for the message (core.Warmer).
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	return p.cli.Open(life, t, p.appServerArgs(), p.appServer(t))
+	return p.cli.Open(life, t, p.appServerArgs(t), p.appServer(t))
 }
 
 // approvalPolicy is the app-server's approvalPolicy for t: the

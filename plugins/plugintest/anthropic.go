@@ -49,6 +49,9 @@ type ToolCall struct {
 	ID    string
 	Name  string
 	Input map[string]any
+	// Namespace, for the OpenAI fake, is the function's namespace (Codex
+	// puts an MCP server's tools in mcp__<server>).
+	Namespace string
 }
 
 // Anthropic is a fake Anthropic Messages API for the real Claude Code CLI,

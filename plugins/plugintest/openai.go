@@ -172,10 +172,14 @@ func toolItem(tc ToolCall, n string) map[string]any {
 		input = map[string]any{}
 	}
 	args, _ := json.Marshal(input)
-	return map[string]any{
+	item := map[string]any{
 		"id": "fc_fake" + n, "type": "function_call", "status": "completed",
 		"call_id": callID, "name": tc.Name, "arguments": string(args),
 	}
+	if tc.Namespace != "" {
+		item["namespace"] = tc.Namespace
+	}
+	return item
 }
 
 // CodexEnv returns the environment for running the real Codex CLI in a

@@ -1,0 +1,110 @@
+// Package agenttools is jake-bot's own MCP server (issue 31): the tools
+// through which a turn's agent reaches its conversation (send_file,
+// notify, ask_user, schedule). It listens on 127.0.0.1 over streamable
+// HTTP; each turn gets a server of its own behind a random bearer token
+// that dies with the turn, so an agent can act on no other conversation.
+package agenttools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+var errTurnEnded = errors.New("the turn has ended")
+
+// Server serves the agent tools to every running turn.
+type Server struct {
+	tools  []string
+	logger *slog.Logger
+	url    string
+	srv    *http.Server
+
+	mu    sync.Mutex
+	turns map[string]*turn // by token
+}
+
+// turn is one turn's MCP server: a handler of its own, so that a session
+// opened with one turn's token is unknown to every other.
+type turn struct {
+	server  *mcp.Server
+	handler http.Handler
+}
+
+// Start listens on an ephemeral port of 127.0.0.1 and serves tools, a
+// subset of core.AllAgentTools.
+func Start(tools []string, logger *slog.Logger) (*Server, error) {
+	for _, t := range tools {
+		if !slices.Contains(core.AllAgentTools, t) {
+			return nil, fmt.Errorf("agent tools: no tool %q (there are %s)", t, strings.Join(core.AllAgentTools, ", "))
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("agent tools: listen: %w", err)
+	}
+	s := &Server{tools: tools, logger: logger, turns: map[string]*turn{},
+		url: "http://" + ln.Addr().String() + "/mcp"}
+	s.srv = &http.Server{Handler: s}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("agent tools server", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// ServeHTTP hands a request to the turn its bearer token opens; without
+// a live token it is refused.
+func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	t := s.turns[token]
+	s.mu.Unlock()
+	if !ok || token == "" || t == nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="jakebot"`)
+		http.Error(w, "a live turn's bearer token is needed", http.StatusUnauthorized)
+		return
+	}
+	t.handler.ServeHTTP(w, req)
+}
+
+// Open implements core.AgentTools.
+func (s *Server) Open(actions core.TurnActions) (*core.ToolAccess, func()) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	token := hex.EncodeToString(b[:])
+	ctx, cancel := context.WithCancelCause(context.Background())
+	srv := newTurnServer(ctx, s.tools, actions)
+	t := &turn{server: srv, handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)}
+	s.mu.Lock()
+	s.turns[token] = t
+	s.mu.Unlock()
+	closeTurn := func() {
+		s.mu.Lock()
+		delete(s.turns, token)
+		s.mu.Unlock()
+		cancel(errTurnEnded)
+		for ss := range srv.Sessions() {
+			ss.Close()
+		}
+	}
+	return &core.ToolAccess{URL: s.url, Token: token, Tools: slices.Clone(s.tools)}, closeTurn
+}

@@ -1,0 +1,186 @@
+package agenttools
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// fakeActions records the calls a turn's tools make.
+type fakeActions struct {
+	mu     sync.Mutex
+	calls  []string
+	asking chan struct{}
+}
+
+func (f *fakeActions) record(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, s)
+}
+
+func (f *fakeActions) SendFile(_ context.Context, path, caption string) error {
+	if strings.HasPrefix(path, "/etc") {
+		return core.Errorf("%s is outside the allowed roots", path)
+	}
+	f.record("send_file " + path + " " + caption)
+	return nil
+}
+
+func (f *fakeActions) Notify(_ context.Context, text string) error {
+	f.record("notify " + text)
+	return nil
+}
+
+func (f *fakeActions) Ask(ctx context.Context, question string, options []string) (string, error) {
+	close(f.asking)
+	<-ctx.Done()
+	return "", context.Cause(ctx)
+}
+
+func (f *fakeActions) Schedule(_ context.Context, when, message string) (string, error) {
+	f.record("schedule " + when + " " + message)
+	return "Scheduled #1", nil
+}
+
+func start(t *testing.T, tools []string) *Server {
+	t.Helper()
+	s, err := Start(tools, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// bearer adds a token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func connect(t *testing.T, url, token string) (*mcp.ClientSession, error) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	return c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
+		HTTPClient: newBearerClient(token)}, nil)
+}
+
+func newBearerClient(token string) *http.Client { return &http.Client{Transport: bearer{token}} }
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
+	s := start(t, core.AllAgentTools)
+	f := &fakeActions{}
+	access, closeTurn := s.Open(f)
+	other, closeOther := s.Open(&fakeActions{})
+	defer closeOther()
+	if access.Token == other.Token || len(access.Token) < 32 {
+		t.Fatalf("tokens %q and %q: want two long random ones", access.Token, other.Token)
+	}
+	for _, token := range []string{"", "nope"} {
+		req, _ := http.NewRequest(http.MethodPost, access.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d, want 401", token, resp.StatusCode)
+		}
+	}
+	cs, err := connect(t, access.URL, access.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 4 {
+		t.Errorf("%d tools, want 4", len(tools.Tools))
+	}
+	tests := []struct {
+		tool    string
+		args    map[string]any
+		want    string
+		isError bool
+	}{
+		{"send_file", map[string]any{"path": "out.png", "caption": "the chart"}, "sent out.png", false},
+		{"send_file", map[string]any{"path": "/etc/passwd"}, "/etc/passwd is outside the allowed roots", true},
+		{"notify", map[string]any{"text": "tests pass"}, "notified", false},
+		{"schedule", map[string]any{"when": "30m", "message": "check CI"}, "Scheduled #1", false},
+	}
+	for _, tt := range tests {
+		got, isErr := call(t, cs, tt.tool, tt.args)
+		if got != tt.want || isErr != tt.isError {
+			t.Errorf("%s(%v) = %q, error %v; want %q, error %v", tt.tool, tt.args, got, isErr, tt.want, tt.isError)
+		}
+	}
+	want := []string{"send_file out.png the chart", "notify tests pass", "schedule 30m check CI"}
+	if strings.Join(f.calls, "|") != strings.Join(want, "|") {
+		t.Errorf("calls %q, want %q", f.calls, want)
+	}
+	closeTurn()
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "notify", Arguments: map[string]any{"text": "late"}}); err == nil {
+		t.Error("a call after the turn ended was served")
+	}
+	if _, err := connect(t, access.URL, access.Token); err == nil {
+		t.Error("the ended turn's token opened a session")
+	}
+}
+
+func TestAQuestionEndsWithItsTurn(t *testing.T) {
+	s := start(t, []string{core.ToolAskUser})
+	f := &fakeActions{asking: make(chan struct{})}
+	access, closeTurn := s.Open(f)
+	cs, err := connect(t, access.URL, access.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	go func() {
+		<-f.asking
+		closeTurn()
+	}()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_user", Arguments: map[string]any{"question": "which?"}})
+	if err == nil && (!res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, errTurnEnded.Error())) {
+		t.Errorf("ask_user after the turn ended: %+v, want the turn's end", res.Content)
+	}
+}
+
+func TestStartRefusesAnUnknownTool(t *testing.T) {
+	if _, err := Start([]string{"send_file", "rm_rf"}, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "rm_rf") {
+		t.Errorf("err %v, want one naming rm_rf", err)
+	}
+}

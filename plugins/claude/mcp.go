@@ -1,0 +1,35 @@
+package claude
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// mcpServer is the name Claude Code knows the bot's MCP server by: its
+// tools are mcp__jakebot__<tool>.
+const mcpServer = "jakebot"
+
+// mcpArgs tells Claude Code about the bot's MCP server for the turn
+// (issue 31), over streamable HTTP with the turn's bearer token, and lets
+// its tools run without a question: they are the bot's own, bounded by
+// it. Nothing without tools.
+func mcpArgs(tools *core.ToolAccess) []string {
+	if tools == nil {
+		return nil
+	}
+	type server struct {
+		Type    string            `json:"type"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	}
+	cfg, _ := json.Marshal(map[string]map[string]server{"mcpServers": {mcpServer: {
+		Type: "http", URL: tools.URL, Headers: map[string]string{"Authorization": "Bearer " + tools.Token}}}})
+	names := make([]string, len(tools.Tools))
+	for i, t := range tools.Tools {
+		names[i] = "mcp__" + mcpServer + "__" + t
+	}
+	// --mcp-config takes several values: the flag after it ends them.
+	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(names, ",")}
+}
