@@ -68,6 +68,9 @@ type Config struct {
 	// does: "steer" adds it to the turn where the CLI can take it, "queue"
 	// has it wait for the turn to end (with Steer and Send now buttons).
 	Busy string `env:"BUSY" envDefault:"steer"`
+	// BackgroundLimit is how long a turn stays open after its answer for
+	// background work its CLI reports on when it ends.
+	BackgroundLimit time.Duration `env:"BACKGROUND_LIMIT" envDefault:"30m"`
 	// AllowBypassModes lets users who are not admins pick, with /mode, a
 	// mode in which tools run with nobody approving them.
 	AllowBypassModes bool `env:"ALLOW_BYPASS_MODES" envDefault:"false"`
@@ -224,6 +227,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
 	case !slices.Contains([]string{"", "steer", "queue"}, cfg.Busy):
 		return fmt.Errorf("BUSY=%q: want steer or queue", cfg.Busy)
+	case cfg.BackgroundLimit < 0:
+		return fmt.Errorf("BACKGROUND_LIMIT=%s: want a duration above 0", cfg.BackgroundLimit)
 	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
 	case cfg.LongReplyPages < 0:

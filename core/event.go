@@ -16,6 +16,10 @@ const (
 	// EventQuestion asks the chat before a tool runs; Question holds it.
 	// Plugins emit it only when Turn.Ask is set.
 	EventQuestion
+	// EventBackground reports the CLI's background work (Background):
+	// the router shows it, lists it in /status and keeps the turn open
+	// while it runs.
+	EventBackground
 )
 
 // Event is what a Plugin emits while a turn runs.
@@ -26,6 +30,7 @@ type Event struct {
 	ResumeToken string
 	Model       string
 	Question    *Question
+	Background  *Background
 }
 
 // TurnResult is a turn's outcome as the CLI reported it.

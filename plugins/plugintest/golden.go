@@ -87,6 +87,10 @@ func FormatEvent(ev core.Event) string {
 			s += fmt.Sprintf(" options=%q", q.Options)
 		}
 		return s
+	case core.EventBackground:
+		if b := ev.Background; b != nil {
+			return fmt.Sprintf("background tasks=%q answered=%t", b.Tasks, b.Answered)
+		}
 	}
 	return fmt.Sprintf("event kind=%d", ev.Kind)
 }
