@@ -71,7 +71,7 @@ const defaultGrace = 30 * time.Second
 func withinRoots(entries []core.Entry, roots core.Roots, logger *slog.Logger) []core.Entry {
 	kept := entries[:0:0]
 	for _, e := range entries {
-		if _, _, remote := core.SplitRunner(e.Workdir); remote {
+		if e.Runner != "" {
 			kept = append(kept, e) // its runner checks it, on every turn
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/workspace"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
@@ -42,10 +43,10 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 		return err
 	}
 	defer nc.Close()
-	r, err := remote.NewRunner(nc, remote.RunnerConfig{Name: name, Plugins: plugins, Roots: pol.roots,
-		DefaultWorkdir: pol.defaultWorkdir, AllowBypassModes: cfg.AllowBypassModes, Redactor: core.NewRedactor(cfg.Secrets),
-		MaxUpload: cfg.AttachmentMaxBytes, WorktreeDir: pol.worktreeDir,
-		Logger: logger})
+	r, err := remote.NewRunner(nc, remote.RunnerConfig{Name: name, Plugins: plugins,
+		Workspace:        workspace.Machine{Roots: pol.roots, DefaultWorkdir: pol.defaultWorkdir, WorktreeDir: pol.worktreeDir},
+		AllowBypassModes: cfg.AllowBypassModes, Redactor: core.NewRedactor(cfg.Secrets),
+		AttachmentMaxBytes: cfg.AttachmentMaxBytes, Logger: logger})
 	if err != nil {
 		return err
 	}

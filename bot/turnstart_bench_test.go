@@ -22,15 +22,20 @@ import (
 // `make bench-warm`.
 
 // BenchmarkTurnStart runs each CLI's turns through jakebot on the console
-// with APPROVALS=ask, as configured by default, and reports message →
+// with APPROVALS=ask, as configured by default, and auto, and reports message →
 // model request for a turn started cold (the CLI spawned with the
 // message) and warm (the CLI started before and waiting), and the memory
 // of the waiting CLI's processes (VmRSS). Each op is one cold and one
 // warm turn; medians are reported.
 func BenchmarkTurnStart(b *testing.B) {
-	for _, id := range []string{"claude", "codex", "gemini"} {
-		b.Run(id, func(b *testing.B) {
-			r := newTurnBench(b, askers[id].otherCLI, "ask", time.Hour)
+	// Claude Code and Codex speak their protocol under both approval
+	// modes, so both start warm; Gemini CLI only where the chat approves.
+	for _, tc := range []struct{ id, approvals string }{
+		{"claude", "ask"}, {"claude", "auto"}, {"codex", "ask"}, {"codex", "auto"}, {"gemini", "ask"},
+	} {
+		id := tc.id
+		b.Run(id+"-"+tc.approvals, func(b *testing.B) {
+			r := newTurnBench(b, askers[id].otherCLI, tc.approvals, time.Hour)
 			r.c.start(id)
 			var cold, warm, rss []float64
 			for b.Loop() {
@@ -56,9 +61,10 @@ func BenchmarkTurnStart(b *testing.B) {
 // BenchmarkColdTurn compares message → model request through jakebot on
 // the console with the same command spawned directly (the same arguments,
 // environment, working directory and standard input), in pairs: what the
-// bot adds to a cold turn. Claude Code runs with APPROVALS=ask (its
-// control protocol, the message on stdin) and auto (one-shot), the other
-// CLIs one-shot: a direct spawn of their protocols would need a client.
+// bot adds to a cold turn. Claude Code runs with APPROVALS=ask and auto
+// (its control protocol either way, the message on stdin), Gemini CLI
+// one-shot (auto); Codex speaks only its app-server now, whose direct
+// spawn would need a client.
 // "router" runs jakebot in this process; "binary" runs the built jakebot,
 // which re-executes itself and starts each CLI without CAP_SYS_PTRACE.
 func BenchmarkColdTurn(b *testing.B) {
@@ -70,13 +76,12 @@ func BenchmarkColdTurn(b *testing.B) {
 		{"claude-ask/binary", "claude", "ask", true},
 		{"claude/router", "claude", "auto", false},
 		{"claude/binary", "claude", "auto", true},
-		{"codex/router", "codex", "auto", false},
 		{"gemini/router", "gemini", "auto", false},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			r := newTurnBench(b, askers[tc.id].otherCLI, tc.approvals, 0)
 			input := ""
-			if tc.approvals == "ask" {
+			if tc.id == "claude" {
 				input = claudeInput("direct")
 			}
 			turn := func() (float64, spawned) { return r.routed("routed", true) }

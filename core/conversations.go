@@ -9,7 +9,10 @@ import (
 // Conversation is what the bot remembers between turns: which CLI, where,
 // and the token to continue its session. No process runs between turns.
 type Conversation struct {
-	Plugin      string
+	Plugin string
+	// Runner is the runner the conversation works on ("box2"), empty
+	// for this machine. Workdir, Worktree and Repo are paths there.
+	Runner      string
 	Workdir     string
 	ResumeToken string
 	Started     time.Time
@@ -31,6 +34,15 @@ type Conversation struct {
 	Repo     string
 	// Spent is what the conversation's turns cost.
 	Spent Spend
+}
+
+// Shown is path, one of c's, as the user sees it: with its runner's name
+// before it on a runner ("box2:/src/app"). No path is shown as none.
+func (c Conversation) Shown(path string) string {
+	if c.Runner == "" || path == "" {
+		return path
+	}
+	return c.Runner + ":" + path
 }
 
 // Conversations is the in-memory map of active conversations. It is safe
@@ -102,7 +114,7 @@ func (c *Conversations) End(k ConversationKey) (Conversation, bool) {
 	conv, ok := c.active[k]
 	if ok {
 		delete(c.active, k)
-		c.ended.Set(k, Conversation{Plugin: conv.Plugin, Workdir: conv.Workdir,
+		c.ended.Set(k, Conversation{Plugin: conv.Plugin, Runner: conv.Runner, Workdir: conv.Workdir,
 			Worktree: conv.Worktree, Branch: conv.Branch, Repo: conv.Repo})
 	}
 	c.mu.Unlock()

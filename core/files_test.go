@@ -353,3 +353,36 @@ func TestStalePartialDownloadsAreRemoved(t *testing.T) {
 		}
 	}
 }
+
+// An agent that swaps the uploads folder for a symlink out of the roots
+// while a message's files are saved (here, while the first downloads)
+// does not have the next written where it points: the files are written
+// through the root, not by their names again (issue 34).
+func TestUploadsThroughASwappedSymlink(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixture(t, echo)
+	outside := t.TempDir()
+	day := filepath.Join(f.root, ".jakebot", "uploads", core.Day(coretest.Epoch))
+	// The folder moves out, the partial download with it, and a symlink
+	// takes its place.
+	moved := filepath.Join(outside, "day")
+	swap := core.Attachment{Name: "first.txt", Kind: core.FileDocument, Open: func(context.Context) (io.ReadCloser, error) {
+		if err := os.Rename(day, moved); err != nil {
+			return nil, err
+		}
+		if err := os.Symlink(moved, day); err != nil {
+			return nil, err
+		}
+		return io.NopCloser(strings.NewReader("first")), nil
+	}}
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.send("look", swap, file("second.txt", core.FileDocument, "second", 6))
+	f.expect("could not be downloaded")
+	entries, _ := os.ReadDir(moved)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".partial-") {
+			t.Errorf("%s written where the symlink points", e.Name())
+		}
+	}
+}

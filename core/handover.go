@@ -22,10 +22,9 @@ func (r *Router) terminalLine(conv Conversation) string {
 	if !ok || !can || conv.ResumeToken == "" {
 		return ""
 	}
-	runner, dir, remote := r.remoteWorkdir(conv.Workdir)
-	line := "cd " + shellQuote(dir) + " && " + h.ResumeCommand(conv.ResumeToken)
-	if remote {
-		return line + " (on " + runner + ")"
+	line := "cd " + shellQuote(conv.Workdir) + " && " + h.ResumeCommand(conv.ResumeToken)
+	if conv.Runner != "" {
+		return line + " (on " + conv.Runner + ")"
 	}
 	return line
 }

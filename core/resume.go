@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,10 +13,11 @@ import (
 // conversation's workdir, as buttons where the platform has them.
 func (r *Router) listConversations(ctx context.Context, a *attached, m Message, pluginID, resumeCmd string) (string, error) {
 	p, _ := r.cfg.Plugins.Get(pluginID)
-	wd, infos, _, err := r.history(ctx, m, p)
+	where, infos, _, err := r.history(ctx, m, p)
 	if err != nil {
 		return "", err
 	}
+	wd := where.Shown(where.Workdir)
 	admin := r.isAdmin(m)
 	if len(infos) == 0 && !admin {
 		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
@@ -53,32 +52,27 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 }
 
 // history is p's past conversations in m's workdir that m's author may
-// resume; listed says whether the CLI listed any at all.
-func (r *Router) history(ctx context.Context, m Message, p Plugin) (wd string, infos []ConversationInfo, listed bool, err error) {
-	where := ""
+// resume; listed says whether the CLI listed any at all. where is that
+// workdir, and its runner.
+func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conversation, infos []ConversationInfo, listed bool, err error) {
 	conv, ok := r.lastConversation(m)
-	if ok {
-		if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
-			// The runner lists its CLI's history; the conversation stays there.
-			if p, err = r.runnerPlugin(m, runner, p.ID()); err != nil {
-				return "", nil, false, err
-			}
-			wd, where = conv.Workdir, path
+	where.Workdir = r.defaultWorkdir()
+	switch {
+	case ok && conv.Runner != "":
+		// The runner lists its CLI's history; the conversation stays there.
+		if p, err = r.runnerPlugin(m, conv.Runner, p.ID()); err != nil {
+			return Conversation{}, nil, false, err
+		}
+		where.Runner, where.Workdir = conv.Runner, conv.Workdir
+	case ok:
+		if where.Workdir, err = r.conversationWorkdir(m, conv); err != nil {
+			return Conversation{}, nil, false, err
 		}
 	}
-	if where == "" {
-		wd = r.defaultWorkdir()
-		if ok {
-			if wd, err = r.conversationWorkdir(m, conv.Workdir); err != nil {
-				return "", nil, false, err
-			}
-		}
-		where = wd
+	if infos, err = p.Conversations(ctx, where.Workdir); err != nil {
+		return Conversation{}, nil, false, fmt.Errorf("list %s conversations: %w", p.Name(), err)
 	}
-	if infos, err = p.Conversations(ctx, where); err != nil {
-		return "", nil, false, fmt.Errorf("list %s conversations: %w", p.Name(), err)
-	}
-	return wd, r.ownSessions(m, p.ID(), infos), len(infos) > 0, nil
+	return where, r.ownSessions(m, p.ID(), infos), len(infos) > 0, nil
 }
 
 // lastConversation is m's conversation or, when it has none, where the
@@ -99,14 +93,10 @@ func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
 // worktreeGone reports whether conv's worktree, here or on its runner, is
 // no longer there (not merely out of reach).
 func (r *Router) worktreeGone(m Message, conv Conversation) bool {
-	if runner, path, remote := r.remoteWorkdir(conv.Worktree); remote {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_, err := r.cfg.Runners.Resolve(ctx, runner, path, r.isAdmin(m))
-		return errors.Is(err, ErrNoSuchDir)
-	}
-	_, err := os.Stat(conv.Worktree)
-	return errors.Is(err, fs.ErrNotExist)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := r.placeOf(conv).Resolve(ctx, conv.Worktree, r.isAdmin(m))
+	return errors.Is(err, ErrNoSuchDir)
 }
 
 // resumePlugin is the plugin /resume means: the one named, or the
@@ -141,10 +131,11 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 		}
 		return r.listConversations(ctx, a, m, p.ID(), resumeCmd)
 	}
-	wd, infos, listed, err := r.history(ctx, m, p)
+	where, infos, listed, err := r.history(ctx, m, p)
 	if err != nil {
 		return "", err
 	}
+	wd := where.Shown(where.Workdir)
 	info, err := pickConversation(infos, cmd.Arg)
 	if err != nil {
 		if c, ok := p.(ResumeIDChecker); ok && !listed {
@@ -166,8 +157,8 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 		}
 	}
 	now := r.clock.Now()
-	conv := Conversation{Plugin: p.ID(), Workdir: wd, ResumeToken: info.ID, Started: now, LastUsed: now}
-	if old, ok := r.lastConversation(m); ok && old.Worktree != "" && (Roots{old.Worktree}).Contains(wd) {
+	conv := Conversation{Plugin: p.ID(), Runner: where.Runner, Workdir: where.Workdir, ResumeToken: info.ID, Started: now, LastUsed: now}
+	if old, ok := r.lastConversation(m); ok && old.Worktree != "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
 		// Resumed in the worktree: the conversation keeps it.
 		conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
 	}

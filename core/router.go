@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
 // Reasons a turn's context is cancelled; the user is told which one fired.
@@ -218,7 +220,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		holds:       newBudgetHolds(),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers),
 		obs:         cfg.Observer,
-		defaultRoot: defaultRoot(cfg.Roots, cfg.DefaultWorkdir),
+		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
 		convs:       convs,
 		logger:      orDiscard(cfg.Logger),
 		clock:       cfg.Clock,

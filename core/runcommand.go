@@ -37,7 +37,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 	}
 	rec.Key = m.Key // a /start may have moved it to a thread of its own
 	if conv, ok := r.convs.Get(m.Key); ok {
-		rec.Plugin, rec.Workdir, rec.ResumeToken = conv.Plugin, conv.Workdir, conv.ResumeToken
+		rec.Plugin, rec.Workdir, rec.ResumeToken = conv.Plugin, conv.Shown(conv.Workdir), conv.ResumeToken
 	}
 	if err != nil {
 		rec.Outcome = OutcomeError
@@ -104,7 +104,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 		return r.status(*m, cmd.Arg == "all")
 	case CmdWorkdir:
 		if conv, ok := r.convs.Get(m.Key); ok {
-			return "Workdir: " + conv.Workdir, nil
+			return "Workdir: " + conv.Shown(conv.Workdir), nil
 		}
 		return "No conversation here. The default workdir is " + r.defaultWorkdir(), nil
 	case CmdModel:
@@ -197,39 +197,19 @@ func (r *Router) defaultWorkdir() string {
 	return r.cfg.Roots[0]
 }
 
-// workdirFor resolves a user's path for m's conversation, against its
-// current workdir.
-func (r *Router) workdirFor(m Message, path string) (string, error) {
-	base := r.defaultWorkdir()
-	if conv, ok := r.convs.Get(m.Key); ok {
-		base = conv.Workdir
-	}
-	if path == "" {
-		return base, nil
-	}
-	return r.cfg.Roots.Resolve(path, base)
-}
-
-// defaultRoot is the root non-admins are kept in: the one holding the
-// default workdir, else the first.
-func defaultRoot(roots Roots, defaultWorkdir string) string {
-	if len(roots) == 0 {
-		return ""
-	}
-	for _, root := range roots {
-		if defaultWorkdir != "" && (Roots{root}).Contains(defaultWorkdir) {
-			return root
-		}
-	}
-	return roots[0]
-}
-
-// userWorkdir resolves path like workdirFor and, unless m's author is an
-// admin, refuses a directory outside the default root.
+// userWorkdir resolves a user's path for m's conversation, against its
+// current workdir, and checks it (the current workdir, for an empty
+// path) against m's author's roots.
 func (r *Router) userWorkdir(m Message, path string) (string, error) {
-	wd, err := r.workdirFor(m, path)
-	if err != nil {
-		return "", err
+	wd := r.defaultWorkdir()
+	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner == "" {
+		wd = conv.Workdir
+	}
+	if path != "" {
+		var err error
+		if wd, err = r.space(m).Resolve(path, wd); err != nil {
+			return "", WorkError(err)
+		}
 	}
 	if !r.mayWorkIn(m, wd) {
 		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
@@ -244,34 +224,28 @@ func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Co
 // isAdmin reports whether m's author is an admin of m's platform.
 func (r *Router) isAdmin(m Message) bool { return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) }
 
-// userRoots are the roots m's author may work in (UserRoots).
-func (r *Router) userRoots(m Message) Roots {
-	return UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, r.isAdmin(m))
-}
-
-// UserRoots returns the roots a user may work in: all of roots for an
-// admin, the default root for everyone else. The router and a runner
-// (which keeps its own roots) apply the same rule with it.
-func UserRoots(roots Roots, defaultWorkdir string, admin bool) Roots {
-	if admin || len(roots) == 0 {
-		return roots
-	}
-	return Roots{defaultRoot(roots, defaultWorkdir)}
-}
+// userRoots are the roots m's author may work in (workspace.UserRoots).
+func (r *Router) userRoots(m Message) Roots { return r.space(m).Roots }
 
 // conversationWorkdir resolves a conversation's stored workdir again, for
 // m's author, each time it is used: a root narrowed since, a symlink
 // swapped in later, or a writer who is not an admin in an admin's shared
 // thread must not run, list or resume anything outside their policy.
-func (r *Router) conversationWorkdir(m Message, stored string) (string, error) {
-	if runner, _, remote := r.remoteWorkdir(stored); remote {
-		return "", errLocalOnly("that", runner)
+func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, error) {
+	if conv.Runner != "" {
+		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", conv.Runner)
 	}
+	return r.storedWorkdir(conv.Workdir, r.isAdmin(m))
+}
+
+// storedWorkdir is conversationWorkdir of a workdir here, for a user who
+// is an admin or not.
+func (r *Router) storedWorkdir(stored string, admin bool) (string, error) {
 	wd, err := r.cfg.Roots.Resolve(stored, "")
 	if err != nil {
-		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", UserMessage(err))
+		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", err)
 	}
-	if !r.mayWorkIn(m, wd) {
+	if !r.spaceOf(admin).Roots.Contains(wd) {
 		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, r.defaultRoot)
 	}
 	return wd, nil
@@ -284,7 +258,22 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 	if !ok {
 		return r.defaultWorkdir(), nil
 	}
-	return r.conversationWorkdir(m, conv.Workdir)
+	return r.conversationWorkdir(m, conv)
+}
+
+// userPlace resolves a path a user typed for m's conversation of
+// pluginID: "runner:path" on that runner, any other here (userWorkdir).
+// An empty path, in a conversation on a runner, is its workdir there.
+func (r *Router) userPlace(ctx context.Context, m Message, pluginID, path string) (runner, wd string, err error) {
+	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner != "" && path == "" {
+		path = conv.Shown(conv.Workdir)
+	}
+	if runner, rest, remote := r.remoteWorkdir(path); remote {
+		wd, err = r.remoteStart(ctx, m, pluginID, runner, rest)
+		return runner, wd, err
+	}
+	wd, err = r.userWorkdir(m, path)
+	return "", wd, err
 }
 
 // start answers /<plugin> start. Where the platform opens a thread for a
@@ -293,31 +282,25 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command) (string, error) {
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
 	path, worktree, name := startArgs(cmd.Arg)
-	var wd string
-	var err error
-	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, *m, p.ID(), runner, rest)
-	} else {
-		wd, err = r.userWorkdir(*m, path)
-	}
+	runner, wd, err := r.userPlace(ctx, *m, p.ID(), path)
 	if err != nil {
 		return "", err
 	}
 	now := r.clock.Now()
-	conv := Conversation{Plugin: p.ID(), Workdir: wd, Started: now, LastUsed: now}
+	conv := Conversation{Plugin: p.ID(), Runner: runner, Workdir: wd, Started: now, LastUsed: now}
 	note, warning := "", ""
 	if (worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree) {
 		if note, err = r.newWorktree(ctx, *m, &conv, name, worktree != nil); err != nil {
 			return "", err
 		}
 	}
-	r.openThread(ctx, a, m, wd, p)
+	r.openThread(ctx, a, m, conv.Shown(wd), p)
 	if conv.Worktree == "" {
 		warning = r.sharedWorkdir(m.Key, conv)
 	}
 	replaced := ""
 	if old, ok := r.convs.Get(m.Key); ok {
-		if old.Worktree != "" && conv.Worktree == "" && (Roots{old.Worktree}).Contains(conv.Workdir) {
+		if old.Worktree != "" && conv.Worktree == "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
 			// Started again in the worktree: the new conversation keeps it.
 			conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
 			old.Worktree = ""
@@ -327,7 +310,7 @@ func (r *Router) start(ctx context.Context, a *attached, m *Message, cmd Command
 		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, r.retire(ctx, m.Key, old))
 	}
 	r.convs.Put(m.Key, conv)
-	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Workdir, note, replaced, warning), nil
+	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Shown(conv.Workdir), note, replaced, warning), nil
 }
 
 // openThread moves m to a thread of its own where the platform opens one
@@ -349,32 +332,26 @@ func (r *Router) openThread(ctx context.Context, a *attached, m *Message, workdi
 }
 
 func (r *Router) setWorkdir(m Message, path string) (string, error) {
-	if _, ok := r.convs.Get(m.Key); !ok {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
 		return "", Errorf("no conversation here; start one with a workdir: /%s start <path>", r.cfg.Plugins.IDs()[0])
 	}
-	var wd string
-	var err error
-	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		conv, _ := r.convs.Get(m.Key)
-		wd, err = r.remoteStart(context.Background(), m, conv.Plugin, runner, rest)
-	} else {
-		wd, err = r.userWorkdir(m, path)
-	}
+	runner, wd, err := r.userPlace(context.Background(), m, conv.Plugin, path)
 	if err != nil {
 		return "", err
 	}
-	if conv, _ := r.convs.Get(m.Key); conv.Worktree != "" && !(Roots{conv.Worktree}).Contains(wd) {
-		return "", Errorf("this conversation works in its worktree %s: it may move only within it. For another directory, start a new conversation (/conversation end first, to remove the worktree)", conv.Worktree)
+	if conv.Worktree != "" && (runner != conv.Runner || !(Roots{conv.Worktree}).Contains(wd)) {
+		return "", Errorf("this conversation works in its worktree %s: it may move only within it. For another directory, start a new conversation (/conversation end first, to remove the worktree)", conv.Shown(conv.Worktree))
 	}
 	r.convs.Update(m.Key, func(c *Conversation) {
-		if c.Workdir != wd {
+		if c.Workdir != wd || c.Runner != runner {
 			// Every CLI keys its sessions by directory: the old session
 			// cannot be resumed from the new one.
 			c.ResumeToken = ""
 		}
-		c.Workdir = wd
+		c.Runner, c.Workdir = runner, wd
 	})
-	return "Workdir set to " + wd + ". The next message starts a new session there.", nil
+	return "Workdir set to " + (Conversation{Runner: runner}).Shown(wd) + ". The next message starts a new session there.", nil
 }
 
 func (r *Router) status(m Message, all bool) (string, error) {
@@ -386,7 +363,7 @@ func (r *Router) status(m Message, all bool) (string, error) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d active conversations", len(entries))
 		for _, e := range entries {
-			fmt.Fprintf(&b, "\n%s: %s in %s, last used %s", e.Key, e.Plugin, e.Workdir, e.LastUsed.Format(time.DateTime))
+			fmt.Fprintf(&b, "\n%s: %s in %s, last used %s", e.Key, e.Plugin, e.Shown(e.Workdir), e.LastUsed.Format(time.DateTime))
 		}
 		return b.String(), nil
 	}
@@ -429,10 +406,10 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	}
 	worktree := "none (works directly in its workdir)"
 	if conv.Worktree != "" {
-		worktree = fmt.Sprintf("%s on branch %s (/merge merges it in %s)", conv.Worktree, conv.Branch, conv.Repo)
+		worktree = fmt.Sprintf("%s on branch %s (/merge merges it in %s)", conv.Shown(conv.Worktree), conv.Branch, conv.Shown(conv.Repo))
 	}
 	out := fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
-		name, conv.Workdir, worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed)
+		name, conv.Shown(conv.Workdir), worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed)
 	if line := r.terminalLine(conv); line != "" {
 		out += "\nIn a terminal: " + line
 	}

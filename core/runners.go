@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
 // Runners places conversations on other machines, where the code is (the
@@ -20,49 +18,21 @@ import (
 // work in all of its roots and everyone else only in its default root, as
 // the router does with its own.
 type Runners interface {
-	// Resolve asks runner to resolve path within the roots the user may
-	// work in there; it returns the workdir there.
-	Resolve(ctx context.Context, runner, path string, admin bool) (string, error)
-	// Plugin is pluginID as it runs on runner for m's author. It fails
-	// with a user error when the runner is offline or does not have the
-	// plugin.
-	Plugin(runner, pluginID string, m Message, admin bool) (Plugin, error)
+	// Place is runner's machine: the runner checks each path against the
+	// roots the user may work in there.
+	Place(runner string) Place
+	// Upload saves files (each a copy here) in workdir's uploads folder
+	// on runner (workspace.Space.PrepareUploads there), each under its
+	// name or a free one like it: all or none. It returns their paths
+	// there, in order. (A conversation here saves each file there as it
+	// downloads: it needs no copy.)
+	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
 	// List describes the runners known, connected or not.
 	List() []RunnerInfo
 	// Unfinished hands over, once, the turns on runners that an earlier
 	// process of this bot was streaming into platform's chats when it
 	// stopped: they went on there, and their replies go on here.
 	Unfinished(platform string) []UnfinishedTurn
-}
-
-// RunnerFiles is implemented by Runners that read a conversation's
-// workdir on a runner, for /diff and /file. The runner checks workdir and
-// path against the user's roots there, as for a turn.
-type RunnerFiles interface {
-	// Diff is what changed in workdir on runner (gitrepo.Diff), in
-	// worktree wt there when not nil. A long patch may come cut short:
-	// Changes.PatchSize says how long it is.
-	Diff(ctx context.Context, runner, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error)
-	// ReadFile reads path on runner as ReadWorkFile does there.
-	ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (WorkFile, error)
-	// Upload saves files in workdir's uploads folder on runner
-	// (PrepareUploads there), each under its name or a free one like it:
-	// all or none. It returns their paths there, in order.
-	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
-}
-
-// RunnerWorktrees is implemented by Runners that give a conversation on a
-// runner a git worktree of its own there. The worktrees' paths are the
-// runner's; the runner checks them against the user's roots there.
-type RunnerWorktrees interface {
-	// NewWorktree is CreateWorktree of workdir on runner, with the
-	// runner's own WORKTREE_DIR. Outside a repository it fails with
-	// gitrepo.ErrNotARepo.
-	NewWorktree(ctx context.Context, runner, workdir, name string, admin bool) (wt gitrepo.Worktree, worktreeWorkdir string, err error)
-	// Merge is gitrepo.Merge of wt on runner.
-	Merge(ctx context.Context, runner string, wt gitrepo.Worktree, title string, admin bool) (string, error)
-	// RemoveWorktree is gitrepo.Remove of wt on runner.
-	RemoveWorktree(ctx context.Context, runner string, wt gitrepo.Worktree, admin bool) error
 }
 
 // UnfinishedTurn is a turn still running on a runner (or finished there
@@ -106,8 +76,8 @@ func SplitRunner(workdir string) (runner, path string, ok bool) {
 	return runner, path, true
 }
 
-// remoteWorkdir reports the runner and path of a workdir on another
-// machine, when runners are configured.
+// remoteWorkdir reports the runner and path of a workdir a user typed
+// ("box2:~/src") on another machine, when runners are configured.
 func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 	if r.cfg.Runners == nil {
 		return "", workdir, false
@@ -120,33 +90,23 @@ func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 // in there.
 func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string) (string, error) {
 	admin := r.isAdmin(m)
-	if _, err := r.cfg.Runners.Plugin(runner, pluginID, m, admin); err != nil {
+	if _, err := r.runnerPlace(runner).Plugin(pluginID, m, admin); err != nil {
 		return "", err
 	}
-	wd, err := r.cfg.Runners.Resolve(ctx, runner, path, admin)
-	if err != nil {
-		return "", err
-	}
-	return runner + ":" + wd, nil
+	return r.runnerPlace(runner).Resolve(ctx, path, admin)
 }
 
 // conversationPlugin is conv's plugin, here or on its runner, for m's
 // author.
 func (r *Router) conversationPlugin(m Message, conv Conversation) (Plugin, error) {
-	if runner, _, remote := r.remoteWorkdir(conv.Workdir); remote {
-		return r.runnerPlugin(m, runner, conv.Plugin)
-	}
-	if p, ok := r.cfg.Plugins.Get(conv.Plugin); ok {
-		return p, nil
-	}
-	return nil, Errorf("plugin %q is no longer configured. Start a new conversation", conv.Plugin)
+	return r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
 }
 
 // runnerPlugin is the plugin of m's conversation on runner, for m's
 // author: the runner checks the workdir against the author's roots there
 // on every request.
 func (r *Router) runnerPlugin(m Message, runner, pluginID string) (Plugin, error) {
-	return r.cfg.Runners.Plugin(runner, pluginID, m, r.isAdmin(m))
+	return r.runnerPlace(runner).Plugin(pluginID, m, r.isAdmin(m))
 }
 
 // followUnfinished goes on with the replies of the turns on runners that
@@ -158,8 +118,7 @@ func (r *Router) followUnfinished(a *attached) {
 	}
 	for _, u := range r.cfg.Runners.Unfinished(a.p.Name()) {
 		conv, ok := r.convs.Get(u.Message.Key)
-		runner, _, remote := r.remoteWorkdir(conv.Workdir)
-		if !ok || !remote || runner != u.Runner || conv.Plugin != u.Plugin.ID() {
+		if !ok || conv.Runner != u.Runner || conv.Plugin != u.Plugin.ID() {
 			r.logger.Info("turn on a runner abandoned: its conversation ended or moved", "runner", u.Runner, "conversation", u.Message.Key.String())
 			u.Abandon()
 			continue
@@ -187,10 +146,4 @@ func (r *Router) listRunners() string {
 		fmt.Fprintf(&b, "\n- %s (%s): %s; roots %s", ri.Name, state, strings.Join(ri.Plugins, ", "), strings.Join(ri.Roots, ", "))
 	}
 	return b.String()
-}
-
-// errLocalOnly refuses what works only on this machine, for a
-// conversation on a runner.
-func errLocalOnly(what, runner string) error {
-	return Errorf("%s works only for conversations on this machine; this one is on runner %s", what, runner)
 }

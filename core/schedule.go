@@ -273,7 +273,7 @@ func (r *Router) listSchedules(m Message) string {
 	for _, s := range r.convs.Schedules() {
 		if s.Key == m.Key {
 			fmt.Fprintf(&b, "\n#%d %s, next at %s, by %s: %s", s.ID, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"),
-				cmpOr(s.UserName, s.From), Shorten(s.Text, 80))
+				cmp.Or(s.UserName, s.From), Shorten(s.Text, 80))
 		}
 	}
 	if b.Len() == 0 {
@@ -395,7 +395,7 @@ func (r *Router) admitSchedule(a *attached, s Schedule, now time.Time) (admitted
 	ctx, cancel := context.WithTimeout(r.turnCtx, readmitTimeout)
 	defer cancel()
 	admitted, err := ra.Readmit(ctx, s.Key, s.From)
-	who, to := cmpOr(s.UserName, s.From), s.Key.Target()
+	who, to := cmp.Or(s.UserName, s.From), s.Key.Target()
 	switch {
 	case err != nil:
 		r.logger.Warn("schedule skipped: its author's admission could not be checked", "schedule", s.ID, "user", s.From, "err", err)

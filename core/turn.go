@@ -222,7 +222,7 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 	if !ok || !conv.Started.Equal(qm.conv.Started) || conv.Plugin != qm.conv.Plugin {
 		return conv, nil, "", Errorf("the conversation this message was written to ended before its turn; it was not sent")
 	}
-	if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
+	if runner, path, remote := conv.Runner, conv.Workdir, conv.Runner != ""; remote {
 		if qm.follow != nil {
 			return conv, qm.follow, path, nil
 		}
@@ -233,7 +233,7 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 	if !ok {
 		return conv, nil, "", Errorf("plugin %q is no longer configured. Start a new conversation", conv.Plugin)
 	}
-	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	workdir, err := r.conversationWorkdir(m, conv)
 	if err != nil {
 		r.logger.Warn("turn refused by the workdir policy", "id", qm.id, "conversation", m.Key.String(), "user", m.Author(), "err", err)
 		return conv, nil, "", err

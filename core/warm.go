@@ -203,7 +203,7 @@ func (r *Router) warmUp(m Message) {
 	if !ok || !canWarm {
 		return
 	}
-	workdir, err := r.conversationWorkdir(m, conv.Workdir)
+	workdir, err := r.conversationWorkdir(m, conv)
 	if err != nil {
 		return
 	}

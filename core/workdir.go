@@ -3,100 +3,42 @@ package core
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/jake-bot/jake-bot/core/gitrepo"
+	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
-// Roots is the set of directories workdirs must stay inside. Each root is
-// stored resolved (absolute, cleaned, symlinks evaluated).
-type Roots []string
+// Roots is the set of directories workdirs must stay inside
+// (workspace.Roots).
+type Roots = workspace.Roots
 
-// NewRoots resolves each root. A root that does not exist is an error: a
-// misconfigured root must fail at start-up, not at the first /start.
-func NewRoots(paths []string) (Roots, error) {
-	var rs Roots
-	for _, p := range paths {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		real, err := realPath(p, "")
-		if err != nil {
-			return nil, fmt.Errorf("allowed root %q: %w", p, err)
-		}
-		rs = append(rs, real)
-	}
-	if len(rs) == 0 {
-		return nil, fmt.Errorf("no allowed roots")
-	}
-	return rs, nil
-}
-
-// Resolve turns a user's path into a real directory inside the roots. A
-// relative path is taken from base (or the first root when base is empty);
-// "~" is the user's home. Symlinks are resolved before the check, so a link
-// inside a root that points outside it is refused.
-func (rs Roots) Resolve(path, base string) (string, error) {
-	if base == "" && len(rs) > 0 {
-		base = rs[0]
-	}
-	real, err := realPath(path, base)
-	if err != nil {
-		return "", Errorf("workdir %q: %w (allowed roots: %s)", path, err, strings.Join(rs, ", "))
-	}
-	if !rs.Contains(real) {
-		return "", Errorf("workdir %q is outside the allowed roots (%s)", path, strings.Join(rs, ", "))
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", Errorf("workdir %q: %v", path, err)
-	}
-	if !fi.IsDir() {
-		return "", Errorf("workdir %q is not a directory", path)
-	}
-	return real, nil
-}
-
-// Contains reports whether the resolved path is one of the roots or lies
-// below one.
-func (rs Roots) Contains(real string) bool {
-	for _, r := range rs {
-		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) || r == string(filepath.Separator) {
-			return true
-		}
-	}
-	return false
-}
+// NewRoots resolves each root (workspace.NewRoots).
+func NewRoots(paths []string) (Roots, error) { return workspace.NewRoots(paths) }
 
 // ErrNoSuchDir is the cause of the error for a workdir or file that does
 // not exist.
-var ErrNoSuchDir = errors.New("no such directory")
+var ErrNoSuchDir = workspace.ErrNoSuchDir
 
-func realPath(path, base string) (string, error) {
-	if path == "~" || strings.HasPrefix(path, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("expand ~: %w", err)
-		}
-		path = filepath.Join(home, path[1:])
+// space is what m's author may reach of this machine's folders.
+func (r *Router) space(m Message) workspace.Space {
+	return r.spaceOf(r.isAdmin(m))
+}
+
+func (r *Router) spaceOf(admin bool) workspace.Space {
+	return workspace.Machine{Roots: r.cfg.Roots, DefaultWorkdir: r.cfg.DefaultWorkdir, WorktreeDir: r.cfg.WorktreeDir}.For(admin)
+}
+
+// WorkError shows the workspace's and git's refusals, and a workdir
+// outside any repository, to the user; other errors are left as they are.
+func WorkError(err error) error {
+	var ref *gitrepo.Refusal
+	switch {
+	case err == nil || IsUserError(err):
+		return err
+	case errors.As(err, &ref):
+		return &UserError{Msg: ref.Msg, Err: err}
+	case errors.Is(err, gitrepo.ErrNotARepo):
+		return &UserError{Msg: "this conversation's workdir is not in a git repository", Err: err}
 	}
-	if !filepath.IsAbs(path) {
-		if base == "" {
-			wd, err := os.Getwd()
-			if err != nil {
-				return "", err
-			}
-			base = wd
-		}
-		path = filepath.Join(base, path)
-	}
-	real, err := filepath.EvalSymlinks(filepath.Clean(path))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "", ErrNoSuchDir
-		}
-		return "", err
-	}
-	return real, nil
+	return fmt.Errorf("workdir: %w", err)
 }

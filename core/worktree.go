@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -62,101 +61,24 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	if name == "" {
 		name = conv.Plugin + "-" + randomHex(3)
 	}
-	var wt gitrepo.Worktree
-	var workdir string
-	runner, dir, remote := r.remoteWorkdir(conv.Workdir)
-	if remote {
-		rw, ok := r.cfg.Runners.(RunnerWorktrees)
-		if !ok && explicit {
-			return "", errLocalOnly("worktrees", runner)
-		}
-		if !ok {
-			return " Runner " + runner + " makes no worktrees, so the conversation works there directly.", nil
-		}
-		wt, workdir, err = rw.NewWorktree(ctx, runner, dir, name, r.isAdmin(m))
-	} else {
-		wt, workdir, err = CreateWorktree(ctx, dir, name, r.cfg.WorktreeDir, r.userRoots(m))
-	}
+	wt, workdir, err := r.placeOf(*conv).NewWorktree(ctx, conv.Workdir, name, r.isAdmin(m))
 	if errors.Is(err, gitrepo.ErrNotARepo) {
 		if explicit {
-			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Workdir)
+			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Shown(conv.Workdir))
 		}
 		return " It is not in a git repository, so the conversation works there directly (no worktree).", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	place := ""
-	if remote {
-		place = runner + ":"
-	}
-	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = place+workdir, place+wt.Path, wt.Branch, place+wt.Main
-	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Worktree, wt.Branch, conv.Repo), nil
+	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = workdir, wt.Path, wt.Branch, wt.Main
+	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Shown(conv.Worktree), wt.Branch, conv.Shown(conv.Repo)), nil
 }
 
-// CreateWorktree makes worktree name of dir's repository (gitrepo.Create)
-// in worktreeDir/<repository's name> when that is set (WORKTREE_DIR), else
-// in the repository's .jakebot/worktrees, provided it is inside roots. It
-// returns the worktree and dir's folder in it. Outside a repository it
-// fails with gitrepo.ErrNotARepo; its other errors are the user's to read.
-func CreateWorktree(ctx context.Context, dir, name, worktreeDir string, roots Roots) (gitrepo.Worktree, string, error) {
-	top, main, err := gitrepo.Top(ctx, dir)
-	if errors.Is(err, gitrepo.ErrNotARepo) {
-		return gitrepo.Worktree{}, "", err
-	}
-	if err != nil {
-		return gitrepo.Worktree{}, "", fmt.Errorf("worktree: %w", err)
-	}
-	if err := gitrepo.CheckName(name); err != nil {
-		return gitrepo.Worktree{}, "", Errorf("%v", err)
-	}
-	parent := ""
-	if worktreeDir != "" {
-		parent = filepath.Join(worktreeDir, filepath.Base(main))
-	}
-	where := filepath.Join(cmpOr(parent, filepath.Join(main, ".jakebot", "worktrees")), name)
-	if !roots.Contains(where) {
-		return gitrepo.Worktree{}, "", Errorf("the worktree would be %s, outside the directories you may work in (the repository is %s); set WORKTREE_DIR inside the allowed roots", where, top)
-	}
-	// Made here first, following no symlink: a repository holding
-	// .jakebot as a link must not have a checkout made where it points.
-	if parent != "" {
-		// WORKTREE_DIR itself is the operator's: made as it is.
-		if err = os.MkdirAll(worktreeDir, 0o755); err == nil {
-			_, err = mkdirsIn(worktreeDir, filepath.Base(main))
-		}
-	} else {
-		_, err = mkdirsIn(main, ".jakebot", "worktrees")
-	}
-	if err != nil {
-		return gitrepo.Worktree{}, "", Errorf("%w: no worktree is made there", err)
-	}
-	wt, workdir, err := gitrepo.Create(ctx, dir, name, parent)
-	if err != nil {
-		return gitrepo.Worktree{}, "", GitError(err)
-	}
-	return wt, workdir, nil
-}
-
-// worktreePlace is conv's worktree, with its paths on the machine it is
-// on, and that machine's runner ("" for this one); nil without one.
-func (r *Router) worktreePlace(conv Conversation) (runner string, wt *gitrepo.Worktree) {
-	wt = worktreeOf(conv)
-	if wt == nil {
-		return "", nil
-	}
-	if runner, path, remote := r.remoteWorkdir(wt.Path); remote {
-		_, main, _ := SplitRunner(wt.Main)
-		return runner, &gitrepo.Worktree{Path: path, Branch: wt.Branch, Main: main}
-	}
-	return "", wt
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+// worktreePlace is conv's worktree and the machine it is on; nil without
+// one.
+func (r *Router) worktreePlace(conv Conversation) (Place, *gitrepo.Worktree) {
+	return r.placeOf(conv), worktreeOf(conv)
 }
 
 func randomHex(n int) string {
@@ -165,29 +87,13 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// GitError shows git's refusals and a workdir outside any repository to
-// the user, and wraps the rest.
-func GitError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ref *gitrepo.Refusal
-	if errors.As(err, &ref) {
-		return Errorf("%s", ref.Msg)
-	}
-	if errors.Is(err, gitrepo.ErrNotARepo) {
-		return Errorf("this conversation's workdir is not in a git repository")
-	}
-	return fmt.Errorf("git: %w", err)
-}
-
 // sharedWorkdir warns when another active conversation works directly in
 // conv's workdir: both would edit the same files.
 func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 	for _, e := range r.convs.All() {
-		if e.Key != k && e.Worktree == "" && e.Workdir == conv.Workdir {
+		if e.Key != k && e.Worktree == "" && e.Runner == conv.Runner && e.Workdir == conv.Workdir {
 			return fmt.Sprintf("\nAnother conversation (%s, %s) works in this directory too: you will both edit the same files. "+
-				"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Workdir)
+				"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Shown(conv.Workdir))
 		}
 	}
 	return ""
@@ -226,23 +132,8 @@ func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, erro
 // changes is what conv changed: on this machine, or on its runner, which
 // checks the workdir against the author's roots there.
 func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (gitrepo.Changes, error) {
-	if runner, workdir, remote := r.remoteWorkdir(conv.Workdir); remote {
-		rf, ok := r.cfg.Runners.(RunnerFiles)
-		if !ok {
-			return gitrepo.Changes{}, errLocalOnly("/diff", runner)
-		}
-		_, wt := r.worktreePlace(conv)
-		return rf.Diff(ctx, runner, workdir, wt, r.isAdmin(m))
-	}
-	workdir, err := r.conversationWorkdir(m, conv.Workdir)
-	if err != nil {
-		return gitrepo.Changes{}, err
-	}
-	c, err := gitrepo.Diff(ctx, workdir, worktreeOf(conv))
-	if err != nil {
-		return c, GitError(err)
-	}
-	return c, nil
+	c, err := r.placeOf(conv).Diff(ctx, conv.Workdir, worktreeOf(conv), r.isAdmin(m))
+	return c, WorkError(err)
 }
 
 // inlinePatchBytes is the longest patch /diff shows in its message where
@@ -258,7 +149,7 @@ func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv C
 	if !can || c.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
 		return "", false
 	}
-	name = cmp.Or(conv.Worktree, filepath.Base(conv.Workdir), "changes") + ".diff"
+	name = cmp.Or(conv.Shown(conv.Worktree), filepath.Base(conv.Workdir), "changes") + ".diff"
 	if _, err := fs.SendFile(ctx, m.Target(), name, []byte(r.cfg.Redactor.Redact(patch)), ""); err != nil {
 		r.logger.Warn("attach the patch", "err", err)
 		return "", false
@@ -273,40 +164,19 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 	if !ok {
 		return r.noConversation(), nil
 	}
-	runner, wt := r.worktreePlace(conv)
+	p, wt := r.worktreePlace(conv)
 	if wt == nil {
-		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Workdir, conv.Plugin)
+		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Shown(conv.Workdir), conv.Plugin)
 	}
-	title := r.conversationTitle(ctx, m, conv)
-	if runner != "" {
-		rw, ok := r.cfg.Runners.(RunnerWorktrees)
-		if !ok {
-			return "", errLocalOnly("/merge", runner)
-		}
-		return rw.Merge(ctx, runner, *wt, title, r.isAdmin(m))
-	}
-	if !r.mayWorkIn(m, wt.Main) {
-		return "", Errorf("merging writes to %s, outside the directories you may work in", wt.Main)
-	}
-	msg, err := gitrepo.Merge(ctx, *wt, title)
-	if err != nil {
-		return "", GitError(err)
-	}
-	return msg, nil
+	return p.Merge(ctx, *wt, r.conversationTitle(ctx, m, conv), r.isAdmin(m))
 }
 
 // conversationTitle is the CLI's title for conv's session, for a commit
 // message; the branch when the CLI has none.
 func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
-	p, ok := r.cfg.Plugins.Get(conv.Plugin)
-	workdir := conv.Workdir
-	if runner, path, remote := r.remoteWorkdir(conv.Workdir); remote {
-		var err error
-		p, err = r.runnerPlugin(m, runner, conv.Plugin)
-		ok, workdir = err == nil, path
-	}
-	if ok && conv.ResumeToken != "" {
-		if infos, err := p.Conversations(ctx, workdir); err == nil {
+	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
+	if err == nil && conv.ResumeToken != "" {
+		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
 			for _, info := range infos {
 				if info.ID == conv.ResumeToken && strings.TrimSpace(info.Title) != "" {
 					return Shorten(strings.Join(strings.Fields(info.Title), " "), 72)
@@ -320,21 +190,13 @@ func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversa
 // endWorktree removes an ended conversation's worktree, here or on its
 // runner, if nothing in it is unmerged, and says what became of it.
 func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
-	runner, wt := r.worktreePlace(conv)
+	p, wt := r.worktreePlace(conv)
 	if wt == nil {
 		return ""
 	}
-	var err error
-	if runner == "" {
-		err = gitrepo.Remove(ctx, *wt)
-	} else if rw, ok := r.cfg.Runners.(RunnerWorktrees); ok {
-		// Whoever ends the conversation removes its worktree, as here:
-		// an admin's, in a thread others write in, included.
-		err = rw.RemoveWorktree(ctx, runner, *wt, true)
-	} else {
-		err = errLocalOnly("removing a worktree", runner)
-	}
-	if err != nil {
+	// Whoever ends the conversation removes its worktree: an admin's, in
+	// a thread others write in, included.
+	if err := p.RemoveWorktree(ctx, *wt, true); err != nil {
 		var ref *gitrepo.Refusal
 		var ue *UserError
 		switch {
@@ -343,8 +205,8 @@ func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
 		case errors.As(err, &ue):
 			return "\n" + UserMessage(err)
 		}
-		r.logger.Warn("remove a worktree", "worktree", conv.Worktree, "err", err)
-		return fmt.Sprintf("\nThe worktree %s could not be removed: %v", conv.Worktree, err)
+		r.logger.Warn("remove a worktree", "worktree", conv.Shown(conv.Worktree), "err", err)
+		return fmt.Sprintf("\nThe worktree %s could not be removed: %v", conv.Shown(conv.Worktree), err)
 	}
-	return fmt.Sprintf("\nIts worktree %s and branch %s had nothing unmerged and are removed.", conv.Worktree, wt.Branch)
+	return fmt.Sprintf("\nIts worktree %s and branch %s had nothing unmerged and are removed.", conv.Shown(conv.Worktree), wt.Branch)
 }

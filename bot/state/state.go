@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,11 +97,15 @@ func Take(convs *core.Conversations) Snapshot {
 }
 
 type entry struct {
-	Platform    string    `json:"platform"`
-	User        string    `json:"user,omitempty"`
-	Channel     string    `json:"channel,omitempty"`
-	Thread      string    `json:"thread,omitempty"`
-	Plugin      string    `json:"plugin"`
+	Platform string `json:"platform"`
+	User     string `json:"user,omitempty"`
+	Channel  string `json:"channel,omitempty"`
+	Thread   string `json:"thread,omitempty"`
+	Plugin   string `json:"plugin"`
+	// Runner is the runner the conversation works on; Workdir, Worktree
+	// and Repo are paths there. A file written before there was a runner
+	// field kept them as "runner:path" (see oldForm).
+	Runner      string    `json:"runner,omitempty"`
 	Workdir     string    `json:"workdir"`
 	ResumeToken string    `json:"resume_token,omitempty"`
 	Started     time.Time `json:"started"`
@@ -149,9 +154,9 @@ func Decode(data []byte) (Snapshot, error) {
 		}
 		out = append(out, core.Entry{
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
-			Conversation: core.Conversation{Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
+			Conversation: oldForm(core.Conversation{Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
 				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools,
-				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: e.Spent.orZero()},
+				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: e.Spent.orZero()}),
 		})
 	}
 	var owners []core.SessionOwner
@@ -181,6 +186,20 @@ func Decode(data []byte) (Snapshot, error) {
 	return Snapshot{Conversations: out, Owners: owners, Spend: spends, Schedules: schedules}, nil
 }
 
+// oldForm converts a conversation on a runner saved before there was a
+// runner field, its paths "runner:path", to the runner and plain paths.
+// A path here is absolute, so never of that form.
+func oldForm(c core.Conversation) core.Conversation {
+	runner, workdir, ok := core.SplitRunner(c.Workdir)
+	if c.Runner != "" || !ok {
+		return c
+	}
+	c.Runner, c.Workdir = runner, workdir
+	c.Worktree = strings.TrimPrefix(c.Worktree, runner+":")
+	c.Repo = strings.TrimPrefix(c.Repo, runner+":")
+	return c
+}
+
 // Encode returns a state file's contents for a snapshot.
 func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 	f := file{Version: version, Saved: saved.UTC(), Conversations: make([]entry, 0, len(snap.Conversations))}
@@ -202,7 +221,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 	for _, e := range snap.Conversations {
 		f.Conversations = append(f.Conversations, entry{
 			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
-			Plugin: e.Plugin, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
+			Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
 			AllowedTools: e.AllowedTools, Model: e.Model, Mode: e.Mode, Approvals: e.Approvals,
 			Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: spendOrNil(e.Spent),
 		})

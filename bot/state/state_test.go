@@ -191,3 +191,46 @@ func TestLoadAScheduleThatSavedAnAdmission(t *testing.T) {
 		t.Errorf("schedules (-want +got):\n%s", diff)
 	}
 }
+
+// A state file written before conversations had a runner field kept a
+// conversation on a runner as "runner:path" in its paths: it loads as the
+// runner and plain paths, is saved in the new form, and a conversation
+// here is left as it was (issue 28).
+func TestLoadRunnerConversationsOfTheOldForm(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	old := `{"version":1,"saved":"2026-01-02T03:04:05Z","conversations":[` +
+		`{"platform":"discord","user":"42","channel":"c1","plugin":"claude","workdir":"box2:/src/app/.jakebot/worktrees/fix/sub",` +
+		`"resume_token":"0b7e","started":"2026-01-02T03:00:00Z","last_used":"2026-01-02T03:01:00Z",` +
+		`"worktree":"box2:/src/app/.jakebot/worktrees/fix","branch":"jakebot/fix","repo":"box2:/src/app"},` +
+		`{"platform":"slack","channel":"C9","plugin":"codex","workdir":"/srv/a:b","started":"2026-01-02T03:00:00Z","last_used":"2026-01-02T03:00:00Z"}]}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	want := []core.Entry{
+		{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"},
+			Conversation: core.Conversation{Plugin: "claude", Runner: "box2", Workdir: "/src/app/.jakebot/worktrees/fix/sub", ResumeToken: "0b7e",
+				Started: at, LastUsed: at.Add(time.Minute), Worktree: "/src/app/.jakebot/worktrees/fix", Branch: "jakebot/fix", Repo: "/src/app"}},
+		{Key: core.ConversationKey{Platform: "slack", Channel: "C9"},
+			Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/a:b", Started: at, LastUsed: at}},
+	}
+	snap := state.Load(path, nil)
+	if diff := cmp.Diff(want, snap.Conversations); diff != "" {
+		t.Fatalf("conversations (-want +got):\n%s", diff)
+	}
+	data, err := state.Encode(snap, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"runner": "box2"`) || strings.Contains(string(data), "box2:") {
+		t.Errorf("saved again as:\n%s", data)
+	}
+	again, err := state.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, again.Conversations); diff != "" {
+		t.Errorf("conversations saved and loaded again (-want +got):\n%s", diff)
+	}
+}

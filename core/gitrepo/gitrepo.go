@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -31,10 +30,26 @@ const timeout = time.Minute
 var ErrNotARepo = errors.New("not in a git repository")
 
 // Refusal is an expected reason not to do something (a conflict, pending
-// changes, a name taken): its message is meant for the user.
-type Refusal struct{ Msg string }
+// changes, a name taken, a path outside the roots): its message is meant
+// for the user. Err, if set, is its cause, for errors.Is.
+type Refusal struct {
+	Msg string
+	Err error
+}
 
 func (r *Refusal) Error() string { return r.Msg }
+
+func (r *Refusal) Unwrap() error { return r.Err }
+
+// Git runs git for the bot. Its zero value lets git look for a
+// repository in every folder above the one it runs in.
+type Git struct {
+	// Ceiling lists folders git never climbs into looking for a
+	// repository (GIT_CEILING_DIRECTORIES): the folders just above the
+	// user's roots, so that a home or a monorepo kept in git above them
+	// is not taken for the workdir's repository.
+	Ceiling []string
+}
 
 func refuse(format string, args ...any) error { return &Refusal{Msg: fmt.Sprintf(format, args...)} }
 
@@ -60,10 +75,10 @@ func lock(repo string) func() {
 // git runs git in dir and returns its standard output. An error carries
 // git's own message. Nothing the repository configures runs (see
 // hardened).
-func git(ctx context.Context, dir string, args ...string) (string, error) {
+func (g Git) git(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	env, err := hardened(ctx, dir)
+	env, err := g.hardened(ctx, dir)
 	if err != nil {
 		return "", err
 	}
@@ -85,32 +100,46 @@ func runGit(ctx context.Context, dir string, env []string, args ...string) (stri
 	return out.String(), nil
 }
 
-// Top returns the top of the worktree holding dir, and the repository's
-// main worktree (the same for a plain checkout).
-func Top(ctx context.Context, dir string) (top, main string, err error) {
-	out, err := git(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+// Repo is where a repository is, as git finds it from a folder.
+type Repo struct {
+	// Top is the top of the worktree holding the folder; Main the
+	// repository's main worktree (Top for a plain checkout); Common the
+	// folder of what its worktrees share (the main worktree's .git).
+	Top, Main, Common string
+}
+
+// Where finds the repository holding dir.
+func (g Git) Where(ctx context.Context, dir string) (Repo, error) {
+	out, err := g.git(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
-			return "", "", ErrNotARepo
+			return Repo{}, ErrNotARepo
 		}
-		return "", "", err
+		return Repo{}, err
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 {
-		return "", "", fmt.Errorf("git rev-parse: unexpected output %q", out)
+		return Repo{}, fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
-	top, common := lines[0], filepath.Clean(lines[1])
-	main = filepath.Dir(common)
-	if filepath.Base(common) != ".git" {
-		main = top // a bare or unusual layout: treat the checkout as its own
+	r := Repo{Top: lines[0], Common: filepath.Clean(lines[1])}
+	r.Main = filepath.Dir(r.Common)
+	if filepath.Base(r.Common) != ".git" {
+		r.Main = r.Top // a bare or unusual layout: treat the checkout as its own
 	}
-	return top, main, nil
+	return r, nil
+}
+
+// Top returns the top of the worktree holding dir, and the repository's
+// main worktree (the same for a plain checkout).
+func (g Git) Top(ctx context.Context, dir string) (top, main string, err error) {
+	r, err := g.Where(ctx, dir)
+	return r.Top, r.Main, err
 }
 
 // Branch returns the branch checked out in dir's worktree, and an error
 // when it is on none (a detached HEAD).
-func Branch(ctx context.Context, dir string) (string, error) {
-	out, err := git(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD")
+func (g Git) Branch(ctx context.Context, dir string) (string, error) {
+	out, err := g.git(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD")
 	if err != nil {
 		return "", fmt.Errorf("%s is on no branch: %w", dir, err)
 	}
@@ -134,25 +163,25 @@ func CheckName(name string) error {
 // in parent/<name>; an empty parent means <repository>/.jakebot/worktrees,
 // which is added to the repository's info/exclude. The returned workdir
 // is dir's folder in the new worktree.
-func Create(ctx context.Context, dir, name, parent string) (wt Worktree, workdir string, err error) {
+func (g Git) Create(ctx context.Context, dir, name, parent string) (wt Worktree, workdir string, err error) {
 	if err := CheckName(name); err != nil {
 		return Worktree{}, "", err
 	}
-	top, main, err := Top(ctx, dir)
+	top, main, err := g.Top(ctx, dir)
 	if err != nil {
 		return Worktree{}, "", err
 	}
 	defer lock(main)()
-	if _, err := git(ctx, main, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+	if _, err := g.git(ctx, main, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return Worktree{}, "", refuse("the repository at %s has no commit yet: commit something before starting a worktree", main)
 	}
 	branch := BranchPrefix + name
-	if _, err := git(ctx, main, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+	if _, err := g.git(ctx, main, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
 		return Worktree{}, "", refuse("branch %s already exists: pick another name, or delete it with git branch -D %s", branch, branch)
 	}
 	if parent == "" {
 		parent = filepath.Join(main, ".jakebot", "worktrees")
-		if err := exclude(ctx, main, botFolder); err != nil {
+		if err := g.exclude(ctx, main, botFolder); err != nil {
 			return Worktree{}, "", err
 		}
 	}
@@ -163,7 +192,7 @@ func Create(ctx context.Context, dir, name, parent string) (wt Worktree, workdir
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Worktree{}, "", fmt.Errorf("worktree folder: %w", err)
 	}
-	if _, err := git(ctx, top, "worktree", "add", "-b", branch, path, "HEAD"); err != nil {
+	if _, err := g.git(ctx, top, "worktree", "add", "-b", branch, path, "HEAD"); err != nil {
 		return Worktree{}, "", err
 	}
 	rel, err := filepath.Rel(top, dir)
@@ -178,8 +207,8 @@ func Create(ctx context.Context, dir, name, parent string) (wt Worktree, workdir
 }
 
 // exclude adds pattern to the repository's info/exclude unless it is there.
-func exclude(ctx context.Context, repo, pattern string) error {
-	out, err := git(ctx, repo, "rev-parse", "--git-path", "info/exclude")
+func (g Git) exclude(ctx context.Context, repo, pattern string) error {
+	out, err := g.git(ctx, repo, "rev-parse", "--git-path", "info/exclude")
 	if err != nil {
 		return err
 	}
@@ -214,8 +243,8 @@ const botFolder = ".jakebot/"
 
 // Exclude adds the bot's own folder, .jakebot/, wherever it is, to the
 // info/exclude of the repository holding dir, if there is one.
-func Exclude(ctx context.Context, dir string) error {
-	_, main, err := Top(ctx, dir)
+func (g Git) Exclude(ctx context.Context, dir string) error {
+	_, main, err := g.Top(ctx, dir)
 	if errors.Is(err, ErrNotARepo) {
 		return nil
 	}
@@ -223,7 +252,7 @@ func Exclude(ctx context.Context, dir string) error {
 		return err
 	}
 	defer lock(main)()
-	return exclude(ctx, main, botFolder)
+	return g.exclude(ctx, main, botFolder)
 }
 
 // Changes is what a conversation changed.
@@ -245,30 +274,30 @@ func (c Changes) Cut() bool { return c.PatchSize > len(c.Patch) }
 // its branch left the main worktree's branch, committed or not, new files
 // included; elsewhere, the working tree and index against HEAD (new files
 // are listed by name: git does not diff what it does not track).
-func Diff(ctx context.Context, dir string, wt *Worktree) (Changes, error) {
+func (g Git) Diff(ctx context.Context, dir string, wt *Worktree) (Changes, error) {
 	if wt != nil {
 		defer lock(wt.Main)()
-		base, err := branchPoint(ctx, *wt)
+		base, err := g.branchPoint(ctx, *wt)
 		if err != nil {
 			return Changes{}, err
 		}
 		// Intent-to-add puts new files in the diff; the worktree is the
 		// conversation's own, so its index may change.
-		if _, err := git(ctx, wt.Path, "add", "--intent-to-add", "--all"); err != nil {
+		if _, err := g.git(ctx, wt.Path, "add", "--intent-to-add", "--all"); err != nil {
 			return Changes{}, err
 		}
-		return diff(ctx, wt.Path, base, wt.Branch+"'s branch point")
+		return g.diff(ctx, wt.Path, base, wt.Branch+"'s branch point")
 	}
-	top, main, err := Top(ctx, dir)
+	top, main, err := g.Top(ctx, dir)
 	if err != nil {
 		return Changes{}, err
 	}
 	defer lock(main)()
-	c, err := diff(ctx, top, "HEAD", "HEAD")
+	c, err := g.diff(ctx, top, "HEAD", "HEAD")
 	if err != nil {
 		return Changes{}, err
 	}
-	untracked, err := git(ctx, top, "ls-files", "--others", "--exclude-standard")
+	untracked, err := g.git(ctx, top, "ls-files", "--others", "--exclude-standard")
 	if err != nil {
 		return Changes{}, err
 	}
@@ -279,12 +308,12 @@ func Diff(ctx context.Context, dir string, wt *Worktree) (Changes, error) {
 	return c, nil
 }
 
-func diff(ctx context.Context, dir, base, since string) (Changes, error) {
-	stat, err := git(ctx, dir, "diff", "--stat", "--no-color", "--no-ext-diff", "--no-textconv", base)
+func (g Git) diff(ctx context.Context, dir, base, since string) (Changes, error) {
+	stat, err := g.git(ctx, dir, "diff", noSubmodules, "--stat", "--no-color", "--no-ext-diff", "--no-textconv", base)
 	if err != nil {
 		return Changes{}, err
 	}
-	patch, err := git(ctx, dir, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base)
+	patch, err := g.git(ctx, dir, "diff", noSubmodules, "--no-color", "--no-ext-diff", "--no-textconv", base)
 	if err != nil {
 		return Changes{}, err
 	}
@@ -292,145 +321,22 @@ func diff(ctx context.Context, dir, base, since string) (Changes, error) {
 }
 
 // branchPoint is where wt's branch and the main worktree's HEAD last met.
-func branchPoint(ctx context.Context, wt Worktree) (string, error) {
-	out, err := git(ctx, wt.Main, "merge-base", "HEAD", wt.Branch)
+func (g Git) branchPoint(ctx context.Context, wt Worktree) (string, error) {
+	out, err := g.git(ctx, wt.Main, "merge-base", "HEAD", wt.Branch)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(out), nil
 }
 
-// Merge commits what is pending in wt (with message) and merges its
-// branch into the branch checked out in the main worktree. It changes
-// nothing, and says why, when the main worktree has uncommitted changes
-// or is not on a branch, or when the merge would conflict or overwrite
-// files the main worktree does not track.
-func Merge(ctx context.Context, wt Worktree, message string) (string, error) {
-	defer lock(wt.Main)()
-	target, err := git(ctx, wt.Main, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil {
-		return "", refuse("the main worktree %s is not on a branch (detached HEAD): check one out to merge into", wt.Main)
-	}
-	target = strings.TrimSpace(target)
-	if dirty, err := pending(ctx, wt.Main, false); err != nil {
-		return "", err
-	} else if len(dirty) > 0 {
-		return "", refuse("the main worktree %s has uncommitted changes in %s: commit or stash them, then /merge again", wt.Main, strings.Join(dirty, ", "))
-	}
-	// What is pending becomes a commit nothing points to yet: the branch
-	// moves to it only once the merge is known to go through.
-	tip, unstage, err := pendingCommit(ctx, wt, message)
-	if err != nil {
-		return "", err
-	}
-	ahead, err := git(ctx, wt.Main, "rev-list", "--count", "HEAD.."+tip)
-	if err != nil {
-		unstage()
-		return "", err
-	}
-	if strings.TrimSpace(ahead) == "0" {
-		unstage()
-		return "Nothing to merge: " + wt.Branch + " has nothing " + target + " lacks.", nil
-	}
-	if err := checkMerge(ctx, wt, target, tip); err != nil {
-		unstage()
-		return "", err
-	}
-	if tip != wt.Branch {
-		if _, err := git(ctx, wt.Path, "reset", "-q", "--soft", tip); err != nil {
-			return "", err
-		}
-	}
-	if _, err := git(ctx, wt.Main, "merge", "--no-ff", "-m", "Merge "+wt.Branch+": "+message, wt.Branch); err != nil {
-		_, _ = git(ctx, wt.Main, "merge", "--abort")
-		return "", err
-	}
-	stat, _ := git(ctx, wt.Main, "diff", "--shortstat", "--no-ext-diff", "--no-textconv", "HEAD^1", "HEAD")
-	return fmt.Sprintf("Merged %s into %s in %s: %s.", wt.Branch, target, wt.Main, strings.TrimSpace(stat)), nil
-}
-
-// checkMerge tries the merge of tip into the main worktree's HEAD without
-// touching either, and refuses, naming the files, one that would conflict
-// or that would overwrite files git does not track there (untracked ones,
-// which git merge refuses only once it has begun, and ignored ones, which
-// it overwrites).
-func checkMerge(ctx context.Context, wt Worktree, target, tip string) error {
-	out, err := git(ctx, wt.Main, "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", tip)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if err != nil {
-		if len(lines) > 1 {
-			return refuse("merging %s into %s would conflict in %s: nothing was changed. Resolve it in the conversation (ask the agent to merge %s into its branch), then /merge again",
-				wt.Branch, target, strings.Join(lines[1:], ", "), target)
-		}
-		return err
-	}
-	added, err := git(ctx, wt.Main, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", "HEAD", lines[0])
-	if err != nil {
-		return err
-	}
-	var inTheWay []string
-	for _, name := range strings.Split(strings.TrimRight(added, "\x00"), "\x00") {
-		if name == "" {
-			continue
-		}
-		// Something there (or a file where the path needs a folder):
-		// HEAD lacks the path and the worktree has nothing pending, so
-		// it is a file git does not track.
-		if _, err := os.Lstat(filepath.Join(wt.Main, name)); err == nil || errors.Is(err, syscall.ENOTDIR) {
-			inTheWay = append(inTheWay, name)
-		}
-	}
-	if len(inTheWay) > 0 {
-		return refuse("merging %s into %s would overwrite %s in the main worktree %s, which git does not track: nothing was changed. Move or commit them, then /merge again",
-			wt.Branch, target, strings.Join(inTheWay, ", "), wt.Main)
-	}
-	return nil
-}
-
-// pendingCommit stages everything pending in wt and, if there is
-// anything, writes it as a commit on top of wt's HEAD without moving the
-// branch. tip is that commit, or the branch when nothing is pending;
-// unstage puts the index back as it was (what the agent had staged
-// included), for a merge that does not go through.
-func pendingCommit(ctx context.Context, wt Worktree, message string) (tip string, unstage func(), err error) {
-	index, err := git(ctx, wt.Path, "write-tree")
-	if err != nil {
-		return "", nil, err
-	}
-	unstage = func() { _, _ = git(ctx, wt.Path, "read-tree", strings.TrimSpace(index)) }
-	if _, err := git(ctx, wt.Path, "add", "--all"); err != nil {
-		unstage()
-		return "", nil, err
-	}
-	if _, err := git(ctx, wt.Path, "diff", "--cached", "--quiet"); err == nil {
-		return wt.Branch, unstage, nil
-	}
-	tree, err := git(ctx, wt.Path, "write-tree")
-	if err != nil {
-		unstage()
-		return "", nil, err
-	}
-	args := []string{"commit-tree", strings.TrimSpace(tree), "-p", "HEAD", "-m", message}
-	if email, _ := git(ctx, wt.Path, "config", "user.email"); strings.TrimSpace(email) == "" {
-		// No author configured: the bot's name rather than a failure.
-		args = append([]string{"-c", "user.name=jakebot", "-c", "user.email=jakebot@localhost"}, args...)
-	}
-	commit, err := git(ctx, wt.Path, args...)
-	if err != nil {
-		unstage()
-		return "", nil, err
-	}
-	return strings.TrimSpace(commit), unstage, nil
-}
-
 // pending lists dir's files with changes not committed; untracked files
 // count only when withNew.
-func pending(ctx context.Context, dir string, withNew bool) ([]string, error) {
+func (g Git) pending(ctx context.Context, dir string, withNew bool) ([]string, error) {
 	mode := "--untracked-files=no"
 	if withNew {
 		mode = "--untracked-files=all"
 	}
-	out, err := git(ctx, dir, "status", "--porcelain", mode)
+	out, err := g.git(ctx, dir, "status", noSubmodules, "--porcelain", mode)
 	if err != nil {
 		return nil, err
 	}
@@ -447,17 +353,17 @@ func pending(ctx context.Context, dir string, withNew bool) ([]string, error) {
 // pending change, no commit the main worktree's branch lacks. Otherwise it
 // keeps both and returns a Refusal saying what is left and how to remove
 // it by hand.
-func Remove(ctx context.Context, wt Worktree) error {
+func (g Git) Remove(ctx context.Context, wt Worktree) error {
 	defer lock(wt.Main)()
 	if _, err := os.Stat(wt.Path); errors.Is(err, os.ErrNotExist) {
-		_, _ = git(ctx, wt.Main, "worktree", "prune")
+		_, _ = g.git(ctx, wt.Main, "worktree", "prune")
 		return nil
 	}
-	dirty, err := pending(ctx, wt.Path, true)
+	dirty, err := g.pending(ctx, wt.Path, true)
 	if err != nil {
 		return err
 	}
-	ahead, err := git(ctx, wt.Main, "rev-list", "--count", "HEAD.."+wt.Branch)
+	ahead, err := g.git(ctx, wt.Main, "rev-list", "--count", "HEAD.."+wt.Branch)
 	if err != nil {
 		return err
 	}
@@ -469,9 +375,9 @@ func Remove(ctx context.Context, wt Worktree) error {
 		return refuse("The worktree %s (branch %s) is kept: it has %s. /merge them first, or remove it by hand: git -C %s worktree remove --force %s && git -C %s branch -D %s",
 			wt.Path, wt.Branch, what, wt.Main, wt.Path, wt.Main, wt.Branch)
 	}
-	if _, err := git(ctx, wt.Main, "worktree", "remove", wt.Path); err != nil {
+	if _, err := g.git(ctx, wt.Main, "worktree", "remove", wt.Path); err != nil {
 		return err
 	}
-	_, err = git(ctx, wt.Main, "branch", "-d", wt.Branch)
+	_, err = g.git(ctx, wt.Main, "branch", "-d", wt.Branch)
 	return err
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/jake-bot/jake-bot/core/gitrepo"
 )
 
+// anywhere runs git with no ceiling.
+var anywhere gitrepo.Git
+
 // newRepo returns a repository with one commit of a.txt, on branch main.
 func newRepo(t *testing.T) string {
 	t.Helper()
@@ -69,7 +72,7 @@ func TestCreateDiffMergeRemove(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t)
-	wt, workdir, err := gitrepo.Create(ctx, filepath.Join(repo, "src"), "fix-1", "")
+	wt, workdir, err := anywhere.Create(ctx, filepath.Join(repo, "src"), "fix-1", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +87,7 @@ func TestCreateDiffMergeRemove(t *testing.T) {
 		t.Errorf("the main worktree shows %q after Create", out)
 	}
 	// Seen from inside the worktree, its main worktree is the repository.
-	if top, main, err := gitrepo.Top(ctx, workdir); err != nil || top != wt.Path || main != repo {
+	if top, main, err := anywhere.Top(ctx, workdir); err != nil || top != wt.Path || main != repo {
 		t.Errorf("Top(worktree) = %q, %q, %v", top, main, err)
 	}
 
@@ -93,7 +96,7 @@ func TestCreateDiffMergeRemove(t *testing.T) {
 	run(t, wt.Path, "commit", "-q", "-am", "two")
 	write(t, filepath.Join(wt.Path, "src", "main.go"), "package main\n\nfunc main() {}\n")
 	write(t, filepath.Join(wt.Path, "new.txt"), "new\n")
-	c, err := gitrepo.Diff(ctx, workdir, &wt)
+	c, err := anywhere.Diff(ctx, workdir, &wt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +111,7 @@ func TestCreateDiffMergeRemove(t *testing.T) {
 		}
 	}
 
-	msg, err := gitrepo.Merge(ctx, wt, "fix the second line")
+	msg, err := anywhere.Merge(ctx, wt, "fix the second line")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,13 +125,13 @@ func TestCreateDiffMergeRemove(t *testing.T) {
 		t.Errorf("log = %q", log)
 	}
 	// Merged: nothing left to diff, merge or keep.
-	if c, err := gitrepo.Diff(ctx, workdir, &wt); err != nil || c.Patch != "" {
+	if c, err := anywhere.Diff(ctx, workdir, &wt); err != nil || c.Patch != "" {
 		t.Errorf("Diff after the merge = %+v, %v", c, err)
 	}
-	if msg, err := gitrepo.Merge(ctx, wt, "again"); err != nil || !strings.HasPrefix(msg, "Nothing to merge") {
+	if msg, err := anywhere.Merge(ctx, wt, "again"); err != nil || !strings.HasPrefix(msg, "Nothing to merge") {
 		t.Errorf("Merge again = %q, %v", msg, err)
 	}
-	if err := gitrepo.Remove(ctx, wt); err != nil {
+	if err := anywhere.Remove(ctx, wt); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(wt.Path); !os.IsNotExist(err) {
@@ -143,7 +146,7 @@ func TestMergeRefusesAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t)
-	wt, _, err := gitrepo.Create(ctx, repo, "edit", "")
+	wt, _, err := anywhere.Create(ctx, repo, "edit", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +154,7 @@ func TestMergeRefusesAndChangesNothing(t *testing.T) {
 
 	// Uncommitted changes in the main worktree: refused, naming the file.
 	write(t, filepath.Join(repo, "src", "main.go"), "package changed\n")
-	_, err = gitrepo.Merge(ctx, wt, "edit")
+	_, err = anywhere.Merge(ctx, wt, "edit")
 	if msg := refusal(err); !strings.Contains(msg, "uncommitted changes in src/main.go") {
 		t.Fatalf("Merge with a dirty main = %v", err)
 	}
@@ -161,7 +164,7 @@ func TestMergeRefusesAndChangesNothing(t *testing.T) {
 	write(t, filepath.Join(repo, "a.txt"), "one\nfrom main\nthree\n")
 	run(t, repo, "commit", "-q", "-am", "main's edit")
 	head := run(t, repo, "rev-parse", "HEAD")
-	_, err = gitrepo.Merge(ctx, wt, "edit")
+	_, err = anywhere.Merge(ctx, wt, "edit")
 	if msg := refusal(err); !strings.Contains(msg, "would conflict in a.txt") {
 		t.Fatalf("conflicting Merge = %v", err)
 	}
@@ -176,7 +179,7 @@ func TestMergeRefusesAndChangesNothing(t *testing.T) {
 	if out := run(t, wt.Path, "status", "--porcelain"); out != " M a.txt\n" {
 		t.Errorf("worktree status %q after a refused merge, want a.txt pending", out)
 	}
-	err = gitrepo.Remove(ctx, wt)
+	err = anywhere.Remove(ctx, wt)
 	if msg := refusal(err); !strings.Contains(msg, "is kept: it has 1 changed files not committed and 0 commits not merged") ||
 		!strings.Contains(msg, "worktree remove --force") {
 		t.Fatalf("Remove = %v", err)
@@ -190,7 +193,7 @@ func TestCreateRefuses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t)
-	if _, _, err := gitrepo.Create(ctx, repo, "x", ""); err != nil {
+	if _, _, err := anywhere.Create(ctx, repo, "x", ""); err != nil {
 		t.Fatal(err)
 	}
 	plain := t.TempDir()
@@ -202,11 +205,11 @@ func TestCreateRefuses(t *testing.T) {
 		{repo, "-rf", "is not a worktree name"},
 		{empty, "y", "has no commit yet"},
 	} {
-		if _, _, err := gitrepo.Create(ctx, tc.dir, tc.name, ""); !strings.Contains(refusal(err), tc.want) {
+		if _, _, err := anywhere.Create(ctx, tc.dir, tc.name, ""); !strings.Contains(refusal(err), tc.want) {
 			t.Errorf("Create(%s) = %v, want a refusal with %q", tc.name, err, tc.want)
 		}
 	}
-	if _, _, err := gitrepo.Create(ctx, plain, "z", ""); !errors.Is(err, gitrepo.ErrNotARepo) {
+	if _, _, err := anywhere.Create(ctx, plain, "z", ""); !errors.Is(err, gitrepo.ErrNotARepo) {
 		t.Errorf("Create outside a repository = %v, want ErrNotARepo", err)
 	}
 }
@@ -215,7 +218,7 @@ func TestWorktreeDirElsewhere(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
 	parent := filepath.Join(t.TempDir(), "trees")
-	wt, workdir, err := gitrepo.Create(context.Background(), repo, "away", parent)
+	wt, workdir, err := anywhere.Create(context.Background(), repo, "away", parent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +235,7 @@ func TestDiffOfAPlainCheckout(t *testing.T) {
 	repo := newRepo(t)
 	write(t, filepath.Join(repo, "a.txt"), "one\n")
 	write(t, filepath.Join(repo, "untracked.txt"), "?\n")
-	c, err := gitrepo.Diff(context.Background(), filepath.Join(repo, "src"), nil)
+	c, err := anywhere.Diff(context.Background(), filepath.Join(repo, "src"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func TestMergeRefusesToOverwriteUntrackedFiles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := newRepo(t)
-	wt, _, err := gitrepo.Create(ctx, repo, "add", "")
+	wt, _, err := anywhere.Create(ctx, repo, "add", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +273,7 @@ func TestMergeRefusesToOverwriteUntrackedFiles(t *testing.T) {
 	branch := run(t, repo, "rev-parse", wt.Branch)
 	head := run(t, repo, "rev-parse", "HEAD")
 
-	_, err = gitrepo.Merge(ctx, wt, "add files")
+	_, err = anywhere.Merge(ctx, wt, "add files")
 	msg := refusal(err)
 	if !strings.Contains(msg, "would overwrite .env, b.txt, docs/guide.md in the main worktree "+repo+", which git does not track: nothing was changed") {
 		t.Fatalf("Merge over untracked files = %v", err)
@@ -293,7 +296,7 @@ func TestMergeRefusesToOverwriteUntrackedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := gitrepo.Merge(ctx, wt, "add files"); err != nil {
+	if _, err := anywhere.Merge(ctx, wt, "add files"); err != nil {
 		t.Fatalf("Merge once the way is clear: %v", err)
 	}
 	if got := read(t, filepath.Join(repo, "docs", "guide.md")); got != "from the worktree\n" {

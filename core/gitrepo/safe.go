@@ -27,13 +27,27 @@ var safeConfig = []string{
 	"gc.auto", "0",
 	"maintenance.auto", "false",
 	"protocol.allow", "never",
+	// A submodule is a repository of its own, with its own config and
+	// attributes, which the settings here do not reach: git diff and git
+	// status would start git inside it, and run its filters. The bot
+	// never looks into one (its diffs and statuses also pass
+	// --ignore-submodules=all, which status needs).
+	"diff.ignoreSubmodules", "all",
+	"status.submoduleSummary", "false",
+	"submodule.recurse", "false",
 }
+
+// noSubmodules is passed to every git diff and git status the bot runs.
+const noSubmodules = "--ignore-submodules=all"
 
 // hardened returns the environment of a git command in dir: the bot's,
 // with safeConfig and driverConfig given as command-line configuration,
-// which wins over every file's.
-func hardened(ctx context.Context, dir string) ([]string, error) {
+// which wins over every file's, and g's ceiling.
+func (g Git) hardened(ctx context.Context, dir string) ([]string, error) {
 	base := append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no")
+	if len(g.Ceiling) > 0 {
+		base = append(base, "GIT_CEILING_DIRECTORIES="+strings.Join(g.Ceiling, string(os.PathListSeparator)))
+	}
 	drivers, err := runGit(ctx, dir, withConfig(base, safeConfig), "config", "--name-only", "--get-regexp", `^(filter|merge)\..+\.(clean|smudge|process|driver)$`)
 	if err != nil && !isExit(err, 1) { // 1: no such key
 		return nil, err

@@ -2,6 +2,7 @@ package gitrepo_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func plantedWorktree(t *testing.T) (repo, ran string, wt gitrepo.Worktree, workd
 	t.Helper()
 	repo = newRepo(t)
 	ran = plant(t, repo)
-	wt, workdir, err := gitrepo.Create(context.Background(), repo, "w", "")
+	wt, workdir, err := anywhere.Create(context.Background(), repo, "w", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,23 +96,23 @@ func TestGitRunsNothingTheRepositoryPlants(t *testing.T) {
 	repo, ran, wt, workdir := plantedWorktree(t)
 	write(t, filepath.Join(workdir, "a.txt"), "one\ntwo\nthree\nfour\n")
 	write(t, filepath.Join(workdir, "new.txt"), "new\n")
-	c, err := gitrepo.Diff(ctx, workdir, &wt)
+	c, err := anywhere.Diff(ctx, workdir, &wt)
 	if err != nil || !strings.Contains(c.Patch, "+four") || !strings.Contains(c.Patch, "+new") {
 		t.Fatalf("Diff in the worktree = %+v, %v", c, err)
 	}
 	write(t, filepath.Join(repo, "b.txt"), "untracked\n")
-	if c, err := gitrepo.Diff(ctx, repo, nil); err != nil || !strings.Contains(c.Stat, "b.txt") {
+	if c, err := anywhere.Diff(ctx, repo, nil); err != nil || !strings.Contains(c.Stat, "b.txt") {
 		t.Fatalf("Diff in the main worktree = %+v, %v", c, err)
 	}
 	os.Remove(filepath.Join(repo, "b.txt"))
-	msg, err := gitrepo.Merge(ctx, wt, "four and new")
+	msg, err := anywhere.Merge(ctx, wt, "four and new")
 	if err != nil || !strings.HasPrefix(msg, "Merged jakebot/w into main") {
 		t.Fatalf("Merge = %q, %v", msg, err)
 	}
 	if got := read(t, filepath.Join(repo, "a.txt")); got != "one\ntwo\nthree\nfour\n" {
 		t.Errorf("merged a.txt = %q", got)
 	}
-	if err := gitrepo.Remove(ctx, wt); err != nil {
+	if err := anywhere.Remove(ctx, wt); err != nil {
 		t.Fatal(err)
 	}
 	if names := ranAny(t, ran); len(names) != 0 {
@@ -128,11 +129,55 @@ func TestMergeRunsNoMergeDriver(t *testing.T) {
 	write(t, filepath.Join(repo, "a.txt"), "main\none\ntwo\nthree\n")
 	run(t, repo, "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false", "-c", "core.fsmonitor=false", "-c", "filter.agent.clean=", "-c", "filter.agent.required=false", "commit", "-q", "-am", "main")
 	clear(t, ran)
-	_, err := gitrepo.Merge(context.Background(), wt, "branch")
+	_, err := anywhere.Merge(context.Background(), wt, "branch")
 	if !strings.Contains(refusal(err), "would conflict in a.txt") {
 		t.Errorf("Merge = %v, want a conflict", err)
 	}
 	if names := ranAny(t, ran); len(names) != 0 {
 		t.Errorf("git ran the repository's own programs: %v", names)
+	}
+}
+
+// A submodule is a repository of its own, whose config and attributes
+// the bot's settings do not reach: /diff and /merge's checks of the main
+// worktree do not look into it, so its filter does not run (issue 34).
+func TestSubmodulesRunNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, sub := newRepo(t), newRepo(t)
+	run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+	run(t, repo, "commit", "-q", "-m", "sub")
+	wt, _, err := anywhere.Create(ctx, repo, "w", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(t.TempDir(), "filter-ran")
+	run(t, filepath.Join(repo, "sub"), "config", "filter.x.clean", "touch '"+ran+"'; cat")
+	write(t, filepath.Join(repo, "sub", ".gitattributes"), "* filter=x\n")
+	write(t, filepath.Join(repo, "sub", "a.txt"), "changed in the submodule\n")
+	if _, err := anywhere.Diff(ctx, repo, nil); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt.Path, "b.txt"), "b\n")
+	if _, err := anywhere.Merge(ctx, wt, "b"); err != nil && refusal(err) == "" {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the submodule's filter ran")
+	}
+}
+
+// Git looks for a workdir's repository no higher than the ceiling: a
+// repository above it is not the workdir's (issue 34).
+func TestCeiling(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	dir := filepath.Join(repo, "src")
+	if _, _, err := anywhere.Top(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := gitrepo.Git{Ceiling: []string{repo}}.Top(context.Background(), dir)
+	if !errors.Is(err, gitrepo.ErrNotARepo) {
+		t.Errorf("Top below the ceiling = %v, want ErrNotARepo", err)
 	}
 }

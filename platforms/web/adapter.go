@@ -113,7 +113,7 @@ func (a *Adapter) restore() {
 		}
 		a.store.restore(e.Key.Channel, fmt.Sprintf("%s in %s", e.Plugin, filepath.Base(e.Workdir)),
 			fmt.Sprintf("jakebot restarted. This %s conversation in %s continues where it was (last used %s); "+
-				"the page did not keep its messages, the CLI's session has them.", e.Plugin, e.Workdir, e.LastUsed.UTC().Format("2006-01-02 15:04 MST")))
+				"the page did not keep its messages, the CLI's session has them.", e.Plugin, e.Shown(e.Workdir), e.LastUsed.UTC().Format("2006-01-02 15:04 MST")))
 	}
 }
 

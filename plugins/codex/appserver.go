@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -201,8 +202,24 @@ func (s *appServer) steer(st core.Steering) error {
 		s.mu.Unlock()
 		return err
 	}
-	return <-answer
+	// The server answers at once; the bound keeps a hung one from holding
+	// the chat's next messages (a /stop among them) until the turn ends.
+	// Unanswered, the message waits for the next turn.
+	timeout := time.NewTimer(steerWait)
+	defer timeout.Stop()
+	select {
+	case err := <-answer:
+		return err
+	case <-timeout.C:
+		s.mu.Lock()
+		delete(s.steers, id)
+		s.mu.Unlock()
+		return fmt.Errorf("%w: Codex did not answer within %s", core.ErrNotTaken, steerWait)
+	}
 }
+
+// steerWait bounds the wait for the app-server's answer to a steer.
+const steerWait = 10 * time.Second
 
 // steered takes the server's answer to a steer; it reports whether m was
 // one.

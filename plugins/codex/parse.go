@@ -40,8 +40,6 @@ type Parser struct {
 	planDeltas map[string]bool
 	// streamed remembers agent messages the app-server streamed in deltas.
 	streamed map[string]bool
-	// changes are the file changes shown, for Patched.
-	changes []*item
 	// denied are the calls declined (by the chat's answer).
 	denied display.Denials
 }
@@ -219,45 +217,8 @@ func (p *Parser) fileChange(it *item, completed bool) {
 			Text: strings.Join(paths, ", "), Status: core.ToolFailed, Detail: it.Status})
 		return
 	}
-	p.changes = append(p.changes, it)
 	for i, c := range it.Changes {
 		p.block(p.fileChangeBlock(it, i, c))
-	}
-}
-
-// needsDiffs reports whether a file change was shown without its diff.
-func (p *Parser) needsDiffs() bool {
-	for _, it := range p.changes {
-		for _, c := range it.Changes {
-			if c.Diff == "" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// Patched shows again, with their diffs, the file changes the turn showed
-// without, from recorded: every file change of the thread as Codex
-// recorded it, in order, this turn's last. A change recorded otherwise
-// than shown is left as it was.
-func (p *Parser) Patched(recorded [][]change) {
-	base := len(recorded) - len(p.changes)
-	if base < 0 {
-		return
-	}
-	for i, it := range p.changes {
-		for j, c := range it.Changes {
-			if c.Diff != "" {
-				continue
-			}
-			for _, r := range recorded[base+i] {
-				if r.Path == c.Path && r.Kind == c.Kind && r.Diff != "" {
-					it.Changes[j] = r
-					p.block(p.fileChangeBlock(it, j, r))
-				}
-			}
-		}
 	}
 }
 

@@ -1,10 +1,8 @@
 package codex_test
 
 import (
-	"bytes"
 	"flag"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -31,23 +29,4 @@ func TestParseGolden(t *testing.T) { recordings.Goldens(t, *update) }
 
 func FuzzReadStream(f *testing.F) {
 	recordings.Fuzz(f, []byte(`{"method":"item/completed","params":{"item":null}}`+"\n"+`{"id":3,"error":{"code":1,"message":"x"}}`))
-}
-
-// The recorded `codex exec --json` turn that adds, changes and deletes a
-// file shows its diffs once the thread's recorded rollout is read, as
-// Run does at the end of the turn.
-func TestPatchedFromRollout(t *testing.T) {
-	t.Parallel()
-	stream, err := os.ReadFile("../../testdata/codex/patch.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []core.Event
-	p := codex.NewParser(func(ev core.Event) { events = append(events, ev) })
-	p.Workdir = plugintest.RecordedWorkdir
-	for _, line := range bytes.Split(stream, []byte("\n")) {
-		p.Line(line)
-	}
-	p.Patched(codex.RecordedChanges("../../testdata/codex/rollouts/patch.jsonl"))
-	plugintest.Golden(t, "testdata/patch_diffs.golden", plugintest.FormatEvents(events), *update)
 }

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"cmp"
 	"context"
 	"log/slog"
 	"regexp"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
-	"github.com/jake-bot/jake-bot/plugins/internal/images"
 )
 
 // Config configures the plugin; the bot fills it from the environment.
@@ -17,14 +15,14 @@ type Config struct {
 	// Settings are CODEX_BIN (by default codex), CODEX_ARGS and
 	// CODEX_MODEL, and the CLI's environment.
 	cliproc.Settings `envPrefix:"CODEX_"`
-	// Sandbox is exec's --sandbox: read-only, workspace-write or
-	// danger-full-access. exec never asks for approval, so read-only
-	// would make every edit fail.
+	// Sandbox is the thread's sandbox: read-only, workspace-write or
+	// danger-full-access. Where the chat approves nothing (APPROVALS=auto)
+	// the policy is never, so read-only would make every edit fail.
 	Sandbox string `env:"CODEX_SANDBOX" envDefault:"workspace-write"`
 	// ApprovalPolicy is the app-server's approvalPolicy when the chat
 	// answers questions (APPROVALS=ask): untrusted asks before every
 	// command not known to be read-only, on-request when the model wants
-	// to leave the sandbox, never asks nothing.
+	// to leave the sandbox, never asks nothing. Otherwise it is never.
 	ApprovalPolicy string `env:"CODEX_APPROVAL_POLICY" envDefault:"untrusted"`
 	// Home is where Codex keeps its state; empty means $CODEX_HOME, else
 	// ~/.codex.
@@ -69,27 +67,6 @@ func (p *Plugin) Modes() []core.Mode {
 	}
 }
 
-// Args returns the CLI's arguments for a turn: `exec` with its options,
-// then `resume <thread id>` for a later turn, then the prompt after "--"
-// so that a message starting with a dash is never read as a flag. The
-// router keeps workdirs inside the allowed roots, so the git check is
-// skipped.
-func (p *Plugin) Args(t core.Turn) []string {
-	args := []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", cmp.Or(t.Mode, p.cfg.Sandbox)}
-	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
-		args = append(args, "--model", model)
-	}
-	args = append(args, p.cfg.Args...)
-	if t.ResumeToken != "" {
-		args = append(args, "resume", t.ResumeToken)
-	}
-	for _, img := range images.Load(t.Images) {
-		// One value per flag: --image takes several, and would read on.
-		args = append(args, "--image="+img.Path)
-	}
-	return append(args, "--", t.Prompt)
-}
-
 // Run runs one turn of Codex through `codex app-server`: its approval
 // requests become questions when the chat answers them (APPROVALS=ask;
 // otherwise its policy is never, and the sandbox alone decides), messages
@@ -112,15 +89,6 @@ func (p *Plugin) approvalPolicy(t core.Turn) string {
 		return p.cfg.ApprovalPolicy
 	}
 	return "never"
-}
-
-// exec reads a turn of `codex exec --json`.
-func (p *Plugin) exec(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
-	return func(link *cliproc.Link) cliproc.Protocol {
-		parser := NewParser(link.Emit)
-		parser.Workdir, parser.Model = t.Workdir, cmp.Or(t.Model, p.cfg.Model)
-		return execTurn{Parser: parser, p: p}
-	}
 }
 
 // noise matches stderr lines Codex prints on every run.

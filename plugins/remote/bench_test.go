@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/workspace"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 	"github.com/jake-bot/jake-bot/plugins/remote"
@@ -146,7 +147,7 @@ func hop(b *testing.B, plugin core.Plugin, dir string) *remote.Gateway {
 	b.Cleanup(gw.Close)
 	reg, _ := core.NewRegistry(plugin)
 	roots, _ := core.NewRoots([]string{dir})
-	r, err := remote.NewRunner(connect(b, url, remote.RunnerInbox("box2")), remote.RunnerConfig{Name: "box2", Plugins: reg, Roots: roots, Interval: time.Second})
+	r, err := remote.NewRunner(connect(b, url, remote.RunnerInbox("box2")), remote.RunnerConfig{Name: "box2", Plugins: reg, Workspace: workspace.Machine{Roots: roots}, Interval: time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
 // AnnounceInterval is how often a runner says it is there; a gateway
@@ -29,23 +30,21 @@ type RunnerConfig struct {
 	// Name is what the runner answers to (box2 in "box2:~/src").
 	Name    string
 	Plugins *core.Registry
-	// Roots bound every workdir. Users other than the gateway's admins
-	// work only in the root holding DefaultWorkdir (else the first), as
-	// on the gateway's own machine.
-	Roots          core.Roots
-	DefaultWorkdir string
+	// Workspace is the folders here: its roots bound every workdir.
+	// Users other than the gateway's admins work only in the root
+	// holding its DefaultWorkdir (else the first), as on the gateway's
+	// own machine.
+	Workspace workspace.Machine
 	// AllowBypassModes lets users other than admins run turns in a mode
 	// in which tools run with nobody approving them.
 	AllowBypassModes bool
 	// Redactor blanks the runner's own secrets out of everything it
 	// sends: a CLI printing the runner's API key does not reach the chat.
 	Redactor *core.Redactor
-	// WorktreeDir is where conversations' worktrees go (WORKTREE_DIR);
-	// empty is each repository's .jakebot/worktrees.
-	WorktreeDir string
-	// MaxUpload bounds the files sent with one message, together;
-	// zero is core.DefaultAttachmentMaxBytes.
-	MaxUpload int64
+	// AttachmentMaxBytes bounds the files sent with one message,
+	// together, and a file /file reads; zero is
+	// core.DefaultAttachmentMaxBytes.
+	AttachmentMaxBytes int64
 	// Interval is how often it announces itself; zero is
 	// AnnounceInterval.
 	Interval time.Duration
@@ -94,8 +93,8 @@ func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
 	if cfg.Interval <= 0 {
 		cfg.Interval = AnnounceInterval
 	}
-	if cfg.MaxUpload <= 0 {
-		cfg.MaxUpload = core.DefaultAttachmentMaxBytes
+	if cfg.AttachmentMaxBytes <= 0 {
+		cfg.AttachmentMaxBytes = core.DefaultAttachmentMaxBytes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -140,7 +139,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err := r.nc.Flush(); err != nil {
 		return fmt.Errorf("runner: %w", err)
 	}
-	r.logger.Info("runner serving", "plugins", r.cfg.Plugins.IDs(), "roots", []string(r.cfg.Roots))
+	r.logger.Info("runner serving", "plugins", r.cfg.Plugins.IDs(), "roots", []string(r.cfg.Workspace.Roots))
 	tick := time.NewTicker(r.cfg.Interval)
 	defer tick.Stop()
 	for {
@@ -158,7 +157,7 @@ func (r *Runner) Run(ctx context.Context) error {
 
 func (r *Runner) announce() {
 	a := Announcement{Name: r.cfg.Name, Instance: r.instance, Roots: r.userRoots(false)}
-	for _, root := range r.cfg.Roots {
+	for _, root := range r.cfg.Workspace.Roots {
 		if root != a.Roots[0] {
 			a.Roots = append(a.Roots, root)
 		}
@@ -179,26 +178,31 @@ func (r *Runner) announce() {
 	}
 }
 
-// userRoots are the roots a user may work in here.
-func (r *Runner) userRoots(admin bool) core.Roots {
-	return core.UserRoots(r.cfg.Roots, r.cfg.DefaultWorkdir, admin)
+// space is what a user may reach of the folders here.
+func (r *Runner) space(admin bool) workspace.Space {
+	return r.cfg.Workspace.For(admin)
 }
+
+// userRoots are the roots a user may work in here.
+func (r *Runner) userRoots(admin bool) core.Roots { return r.space(admin).Roots }
 
 // workdir resolves path inside the roots the user may work in here.
 func (r *Runner) workdir(path string, admin bool) (string, error) {
-	roots := r.userRoots(admin)
+	s := r.space(admin)
 	base := ""
-	if roots.Contains(r.cfg.DefaultWorkdir) {
-		base = r.cfg.DefaultWorkdir
+	if s.Roots.Contains(r.cfg.Workspace.DefaultWorkdir) {
+		base = r.cfg.Workspace.DefaultWorkdir
 	}
-	wd, err := roots.Resolve(path, base)
-	if err == nil {
-		return wd, nil
+	wd, err := s.Resolve(path, base)
+	return wd, r.workError(err)
+}
+
+// workError is core.WorkError, saying where.
+func (r *Runner) workError(err error) error {
+	if err = core.WorkError(err); core.IsUserError(err) {
+		return &core.UserError{Msg: "on " + r.cfg.Name + ": " + core.UserMessage(err), Err: err}
 	}
-	if _, inAll := r.cfg.Roots.Resolve(path, base); inAll == nil && !admin {
-		return "", core.Errorf("on %s: workdir %q is outside %s; only admins may work in the other allowed roots", r.cfg.Name, path, roots[0])
-	}
-	return "", core.Errorf("on %s: %w", r.cfg.Name, err)
+	return err
 }
 
 func (r *Runner) resolve(m *nats.Msg) {

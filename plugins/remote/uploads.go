@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
 // An upload not heard of for uploadIdle is dropped, its partial files
@@ -28,7 +29,7 @@ const (
 // upload is the files of one message on their way to a workdir here, each
 // under a temporary name in the day's uploads folder until the commit.
 type upload struct {
-	dir     string
+	dir     *workspace.Folder
 	temps   []string // the files' temporary names
 	names   []string
 	cur     *os.File // the last file, being written
@@ -37,14 +38,15 @@ type upload struct {
 	touched time.Time
 }
 
-// drop removes the partial files.
+// drop removes the partial files, and closes the folder.
 func (u *upload) drop() {
 	if u.cur != nil {
 		u.cur.Close()
 	}
 	for _, t := range u.temps {
-		os.Remove(t)
+		u.dir.Remove(t)
 	}
+	u.dir.Close()
 }
 
 // commit gives every file its name: all, or none.
@@ -59,10 +61,10 @@ func (u *upload) commit() ([]string, error) {
 	}
 	var paths []string
 	for i, tmp := range u.temps {
-		path, err := core.PlaceUnique(tmp, u.dir, u.names[i])
+		path, err := u.dir.Place(tmp, u.names[i])
 		if err != nil {
 			for _, p := range paths {
-				os.Remove(p)
+				u.dir.Remove(filepath.Base(p))
 			}
 			return nil, fmt.Errorf("save %s: %w", u.names[i], err)
 		}
@@ -131,9 +133,10 @@ func (r *Runner) newUpload(ctx context.Context, req uploadRequest) (*upload, err
 	if err != nil {
 		return nil, err
 	}
-	dir, err := core.PrepareUploads(ctx, wd, time.Now(), r.logger)
+	now := time.Now()
+	dir, err := r.space(req.Admin).PrepareUploads(ctx, wd, core.Day(now), now, r.logger)
 	if err != nil {
-		return nil, err
+		return nil, r.workError(err)
 	}
 	return &upload{dir: dir}, nil
 }
@@ -151,18 +154,18 @@ func (r *Runner) write(u *upload, req uploadRequest) error {
 				return fmt.Errorf("save %s: %w", u.names[len(u.names)-1], err)
 			}
 		}
-		f, err := os.CreateTemp(u.dir, ".partial-*")
+		f, tmp, err := u.dir.CreateTemp()
 		u.cur = f
 		if err != nil {
 			return fmt.Errorf("save %s: %w", req.Name, err)
 		}
-		u.temps, u.names, u.written = append(u.temps, f.Name()), append(u.names, core.CleanFileName(req.Name)), 0
+		u.temps, u.names, u.written = append(u.temps, tmp), append(u.names, workspace.CleanFileName(req.Name)), 0
 	case req.File == len(u.temps)-1 && req.Offset == u.written:
 	default:
 		return fmt.Errorf("upload %s: part %d at %d out of order", req.ID, req.File, req.Offset)
 	}
-	if u.total += int64(len(req.Data)); u.total > r.cfg.MaxUpload {
-		return core.Errorf("the files are over %s's limit of %d bytes (its ATTACHMENT_MAX_BYTES): nothing was saved, and your message was not sent", r.cfg.Name, r.cfg.MaxUpload)
+	if u.total += int64(len(req.Data)); u.total > r.cfg.AttachmentMaxBytes {
+		return core.Errorf("the files are over %s's limit of %d bytes (its ATTACHMENT_MAX_BYTES): nothing was saved, and your message was not sent", r.cfg.Name, r.cfg.AttachmentMaxBytes)
 	}
 	n, err := u.cur.Write(req.Data)
 	u.written += int64(n)

@@ -38,15 +38,11 @@ func (r *Runner) diff(ctx context.Context, m *nats.Msg) {
 	var wt *gitrepo.Worktree
 	if req.Worktree != nil {
 		w := req.Worktree.worktree()
-		if err := r.checkWorktree(ctx, w, req.Admin); err != nil {
-			r.respond(m, diffReply{Error: r.wireError(err)})
-			return
-		}
 		wt = &w
 	}
-	c, err := gitrepo.Diff(ctx, wd, wt)
+	c, err := r.space(req.Admin).Diff(ctx, wd, wt)
 	if err != nil {
-		r.respond(m, diffReply{Error: r.wireError(core.GitError(err))})
+		r.respond(m, diffReply{Error: r.wireError(r.workError(err))})
 		return
 	}
 	// The summary gets a quarter of the room at most, the patch the rest.
@@ -61,7 +57,7 @@ func (r *Runner) diff(ctx context.Context, m *nats.Msg) {
 }
 
 // file answers a part of /file for a conversation here: the file checked
-// as the gateway checks its own (core.OpenWorkFile) against the user's
+// as the gateway checks its own (workspace.Space.OpenFile) against the user's
 // roots here, and refused whole if it holds one of the runner's secrets.
 func (r *Runner) file(m *nats.Msg) {
 	var req fileRequest
@@ -80,9 +76,9 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 		return fileReply{}, err
 	}
 	// The runner's own limit bounds what a request may ask for.
-	f, fi, err := core.OpenWorkFile(req.Path, wd, r.userRoots(req.Admin), min(req.Max, r.cfg.MaxUpload))
+	f, fi, err := r.space(req.Admin).OpenFile(req.Path, wd, min(req.Max, r.cfg.AttachmentMaxBytes))
 	if err != nil {
-		return fileReply{}, err
+		return fileReply{}, core.WorkError(err)
 	}
 	defer f.Close()
 	rep := fileReply{Path: f.Name(), Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
@@ -109,9 +105,10 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 	return rep, nil
 }
 
-// Diff asks runner what changed in workdir there, in worktree wt when
-// not nil.
-func (g *Gateway) Diff(ctx context.Context, runner, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
+// Diff asks the runner what changed in workdir there, in worktree wt
+// when not nil.
+func (p runnerPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
+	g, runner := p.g, p.runner
 	req := diffRequest{Workdir: workdir, Admin: admin}
 	if wt != nil {
 		w := toWireWorktree(*wt)
@@ -124,8 +121,9 @@ func (g *Gateway) Diff(ctx context.Context, runner, workdir string, wt *gitrepo.
 	return gitrepo.Changes{Stat: string(rep.Stat), Patch: string(rep.Patch), Since: rep.Since, PatchSize: rep.PatchSize}, rep.Error.err()
 }
 
-// ReadFile reads path in workdir on runner, part after part.
-func (g *Gateway) ReadFile(ctx context.Context, runner, workdir, path string, admin bool, max int64) (core.WorkFile, error) {
+// ReadFile reads path in workdir on the runner, part after part.
+func (p runnerPlace) ReadFile(ctx context.Context, workdir, path string, admin bool, max int64) (core.WorkFile, error) {
+	g, runner := p.g, p.runner
 	req := fileRequest{Workdir: workdir, Path: path, Admin: admin, Max: max}
 	var f core.WorkFile
 	for {
@@ -153,5 +151,3 @@ func (g *Gateway) ReadFile(ctx context.Context, runner, workdir, path string, ad
 		}
 	}
 }
-
-var _ core.RunnerFiles = (*Gateway)(nil)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // A conversation on a runner gets a worktree of its own there: its turns
@@ -48,6 +50,11 @@ func TestWorktreeOnARunner(t *testing.T) {
 	}
 	w.say("/resume")
 	w.expect("conversations in box2:" + app)
+	// Started again with no path, it stays on its runner.
+	w.say("/claude start box2:" + app)
+	w.expect("conversation started in box2:" + app)
+	w.say("/claude start")
+	w.expect("conversation started in box2:" + app)
 
 	plain := mkdir(t, box2.roots[0], "plain")
 	w.say("/claude start box2:" + plain + " --worktree")
@@ -97,5 +104,62 @@ func TestRunnerRefusesForgedWorktrees(t *testing.T) {
 	}
 	if out, err := exec.Command("git", "-C", feat, "status", "--porcelain").CombinedOutput(); err != nil || string(out) != "?? wip.txt\n" {
 		t.Errorf("the user's worktree was changed: %q, %v", out, err)
+	}
+}
+
+// A runner, as the gateway's own machine, uses no repository that reaches
+// outside the user's roots there: not one above the root, not one a .git
+// file names. /diff shows nothing of it, --worktree writes no branch into
+// it, an upload does not write its info/exclude (issue 34).
+func TestRunnerUsesNoGitOutsideTheRoots(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		layout func(tmp, outer string) (root, proj string)
+	}{
+		{"a repository above the root", func(tmp, outer string) (string, string) {
+			root := mkdir(t, outer, "root")
+			return root, mkdir(t, root, "proj")
+		}},
+		{"a .git file naming one outside", func(tmp, outer string) (string, string) {
+			root := mkdir(t, tmp, "root")
+			proj := mkdir(t, root, "proj")
+			writeFile(t, filepath.Join(proj, ".git"), []byte("gitdir: "+filepath.Join(outer, ".git")+"\n"))
+			return root, proj
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := tempDir(t)
+			outer := mkdir(t, tmp, "outer")
+			writeFile(t, filepath.Join(outer, "a.txt"), []byte("one\n"))
+			gitInit(t, outer)
+			writeFile(t, filepath.Join(outer, "a.txt"), []byte("the outside repository's secret\n"))
+			root, proj := tc.layout(tmp, outer)
+			w := newWorld(t)
+			box2 := w.startRunner(runnerOpts{name: "box2", roots: []string{root}, worktreeDir: filepath.Join(root, "worktrees")})
+			w.startGateway()
+			w.waitOnline("box2")
+			w.say("/claude start box2:" + proj)
+			w.expect("conversation started in box2:" + proj)
+			w.say("/diff")
+			if got := recv(t, w.gw.rec.Written(), "the /diff reply").Text; strings.Contains(got, "secret") || !strings.Contains(got, "git repository") {
+				t.Errorf("/diff = %q, want a refusal", got)
+			}
+			w.say("/claude start box2:" + proj + " --worktree w")
+			if got := recv(t, w.gw.rec.Written(), "the /start reply").Text; strings.Contains(got, "started") {
+				t.Errorf("/claude start --worktree = %q, want a refusal", got)
+			}
+			if out, _ := exec.Command("git", "-C", outer, "branch", "--list", "jakebot/*").CombinedOutput(); len(out) != 0 {
+				t.Errorf("a branch was made in the outside repository: %q", out)
+			}
+			w.say("/claude start box2:" + proj)
+			w.expect("conversation started in box2:" + proj)
+			w.gw.rec.Say(core.Message{Key: key(admin), Text: "look", Files: []core.Attachment{attachment("notes.txt", core.FileDocument, []byte("notes"))}})
+			recv(t, box2.plugin.Started(), "a turn on box2")
+			if data, _ := os.ReadFile(filepath.Join(outer, ".git", "info", "exclude")); strings.Contains(string(data), ".jakebot") {
+				t.Errorf("the outside repository's info/exclude was written: %q", data)
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/workspace"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 	"github.com/jake-bot/jake-bot/plugins/remote"
@@ -201,6 +202,8 @@ type runnerOpts struct {
 	secret   string
 	// maxUpload is its MaxUpload.
 	maxUpload int64
+	// worktreeDir is its WorktreeDir.
+	worktreeDir string
 	// nats is how it signs in.
 	nats remote.Config
 }
@@ -248,8 +251,9 @@ func (w *world) startRunner(o runnerOpts) *runner {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Roots: roots, Interval: o.interval,
-		Redactor: core.NewRedactor([]string{o.secret}), MaxUpload: o.maxUpload})
+	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Interval: o.interval,
+		Workspace: workspace.Machine{Roots: roots, WorktreeDir: o.worktreeDir},
+		Redactor:  core.NewRedactor([]string{o.secret}), AttachmentMaxBytes: o.maxUpload})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package core_test
+package workspace_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
 func TestRootsResolve(t *testing.T) {
@@ -28,7 +28,7 @@ func TestRootsResolve(t *testing.T) {
 	if err := os.WriteFile(root+"/file.txt", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	roots, err := core.NewRoots([]string{root})
+	roots, err := workspace.NewRoots([]string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRootsResolve(t *testing.T) {
 			t.Parallel()
 			got, err := roots.Resolve(tt.path, tt.base)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(core.UserMessage(err), tt.wantErr) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Resolve(%q, %q) = %q, %v; want error containing %q", tt.path, tt.base, got, err, tt.wantErr)
 				}
 				return
@@ -73,10 +73,10 @@ func TestRootsResolve(t *testing.T) {
 
 func TestNewRootsRefusesMissingRoot(t *testing.T) {
 	t.Parallel()
-	if _, err := core.NewRoots([]string{filepath.Join(t.TempDir(), "missing")}); err == nil {
+	if _, err := workspace.NewRoots([]string{filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Fatal("NewRoots with a missing root: no error")
 	}
-	if _, err := core.NewRoots(nil); err == nil {
+	if _, err := workspace.NewRoots(nil); err == nil {
 		t.Fatal("NewRoots with no roots: no error")
 	}
 }

@@ -1,0 +1,128 @@
+package core
+
+import (
+	"context"
+
+	"github.com/jake-bot/jake-bot/core/gitrepo"
+)
+
+// Place is a machine where conversations work: this one, or a runner
+// (Runners.Place). Paths are the machine's own. It checks each against
+// the roots the user may work in there (all of them for an admin) as it
+// uses it, with the same rules (core/workspace) on every machine.
+type Place interface {
+	// Plugin is pluginID as it runs there for m's author. It fails with a
+	// user error when it is not there (or the runner is offline).
+	Plugin(pluginID string, m Message, admin bool) (Plugin, error)
+	// Resolve resolves path within the user's roots there.
+	Resolve(ctx context.Context, path string, admin bool) (string, error)
+	// Diff is what changed in workdir there (workspace.Space.Diff), in
+	// worktree wt when not nil. A long patch may come cut short:
+	// Changes.PatchSize says how long it is.
+	Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error)
+	// ReadFile reads path, relative to workdir, for /file
+	// (workspace.Space.ReadFile).
+	ReadFile(ctx context.Context, workdir, path string, admin bool, max int64) (WorkFile, error)
+	// NewWorktree makes a worktree of workdir's repository there
+	// (workspace.Space.NewWorktree) and returns it and workdir's folder
+	// in it. Outside a repository it fails with gitrepo.ErrNotARepo.
+	NewWorktree(ctx context.Context, workdir, name string, admin bool) (wt gitrepo.Worktree, worktreeWorkdir string, err error)
+	// Merge merges wt, one of the bot's worktrees there.
+	Merge(ctx context.Context, wt gitrepo.Worktree, title string, admin bool) (string, error)
+	// RemoveWorktree removes wt, one of the bot's worktrees there, if
+	// nothing in it is unmerged.
+	RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error
+}
+
+// placeOf is the machine conv works on.
+func (r *Router) placeOf(conv Conversation) Place {
+	if conv.Runner != "" {
+		return r.runnerPlace(conv.Runner)
+	}
+	return localPlace{r}
+}
+
+// runnerPlace is runner's machine; without NATS_URL, one that refuses
+// everything (a conversation saved by a gateway that had it).
+func (r *Router) runnerPlace(runner string) Place {
+	if r.cfg.Runners == nil {
+		return unreachable(runner)
+	}
+	return r.cfg.Runners.Place(runner)
+}
+
+// localPlace is this machine, in the router's roots.
+type localPlace struct{ r *Router }
+
+func (p localPlace) Plugin(pluginID string, _ Message, _ bool) (Plugin, error) {
+	if pl, ok := p.r.cfg.Plugins.Get(pluginID); ok {
+		return pl, nil
+	}
+	return nil, Errorf("plugin %q is no longer configured. Start a new conversation", pluginID)
+}
+
+func (p localPlace) Resolve(_ context.Context, path string, admin bool) (string, error) {
+	wd, err := p.r.spaceOf(admin).Resolve(path, "")
+	return wd, WorkError(err)
+}
+
+func (p localPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
+	wd, err := p.r.storedWorkdir(workdir, admin)
+	if err != nil {
+		return gitrepo.Changes{}, err
+	}
+	c, err := p.r.spaceOf(admin).Diff(ctx, wd, wt)
+	return c, WorkError(err)
+}
+
+func (p localPlace) ReadFile(_ context.Context, workdir, path string, admin bool, max int64) (WorkFile, error) {
+	wd, err := p.r.storedWorkdir(workdir, admin)
+	if err != nil {
+		return WorkFile{}, err
+	}
+	f, err := p.r.spaceOf(admin).ReadFile(path, wd, max)
+	return f, WorkError(err)
+}
+
+func (p localPlace) NewWorktree(ctx context.Context, workdir, name string, admin bool) (gitrepo.Worktree, string, error) {
+	wt, wd, err := p.r.spaceOf(admin).NewWorktree(ctx, workdir, name)
+	return wt, wd, WorkError(err)
+}
+
+func (p localPlace) Merge(ctx context.Context, wt gitrepo.Worktree, title string, admin bool) (string, error) {
+	msg, err := p.r.spaceOf(admin).Merge(ctx, wt, title)
+	return msg, WorkError(err)
+}
+
+func (p localPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error {
+	return WorkError(p.r.spaceOf(admin).RemoveWorktree(ctx, wt))
+}
+
+// unreachable is a runner this bot cannot reach: it reaches none.
+type unreachable string
+
+func (u unreachable) err() error {
+	return Errorf("this conversation is on runner %s, and this bot reaches no runner: NATS_URL is not set", string(u))
+}
+
+func (u unreachable) Plugin(string, Message, bool) (Plugin, error) { return nil, u.err() }
+
+func (u unreachable) Resolve(context.Context, string, bool) (string, error) { return "", u.err() }
+
+func (u unreachable) Diff(context.Context, string, *gitrepo.Worktree, bool) (gitrepo.Changes, error) {
+	return gitrepo.Changes{}, u.err()
+}
+
+func (u unreachable) ReadFile(context.Context, string, string, bool, int64) (WorkFile, error) {
+	return WorkFile{}, u.err()
+}
+
+func (u unreachable) NewWorktree(context.Context, string, string, bool) (gitrepo.Worktree, string, error) {
+	return gitrepo.Worktree{}, "", u.err()
+}
+
+func (u unreachable) Merge(context.Context, gitrepo.Worktree, string, bool) (string, error) {
+	return "", u.err()
+}
+
+func (u unreachable) RemoveWorktree(context.Context, gitrepo.Worktree, bool) error { return u.err() }

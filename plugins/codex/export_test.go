@@ -1,4 +1,0 @@
-package codex
-
-// RecordedChanges is recordedChanges, for the external tests.
-var RecordedChanges = recordedChanges
