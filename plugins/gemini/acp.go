@@ -62,6 +62,9 @@ type acp struct {
 	partial strings.Builder
 	result  *core.TurnResult
 	failed  bool
+	// usage is the last usage_update's; it belongs to the reading
+	// goroutine.
+	usage acpUsage
 	// fresh reports whether the session is as it was at the start.
 	fresh func() bool
 	// loaded is called once a loaded session's history is replayed.
@@ -305,6 +308,7 @@ func (a *acp) ended(result json.RawMessage) {
 		a.link.Emit(core.BlockEvent(denials))
 	}
 	a.result = &core.TurnResult{ResumeToken: a.sessionID(), InputTokens: r.Meta.Quota.Tokens.In, OutputTokens: r.Meta.Quota.Tokens.Out}
+	a.withContext(a.result)
 	if r.StopReason == "refusal" {
 		a.link.Emit(core.ErrorEvent("Gemini CLI refused to go on with this turn."))
 		a.result.IsError = true

@@ -41,6 +41,9 @@ func (a *acp) update(params json.RawMessage) {
 			// tool call.
 			Content json.RawMessage `json:"content"`
 			acpToolCall
+			// Entries are a plan's; Used and Size a usage update's.
+			Entries json.RawMessage `json:"entries"`
+			acpUsage
 		} `json:"update"`
 	}
 	if json.Unmarshal(params, &n) != nil {
@@ -63,6 +66,10 @@ func (a *acp) update(params json.RawMessage) {
 		c := u.acpToolCall
 		_ = json.Unmarshal(u.Content, &c.Content) // a list, for a tool call
 		a.tool(c)
+	case "plan":
+		a.plan(u.Entries)
+	case "usage_update":
+		a.usage = u.acpUsage
 	}
 }
 
