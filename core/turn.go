@@ -44,8 +44,6 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 		return refused
 	}
 	defer release()
-	// A timer, not a deadline: once the turn has answered, its background
-	// work has BackgroundLimit instead.
 	timeout := time.AfterFunc(r.cfg.TurnTimeout, func() { cancel(ErrTurnTimeout) })
 	defer timeout.Stop()
 	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
@@ -120,8 +118,9 @@ type turnRun struct {
 	// token is the session the turn is in, as the CLI reported it; r.mu
 	// guards it while the turn streams.
 	token string
-	// cancel ends the turn, timeout is its TurnTimeout, bg its
-	// background work.
+	// cancel ends the turn, timeout is its TurnTimeout (a timer, not a
+	// deadline: once the turn has answered, its background work has
+	// BackgroundLimit instead), bg its background work.
 	cancel  context.CancelCauseFunc
 	timeout *time.Timer
 	bg      backgroundWatch
