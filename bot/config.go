@@ -92,6 +92,9 @@ type Config struct {
 	// ends (a new message on Telegram); 0 is never. Questions always do.
 	NotifyAfter time.Duration `env:"NOTIFY_AFTER" envDefault:"60s"`
 	WorktreeDir string        `env:"WORKTREE_DIR"`
+	// LimitWarn: a reply warns of a CLI's usage window used past this
+	// percent (1 to 100; 100 warns only when a window refused a turn).
+	LimitWarn int `env:"LIMIT_WARN" envDefault:"80"`
 	// AttachmentMaxBytes bounds a file a user sends or /file sends back
 	// (Telegram's own getFile limit by default).
 	AttachmentMaxBytes int64 `env:"ATTACHMENT_MAX_BYTES" envDefault:"20971520"`
@@ -231,6 +234,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("BACKGROUND_LIMIT=%s: want a duration above 0", cfg.BackgroundLimit)
 	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
+	case cfg.LimitWarn < 1 || cfg.LimitWarn > 100:
+		return fmt.Errorf("LIMIT_WARN=%d: want a percent from 1 to 100", cfg.LimitWarn)
 	case cfg.LongReplyPages < 0:
 		return fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
 	case cfg.ShutdownDeadline <= 0:

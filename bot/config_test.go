@@ -73,14 +73,16 @@ func TestLoadConfigErrors(t *testing.T) {
 		// fine, so the error must not blame it.
 		notWant string
 	}{
-		"bad duration":   {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT", ""},
-		"bad level":      {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL", ""},
-		"bad console":    {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT", ""},
-		"bad approvals":  {[]string{"APPROVALS=sometimes"}, "", "APPROVALS", ""},
-		"negative pages": {[]string{"LONG_REPLY_PAGES=-1"}, "", "LONG_REPLY_PAGES", ""},
-		"no deadline":    {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
-		"bad deadline":   {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
-		"bad .env line":  {nil, bad, "bad.env:1", ""},
+		"bad duration":         {[]string{"TURN_TIMEOUT=soon"}, "", "TURN_TIMEOUT", ""},
+		"bad level":            {[]string{"LOG_LEVEL=loud"}, "", "LOG_LEVEL", ""},
+		"bad console":          {[]string{"CONSOLE_INPUT=voice"}, "", "CONSOLE_INPUT", ""},
+		"bad approvals":        {[]string{"APPROVALS=sometimes"}, "", "APPROVALS", ""},
+		"negative pages":       {[]string{"LONG_REPLY_PAGES=-1"}, "", "LONG_REPLY_PAGES", ""},
+		"limit warn above 100": {[]string{"LIMIT_WARN=120"}, "", "LIMIT_WARN", ""},
+		"limit warn 0":         {[]string{"LIMIT_WARN=0"}, "", "LIMIT_WARN", ""},
+		"no deadline":          {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
+		"bad deadline":         {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
+		"bad .env line":        {nil, bad, "bad.env:1", ""},
 		"unbalanced quote": {
 			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},
 		"a comment in args": {

@@ -313,6 +313,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Worktrees:          cfg.Worktrees == "always",
 		WorktreeDir:        m.policy.worktreeDir,
 		NotifyAfter:        notifyAfter(cfg.NotifyAfter),
+		LimitWarn:          cfg.LimitWarn,
 		Budgets:            cfg.budgets(),
 		AttachmentMaxBytes: cfg.AttachmentMaxBytes,
 		Transcribe:         transcriber(cfg.TranscribeCmd, cfg.ChildEnv),

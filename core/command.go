@@ -37,6 +37,7 @@ const (
 	CmdUnschedule    CommandName = "unschedule"
 	CmdFile          CommandName = "file"
 	CmdRunners       CommandName = "runners"
+	CmdLimits        CommandName = "limits"
 )
 
 // Command is a parsed slash command.
@@ -194,6 +195,8 @@ var sharedCommands = []CommandSpec{
 		Help: "remove a scheduled message", ArgHelp: "Its number in /schedules"},
 	{Name: CmdRunners, Words: []string{"runners"}, Scope: ScopeHere,
 		Help: "list the machines turns can run on (/<plugin> start name:path)"},
+	{Name: CmdLimits, Words: []string{"limits"}, Scope: ScopeHere,
+		Help: "each CLI's usage windows: how much is used, when each resets"},
 	{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
 	{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
 		Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},

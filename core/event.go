@@ -16,6 +16,10 @@ const (
 	// EventQuestion asks the chat before a tool runs; Question holds it.
 	// Plugins emit it only when Turn.Ask is set.
 	EventQuestion
+	// EventLimit reports a usage window of the CLI's subscription; Limit
+	// holds it. The router keeps it (/limits) and warns of it in the
+	// footer; it is not part of the reply.
+	EventLimit
 	// EventBackground reports the CLI's background work (Background):
 	// the router shows it, lists it in /status and keeps the turn open
 	// while it runs.
@@ -30,6 +34,7 @@ type Event struct {
 	ResumeToken string
 	Model       string
 	Question    *Question
+	Limit       *UsageWindow
 	Background  *Background
 }
 

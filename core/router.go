@@ -111,6 +111,10 @@ type RouterConfig struct {
 	// Redactor blanks the bot's secrets out of everything sent to a chat,
 	// whatever a CLI printed.
 	Redactor *Redactor
+	// LimitWarn is the used percent of a CLI's usage window from which
+	// the reply's footer warns of it (LIMIT_WARN); zero means
+	// DefaultLimitWarn.
+	LimitWarn int
 	// Clock times replies (edit intervals, rate-limit waits), spend days
 	// and schedules. Timers times what waits on a person or an idle CLI:
 	// an unanswered question, an unused warm CLI. Both default to real
@@ -137,6 +141,7 @@ type Router struct {
 	deliverCtx context.Context
 
 	limits  *userLimits
+	usage   *usageBook
 	refused *Recent[string, struct{}]
 	// saidOnce remembers the notes said once per conversation: that a
 	// dollar budget does not bound its CLI (unpricedNote), that its mode
@@ -214,6 +219,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	return &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
+		usage:       newUsageBook(),
 		refused:     NewRecent[string, struct{}](10_000),
 		saidOnce:    NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),

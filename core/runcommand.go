@@ -90,6 +90,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 		return r.sendFile(ctx, a, *m, cmd.Arg)
 	case CmdRunners:
 		return r.listRunners(), nil
+	case CmdLimits:
+		return r.listLimits(), nil
 	case CmdDiff:
 		return r.diff(ctx, a, *m)
 	case CmdMerge:

@@ -35,6 +35,9 @@ type Schedule struct {
 	Next  time.Time
 	Every time.Duration
 	Cron  string
+	// Limit, for a turn refused by a usage window, names the window
+	// ("Claude Code 5h") at whose reset Next sends it again.
+	Limit string
 }
 
 // repeats says how it repeats, for listings: "every 30m", "0 9 * * 1-5".
@@ -44,6 +47,8 @@ func (s Schedule) repeats() string {
 		return "every " + s.Every.String()
 	case s.Cron != "":
 		return "cron " + s.Cron
+	case s.Limit != "":
+		return "once, when the " + s.Limit + " window resets"
 	}
 	return "once"
 }

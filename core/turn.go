@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -124,6 +125,13 @@ type turnRun struct {
 	cancel  context.CancelCauseFunc
 	timeout *time.Timer
 	bg      backgroundWatch
+	// usage are the windows the CLI reported in this turn; refusedBy is
+	// the first that refused it, cut whether the turn had done some work
+	// by then (r.mu). progressed is set once it does.
+	usage      []UsageWindow
+	refusedBy  *UsageWindow
+	cut        bool
+	progressed atomic.Bool
 }
 
 // streamTurn runs the plugin, streaming its events into the reply; a
@@ -139,6 +147,13 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, turn T
 			case ev.Kind == EventBackground && ev.Background != nil:
 				r.background(t, *ev.Background, idle)
 				return
+			case ev.Kind == EventLimit:
+				if ev.Limit != nil {
+					r.keepUsage(t, *ev.Limit)
+				}
+				return
+			case progresses(ev):
+				t.progressed.Store(true)
 			case ev.Kind == EventSession && ev.ResumeToken != "":
 				r.mu.Lock()
 				t.token, t.q.token = ev.ResumeToken, ev.ResumeToken
@@ -174,7 +189,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	notes := []string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}
+	notes := append([]string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}, r.usageNotes(ctx, t, res, err)...)
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),

@@ -63,8 +63,12 @@ func (t *manualTimer) Stop() bool {
 }
 
 // NewManualClock returns a ManualClock at Epoch.
-func NewManualClock() *ManualClock {
-	return &ManualClock{now: Epoch, waiting: make(chan time.Duration, 1024)}
+func NewManualClock() *ManualClock { return NewManualClockAt(Epoch) }
+
+// NewManualClockAt returns a ManualClock at now: for a test whose real
+// CLI compares times it reports with the real time.
+func NewManualClockAt(now time.Time) *ManualClock {
+	return &ManualClock{now: now, waiting: make(chan time.Duration, 1024)}
 }
 
 func (c *ManualClock) Now() time.Time {

@@ -108,6 +108,8 @@ type line struct {
 	// from stdin echoed as the CLI takes it in (--replay-user-messages)
 	ToolUseResult json.RawMessage `json:"tool_use_result"`
 	IsReplay      bool            `json:"isReplay"`
+	// rate_limit_event (see limits.go)
+	RateLimit *rateLimitInfo `json:"rate_limit_info"`
 
 	// control_request, control_response
 	RequestID string          `json:"request_id"`
@@ -212,6 +214,8 @@ func (p *Parser) Line(b []byte) {
 		if p.OnResult != nil {
 			p.OnResult()
 		}
+	case "rate_limit_event":
+		p.rateLimit(l.RateLimit)
 	case "control_request":
 		p.controlRequest(&l)
 	case "control_response":

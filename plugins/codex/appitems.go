@@ -131,6 +131,8 @@ func (p *Parser) Notification(method string, params json.RawMessage) bool {
 			p.usage = usage{InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens, OutputTokens: t.OutputTokens}
 			p.context, p.window = n.TokenUsage.Last.TotalTokens, n.TokenUsage.ModelContextWindow
 		}
+	case "account/rateLimits/updated":
+		p.rateLimits(params)
 	case "turn/plan/updated":
 		var n struct {
 			Plan []struct {

@@ -29,14 +29,19 @@ type Reply struct {
 	// Status, if non-zero, answers with this HTTP error status instead
 	// (400, 401, 429, 500, 529), in Anthropic's error JSON shape.
 	Status int
-	// Message is the error message for Status.
-	Message string
+	// Message is the error message for Status; ErrorType, where set, its
+	// type in the OpenAI fake's error (Codex's "usage_limit_reached").
+	Message   string
+	ErrorType string
 	// Hold, if non-nil, is waited for (or the request's context) before
 	// answering: a slow turn.
 	Hold <-chan struct{}
 	// Partial, with Hold, is text streamed before Hold is waited for: a
 	// turn stopped mid-answer. Only the Gemini fake streams it.
 	Partial []string
+	// Headers are added to the response, error or not: a usage window
+	// (UnifiedLimit for Claude, CodexLimits for Codex).
+	Headers map[string]string
 }
 
 // ToolCall is a tool_use block the fake model asks the CLI to run.
@@ -296,6 +301,9 @@ func (reply Reply) blocks() ([]map[string]any, string) {
 // answer writes reply as a streamed or a plain JSON message, as the
 // request asked.
 func (a *Anthropic) answer(w http.ResponseWriter, b requestBody, reply Reply) {
+	for k, v := range reply.Headers {
+		w.Header().Set(k, v)
+	}
 	if reply.Status != 0 {
 		typ := errorTypes[reply.Status]
 		if typ == "" {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -87,6 +88,9 @@ func FormatEvent(ev core.Event) string {
 			s += fmt.Sprintf(" options=%q", q.Options)
 		}
 		return s
+	case core.EventLimit:
+		w := ev.Limit
+		return fmt.Sprintf("limit window=%q used=%d resets=%s rejected=%v", w.Window, w.UsedPercent, w.ResetsAt.Format(time.RFC3339), w.Rejected)
 	case core.EventBackground:
 		if b := ev.Background; b != nil {
 			return fmt.Sprintf("background tasks=%q answered=%t", b.Tasks, b.Answered)

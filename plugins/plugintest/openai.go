@@ -53,16 +53,19 @@ func (o *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 			o.respond(w, rep, body)
 		}
 	default:
-		openAIError(w, http.StatusNotFound, "fake: no route for "+r.Method+" "+r.URL.Path)
+		openAIError(w, http.StatusNotFound, "fake: no route for "+r.Method+" "+r.URL.Path, "")
 	}
 }
 
-func openAIError(w http.ResponseWriter, status int, msg string) {
+func openAIError(w http.ResponseWriter, status int, msg, typ string) {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
+	if typ == "" {
+		typ = "invalid_request_error"
+	}
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"message": msg, "type": "invalid_request_error", "code": nil,
+		"message": msg, "type": typ, "code": nil,
 	}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -72,8 +75,11 @@ func openAIError(w http.ResponseWriter, status int, msg string) {
 // respond streams one reply as the Responses API does: created, then each
 // output item (added, deltas, done), then completed with usage.
 func (o *OpenAI) respond(w http.ResponseWriter, rep Reply, body []byte) {
+	for k, v := range rep.Headers {
+		w.Header().Set(k, v)
+	}
 	if rep.Status != 0 {
-		openAIError(w, rep.Status, rep.Message)
+		openAIError(w, rep.Status, rep.Message, rep.ErrorType)
 		return
 	}
 	var req struct {

@@ -46,6 +46,19 @@ func TestConversationOnARunner(t *testing.T) {
 	w.expect("notes.txt: no such file or directory")
 }
 
+// A usage window a runner's CLI reports comes back with the turn, warned
+// of in the reply and listed by /limits as that runner's.
+func TestLimitsOnARunner(t *testing.T) {
+	t.Parallel()
+	w, box2 := newWorldWithBox2(t)
+	w.say("/claude start box2:" + box2.app())
+	w.expect("conversation started")
+	w.say("limited")
+	w.expect("near the limit", "Claude Code 5h window 95 % on box2 · resets")
+	w.say("/limits")
+	w.expect("Claude Code 5h window 95 % on box2 · resets Wed 2 Jan 18:40 UTC")
+}
+
 // Two runners serve turns at once: a turn waiting on box2 does not hold
 // up box3's, and each runs where its conversation is.
 func TestTwoRunners(t *testing.T) {

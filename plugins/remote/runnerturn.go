@@ -144,7 +144,7 @@ func (r *Runner) release(rt *runnerTurn) {
 }
 
 func (t *runnerTurn) emit(ev core.Event) {
-	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model}
+	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model, Limit: ev.Limit}
 	if q := ev.Question; q != nil {
 		we.Question = &wireQuestion{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options}
 	}

@@ -274,6 +274,7 @@ type wireEvent struct {
 	ResumeToken string             `json:"resume_token,omitempty"`
 	Model       string             `json:"model,omitempty"`
 	Question    *wireQuestion      `json:"question,omitempty"`
+	Limit       *core.UsageWindow  `json:"limit,omitempty"`
 }
 
 type wireQuestion struct {

@@ -99,6 +99,9 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		}
 		emit(core.TextEvent("part 3. "))
 		emit(core.TextEvent("part 4."))
+	case "limited":
+		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 95, ResetsAt: time.Date(2030, 1, 2, 18, 40, 0, 0, time.UTC)}))
+		emit(core.TextEvent("near the limit"))
 	case "big":
 		emit(core.TextEvent(bigText))
 		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "cat big.log", Detail: strings.Repeat("log line\n", 40_000)}))

@@ -1,0 +1,95 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+)
+
+// refusedOnce refuses its first turn for a used-up five-hour window that
+// resets an hour after Epoch, as Claude Code does (a rejected window,
+// then an error result), after some work when cut; it echoes the rest.
+func refusedOnce(cut bool) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+	var calls atomic.Int32
+	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		if calls.Add(1) > 1 {
+			emit(core.TextEvent("echo: " + t.Prompt))
+			return core.TurnResult{ResumeToken: "s1"}, nil
+		}
+		if cut {
+			emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "make"}))
+		}
+		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 100, ResetsAt: coretest.Epoch.Add(time.Hour), Rejected: true}))
+		emit(core.ErrorEvent("You've hit your 5-hour limit · resets 4:04am (UTC)"))
+		return core.TurnResult{ResumeToken: "s1", IsError: true}, nil
+	}
+}
+
+// A turn refused by a usage window goes on by itself at the reset: the
+// chat is told, the continuation is a schedule (listed, removable) that
+// sends the message again, or "continue" for a turn cut part-way.
+func TestARefusedTurnContinuesAtTheReset(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		cut      bool
+		cancel   bool
+		sent     string
+		schedule string
+	}{
+		{"refused at once", false, false, "fix the bug", "fix the bug"},
+		{"cut part-way", true, false, "continue", "continue"},
+		{"cancelled", false, true, "", "fix the bug"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := coretest.NewManualClock()
+			f := newRouterFixtureWith(t, refusedOnce(tc.cut), clock, nil)
+			f.say("alice", "/fake start")
+			f.expect("conversation started")
+			f.turn("fix the bug")
+			// f.turn took the reply; the router said it there.
+			f.say("alice", "/schedules")
+			f.expect("#1 once, when the Fake fake 5h window resets, next at 2026-01-02 04:04 UTC, by alice: " + tc.schedule)
+			if tc.cancel {
+				f.say("alice", "/unschedule 1")
+				f.expect("Removed schedule #1.")
+				clock.Advance(time.Hour)
+				f.say("alice", "/schedules")
+				f.expect("Nothing is scheduled here.")
+				return
+			}
+			clock.Advance(time.Hour)
+			f.expect("⏰ Schedule #1 (once, when the Fake fake 5h window resets) sends: " + tc.sent)
+			if got := <-f.plugin.Started(); got.Prompt != tc.sent || got.Key.User != "alice" {
+				t.Errorf("the continuation ran %+v, want %q from alice", got, tc.sent)
+			}
+			f.expect("echo: " + tc.sent)
+		})
+	}
+}
+
+// The chat hears when the window resets and what will be sent then.
+func TestARefusedTurnSaysWhenItGoesOn(t *testing.T) {
+	t.Parallel()
+	for _, cut := range []bool{false, true} {
+		f := newRouterFixtureWith(t, refusedOnce(cut), coretest.NewManualClock(), nil)
+		f.say("alice", "/fake start")
+		f.expect("conversation started")
+		f.say("alice", "fix the bug")
+		<-f.plugin.Started()
+		got := f.next()
+		want := "🔁 The Fake fake 5h window is used up; it resets at 04:04 UTC (in 1h0m0s): this message will be sent again then, in this conversation (schedule #1: /unschedule 1 cancels it)."
+		if cut {
+			want = strings.Replace(want, "this message will be sent again then", `"continue" will be sent then, to pick the turn up where it stopped`, 1)
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("cut %v: reply %q, want %q", cut, got, want)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// UsageWindow is one usage window of a CLI's subscription (Claude's five
+// hours, Codex's week) as the CLI last reported it. A plugin emits it in
+// an EventLimit with Window, UsedPercent, ResetsAt and Rejected; the
+// router fills in Plugin and Runner.
+type UsageWindow struct {
+	Plugin string `json:"plugin,omitempty"`
+	// Runner is the runner the turn ran on; empty for this machine.
+	Runner string `json:"runner,omitempty"`
+	// Window names it as the chat shows it: "5h", "weekly".
+	Window string `json:"window"`
+	// UsedPercent is how much of it is used, 0 to 100; -1 when the CLI
+	// did not say.
+	UsedPercent int       `json:"used_percent"`
+	ResetsAt    time.Time `json:"resets_at"`
+	// Rejected is set when the window refused a turn.
+	Rejected bool `json:"rejected,omitempty"`
+}
+
+// LimitEvent returns an EventLimit event for w.
+func LimitEvent(w UsageWindow) Event { return Event{Kind: EventLimit, Limit: &w} }
+
+// DefaultLimitWarn is the used percent from which a window is warned
+// about in a reply's footer (LIMIT_WARN).
+const DefaultLimitWarn = 80
+
+// usageBook keeps the latest report of every window, per plugin and
+// runner: a sparse update (one window) leaves the others as they were.
+type usageBook struct {
+	mu      sync.Mutex
+	windows map[[3]string]UsageWindow
+}
+
+func newUsageBook() *usageBook { return &usageBook{windows: map[[3]string]UsageWindow{}} }
+
+func (b *usageBook) set(w UsageWindow) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.windows[[3]string{w.Plugin, w.Runner, w.Window}] = w
+}
+
+// all returns every window, by plugin, runner and window.
+func (b *usageBook) all() []UsageWindow {
+	b.mu.Lock()
+	out := make([]UsageWindow, 0, len(b.windows))
+	for _, w := range b.windows {
+		out = append(out, w)
+	}
+	b.mu.Unlock()
+	slices.SortFunc(out, func(x, y UsageWindow) int {
+		return cmp.Or(cmp.Compare(x.Plugin, y.Plugin), cmp.Compare(x.Runner, y.Runner), cmp.Compare(x.Window, y.Window))
+	})
+	return out
+}
+
+// keepUsage records a window a turn's CLI reported and remembers it in
+// the turn, for the footer.
+func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
+	w.Plugin, w.Runner = t.conv.Plugin, t.conv.Runner
+	r.usage.set(w)
+	r.mu.Lock()
+	t.usage = append(slices.DeleteFunc(t.usage, func(o UsageWindow) bool { return o.Window == w.Window }), w)
+	if w.Rejected && t.refusedBy == nil {
+		t.refusedBy, t.cut = &w, t.progressed.Load()
+	}
+	r.mu.Unlock()
+}
+
+// usageNotes are what the reply says of the usage windows its turn's CLI
+// reported: each one past LIMIT_WARN, or, for a turn one refused, when it
+// goes on by itself (continueAfterLimit).
+func (r *Router) usageNotes(ctx context.Context, t *turnRun, res TurnResult, err error) []string {
+	if note := r.continueAfterLimit(ctx, t, res, err); note != "" {
+		return []string{note}
+	}
+	return r.limitNotes(t)
+}
+
+// limitNotes are the footer's warnings: each window the turn's CLI
+// reported past LIMIT_WARN, at most once per window.
+func (r *Router) limitNotes(t *turnRun) []string {
+	warn := r.cfg.LimitWarn
+	if warn <= 0 {
+		warn = DefaultLimitWarn
+	}
+	r.mu.Lock()
+	windows := slices.Clone(t.usage)
+	r.mu.Unlock()
+	var notes []string
+	for _, w := range windows {
+		if w.UsedPercent >= warn || w.Rejected {
+			notes = append(notes, r.windowLine(w))
+		}
+	}
+	return notes
+}
+
+// windowLine says one window: "Claude 5h window 91 % · resets 18:40 UTC".
+func (r *Router) windowLine(w UsageWindow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s window", r.pluginName(w.Plugin), w.Window)
+	switch {
+	case w.Rejected:
+		b.WriteString(" used up")
+	case w.UsedPercent >= 0:
+		fmt.Fprintf(&b, " %d %%", w.UsedPercent)
+	}
+	if w.Runner != "" {
+		fmt.Fprintf(&b, " on %s", w.Runner)
+	}
+	if !w.ResetsAt.IsZero() {
+		b.WriteString(" · resets " + resetTime(r.clock.Now(), w.ResetsAt))
+	}
+	return b.String()
+}
+
+// resetTime is when a window resets, in UTC: the time alone within a
+// day, with the date beyond.
+func resetTime(now, at time.Time) string {
+	at = at.UTC()
+	if at.Sub(now) < 24*time.Hour {
+		return at.Format("15:04") + " UTC"
+	}
+	return at.Format("Mon 2 Jan 15:04") + " UTC"
+}
+
+// listLimits answers /limits.
+func (r *Router) listLimits() string {
+	windows := r.usage.all()
+	if len(windows) == 0 {
+		return "No CLI has reported a usage window yet. Claude Code reports them when signed in with a subscription, Codex when signed in with ChatGPT; they come with each turn."
+	}
+	lines := []string{"Usage windows, as the CLIs last reported them:"}
+	for _, w := range windows {
+		lines = append(lines, "• "+r.windowLine(w))
+	}
+	return strings.Join(lines, "\n")
+}
