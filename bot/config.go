@@ -230,7 +230,7 @@ func (cfg Config) check() error {
 		return fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
 	case !slices.Contains([]string{"", "steer", "queue"}, cfg.Busy):
 		return fmt.Errorf("BUSY=%q: want steer or queue", cfg.Busy)
-	case cfg.BackgroundLimit < 0:
+	case cfg.BackgroundLimit <= 0:
 		return fmt.Errorf("BACKGROUND_LIMIT=%s: want a duration above 0", cfg.BackgroundLimit)
 	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
