@@ -72,6 +72,9 @@ type Config struct {
 	// turn's agent reaches its chat through (issue 31): a comma list of
 	// send_file, notify, ask_user, schedule, or "off".
 	AgentTools string `env:"AGENT_TOOLS" envDefault:"send_file,notify,ask_user,schedule"`
+	// BackgroundLimit is how long a turn stays open after its answer for
+	// background work its CLI reports on when it ends.
+	BackgroundLimit time.Duration `env:"BACKGROUND_LIMIT" envDefault:"30m"`
 	// AllowBypassModes lets users who are not admins pick, with /mode, a
 	// mode in which tools run with nobody approving them.
 	AllowBypassModes bool `env:"ALLOW_BYPASS_MODES" envDefault:"false"`
@@ -231,6 +234,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("APPROVALS=%q: want ask or auto", cfg.Approvals)
 	case !slices.Contains([]string{"", "steer", "queue"}, cfg.Busy):
 		return fmt.Errorf("BUSY=%q: want steer or queue", cfg.Busy)
+	case cfg.BackgroundLimit <= 0:
+		return fmt.Errorf("BACKGROUND_LIMIT=%s: want a duration above 0", cfg.BackgroundLimit)
 	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
 	case cfg.LimitWarn < 1 || cfg.LimitWarn > 100:

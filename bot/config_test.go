@@ -82,6 +82,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		"limit warn 0":         {[]string{"LIMIT_WARN=0"}, "", "LIMIT_WARN", ""},
 		"no deadline":          {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
 		"bad deadline":         {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
+		"no background limit":  {[]string{"BACKGROUND_LIMIT=0s"}, "", "BACKGROUND_LIMIT", ""},
 		"bad .env line":        {nil, bad, "bad.env:1", ""},
 		"unbalanced quote": {
 			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},

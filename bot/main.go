@@ -329,6 +329,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		ApprovalTimeout:    cfg.ApprovalTimeout,
 		AllowBypassModes:   cfg.AllowBypassModes,
 		Busy:               cfg.Busy,
+		BackgroundLimit:    cfg.BackgroundLimit,
 		Worktrees:          cfg.Worktrees == "always",
 		WorktreeDir:        m.policy.worktreeDir,
 		NotifyAfter:        notifyAfter(cfg.NotifyAfter),

@@ -20,6 +20,10 @@ const (
 	// holds it. The router keeps it (/limits) and warns of it in the
 	// footer; it is not part of the reply.
 	EventLimit
+	// EventBackground reports the CLI's background work (Background):
+	// the router shows it, lists it in /status and keeps the turn open
+	// while it runs.
+	EventBackground
 )
 
 // Event is what a Plugin emits while a turn runs.
@@ -31,6 +35,7 @@ type Event struct {
 	Model       string
 	Question    *Question
 	Limit       *UsageWindow
+	Background  *Background
 }
 
 // TurnResult is a turn's outcome as the CLI reported it.

@@ -20,6 +20,8 @@ type runningTurn struct {
 	// plugin and token of the running turn, for the shutdown notice.
 	plugin string
 	token  string
+	// background is the running turn's background work (r.mu).
+	background []string
 	// held are the Done of answers to the running turn's questions,
 	// called once the turn is delivered.
 	held []func()

@@ -68,6 +68,10 @@ type RouterConfig struct {
 	// meaning DefaultApprovalTimeout.
 	Ask             bool
 	ApprovalTimeout time.Duration
+	// BackgroundLimit is how long a turn stays open after its answer for
+	// background work its CLI reports on when it ends (on Timers); zero
+	// means DefaultBackgroundLimit.
+	BackgroundLimit time.Duration
 	// Busy is what a message written while its conversation's turn runs
 	// does: BusySteer (the default) or BusyQueue.
 	Busy string
@@ -195,6 +199,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 	}
 	if cfg.Busy == "" {
 		cfg.Busy = BusySteer
+	}
+	if cfg.BackgroundLimit <= 0 {
+		cfg.BackgroundLimit = DefaultBackgroundLimit
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}

@@ -389,7 +389,7 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	q, running := r.queues[m.Key]
 	state := "idle"
 	if running {
-		state = fmt.Sprintf("running a turn, %d queued", len(q.pending))
+		state = fmt.Sprintf("running a turn, %d queued", len(q.pending)) + q.backgroundState()
 	}
 	r.mu.Unlock()
 	if r.warm.has(m.Key) {

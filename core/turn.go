@@ -45,8 +45,8 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 		return refused
 	}
 	defer release()
-	ctx, cancelTimeout := context.WithTimeoutCause(ctx, r.cfg.TurnTimeout, ErrTurnTimeout)
-	defer cancelTimeout()
+	timeout := time.AfterFunc(r.cfg.TurnTimeout, func() { cancel(ErrTurnTimeout) })
+	defer timeout.Stop()
 	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
 	defer idle.stop()
 
@@ -71,7 +71,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	q.inbox, q.conv, q.workdir = turn.Inbox, conv, workdir
 	r.mu.Unlock()
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
-		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.ResumeToken}
+		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.ResumeToken, cancel: cancel, timeout: timeout}
 	if modeNote != "" {
 		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
 	}
@@ -126,6 +126,12 @@ type turnRun struct {
 	// token is the session the turn is in, as the CLI reported it; r.mu
 	// guards it while the turn streams.
 	token string
+	// cancel ends the turn, timeout is its TurnTimeout (a timer, not a
+	// deadline: once the turn has answered, its background work has
+	// BackgroundLimit instead), bg its background work.
+	cancel  context.CancelCauseFunc
+	timeout *time.Timer
+	bg      backgroundWatch
 	// usage are the windows the CLI reported in this turn; refusedBy is
 	// the first that refused it, cut whether the turn had done some work
 	// by then (r.mu). progressed is set once it does.
@@ -145,6 +151,9 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 			case ev.Kind == EventQuestion:
 				r.ask(a, t.qm, ev.Question, idle)
 				return
+			case ev.Kind == EventBackground && ev.Background != nil:
+				r.background(t, *ev.Background, idle)
+				return
 			case ev.Kind == EventLimit:
 				if ev.Limit != nil {
 					r.keepUsage(t, *ev.Limit)
@@ -161,6 +170,7 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 		})
 	r.dropQuestions(t.qm.m.Key)
 	idle.stop()
+	r.endBackground(t)
 	r.mu.Lock()
 	if res.ResumeToken != "" {
 		t.token = res.ResumeToken
@@ -318,7 +328,7 @@ func cancelOutcome(cause error) string {
 	switch {
 	case errors.Is(cause, ErrStopped), errors.Is(cause, ErrSentNow):
 		return OutcomeStopped
-	case errors.Is(cause, ErrTurnTimeout):
+	case errors.Is(cause, ErrTurnTimeout), errors.Is(cause, ErrBackgroundLimit):
 		return OutcomeTimeout
 	case errors.Is(cause, ErrIdleTimeout):
 		return OutcomeIdleTimeout
@@ -336,6 +346,8 @@ func cancelMessage(cause error, cfg RouterConfig, p Plugin) string {
 		return "Interrupted for the message sent now, which runs next; this turn's work so far stays in the session."
 	case errors.Is(cause, ErrTurnTimeout):
 		return fmt.Sprintf("Turn timeout: the turn took longer than %s and was stopped. The conversation continues with your next message.", cfg.TurnTimeout)
+	case errors.Is(cause, ErrBackgroundLimit):
+		return backgroundLimitMessage(cfg)
 	case errors.Is(cause, ErrIdleTimeout):
 		return fmt.Sprintf("Idle timeout: %s printed nothing for %s and was stopped. The conversation continues with your next message.", p.Name(), cfg.IdleTimeout)
 	case errors.Is(cause, ErrShutdown):

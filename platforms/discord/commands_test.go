@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -385,4 +386,47 @@ func TestSendNowButton(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Under BUSY=queue, a message sent while a turn that can take one runs
+// waits with Steer and Send now: its author's Steer puts it into the
+// running turn, and Send now still interrupts it for the other (issue 29).
+func TestQueuedMessageSteerAndSendNow(t *testing.T) {
+	t.Parallel()
+	p := &plugintest.Scripted{Steerable: true}
+	p.Script = p.HandOver
+	h := newHarnessRouting(t, p, nil, func(rc *core.RouterConfig) { rc.Busy = core.BusyQueue })
+	thread := h.start(h.owner)
+	h.fake.Say(h.owner, thread, "a long job")
+	running := p.Next(t)
+	running.Emit(t, core.TextEvent("working on it"))
+	h.waitBot(thread, "working on it")
+	press := map[string]string{} // "<text> <label>": custom id; "<text> message": its message
+	for i, text := range []string{"two", "three"} {
+		h.fake.Say(h.owner, thread, text)
+		queued := h.waitBot(thread, "Queued ("+strconv.Itoa(i+1)+" waiting)")
+		bs := buttons(t, queued)
+		if len(bs) != 2 || !strings.HasPrefix(bs[0], "Steer=/steer ") || !strings.HasPrefix(bs[1], "Send now=/now ") {
+			t.Fatalf("the queued message's buttons are %q, want Steer and Send now", bs)
+		}
+		for _, b := range bs {
+			label, id, _ := strings.Cut(b, "=")
+			press[text+" "+label] = id
+			press[text+" message"] = queued.ID
+		}
+	}
+
+	h.fake.Press(h.owner, thread, press["two message"], press["two Steer"])
+	if s := running.Steered(t); s.Prompt != "two" {
+		t.Errorf("the running turn took %q, want two", s.Prompt)
+	}
+	h.waitBot(thread, "↪ Added to the running turn")
+
+	h.fake.Press(h.owner, thread, press["three message"], press["three Send now"])
+	h.waitEmbed(thread, "Interrupted for the message sent now")
+	next := p.Next(t)
+	if next.Prompt != "three" {
+		t.Errorf("after Send now %q ran, want three", next.Prompt)
+	}
+	next.End(t, core.TurnResult{})
 }

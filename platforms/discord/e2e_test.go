@@ -16,9 +16,9 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// realClaude is the real Claude Code CLI against model; the test fails if
-// a process it started outlives it.
-func realClaude(t *testing.T, model *plugintest.Anthropic) core.Plugin {
+// realClaude is the real Claude Code CLI against model, with args added
+// to its own; the test fails if a process it started outlives it.
+func realClaude(t *testing.T, model *plugintest.Anthropic, args ...string) core.Plugin {
 	t.Helper()
 	bin := plugintest.CLIPath(t, "claude")
 	home := plugintest.Home(t)
@@ -29,7 +29,7 @@ func realClaude(t *testing.T, model *plugintest.Anthropic) core.Plugin {
 		}
 	})
 	return claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
-		Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, slog.New(slog.NewTextHandler(t.Output(), nil)))
+		Settings: cliproc.Settings{Bin: bin, Args: args, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, slog.New(slog.NewTextHandler(t.Output(), nil)))
 }
 
 // TestClaudeThroughDiscord runs the real Claude Code CLI against the fake
@@ -110,4 +110,39 @@ func TestFilesThroughDiscord(t *testing.T) {
 	if len(heard) != 1 || filepath.Dir(heard[0]) != filepath.Join(h.root, "proj", ".jakebot", "uploads", core.Day(h.clock.Now())) {
 		t.Errorf("TRANSCRIBE_CMD heard %q, want the saved voice message", heard)
 	}
+}
+
+// A background command that outlives Claude Code's answer keeps the turn
+// open on Discord: the reply says what runs, /status lists it, and once
+// the command ends the agent's follow-up answer is the rest of the same
+// reply (issue 29).
+func TestBackgroundWorkThroughDiscord(t *testing.T) {
+	t.Parallel()
+	model := plugintest.NewAnthropic(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_bg1", Name: "Bash", Input: map[string]any{
+			"command":     "while [ ! -f go ]; do sleep 0.05; done; echo bgdone",
+			"description": "Slow background job", "run_in_background": true}}},
+		plugintest.Reply{Text: []string{"It runs in the background."}},
+		plugintest.Reply{Text: []string{"The background job finished: bgdone."}})
+	h := newHarness(t, realClaude(t, model, "--allowedTools", "Bash"), nil)
+	thread := h.start(h.owner)
+	h.fake.Say(h.owner, thread, "start the job")
+	h.waitBot(thread, "⏳ Background: 1 task — Slow background job")
+	if r := h.response(h.fake.Slash(h.owner, thread, "status")); !strings.Contains(shown(r), "background: 1 task — Slow background job") {
+		t.Errorf("/status says %q, want the background work", shown(r))
+	}
+	if err := os.WriteFile(filepath.Join(h.root, "proj", "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reply := h.fake.WaitMessage(thread, func(m platformtest.DiscordMessage) bool {
+		return m.AuthorID == h.fake.BotID && strings.Contains(m.Content, "The background job finished: bgdone.") &&
+			regexp.MustCompile(`— \d+\.\ds`).MatchString(m.Content)
+	})
+	for _, want := range []string{"It runs in the background.", "✓ Background work ended: 1 task — Slow background job",
+		`Background command "Slow background job" completed`} {
+		if !strings.Contains(reply.Content, want) {
+			t.Errorf("the reply %q lacks %q", reply.Content, want)
+		}
+	}
+	h.router.Wait()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -526,4 +527,40 @@ func TestStrangerIsRefusedOncePerPlace(t *testing.T) {
 	if es := h.fake.Ephemeral(); len(es) != 1 || es[0].ThreadTS != thread {
 		t.Errorf("ephemeral messages = %+v, want one refusal in the thread", es)
 	}
+}
+
+// Under BUSY=queue, a message sent while a turn that can take one runs
+// waits with Steer and Send now: its author's Steer puts it into the
+// running turn, and Send now still interrupts it for the other (issue 29).
+func TestQueuedMessageSteerAndSendNow(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{steerable: true, router: func(rc *core.RouterConfig) { rc.Busy = core.BusyQueue }})
+	thread := h.startThread(alice, general)
+	h.fake.Post(t, alice, general, thread, "live long job")
+	running := h.plugin.Next(t)
+	buttons := regexp.MustCompile(`"text":"Steer",.*?"action_id":"(jakebot-choice-\d)","value":"(/steer [0-9a-f]+)".*"text":"Send now",.*?"action_id":"(jakebot-choice-\d)","value":"(/now [0-9a-f]+)"`)
+	queued := map[string]platformtest.SlackMessage{}
+	pressed := map[string][]string{}
+	for i, text := range []string{"two", "three"} {
+		h.fake.Post(t, alice, general, thread, text)
+		want := "Queued (" + strconv.Itoa(i+1) + " waiting)"
+		for _, m := range h.waitReply(general, thread, want) {
+			if strings.Contains(m.Text, want) {
+				queued[text] = m
+			}
+		}
+		if pressed[text] = buttons.FindStringSubmatch(queued[text].Blocks); pressed[text] == nil {
+			t.Fatalf("the queued message has no Steer and Send now buttons: %s", queued[text].Blocks)
+		}
+	}
+
+	h.fake.PressButton(t, alice, queued["two"], pressed["two"][1], pressed["two"][2])
+	if s := running.Steered(t); s.Prompt != "two" {
+		t.Errorf("the running turn took %q, want two", s.Prompt)
+	}
+	h.waitReply(general, thread, "↪ Added to the running turn")
+
+	h.fake.PressButton(t, alice, queued["three"], pressed["three"][3], pressed["three"][4])
+	h.waitReply(general, thread, "Interrupted for the message sent now")
+	h.waitReply(general, thread, "echo: three")
 }

@@ -82,6 +82,9 @@ type setup struct {
 	workdir string
 	// router adjusts the router's configuration.
 	router func(*core.RouterConfig)
+	// steerable makes the scripted plugin's live turns take messages
+	// into them (plugintest.Scripted.Steerable).
+	steerable bool
 }
 
 func start(t *testing.T, s setup) *harness {
@@ -91,6 +94,7 @@ func start(t *testing.T, s setup) *harness {
 		s.before(fake)
 	}
 	h := &harness{t: t, fake: fake, plugin: newTestPlugin()}
+	h.plugin.Steerable = s.steerable
 	var clock core.Clock = coretest.NewInstantClock()
 	var plugin core.Plugin = s.plugin
 	if plugin == nil {

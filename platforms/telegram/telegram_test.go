@@ -683,3 +683,46 @@ func TestModelTextLinksNobody(t *testing.T) {
 		}
 	}
 }
+
+// Under BUSY=queue, a message sent while a turn that can take one runs
+// waits with Steer and Send now: its author's Steer puts it into the
+// running turn, and Send now still interrupts it for the other (issue 29).
+func TestQueuedMessageSteerAndSendNow(t *testing.T) {
+	t.Parallel()
+	h := newHarnessRouting(t, func(rc *core.RouterConfig) { rc.Busy = core.BusyQueue }, func(_ *Config, o *Options) {
+		o.Plugins[0].(*plugintest.Scripted).Steerable = true
+	})
+	shows := func(text string) func() bool {
+		return func() bool { return strings.Contains(h.dump(), text) }
+	}
+	dm := alice.Private()
+	h.says(dm, alice, 0, "/claude start")
+	h.srv.UserSays(dm, alice, 0, "a long job")
+	running := h.nextTurn()
+	queued := map[string][]string{}
+	var messages []platformtest.TelegramMessage
+	for _, text := range []string{"two", "three"} {
+		h.says(dm, alice, 0, text)
+		msgs := h.srv.Messages(dm.ID)
+		messages = append(messages, msgs[len(msgs)-1])
+		bs := buttons(t, msgs[len(msgs)-1])
+		if len(bs) != 2 || !strings.HasPrefix(bs[0], "Steer=/steer ") || !strings.HasPrefix(bs[1], "Send now=/now ") {
+			t.Fatalf("the queued message %q has buttons %q, want Steer and Send now", plain(t, msgs[len(msgs)-1]), bs)
+		}
+		queued[text] = []string{strings.TrimPrefix(bs[0], "Steer="), strings.TrimPrefix(bs[1], "Send now=")}
+	}
+
+	h.srv.PressButton(alice, messages[0], queued["two"][0])
+	h.until("the steered message", shows("↪ Added to the running turn"))
+	if s := running.Steered(t); s.Prompt != "two" {
+		t.Errorf("the running turn took %q, want two", s.Prompt)
+	}
+
+	h.srv.PressButton(alice, messages[1], queued["three"][1])
+	h.until("the interruption", shows("Interrupted for the message sent now"))
+	if next := h.nextTurn(); next.Prompt != "three" {
+		t.Errorf("after Send now %q ran, want three", next.Prompt)
+	} else {
+		next.end()
+	}
+}

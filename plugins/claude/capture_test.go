@@ -35,6 +35,14 @@ var controlCases = []plugintest.SessionCase{
 		{Tool: &plugintest.ToolCall{Name: "ExitPlanMode", Input: map[string]any{"plan": "1. Create notes.txt\n2. Say so"}}},
 		{Text: []string{"Starting."}},
 	}},
+	// A background command ends after the turn's result: the CLI writes
+	// one more turn, re-invoked by its notification.
+	{Name: "background", Mode: "default", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "Bash", Input: map[string]any{"command": "sleep 2; echo bgdone",
+			"description": "Slow background job", "run_in_background": true}}},
+		{Text: []string{"It runs in the background."}},
+		{Text: []string{"The background job finished: bgdone."}},
+	}},
 	{Name: "interrupt", Interrupt: true, Replies: []plugintest.Reply{
 		{Text: []string{"Thinking hard"}},
 	}},

@@ -27,6 +27,8 @@ func (p *Parser) skippable(b []byte) bool {
 		return !bytes.HasPrefix(rest, []byte(`"subtype":"init"`)) &&
 			!bytes.HasPrefix(rest, []byte(`"subtype":"api_retry"`)) &&
 			!bytes.HasPrefix(rest, []byte(`"subtype":"compact_boundary"`)) &&
+			!bytes.HasPrefix(rest, []byte(`"subtype":"background_tasks_changed"`)) &&
+			!bytes.HasPrefix(rest, []byte(`"subtype":"task_notification"`)) &&
 			bytes.HasPrefix(rest, []byte(`"subtype":"`))
 	}
 	return false

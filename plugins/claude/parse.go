@@ -38,6 +38,7 @@ type Parser struct {
 	lastError string
 	plans     planSource
 	tasks     taskList
+	bg        backgroundWork
 	// subCalls counts the tool calls of each subagent, by its parent call.
 	subCalls map[string]int
 	// context is what the conversation filled of contextModel's window
@@ -116,6 +117,11 @@ type line struct {
 	Response  *struct {
 		RequestID string `json:"request_id"`
 	} `json:"response"`
+
+	// system/background_tasks_changed, task_notification
+	Tasks   json.RawMessage `json:"tasks"`
+	TaskID  string          `json:"task_id"`
+	Summary string          `json:"summary"`
 
 	// system/api_retry
 	Attempt     int  `json:"attempt"`
@@ -247,6 +253,10 @@ func (p *Parser) system(l *line) {
 		}
 		p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning, ID: "api_retry",
 			Text: fmt.Sprintf("API %s, retrying (%d/%d)…", status, l.Attempt, l.MaxRetries)}))
+	case "background_tasks_changed":
+		p.backgroundChanged(l.Tasks)
+	case "task_notification":
+		p.backgroundEnded(l.TaskID, l.Summary)
 	case "compact_boundary":
 		p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, Text: "Conversation compacted"}))
 	}
@@ -357,6 +367,8 @@ func (p *Parser) user(l *line) {
 		case c.IsError:
 			b.Status = core.ToolFailed
 			b.Detail = display.FirstLine(resultText(c.Content))
+		case name == "Bash" && backgrounded(l.ToolUseResult):
+			b.Detail = "runs in the background"
 		case name == "Bash":
 			// A command's first line of output says most about it.
 			b.Detail = display.FirstLine(resultText(c.Content))
@@ -388,6 +400,9 @@ func (p *Parser) resultLine(l *line) {
 		r.Duration += prev.Duration
 	}
 	p.result = r
+	if len(p.bg.running) > 0 {
+		p.reportBackground()
+	}
 	p.denials(l.PermissionDenials)
 	if p.interrupted.Load() {
 		// The bot stopped the turn and says so itself.

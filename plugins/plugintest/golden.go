@@ -91,6 +91,10 @@ func FormatEvent(ev core.Event) string {
 	case core.EventLimit:
 		w := ev.Limit
 		return fmt.Sprintf("limit window=%q used=%d resets=%s rejected=%v", w.Window, w.UsedPercent, w.ResetsAt.Format(time.RFC3339), w.Rejected)
+	case core.EventBackground:
+		if b := ev.Background; b != nil {
+			return fmt.Sprintf("background tasks=%q answered=%t", b.Tasks, b.Answered)
+		}
 	}
 	return fmt.Sprintf("event kind=%d", ev.Kind)
 }

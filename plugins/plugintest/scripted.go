@@ -34,6 +34,10 @@ type Scripted struct {
 	// and WaitTurns see none), for a benchmark, whose millions of turns a
 	// record would hold.
 	Unrecorded bool
+	// Steerable makes HandOver's turns take messages into them (open
+	// their core.Inbox), as Claude's and Codex's do: the test receives
+	// them with LiveTurn.Steered.
+	Steerable bool
 
 	once     sync.Once
 	started  chan core.Turn
@@ -167,15 +171,27 @@ func (p *Scripted) WaitTurns(t testing.TB, n int) []core.Turn {
 // events and ends it.
 type LiveTurn struct {
 	core.Turn
-	events chan core.Event
-	end    chan core.TurnResult
+	events  chan core.Event
+	end     chan core.TurnResult
+	steered chan core.Steering
 }
 
 // HandOver is a Script that hands each turn to the test (Next, Handed)
 // and runs until the test ends it or the turn is cancelled.
 func (p *Scripted) HandOver(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	p.init()
-	lt := &LiveTurn{Turn: t, events: make(chan core.Event), end: make(chan core.TurnResult)}
+	lt := &LiveTurn{Turn: t, events: make(chan core.Event), end: make(chan core.TurnResult), steered: make(chan core.Steering, 64)}
+	if p.Steerable {
+		t.Inbox.Open(func(s core.Steering) error {
+			select {
+			case lt.steered <- s:
+				return nil
+			default:
+				return core.ErrNotTaken
+			}
+		})
+		defer t.Inbox.Close()
+	}
 	select {
 	case p.handed <- lt:
 	case <-ctx.Done():
@@ -224,6 +240,18 @@ func (lt *LiveTurn) Emit(t testing.TB, ev core.Event) {
 // Events is where the turn takes its events, for a test that emits from
 // a goroutine of its own (where it may not call t.Fatal).
 func (lt *LiveTurn) Events() chan<- core.Event { return lt.events }
+
+// Steered waits for the next message taken into the turn (Steerable).
+func (lt *LiveTurn) Steered(t testing.TB) core.Steering {
+	t.Helper()
+	select {
+	case s := <-lt.steered:
+		return s
+	case <-time.After(patience):
+		t.Fatal("no message was taken into the turn")
+		return core.Steering{}
+	}
+}
 
 // End ends the turn with res.
 func (lt *LiveTurn) End(t testing.TB, res core.TurnResult) {
