@@ -176,45 +176,7 @@ type attached struct {
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
 // running turns are cancelled.
 func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Router {
-	if cfg.TurnTimeout <= 0 {
-		cfg.TurnTimeout = 30 * time.Minute
-	}
-	if cfg.QueueLimit <= 0 {
-		cfg.QueueLimit = 5
-	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = 10 * time.Minute
-	}
-	if cfg.MaxMessageBytes <= 0 {
-		cfg.MaxMessageBytes = 100_000
-	}
-	if cfg.WarmMax <= 0 {
-		cfg.WarmMax = 4
-	}
-	if cfg.StopDeadline <= 0 {
-		cfg.StopDeadline = 15 * time.Second
-	}
-	if cfg.ApprovalTimeout <= 0 {
-		cfg.ApprovalTimeout = DefaultApprovalTimeout
-	}
-	if cfg.Busy == "" {
-		cfg.Busy = BusySteer
-	}
-	if cfg.BackgroundLimit <= 0 {
-		cfg.BackgroundLimit = DefaultBackgroundLimit
-	}
-	if cfg.Observer == nil {
-		cfg.Observer = nopObserver{}
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = SystemClock{}
-	}
-	if cfg.Timers == nil {
-		cfg.Timers = SystemClock{}
-	}
-	if cfg.Access == nil {
-		cfg.Access = NewAccess()
-	}
+	cfg = cfg.withDefaults()
 	if convs == nil {
 		convs = NewConversations()
 	}
@@ -457,4 +419,48 @@ func (r *Router) replyError(a *attached, to Target, id string, err error) {
 	rep := a.coord.NewReply(r.deliverCtx, to)
 	rep.Add(ResponseBlock{Kind: BlockError, Text: errorText(err, id)})
 	rep.Close(r.deliverCtx)
+}
+
+// withDefaults fills in what cfg leaves zero.
+func (cfg RouterConfig) withDefaults() RouterConfig {
+	if cfg.TurnTimeout <= 0 {
+		cfg.TurnTimeout = 30 * time.Minute
+	}
+	if cfg.QueueLimit <= 0 {
+		cfg.QueueLimit = 5
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = 10 * time.Minute
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = 100_000
+	}
+	if cfg.WarmMax <= 0 {
+		cfg.WarmMax = 4
+	}
+	if cfg.StopDeadline <= 0 {
+		cfg.StopDeadline = 15 * time.Second
+	}
+	if cfg.ApprovalTimeout <= 0 {
+		cfg.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if cfg.Busy == "" {
+		cfg.Busy = BusySteer
+	}
+	if cfg.BackgroundLimit <= 0 {
+		cfg.BackgroundLimit = DefaultBackgroundLimit
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	if cfg.Timers == nil {
+		cfg.Timers = SystemClock{}
+	}
+	if cfg.Access == nil {
+		cfg.Access = NewAccess()
+	}
+	return cfg
 }

@@ -105,10 +105,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 	case CmdStatus:
 		return r.status(*m, cmd.Arg == "all")
 	case CmdWorkdir:
-		if conv, ok := r.convs.Get(m.Key); ok {
-			return "Workdir: " + conv.Shown(conv.Workdir), nil
-		}
-		return "No conversation here. The default workdir is " + r.defaultWorkdir(), nil
+		return r.workdirAnswer(*m), nil
 	case CmdModel:
 		return r.model(*m, cmd.Arg)
 	case CmdMode:
@@ -121,6 +118,34 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 		return r.rewarm(*m, cmd.Arg != "")(r.resume(ctx, a, *m, cmd))
 	}
 	return "", Errorf("command %q is not implemented", cmd.Name)
+}
+
+// stateOf says what k's conversation is doing, for /status: idle or
+// running (with its queue and background work), its next CLI warm, a
+// question waiting.
+func (r *Router) stateOf(k ConversationKey) string {
+	r.mu.Lock()
+	q, running := r.queues[k]
+	state := "idle"
+	if running {
+		state = fmt.Sprintf("running a turn, %d queued", len(q.pending)) + q.backgroundState()
+	}
+	r.mu.Unlock()
+	if r.warm.has(k) {
+		state += ", next turn's CLI warm"
+	}
+	if pq := r.questions.find("", k); pq != nil {
+		state += fmt.Sprintf(", waiting for an answer: allow %s? (%s)", pq.q.Tool, pq.id)
+	}
+	return state
+}
+
+// workdirAnswer answers /workdir: the conversation's, or the default.
+func (r *Router) workdirAnswer(m Message) string {
+	if conv, ok := r.convs.Get(m.Key); ok {
+		return "Workdir: " + conv.Shown(conv.Workdir)
+	}
+	return "No conversation here. The default workdir is " + r.defaultWorkdir()
 }
 
 // rewarm passes a command's answer on; when the command succeeded and
@@ -385,19 +410,7 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if k, ok := p.(SessionKeeper); ok && !k.KeepsSessions() {
 		session = fmt.Sprintf("none: %s cannot resume a session, so each turn starts fresh", name)
 	}
-	r.mu.Lock()
-	q, running := r.queues[m.Key]
-	state := "idle"
-	if running {
-		state = fmt.Sprintf("running a turn, %d queued", len(q.pending)) + q.backgroundState()
-	}
-	r.mu.Unlock()
-	if r.warm.has(m.Key) {
-		state += ", next turn's CLI warm"
-	}
-	if pq := r.questions.find("", m.Key); pq != nil {
-		state += fmt.Sprintf(", waiting for an answer: allow %s? (%s)", pq.q.Tool, pq.id)
-	}
+	state := r.stateOf(m.Key)
 	allowed := "none"
 	if len(conv.AllowedTools) > 0 {
 		allowed = strings.Join(conv.AllowedTools, ", ")

@@ -15,15 +15,7 @@ import (
 // recovered here, so the conversation's queue is always released.
 func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	m := qm.m
-	defer func() {
-		if v := recover(); v != nil {
-			r.logger.Error("panic while running a turn", "id", qm.id, "conversation", m.Key.String(), "panic", v, "stack", string(debug.Stack()))
-			r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
-			deliver = func() {
-				r.replyError(a, m.Target(), qm.id, &UserError{Msg: fmt.Sprintf("internal error (id %s): this turn crashed; the bot's log has the details.", qm.id)})
-			}
-		}
-	}()
+	defer r.recoverTurn(a, qm, &deliver)
 	conv, plugin, workdir, refusal := r.turnPlace(qm)
 	if refusal != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, refusal) }
@@ -80,6 +72,21 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	res, err := r.streamTurn(ctx, a, t, warm, turn, idle)
 	stopTyping()
 	return r.endTurn(ctx, a, t, res, err)
+}
+
+// recoverTurn, deferred, turns a panic while running qm's turn into the
+// reply deliver gives.
+func (r *Router) recoverTurn(a *attached, qm queued, deliver *func()) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	m := qm.m
+	r.logger.Error("panic while running a turn", "id", qm.id, "conversation", m.Key.String(), "panic", v, "stack", string(debug.Stack()))
+	r.obs.Record(Record{Kind: RecordTurn, ID: qm.id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
+	*deliver = func() {
+		r.replyError(a, m.Target(), qm.id, &UserError{Msg: fmt.Sprintf("internal error (id %s): this turn crashed; the bot's log has the details.", qm.id)})
+	}
 }
 
 // admit waits for a slot for qm's turn (MAX_RUNNING_TURNS,

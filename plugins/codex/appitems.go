@@ -112,41 +112,11 @@ func (p *Parser) Notification(method string, params json.RawMessage) bool {
 	case "item/started", "item/completed":
 		p.appItem(method == "item/completed", params)
 	case "thread/tokenUsage/updated":
-		var n struct {
-			TokenUsage struct {
-				Total struct {
-					InputTokens       int `json:"inputTokens"`
-					CachedInputTokens int `json:"cachedInputTokens"`
-					OutputTokens      int `json:"outputTokens"`
-				} `json:"total"`
-				// Last is the latest response: the context in use.
-				Last struct {
-					TotalTokens int `json:"totalTokens"`
-				} `json:"last"`
-				ModelContextWindow int `json:"modelContextWindow"`
-			} `json:"tokenUsage"`
-		}
-		if json.Unmarshal(params, &n) == nil {
-			t := n.TokenUsage.Total
-			p.usage = usage{InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens, OutputTokens: t.OutputTokens}
-			p.context, p.window = n.TokenUsage.Last.TotalTokens, n.TokenUsage.ModelContextWindow
-		}
+		p.tokenUsage(params)
 	case "account/rateLimits/updated":
 		p.rateLimits(params)
 	case "turn/plan/updated":
-		var n struct {
-			Plan []struct {
-				Step   string `json:"step"`
-				Status string `json:"status"`
-			} `json:"plan"`
-		}
-		if json.Unmarshal(params, &n) == nil {
-			items := make([]core.PlanItem, len(n.Plan))
-			for i, st := range n.Plan {
-				items[i] = core.PlanItem{Text: st.Step, Status: core.PlanStatusOf(st.Status)}
-			}
-			p.block(core.PlanBlock(items))
-		}
+		p.planUpdated(params)
 	case "error":
 		var n struct {
 			Error     errorInfo `json:"error"`
@@ -236,4 +206,46 @@ func changeSummary(it *item, workdir string) (summary, detail string) {
 		texts = append(texts, c.Diff)
 	}
 	return strings.Join(paths, ", "), diffs.Short(strings.Join(texts, ""), diffs.QuestionLines)
+}
+
+// tokenUsage takes the thread's running token counts, and the latest
+// response's (the context in use) against the model's window.
+func (p *Parser) tokenUsage(params json.RawMessage) {
+	var n struct {
+		TokenUsage struct {
+			Total struct {
+				InputTokens       int `json:"inputTokens"`
+				CachedInputTokens int `json:"cachedInputTokens"`
+				OutputTokens      int `json:"outputTokens"`
+			} `json:"total"`
+			// Last is the latest response: the context in use.
+			Last struct {
+				TotalTokens int `json:"totalTokens"`
+			} `json:"last"`
+			ModelContextWindow int `json:"modelContextWindow"`
+		} `json:"tokenUsage"`
+	}
+	if json.Unmarshal(params, &n) == nil {
+		t := n.TokenUsage.Total
+		p.usage = usage{InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens, OutputTokens: t.OutputTokens}
+		p.context, p.window = n.TokenUsage.Last.TotalTokens, n.TokenUsage.ModelContextWindow
+	}
+}
+
+// planUpdated shows Codex's plan (its update_plan tool) as the reply's
+// checklist; each update replaces the whole plan.
+func (p *Parser) planUpdated(params json.RawMessage) {
+	var n struct {
+		Plan []struct {
+			Step   string `json:"step"`
+			Status string `json:"status"`
+		} `json:"plan"`
+	}
+	if json.Unmarshal(params, &n) == nil {
+		items := make([]core.PlanItem, len(n.Plan))
+		for i, st := range n.Plan {
+			items[i] = core.PlanItem{Text: st.Step, Status: core.PlanStatusOf(st.Status)}
+		}
+		p.block(core.PlanBlock(items))
+	}
 }

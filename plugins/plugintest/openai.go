@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -74,6 +75,13 @@ func openAIError(w http.ResponseWriter, status int, msg, typ string) {
 
 // respond streams one reply as the Responses API does: created, then each
 // output item (added, deltas, done), then completed with usage.
+// fakeUsage is every response's token counts.
+var fakeUsage = map[string]any{
+	"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
+	"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+	"total_tokens": 110,
+}
+
 func (o *OpenAI) respond(w http.ResponseWriter, rep Reply, body []byte) {
 	for k, v := range rep.Headers {
 		w.Header().Set(k, v)
@@ -121,19 +129,11 @@ func (o *OpenAI) respond(w http.ResponseWriter, rep Reply, body []byte) {
 	}
 	for i, tc := range rep.toolCalls() {
 		done := toolItem(tc, fmt.Sprintf("%d_%d", n, i))
-		added := map[string]any{}
-		for k, v := range done {
-			added[k] = v
-		}
+		added := maps.Clone(done)
 		added["status"] = "in_progress"
 		item(added, done, nil)
 	}
-	resp["status"], resp["output"] = "completed", output
-	resp["usage"] = map[string]any{
-		"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
-		"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-		"total_tokens": 110,
-	}
+	resp["status"], resp["output"], resp["usage"] = "completed", output, fakeUsage
 	sendEvent(w, "response.completed", map[string]any{"type": "response.completed", "response": resp})
 }
 
