@@ -39,6 +39,10 @@ type queued struct {
 	// follow, for a turn an earlier process of the bot left running on a
 	// runner, is what streams the rest of it (Runners.Unfinished).
 	follow Plugin
+	// saved, for a message whose files were saved for a running turn
+	// that could not take it after all (steer), is its prompt and images
+	// as they were saved: its turn saves nothing again.
+	saved *Steering
 }
 
 // enqueue runs m now or, while its conversation's turn runs, adds it to
@@ -57,7 +61,7 @@ func (r *Router) enqueue(a *attached, m queued, busy string) bool {
 	q, running := r.queues[m.m.Key]
 	if running && busy != BusyQueue && (busy == BusySteer || r.cfg.Busy == BusySteer) {
 		r.mu.Unlock()
-		if r.steer(r.turnCtx, a, q, m) {
+		if r.steer(r.turnCtx, a, q, &m) {
 			return true
 		}
 		return r.enqueue(a, m, BusyQueue)

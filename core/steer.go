@@ -91,8 +91,9 @@ func (b *Inbox) Taking() bool {
 
 // steer gives m to the running turn of its conversation, q, and tells
 // the chat so. It reports false, having said nothing, when the turn
-// cannot take it: the message then waits as any other.
-func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m queued) bool {
+// cannot take it: the message then waits as any other, with its files
+// as saved already (m.saved).
+func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queued) bool {
 	r.mu.Lock()
 	inbox, workdir, conv := q.inbox, q.workdir, q.conv
 	r.mu.Unlock()
@@ -113,8 +114,7 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m queue
 			r.logger.Warn("steer a running turn", "id", m.id, "conversation", m.m.Key.String(), "err", err)
 		}
 		if len(m.m.Files) > 0 {
-			// Its files are saved: the message that waits names them.
-			m.m.Text, m.m.Files = s.Prompt, nil
+			m.saved = &s // its files are saved: the message waits as they are
 		}
 		return false
 	}
@@ -155,7 +155,7 @@ func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error)
 	}
 	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)
 	r.mu.Unlock()
-	if !r.steer(r.turnCtx, a, q, next) {
+	if !r.steer(r.turnCtx, a, q, &next) {
 		// The turn ended meanwhile: it runs next.
 		r.enqueue(a, next, BusyQueue)
 	}

@@ -2,11 +2,14 @@ package core_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
 )
 
 // steerable is a plugin's turn that takes messages into it until the
@@ -127,5 +130,39 @@ func TestBusyMessagesSteerOrWait(t *testing.T) {
 			default:
 			}
 		})
+	}
+}
+
+// A message with files that a running turn could not take after all (its
+// inbox open, the turn ending) waits with its files as they were saved:
+// its own turn saves nothing again and still has its images.
+func TestFilesOfAMessageTheTurnCouldNotTake(t *testing.T) {
+	t.Parallel()
+	end := make(chan struct{})
+	f := newRouterFixture(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		turn.Inbox.Open(func(core.Steering) error { return core.ErrNotTaken })
+		if turn.Prompt == "one" {
+			<-end
+		}
+		emit(core.TextEvent("took " + turn.Prompt))
+		return core.TurnResult{ResumeToken: "tok"}, nil
+	})
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "one")
+	<-f.plugin.Started()
+	f.send("look", file("shot.png", core.FileImage, "PNG", 3))
+	f.expect("Queued (1 waiting)")
+	close(end)
+	f.expect("took one")
+	turn := <-f.plugin.Started()
+	f.next()
+	uploads := filepath.Join(f.root, ".jakebot", "uploads", core.Day(coretest.Epoch))
+	if !strings.Contains(turn.Prompt, "- .jakebot/uploads/"+core.Day(coretest.Epoch)+"/shot.png (image)") ||
+		len(turn.Images) != 1 || turn.Images[0] != filepath.Join(uploads, "shot.png") {
+		t.Errorf("the waiting message's turn: prompt %q, images %q; want shot.png as saved", turn.Prompt, turn.Images)
+	}
+	if saved, _ := os.ReadDir(uploads); len(saved) != 1 {
+		t.Errorf("uploads hold %v, want the file saved once", saved)
 	}
 }

@@ -43,12 +43,8 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	defer idle.stop()
 
 	turn, modeNote := r.turnFor(m, conv, plugin, workdir, maxUSD)
-	turn.Prompt = m.Text
-	if len(m.Files) > 0 {
-		var err error
-		if turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, m, conv, workdir); err != nil {
-			return func() { r.replyError(a, m.Target(), qm.id, err) }
-		}
+	if err := r.turnMessage(ctx, a, qm, conv, workdir, &turn); err != nil {
+		return func() { r.replyError(a, m.Target(), qm.id, err) }
 	}
 	turn.Inbox = &Inbox{}
 	defer turn.Inbox.Close()
@@ -72,6 +68,22 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	res, err := r.streamTurn(ctx, a, t, warm, turn, idle)
 	stopTyping()
 	return r.endTurn(ctx, a, t, res, err)
+}
+
+// turnMessage gives turn qm's message: its text, and its files saved in
+// workdir now or, for a message a running turn could not take, as they
+// were saved then (queued.saved).
+func (r *Router) turnMessage(ctx context.Context, a *attached, qm queued, conv Conversation, workdir string, turn *Turn) error {
+	turn.Prompt = qm.m.Text
+	switch {
+	case qm.saved != nil:
+		turn.Prompt, turn.Images = qm.saved.Prompt, qm.saved.Images
+	case len(qm.m.Files) > 0:
+		var err error
+		turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, qm.m, conv, workdir)
+		return err
+	}
+	return nil
 }
 
 // recoverTurn, deferred, turns a panic while running qm's turn into the
