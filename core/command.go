@@ -38,6 +38,7 @@ const (
 	CmdFile          CommandName = "file"
 	CmdRunners       CommandName = "runners"
 	CmdLimits        CommandName = "limits"
+	CmdStartNow      CommandName = "start now"
 )
 
 // Command is a parsed slash command.
@@ -231,6 +232,9 @@ func pluginCommands(p Plugin) []CommandSpec {
 		{Name: CmdResume, Words: []string{id, "resume"}, Plugin: id, Arg: "id", Kind: ArgWord,
 			Suggest: SuggestResumeID, Scope: ScopeNewConversation, Help: "continue a past " + name + " conversation",
 			ArgHelp: "Conversation id (or the start of it)"},
+		{Name: CmdStartNow, Words: []string{id, "now"}, Plugin: id, Arg: "schedule", Kind: ArgWord,
+			Scope: ScopeConversation, Help: "send a message waiting for a usage window's reset now, to a new " + name + " conversation here",
+			ArgHelp: "The continuation's number in /schedules"},
 	}
 	if cp, ok := p.(CommandProvider); ok {
 		for _, s := range cp.Commands() {

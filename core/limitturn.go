@@ -32,19 +32,26 @@ func progresses(ev Event) bool {
 // was cut part-way (or its message had no text), else the message again.
 const continueText = "continue"
 
+// continuation is a refused turn's schedule at the reset, and what the
+// chat is told of it.
+type continuation struct {
+	id   int
+	note string
+}
+
 // continueAfterLimit schedules a turn that a usage window refused again at
-// the window's reset, and returns what the chat is told; "" when the turn
-// was not refused by a window (or was stopped, or the reset is unknown).
-func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) string {
+// the window's reset; nil when the turn was not refused by a window (or
+// was stopped, or the reset is unknown).
+func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) *continuation {
 	if ctx.Err() != nil || (err == nil && !res.IsError) {
-		return ""
+		return nil
 	}
 	r.mu.Lock()
 	w, cut := t.refusedBy, t.cut
 	r.mu.Unlock()
 	now := r.clock.Now()
 	if w == nil || !w.ResetsAt.After(now) {
-		return ""
+		return nil
 	}
 	m := t.qm.m
 	text := m.Text
@@ -53,7 +60,7 @@ func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnRes
 	}
 	window := r.windowName(*w)
 	id := r.convs.AddSchedule(Schedule{Key: m.Key, From: m.Author(), UserName: m.UserName, Text: text,
-		Next: w.ResetsAt, Limit: window})
+		Next: w.ResetsAt, Limit: window, Prompt: m.Text})
 	r.armSchedules()
 	r.logger.Info("turn refused by a usage window: continued at its reset", "id", t.qm.id, "conversation", m.Key.String(),
 		"window", window, "resets_at", w.ResetsAt, "schedule", id)
@@ -61,8 +68,55 @@ func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnRes
 	if text == continueText {
 		what = `"continue" will be sent then, to pick the turn up where it stopped`
 	}
-	return fmt.Sprintf("🔁 The %s window is used up; it resets at %s (in %s): %s, in this conversation (schedule #%d: /unschedule %d cancels it).",
-		window, resetTime(now, w.ResetsAt), w.ResetsAt.Sub(now).Round(time.Minute), what, id, id)
+	return &continuation{id: id, note: fmt.Sprintf("🔁 The %s window is used up; it resets at %s (in %s): %s, in this conversation (schedule #%d).",
+		window, resetTime(now, w.ResetsAt), w.ResetsAt.Sub(now).Round(time.Minute), what, id)}
+}
+
+// offerContinuation posts c's note with its buttons: Cancel, and Start
+// with each other plugin now (in a new conversation there, the same
+// workdir, the refused message).
+func (r *Router) offerContinuation(a *attached, to Target, plugin string, c *continuation) {
+	choices := []Choice{{Label: "Cancel", Command: fmt.Sprintf("/unschedule %d", c.id)}}
+	typed := fmt.Sprintf("/unschedule %d cancels it", c.id)
+	for _, id := range r.cfg.Plugins.IDs() {
+		if id != plugin {
+			cmd := fmt.Sprintf("/%s now %d", id, c.id)
+			choices = append(choices, Choice{Label: "Start with " + r.pluginName(id) + " now", Command: cmd})
+			typed += fmt.Sprintf("; %s sends it now to %s, in a new conversation here", cmd, r.pluginName(id))
+		}
+	}
+	r.offer(a, to, c.note, choices, typed+".")
+}
+
+// startNow answers /<plugin> now N, a continuation's Start with <plugin>
+// now: the refused message of schedule N goes at once to a new
+// conversation of that plugin, here, in the same workdir; the schedule
+// is removed.
+func (r *Router) startNow(ctx context.Context, a *attached, m *Message, cmd Command) (string, error) {
+	s, err := r.ownSchedule(*m, cmd.Arg)
+	if err != nil {
+		return "", err
+	}
+	if s.Limit == "" || s.Prompt == "" {
+		return "", Errorf("schedule #%d does not wait for a usage window: /%s start begins a conversation", s.ID, cmd.Plugin)
+	}
+	conv, ok := r.convs.Get(m.Key)
+	if !ok || s.Key != m.Key {
+		return "", Errorf("schedule #%d belongs to another conversation: press its button there", s.ID)
+	}
+	start := Command{Name: CmdStart, Plugin: cmd.Plugin, Arg: conv.Shown(conv.Workdir) + " --no-worktree"}
+	started, err := r.rewarm(*m, true)(r.start(ctx, a, m, start))
+	if err != nil {
+		return "", err
+	}
+	r.convs.RemoveSchedule(s.ID)
+	r.armSchedules()
+	r.reply(a, m.Target(), started)
+	conv, _ = r.convs.Get(m.Key)
+	msg := *m
+	msg.Text = s.Prompt
+	r.enqueue(a, queued{m: msg, id: newID(), conv: conv, done: func() {}}, BusyQueue)
+	return "", nil
 }
 
 // windowName is a window's name with its CLI's: "Claude Code 5h".

@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // refusedOnce refuses its first turn for a used-up five-hour window that
@@ -53,7 +56,7 @@ func TestARefusedTurnContinuesAtTheReset(t *testing.T) {
 			f.say("alice", "/fake start")
 			f.expect("conversation started")
 			f.turn("fix the bug")
-			// f.turn took the reply; the router said it there.
+			f.expect("🔁 The Fake fake 5h window is used up")
 			f.say("alice", "/schedules")
 			f.expect("#1 once, when the Fake fake 5h window resets, next at 2026-01-02 04:04 UTC, by alice: " + tc.schedule)
 			if tc.cancel {
@@ -83,13 +86,52 @@ func TestARefusedTurnSaysWhenItGoesOn(t *testing.T) {
 		f.expect("conversation started")
 		f.say("alice", "fix the bug")
 		<-f.plugin.Started()
+		if reply := f.next(); !strings.Contains(reply, "hit your 5-hour limit") {
+			t.Errorf("cut %v: reply %q, want the CLI's refusal", cut, reply)
+		}
 		got := f.next()
-		want := "🔁 The Fake fake 5h window is used up; it resets at 04:04 UTC (in 1h0m0s): this message will be sent again then, in this conversation (schedule #1: /unschedule 1 cancels it)."
+		want := "🔁 The Fake fake 5h window is used up; it resets at 04:04 UTC (in 1h0m0s): this message will be sent again then, in this conversation (schedule #1). /unschedule 1 cancels it."
 		if cut {
 			want = strings.Replace(want, "this message will be sent again then", `"continue" will be sent then, to pick the turn up where it stopped`, 1)
 		}
 		if !strings.Contains(got, want) {
 			t.Errorf("cut %v: reply %q, want %q", cut, got, want)
 		}
+	}
+}
+
+// A continuation's Start with <another CLI> now sends the refused message
+// at once to a new conversation of that CLI in the same workdir, and the
+// continuation is gone; only its author may.
+func TestAContinuationStartsWithAnotherCLINow(t *testing.T) {
+	t.Parallel()
+	for _, cut := range []bool{false, true} {
+		other := &plugintest.Scripted{PluginID: "other", PluginName: "Other", Script: echo}
+		f := newRouterFixtureWith(t, refusedOnce(cut), coretest.NewManualClock(), func(cfg *core.RouterConfig) {
+			fake, _ := cfg.Plugins.Get("fake")
+			reg, err := core.NewRegistry(fake, other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Plugins = reg
+		})
+		sub := filepath.Join(f.root, "proj")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f.say("alice", "/fake start proj")
+		f.expect("conversation started")
+		f.turn("fix the bug")
+		f.expect("(schedule #1). /unschedule 1 cancels it; /other now 1 sends it now to Other, in a new conversation here.")
+		f.say("bob", "/other now 1")
+		f.expect("schedule #1 is someone else's")
+		f.say("alice", "/other now 1")
+		f.expect("Other conversation started in " + sub)
+		if got := <-other.Started(); got.Prompt != "fix the bug" {
+			t.Errorf("cut %v: Other got %q, want the refused message", cut, got.Prompt)
+		}
+		f.expect("echo: fix the bug")
+		f.say("alice", "/schedules")
+		f.expect("Nothing is scheduled here.")
 	}
 }

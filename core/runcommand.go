@@ -53,7 +53,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 // runs or messages wait, since they belong to the conversation as it was.
 func changesConversation(cmd Command) bool {
 	switch cmd.Name {
-	case CmdStart, CmdWorkdirSet, CmdEnd, CmdMerge:
+	case CmdStart, CmdWorkdirSet, CmdEnd, CmdMerge, CmdStartNow:
 		return true
 	case CmdResume:
 		return cmd.Arg != "" // a bare /resume only lists
@@ -67,7 +67,7 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 			return "", Errorf("%s", why)
 		}
 	}
-	if cmd.Plugin != "" && cmd.Name != CmdStart && cmd.Name != CmdConversations && cmd.Name != CmdResume {
+	if cmd.Plugin != "" && cmd.Name != CmdStart && cmd.Name != CmdConversations && cmd.Name != CmdResume && cmd.Name != CmdStartNow {
 		return r.pluginCommand(ctx, *m, cmd)
 	}
 	switch cmd.Name {
@@ -92,6 +92,8 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 		return r.listRunners(), nil
 	case CmdLimits:
 		return r.listLimits(), nil
+	case CmdStartNow:
+		return r.startNow(ctx, a, m, cmd)
 	case CmdDiff:
 		return r.diff(ctx, a, *m)
 	case CmdMerge:

@@ -36,8 +36,11 @@ type Schedule struct {
 	Every time.Duration
 	Cron  string
 	// Limit, for a turn refused by a usage window, names the window
-	// ("Claude Code 5h") at whose reset Next sends it again.
-	Limit string
+	// ("Claude Code 5h") at whose reset Next sends it again, and Prompt
+	// is the refused message itself (Text may be "continue"): what its
+	// Start with another CLI now button sends.
+	Limit  string
+	Prompt string
 }
 
 // repeats says how it repeats, for listings: "every 30m", "0 9 * * 1-5".
@@ -289,23 +292,32 @@ func (r *Router) listSchedules(m Message) string {
 
 // unschedule answers /unschedule N: its author or an admin may.
 func (r *Router) unschedule(m Message, arg string) (string, error) {
+	s, err := r.ownSchedule(m, arg)
+	if err != nil {
+		return "", err
+	}
+	r.convs.RemoveSchedule(s.ID)
+	r.armSchedules()
+	return fmt.Sprintf("Removed schedule #%d.", s.ID), nil
+}
+
+// ownSchedule returns the schedule numbered arg, provided m's author set
+// it or is an admin.
+func (r *Router) ownSchedule(m Message, arg string) (Schedule, error) {
 	id, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
 	if err != nil {
-		return "", Errorf("%q is not a schedule's number: /schedules lists them", arg)
+		return Schedule{}, Errorf("%q is not a schedule's number: /schedules lists them", arg)
 	}
 	for _, s := range r.convs.Schedules() {
 		if s.ID != id {
 			continue
 		}
-		admin := r.isAdmin(m)
-		if !admin && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
-			return "", Errorf("schedule #%d is someone else's", id)
+		if !r.isAdmin(m) && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
+			return Schedule{}, Errorf("schedule #%d is someone else's", id)
 		}
-		r.convs.RemoveSchedule(id)
-		r.armSchedules()
-		return fmt.Sprintf("Removed schedule #%d.", id), nil
+		return s, nil
 	}
-	return "", Errorf("there is no schedule #%d: /schedules lists them", id)
+	return Schedule{}, Errorf("there is no schedule #%d: /schedules lists them", id)
 }
 
 // armSchedules sets the timer for the earliest schedule, replacing the

@@ -215,7 +215,11 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	notes := append([]string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}, r.usageNotes(ctx, t, res, err)...)
+	notes := []string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}
+	cont := r.continueAfterLimit(ctx, t, res, err)
+	if cont == nil {
+		notes = append(notes, r.limitNotes(t)...)
+	}
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
@@ -232,6 +236,9 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 		t.reply.Add(ResponseBlock{Kind: BlockFooter, Duration: res.Duration, CostUSD: res.CostUSD,
 			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, ContextPercent: res.ContextPercent()})
 		t.reply.Close(r.deliverCtx)
+		if cont != nil {
+			r.offerContinuation(a, m.Target(), plugin.ID(), cont)
+		}
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}

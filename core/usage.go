@@ -2,7 +2,6 @@ package core
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,16 +74,6 @@ func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
 		t.refusedBy, t.cut = &w, t.progressed.Load()
 	}
 	r.mu.Unlock()
-}
-
-// usageNotes are what the reply says of the usage windows its turn's CLI
-// reported: each one past LIMIT_WARN, or, for a turn one refused, when it
-// goes on by itself (continueAfterLimit).
-func (r *Router) usageNotes(ctx context.Context, t *turnRun, res TurnResult, err error) []string {
-	if note := r.continueAfterLimit(ctx, t, res, err); note != "" {
-		return []string{note}
-	}
-	return r.limitNotes(t)
 }
 
 // limitNotes are the footer's warnings: each window the turn's CLI

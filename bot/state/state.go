@@ -51,8 +51,9 @@ type schedule struct {
 	Every    string    `json:"every,omitempty"`
 	Cron     string    `json:"cron,omitempty"`
 	// Limit names the usage window at whose reset a refused turn is sent
-	// again.
-	Limit string `json:"limit,omitempty"`
+	// again, Prompt the refused message itself.
+	Limit  string `json:"limit,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // spend is what turns cost, in dollars where known and tokens.
@@ -184,7 +185,7 @@ func Decode(data []byte) (Snapshot, error) {
 		}
 		schedules = append(schedules, core.Schedule{ID: sc.ID,
 			Key:  core.ConversationKey{Platform: sc.Platform, User: sc.User, Channel: sc.Channel, Thread: sc.Thread},
-			From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron, Limit: sc.Limit})
+			From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt})
 	}
 	return Snapshot{Conversations: out, Owners: owners, Spend: spends, Schedules: schedules}, nil
 }
@@ -216,7 +217,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 		}
 		f.Schedules = append(f.Schedules, schedule{ID: sc.ID, Platform: sc.Key.Platform, User: sc.Key.User, Channel: sc.Key.Channel,
 			Thread: sc.Key.Thread, From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next.UTC(),
-			Every: every, Cron: sc.Cron, Limit: sc.Limit})
+			Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt})
 	}
 	for _, d := range snap.Spend {
 		f.Spend = append(f.Spend, daySpend{User: d.User, Day: d.Day, spend: toSpend(d.Spend)})

@@ -21,7 +21,7 @@ func sample() state.Snapshot {
 			{ID: 3, Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"}, From: "U1", UserName: "ann",
 				Text: "run the tests", Next: at.Add(time.Hour), Every: 90 * time.Minute},
 			{ID: 4, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "/cost", Next: at, Cron: "0 9 * * 1-5"},
-			{ID: 6, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "continue", Next: at, Limit: "Claude Code 5h"},
+			{ID: 6, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "continue", Next: at, Limit: "Claude Code 5h", Prompt: "fix the bug"},
 		},
 		Spend: []core.UserSpend{{User: "discord/42", Day: "2026-11-24", Spend: core.Spend{CostUSD: 0.5, InputTokens: 10, OutputTokens: 2, Turns: 3, Unpriced: 1}}},
 		Conversations: []core.Entry{

@@ -1,9 +1,12 @@
 package plugintest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // UnifiedLimit returns the headers with which the Anthropic API tells a
@@ -62,5 +65,16 @@ func CodexLimits(primary, secondary float64, primaryReset, secondaryReset time.T
 		"x-codex-secondary-used-percent":   fmt.Sprint(secondary),
 		"x-codex-secondary-window-minutes": "10080",
 		"x-codex-secondary-reset-at":       fmt.Sprint(secondaryReset.Unix()),
+	}
+}
+
+// Refused is a Scripted plugin's Script that refuses every turn as Claude
+// Code does when its five-hour window is used up: the window reported
+// rejected, resetting at reset, then an error result.
+func Refused(reset time.Time) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 100, ResetsAt: reset, Rejected: true}))
+		emit(core.ErrorEvent("You've hit your 5-hour limit"))
+		return core.TurnResult{ResumeToken: t.ResumeToken, IsError: true}, nil
 	}
 }

@@ -1,0 +1,58 @@
+package discord
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// A turn refused by a usage window says when it goes on with buttons:
+// Cancel removes the continuation, Start with Codex now sends the message
+// to a new Codex conversation in the thread (issue 30).
+func TestContinuationButtons(t *testing.T) {
+	t.Parallel()
+	for _, press := range []string{"Cancel", "Start with Codex now"} {
+		t.Run(press, func(t *testing.T) {
+			t.Parallel()
+			claude := &plugintest.Scripted{Script: plugintest.Refused(coretest.Epoch.Add(time.Hour))}
+			codex := &plugintest.Scripted{PluginID: "codex", PluginName: "Codex"}
+			h := newHarnessDriving(t, claude, nil, func(rc *core.RouterConfig) {
+				reg, err := core.NewRegistry(claude, codex)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rc.Plugins = reg
+			}, time.Minute)
+			thread := h.start(h.owner)
+			h.fake.Say(h.owner, thread, "fix the bug")
+			note := h.waitBot(thread, "🔁 The Claude Code 5h window is used up")
+			bs := buttons(t, note)
+			if want := []string{"Cancel=/unschedule 1", "Start with Codex now=/codex now 1"}; !slices.Equal(bs, want) {
+				t.Fatalf("the continuation's buttons are %q, want %q", bs, want)
+			}
+			for _, b := range bs {
+				if label, id, _ := strings.Cut(b, "="); label == press {
+					h.fake.Press(h.owner, thread, note.ID, id)
+				}
+			}
+			if press == "Cancel" {
+				h.waitBot(thread, "Removed schedule #1")
+			} else {
+				h.waitBot(thread, "Codex conversation started in "+filepath.Join(h.root, "proj"))
+				if got := <-codex.Started(); got.Prompt != "fix the bug" {
+					t.Errorf("Codex got %q, want the refused message", got.Prompt)
+				}
+				h.waitBot(thread, "echo: fix the bug")
+			}
+			if left := h.router.Conversations().Schedules(); len(left) != 0 {
+				t.Errorf("schedules left: %+v", left)
+			}
+		})
+	}
+}
