@@ -135,3 +135,45 @@ func TestAContinuationStartsWithAnotherCLINow(t *testing.T) {
 		f.expect("Nothing is scheduled here.")
 	}
 }
+
+// One user's turns refused by a window go on one after another at the
+// reset, in the order they were refused: the second is sent once the
+// first has finished (issue 30).
+func TestRefusedTurnsOfOneUserContinueInTheirOrder(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	release := make(chan struct{})
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		if calls.Add(1) <= 2 {
+			return refusedOnce(false)(ctx, turn, emit)
+		}
+		<-release
+		emit(core.TextEvent("echo: " + turn.Prompt))
+		return core.TurnResult{ResumeToken: "s1"}, nil
+	}, clock, nil)
+	in := func(channel, text string) {
+		f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: channel}, Text: text})
+	}
+	for _, c := range []struct{ channel, text string }{{"c", "first"}, {"d", "second"}} {
+		in(c.channel, "/fake start")
+		f.expect("conversation started")
+		in(c.channel, c.text)
+		<-f.plugin.Started()
+		f.expect("hit your 5-hour limit")
+		f.expect("🔁 The Fake fake 5h window is used up")
+	}
+	clock.Advance(time.Hour)
+	f.expect("⏰ Schedule #1")
+	if got := <-f.plugin.Started(); got.Prompt != "first" {
+		t.Fatalf("the first continuation sent %q, want first", got.Prompt)
+	}
+	release <- struct{}{}
+	f.expect("echo: first")
+	f.expect("⏰ Schedule #2")
+	if got := <-f.plugin.Started(); got.Prompt != "second" {
+		t.Fatalf("the second continuation sent %q, want second", got.Prompt)
+	}
+	release <- struct{}{}
+	f.expect("echo: second")
+}

@@ -166,6 +166,7 @@ type Router struct {
 	// schedTimer fires at the earliest schedule (/at, /every).
 	schedMu    sync.Mutex
 	schedTimer Timer
+	flight     *schedFlight
 }
 
 type attached struct {
@@ -185,6 +186,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		usage:       newUsageBook(),
+		flight:      newSchedFlight(),
 		refused:     NewRecent[string, struct{}](10_000),
 		saidOnce:    NewRecent[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),

@@ -335,7 +335,7 @@ func (r *Router) armSchedules() {
 		r.mu.Lock()
 		attached := r.platforms[s.Key.Platform] != nil
 		r.mu.Unlock()
-		if attached && (next.IsZero() || s.Next.Before(next)) {
+		if attached && !r.flight.holds(s) && (next.IsZero() || s.Next.Before(next)) {
 			next = s.Next
 		}
 	}
@@ -349,6 +349,8 @@ func (r *Router) armSchedules() {
 // platform that is attached; one whose platform is not (yet) waits. A
 // schedule missed while the bot was down runs once, and says it is late.
 func (r *Router) runSchedules() {
+	r.flight.run.Lock()
+	defer r.flight.run.Unlock()
 	now := r.clock.Now()
 	for _, s := range r.convs.Schedules() {
 		if s.Next.After(now) {
@@ -357,7 +359,7 @@ func (r *Router) runSchedules() {
 		r.mu.Lock()
 		a := r.platforms[s.Key.Platform]
 		r.mu.Unlock()
-		if a == nil {
+		if a == nil || r.flight.holds(s) || r.skipBusy(a, s, now) {
 			continue
 		}
 		admitted, byRule := r.admitSchedule(a, s, now)
@@ -366,7 +368,7 @@ func (r *Router) runSchedules() {
 		}
 		r.advanceSchedule(s, now)
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Text: s.Text, Allowed: byRule}
+			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack)}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
 		if late := now.Sub(s.Next); late > lateAfter {
 			note += fmt.Sprintf("\nIt is late: it was due at %s, while the bot was not running.", s.Next.Format("2006-01-02 15:04 MST"))
@@ -376,6 +378,29 @@ func (r *Router) runSchedules() {
 		r.handle(r.turnCtx, a, m)
 	}
 	r.armSchedules()
+}
+
+// heldBack sends the schedules that waited for a message to be handled
+// (runSchedules): they are due already.
+func (r *Router) heldBack() {
+	if r.turnCtx.Err() == nil {
+		go r.runSchedules()
+	}
+}
+
+// skipBusy skips a firing of repeating schedule s, due at now, while its
+// previous one still runs or waits, and says so once.
+func (r *Router) skipBusy(a *attached, s Schedule, now time.Time) bool {
+	busy, first := r.flight.busy(s)
+	if !busy {
+		return false
+	}
+	r.advanceSchedule(s, now)
+	r.logger.Info("schedule skipped: its previous message is still being handled", "schedule", s.ID, "conversation", s.Key.String())
+	if first {
+		r.reply(a, s.Key.Target(), fmt.Sprintf("⏰ Schedule #%d (%s) was skipped: its previous message still runs or waits for an answer. Later firings are skipped likewise, without a word, until it is done.", s.ID, s.repeats()))
+	}
+	return true
 }
 
 // advanceSchedule moves schedule s, due at now, to its next time, or

@@ -297,3 +297,39 @@ func TestAtTakesDurationsAndTimes(t *testing.T) {
 	f.say("alice", "/schedules")
 	f.expect("Scheduled here:\n#2 once, next at 2026-03-01 09:30 UTC, by alice: release")
 }
+
+// A repeating schedule whose previous message still runs is skipped, and
+// the chat hears it once; it fires again once that message is done
+// (issue 30).
+func TestABusyRepeatingScheduleIsSkippedOnce(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	clock := coretest.NewManualClock()
+	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		<-release
+		emit(core.TextEvent("echo: " + turn.Prompt))
+		return core.TurnResult{ResumeToken: "s1"}, nil
+	}, clock, nil)
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/every 1m check")
+	f.expect("Scheduled #1")
+	clock.Advance(time.Minute)
+	f.expect("⏰ Schedule #1 (every 1m0s) sends: check")
+	<-f.plugin.Started()
+	for range 2 {
+		clock.Advance(time.Minute)
+	}
+	f.expect("⏰ Schedule #1 (every 1m0s) was skipped: its previous message still runs")
+	release <- struct{}{}
+	f.expect("echo: check")
+	f.router.Wait()
+	clock.Advance(time.Minute)
+	f.expect("⏰ Schedule #1 (every 1m0s) sends: check")
+	<-f.plugin.Started()
+	release <- struct{}{}
+	f.expect("echo: check")
+	if n := len(f.plugin.Turns()); n != 2 {
+		t.Errorf("%d turns ran, want 2", n)
+	}
+}
