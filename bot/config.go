@@ -99,6 +99,10 @@ type Config struct {
 	// LimitWarn: a reply warns of a CLI's usage window used past this
 	// percent (1 to 100; 100 warns only when a window refused a turn).
 	LimitWarn int `env:"LIMIT_WARN" envDefault:"80"`
+	// UnattendedApprovals answers the questions of turns the bot sent on
+	// a user's behalf (schedules, continuations at a window's reset):
+	// deny at once, or ask as any other.
+	UnattendedApprovals string `env:"UNATTENDED_APPROVALS" envDefault:"deny"`
 	// AttachmentMaxBytes bounds a file a user sends or /file sends back
 	// (Telegram's own getFile limit by default).
 	AttachmentMaxBytes int64 `env:"ATTACHMENT_MAX_BYTES" envDefault:"20971520"`
@@ -238,6 +242,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("BACKGROUND_LIMIT=%s: want a duration above 0", cfg.BackgroundLimit)
 	case cfg.BudgetTurnUSD < 0 || cfg.BudgetUserDailyUSD < 0 || cfg.BudgetUserDailyTokens < 0:
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
+	case !slices.Contains([]string{"", core.UnattendedDeny, core.UnattendedAsk}, cfg.UnattendedApprovals):
+		return fmt.Errorf("UNATTENDED_APPROVALS=%q: want deny or ask", cfg.UnattendedApprovals)
 	case cfg.LimitWarn < 1 || cfg.LimitWarn > 100:
 		return fmt.Errorf("LIMIT_WARN=%d: want a percent from 1 to 100", cfg.LimitWarn)
 	case cfg.LongReplyPages < 0:

@@ -67,6 +67,10 @@ type Message struct {
 	// the message refused or dropped. A platform that reads a script (the
 	// console on a pipe) waits for it before it reads the next line.
 	Done func()
+	// Unattended is set on a message the router sends on its author's
+	// behalf (a schedule, a continuation at a window's reset): nobody may
+	// be watching its turn (RouterConfig.UnattendedApprovals).
+	Unattended bool
 }
 
 // finisher returns m's Done, safe to call more than once, or a no-op.

@@ -184,6 +184,10 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 		q.Answer(Answer{Decision: Allow, By: "always allowed in this conversation"})
 		return
 	}
+	if qm.m.Unattended && r.cfg.UnattendedApprovals != UnattendedAsk {
+		r.denyUnattended(a, qm.m, q)
+		return
+	}
 	idle.pause()
 	pq := &pendingQuestion{key: qm.m.Key, author: qm.m.Author(), authorName: qm.m.AuthorName(), q: q, answered: idle.resume}
 	r.questions.add(pq)
@@ -205,6 +209,26 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	// A script on a pipe reads its next line once the message is done:
 	// that line is the answer.
 	qm.done()
+}
+
+// What a question of a turn nobody may be watching gets
+// (UNATTENDED_APPROVALS, RouterConfig.UnattendedApprovals).
+const (
+	UnattendedDeny = "deny"
+	UnattendedAsk  = "ask"
+)
+
+// denyUnattended denies q, raised by the turn of m, which the router sent
+// on its author's behalf, at once, and tells the chat.
+func (r *Router) denyUnattended(a *attached, m Message, q *Question) {
+	what := q.Tool
+	if q.chooses() {
+		what = Shorten(q.Summary, 80)
+	}
+	r.logger.Info("question of an unattended turn denied", "conversation", m.Key.String(), "tool", q.Tool)
+	r.reply(a, m.Target(), fmt.Sprintf("Denied %s: this turn was sent on %s's behalf while nobody may be watching, and UNATTENDED_APPROVALS=deny answers its questions with no.",
+		what, m.AuthorName()))
+	q.Answer(Answer{Decision: Deny, Reason: "nobody is watching this scheduled turn: ask again when its author is there", By: "UNATTENDED_APPROVALS"})
 }
 
 // showQuestion posts pq with Allow / Always allow / Deny buttons, or as

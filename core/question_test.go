@@ -172,3 +172,39 @@ func TestRouterPutsTheAgentsQuestion(t *testing.T) {
 		f.router.Wait()
 	}
 }
+
+// A question of a turn a schedule sent, while nobody may be watching, is
+// denied at once under UNATTENDED_APPROVALS=deny (the default), and the
+// chat says so; under ask it waits for an answer as any other (issue 30).
+func TestUnattendedQuestions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		setting string
+		says    []string // after the schedule's note
+		answer  string
+		result  string
+	}{
+		{"", []string{"Denied Bash: this turn was sent on alice's behalf while nobody may be watching, and UNATTENDED_APPROVALS=deny"},
+			"", "denied by UNATTENDED_APPROVALS: nobody is watching this scheduled turn"},
+		{core.UnattendedAsk, []string{"❓ Allow Bash?"}, "y", "allowed by alice"},
+	} {
+		clock := coretest.NewManualClock()
+		f := newRouterFixtureWith(t, asking, clock, func(cfg *core.RouterConfig) {
+			cfg.Ask, cfg.UnattendedApprovals = true, tc.setting
+		})
+		f.say("alice", "/fake start")
+		f.expect("conversation started")
+		f.say("alice", "/at 1m clean up")
+		f.expect("Scheduled #1")
+		clock.Advance(time.Minute)
+		f.expect("⏰ Schedule #1 (once) sends: clean up")
+		for _, want := range tc.says {
+			f.expect(want)
+		}
+		if tc.answer != "" {
+			f.say("alice", tc.answer)
+			f.expect("Allowed Bash")
+		}
+		f.expect(tc.result)
+	}
+}

@@ -118,6 +118,10 @@ type RouterConfig struct {
 	// the reply's footer warns of it (LIMIT_WARN); zero means
 	// DefaultLimitWarn.
 	LimitWarn int
+	// UnattendedApprovals is how a question of a turn nobody may be
+	// watching (Message.Unattended) is answered: UnattendedDeny (the
+	// default) denies it at once, UnattendedAsk asks it as any other.
+	UnattendedApprovals string
 	// Clock times replies (edit intervals, rate-limit waits), spend days
 	// and schedules. Timers times what waits on a person or an idle CLI:
 	// an unanswered question, an unused warm CLI. Both default to real

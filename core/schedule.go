@@ -368,7 +368,7 @@ func (r *Router) runSchedules() {
 		}
 		r.advanceSchedule(s, now)
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack)}
+			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), Unattended: true}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
 		if late := now.Sub(s.Next); late > lateAfter {
 			note += fmt.Sprintf("\nIt is late: it was due at %s, while the bot was not running.", s.Next.Format("2006-01-02 15:04 MST"))

@@ -253,13 +253,16 @@ func TestScheduledTurnsObeyLimitsAndBudgets(t *testing.T) {
 	}
 
 	// $0.80 spent: the next one runs, bounded by what is left; then the
-	// day's budget is spent, and the one after is refused.
+	// day's budget is spent, and the one after is refused. (A firing
+	// while the one before is still handled would be skipped.)
+	f.router.Wait()
 	clock.Advance(time.Hour)
 	f.expect("⏰ Schedule #1")
 	if got := <-f.plugin.Started(); got.MaxCostUSD < 0.2-1e-9 || got.MaxCostUSD > 0.2+1e-9 {
 		t.Errorf("the scheduled turn is bounded at $%v, want what is left, $0.20", got.MaxCostUSD)
 	}
 	f.expect("done scheduled")
+	f.router.Wait()
 	clock.Advance(time.Hour)
 	f.expect("⏰ Schedule #1")
 	f.expect("you have spent $1.2000 today, your daily budget is $1.00")

@@ -29,6 +29,7 @@ func TestRoleAdmittedSchedulesAreCheckedWhenTheyFire(t *testing.T) {
 	h.clock.Advance(time.Hour)
 	h.waitBot(thread, "⏰ Schedule #1 (every 1h0m0s) sends: check in")
 	h.waitBot(thread, "echo: check in")
+	h.router.Wait() // its turn done: the next firing is not skipped
 	if calls := h.fake.CallsTo("GET", members); len(calls) != 1 || calls[0].Status != 200 {
 		t.Errorf("member lookups = %+v, want one answered", calls)
 	}
