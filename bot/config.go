@@ -103,6 +103,9 @@ type Config struct {
 	// a user's behalf (schedules, continuations at a window's reset):
 	// deny at once, or ask as any other.
 	UnattendedApprovals string `env:"UNATTENDED_APPROVALS" envDefault:"deny"`
+	// Reactions marks each user's message with its turn's state (👀 ⏳ ✅
+	// ❌ 🛑 🔁, or what the platform accepts) where the platform can.
+	Reactions bool `env:"REACTIONS" envDefault:"true"`
 	// AttachmentMaxBytes bounds a file a user sends or /file sends back
 	// (Telegram's own getFile limit by default).
 	AttachmentMaxBytes int64 `env:"ATTACHMENT_MAX_BYTES" envDefault:"20971520"`

@@ -335,6 +335,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		NotifyAfter:         notifyAfter(cfg.NotifyAfter),
 		LimitWarn:           cfg.LimitWarn,
 		UnattendedApprovals: cfg.UnattendedApprovals,
+		Reactions:           cfg.Reactions,
 		Budgets:             cfg.budgets(),
 		AttachmentMaxBytes:  cfg.AttachmentMaxBytes,
 		Transcribe:          transcriber(cfg.TranscribeCmd, cfg.ChildEnv),

@@ -122,6 +122,9 @@ type RouterConfig struct {
 	// watching (Message.Unattended) is answered: UnattendedDeny (the
 	// default) denies it at once, UnattendedAsk asks it as any other.
 	UnattendedApprovals string
+	// Reactions shows each turn's state as an emoji reaction on its
+	// message where the platform can (Reacter; REACTIONS).
+	Reactions bool
 	// Clock times replies (edit intervals, rate-limit waits), spend days
 	// and schedules. Timers times what waits on a person or an idle CLI:
 	// an unanswered question, an unused warm CLI. Both default to real
@@ -171,6 +174,7 @@ type Router struct {
 	schedMu    sync.Mutex
 	schedTimer Timer
 	flight     *schedFlight
+	reactions  reactions
 }
 
 type attached struct {

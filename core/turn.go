@@ -64,6 +64,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
 	}
 	stopTyping := r.typing(ctx, a.p, m.Target())
+	r.react(a, m, ReactionRunning)
 	t.started = r.clock.Now()
 	res, err := r.streamTurn(ctx, a, t, warm, turn, idle)
 	stopTyping()
@@ -239,10 +240,25 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 		if cont != nil {
 			r.offerContinuation(a, m.Target(), plugin.ID(), cont)
 		}
+		r.react(a, m, endReaction(outcome, cont != nil))
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}
 	}
+}
+
+// endReaction is the reaction a turn that ended with outcome leaves on
+// its message; continued, it goes on at a window's reset.
+func endReaction(outcome string, continued bool) Reaction {
+	switch {
+	case continued:
+		return ReactionLimit
+	case outcome == OutcomeOK:
+		return ReactionDone
+	case outcome == OutcomeError || outcome == OutcomePanic:
+		return ReactionFailed
+	}
+	return ReactionStopped
 }
 
 func endIcon(outcome string) string {

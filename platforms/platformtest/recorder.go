@@ -29,6 +29,8 @@ type Recorder struct {
 	// Fail, when set, is consulted before each write; a non-nil error is
 	// returned instead of writing (e.g. a *core.RateLimitError).
 	Fail func(c Call) error
+	// FailReact, when set, is consulted before each reaction, as Fail.
+	FailReact func(r Reaction) error
 
 	mu       sync.Mutex
 	calls    []Call
@@ -39,6 +41,14 @@ type Recorder struct {
 	inbox    chan core.Message
 	notified chan Notification
 	files    chan SentFile
+	reacted  chan Reaction
+}
+
+// Reaction is one React call a Recorder received: the state shown on a
+// user's message.
+type Reaction struct {
+	MessageID string
+	State     core.Reaction
 }
 
 // SentFile is one SendFile call a Recorder received.
@@ -61,7 +71,8 @@ type Notification struct {
 func NewRecorder(clock core.Clock, lim core.Limits) *Recorder {
 	return &Recorder{PlatformName: "fake", MaxLen: 2000, Lim: lim, Clock: clock,
 		messages: map[string]string{}, written: make(chan Call, 1<<16), inbox: make(chan core.Message, 64),
-		notified: make(chan Notification, 1<<10), files: make(chan SentFile, 1<<10)}
+		notified: make(chan Notification, 1<<10), files: make(chan SentFile, 1<<10),
+		reacted: make(chan Reaction, 1<<10)}
 }
 
 var _ core.Platform = (*Recorder)(nil)
@@ -165,3 +176,19 @@ func (r *Recorder) SendFile(ctx context.Context, to core.Target, name string, da
 
 // Files delivers every file sent, in order.
 func (r *Recorder) Files() <-chan SentFile { return r.files }
+
+// React records a reaction (core.Reacter), apart from the writes, unless
+// FailReact refuses it.
+func (r *Recorder) React(ctx context.Context, m core.Message, state core.Reaction) error {
+	re := Reaction{MessageID: m.ID, State: state}
+	if r.FailReact != nil {
+		if err := r.FailReact(re); err != nil {
+			return err
+		}
+	}
+	r.reacted <- re
+	return nil
+}
+
+// Reacted delivers every reaction shown, in order.
+func (r *Recorder) Reacted() <-chan Reaction { return r.reacted }

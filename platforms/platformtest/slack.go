@@ -329,7 +329,7 @@ func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	call := SlackCall{Method: method, Channel: f.Get("channel"), TS: f.Get("ts"), ThreadTS: f.Get("thread_ts"),
 		Text: f.Get("text"), User: f.Get("user"), Name: f.Get("name"), Blocks: f.Get("blocks")}
-	if method == "reactions.add" {
+	if method == "reactions.add" || method == "reactions.remove" {
 		call.TS = f.Get("timestamp")
 	}
 	var resp map[string]any
@@ -411,6 +411,16 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 			}
 		}
 		m.Reactions = append(m.Reactions, call.Name)
+		return map[string]any{"ok": true}
+	case "reactions.remove":
+		m, ok := s.messages[call.Channel+"/"+call.TS]
+		if !ok {
+			return fail("message_not_found")
+		}
+		n := len(m.Reactions)
+		if m.Reactions = keep(m.Reactions, func(r string) bool { return r != call.Name }); len(m.Reactions) == n {
+			return fail("no_reaction")
+		}
 		return map[string]any{"ok": true}
 	}
 	return fail("unknown_method")

@@ -52,6 +52,7 @@ type Adapter struct {
 	threads  *core.Recent[string, struct{}] // "channel/ts" of threads that are conversations
 	lastUsed *core.Recent[string, string]   // "channel/user" → thread ts that user last used
 	reacted  *core.Recent[string, struct{}] // messages already marked as being worked on
+	shown    *core.Recent[string, string]   // the reaction React left on each message
 	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
 	lookup   core.Lookup
@@ -111,6 +112,7 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		threads:  core.NewRecent[string, struct{}](memory),
 		lastUsed: core.NewRecent[string, string](memory),
 		reacted:  core.NewRecent[string, struct{}](memory),
+		shown:    core.NewRecent[string, string](memory),
 		chains:   core.NewRecent[string, *chain](memory),
 		hinted:   core.NewSpacer(memory, hintEvery, nil),
 		commands: core.NewCommands(nil),
@@ -221,6 +223,38 @@ func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
 		return nil
 	}
 	return translate("reactions.add", err)
+}
+
+// reactionNames are the emoji each state of a turn shows (Slack takes any).
+var reactionNames = map[core.Reaction]string{
+	core.ReactionRunning: "eyes", core.ReactionWaiting: "hourglass_flowing_sand", core.ReactionDone: "white_check_mark",
+	core.ReactionFailed: "x", core.ReactionStopped: "octagonal_sign", core.ReactionLimit: "repeat",
+}
+
+// React shows state on m (core.Reacter): its emoji is added, then the one
+// shown before (Typing's 👀 at first) removed, so that the message always
+// shows one. Tried again after a 429, each step that was done is a no-op.
+func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction) error {
+	to := m.Target()
+	name, ok := reactionNames[state]
+	if to.ReplyTo == "" || !ok {
+		return nil // a slash command or a button: no message of the user's
+	}
+	item, key := slack.ItemRef{Channel: to.Channel, Timestamp: to.ReplyTo}, to.Channel+"/"+to.ReplyTo
+	if err := a.api.AddReactionContext(ctx, name, item); err != nil && slackError(err) != errAlreadyReacted {
+		return translate("reactions.add", err)
+	}
+	prev, ok := a.shown.Get(key)
+	if !ok {
+		prev = reactionNames[core.ReactionRunning]
+	}
+	if prev != name {
+		if err := a.api.RemoveReactionContext(ctx, prev, item); err != nil && slackError(err) != errNoReaction {
+			return translate("reactions.remove", err)
+		}
+	}
+	a.shown.Set(key, name)
+	return nil
 }
 
 // Run connects over Socket Mode and passes every message to h until ctx

@@ -21,6 +21,7 @@ type webAPI interface {
 	UpdateMessageContext(ctx context.Context, channel, ts string, opts ...slack.MsgOption) (string, string, string, error)
 	PostEphemeralContext(ctx context.Context, channel, user string, opts ...slack.MsgOption) (string, error)
 	AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error
+	RemoveReactionContext(ctx context.Context, name string, item slack.ItemRef) error
 	GetFileContext(ctx context.Context, downloadURL string, w io.Writer) error
 	UploadFileContext(ctx context.Context, params slack.UploadFileParameters) (*slack.FileSummary, error)
 }
@@ -61,6 +62,7 @@ func (o slogOutput) Output(_ int, s string) error {
 const (
 	errTooLong        = "msg_too_long"
 	errAlreadyReacted = "already_reacted"
+	errNoReaction     = "no_reaction"
 )
 
 // slackError returns Slack's error code for err, or "".
