@@ -98,6 +98,7 @@ type TelegramServer struct {
 	callbacks  map[string]bool // id -> answered
 	failures   map[string][]TelegramFailure
 	floodUntil map[string]time.Time
+	reactions  map[[2]int64]string // chat and message: the bot's emoji
 	violations []TelegramCall
 	commands   string
 	// webhookSecret is the secret_token of the last setWebhook.

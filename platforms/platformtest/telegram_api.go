@@ -157,6 +157,8 @@ func (s *TelegramServer) handle(c *TelegramCall, r *http.Request) (any, *Telegra
 		}
 		s.callbacks[id] = true
 		return true, nil
+	case "setMessageReaction":
+		return s.setMessageReaction(chat, p)
 	case "setMyCommands":
 		return s.setMyCommands(p.Get("commands"))
 	case "createForumTopic":

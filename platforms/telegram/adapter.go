@@ -301,6 +301,34 @@ func parsePlace(t core.Target) (place, error) {
 	return p, nil
 }
 
+// reactionEmoji are the emoji each state of a turn shows: a bot may react
+// only with Telegram's fixed list, which has no ✅ ❌ ⏳ 🛑 🔁.
+var reactionEmoji = map[core.Reaction]string{
+	core.ReactionRunning: "👀", core.ReactionWaiting: "🤔", core.ReactionDone: "👍",
+	core.ReactionFailed: "👎", core.ReactionStopped: "🙈", core.ReactionLimit: "😴",
+}
+
+// React shows state on m, replacing the bot's reaction there
+// (core.Reacter). It takes no turn of the chat's write budget, so that
+// a reaction never holds a reply back; a 429 is a *core.RateLimitError.
+func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction) error {
+	emoji, ok := reactionEmoji[state]
+	id, err := strconv.Atoi(m.ID)
+	if !ok || err != nil || m.ReplyTo != "" {
+		return nil // a button's press: no message of the user's
+	}
+	p, err := parsePlace(m.Target())
+	if err != nil {
+		return err
+	}
+	err = a.call(func() error { return a.setReaction(p, id, emoji) })
+	if d, limited := retryAfter(err); limited {
+		a.gate.block(p.chat, d) // the chat's flood control holds every write
+		return &core.RateLimitError{RetryAfter: d, Err: err}
+	}
+	return err
+}
+
 // Notify sends text as a new message, which notifies where an edit does
 // not. A question was just sent as a new message, so it needs none.
 func (a *Adapter) Notify(ctx context.Context, to core.Target, user string, why core.NotifyReason, text string) error {

@@ -104,6 +104,14 @@ func (a *Adapter) sendMessage(p place, text, parseMode string, kb *tgbotapi.Inli
 }
 
 // sendTyping shows the typing indicator in p for about five seconds.
+// setReaction replaces the bot's reaction on message id with emoji.
+func (a *Adapter) setReaction(p place, id int, emoji string) error {
+	ps := tgbotapi.Params{"chat_id": strconv.FormatInt(p.chat, 10), "message_id": strconv.Itoa(id),
+		"reaction": `[{"type":"emoji","emoji":"` + emoji + `"}]`}
+	_, err := a.api.MakeRequest("setMessageReaction", ps)
+	return err
+}
+
 func (a *Adapter) sendTyping(p place) error {
 	ps := p.params()
 	ps["action"] = tgbotapi.ChatTyping
