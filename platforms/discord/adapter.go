@@ -47,6 +47,8 @@ type discordAPI interface {
 	InteractionResponseDelete(i *discordgo.Interaction, options ...discordgo.RequestOption) error
 	FollowupMessageCreate(i *discordgo.Interaction, wait bool, data *discordgo.WebhookParams, options ...discordgo.RequestOption) (*discordgo.Message, error)
 	GuildMember(guildID, userID string, options ...discordgo.RequestOption) (*discordgo.Member, error)
+	MessageReactionAdd(channelID, messageID, emojiID string, options ...discordgo.RequestOption) error
+	MessageReactionRemove(channelID, messageID, emojiID, userID string, options ...discordgo.RequestOption) error
 }
 
 var _ discordAPI = (*discordgo.Session)(nil)
@@ -82,6 +84,7 @@ type Adapter struct {
 	withoutMessageContent func()
 
 	seen     *core.Recent[string, struct{}]
+	reacted  *core.Recent[string, string] // the reaction React left on each message
 	lanes    core.Lanes[core.ConversationKey]
 	channels channelTypes
 	holds    core.Holds   // threads being opened, until their conversation is registered
@@ -163,6 +166,7 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		plugins: make(map[string]core.Plugin),
 		logger:  logger.With("platform", Name),
 		seen:    core.NewRecent[string, struct{}](4096),
+		reacted: core.NewRecent[string, string](4096),
 		ready:   make(chan struct{}),
 		pending: make(map[string]*interaction),
 		names:   core.NewRecent[string, threadNaming](1024),

@@ -56,3 +56,33 @@ func TestContinuationButtons(t *testing.T) {
 		})
 	}
 }
+
+// With REACTIONS on, the user's message shows its turn's state, one
+// reaction at a time (PUT and DELETE .../reactions/{emoji}/@me); a 429 on
+// a reaction holds nothing and loses nothing (issue 30).
+func TestReactionsShowTheTurnsState(t *testing.T) {
+	t.Parallel()
+	h := newHarnessRouting(t, nil, nil, func(rc *core.RouterConfig) { rc.Reactions = true })
+	thread := h.start(h.owner)
+	const reactions = "channels/*/messages/*/reactions/*/@me"
+	h.fake.RateLimit("DELETE", reactions, time.Second, 1)
+	id := h.fake.Say(h.owner, thread, "hello")
+	h.waitBot(thread, "echo: hello")
+	h.fake.WaitFor("✅ alone on the message", func() bool {
+		for _, m := range h.fake.Messages(thread) {
+			if m.ID == id {
+				return slices.Equal(m.Reactions, []string{"✅"})
+			}
+		}
+		return false
+	})
+	limited := 0
+	for _, c := range h.fake.CallsTo("DELETE", reactions) {
+		if c.Status == 429 {
+			limited++
+		}
+	}
+	if limited != 1 {
+		t.Errorf("%d reaction removals were rate limited, want 1", limited)
+	}
+}

@@ -61,6 +61,35 @@ func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
 	return apiError("typing", a.api.ChannelTyping(channelOf(to), discordgo.WithContext(ctx)))
 }
 
+// reactionEmoji are the emoji each state of a turn shows (Discord takes
+// any).
+var reactionEmoji = map[core.Reaction]string{
+	core.ReactionRunning: "👀", core.ReactionWaiting: "⏳", core.ReactionDone: "✅",
+	core.ReactionFailed: "❌", core.ReactionStopped: "🛑", core.ReactionLimit: "🔁",
+}
+
+// React shows state on m (core.Reacter): its emoji is added, then the one
+// shown before removed, so that the message always shows one. Tried
+// again after a 429, each step that was done is a no-op.
+func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction) error {
+	emoji, ok := reactionEmoji[state]
+	if !ok || m.ReplyTo != "" || m.ID == "" {
+		return nil // an interaction (a command, a button): no message of the user's
+	}
+	channel := channelOf(m.Target())
+	if err := a.api.MessageReactionAdd(channel, m.ID, emoji, discordgo.WithContext(ctx)); err != nil {
+		return apiError("add reaction", err)
+	}
+	key := channel + "/" + m.ID
+	if prev, ok := a.reacted.Get(key); ok && prev != emoji {
+		if err := a.api.MessageReactionRemove(channel, m.ID, prev, "@me", discordgo.WithContext(ctx)); err != nil {
+			return apiError("remove reaction", err)
+		}
+	}
+	a.reacted.Set(key, emoji)
+	return nil
+}
+
 // Discord's limits on buttons.
 const (
 	maxButtons      = 25

@@ -142,6 +142,8 @@ type DiscordMessage struct {
 	Deleted bool
 	// Interaction is the id of the interaction the message answers.
 	Interaction string
+	// Reactions are the bot's reactions on it.
+	Reactions []string
 }
 
 // DiscordEmbed is the part of an embed tests look at.

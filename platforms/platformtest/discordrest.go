@@ -121,8 +121,25 @@ func (d *Discord) route(c DiscordCall) discordRESTReply {
 		return d.postMessage(seg[1], c)
 	case c.Is("PATCH", "channels/*/messages/*"):
 		return d.editMessage(seg[1], seg[3], c)
+	case c.Is("PUT", "channels/*/messages/*/reactions/*/@me"), c.Is("DELETE", "channels/*/messages/*/reactions/*/@me"):
+		return d.react(seg[1], seg[3], seg[5], c.Method == "PUT")
 	}
 	return discordReply(http.StatusNotFound, discordError{Message: "404: Not Found"})
+}
+
+// react adds or removes the bot's reaction emoji on a message; d.mu is
+// held.
+func (d *Discord) react(channel, id, emoji string, add bool) discordRESTReply {
+	m, ok := d.messages[id]
+	if !ok || m.ChannelID != channel {
+		return discordNotFound("Message", 10008)
+	}
+	m.Reactions = keep(m.Reactions, func(e string) bool { return e != emoji })
+	if add {
+		m.Reactions = append(m.Reactions, emoji)
+	}
+	d.notify()
+	return discordReply(http.StatusNoContent, nil)
 }
 
 func (d *Discord) botUser() map[string]any {
