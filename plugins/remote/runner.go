@@ -120,6 +120,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "cancel"):        r.cancelTurn,
 		runnerSubject(r.cfg.Name, "worktree"):      func(m *nats.Msg) { r.worktree(ctx, m) },
 		runnerSubject(r.cfg.Name, "answer"):        r.answerTurn,
+		runnerSubject(r.cfg.Name, "steer"):         r.steerTurn,
 	}
 	// Deferred first, so run last: once nothing more can come.
 	defer r.closeUploads()

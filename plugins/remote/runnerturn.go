@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"sync"
@@ -29,8 +30,9 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		return
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
-	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), cancel: cancel, ended: make(chan struct{}),
-		questions: map[string]openQuestion{}}
+	t.Inbox = &core.Inbox{}
+	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), workdir: t.Workdir, inbox: t.Inbox, cancel: cancel,
+		ended: make(chan struct{}), questions: map[string]openQuestion{}}
 	if !r.register(rt) {
 		cancel(nil)
 		r.respond(m, turnReply{Error: &wireError{Message: "the turn was cancelled before it started", User: true}})
@@ -44,6 +46,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		return
 	}
 	rt.out = newOutbox(r, req.ID, ctx.Done())
+	t.Inbox.Watch(rt.inboxChanged)
 	r.respond(m, turnReply{Instance: r.instance})
 	r.wg.Add(1)
 	go func() {
@@ -55,6 +58,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		r.claim(rt, t.ResumeToken)
 		r.logger.Info("turn", "id", req.ID, "plugin", p.ID(), "workdir", t.Workdir, "admin", req.Admin)
 		res, err := p.Run(turnCtx, t, rt.emit)
+		t.Inbox.Close()
 		rt.out.finish(res, r.wireError(err))
 		<-rt.out.done
 	}()
@@ -62,9 +66,12 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 
 // runnerTurn is a turn running here: its outbox and its open questions.
 type runnerTurn struct {
-	r      *Runner
-	id     string
-	plugin string
+	r       *Runner
+	id      string
+	plugin  string
+	workdir string
+	// inbox takes the messages the gateway adds to the turn (steer).
+	inbox  *core.Inbox
 	cancel context.CancelCauseFunc
 	ended  chan struct{}
 	out    *outbox
@@ -174,6 +181,44 @@ func (t *runnerTurn) emit(ev core.Event) {
 	t.out.add(we)
 }
 
+// inboxChanged tells the gateway that the turn's inbox opened or closed,
+// in order with its events.
+func (t *runnerTurn) inboxChanged(taking bool) {
+	state := inboxClosed
+	if taking {
+		state = inboxOpen
+	}
+	t.out.add(wireEvent{Inbox: state})
+}
+
+// steerTurn gives a message to the running turn it names, and answers
+// whether the turn took it. Its images are kept only if uploaded into
+// the turn's workdir here, as a turn's own.
+func (r *Runner) steerTurn(m *nats.Msg) {
+	var s steerMessage
+	if err := json.Unmarshal(m.Data, &s); err != nil {
+		r.respond(m, steerReply{Error: &wireError{Message: "malformed steer request"}})
+		return
+	}
+	r.mu.Lock()
+	t := r.turns[s.Turn]
+	r.mu.Unlock()
+	if t == nil {
+		r.respond(m, steerReply{}) // ended: the message waits in the chat
+		return
+	}
+	err := t.inbox.Send(core.Steering{Prompt: s.Prompt, Images: r.uploadedImages(t.workdir, s.Images)})
+	switch {
+	case errors.Is(err, core.ErrNotTaken):
+		r.respond(m, steerReply{})
+	case err != nil:
+		r.respond(m, steerReply{Error: r.wireError(err)})
+	default:
+		r.logger.Info("message added to the turn", "id", t.id)
+		r.respond(m, steerReply{Taken: true})
+	}
+}
+
 // redact blanks the runner's secrets out of an event.
 func (r *Runner) redact(we *wireEvent) {
 	red := r.cfg.Redactor
@@ -271,7 +316,7 @@ func (t *runnerTurn) open(m *nats.Msg) {
 	}
 	t.mu.Unlock()
 	slices.SortFunc(open, func(a, b openQuestion) int { return a.n - b.n })
-	var rep openReply
+	rep := openReply{Taking: t.inbox.Taking()}
 	for _, q := range open {
 		rep.Questions = append(rep.Questions, q.wire)
 	}

@@ -266,7 +266,9 @@ type turnMessage struct {
 }
 
 // wireEvent is a core.Event; a question travels without its callback,
-// named by an id its answer comes back with.
+// named by an id its answer comes back with. One with Inbox set is no
+// event of the chat's: it says the turn's inbox there opened ("open") or
+// closed ("closed"), so that the gateway's takes messages meanwhile.
 type wireEvent struct {
 	Kind        core.EventKind     `json:"kind"`
 	Text        string             `json:"text,omitempty"`
@@ -275,7 +277,14 @@ type wireEvent struct {
 	Model       string             `json:"model,omitempty"`
 	Question    *wireQuestion      `json:"question,omitempty"`
 	Limit       *core.UsageWindow  `json:"limit,omitempty"`
+	Inbox       string             `json:"inbox,omitempty"`
 }
+
+// The states of a turn's inbox on the runner (wireEvent.Inbox).
+const (
+	inboxOpen   = "open"
+	inboxClosed = "closed"
+)
 
 type wireQuestion struct {
 	ID      string   `json:"id"`
@@ -289,6 +298,23 @@ type wireQuestion struct {
 // still waiting for an answer, which it asks again in its chat.
 type openReply struct {
 	Questions []wireQuestion `json:"questions,omitempty"`
+	// Taking says the turn's inbox takes messages there now.
+	Taking bool `json:"taking,omitempty"`
+}
+
+// steerMessage is a message added to a running turn (core.Steering):
+// Images are paths on the runner, of images uploaded into the turn's
+// workdir. It is not sent again: a message not taken waits in the chat.
+type steerMessage struct {
+	Turn   string   `json:"turn"`
+	Prompt string   `json:"prompt"`
+	Images []string `json:"images,omitempty"`
+}
+
+// steerReply says whether the running turn took the message.
+type steerReply struct {
+	Taken bool       `json:"taken,omitempty"`
+	Error *wireError `json:"error,omitempty"`
 }
 
 // cancelMessage stops a turn. The runner acknowledges it (an empty reply)

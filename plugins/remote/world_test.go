@@ -99,6 +99,8 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		}
 		emit(core.TextEvent("part 3. "))
 		emit(core.TextEvent("part 4."))
+	case "steer me":
+		return r.steerable(ctx, t, emit, stopped)
 	case "limited":
 		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 95, ResetsAt: time.Date(2030, 1, 2, 18, 40, 0, 0, time.UTC)}))
 		emit(core.TextEvent("near the limit"))
@@ -111,6 +113,29 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		return core.TurnResult{}, core.Errorf("failed with %s", r.secret)
 	default:
 		emit(core.TextEvent(r.name + " echo: " + t.Prompt))
+	}
+	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
+}
+
+// steerable is a turn that takes one message into it: it says what it
+// took, with the images that came with it.
+func (r *runner) steerable(ctx context.Context, t core.Turn, emit func(core.Event), stopped func() (core.TurnResult, error)) (core.TurnResult, error) {
+	steered := make(chan core.Steering, 1)
+	t.Inbox.Open(func(s core.Steering) error {
+		select {
+		case steered <- s:
+			return nil
+		default:
+			return core.ErrNotTaken
+		}
+	})
+	emit(core.TextEvent("ready for more. "))
+	select {
+	case s := <-steered:
+		t.Inbox.Close()
+		emit(core.TextEvent(fmt.Sprintf("took %q with images %q", s.Prompt, s.Images)))
+	case <-ctx.Done():
+		return stopped()
 	}
 	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
 }
@@ -385,6 +410,28 @@ func (w *world) expect(texts ...string) string {
 			w.t.Fatalf("timed out waiting for %q; messages:\n%s", texts, strings.Join(w.gw.rec.Messages(), "\n---\n"))
 		}
 	}
+}
+
+// expectEach waits for a message containing each of texts, in any order
+// (a reply and a notice written at once), and returns them in texts'.
+func (w *world) expectEach(texts ...string) []string {
+	w.t.Helper()
+	got := make([]string, len(texts))
+	timeout := time.After(30 * time.Second)
+	for missing := len(texts); missing > 0; {
+		select {
+		case c := <-w.gw.rec.Written():
+			for i, want := range texts {
+				if got[i] == "" && strings.Contains(c.Text, want) {
+					got[i] = c.Text
+					missing--
+				}
+			}
+		case <-timeout:
+			w.t.Fatalf("timed out waiting for each of %q; messages:\n%s", texts, strings.Join(w.gw.rec.Messages(), "\n---\n"))
+		}
+	}
+	return got
 }
 
 func containsAll(s string, subs []string) bool {

@@ -1,0 +1,55 @@
+package remote_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// A message written while a turn runs on a runner goes into that turn
+// when the runner's CLI takes messages mid-turn (its inbox open there),
+// with its image uploaded there, and the chat says so; a turn that takes
+// none has it wait, as locally.
+func TestSteeringATurnOnARunner(t *testing.T) {
+	t.Parallel()
+	w, box2 := newWorldWithBox2(t)
+	w.startOn(box2)
+
+	w.say("steer me")
+	w.expect("ready for more.")
+	w.gw.rec.Say(core.Message{Key: key(admin), Text: "also look at this",
+		Files: []core.Attachment{attachment("shot.png", core.FileImage, []byte("PNG"))}})
+	got := w.expectEach("↪ Added to the running turn", "$0.0100")[1]
+	uploads := filepath.Join(box2.app(), ".jakebot", "uploads")
+	if !strings.Contains(got, `took "also look at this\n\nFiles I sent, saved in the workdir:\n- .jakebot/uploads/`) ||
+		!strings.Contains(got, `with images ["`+uploads) || !strings.Contains(got, `shot.png"]`) {
+		t.Errorf("the turn took %q, want the message with its image uploaded in %s", got, uploads)
+	}
+
+	w.say("slow")
+	w.expect("part 2.")
+	w.say("later")
+	w.expect("Queued (1 waiting)")
+	box2.release <- struct{}{}
+	w.expect("box2 echo: later")
+}
+
+// A gateway restarted while a runner's turn takes messages follows the
+// turn on with its inbox open: a message written then goes into it.
+func TestSteeringATurnFollowedAgain(t *testing.T) {
+	t.Parallel()
+	w, box2 := newWorldWithBox2(t)
+	w.startOn(box2)
+	w.say("steer me")
+	w.expect("ready for more.")
+	w.gw.stop(false)
+	w.startGateway()
+	w.expect("continued")
+	w.say("one more thing")
+	got := w.expectEach("↪ Added to the running turn", "$0.0100")[1]
+	if !strings.Contains(got, `took "one more thing"`) {
+		t.Errorf("the followed turn took %q", got)
+	}
+}
