@@ -152,6 +152,9 @@ func (r *Runner) release(rt *runnerTurn) {
 
 func (t *runnerTurn) emit(ev core.Event) {
 	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model, Limit: ev.Limit}
+	if b := ev.Background; b != nil {
+		we.Background = &core.Background{Tasks: slices.Clone(b.Tasks), Answered: b.Answered}
+	}
 	if q := ev.Question; q != nil {
 		we.Question = &wireQuestion{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options}
 	}
@@ -224,6 +227,11 @@ func (r *Runner) redact(we *wireEvent) {
 	red := r.cfg.Redactor
 	we.Text, we.Model = red.Redact(we.Text), red.Redact(we.Model)
 	we.Block.Text, we.Block.Detail, we.Block.Path = red.Redact(we.Block.Text), red.Redact(we.Block.Detail), red.Redact(we.Block.Path)
+	if b := we.Background; b != nil {
+		for i := range b.Tasks {
+			b.Tasks[i] = red.Redact(b.Tasks[i])
+		}
+	}
 	if q := we.Question; q != nil {
 		q.Summary, q.Detail = red.Redact(q.Summary), red.Redact(q.Detail)
 		for i := range q.Options {

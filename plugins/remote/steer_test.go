@@ -53,3 +53,26 @@ func TestSteeringATurnFollowedAgain(t *testing.T) {
 		t.Errorf("the followed turn took %q", got)
 	}
 }
+
+// The agent's plan and its background work on a runner reach the chat as
+// they do locally: the checklist, the background line while it runs (in
+// /status too, without the runner's secrets) and once it ended.
+func TestPlanAndBackgroundOnARunner(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	box2 := w.startRunner(runnerOpts{name: "box2", secret: "s3cr3t-runner-key"})
+	w.startGateway()
+	w.waitOnline("box2")
+	w.startOn(box2)
+	w.say("planned")
+	w.expect("📋 Plan: 1 of 2 done", "☑ read the logs", "▶ fix it", "⏳ Background: 1 task — slow job", "answered; the job goes on.")
+	w.say("/status")
+	if got := w.expect("background: 1 task — slow job"); strings.Contains(got, box2.secret) {
+		t.Errorf("/status shows the runner's secret: %s", got)
+	}
+	box2.release <- struct{}{}
+	got := w.expect("✓ Background work ended: 1 task — slow job", "the job reported back.", "$0.0100")
+	if strings.Contains(strings.Join(w.gw.rec.Messages(), "\n"), box2.secret) {
+		t.Errorf("the chat shows the runner's secret:\n%s", got)
+	}
+}

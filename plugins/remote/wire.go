@@ -277,6 +277,7 @@ type wireEvent struct {
 	Model       string             `json:"model,omitempty"`
 	Question    *wireQuestion      `json:"question,omitempty"`
 	Limit       *core.UsageWindow  `json:"limit,omitempty"`
+	Background  *core.Background   `json:"background,omitempty"`
 	Inbox       string             `json:"inbox,omitempty"`
 }
 

@@ -101,6 +101,17 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		emit(core.TextEvent("part 4."))
 	case "steer me":
 		return r.steerable(ctx, t, emit, stopped)
+	case "planned":
+		emit(core.BlockEvent(core.PlanBlock([]core.PlanItem{{Text: "read the logs", Status: core.PlanDone}, {Text: "fix it", Status: core.PlanInProgress}})))
+		emit(core.Event{Kind: core.EventBackground, Background: &core.Background{Tasks: []string{"slow job " + r.secret}, Answered: true}})
+		emit(core.TextEvent("answered; the job goes on. "))
+		select {
+		case <-r.release:
+		case <-ctx.Done():
+			return stopped()
+		}
+		emit(core.Event{Kind: core.EventBackground, Background: &core.Background{}})
+		emit(core.TextEvent("the job reported back."))
 	case "limited":
 		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 95, ResetsAt: time.Date(2030, 1, 2, 18, 40, 0, 0, time.UTC)}))
 		emit(core.TextEvent("near the limit"))
