@@ -39,8 +39,9 @@ type Turn struct {
 	// gateway's follows (plugins/remote).
 	Inbox *Inbox `json:"-"`
 	// Tools, when set, is the bot's MCP server for this turn (issue 31),
-	// for the plugin to tell its CLI about. It does not travel to a
-	// runner.
+	// for the plugin to tell its CLI about. It does not travel: a runner
+	// serves the same tools beside its CLI, and its calls come back to
+	// the turn's Actions here (plugins/remote).
 	Tools *ToolAccess `json:"-"`
 }
 

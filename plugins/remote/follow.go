@@ -116,12 +116,18 @@ func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]cor
 // or restarts ends it with an error saying so.
 func (p *remotePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	if p.rec != nil {
+		if stopTools, err := p.serveTools(p.rec, t.Tools); err != nil {
+			p.g.cfg.Logger.Warn("the followed turn's agent tools are not answered", "id", p.rec.ID, "err", err)
+		} else {
+			defer stopTools()
+		}
 		return p.follow(ctx, p.rec, p.askAgain(ctx, p.rec, t.Inbox, emit), t.Inbox, emit)
 	}
-	rec, err := p.start(ctx, t)
+	rec, stopTools, err := p.start(ctx, t)
 	if err != nil {
 		return core.TurnResult{}, err
 	}
+	defer stopTools()
 	return p.follow(ctx, rec, nil, t.Inbox, emit)
 }
 
@@ -150,23 +156,34 @@ func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, inbox *cor
 	return asked
 }
 
-// start asks the runner for the turn, once it is recorded as followed.
-func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, error) {
+// start asks the runner for the turn, once it is recorded as followed and
+// its agent tools are answered; stopTools ends those.
+func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord, stopTools func(), err error) {
 	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
 	info, _, _, _ := p.g.runnerNow(p.runner)
-	rec := &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
+	rec = &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
 		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt}
+	req := turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}
+	if stopTools, err = p.serveTools(rec, t.Tools); err != nil {
+		return nil, nil, err
+	}
+	if t.Tools != nil && t.Tools.Actions != nil {
+		req.Tools = t.Tools.Tools
+	}
 	if err := p.g.saveTurn(rec); err != nil {
-		return nil, err
+		stopTools()
+		return nil, nil, err
 	}
 	var rep turnReply
-	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}, &rep); err != nil {
+	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), req, &rep); err != nil {
+		stopTools()
 		p.stopTurn(rec) // in case it started after all
-		return nil, fmt.Errorf("runner %s: %w", p.runner, err)
+		return nil, nil, fmt.Errorf("runner %s: %w", p.runner, err)
 	}
 	if err := rep.Error.err(); err != nil {
+		stopTools()
 		p.g.dropTurn(rec.ID)
-		return nil, err
+		return nil, nil, err
 	}
 	if rep.Instance != rec.Instance {
 		rec.Instance = rep.Instance
@@ -174,7 +191,7 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, err
 			p.g.cfg.Logger.Warn("turn record", "err", err)
 		}
 	}
-	return rec, nil
+	return rec, stopTools, nil
 }
 
 // stopTurn stops the turn on the runner and forgets it.

@@ -45,6 +45,9 @@ type RunnerConfig struct {
 	// together, and a file /file reads; zero is
 	// core.DefaultAttachmentMaxBytes.
 	AttachmentMaxBytes int64
+	// AgentTools is the bot's MCP server (issue 31), served beside the
+	// CLI of each turn whose gateway answers its calls; nil serves none.
+	AgentTools core.AgentTools
 	// Interval is how often it announces itself; zero is
 	// AnnounceInterval.
 	Interval time.Duration

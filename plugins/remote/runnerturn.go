@@ -31,8 +31,8 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	t.Inbox = &core.Inbox{}
-	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), workdir: t.Workdir, inbox: t.Inbox, cancel: cancel,
-		ended: make(chan struct{}), questions: map[string]openQuestion{}}
+	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), workdir: t.Workdir, admin: req.Admin, inbox: t.Inbox,
+		cancel: cancel, ended: make(chan struct{}), questions: map[string]openQuestion{}}
 	if !r.register(rt) {
 		cancel(nil)
 		r.respond(m, turnReply{Error: &wireError{Message: "the turn was cancelled before it started", User: true}})
@@ -57,7 +57,10 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		defer r.release(rt)
 		r.claim(rt, t.ResumeToken)
 		r.logger.Info("turn", "id", req.ID, "plugin", p.ID(), "workdir", t.Workdir, "admin", req.Admin)
+		var closeTools func()
+		t.Tools, closeTools = r.openTools(rt, req.Tools)
 		res, err := p.Run(turnCtx, t, rt.emit)
+		closeTools()
 		t.Inbox.Close()
 		rt.out.finish(res, r.wireError(err))
 		<-rt.out.done
@@ -70,6 +73,7 @@ type runnerTurn struct {
 	id      string
 	plugin  string
 	workdir string
+	admin   bool
 	// inbox takes the messages the gateway adds to the turn (steer).
 	inbox  *core.Inbox
 	cancel context.CancelCauseFunc

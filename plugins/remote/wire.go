@@ -241,11 +241,14 @@ type uploadReply struct {
 
 // turnRequest starts a turn. Turn.Images are paths on the runner, of
 // images uploaded into the workdir's uploads folder there.
+// Tools are the agent tools the gateway answers for the turn (its
+// AGENT_TOOLS); with none, the runner serves its CLI none.
 type turnRequest struct {
 	ID     string    `json:"id"`
 	Plugin string    `json:"plugin"`
 	Admin  bool      `json:"admin,omitempty"`
 	Turn   core.Turn `json:"turn"`
+	Tools  []string  `json:"tools,omitempty"`
 }
 
 // turnReply accepts a turn (Instance: the runner process running it) or
@@ -310,6 +313,26 @@ type steerMessage struct {
 	Turn   string   `json:"turn"`
 	Prompt string   `json:"prompt"`
 	Images []string `json:"images,omitempty"`
+}
+
+// toolCall is a call of an agent tool (core.TurnActions) that the CLI of
+// a turn on a runner made to the bot's MCP server there: the gateway
+// answers it with the turn's actions, checked again as a local turn's.
+type toolCall struct {
+	Tool     string   `json:"tool"`
+	Path     string   `json:"path,omitempty"`
+	Caption  string   `json:"caption,omitempty"`
+	Text     string   `json:"text,omitempty"`
+	Question string   `json:"question,omitempty"`
+	Options  []string `json:"options,omitempty"`
+	When     string   `json:"when,omitempty"`
+	Message  string   `json:"message,omitempty"`
+}
+
+// toolReply is a tool call's result, or the error for the agent to read.
+type toolReply struct {
+	Result string     `json:"result,omitempty"`
+	Error  *wireError `json:"error,omitempty"`
 }
 
 // steerReply says whether the running turn took the message.

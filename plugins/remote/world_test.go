@@ -112,6 +112,8 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		}
 		emit(core.Event{Kind: core.EventBackground, Background: &core.Background{}})
 		emit(core.TextEvent("the job reported back."))
+	case "use the tools":
+		emit(core.TextEvent(useTools(ctx, t.Tools)))
 	case "limited":
 		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 95, ResetsAt: time.Date(2030, 1, 2, 18, 40, 0, 0, time.UTC)}))
 		emit(core.TextEvent("near the limit"))
@@ -151,6 +153,36 @@ func (r *runner) steerable(ctx context.Context, t core.Turn, emit func(core.Even
 	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
 }
 
+// fakeTools is an MCP server that serves no CLI: the turn's plugin calls
+// the actions the access carries itself.
+type fakeTools []string
+
+func (f fakeTools) Open(core.TurnActions) (*core.ToolAccess, func()) {
+	return &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "t", Tools: f}, func() {}
+}
+
+// useTools calls each agent tool as the CLI of a turn on a runner would,
+// and says what each answered.
+func useTools(ctx context.Context, access *core.ToolAccess) string {
+	if access == nil || access.Actions == nil {
+		return "no tools"
+	}
+	a := access.Actions
+	var out []string
+	say := func(what string, err error) {
+		if err != nil {
+			what = "error: " + core.UserMessage(err)
+		}
+		out = append(out, what)
+	}
+	say("notified", a.Notify(ctx, "halfway there"))
+	say("sent", a.SendFile(ctx, "report.txt", "the report"))
+	say("sent", a.SendFile(ctx, "/etc/passwd", ""))
+	say(a.Schedule(ctx, "2h", "check the deploy"))
+	say(a.Ask(ctx, "which one?", []string{"a", "b"}))
+	return "tools: " + strings.Join(out, "; ")
+}
+
 // conversations is a runner's "claude" history: one session, whose title
 // names the workdir and the runner's secret.
 func (r *runner) conversations(_ context.Context, workdir string) ([]core.ConversationInfo, error) {
@@ -184,7 +216,9 @@ type world struct {
 	gwSecrets    []string
 	// gwNATS is how gateways sign in (URL: url when empty).
 	gwNATS remote.Config
-	gw     *gateway
+	// gwTools are the agent tools gateways answer (none when empty).
+	gwTools []string
+	gw      *gateway
 }
 
 // dial connects as c says, through remote.Connect, to w's server unless
@@ -245,6 +279,8 @@ type runnerOpts struct {
 	worktreeDir string
 	// nats is how it signs in.
 	nats remote.Config
+	// tools are the agent tools it serves (none when empty).
+	tools []string
 }
 
 // runner is a runner on its own connection, with its "claude".
@@ -290,7 +326,11 @@ func (w *world) startRunner(o runnerOpts) *runner {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Interval: o.interval,
+	var tools core.AgentTools
+	if len(o.tools) > 0 {
+		tools = fakeTools(o.tools)
+	}
+	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Interval: o.interval, AgentTools: tools,
 		Workspace: workspace.Machine{Roots: roots, WorktreeDir: o.worktreeDir},
 		Redactor:  core.NewRedactor([]string{o.secret}), AttachmentMaxBytes: o.maxUpload})
 	if err != nil {
@@ -359,7 +399,11 @@ func (w *world) startGateway() *gateway {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: local, Access: access, Roots: roots, Runners: g.gw}, w.convs)
+	cfg := core.RouterConfig{Plugins: local, Access: access, Roots: roots, Runners: g.gw}
+	if len(w.gwTools) > 0 {
+		cfg.AgentTools = fakeTools(w.gwTools)
+	}
+	router := core.NewRouter(context.Background(), cfg, w.convs)
 	ctx, cancel := context.WithCancel(context.Background())
 	g.rec = platformtest.NewRecorder(nil, core.Limits{})
 	done := make(chan struct{})
