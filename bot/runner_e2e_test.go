@@ -160,11 +160,7 @@ func TestClaudeOnARunnerUsesTheBotsTools(t *testing.T) {
 	if len(docs) != 1 || docs[0].Name != "report.txt" || string(docs[0].Data) != "all green on box2\n" || docs[0].Caption != "from box2" {
 		t.Errorf("documents %+v, want box2's report.txt with its caption", docs)
 	}
-	notified := false
-	for _, call := range d.srv.Calls("sendMessage") {
-		notified = notified || strings.Contains(call.Params.Get("text"), "tests pass on box2")
-	}
-	if !notified {
+	if !d.sentMessageWith("tests pass on box2") {
 		t.Error("notify sent no new message")
 	}
 	reqs := f.model.Requests()
