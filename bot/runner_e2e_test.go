@@ -142,15 +142,7 @@ func TestClaudeOnARunnerUsesTheBotsTools(t *testing.T) {
 	gcfg.AgentTools = "send_file,notify,ask_user,schedule"
 	d := openTelegram(t, &gcfg).(*telegramDriver)
 	c := runChat(t, gcfg, d)
-	d.topic = d.srv.NewTopic(telegramTeam, "work")
-	for {
-		c.say("/runners")
-		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online)") {
-			break
-		}
-	}
-	c.say("/claude start box2:" + f.workdir)
-	c.expect(`started in box2:`)
+	startOnBox2(c, d, f.workdir)
 	c.say("report and deploy")
 	c.expect(`Deploy which\?`)
 	c.press(owner, "prod")
@@ -173,4 +165,49 @@ func TestClaudeOnARunnerUsesTheBotsTools(t *testing.T) {
 	if got := reqs[4].LastUserText(); !strings.Contains(got, "prod") {
 		t.Errorf("ask_user's result is %q, want the option pressed", got)
 	}
+}
+
+// A message written while the real Claude Code runs a slow command on a
+// runner goes into that turn (issue 29): the chat says so, and the model's
+// request after the command holds it.
+func TestSteeringClaudeOnARunner(t *testing.T) {
+	t.Parallel()
+	const steered = "STEER: also say banana"
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "Bash", Input: map[string]any{
+			"command": "while [ ! -f go ]; do sleep 0.05; done; echo done", "description": "Wait for go"}}},
+		plugintest.Reply{Text: []string{"Done, banana."}})
+	url := startNATS(t)
+	startRunnerBot(t, url, f.config("--allowedTools", "Bash"))
+	gcfg := gatewayConfig(url, t.TempDir())
+	d := openTelegram(t, &gcfg).(*telegramDriver)
+	c := runChat(t, gcfg, d)
+	startOnBox2(c, d, f.workdir)
+	c.say("run the slow command")
+	c.expect(`Wait for go|while \[`)
+	c.say(steered)
+	c.expect(`Added to the running turn`)
+	if err := os.WriteFile(filepath.Join(f.workdir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.expect(`Done, banana\.`)
+	reqs := f.model.Requests()
+	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, steered) {
+		t.Errorf("the model's request after the command does not hold the steered message:\n%s", got)
+	}
+}
+
+// startOnBox2 starts a Claude Code conversation in workdir on box2, in a
+// new topic, once the gateway has heard box2.
+func startOnBox2(c *chat, d *telegramDriver, workdir string) {
+	c.t.Helper()
+	d.topic = d.srv.NewTopic(telegramTeam, "work")
+	for {
+		c.say("/runners")
+		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online)") {
+			break
+		}
+	}
+	c.say("/claude start box2:" + workdir)
+	c.expect(`started in box2:`)
 }
