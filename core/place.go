@@ -32,6 +32,10 @@ type Place interface {
 	// RemoveWorktree removes wt, one of the bot's worktrees there, if
 	// nothing in it is unmerged.
 	RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error
+	// Upload saves files (each a copy here) in workdir's uploads folder
+	// there (workspace.Space.SaveUploads), each under its name or a free
+	// one like it: all or none. It returns their paths there, in order.
+	Upload(ctx context.Context, workdir string, admin bool, files []UploadFile) ([]string, error)
 }
 
 // placeOf is the machine conv works on.
@@ -98,6 +102,12 @@ func (p localPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, adm
 	return WorkError(p.r.spaceOf(admin).RemoveWorktree(ctx, wt))
 }
 
+func (p localPlace) Upload(ctx context.Context, workdir string, admin bool, files []UploadFile) ([]string, error) {
+	now := p.r.clock.Now()
+	paths, err := p.r.spaceOf(admin).SaveUploads(ctx, workdir, Day(now), now, files, p.r.logger)
+	return paths, WorkError(err)
+}
+
 // unreachable is a runner this bot cannot reach: it reaches none.
 type unreachable string
 
@@ -126,3 +136,7 @@ func (u unreachable) Merge(context.Context, gitrepo.Worktree, string, bool) (str
 }
 
 func (u unreachable) RemoveWorktree(context.Context, gitrepo.Worktree, bool) error { return u.err() }
+
+func (u unreachable) Upload(context.Context, string, bool, []UploadFile) ([]string, error) {
+	return nil, u.err()
+}

@@ -21,12 +21,6 @@ type Runners interface {
 	// Place is runner's machine: the runner checks each path against the
 	// roots the user may work in there.
 	Place(runner string) Place
-	// Upload saves files (each a copy here) in workdir's uploads folder
-	// on runner (workspace.Space.PrepareUploads there), each under its
-	// name or a free one like it: all or none. It returns their paths
-	// there, in order. (A conversation here saves each file there as it
-	// downloads: it needs no copy.)
-	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
 	// List describes the runners known, connected or not.
 	List() []RunnerInfo
 	// Unfinished hands over, once, the turns on runners that an earlier
