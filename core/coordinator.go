@@ -52,7 +52,7 @@ func NewStreamCoordinator(p Platform, clock Clock, logger *slog.Logger) *StreamC
 		platform: p,
 		limits:   p.Limits(),
 		clock:    clock,
-		logger:   orDiscard(logger),
+		logger:   OrDiscard(logger),
 		obs:      nopObserver{},
 		channels: NewRecent[string, *rate.Limiter](maxChannelLimiters),
 	}
@@ -367,7 +367,9 @@ func delay(lim *rate.Limiter, now time.Time) time.Duration {
 	return d
 }
 
-func orDiscard(l *slog.Logger) *slog.Logger {
+// OrDiscard is l, or a logger that drops everything when l is nil: the
+// zero value of every Logger option in the bot.
+func OrDiscard(l *slog.Logger) *slog.Logger {
 	if l == nil {
 		return slog.New(slog.DiscardHandler)
 	}

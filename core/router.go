@@ -193,7 +193,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		obs:         cfg.Observer,
 		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
 		convs:       convs,
-		logger:      orDiscard(cfg.Logger),
+		logger:      OrDiscard(cfg.Logger),
 		clock:       cfg.Clock,
 		turnCtx:     turnCtx,
 		cancelAll:   cancel,

@@ -237,9 +237,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 // path.corrupt-<time>) with a warning and the bot starts empty: a bad
 // state file must never keep the bot from starting.
 func Load(path string, logger *slog.Logger) Snapshot {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Snapshot{}
@@ -328,9 +326,7 @@ func NewMirrorTo(where string, write func(Snapshot, time.Time) error, convs *cor
 	if clock == nil {
 		clock = core.SystemClock{}
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	m := &Mirror{path: where, write: write, convs: convs, interval: interval, clock: clock, logger: logger}
 	convs.OnChange(m.changed)
 	return m

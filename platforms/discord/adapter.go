@@ -151,9 +151,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 	cfg = cfg.withDefaults()
 	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	a := &Adapter{
 		format:  format{editInterval: cfg.EditInterval},
 		api:     api,

@@ -119,9 +119,7 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 	for _, o := range opts {
 		o(a)
 	}
-	if a.logger == nil {
-		a.logger = slog.New(slog.DiscardHandler)
-	}
+	a.logger = core.OrDiscard(a.logger)
 	a.logger = a.logger.With("platform", Name)
 	return a
 }

@@ -99,9 +99,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		clock = core.SystemClock{}
 	}
 	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	secret := string(cfg.WebhookSecret)
 	if secret == "" {
 		b := make([]byte, 24)

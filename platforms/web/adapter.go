@@ -84,9 +84,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		cfg.MaxUploadBytes = core.DefaultAttachmentMaxBytes
 	}
 	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	opts.ReadHeaderTimeout = cmp.Or(opts.ReadHeaderTimeout, readHeaderTimeout)
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, idleTimeout)
 	clock := opts.Clock
