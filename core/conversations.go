@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // Conversation is what the bot remembers between turns: which CLI, where,
@@ -53,7 +55,7 @@ type Conversations struct {
 	// ended remembers where an ended conversation was (its plugin,
 	// workdir and worktree), for a bare /resume; the most recent ones
 	// only.
-	ended *Recent[ConversationKey, Conversation]
+	ended *recent.Map[ConversationKey, Conversation]
 	// owners records who started each CLI session from chat.
 	owners map[sessionRef]string
 	// spent is each user's spend per UTC day, the last month of it.
@@ -71,7 +73,7 @@ const maxEnded = 10_000
 
 // NewConversations returns an empty map.
 func NewConversations() *Conversations {
-	return &Conversations{active: make(map[ConversationKey]Conversation), ended: NewRecent[ConversationKey, Conversation](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
+	return &Conversations{active: make(map[ConversationKey]Conversation), ended: recent.New[ConversationKey, Conversation](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
 		schedules: make(map[int]Schedule)}
 }
 

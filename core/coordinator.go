@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jake-bot/jake-bot/core/recent"
 	"golang.org/x/time/rate"
 )
 
@@ -36,7 +37,7 @@ type StreamCoordinator struct {
 
 	// channels holds the limiter of each channel written to lately; one
 	// forgotten is made anew, full, which the platform's own limit bears.
-	channels *Recent[string, *rate.Limiter]
+	channels *recent.Map[string, *rate.Limiter]
 }
 
 // maxChannelLimiters bounds how many channels' limiters are kept.
@@ -54,7 +55,7 @@ func NewStreamCoordinator(p Platform, clock Clock, logger *slog.Logger) *StreamC
 		clock:    clock,
 		logger:   OrDiscard(logger),
 		obs:      nopObserver{},
-		channels: NewRecent[string, *rate.Limiter](maxChannelLimiters),
+		channels: recent.New[string, *rate.Limiter](maxChannelLimiters),
 	}
 }
 

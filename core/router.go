@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jake-bot/jake-bot/core/recent"
 	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
@@ -145,11 +146,11 @@ type Router struct {
 
 	limits  *userLimits
 	usage   *usageBook
-	refused *Recent[string, struct{}]
+	refused *recent.Map[string, struct{}]
 	// saidOnce remembers the notes said once per conversation: that a
 	// dollar budget does not bound its CLI (unpricedNote), that its mode
 	// is not its author's to use (turnFor).
-	saidOnce    *Recent[string, struct{}]
+	saidOnce    *recent.Map[string, struct{}]
 	slots       *turnSlots
 	holds       *budgetHolds
 	warm        *warmPool
@@ -185,8 +186,8 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		usage:       newUsageBook(),
-		refused:     NewRecent[string, struct{}](10_000),
-		saidOnce:    NewRecent[string, struct{}](10_000),
+		refused:     recent.New[string, struct{}](10_000),
+		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
 		holds:       newBudgetHolds(),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers),

@@ -15,6 +15,8 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
+	"github.com/jake-bot/jake-bot/core/recent"
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
@@ -45,14 +47,14 @@ type Adapter struct {
 	bot       string
 	mentionRe *regexp.Regexp
 
-	seen *core.Recent[string, struct{}] // envelope, event and message ids handled
+	seen *recent.Map[string, struct{}] // envelope, event and message ids handled
 	// buttons are the messages posted with buttons: an edit replaces
 	// them, so an answered question keeps none.
-	buttons  *core.Recent[string, struct{}]
-	threads  *core.Recent[string, struct{}] // "channel/ts" of threads that are conversations
-	lastUsed *core.Recent[string, string]   // "channel/user" → thread ts that user last used
-	reacted  *core.Recent[string, struct{}] // messages already marked as being worked on
-	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
+	buttons  *recent.Map[string, struct{}]
+	threads  *recent.Map[string, struct{}] // "channel/ts" of threads that are conversations
+	lastUsed *recent.Map[string, string]   // "channel/user" → thread ts that user last used
+	reacted  *recent.Map[string, struct{}] // messages already marked as being worked on
+	chains   *recent.Map[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
 	lookup   core.Lookup
 	holds    core.Holds   // threads being opened, until their conversation is registered
@@ -106,12 +108,12 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 	a := &Adapter{
 		format:   NewFormat(cfg).(format),
 		cfg:      cfg,
-		seen:     core.NewRecent[string, struct{}](memory),
-		buttons:  core.NewRecent[string, struct{}](memory),
-		threads:  core.NewRecent[string, struct{}](memory),
-		lastUsed: core.NewRecent[string, string](memory),
-		reacted:  core.NewRecent[string, struct{}](memory),
-		chains:   core.NewRecent[string, *chain](memory),
+		seen:     recent.New[string, struct{}](memory),
+		buttons:  recent.New[string, struct{}](memory),
+		threads:  recent.New[string, struct{}](memory),
+		lastUsed: recent.New[string, string](memory),
+		reacted:  recent.New[string, struct{}](memory),
+		chains:   recent.New[string, *chain](memory),
 		hinted:   core.NewSpacer(memory, hintEvery, nil),
 		commands: core.NewCommands(nil),
 		lookup:   core.NoLookup{},
@@ -236,7 +238,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- a.sock.RunContext(runCtx) }()
-	var work core.Lanes[string]
+	var work lanes.PerKey[string]
 	defer work.Wait()
 	for {
 		select {
@@ -261,7 +263,7 @@ func (a *Adapter) setBot(user string) {
 
 // onEvent acknowledges an envelope at once, then hands its message to the
 // thread's worker.
-func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handler, work *core.Lanes[string]) {
+func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handler, work *lanes.PerKey[string]) {
 	switch ev.Type {
 	case socketmode.EventTypeConnected:
 		a.logger.Info("connected")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
@@ -61,7 +62,7 @@ type Adapter struct {
 	sessions *sessions
 	logins   *loginThrottle
 	clock    core.Clock
-	lanes    core.Lanes[string]
+	lanes    lanes.PerKey[string]
 
 	mu     sync.Mutex
 	h      core.Handler
