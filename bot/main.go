@@ -33,7 +33,7 @@ type Main struct {
 	policy   policy
 	plugins  *core.Registry
 	access   *core.Access
-	convs    *core.Conversations
+	convs    *core.State
 	platform []core.Platform
 	observe  core.Observers
 	metrics  *metrics.Metrics
@@ -156,7 +156,7 @@ func readPolicy(cfg Config) (policy, error) {
 // every change back: to NATS's key-value bucket with NATS_URL, so that a
 // gateway restarted anywhere finds them, else to STATE_FILE.
 func (m *Main) loadState(ctx context.Context) error {
-	m.convs = core.NewConversations()
+	m.convs = core.NewState()
 	if m.cfg.StateFile == "off" || (m.cfg.StateFile == "" && m.nc == nil) {
 		return nil
 	}

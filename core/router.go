@@ -133,7 +133,7 @@ type RouterConfig struct {
 // safe for concurrent use.
 type Router struct {
 	cfg    RouterConfig
-	convs  *Conversations
+	convs  *State
 	logger *slog.Logger
 	clock  Clock
 
@@ -176,10 +176,10 @@ type attached struct {
 
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
 // running turns are cancelled.
-func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Router {
+func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 	cfg = cfg.withDefaults()
 	if convs == nil {
-		convs = NewConversations()
+		convs = NewState()
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	return &Router{
@@ -205,7 +205,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 }
 
 // Conversations returns the router's conversation map.
-func (r *Router) Conversations() *Conversations { return r.convs }
+func (r *Router) Conversations() *State { return r.convs }
 
 // Attach registers a platform and returns the handler to pass to its Run.
 func (r *Router) Attach(p Platform) Handler {

@@ -95,7 +95,7 @@ type Snapshot struct {
 }
 
 // Take returns convs' snapshot.
-func Take(convs *core.Conversations) Snapshot {
+func Take(convs *core.State) Snapshot {
 	return Snapshot{Conversations: convs.All(), Owners: convs.Owners(), Spend: convs.Spends(), Schedules: convs.Schedules()}
 }
 
@@ -302,7 +302,7 @@ func Save(path string, snap Snapshot, now time.Time) error {
 type Mirror struct {
 	path     string // for logs
 	write    func(Snapshot, time.Time) error
-	convs    *core.Conversations
+	convs    *core.State
 	interval time.Duration
 	clock    core.Clock
 	logger   *slog.Logger
@@ -316,13 +316,13 @@ type Mirror struct {
 
 // NewMirror starts mirroring convs to path; it registers convs.OnChange,
 // so call it before the map is used. A nil clock is the system clock.
-func NewMirror(path string, convs *core.Conversations, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
+func NewMirror(path string, convs *core.State, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
 	return NewMirrorTo(path, func(s Snapshot, now time.Time) error { return Save(path, s, now) }, convs, interval, clock, logger)
 }
 
 // NewMirrorTo is NewMirror writing with write instead of to a file; where
 // names the place in logs.
-func NewMirrorTo(where string, write func(Snapshot, time.Time) error, convs *core.Conversations, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
+func NewMirrorTo(where string, write func(Snapshot, time.Time) error, convs *core.State, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
 	if clock == nil {
 		clock = core.SystemClock{}
 	}
