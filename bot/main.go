@@ -234,7 +234,7 @@ func (m *Main) buildPlatforms() error {
 		case "script":
 			typed = false
 		}
-		m.platform = []core.Platform{console.New(m.stdio.In, m.stdio.Out, m.stdio.TTY, typed)}
+		m.platform = []core.Platform{console.New(console.Options{In: m.stdio.In, Out: m.stdio.Out, TTY: m.stdio.TTY, Typed: typed})}
 		if m.cfg.LogLevel == "" {
 			// The console shares the terminal with its logs: only what
 			// the person must see interleaves with the conversation.

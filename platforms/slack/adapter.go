@@ -61,41 +61,38 @@ type Adapter struct {
 	hinted   *core.Spacer // threads told they have no conversation
 }
 
-// Option changes an Adapter built by New.
-type Option func(*Adapter)
-
-// WithLogger sets the logger; nil discards.
-func WithLogger(l *slog.Logger) Option { return func(a *Adapter) { a.logger = l } }
-
-// WithMessageLimit sets the length, in runes, at which a reply continues
-// in a new message; the default is formatter.SlackLimit.
-func WithMessageLimit(n int) Option { return func(a *Adapter) { a.format.limit = n } }
-
-// WithLookup gives the adapter the router's answers (core.Lookup): it asks
-// whether the router serves a user before it posts a thread parent or
-// starts a conversation for them. Without it, it serves nobody.
-func WithLookup(l core.Lookup) Option { return func(a *Adapter) { a.lookup = l } }
-
-// WithPlugins gives the adapter the plugins, whose commands (from core's
-// command table) a mention may carry without a slash.
-func WithPlugins(plugins ...core.Plugin) Option {
-	return func(a *Adapter) { a.commands = core.NewCommands(plugins) }
+// Options are what the adapter needs from the rest of the bot; each zero
+// value is a working default. It never sees the router: it gets a
+// core.Handler in Run.
+type Options struct {
+	// Plugins' commands (core's command table) may come in a mention
+	// without a slash.
+	Plugins []core.Plugin
+	// Lookup answers with the router's policy whether the router serves a
+	// user, asked before the adapter posts a thread parent or starts a
+	// conversation for them. Nil serves nobody.
+	Lookup core.Lookup
+	// MessageLimit is the length, in runes, at which a reply continues in
+	// a new message; zero is formatter.SlackLimit.
+	MessageLimit int
+	// Logger logs; nil discards.
+	Logger *slog.Logger
 }
 
 // New returns an adapter for cfg using slack-go. It fails when cfg does
 // not validate; it does not connect until Run.
-func New(cfg Config, opts ...Option) (*Adapter, error) {
+func New(cfg Config, opts Options) (*Adapter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := newAdapter(cfg, opts...)
+	a := newAdapter(cfg, opts)
 	c := newClient(a.cfg, a.logger)
 	a.api, a.sock = c, c
 	return a, nil
 }
 
 // newAdapter fills in defaults; the caller sets api and sock.
-func newAdapter(cfg Config, opts ...Option) *Adapter {
+func newAdapter(cfg Config, opts Options) *Adapter {
 	if cfg.APIURL == "" {
 		cfg.APIURL = slack.APIURL
 	}
@@ -115,14 +112,16 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 		reacted:  recent.New[string, struct{}](memory),
 		chains:   recent.New[string, *chain](memory),
 		hinted:   core.NewSpacer(memory, hintEvery, nil),
-		commands: core.NewCommands(nil),
-		lookup:   core.NoLookup{},
+		commands: core.NewCommands(opts.Plugins),
+		lookup:   opts.Lookup,
+		logger:   core.OrDiscard(opts.Logger).With("platform", Name),
 	}
-	for _, o := range opts {
-		o(a)
+	if a.lookup == nil {
+		a.lookup = core.NoLookup{}
 	}
-	a.logger = core.OrDiscard(a.logger)
-	a.logger = a.logger.With("platform", Name)
+	if opts.MessageLimit > 0 {
+		a.format.limit = opts.MessageLimit
+	}
 	return a
 }
 
