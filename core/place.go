@@ -16,6 +16,10 @@ type Place interface {
 	Plugin(pluginID string, m Message, admin bool) (Plugin, error)
 	// Resolve resolves path within the user's roots there.
 	Resolve(ctx context.Context, path string, admin bool) (string, error)
+	// Workdir checks a conversation's stored workdir again for the user,
+	// each time it is used: a root narrowed since, or a symlink swapped
+	// in later, must not let a turn run outside their roots there.
+	Workdir(ctx context.Context, stored string, admin bool) (string, error)
 	// Diff is what changed in workdir there (workspace.Space.Diff), in
 	// worktree wt when not nil. A long patch may come cut short:
 	// Changes.PatchSize says how long it is.
@@ -70,6 +74,10 @@ func (p localPlace) Resolve(_ context.Context, path string, admin bool) (string,
 	return wd, WorkError(err)
 }
 
+func (p localPlace) Workdir(_ context.Context, stored string, admin bool) (string, error) {
+	return p.r.storedWorkdir(stored, admin)
+}
+
 func (p localPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
 	wd, err := p.r.storedWorkdir(workdir, admin)
 	if err != nil {
@@ -118,6 +126,8 @@ func (u unreachable) err() error {
 func (u unreachable) Plugin(string, Message, bool) (Plugin, error) { return nil, u.err() }
 
 func (u unreachable) Resolve(context.Context, string, bool) (string, error) { return "", u.err() }
+
+func (u unreachable) Workdir(context.Context, string, bool) (string, error) { return "", u.err() }
 
 func (u unreachable) Diff(context.Context, string, *gitrepo.Worktree, bool) (gitrepo.Changes, error) {
 	return gitrepo.Changes{}, u.err()

@@ -90,19 +90,6 @@ func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, p
 	return r.runnerPlace(runner).Resolve(ctx, path, admin)
 }
 
-// conversationPlugin is conv's plugin, here or on its runner, for m's
-// author.
-func (r *Router) conversationPlugin(m Message, conv Conversation) (Plugin, error) {
-	return r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
-}
-
-// runnerPlugin is the plugin of m's conversation on runner, for m's
-// author: the runner checks the workdir against the author's roots there
-// on every request.
-func (r *Router) runnerPlugin(m Message, runner, pluginID string) (Plugin, error) {
-	return r.runnerPlace(runner).Plugin(pluginID, m, r.isAdmin(m))
-}
-
 // followUnfinished goes on with the replies of the turns on runners that
 // an earlier process of the bot was streaming into a's chats: each runs
 // as its conversation's turn, with the rest of its events.
