@@ -36,6 +36,7 @@ func (p *Plugin) acp(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 func (p *Plugin) acpOptions(t core.Turn) acp.Options {
 	return acp.Options{
 		Name: p.cli.Name, Model: cmp.Or(t.Model, p.cfg.Model), ErrorText: apiMessage, SettleReplay: true,
+		Limit:  func(msg string) (core.UsageWindow, bool) { return quotaWindow(msg, p.cfg.Clock.Now()) },
 		Fresh:  cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) }),
 		Loaded: func() { p.dropLoadLeftovers(t) },
 		MarkTurn: func(id string, t core.Turn) func(string) error {

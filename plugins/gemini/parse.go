@@ -21,6 +21,8 @@ type Parser struct {
 	emit func(core.Event)
 	// Workdir, when set, makes the paths of edited files relative to it.
 	Workdir string
+	// Clock dates a quota's retry time (quotaWindow); nil is the system's.
+	Clock core.Clock
 
 	sessionID string
 	tools     map[string]toolCall // tool_id -> the call, for its result
@@ -178,6 +180,13 @@ func (p *Parser) resultLine(ev *event) {
 	msg := "Gemini reported a failed turn."
 	if ev.Error != nil && ev.Error.Message != "" {
 		msg = apiMessage(ev.Error.Message)
+		clock := p.Clock
+		if clock == nil {
+			clock = core.SystemClock{}
+		}
+		if w, ok := quotaWindow(ev.Error.Message, clock.Now()); ok {
+			p.emit(core.LimitEvent(w))
+		}
 	}
 	p.showError(msg)
 }

@@ -180,7 +180,7 @@ func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Eve
 	}
 	return p.cli.Run(ctx, t, p.args(t, staged), func(link *cliproc.Link) cliproc.Protocol {
 		parser := NewParser(link.Emit)
-		parser.Workdir = t.Workdir
+		parser.Workdir, parser.Clock = t.Workdir, p.cfg.Clock
 		return parser
 	}, emit)
 }

@@ -52,6 +52,9 @@ type Options struct {
 	// ErrorText rewrites an error message of the agent for the chat;
 	// nil shows the message of an API error body in it.
 	ErrorText func(msg string) string
+	// Limit reads a usage window the agent's error says is used up (a
+	// quota and when it may be tried again); nil reads none.
+	Limit func(msg string) (core.UsageWindow, bool)
 	// SettleReplay says the agent goes on replaying a loaded session's
 	// history after answering session/load (unlike the protocol says):
 	// the prompt then waits until a refused ping is answered with no
@@ -255,6 +258,11 @@ func (a *Client) response(m jsonrpc.Message) {
 		msg := m.Error.Message
 		if msg == "Internal error" && m.Error.Data.Details != "" {
 			msg = m.Error.Data.Details // JSON-RPC's generic -32603 says nothing
+		}
+		if a.opts.Limit != nil {
+			if w, ok := a.opts.Limit(msg); ok {
+				a.link.Emit(core.LimitEvent(w))
+			}
 		}
 		a.link.Emit(core.ErrorEvent(a.opts.Name + ": " + a.errorText(msg)))
 		a.failed = true
