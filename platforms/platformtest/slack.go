@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -400,30 +401,33 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 	case "chat.postEphemeral":
 		s.ephemeral = append(s.ephemeral, SlackMessage{Channel: call.Channel, ThreadTS: call.ThreadTS, User: call.User, Text: call.Text, Bot: true})
 		return map[string]any{"ok": true, "message_ts": s.nextTS()}
-	case "reactions.add":
-		m, ok := s.messages[call.Channel+"/"+call.TS]
-		if !ok {
-			return fail("message_not_found")
-		}
-		for _, r := range m.Reactions {
-			if r == call.Name {
-				return fail("already_reacted")
-			}
-		}
-		m.Reactions = append(m.Reactions, call.Name)
-		return map[string]any{"ok": true}
-	case "reactions.remove":
-		m, ok := s.messages[call.Channel+"/"+call.TS]
-		if !ok {
-			return fail("message_not_found")
-		}
-		n := len(m.Reactions)
-		if m.Reactions = keep(m.Reactions, func(r string) bool { return r != call.Name }); len(m.Reactions) == n {
-			return fail("no_reaction")
-		}
-		return map[string]any{"ok": true}
+	case "reactions.add", "reactions.remove":
+		return s.react(call)
 	}
 	return fail("unknown_method")
+}
+
+// react adds or removes the bot's reaction call names, as Slack does;
+// s.mu is held.
+func (s *Slack) react(call *SlackCall) map[string]any {
+	m, ok := s.messages[call.Channel+"/"+call.TS]
+	had := ok && slices.Contains(m.Reactions, call.Name)
+	switch {
+	case !ok:
+		call.Error = "message_not_found"
+	case call.Method == "reactions.add" && had:
+		call.Error = "already_reacted"
+	case call.Method == "reactions.add":
+		m.Reactions = append(m.Reactions, call.Name)
+	case !had:
+		call.Error = "no_reaction"
+	default:
+		m.Reactions = keep(m.Reactions, func(r string) bool { return r != call.Name })
+	}
+	if call.Error != "" {
+		return map[string]any{"ok": false, "error": call.Error}
+	}
+	return map[string]any{"ok": true}
 }
 
 // postLocked posts the bot's message call describes; s.mu is held.
