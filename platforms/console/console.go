@@ -187,3 +187,24 @@ func (c *Console) print(text string) error {
 	_, err := io.WriteString(c.out, text)
 	return err
 }
+
+// marks are what a terminal shows of a turn's state (REACTIONS), as the
+// chat platforms' reactions do; a running turn shows as its reply.
+var marks = map[core.Reaction]string{
+	core.ReactionWaiting: "⏳ waiting for your answer", core.ReactionDone: "✅ done",
+	core.ReactionFailed: "❌ failed", core.ReactionStopped: "🛑 stopped", core.ReactionLimit: "🔁 goes on at the reset",
+}
+
+// React marks the state of a message's turn on a line of its own
+// (core.Reacter), on a terminal only: what a pipe's reader gets stays the
+// replies alone.
+func (c *Console) React(ctx context.Context, m core.Message, state core.Reaction) error {
+	mark, ok := marks[state]
+	if !c.tty || !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastID = "" // an edit of the reply above prints it again, below the mark
+	return c.print(fmt.Sprintf("%s · %s", mark, formatter.StripControl(core.Shorten(m.Text, 60))))
+}

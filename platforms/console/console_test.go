@@ -97,3 +97,24 @@ func TestConsoleOnAPipeWaitsForEachLine(t *testing.T) {
 		t.Errorf("typed: %d messages, want both at once without Done", len(got))
 	}
 }
+
+// A terminal marks how a message's turn ended, as the chat platforms'
+// reactions do (REACTIONS); a pipe's output stays the replies alone
+// (issue 30).
+func TestConsoleMarksTheTurnsState(t *testing.T) {
+	t.Parallel()
+	for _, tty := range []bool{true, false} {
+		var out bytes.Buffer
+		c := console.New(console.Options{In: strings.NewReader(""), Out: &out, TTY: tty, Typed: true})
+		m := core.Message{ID: "1", Text: "fix the bug"}
+		for _, s := range []core.Reaction{core.ReactionRunning, core.ReactionDone} {
+			if err := c.React(context.Background(), m, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := map[bool]string{true: "✅ done · fix the bug\n", false: ""}[tty]
+		if out.String() != want {
+			t.Errorf("tty %v: output %q, want %q", tty, out.String(), want)
+		}
+	}
+}
