@@ -97,6 +97,7 @@ type loadRow struct {
 	p50, p99, rawP99               time.Duration // beyond the throttle, and line → write
 	writesPerSec                   []float64     // per platform fake
 	peakGoroutines                 int
+	lost, disordered               int // replies
 }
 
 func (r loadRow) cpuPerK() time.Duration {
@@ -135,7 +136,7 @@ func newLoadBot(b *testing.B, runners int, plugin core.Plugin, keep bool) *loadB
 	}
 	access := core.NewAccess()
 	lb := &loadBot{where: func(int) string { return "" }}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
 	if runners > 0 {
 		cfg.Runners = startRunners(b, runners, reg, roots, logger)
@@ -236,7 +237,7 @@ func runCurveStep(b *testing.B, conversations, runners int, fake synthClaude) lo
 		calls = append(calls, p.calls()...)
 		row.writesPerSec = append(row.writesPerSec, float64(p.writes.Load())/row.elapsed.Seconds())
 	}
-	checkReplies(b, calls, conversations, fake.events)
+	row.lost, row.disordered = checkReplies(b, calls, conversations, fake.events)
 	raw, beyond := lineDelays(calls, loadEditInterval)
 	row.p50, row.p99, row.rawP99 = percentile(beyond, 0.5), percentile(beyond, 0.99), percentile(raw, 0.99)
 	return row
@@ -340,17 +341,27 @@ func runIdleStep(b *testing.B, n int) idleCost {
 func printLoadTable(w io.Writer, rows []loadRow, idle idleCost, fake synthClaude) {
 	fmt.Fprintf(w, "\nLoad curve: each conversation one turn of %d deltas, %d every %s, onto 2 platform fakes (edits ≥ %s apart); GOMAXPROCS %d\n",
 		fake.events, fake.batch, fake.gap, loadEditInterval, runtime.GOMAXPROCS(0))
-	fmt.Fprintln(w, "| runners | conversations | CPU per 1,000 events | peak RSS | peak heap | beyond throttle p50 / p99 | line → write p99 | writes/s per fake | peak goroutines |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| runners | conversations | CPU per 1,000 events | peak RSS | peak heap | beyond throttle p50 / p99 | line → write p99 | writes/s per fake | peak goroutines | replies lost / out of order | hop p99 (vs 0 runners) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	local := map[int]time.Duration{}
 	for _, r := range rows {
+		if r.runners == 0 {
+			local[r.conversations] = r.p99
+		}
+	}
+	for _, r := range rows {
+		hop := "–"
+		if l, ok := local[r.conversations]; ok && r.runners > 0 {
+			hop = (r.p99 - l).Round(100 * time.Microsecond).String()
+		}
 		var wps []string
 		for _, x := range r.writesPerSec {
 			wps = append(wps, strconv.FormatFloat(x, 'f', 0, 64))
 		}
-		fmt.Fprintf(w, "| %d | %d | %s | %.0f MiB | %.0f MiB | %s / %s | %s | %s | %d |\n", r.runners, r.conversations,
+		fmt.Fprintf(w, "| %d | %d | %s | %.0f MiB | %.0f MiB | %s / %s | %s | %s | %d | %d / %d | %s |\n", r.runners, r.conversations,
 			r.cpuPerK().Round(10*time.Microsecond), float64(r.peakRSS)/(1<<20), float64(r.peakHeap)/(1<<20),
 			r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond), r.rawP99.Round(time.Millisecond),
-			strings.Join(wps, " / "), r.peakGoroutines)
+			strings.Join(wps, " / "), r.peakGoroutines, r.lost, r.disordered, hop)
 	}
 	if idle.conversations > 0 {
 		fmt.Fprintf(w, "\nIdle: %d conversations after one turn each keep %.1f KiB RSS and %.1f KiB heap each, %d goroutines in all (%s of CPU per turn)\n",
