@@ -168,7 +168,7 @@ func (c *State) All() []Entry {
 // accepts. It copies and sorts nothing: starting a conversation asks it
 // of every other, and with All that made starting 10,000 conversations
 // quadratic (issue 33).
-func (c *Conversations) Latest(match func(Entry) bool) (Entry, bool) {
+func (c *State) Latest(match func(Entry) bool) (Entry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var best Entry
