@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -25,16 +23,7 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 	const runnerKey = "sk-ant-api03-only-on-box2-0007"
 	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from box2."}}, plugintest.Reply{Text: []string{"Still box2."}},
 		plugintest.Reply{Text: []string{"Your key is " + runnerKey + "."}})
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		JetStream: true, StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	t.Cleanup(ns.Shutdown)
+	ns := runNATS(t)
 
 	rcfg := f.config()
 	rcfg.NATS = remote.Config{URL: ns.ClientURL(), RunnerName: "box2"}
