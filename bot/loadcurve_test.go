@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -167,9 +166,9 @@ func (lb *loadBot) converse(i int) {
 // startRunners runs an embedded NATS server, n runners (box1…) serving
 // reg in roots, and a gateway that has heard them all.
 func startRunners(b *testing.B, n int, reg *core.Registry, roots core.Roots, logger *slog.Logger) *remote.Gateway {
-	ns := runNATS(b)
+	url := startNATS(b)
 	connect := func(opts ...nats.Option) *nats.Conn {
-		nc, err := nats.Connect(ns.ClientURL(), opts...)
+		nc, err := nats.Connect(url, opts...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -199,23 +198,6 @@ func startRunners(b *testing.B, n int, reg *core.Registry, roots core.Roots, log
 		}
 	}
 	return gw
-}
-
-// runNATS runs a NATS server with JetStream in the test process, on
-// loopback, until the test ends.
-func runNATS(tb testing.TB) *server.Server {
-	tb.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		JetStream: true, StoreDir: tb.TempDir()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		tb.Fatal("nats server did not start")
-	}
-	tb.Cleanup(ns.Shutdown)
-	return ns
 }
 
 // runCurveStep runs conversations at once, each one streamed turn, and
