@@ -11,7 +11,12 @@ import (
 // acpArgs are the arguments of `gemini --acp` for t.
 func (p *Plugin) acpArgs(t core.Turn) []string {
 	args := []string{"--acp"}
-	if t.Mode != "" {
+	switch {
+	case !t.Ask:
+		// Nobody answers: the configured mode decides alone, and what it
+		// would ask about is denied (see acp.Client), as headless.
+		args = append(args, "--approval-mode", cmp.Or(t.Mode, p.cfg.ApprovalMode))
+	case t.Mode != "":
 		// Without a mode of its own the ACP agent asks about everything.
 		args = append(args, "--approval-mode", t.Mode)
 	}

@@ -278,6 +278,9 @@ func (a *Client) request(m jsonrpc.Message) {
 			a.mu.Lock()
 			a.denied.Add(display.Call(ToolName(call.Kind), call.text()))
 			a.mu.Unlock()
+			// The agent reports nothing more of a call it was refused.
+			a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: call.ID, Tool: ToolName(call.Kind),
+				Text: call.text(), Status: core.ToolFailed, Detail: display.NotRun}))
 		}
 		if err := a.rpc.Reply(id, map[string]any{"outcome": outcome}); err != nil {
 			a.link.Logger().Warn(a.opts.Name+": answer a permission request", "err", err)
