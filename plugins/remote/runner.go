@@ -96,9 +96,7 @@ func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
 	if cfg.AttachmentMaxBytes <= 0 {
 		cfg.AttachmentMaxBytes = core.DefaultAttachmentMaxBytes
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = core.OrDiscard(cfg.Logger)
 	return &Runner{nc: nc, js: js, cfg: cfg, instance: newID(), logger: cfg.Logger.With("runner", cfg.Name),
 		sessions: map[string]*runnerTurn{}, turns: map[string]*runnerTurn{}, cancelled: map[string]time.Time{},
 		uploads: map[string]*upload{}}, nil

@@ -140,7 +140,7 @@ const (
 type world struct {
 	t     *testing.T
 	url   string
-	convs *core.Conversations
+	convs *core.State
 	// clock, offlineAfter (3 s when zero) and gwSecrets are what
 	// gateways get.
 	clock        core.Clock
@@ -167,7 +167,7 @@ func (w *world) dial(c remote.Config, more ...nats.Option) *nats.Conn {
 }
 
 func newWorld(t *testing.T) *world {
-	return &world{t: t, url: runNATS(t, nil), convs: core.NewConversations()}
+	return &world{t: t, url: runNATS(t, nil), convs: core.NewState()}
 }
 
 // newWorldWithBox2 is a world with runner box2 (its roots: dir) and a
