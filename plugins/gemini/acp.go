@@ -19,6 +19,9 @@ func (p *Plugin) acpArgs(t core.Turn) []string {
 	case t.Mode != "":
 		// Without a mode of its own the ACP agent asks about everything.
 		args = append(args, "--approval-mode", t.Mode)
+	case p.cfg.ApprovalMode == "yolo":
+		// The operator's choice to be asked nothing.
+		args = append(args, "--approval-mode", "yolo")
 	}
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
 		args = append(args, "--model", model)
