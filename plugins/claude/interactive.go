@@ -155,8 +155,8 @@ func (c *protocol) steer(s core.Steering) error {
 // result of its own, which the reply waits for. A CLI that echoes no
 // message (not even the turn's own) is not waited for. While work runs in
 // the background both stay open: the CLI lives on for it anyway, and runs
-// a message steered in meanwhile as one more turn at once; the result
-// after the work has ended closes them.
+// a message steered in meanwhile as one more turn at once; the work's end
+// closes them (the CLI still writes the turn its end notifies).
 func (c *protocol) resultSeen() {
 	if len(c.parser.bg.running) > 0 && !c.parser.interrupted.Load() {
 		return

@@ -61,8 +61,9 @@ type Parser struct {
 	// OnReplay, when set, is called for each message from stdin the CLI
 	// echoes as it takes it in (--replay-user-messages).
 	OnReplay func()
-	// OnResult, when set, is called after the result line: an
-	// interactive CLI's stdin is closed then.
+	// OnResult, when set, is called after the result line, and again
+	// when background work that outlived it ends: an interactive CLI's
+	// stdin is closed then.
 	OnResult func()
 	// interrupted is set by Interrupt, from another goroutine.
 	interrupted atomic.Bool
