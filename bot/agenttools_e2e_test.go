@@ -80,11 +80,7 @@ func TestClaudeNotifiesSchedulesAndAsksThroughTheBotsTools(t *testing.T) {
 	c.expect(`Which branch\?`)
 	c.press(owner, "release")
 	c.expect(`Going with it\.`)
-	notified := false
-	for _, call := range d.srv.Calls("sendMessage") {
-		notified = notified || strings.Contains(call.Params.Get("text"), "tests pass, ready for review")
-	}
-	if !notified {
+	if !d.sentMessageWith("tests pass, ready for review") {
 		t.Error("notify sent no new message")
 	}
 	reqs := f.model.Requests()
@@ -165,3 +161,14 @@ func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
 }
 
 func tail(s string) string { return s[max(0, len(s)-600):] }
+
+// sentMessageWith reports whether the bot sent a new message holding
+// text, as notify does.
+func (d *telegramDriver) sentMessageWith(text string) bool {
+	for _, call := range d.srv.Calls("sendMessage") {
+		if strings.Contains(call.Params.Get("text"), text) {
+			return true
+		}
+	}
+	return false
+}

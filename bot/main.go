@@ -292,11 +292,8 @@ func (m *Main) connectRunners(ctx context.Context) error {
 
 // startTools starts the agents' MCP server, unless AGENT_TOOLS=off.
 func (m *Main) startTools() error {
-	tools, err := m.cfg.agentTools()
-	if err != nil || tools == nil {
-		return err
-	}
-	if m.tools, err = agenttools.Start(tools, m.logger); err != nil {
+	var err error
+	if m.tools, err = startAgentTools(m.cfg, m.logger); err != nil || m.tools == nil {
 		return err
 	}
 	m.closers = append(m.closers, func() { m.tools.Close() })

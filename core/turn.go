@@ -49,7 +49,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	turn.Inbox = &Inbox{}
 	defer turn.Inbox.Close()
 	warm, tools := r.warmFor(plugin.ID(), turn)
-	if warm == nil && conv.Runner == "" {
+	if warm == nil {
 		tools = r.leaseTools()
 	}
 	defer tools.end()

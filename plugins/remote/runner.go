@@ -45,6 +45,9 @@ type RunnerConfig struct {
 	// together, and a file /file reads; zero is
 	// core.DefaultAttachmentMaxBytes.
 	AttachmentMaxBytes int64
+	// AgentTools is the bot's MCP server (issue 31), served beside the
+	// CLI of each turn whose gateway answers its calls; nil serves none.
+	AgentTools core.AgentTools
 	// Interval is how often it announces itself; zero is
 	// AnnounceInterval.
 	Interval time.Duration
@@ -118,6 +121,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "cancel"):        r.cancelTurn,
 		runnerSubject(r.cfg.Name, "worktree"):      func(m *nats.Msg) { r.worktree(ctx, m) },
 		runnerSubject(r.cfg.Name, "answer"):        r.answerTurn,
+		runnerSubject(r.cfg.Name, "steer"):         r.steerTurn,
 	}
 	// Deferred first, so run last: once nothing more can come.
 	defer r.closeUploads()
