@@ -5,7 +5,7 @@ FUZZTIME ?= 100000x
 # Pinned; run with `go run pkg@version` so the linter's own dependencies stay out of go.mod.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check vet clis fuzz bench bench-warm load stress docker
+.PHONY: build run test check vet clis fuzz bench bench-warm load load-full stress docker
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/jakebot ./cmd/jakebot
@@ -55,11 +55,23 @@ stress:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## load: 200 concurrent conversations of 2,000 streamed events each (bot/load_test.go);
-## fails on an incomplete or out-of-order reply, an oversized edit or a leak, and reports
-## peak RSS, line-to-edit delay and CPU per 1,000 events.
+## load: 200 concurrent conversations of 2,000 streamed events each, every turn a real process
+## (bot/load_test.go: peak RSS, line-to-edit delay, CPU per 1,000 events); then the load curve
+## (bot/loadcurve_test.go), whose fake CLIs cost next to nothing so that what it measures is the bot:
+## LOAD_STEPS conversations at once, on this machine and through each of LOAD_RUNNERS runners over
+## an embedded NATS server, and the memory LOAD_IDLE idle conversations keep; it prints the table
+## README.md's "How far it scales" shows. Both fail on a reply lost, cut or out of order.
+## The default is CI's short step; load-full is the whole curve (several minutes).
+LOAD_STEPS ?= 10,100
+LOAD_RUNNERS ?= 0,1
+LOAD_IDLE ?= 1000
 load:
 	$(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -count 1 ./bot
+	JAKEBOT_LOAD_STEPS=$(LOAD_STEPS) JAKEBOT_LOAD_RUNNERS=$(LOAD_RUNNERS) JAKEBOT_LOAD_IDLE=$(LOAD_IDLE) \
+	  $(GO) test -run '^$$' -bench '^BenchmarkLoadCurve$$' -benchtime 1x -count 1 -timeout 60m ./bot
+
+load-full:
+	$(MAKE) load LOAD_STEPS=10,100,1000 LOAD_RUNNERS=0,1,2 LOAD_IDLE=10000
 
 ## bench-warm: message → model request through jakebot for a cold and a warm turn of each CLI, and the memory
 ## of a warm CLI (BenchmarkTurnStart); a cold turn beside the same command spawned directly, in this process and

@@ -56,9 +56,10 @@ type Config struct {
 
 	// WarmTTL, when positive, starts the next turn's CLI as soon as a
 	// turn ends and stops it unused after WarmTTL; WarmMax bounds the
-	// warm CLIs of the whole bot.
+	// warm CLIs of the whole bot, zero (unset) meaning one per 1.6 GiB of
+	// memory available at start-up, at most 4 (warmMax).
 	WarmTTL time.Duration `env:"WARM_TTL" envDefault:"10m"`
-	WarmMax int           `env:"WARM_MAX" envDefault:"4"`
+	WarmMax int           `env:"WARM_MAX"`
 	// Approvals says who decides on a tool call the CLI's permission mode
 	// does not allow: "ask" (or empty) asks the chat, "auto" leaves it to
 	// the mode. ApprovalTimeout denies a question nobody answered.

@@ -50,6 +50,10 @@ type Main struct {
 	// their grace and their chats were told.
 	runCtx  context.Context
 	stopRun context.CancelFunc
+	// warmMax is how many warm CLIs wait at most, and warmMaxFrom where
+	// that number came from (WARM_MAX, or the machine's memory).
+	warmMax     int
+	warmMaxFrom string
 	// closers release what build opened; close runs them last first.
 	closers []func()
 }
@@ -74,6 +78,7 @@ func (m *Main) build(ctx context.Context) error {
 	if m.policy, err = readPolicy(m.cfg); err != nil {
 		return err
 	}
+	m.warmMax, m.warmMaxFrom = warmMax(m.cfg.WarmMax, readMemInfo())
 	all, err := Plugins(m.cfg, m.logger)
 	if err != nil {
 		return err
@@ -264,7 +269,8 @@ func (m *Main) buildObservers() error {
 		m.observe = append(m.observe, a)
 	}
 	if m.cfg.HealthAddr != "" {
-		m.metrics = metrics.New(func() core.Stats { return m.router.Stats() }, cliproc.Running)
+		m.metrics = metrics.New(func() core.Stats { return m.router.Stats() }, cliproc.Running,
+			func() int64 { return cliproc.TreeRSS(m.router.WarmPIDs()) })
 		m.observe = append(m.observe, m.metrics)
 	}
 	return nil
@@ -320,8 +326,10 @@ func (m *Main) routerConfig() core.RouterConfig {
 		MaxRunningTurns:     cfg.MaxRunningTurns,
 		MaxUserTurns:        cfg.MaxUserTurns,
 		Ask:                 cfg.Approvals != "auto",
-		WarmTTL:             cfg.WarmTTL,
-		WarmMax:             cfg.WarmMax,
+		WarmTTL:             m.warmTTL(),
+		WarmMax:             m.warmMax,
+		WarmMaxFrom:         m.warmMaxFrom,
+		WarmPressure:        memoryShort,
 		StopDeadline:        cfg.ShutdownDeadline,
 		ApprovalTimeout:     cfg.ApprovalTimeout,
 		AllowBypassModes:    cfg.AllowBypassModes,
@@ -349,6 +357,15 @@ func (m *Main) routerConfig() core.RouterConfig {
 	}
 }
 
+// warmTTL is WARM_TTL, or zero (no warm CLIs) when warmMax is zero: the
+// router takes a zero WarmMax for its default.
+func (m *Main) warmTTL() time.Duration {
+	if m.warmMax == 0 {
+		return 0
+	}
+	return m.cfg.WarmTTL
+}
+
 // agentTools is s as the router takes it: a nil *Server must not become a
 // non-nil interface.
 func agentTools(s *agenttools.Server) core.AgentTools {
@@ -362,7 +379,8 @@ func agentTools(s *agenttools.Server) core.AgentTools {
 // or ctx is cancelled; then it winds the router down.
 func (m *Main) run(ctx context.Context) error {
 	m.logger.Info("jakebot started", "platforms", len(m.platform), "plugins", m.plugins.IDs(),
-		"roots", []string(m.policy.roots), "conversations", m.convs.Len(), "user_rate", m.policy.userRate.String())
+		"roots", []string(m.policy.roots), "conversations", m.convs.Len(), "user_rate", m.policy.userRate.String(),
+		"warm_max", m.warmMax, "warm_max_from", m.warmMaxFrom)
 	var wg sync.WaitGroup
 	errs := make(chan error, len(m.platform))
 	for _, p := range m.platform {

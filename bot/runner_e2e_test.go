@@ -73,7 +73,7 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 }
 
 // startNATS runs a real NATS server with JetStream in the test process.
-func startNATS(t *testing.T) string {
+func startNATS(t testing.TB) string {
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
 		JetStream: true, StoreDir: t.TempDir()})
 	if err != nil {

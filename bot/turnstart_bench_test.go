@@ -28,10 +28,10 @@ import (
 // of the waiting CLI's processes (VmRSS). Each op is one cold and one
 // warm turn; medians are reported.
 func BenchmarkTurnStart(b *testing.B) {
-	// Claude Code and Codex speak their protocol under both approval
-	// modes, so both start warm; Gemini CLI only where the chat approves.
+	// Every CLI speaks its protocol under both approval modes, so every
+	// one starts warm.
 	for _, tc := range []struct{ id, approvals string }{
-		{"claude", "ask"}, {"claude", "auto"}, {"codex", "ask"}, {"codex", "auto"}, {"gemini", "ask"},
+		{"claude", "ask"}, {"claude", "auto"}, {"codex", "ask"}, {"codex", "auto"}, {"gemini", "ask"}, {"gemini", "auto"},
 	} {
 		id := tc.id
 		b.Run(id+"-"+tc.approvals, func(b *testing.B) {
@@ -62,9 +62,9 @@ func BenchmarkTurnStart(b *testing.B) {
 // the console with the same command spawned directly (the same arguments,
 // environment, working directory and standard input), in pairs: what the
 // bot adds to a cold turn. Claude Code runs with APPROVALS=ask and auto
-// (its control protocol either way, the message on stdin), Gemini CLI
-// one-shot (auto); Codex speaks only its app-server now, whose direct
-// spawn would need a client.
+// (its control protocol either way, the message on stdin); Codex and
+// Gemini CLI speak only their protocols now (app-server, ACP), whose
+// direct spawn would need a client.
 // "router" runs jakebot in this process; "binary" runs the built jakebot,
 // which re-executes itself and starts each CLI without CAP_SYS_PTRACE.
 func BenchmarkColdTurn(b *testing.B) {
@@ -76,14 +76,10 @@ func BenchmarkColdTurn(b *testing.B) {
 		{"claude-ask/binary", "claude", "ask", true},
 		{"claude/router", "claude", "auto", false},
 		{"claude/binary", "claude", "auto", true},
-		{"gemini/router", "gemini", "auto", false},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			r := newTurnBench(b, askers[tc.id].otherCLI, tc.approvals, 0)
-			input := ""
-			if tc.id == "claude" {
-				input = claudeInput("direct")
-			}
+			input := claudeInput("direct")
 			turn := func() (float64, spawned) { return r.routed("routed", true) }
 			if tc.binary {
 				turn = r.binary(tc.approvals)

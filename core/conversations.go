@@ -164,6 +164,24 @@ func (c *State) All() []Entry {
 	return out
 }
 
+// Latest returns the most recently used active conversation that match
+// accepts. It copies and sorts nothing: starting a conversation asks it
+// of every other, and with All that made starting 10,000 conversations
+// quadratic (issue 33).
+func (c *State) Latest(match func(Entry) bool) (Entry, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var best Entry
+	found := false
+	for k, v := range c.active {
+		e := Entry{k, v}
+		if (!found || e.LastUsed.After(best.LastUsed)) && match(e) {
+			best, found = e, true
+		}
+	}
+	return best, found
+}
+
 // Load replaces the map's contents, as at start-up from a saved state.
 func (c *State) Load(entries []Entry) {
 	c.mu.Lock()

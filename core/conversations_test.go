@@ -79,3 +79,33 @@ func TestConversationsConcurrentUse(t *testing.T) {
 		t.Fatalf("Len = %d, want 56", n)
 	}
 }
+
+// Starting a conversation looks for another in its workdir (the shared
+// workdir warning): among 5,000 others it must not copy and sort them all,
+// which made starting 10,000 conversations quadratic (issue 33). What one
+// start allocates may not grow with the conversations there are.
+func TestStartingAmongManyConversations(t *testing.T) {
+	f := newRouterFixture(t, echo)
+	perStart := func(others int) uint64 {
+		convs := f.router.Conversations()
+		for i := range others {
+			key := core.ConversationKey{Platform: "other", User: fmt.Sprint(i), Channel: "c"}
+			convs.Put(key, core.Conversation{Plugin: "fake", Workdir: fmt.Sprintf("/elsewhere/%d", i), LastUsed: time.Now()})
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		const starts = 20
+		for range starts {
+			f.say("alice", "/fake start")
+			f.expect("conversation started")
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / starts
+	}
+	few := perStart(0)
+	many := perStart(5000)
+	if many > few+64<<10 {
+		t.Errorf("a start among 5,000 conversations allocates %d bytes, among none %d", many, few)
+	}
+}

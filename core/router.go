@@ -58,9 +58,14 @@ type RouterConfig struct {
 	// WarmTTL, when positive, starts the next turn's CLI as soon as a turn
 	// ends (plugins that are Warmers), and stops it unused after WarmTTL
 	// (on Timers); WarmMax bounds the warm CLIs of the whole bot, zero
-	// meaning 4.
-	WarmTTL time.Duration
-	WarmMax int
+	// meaning 4. WarmMaxFrom says where WarmMax came from, for /status
+	// ("chosen from 3.1 GiB of available memory"). WarmPressure, when set,
+	// reports whether memory is short: while it is, a warm CLI coming in
+	// has the oldest stopped first, itself last (issue 33).
+	WarmTTL      time.Duration
+	WarmMax      int
+	WarmMaxFrom  string
+	WarmPressure func() bool
 	// StopDeadline bounds how long WindDown waits for cancelled turns to
 	// end; zero means 15 seconds. It runs on real time.
 	StopDeadline time.Duration
@@ -200,7 +205,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
 		holds:       newBudgetHolds(),
-		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers),
+		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers, cfg.WarmPressure),
 		obs:         cfg.Observer,
 		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
 		convs:       convs,

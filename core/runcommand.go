@@ -425,8 +425,9 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if conv.Worktree != "" {
 		worktree = fmt.Sprintf("%s on branch %s (/merge merges it in %s)", conv.Shown(conv.Worktree), conv.Branch, conv.Shown(conv.Repo))
 	}
-	out := fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s",
-		name, conv.Shown(conv.Workdir), worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed)
+	out := fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s\nWarm CLIs: %s",
+		name, conv.Shown(conv.Workdir), worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed,
+		r.warmSummary())
 	if line := r.terminalLine(conv); line != "" {
 		out += "\nIn a terminal: " + line
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -46,11 +47,13 @@ type warmCLI struct {
 }
 
 // warmPool keeps at most max warm CLIs, one per conversation, each for
-// ttl at most (on clock).
+// ttl at most (on clock); when pressure says memory is short, a warm CLI
+// coming in halves them.
 type warmPool struct {
-	ttl   time.Duration
-	max   int
-	clock Clock
+	ttl      time.Duration
+	max      int
+	clock    Clock
+	pressure func() bool
 
 	mu    sync.Mutex
 	byKey map[ConversationKey]*warmCLI
@@ -66,8 +69,11 @@ type warmPool struct {
 	wg sync.WaitGroup
 }
 
-func newWarmPool(ttl time.Duration, max int, clock Clock) *warmPool {
-	return &warmPool{ttl: ttl, max: max, clock: clock, byKey: make(map[ConversationKey]*warmCLI),
+func newWarmPool(ttl time.Duration, max int, clock Clock, pressure func() bool) *warmPool {
+	if pressure == nil {
+		pressure = func() bool { return false }
+	}
+	return &warmPool{ttl: ttl, max: max, clock: clock, pressure: pressure, byKey: make(map[ConversationKey]*warmCLI),
 		starting: make(map[ConversationKey]uint64)}
 }
 
@@ -114,8 +120,9 @@ func (wp *warmPool) begin(key ConversationKey) uint64 {
 }
 
 // put adds c, started by warm-up id, for key, closing the CLI it replaces
-// and, beyond max, the least recently used one. A warm-up that take or
-// drop forgot meanwhile, or one after closeAll, is closed instead.
+// and, beyond max or while memory is short, the least recently used ones
+// (c last). A warm-up that take or drop forgot meanwhile, or one after
+// closeAll, is closed instead.
 func (wp *warmPool) put(key ConversationKey, id uint64, c *warmCLI) {
 	wp.mu.Lock()
 	if wp.shut || wp.starting[key] != id {
@@ -131,16 +138,21 @@ func (wp *warmPool) put(key ConversationKey, id uint64, c *warmCLI) {
 	}
 	wp.byKey[key] = c
 	for len(wp.byKey) > wp.max {
-		var oldestKey ConversationKey
-		var oldest *warmCLI
-		for k, e := range wp.byKey {
-			if oldest == nil || e.used.Before(oldest.used) {
-				oldestKey, oldest = k, e
-			}
+		evicted = append(evicted, wp.evictOldest())
+	}
+	// A warm CLI holds 150–370 MB: when memory is short, half of them
+	// go, the oldest first, this one last (alone, it goes).
+	if wp.pressure() {
+		for keep := len(wp.byKey) / 2; len(wp.byKey) > keep; {
+			evicted = append(evicted, wp.evictOldest())
 		}
-		delete(wp.byKey, oldestKey)
-		oldest.timer.Stop()
-		evicted = append(evicted, oldest)
+	}
+	if wp.byKey[key] != c {
+		wp.mu.Unlock()
+		for _, e := range evicted {
+			wp.close(e)
+		}
+		return
 	}
 	c.timer = wp.clock.AfterFunc(wp.ttl, func() {
 		wp.mu.Lock()
@@ -158,6 +170,23 @@ func (wp *warmPool) put(key ConversationKey, id uint64, c *warmCLI) {
 	for _, e := range evicted {
 		wp.close(e)
 	}
+}
+
+// evictOldest removes the least recently used warm CLI, which the caller
+// closes. wp.mu is held and the pool is not empty.
+func (wp *warmPool) evictOldest() *warmCLI {
+	var oldestKey ConversationKey
+	var oldest *warmCLI
+	for k, e := range wp.byKey {
+		if oldest == nil || e.used.Before(oldest.used) {
+			oldestKey, oldest = k, e
+		}
+	}
+	delete(wp.byKey, oldestKey)
+	if oldest.timer != nil { // nil for the one being put
+		oldest.timer.Stop()
+	}
+	return oldest
 }
 
 // closeAll closes every warm CLI and waits until all are gone.
@@ -182,6 +211,39 @@ func (wp *warmPool) has(key ConversationKey) bool {
 	wp.mu.Lock()
 	defer wp.mu.Unlock()
 	return wp.byKey[key] != nil
+}
+
+// warmProcess is a warm CLI that is a process on this machine
+// (cliproc.Conn): its memory is reported.
+type warmProcess interface{ PID() int }
+
+// pids returns the process ids of the warm CLIs that are processes here.
+func (wp *warmPool) pids() []int {
+	wp.mu.Lock()
+	defer wp.mu.Unlock()
+	var pids []int
+	for _, c := range wp.byKey {
+		if p, ok := c.w.(warmProcess); ok {
+			pids = append(pids, p.PID())
+		}
+	}
+	return pids
+}
+
+// WarmPIDs returns the process ids of the warm CLIs waiting on this
+// machine: bot/metrics reports their memory.
+func (r *Router) WarmPIDs() []int { return r.warm.pids() }
+
+// warmSummary says, for /status, how many warm CLIs the bot keeps and why.
+func (r *Router) warmSummary() string {
+	if !r.warm.enabled() {
+		return "off"
+	}
+	s := fmt.Sprintf("at most %d in the bot, %d waiting", r.warm.max, r.warm.count())
+	if r.cfg.WarmMaxFrom != "" {
+		s += " (" + r.cfg.WarmMaxFrom + ")"
+	}
+	return s
 }
 
 // count returns how many warm CLIs wait.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -350,4 +351,28 @@ func TestRouterWarmCLIsAreNotRunningTurns(t *testing.T) {
 		t.Fatalf("bot wrote %q, want the turn's answer at once", got)
 	}
 	f.router.Wait()
+}
+
+// When memory is short (WarmPressure), a warm CLI coming in halves the
+// pool, the oldest stopped first (issue 33: a warm CLI holds 150–370 MB).
+func TestRouterDropsTheOldestWarmCLIsUnderPressure(t *testing.T) {
+	t.Parallel()
+	var short atomic.Bool
+	f := newWarmFixture(t, true, func(cfg *core.RouterConfig) {
+		cfg.WarmMax, cfg.WarmPressure, cfg.WarmMaxFrom = 4, short.Load, "chosen from 6.2 GiB of available memory"
+		cfg.Access.Allow("fake", "carol", "dave")
+	})
+	alices, bobs, carols := f.start("alice"), f.start("bob"), f.start("carol")
+	short.Store(true)
+	f.say("dave", "/fake start")
+	f.expect("conversation started")
+	daves := receiveWarm(t, f.wp.warmed)
+	closed(t, alices, "the oldest under pressure")
+	closed(t, bobs, "the second oldest under pressure")
+	waitWarm(t, f.routerFixture, 2)
+	if carols.isClosed() || daves.isClosed() {
+		t.Error("under pressure, the newer half of the warm CLIs was stopped too")
+	}
+	f.say("dave", "/status")
+	f.expect("Warm CLIs: at most 4 in the bot, 2 waiting (chosen from 6.2 GiB of available memory)")
 }

@@ -90,13 +90,14 @@ func randomHex(n int) string {
 // sharedWorkdir warns when another active conversation works directly in
 // conv's workdir: both would edit the same files.
 func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
-	for _, e := range r.convs.All() {
-		if e.Key != k && e.Worktree == "" && e.Runner == conv.Runner && e.Workdir == conv.Workdir {
-			return fmt.Sprintf("\nAnother conversation (%s, %s) works in this directory too: you will both edit the same files. "+
-				"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Shown(conv.Workdir))
-		}
+	e, ok := r.convs.Latest(func(e Entry) bool {
+		return e.Key != k && e.Worktree == "" && e.Runner == conv.Runner && e.Workdir == conv.Workdir
+	})
+	if !ok {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("\nAnother conversation (%s, %s) works in this directory too: you will both edit the same files. "+
+		"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Shown(conv.Workdir))
 }
 
 // diff shows what m's conversation changed.

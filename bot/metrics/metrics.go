@@ -34,8 +34,9 @@ var _ core.Observer = (*Metrics)(nil)
 
 // New returns metrics on a fresh registry. stats is read at each scrape for
 // the active conversations, running turns and queued messages; children
-// for the CLI processes running (plugins/cliproc.Running).
-func New(stats func() core.Stats, children func() int64) *Metrics {
+// for the CLI processes running (plugins/cliproc.Running); warmMemory for
+// the resident memory of the warm CLIs' process trees, in bytes.
+func New(stats func() core.Stats, children, warmMemory func() int64) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		turns: counter("jakebot_turns_total",
@@ -69,6 +70,8 @@ func New(stats func() core.Stats, children func() int64) *Metrics {
 		gauge("jakebot_turns_running", "Turns running now.", func() float64 { return float64(stats().Running) }),
 		gauge("jakebot_messages_queued", "Messages waiting behind running turns.", func() float64 { return float64(stats().Queued) }),
 		gauge("jakebot_cli_warm", "CLIs started for a next turn, waiting for its message.", func() float64 { return float64(stats().Warm) }),
+		gauge("jakebot_cli_warm_memory_bytes", "Resident memory (VmRSS) of the warm CLIs' processes and their descendants.",
+			func() float64 { return float64(warmMemory()) }),
 		gauge("jakebot_cli_processes_running", "Coding CLI processes running now.", func() float64 { return float64(children()) }),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -13,7 +13,7 @@ import (
 
 func TestMetricsExposition(t *testing.T) {
 	t.Parallel()
-	m := metrics.New(func() core.Stats { return core.Stats{Conversations: 7, Running: 2, Warm: 4, Queued: 3} }, func() int64 { return 2 })
+	m := metrics.New(func() core.Stats { return core.Stats{Conversations: 7, Running: 2, Warm: 4, Queued: 3} }, func() int64 { return 2 }, func() int64 { return 600 << 20 })
 	m.Record(core.Record{Kind: core.RecordTurn, Plugin: "claude", Outcome: core.OutcomeOK, Duration: 4 * time.Second,
 		CostUSD: 0.25, InputTokens: 1200, OutputTokens: 30})
 	m.Record(core.Record{Kind: core.RecordTurn, Plugin: "claude", Outcome: core.OutcomeIdleTimeout, Duration: time.Minute,
@@ -56,6 +56,7 @@ func TestMetricsExposition(t *testing.T) {
 		`jakebot_turns_running 2`,
 		`jakebot_messages_queued 3`,
 		`jakebot_cli_warm 4`,
+		`jakebot_cli_warm_memory_bytes 6.291456e+08`,
 		`jakebot_cli_processes_running 2`,
 		`go_goroutines `,
 	} {

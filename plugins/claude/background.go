@@ -42,6 +42,11 @@ func (p *Parser) backgroundChanged(raw json.RawMessage) {
 		p.bg.running = append(p.bg.running, display.FirstLine(t.Description))
 	}
 	p.reportBackground()
+	if len(p.bg.running) == 0 && p.result != nil && p.OnResult != nil {
+		// The work that outlived the result has ended: the turn takes no
+		// more messages, whether or not the CLI writes another result.
+		p.OnResult()
+	}
 }
 
 // reportBackground tells the router what runs in the background, and

@@ -91,3 +91,66 @@ func TestBackgroundWorkOutlivesTheResult(t *testing.T) {
 		})
 	}
 }
+
+// A message sent while the turn's background work runs after its result
+// steers into the CLI, which lives on for the work: it runs the message
+// as one more turn at once, and the reply holds its answer, then the
+// work's. The inbox closes once the work has ended.
+func TestMessageDuringBackgroundWork(t *testing.T) {
+	t.Parallel()
+	const note = "STEER: how is it going?"
+	f := newFixtureWith(t, []string{"--allowedTools", "Bash"},
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_bg1", Name: "Bash", Input: map[string]any{
+			"command":     "while [ ! -f go ]; do sleep 0.05; done; echo bgdone",
+			"description": "Slow background job", "run_in_background": true}}},
+		plugintest.Reply{Text: []string{"It runs in the background."}},
+		plugintest.Reply{Text: []string{"Still running."}},
+		plugintest.Reply{Text: []string{"The background job finished: bgdone."}})
+	turn := f.Turn("start the job", "", false)
+	turn.Inbox = &core.Inbox{}
+	sent := make(chan error, 1)
+	once := sync.Once{}
+	release := func() {
+		if err := os.WriteFile(filepath.Join(f.Workdir, "go"), nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	guard := time.AfterFunc(time.Minute, release) // a message never taken: the work still ends
+	defer guard.Stop()
+	var out plugintest.TurnOutput
+	res, err := f.Plugin.Run(context.Background(), turn, func(ev core.Event) {
+		out.Events = append(out.Events, ev)
+		if b := ev.Background; ev.Kind == core.EventBackground && b != nil && b.Answered && len(b.Tasks) > 0 {
+			once.Do(func() {
+				go func() {
+					for len(f.Model.Arrived()) > 0 {
+						<-f.Model.Arrived() // the turn's own requests
+					}
+					err := turn.Inbox.Send(core.Steering{Prompt: note})
+					sent <- err
+					if err == nil {
+						<-f.Model.Arrived() // the message's request
+					}
+					release()
+				}()
+			})
+		}
+	})
+	t.Logf("events:\n%s", plugintest.FormatEvents(out.Events))
+	if err != nil || res.IsError {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if err := <-sent; err != nil {
+		t.Fatalf("Send during the background work = %v, want the message taken", err)
+	}
+	if text := out.Text(); !strings.Contains(text, "Still running.") || !strings.Contains(text, "The background job finished: bgdone.") {
+		t.Errorf("reply text %q, want the message's answer, then the work's", text)
+	}
+	reqs := f.Model.Requests()
+	if len(reqs) != 4 || !strings.Contains(reqs[2].Text(), note) {
+		t.Errorf("the model saw %d requests, want the third to carry the message", len(reqs))
+	}
+	if turn.Inbox.Taking() {
+		t.Error("the inbox still takes messages after the turn")
+	}
+}

@@ -43,6 +43,24 @@ var controlCases = []plugintest.SessionCase{
 		{Text: []string{"It runs in the background."}},
 		{Text: []string{"The background job finished: bgdone."}},
 	}},
+	// The task tools (on with CLAUDE_CODE_ENABLE_TODO_TOOLS): the plan.
+	{Name: "tasks", Mode: "default", Env: []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"}, Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{ID: "toolu_c1", Name: "TaskCreate", Input: map[string]any{"subject": "Read the code", "description": "Read parse.go"}}},
+		{Tool: &plugintest.ToolCall{ID: "toolu_c2", Name: "TaskCreate", Input: map[string]any{"subject": "Write the fix", "description": "Fix the parser"}}},
+		{Tool: &plugintest.ToolCall{ID: "toolu_u1", Name: "TaskUpdate", Input: map[string]any{"taskId": "1", "status": "completed"}}},
+		{Tool: &plugintest.ToolCall{ID: "toolu_u2", Name: "TaskUpdate", Input: map[string]any{"taskId": "2", "status": "in_progress"}}},
+		{Text: []string{"Working on it."}},
+	}},
+	// A foreground subagent whose two commands are asked about: one line.
+	{Name: "subagent", Mode: "default", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{ID: "toolu_agent1", Name: "Agent", Input: map[string]any{
+			"description": "List the files", "prompt": "List the files in the workdir and report.",
+			"subagent_type": "general-purpose", "run_in_background": false}}},
+		{Tool: &plugintest.ToolCall{ID: "toolu_sub1", Name: "Bash", Input: map[string]any{"command": "echo one", "description": "One"}}},
+		{Tool: &plugintest.ToolCall{ID: "toolu_sub2", Name: "Bash", Input: map[string]any{"command": "echo two", "description": "Two"}}},
+		{Text: []string{"The workdir is empty."}},
+		{Text: []string{"The helper says it is empty."}},
+	}},
 	{Name: "interrupt", Interrupt: true, Replies: []plugintest.Reply{
 		{Text: []string{"Thinking hard"}},
 	}},
@@ -51,9 +69,9 @@ var controlCases = []plugintest.SessionCase{
 // TestCaptureControl rewrites the recorded control-protocol sessions from
 // the real CLI: go test ./plugins/claude -run TestCaptureControl -capture.
 func TestCaptureControl(t *testing.T) {
-	plugintest.RecordSessions(t, *capture, "claude", "control", controlCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
-		model, home := plugintest.NewAnthropic(t, replies...), plugintest.Home(t)
-		return claude.New(claude.Config{Settings: cliproc.Settings{Bin: bin, Env: plugintest.ClaudeEnv(t, model, home)},
+	plugintest.RecordSessions(t, *capture, "claude", "control", controlCases, func(t *testing.T, bin string, c plugintest.SessionCase) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewAnthropic(t, c.Replies...), plugintest.Home(t)
+		return claude.New(claude.Config{Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), c.Env...)},
 			ConfigDir: filepath.Join(home, ".claude")}, nil), model
 	})
 }

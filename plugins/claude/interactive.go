@@ -153,8 +153,14 @@ func (c *protocol) steer(s core.Steering) error {
 // CLI's stdin. A message steered in as the model wrote its last answer
 // missed the turn; the CLI runs it as one more turn of its own, with a
 // result of its own, which the reply waits for. A CLI that echoes no
-// message (not even the turn's own) is not waited for.
+// message (not even the turn's own) is not waited for. While work runs in
+// the background both stay open: the CLI lives on for it anyway, and runs
+// a message steered in meanwhile as one more turn at once; the work's end
+// closes them (the CLI still writes the turn its end notifies).
 func (c *protocol) resultSeen() {
+	if len(c.parser.bg.running) > 0 && !c.parser.interrupted.Load() {
+		return
+	}
 	c.mu.Lock()
 	c.ended = true
 	steered, inbox := c.steered, c.inbox

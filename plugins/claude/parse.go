@@ -39,8 +39,8 @@ type Parser struct {
 	plans     planSource
 	tasks     taskList
 	bg        backgroundWork
-	// subCalls counts the tool calls of each subagent, by its parent call.
-	subCalls map[string]int
+	// helpers count the tool calls of each subagent, by its parent call.
+	helpers display.Helpers
 	// context is what the conversation filled of contextModel's window
 	// at the main agent's last request.
 	context      int
@@ -61,8 +61,9 @@ type Parser struct {
 	// OnReplay, when set, is called for each message from stdin the CLI
 	// echoes as it takes it in (--replay-user-messages).
 	OnReplay func()
-	// OnResult, when set, is called after the result line: an
-	// interactive CLI's stdin is closed then.
+	// OnResult, when set, is called after the result line, and again
+	// when background work that outlived it ends: an interactive CLI's
+	// stdin is closed then.
 	OnResult func()
 	// interrupted is set by Interrupt, from another goroutine.
 	interrupted atomic.Bool
@@ -359,11 +360,12 @@ func (p *Parser) user(l *line) {
 		}
 		b := core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ToolUseID, Tool: name, Status: core.ToolDone}
 		switch {
-		case p.subCalls[c.ToolUseID] > 0:
-			b.Detail = plural(p.subCalls[c.ToolUseID], "tool call")
+		case p.helpers.Calls(c.ToolUseID) > 0:
+			status := core.ToolDone
 			if c.IsError {
-				b.Status = core.ToolFailed
+				status = core.ToolFailed
 			}
+			b = p.helpers.Done(b, status)
 		case c.IsError:
 			b.Status = core.ToolFailed
 			b.Detail = display.FirstLine(resultText(c.Content))

@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // recordings are the real CLI's output recorded by plugintest's capture
 // test, and its control-protocol sessions (TestCaptureControl: a tool
 // allowed and one denied, the agent's question, a plan approved, an
-// interrupt), whose questions are emitted as a turn's are.
+// interrupt, background work, the task list, a subagent), whose questions
+// are emitted as a turn's are. They seed FuzzReadStream too.
 var recordings = plugintest.Recordings{
 	Streams:       []string{"../../testdata/claude/*.jsonl"},
 	Sessions:      []string{"../../testdata/claude/control/*.jsonl"},

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -18,23 +17,11 @@ func (p *Parser) subagentCall(parent string, c contentBlock) {
 	if !ok {
 		return
 	}
-	if p.subCalls == nil {
-		p.subCalls = map[string]int{}
-	}
-	p.subCalls[parent]++
 	now := ToolName(c.Name)
 	if arg := toolArg(c.Name, c.Input); arg != "" {
 		now += ": " + arg
 	}
-	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, ID: parent, Tool: name, Text: p.args[parent],
-		Status: core.ToolRunning, Detail: plural(p.subCalls[parent], "tool call") + ", now " + now}))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	p.emit(core.BlockEvent(p.helpers.Call(core.ResponseBlock{Kind: core.BlockToolUse, ID: parent, Tool: name, Text: p.args[parent]}, now)))
 }
 
 // contextWindow is the window of the model the main agent last used, as

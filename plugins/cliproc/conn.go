@@ -192,6 +192,10 @@ func (c *Conn) Fresh() bool {
 	return true
 }
 
+// PID is the CLI's process id: the warm CLIs' memory is their process
+// trees' (TreeRSS).
+func (c *Conn) PID() int { return c.proc.Pid() }
+
 // Close stops the CLI and waits until it is gone. It is for a CLI that
 // was never run; after Run it only makes sure the CLI is killed.
 func (c *Conn) Close() {

@@ -25,7 +25,11 @@ type appItem struct {
 	Query            string          `json:"query"`
 	Prompt           string          `json:"prompt"`
 	Error            *errorInfo      `json:"error"`
-	Changes          []struct {
+	// Kind, AgentPath and AgentThreadID are a subAgentActivity's.
+	Kind          string `json:"kind"`
+	AgentPath     string `json:"agentPath"`
+	AgentThreadID string `json:"agentThreadId"`
+	Changes       []struct {
 		Path string `json:"path"`
 		Diff string `json:"diff"`
 		Kind struct {
@@ -96,6 +100,9 @@ type approval struct {
 // and text deltas become events as `exec --json` lines do, turn/completed
 // ends the turn. It reports whether the turn ended.
 func (p *Parser) Notification(method string, params json.RawMessage) bool {
+	if p.helperNotification(method, params) {
+		return false
+	}
 	switch method {
 	case "item/agentMessage/delta":
 		var d struct {
@@ -142,6 +149,10 @@ func (p *Parser) appItem(completed bool, params json.RawMessage) {
 	}
 	if n.Item.Type == "agentMessage" && p.streamed[n.Item.ID] {
 		return // its text arrived in deltas
+	}
+	if n.Item.Type == "subAgentActivity" {
+		p.helperActivity(completed, n.Item)
+		return
 	}
 	phase := "item.started"
 	if completed {

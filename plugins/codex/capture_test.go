@@ -134,15 +134,30 @@ var appServerCases = []plugintest.SessionCase{
 		{Tool: &plugintest.ToolCall{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n*** Update File: hello.txt\n@@\n hello\n-world\n+there\n*** End Patch\n"}}},
 		{Text: []string{"Added and changed hello.txt."}},
 	}},
+	// A spawned agent (multi_agent_v2) runs two commands while the turn
+	// waits for it: its thread's notifications come on the connection.
+	{Name: "subagent", Args: []string{"-c", "features.multi_agent_v2=true"}, Replies: subagentReplies},
 }
 
 // TestCaptureAppServer rewrites the recorded app-server sessions from the
 // real CLI: go test ./plugins/codex -run TestCaptureAppServer -capture.
 func TestCaptureAppServer(t *testing.T) {
-	plugintest.RecordSessions(t, *capture, "codex", "appserver", appServerCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
-		model, home := plugintest.NewOpenAI(t, replies...), plugintest.Home(t)
-		return New(Config{Settings: cliproc.Settings{Bin: bin, Args: plugintest.CodexArgs(model), Model: "gpt-5.5",
+	plugintest.RecordSessions(t, *capture, "codex", "appserver", appServerCases, func(t *testing.T, bin string, c plugintest.SessionCase) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewOpenAI(t, c.Replies...), plugintest.Home(t)
+		return New(Config{Settings: cliproc.Settings{Bin: bin, Args: append(plugintest.CodexArgs(model), c.Args...), Model: "gpt-5.5",
 			Env: plugintest.CodexEnv(t, home)},
 			Home: filepath.Join(home, ".codex")}, nil), model
 	})
+}
+
+// subagentReplies spawn an agent and wait for it in one response, so that
+// the agent's three requests come before the turn's next.
+var subagentReplies = []plugintest.Reply{
+	{Tool: &plugintest.ToolCall{ID: "call_spawn", Name: "spawn_agent", Namespace: "collaboration",
+		Input: map[string]any{"message": "List the files and report.", "task_name": "lister", "fork_turns": "none"}},
+		Tools: []plugintest.ToolCall{{ID: "call_wait", Name: "wait_agent", Namespace: "collaboration", Input: map[string]any{"timeout_ms": 60000}}}},
+	{Tool: &plugintest.ToolCall{ID: "call_sub1", Name: "exec_command", Input: map[string]any{"cmd": "echo one"}}},
+	{Tool: &plugintest.ToolCall{ID: "call_sub2", Name: "exec_command", Input: map[string]any{"cmd": "echo two"}}},
+	{Text: []string{"The workdir is empty."}},
+	{Text: []string{"The helper says it is empty."}},
 }

@@ -42,6 +42,10 @@ type Parser struct {
 	streamed map[string]bool
 	// denied are the calls declined (by the chat's answer).
 	denied display.Denials
+	// helpers are the agents the model spawned, each one line by its
+	// thread, and agentNames their names (see helpers.go).
+	helpers    display.Helpers
+	agentNames map[string]string
 }
 
 // NewParser returns a parser that sends events to emit.

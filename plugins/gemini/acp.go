@@ -11,9 +11,17 @@ import (
 // acpArgs are the arguments of `gemini --acp` for t.
 func (p *Plugin) acpArgs(t core.Turn) []string {
 	args := []string{"--acp"}
-	if t.Mode != "" {
+	switch {
+	case !t.Ask:
+		// Nobody answers: the configured mode decides alone, and what it
+		// would ask about is denied (see acp.Client), as headless.
+		args = append(args, "--approval-mode", cmp.Or(t.Mode, p.cfg.ApprovalMode))
+	case t.Mode != "":
 		// Without a mode of its own the ACP agent asks about everything.
 		args = append(args, "--approval-mode", t.Mode)
+	case p.cfg.ApprovalMode == "yolo":
+		// The operator's choice to be asked nothing.
+		args = append(args, "--approval-mode", "yolo")
 	}
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
 		args = append(args, "--model", model)

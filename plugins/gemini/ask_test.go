@@ -87,7 +87,8 @@ func TestACPResumedTurnAsks(t *testing.T) {
 // waits for permission, where the CLI keeps it. The next turn continues
 // the same session, and its request to the model carries the stopped
 // turn's message and what the model had said; the command asked about
-// never runs.
+// never runs. A turn that may not ask (APPROVALS=auto) is stopped the same
+// way: it too runs through ACP.
 func TestACPInterruptThenResume(t *testing.T) {
 	t.Parallel()
 	const note = "[The previous response was interrupted before it completed.]"
@@ -100,17 +101,23 @@ func TestACPInterruptThenResume(t *testing.T) {
 		// model's request.
 		stop func(core.Event) bool
 		want []string
+		// unasked: the turn may not ask (APPROVALS=auto).
+		unasked bool
 	}{
 		{"before the answer", false, func(hold chan struct{}) plugintest.Reply {
 			return plugintest.Reply{Text: []string{"never"}, Hold: hold}
-		}, nil, []string{"think hard", note}},
+		}, nil, []string{"think hard", note}, false},
 		{"mid-answer", true, func(hold chan struct{}) plugintest.Reply {
 			return plugintest.Reply{Partial: []string{"Pineapples are "}, Text: []string{"never"}, Hold: hold}
 		}, func(ev core.Event) bool { return ev.Kind == core.EventText },
-			[]string{"remember the number 42", "I will remember 42.", "think hard", "Pineapples are\n\n" + note}},
+			[]string{"remember the number 42", "I will remember 42.", "think hard", "Pineapples are\n\n" + note}, false},
+		{"mid-answer, unasked", true, func(hold chan struct{}) plugintest.Reply {
+			return plugintest.Reply{Partial: []string{"Pineapples are "}, Text: []string{"never"}, Hold: hold}
+		}, func(ev core.Event) bool { return ev.Kind == core.EventText },
+			[]string{"remember the number 42", "I will remember 42.", "think hard", "Pineapples are\n\n" + note}, true},
 		{"at a question", false, func(chan struct{}) plugintest.Reply {
 			return plugintest.Reply{Text: []string{"Creating."}, Tool: shell("echo made > made.txt")}
-		}, func(ev core.Event) bool { return ev.Kind == core.EventQuestion }, []string{"think hard", "Creating."}},
+		}, func(ev core.Event) bool { return ev.Kind == core.EventQuestion }, []string{"think hard", "Creating."}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -129,7 +136,7 @@ func TestACPInterruptThenResume(t *testing.T) {
 				}
 				token = first.Result.ResumeToken
 			}
-			stopped := stopAt(f, "think hard", token, tc.stop)
+			stopped := stopAt(f, "think hard", token, !tc.unasked, tc.stop)
 			if token == "" {
 				token = stopped.Result.ResumeToken
 			}
@@ -161,10 +168,10 @@ func goOn(f *plugintest.Fixture, token string, want ...string) {
 	}
 }
 
-// stopAt runs a turn of prompt in session token (new if empty) and
-// cancels it at the first event stop reports, or, with stop nil, once its
+// stopAt runs a turn of prompt in session token (new if empty), which
+// may ask or not, and cancels it at the first event stop reports, or, with stop nil, once its
 // request reaches the model.
-func stopAt(f *plugintest.Fixture, prompt, token string, stop func(core.Event) bool) plugintest.TurnOutput {
+func stopAt(f *plugintest.Fixture, prompt, token string, ask bool, stop func(core.Event) bool) plugintest.TurnOutput {
 	f.T.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -181,7 +188,7 @@ func stopAt(f *plugintest.Fixture, prompt, token string, stop func(core.Event) b
 		}()
 	}
 	var out plugintest.TurnOutput
-	out.Result, out.Err = f.Plugin.Run(ctx, f.Turn(prompt, token, true), func(ev core.Event) {
+	out.Result, out.Err = f.Plugin.Run(ctx, f.Turn(prompt, token, ask), func(ev core.Event) {
 		out.Events = append(out.Events, ev)
 		if stop != nil && stop(ev) {
 			cancel()

@@ -119,8 +119,8 @@ var acpCases = []plugintest.SessionCase{
 // TestCaptureACP rewrites the recorded ACP sessions from the real CLI:
 // go test ./plugins/gemini -run TestCaptureACP -capture.
 func TestCaptureACP(t *testing.T) {
-	plugintest.RecordSessions(t, *capture, "gemini", "acp", acpCases, func(t *testing.T, bin string, replies []plugintest.Reply) (core.Plugin, plugintest.Model) {
-		model, home := plugintest.NewGemini(t, replies...), plugintest.Home(t)
+	plugintest.RecordSessions(t, *capture, "gemini", "acp", acpCases, func(t *testing.T, bin string, c plugintest.SessionCase) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewGemini(t, c.Replies...), plugintest.Home(t)
 		return New(Config{Settings: cliproc.Settings{Bin: bin, Model: "gemini-2.5-flash",
 			Env: plugintest.GeminiEnv(t, model, home)},
 			Home: home}, nil), model

@@ -1,7 +1,8 @@
-// Package gemini runs Google's Gemini CLI as a jake-bot plugin: one-shot
-// (`gemini -p … -o stream-json`), or, when the chat answers questions,
-// through the Agent Client Protocol (`gemini --acp`, JSON-RPC on its stdin
-// and stdout).
+// Package gemini runs Google's Gemini CLI as a jake-bot plugin through the
+// Agent Client Protocol (`gemini --acp`, JSON-RPC on its stdin and stdout),
+// whether the chat answers questions or not; one-shot
+// (`gemini -p … -o stream-json`) only for a resumed session that cannot be
+// loaded safely (see guardLoad).
 //
 // parse.go turns the one-shot stream's events into core events with no
 // process in sight; acp.go and acptools.go speak ACP, its permission

@@ -144,7 +144,7 @@ func (p *Parser) toolResult(ev *event) {
 	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: ev.ToolID, Tool: tc.tool, Text: tc.arg, Status: core.ToolDone}
 	switch {
 	case failed && denied(tc.name, ev.Error):
-		b.Status, b.Detail = core.ToolFailed, "not run for want of permission"
+		b.Status, b.Detail = core.ToolFailed, display.NotRun
 		if ev.Error.Type == "policy_violation" {
 			b.Detail = display.FirstLine(ev.Error.Message) // the policy's reason
 		}

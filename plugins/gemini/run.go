@@ -21,8 +21,9 @@ type Config struct {
 	// Settings are GEMINI_BIN (by default gemini), GEMINI_ARGS and
 	// GEMINI_MODEL, and the CLI's environment.
 	cliproc.Settings `envPrefix:"GEMINI_"`
-	// ApprovalMode is --approval-mode: default, auto_edit, yolo or plan.
-	// Headless, every decision that would ask the user is a denial, so
+	// ApprovalMode is --approval-mode: default, auto_edit, yolo or plan,
+	// for the turns nobody is asked in (APPROVALS=auto). There every
+	// decision that would ask the user is a denial, as headless, so
 	// default allows no edits and auto_edit no shell commands.
 	ApprovalMode string `env:"GEMINI_APPROVAL_MODE" envDefault:"auto_edit"`
 	// Home is the folder that holds .gemini; empty means
@@ -127,13 +128,15 @@ func stageImages(t core.Turn) (*stagedImages, error) {
 	return s, nil
 }
 
-// Run runs one turn of the Gemini CLI: through the Agent Client Protocol
-// (`gemini --acp`) when the chat answers questions (see asks), whose
-// permission requests become questions and where cancelling the turn
-// sends session/cancel, so the session keeps the partial turn; otherwise
-// one-shot with stream-json.
+// Run runs one turn of the Gemini CLI through the Agent Client Protocol
+// (`gemini --acp`), whatever APPROVALS says: its permission requests
+// become questions where the chat answers them (t.Ask) and are denied
+// otherwise, as the one-shot CLI denies what its mode would ask about;
+// cancelling the turn sends session/cancel, so the session keeps the
+// partial turn. Only a resumed session that cannot be loaded safely now
+// (see guardLoad) runs one-shot with stream-json.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if p.asks(t) && p.guardLoad(t) {
+	if p.guardLoad(t) {
 		return p.cli.Converse(ctx, t, p.acpArgs(t), p.acp(t), emit)
 	}
 	res, err := p.runOneShot(ctx, t, emit)
@@ -151,18 +154,12 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 
 // Warm starts the CLI of t's conversation's next turn, its session loaded
 // and waiting for the message (core.Warmer): Gemini CLI takes seconds to
-// start. Only a turn that speaks the protocol can wait.
+// start.
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	if !p.asks(t) || !p.guardLoad(t) {
+	if !p.guardLoad(t) {
 		return nil, core.ErrNoWarm
 	}
 	return p.cli.Open(life, t, p.acpArgs(t), p.acp(t))
-}
-
-// asks reports whether t runs through ACP, where the chat answers
-// questions: in every mode that may ask.
-func (p *Plugin) asks(t core.Turn) bool {
-	return t.Ask && cmp.Or(t.Mode, p.cfg.ApprovalMode) != "yolo"
 }
 
 // noSession is what the CLI says when asked to resume a session it never

@@ -49,8 +49,9 @@ func TestPlugin(t *testing.T) {
 		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 			return newFixtureWith(t, gemini.Config{ApprovalMode: "yolo"}, replies...)
 		},
-		ShellDetail: "done",
-		ModelError:  "API error 400 (INVALID_ARGUMENT): API key not valid.",
+		// Over ACP the CLI reports no output of a shell command.
+		ShellDetail: "",
+		ModelError:  "Gemini CLI: API error 400 (INVALID_ARGUMENT): API key not valid.",
 		Grow: func(f *plugintest.Fixture, token string) {
 			plugintest.AppendTo(f.T, chatFiles(f, token), `{"id":"elsewhere","type":"user","content":[{"text":"from a terminal"}]}`+"\n")
 		},
@@ -59,17 +60,20 @@ func TestPlugin(t *testing.T) {
 			return gemini.New(gemini.Config{Home: home, Settings: cliproc.Settings{Bin: bin}}, nil)
 		},
 		Install: "`npm install -g @google/gemini-cli`, or set GEMINI_BIN",
+		// ACP in both approval modes: unasked, the bot denies what the
+		// mode would ask about.
+		WarmsUnasked: true,
 	}.Run(t)
 }
 
 // A session the CLI has not saved (gone, or stopped before the model
 // answered) cannot be resumed: the turn says so and goes on in a new one,
-// one-shot and through ACP alike.
+// whether it may ask or not.
 func TestRunUnknownResume(t *testing.T) {
 	t.Parallel()
 	const gone = "6f0e21d2-5e4a-4f4c-9d0e-1b2c3d4e5f60"
 	for _, ask := range []bool{false, true} {
-		t.Run(map[bool]string{false: "one-shot", true: "acp"}[ask], func(t *testing.T) {
+		t.Run(map[bool]string{false: "unasked", true: "asks"}[ask], func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, plugintest.Reply{Text: []string{"Fresh start."}})
 			tr := plugintest.RunTurn(context.Background(), t, f.Plugin, f.Turn("hello", gone, ask))
@@ -82,9 +86,9 @@ func TestRunUnknownResume(t *testing.T) {
 	}
 }
 
-// Headless, the CLI's approval mode denies a shell command (auto_edit):
-// the call shows as not run for want of permission, not as a tool the
-// CLI lacks, and the denial is listed.
+// Unasked (APPROVALS=auto), what the CLI's approval mode would ask about
+// is denied, as headless: a shell command under auto_edit. The call shows
+// as not run for want of permission, and the denial is listed.
 func TestRunShowsModeDenial(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, plugintest.Reply{Tool: shell("echo made > made.txt")}, plugintest.Reply{Text: []string{"I may not."}})

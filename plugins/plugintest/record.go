@@ -43,16 +43,19 @@ type SessionCase struct {
 	// Interrupt stops the turn once the model is asked for its first
 	// reply, which waits until the end of the test.
 	Interrupt bool
+	// Env and Args are the case's own additions to the CLI's environment
+	// (NAME=value each) and arguments, for the plugin to add.
+	Env, Args []string
 }
 
 // RecordSessions records each case with the pinned CLI named cli into
 // testdata/<cli>/<subdir>/<name>.jsonl at the repository root, when
 // enabled (a test's -capture flag; the test is skipped otherwise): plugin
 // makes the plugin on the CLI at the path it is given (a Recorder of the
-// real one) and the fake model it talks to, answering with the case's
-// replies; the turn runs in a new workdir, which the recording calls
+// real one) with the case's Env and Args, and the fake model it talks to,
+// answering with the case's replies; the turn runs in a new workdir, which the recording calls
 // RecordedWorkdir.
-func RecordSessions(t *testing.T, enabled bool, cli, subdir string, cases []SessionCase, plugin func(t *testing.T, bin string, replies []Reply) (core.Plugin, Model)) {
+func RecordSessions(t *testing.T, enabled bool, cli, subdir string, cases []SessionCase, plugin func(t *testing.T, bin string, c SessionCase) (core.Plugin, Model)) {
 	if !enabled {
 		t.Skip("recapture with -capture")
 	}
@@ -69,7 +72,8 @@ func RecordSessions(t *testing.T, enabled bool, cli, subdir string, cases []Sess
 				t.Cleanup(func() { close(hold) })
 				replies[0].Hold = hold
 			}
-			p, model := plugin(t, Recorder(t, bin, raw), replies)
+			c.Replies = replies
+			p, model := plugin(t, Recorder(t, bin, raw), c)
 			if c.Interrupt {
 				go func() {
 					<-model.Arrived()

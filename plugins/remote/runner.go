@@ -114,7 +114,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		discoverSubject():                          func(*nats.Msg) { r.announce() },
 		runnerSubject(r.cfg.Name, "resolve"):       r.resolve,
 		runnerSubject(r.cfg.Name, "conversations"): func(m *nats.Msg) { r.conversations(ctx, m) },
-		runnerSubject(r.cfg.Name, "turn"):          func(m *nats.Msg) { r.turn(ctx, m) },
+		runnerSubject(r.cfg.Name, "turn"):          func(m *nats.Msg) { r.startTurn(ctx, m) },
 		runnerSubject(r.cfg.Name, "diff"):          func(m *nats.Msg) { r.diff(ctx, m) },
 		runnerSubject(r.cfg.Name, "file"):          r.file,
 		runnerSubject(r.cfg.Name, "upload"):        func(m *nats.Msg) { r.upload(ctx, m) },
@@ -155,6 +155,18 @@ func (r *Runner) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// startTurn handles a turn request in its own goroutine: handled one
+// after the other, each waiting for a round trip to the server, a
+// thousand turns asked at once made the last wait past the gateway's
+// requestTimeout, and they failed (issue 33).
+func (r *Runner) startTurn(ctx context.Context, m *nats.Msg) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.turn(ctx, m)
+	}()
 }
 
 func (r *Runner) announce() {

@@ -275,7 +275,7 @@ type turnMessage struct {
 type wireEvent struct {
 	Kind        core.EventKind     `json:"kind"`
 	Text        string             `json:"text,omitempty"`
-	Block       core.ResponseBlock `json:"block"`
+	Block       core.ResponseBlock `json:"block,omitzero"`
 	ResumeToken string             `json:"resume_token,omitempty"`
 	Model       string             `json:"model,omitempty"`
 	Question    *wireQuestion      `json:"question,omitempty"`

@@ -82,8 +82,12 @@ type Client struct {
 	opts Options
 	link *cliproc.Link
 	rpc  jsonrpc.Peer
-	// tools are the tool calls seen, by id, for their later updates.
-	tools map[string]toolCall
+	// tools are the tool calls seen, by id, for their later updates;
+	// helperCalls those of subagents, counted on their parent's line by
+	// helpers (helpers.go). All three belong to the reading goroutine.
+	tools       map[string]toolCall
+	helperCalls map[string]bool
+	helpers     display.Helpers
 	// replaying is set while the agent replays a loaded session's history,
 	// which is not this turn's output; heard is set when an update came
 	// since the last ping. Both belong to the reading goroutine, as do
@@ -133,7 +137,7 @@ var (
 func New(t core.Turn, opts Options, link *cliproc.Link) *Client {
 	opts.Name = cmp.Or(opts.Name, "The agent")
 	return &Client{turn: t, opts: opts, link: link, rpc: jsonrpc.Peer{Send: link.Send, V2: true},
-		tools: map[string]toolCall{}, asking: map[string]bool{}, canLoad: true}
+		tools: map[string]toolCall{}, helperCalls: map[string]bool{}, asking: map[string]bool{}, canLoad: true}
 }
 
 // Start sends initialize, announcing no client capabilities (see the

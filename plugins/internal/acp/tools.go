@@ -21,6 +21,8 @@ type toolCall struct {
 	// RawInput is the tool's input as the agent gives it; a shell
 	// command's is {"command": …} by the agents tried.
 	RawInput json.RawMessage `json:"rawInput"`
+	// Meta says whose call it is (see helpers.go).
+	Meta helperMeta `json:"_meta"`
 }
 
 // content is what a tool call produced; an agent reports a file edit as a
@@ -48,6 +50,8 @@ func (a *Client) update(params json.RawMessage) {
 			// Content is one block for a message chunk, a list for a
 			// tool call.
 			Content json.RawMessage `json:"content"`
+			// Meta names the subagent whose update it is (helpers.go).
+			Meta helperMeta `json:"_meta"`
 			toolCall
 			// plan
 			Entries []struct {
@@ -63,6 +67,10 @@ func (a *Client) update(params json.RawMessage) {
 		return
 	}
 	u := n.Update
+	u.toolCall.Meta = u.Meta
+	if a.helperUpdate(u.Kind, u.toolCall) {
+		return
+	}
 	switch u.Kind {
 	case "agent_message_chunk":
 		var c struct {
@@ -110,6 +118,9 @@ func (a *Client) tool(c toolCall) {
 		c.RawInput = seen.RawInput
 	}
 	a.tools[c.ID] = c
+	if a.helperCalls[c.ID] {
+		return // counted on its subagent's line
+	}
 	status := core.ToolRunning
 	switch c.Status {
 	case "completed":
@@ -123,11 +134,20 @@ func (a *Client) tool(c toolCall) {
 	case "failed":
 		status = core.ToolFailed
 	}
-	b := core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: ToolName(c.Kind), Text: c.text(), Status: status}
-	if a.opts.ToolOutput {
+	b := c.line()
+	b.Status = status
+	switch {
+	case status != core.ToolRunning && a.helpers.Calls(c.ID) > 0:
+		b = a.helpers.Done(b, status)
+	case a.opts.ToolOutput:
 		b.Detail = c.detail(status)
 	}
 	a.link.Emit(core.BlockEvent(b))
+}
+
+// line is a call's line, without its status.
+func (c toolCall) line() core.ResponseBlock {
+	return core.ResponseBlock{Kind: core.BlockToolUse, ID: c.ID, Tool: ToolName(c.Kind), Text: c.text()}
 }
 
 // text is what a call's line says: a shell call's command, else its
@@ -261,6 +281,7 @@ func (a *Client) request(m jsonrpc.Message) {
 	_ = json.Unmarshal(m.Params, &req)
 	a.tool(req.ToolCall)
 	call := a.tools[req.ToolCall.ID]
+	helper := a.helperCalls[call.ID]
 	id := m.ID
 	a.mu.Lock()
 	a.asking[string(id)] = true
@@ -278,6 +299,12 @@ func (a *Client) request(m jsonrpc.Message) {
 			a.mu.Lock()
 			a.denied.Add(display.Call(ToolName(call.Kind), call.text()))
 			a.mu.Unlock()
+		}
+		if ans.Decision == core.Deny && !helper {
+			// The agent reports nothing more of a call it was refused.
+			b := call.line()
+			b.Status, b.Detail = core.ToolFailed, display.NotRun
+			a.link.Emit(core.BlockEvent(b))
 		}
 		if err := a.rpc.Reply(id, map[string]any{"outcome": outcome}); err != nil {
 			a.link.Logger().Warn(a.opts.Name+": answer a permission request", "err", err)

@@ -90,6 +90,9 @@ func ParseAPIError(msg string) (e APIError, ok bool) {
 // text may not say so. Each call is Call's.
 type Denials []string
 
+// NotRun is the detail of a denied call's line.
+const NotRun = "not run for want of permission"
+
 // Call is a tool call as a denial lists it: the tool, and what it would
 // have done.
 func Call(tool, arg string) string {
