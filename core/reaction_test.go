@@ -70,8 +70,7 @@ func TestReactionsFollowTheTurn(t *testing.T) {
 			f.expect("❓ Allow Bash?")
 			until(tc.id, core.ReactionWaiting)
 			f.say("alice", "y")
-			f.expect("Allowed Bash")
-			until(tc.id, core.ReactionRunning)
+			f.expect("Allowed Bash") // running again, maybe too briefly to show
 		}
 		f.next() // the reply, whatever its reaction waits for
 		until(tc.id, tc.end)
