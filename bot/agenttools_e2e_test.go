@@ -1,13 +1,18 @@
 package bot_test
 
 import (
+	"fmt"
+
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/bot"
+
 	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -78,6 +83,7 @@ func TestClaudeNotifiesSchedulesAndAsksThroughTheBotsTools(t *testing.T) {
 	c.start("claude")
 	c.say("get it reviewed")
 	c.expect(`Which branch\?`)
+	toolTokenOffCommandLines(t, f)
 	c.press(owner, "release")
 	c.expect(`Going with it\.`)
 	notified := false
@@ -145,11 +151,13 @@ func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	cfg := f.config()
-	cfg.AgentTools = "send_file"
+	cfg.AgentTools = "send_file,ask_user"
 	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("codex\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	model := otherCLIs[0].setup(t, f, &cfg,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "call_ask", Namespace: "mcp__jakebot", Name: "ask_user",
+			Input: map[string]any{"question": "Send it?", "options": []string{"yes", "no"}}}},
 		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "call_send", Namespace: "mcp__jakebot", Name: "send_file",
 			Input: map[string]any{"path": "report.txt"}}},
 		plugintest.Reply{Text: []string{"Sent."}})
@@ -157,6 +165,9 @@ func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
 	c := runChat(t, cfg, d)
 	c.start("codex")
 	c.say("send me the report")
+	c.expect(`Send it\?`)
+	toolTokenOffCommandLines(t, f)
+	c.press(owner, "yes")
 	c.expect(`Sent\.`)
 	reqs := model.Requests()
 	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "codex\n" {
@@ -164,4 +175,109 @@ func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
 	}
 }
 
+// toolTokenOffCommandLines checks that the test's running CLI has its
+// turn's token of the bot's MCP server in its environment (readable only
+// by the bot's user), never on its command line (readable by every user).
+func toolTokenOffCommandLines(t testing.TB, f *fixture) {
+	t.Helper()
+	found := false
+	for _, p := range f.alive() {
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.PID))
+		cmdline, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.PID))
+		if err != nil || err2 != nil {
+			continue // gone meanwhile
+		}
+		for kv := range strings.SplitSeq(string(environ), "\x00") {
+			token, ok := strings.CutPrefix(kv, cliproc.ToolTokenEnv+"=")
+			if !ok || token == "" {
+				continue
+			}
+			found = true
+			if strings.Contains(string(cmdline), token) {
+				t.Errorf("the token is on the command line of %s", p)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no running CLI has %s in its environment: %v", cliproc.ToolTokenEnv, f.alive())
+	}
+}
+
 func tail(s string) string { return s[max(0, len(s)-600):] }
+
+// Gemini CLI through ACP gets the bot's MCP server in session/new's
+// mcpServers (HTTP with the turn's bearer token, as it announces
+// mcpCapabilities.http): the model's call of mcp_jakebot_send_file sends
+// the file on the Telegram fake, with no question asked (the tools are
+// the bot's own).
+func TestGeminiSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("gemini\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := otherCLIs[1].setup(t, f, &cfg,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "mcp_jakebot_send_file", Input: map[string]any{"path": "report.txt", "caption": "from gemini"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("gemini")
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	reqs := model.Requests()
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "gemini\n" || docs[0].Caption != "from gemini" {
+		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	}
+}
+
+// Qwen Code, a PLUGINS_FILE entry with mode acp, gets the bot's MCP
+// server the same way: its mcp__jakebot__send_file sends the file.
+func TestQwenSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("qwen\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := setupQwen(t, f, &cfg,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "mcp__jakebot__send_file", Input: map[string]any{"path": "report.txt"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("qwen")
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	reqs := model.Requests()
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "qwen\n" {
+		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	}
+}
+
+// setupQwen makes cfg run the real pinned Qwen Code as the PLUGINS_FILE
+// entry qwen (mode acp) against a fake model with replies.
+func setupQwen(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) *plugintest.OpenAI {
+	t.Helper()
+	o := plugintest.NewOpenAI(t, replies...)
+	env := append(plugintest.QwenEnv(t, f.home), f.mark)
+	var b strings.Builder
+	fmt.Fprintf(&b, "plugins:\n  - id: qwen\n    name: Qwen Code\n    bin: %q\n    mode: acp\n    args: [", plugintest.CLIPath(t, "qwen"))
+	for i, a := range plugintest.QwenArgs(o) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", a)
+	}
+	b.WriteString("]\n    env:\n")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "      %s: %q\n", k, v)
+	}
+	cfg.PluginsFile = filepath.Join(t.TempDir(), "plugins.yaml")
+	if err := os.WriteFile(cfg.PluginsFile, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

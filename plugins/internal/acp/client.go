@@ -86,8 +86,8 @@ type Client struct {
 	// since the last ping. Both belong to the reading goroutine, as do
 	// canLoad (the agent loads sessions) and setup (the calls left to
 	// make before the prompt).
-	replaying, heard, canLoad bool
-	setup                     []call
+	replaying, heard, canLoad, mcpHTTP bool
+	setup                              []call
 	// prompting is set once the prompt is sent: updates before it are
 	// the loaded session's history.
 	prompting atomic.Bool
@@ -282,14 +282,15 @@ func (a *Client) cannotResume(why string) {
 
 // initialized takes the agent's capabilities and asks for the session.
 func (a *Client) initialized(result json.RawMessage) {
-	a.canLoad = CapabilitiesOf(result).LoadSession
+	caps := CapabilitiesOf(result)
+	a.canLoad, a.mcpHTTP = caps.LoadSession, caps.MCPHTTP
 	switch {
 	case a.turn.ResumeToken == "":
 		a.newSession()
 	case !a.canLoad:
 		a.cannotResume("it does not offer session/load")
 	default:
-		_ = a.rpc.Call(idSession, "session/load", map[string]any{"cwd": a.turn.Workdir, "mcpServers": []any{}, "sessionId": a.turn.ResumeToken})
+		_ = a.rpc.Call(idSession, "session/load", map[string]any{"cwd": a.turn.Workdir, "mcpServers": a.mcpServers(), "sessionId": a.turn.ResumeToken})
 	}
 }
 
@@ -301,7 +302,7 @@ func (a *Client) newSession() {
 		a.mu.Lock()
 		a.message = t
 		a.mu.Unlock()
-		_ = a.rpc.Call(idSession, "session/new", map[string]any{"cwd": a.turn.Workdir, "mcpServers": []any{}})
+		_ = a.rpc.Call(idSession, "session/new", map[string]any{"cwd": a.turn.Workdir, "mcpServers": a.mcpServers()})
 	})
 }
 

@@ -21,6 +21,9 @@ type toolCall struct {
 	// RawInput is the tool's input as the agent gives it; a shell
 	// command's is {"command": …} by the agents tried.
 	RawInput json.RawMessage `json:"rawInput"`
+	Meta     struct {
+		ToolName string `json:"toolName"` // Qwen Code's name of the tool
+	} `json:"_meta"`
 }
 
 // content is what a tool call produced; an agent reports a file edit as a
@@ -283,7 +286,11 @@ func (a *Client) request(m jsonrpc.Message) {
 			a.link.Logger().Warn(a.opts.Name+": answer a permission request", "err", err)
 		}
 	}
-	if !a.turn.Ask {
+	switch {
+	case a.ownTool(call):
+		answer(core.Answer{Decision: core.Allow})
+		return
+	case !a.turn.Ask:
 		answer(core.Answer{Decision: core.Deny})
 		return
 	}
