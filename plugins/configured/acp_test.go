@@ -1,7 +1,9 @@
 package configured_test
 
 import (
+	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -70,4 +72,31 @@ func TestACPQwen(t *testing.T) {
 			"RefusesResumeIDs":    "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument: any id without spaces or a leading dash is passed on",
 		},
 	}.Run(t)
+}
+
+// Qwen Code announces its slash commands (available_commands_update):
+// /qwen commands lists them as //commands once a turn has run, and a
+// message "//name …" (the router sends it as "/name …") runs one.
+func TestACPQwenCommands(t *testing.T) {
+	t.Parallel()
+	f := newQwenFixture(t, nil, plugintest.Reply{Text: []string{"Hello."}})
+	p := f.Plugin.(*configured.Plugin)
+	cmd := core.Command{Name: "commands", Plugin: "qwen"}
+	conv := core.Conversation{Plugin: "qwen", Workdir: f.Workdir}
+	if out, err := p.RunCommand(context.Background(), conv, cmd); err != nil || !strings.Contains(out, "once it has run a turn") {
+		t.Errorf("before a turn: %q, %v", out, err)
+	}
+	if tr := f.Run(context.Background(), "hi", ""); tr.Err != nil || tr.Text() != "Hello." {
+		t.Fatalf("turn = %q, %v", tr.Text(), tr.Err)
+	}
+	out, err := p.RunCommand(context.Background(), conv, cmd)
+	if err != nil || !strings.Contains(out, "`//init` — Analyzes the project and creates a tailored QWEN.md file.") {
+		t.Errorf("commands = %q, %v; want //init among them", out, err)
+	}
+	// Qwen Code runs /diff itself: the model is not asked.
+	tr := f.Run(context.Background(), core.ForCLI("//diff"), "")
+	if tr.Err != nil || !strings.HasPrefix(tr.Text(), "No diff available.") || len(f.Model.Requests()) != 1 {
+		t.Errorf("//diff = %q, %v, with %d model requests; want Qwen Code's own answer and only the first turn's request",
+			tr.Text(), tr.Err, len(f.Model.Requests()))
+	}
 }

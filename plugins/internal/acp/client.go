@@ -70,6 +70,9 @@ type Options struct {
 	// Announced gets what the agent announced of a session: its modes
 	// and models.
 	Announced func(Session)
+	// Commands gets the slash commands the agent announced for the
+	// turn's session, each time it does.
+	Commands func([]Command)
 }
 
 // Client is one turn's conversation with an ACP agent: a cliproc.Protocol
@@ -157,6 +160,9 @@ func (a *Client) Line(b []byte) {
 	case m.IsRequest():
 		a.request(m)
 	case m.Method == "session/update":
+		if a.commands(m.Params) {
+			return
+		}
 		if a.prompting.Load() {
 			a.update(m.Params)
 		} else if a.replaying {

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,6 +50,29 @@ func TestClientMCPServers(t *testing.T) {
 	for id, want := range map[string]string{"7": "yes", "8": "yes", "9": "no"} {
 		if !strings.Contains(strings.Join(sent, "\n"), `{"id":`+id+`,"jsonrpc":"2.0","result":{"outcome":{"optionId":"`+want+`"`) {
 			t.Errorf("permission %s: sent\n%s\nwant %s", id, strings.Join(sent, "\n"), want)
+		}
+	}
+}
+
+// The commands an agent announces reach Options.Commands whenever they
+// come, before the prompt too, and are not the turn's output.
+func TestClientCommands(t *testing.T) {
+	t.Parallel()
+	var got [][]Command
+	_, events, _ := run(t, core.Turn{Workdir: "/w", Prompt: "hi"}, Options{Commands: func(c []Command) { got = append(got, c) }},
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+		update(`{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"init","description":"Write QWEN.md"},`+
+			`{"name":"review","description":"Review","input":{"hint":"pr-number"}},{"description":"nameless"}]}`),
+		update(`{"sessionUpdate":"available_commands_update","availableCommands":[]}`),
+		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
+	want := [][]Command{{{Name: "init", Description: "Write QWEN.md"}, {Name: "review", Description: "Review", Hint: "pr-number"}}, {}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(got[1]) != 0 {
+		t.Errorf("commands %+v, want %+v", got, want)
+	}
+	for _, ev := range events {
+		if ev.Kind != core.EventSession {
+			t.Errorf("event %+v: the announcement is no output", ev)
 		}
 	}
 }
