@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"fmt"
+	"regexp"
 
 	"os"
 	"path/filepath"
@@ -280,4 +281,28 @@ func setupQwen(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.
 		t.Fatal(err)
 	}
 	return o
+}
+
+// The console cannot send files: the agent's send_file prints where the
+// file is, its size and its caption, and the tool's call succeeds.
+func TestClaudeSendsAFileOnTheConsole(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_send", Name: "mcp__jakebot__send_file",
+			Input: map[string]any{"path": "report.txt", "caption": "the report"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("all green\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	c := f.start(cfg)
+	c.say("/claude start", "send me the report")
+	c.expect(`Claude Code conversation started`)
+	c.expect(regexp.QuoteMeta("📎 The agent sends a file. This platform cannot send files. The file is " +
+		filepath.Join(f.workdir, "report.txt") + " (10 bytes). Caption: the report"))
+	c.expect(`Sent\.`)
+	if got := f.model.Requests()[1].LastUserText(); strings.Contains(got, "cannot") {
+		t.Errorf("the tool's result is %q, want no error", got)
+	}
 }
