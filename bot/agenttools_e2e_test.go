@@ -262,10 +262,17 @@ func TestQwenSendsAFileThroughTheBotsTools(t *testing.T) {
 func setupQwen(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) *plugintest.OpenAI {
 	t.Helper()
 	o := plugintest.NewOpenAI(t, replies...)
-	env := append(plugintest.QwenEnv(t, f.home), f.mark)
+	setupACP(t, cfg, "qwen", "Qwen Code", plugintest.QwenArgs(o), append(plugintest.QwenEnv(t, f.home), f.mark))
+	return o
+}
+
+// setupACP makes cfg's PLUGINS_FILE hold one mode acp entry of the pinned
+// CLI id, named name, with args and env.
+func setupACP(t testing.TB, cfg *bot.Config, id, name string, args, env []string) {
+	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "plugins:\n  - id: qwen\n    name: Qwen Code\n    bin: %q\n    mode: acp\n    args: [", plugintest.CLIPath(t, "qwen"))
-	for i, a := range plugintest.QwenArgs(o) {
+	fmt.Fprintf(&b, "plugins:\n  - id: %s\n    name: %s\n    bin: %q\n    mode: acp\n    args: [", id, name, plugintest.CLIPath(t, id))
+	for i, a := range args {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -280,7 +287,32 @@ func setupQwen(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.
 	if err := os.WriteFile(cfg.PluginsFile, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return o
+}
+
+// OpenCode, a PLUGINS_FILE entry with mode acp, gets the bot's MCP server
+// too (it announces mcpCapabilities.http): its jakebot_send_file sends
+// the file.
+func TestOpenCodeSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("opencode\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := plugintest.NewOpenAI(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "jakebot_send_file", Input: map[string]any{"path": "report.txt"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	setupACP(t, &cfg, "opencode", "OpenCode", []string{"acp"}, append(plugintest.OpenCodeEnv(t, f.home, o, true), f.mark))
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("opencode")
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	reqs := o.Requests()
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "opencode\n" {
+		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	}
 }
 
 // The console cannot send files: the agent's send_file prints where the

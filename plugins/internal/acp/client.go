@@ -258,9 +258,11 @@ func (a *Client) response(m jsonrpc.Message) {
 		}
 		a.nextSetup()
 	case m.Error != nil:
-		msg := m.Error.Message
+		// JSON-RPC's generic -32603 says nothing: OpenCode puts the
+		// error after it, Gemini CLI in its details.
+		msg := strings.TrimPrefix(m.Error.Message, "Internal error: ")
 		if msg == "Internal error" && m.Error.Data.Details != "" {
-			msg = m.Error.Data.Details // JSON-RPC's generic -32603 says nothing
+			msg = m.Error.Data.Details
 		}
 		a.link.Emit(core.ErrorEvent(a.opts.Name + ": " + a.errorText(msg)))
 		a.failed = true
