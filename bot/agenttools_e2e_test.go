@@ -87,11 +87,7 @@ func TestClaudeNotifiesSchedulesAndAsksThroughTheBotsTools(t *testing.T) {
 	toolTokenOffCommandLines(t, f)
 	c.press(owner, "release")
 	c.expect(`Going with it\.`)
-	notified := false
-	for _, call := range d.srv.Calls("sendMessage") {
-		notified = notified || strings.Contains(call.Params.Get("text"), "tests pass, ready for review")
-	}
-	if !notified {
+	if !d.sentMessageWith("tests pass, ready for review") {
 		t.Error("notify sent no new message")
 	}
 	reqs := f.model.Requests()
@@ -337,4 +333,15 @@ func TestClaudeSendsAFileOnTheConsole(t *testing.T) {
 	if got := f.model.Requests()[1].LastUserText(); strings.Contains(got, "cannot") {
 		t.Errorf("the tool's result is %q, want no error", got)
 	}
+}
+
+// sentMessageWith reports whether the bot sent a new message holding
+// text, as notify does.
+func (d *telegramDriver) sentMessageWith(text string) bool {
+	for _, call := range d.srv.Calls("sendMessage") {
+		if strings.Contains(call.Params.Get("text"), text) {
+			return true
+		}
+	}
+	return false
 }

@@ -33,7 +33,7 @@ type Main struct {
 	policy   policy
 	plugins  *core.Registry
 	access   *core.Access
-	convs    *core.Conversations
+	convs    *core.State
 	platform []core.Platform
 	observe  core.Observers
 	metrics  *metrics.Metrics
@@ -156,7 +156,7 @@ func readPolicy(cfg Config) (policy, error) {
 // every change back: to NATS's key-value bucket with NATS_URL, so that a
 // gateway restarted anywhere finds them, else to STATE_FILE.
 func (m *Main) loadState(ctx context.Context) error {
-	m.convs = core.NewConversations()
+	m.convs = core.NewState()
 	if m.cfg.StateFile == "off" || (m.cfg.StateFile == "" && m.nc == nil) {
 		return nil
 	}
@@ -234,7 +234,7 @@ func (m *Main) buildPlatforms() error {
 		case "script":
 			typed = false
 		}
-		m.platform = []core.Platform{console.New(m.stdio.In, m.stdio.Out, m.stdio.TTY, typed)}
+		m.platform = []core.Platform{console.New(console.Options{In: m.stdio.In, Out: m.stdio.Out, TTY: m.stdio.TTY, Typed: typed})}
 		if m.cfg.LogLevel == "" {
 			// The console shares the terminal with its logs: only what
 			// the person must see interleaves with the conversation.
@@ -292,11 +292,8 @@ func (m *Main) connectRunners(ctx context.Context) error {
 
 // startTools starts the agents' MCP server, unless AGENT_TOOLS=off.
 func (m *Main) startTools() error {
-	tools, err := m.cfg.agentTools()
-	if err != nil || tools == nil {
-		return err
-	}
-	if m.tools, err = agenttools.Start(tools, m.logger); err != nil {
+	var err error
+	if m.tools, err = startAgentTools(m.cfg, m.logger); err != nil || m.tools == nil {
 		return err
 	}
 	m.closers = append(m.closers, func() { m.tools.Close() })

@@ -43,7 +43,7 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 			return discord.New(cfg.Discord, discord.Options{Plugins: plugins, Lookup: d.lookup, Logger: logger})
 		}},
 		{cfg.Slack, func() (core.Platform, error) {
-			return slack.New(cfg.Slack, slack.WithLogger(logger), slack.WithPlugins(plugins...), slack.WithLookup(d.lookup))
+			return slack.New(cfg.Slack, slack.Options{Plugins: plugins, Lookup: d.lookup, Logger: logger})
 		}},
 		{cfg.Telegram, func() (core.Platform, error) {
 			return telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})

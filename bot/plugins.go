@@ -26,9 +26,7 @@ func builtins(cfg Config, logger *slog.Logger) []core.Plugin {
 // PLUGINS_FILE. A mistake in the file is an error naming its file and
 // line; so is a configured CLI that is not installed.
 func Plugins(cfg Config, logger *slog.Logger) ([]core.Plugin, error) {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	out := builtins(cfg, logger)
 	specs, err := cfg.PluginSpecs(false)
 	if err != nil {
@@ -48,7 +46,7 @@ func (cfg Config) PluginSpecs(skipLookPath bool) ([]configured.Spec, error) {
 		return nil, nil
 	}
 	var ids []string
-	for _, p := range builtins(cfg, slog.New(slog.DiscardHandler)) {
+	for _, p := range builtins(cfg, core.OrDiscard(nil)) {
 		ids = append(ids, p.ID())
 	}
 	taken := func(id string) string {

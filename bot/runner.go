@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/jake-bot/jake-bot/bot/agenttools"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/workspace"
 	"github.com/jake-bot/jake-bot/plugins/remote"
@@ -38,6 +39,13 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	tools, err := startAgentTools(cfg, logger)
+	if err != nil {
+		return err
+	}
+	if tools != nil {
+		defer tools.Close()
+	}
 	nc, err := remote.Connect(cfg.NATS, "jakebot runner "+name, logger, remote.RunnerInbox(name))
 	if err != nil {
 		return err
@@ -46,9 +54,20 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 	r, err := remote.NewRunner(nc, remote.RunnerConfig{Name: name, Plugins: plugins,
 		Workspace:        workspace.Machine{Roots: pol.roots, DefaultWorkdir: pol.defaultWorkdir, WorktreeDir: pol.worktreeDir},
 		AllowBypassModes: cfg.AllowBypassModes, Redactor: core.NewRedactor(cfg.Secrets),
-		AttachmentMaxBytes: cfg.AttachmentMaxBytes, Logger: logger})
+		AttachmentMaxBytes: cfg.AttachmentMaxBytes, AgentTools: agentTools(tools), Logger: logger})
 	if err != nil {
 		return err
 	}
 	return r.Run(ctx)
+}
+
+// startAgentTools starts the agents' MCP server, unless AGENT_TOOLS=off.
+// On a runner it serves the runner's CLIs, and their calls go to the
+// gateway, which answers those of its own AGENT_TOOLS.
+func startAgentTools(cfg Config, logger *slog.Logger) (*agenttools.Server, error) {
+	tools, err := cfg.agentTools()
+	if err != nil || tools == nil {
+		return nil, err
+	}
+	return agenttools.Start(tools, logger)
 }

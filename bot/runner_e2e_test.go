@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,34 +26,12 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 	const runnerKey = "sk-ant-api03-only-on-box2-0007"
 	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from box2."}}, plugintest.Reply{Text: []string{"Still box2."}},
 		plugintest.Reply{Text: []string{"Your key is " + runnerKey + "."}})
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		JetStream: true, StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	t.Cleanup(ns.Shutdown)
-
+	url := startNATS(t)
 	rcfg := f.config()
-	rcfg.NATS = remote.Config{URL: ns.ClientURL(), RunnerName: "box2"}
 	rcfg.Secrets = []string{runnerKey} // the runner's own, as its environment would give them
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- bot.RunRunner(ctx, rcfg, bot.Stdio{Err: t.Output()}) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("runner: %v", err)
-		}
-	})
-
+	startRunnerBot(t, url, rcfg)
 	gateway := t.TempDir()
-	gcfg := bot.Config{AllowedRoots: []string{gateway}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "debug",
-		NATS:   remote.Config{URL: ns.ClientURL()},
-		Claude: claude.Config{Settings: cliproc.Settings{Bin: filepath.Join(gateway, "no-claude-here")}}}
+	gcfg := gatewayConfig(url, gateway)
 	c := f.start(gcfg)
 	for {
 		c.say("/runners")
@@ -91,4 +70,144 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 	if len(sessions) == 0 {
 		t.Error("the runner's Claude CLI wrote no session")
 	}
+}
+
+// startNATS runs a real NATS server with JetStream in the test process.
+func startNATS(t *testing.T) string {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
+		JetStream: true, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	t.Cleanup(ns.Shutdown)
+	return ns.ClientURL()
+}
+
+// startRunnerBot runs `jakebot runner` box2 with cfg, on the NATS server
+// at url.
+func startRunnerBot(t *testing.T, url string, cfg bot.Config) {
+	cfg.NATS = remote.Config{URL: url, RunnerName: "box2"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- bot.RunRunner(ctx, cfg, bot.Stdio{Err: t.Output()}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runner: %v", err)
+		}
+	})
+}
+
+// gatewayConfig is a gateway's on url, its roots dir, with no CLI of its
+// own.
+func gatewayConfig(url, dir string) bot.Config {
+	return bot.Config{AllowedRoots: []string{dir}, TurnTimeout: time.Minute, QueueLimit: 5, LogLevel: "debug",
+		NATS:   remote.Config{URL: url},
+		Claude: claude.Config{Settings: cliproc.Settings{Bin: filepath.Join(dir, "no-claude-here")}}}
+}
+
+// The bot's own tools (issue 31) for the real Claude Code on a runner: the
+// runner serves them beside the CLI and its calls go to the gateway on the
+// Telegram fake. send_file sends the runner's file, a path outside the
+// runner's roots is refused with the error reaching the model, notify
+// posts, and ask_user's button press comes back as the tool's result.
+func TestClaudeOnARunnerUsesTheBotsTools(t *testing.T) {
+	t.Parallel()
+	gateway := t.TempDir()
+	outside := filepath.Join(gateway, "elsewhere.txt")
+	if err := os.WriteFile(outside, []byte("not yours"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	call := func(id, name string, in map[string]any) plugintest.Reply {
+		return plugintest.Reply{Tool: &plugintest.ToolCall{ID: id, Name: "mcp__jakebot__" + name, Input: in}}
+	}
+	f := newFixture(t,
+		call("toolu_send", "send_file", map[string]any{"path": "report.txt", "caption": "from box2"}),
+		call("toolu_out", "send_file", map[string]any{"path": outside}),
+		call("toolu_notify", "notify", map[string]any{"text": "tests pass on box2"}),
+		call("toolu_ask", "ask_user", map[string]any{"question": "Deploy which?", "options": []string{"staging", "prod"}}),
+		plugintest.Reply{Text: []string{"Done on box2."}})
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("all green on box2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := startNATS(t)
+	rcfg := f.config()
+	rcfg.AgentTools = "send_file,notify,ask_user,schedule"
+	startRunnerBot(t, url, rcfg)
+	gcfg := gatewayConfig(url, gateway)
+	gcfg.AgentTools = "send_file,notify,ask_user,schedule"
+	d := openTelegram(t, &gcfg).(*telegramDriver)
+	c := runChat(t, gcfg, d)
+	startOnBox2(c, d, f.workdir)
+	c.say("report and deploy")
+	c.expect(`Deploy which\?`)
+	c.press(owner, "prod")
+	c.expect(`Done on box2\.`)
+
+	docs := d.srv.Documents(telegramTeam.ID)
+	if len(docs) != 1 || docs[0].Name != "report.txt" || string(docs[0].Data) != "all green on box2\n" || docs[0].Caption != "from box2" {
+		t.Errorf("documents %+v, want box2's report.txt with its caption", docs)
+	}
+	if !d.sentMessageWith("tests pass on box2") {
+		t.Error("notify sent no new message")
+	}
+	reqs := f.model.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("the model saw %d requests, want 5", len(reqs))
+	}
+	if got := reqs[2].LastUserText(); !strings.Contains(got, "outside") || strings.Contains(got, "not yours") {
+		t.Errorf("the refused call's result is %q, want the tool's error", got)
+	}
+	if got := reqs[4].LastUserText(); !strings.Contains(got, "prod") {
+		t.Errorf("ask_user's result is %q, want the option pressed", got)
+	}
+}
+
+// A message written while the real Claude Code runs a slow command on a
+// runner goes into that turn (issue 29): the chat says so, and the model's
+// request after the command holds it.
+func TestSteeringClaudeOnARunner(t *testing.T) {
+	t.Parallel()
+	const steered = "STEER: also say banana"
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "Bash", Input: map[string]any{
+			"command": "while [ ! -f go ]; do sleep 0.05; done; echo done", "description": "Wait for go"}}},
+		plugintest.Reply{Text: []string{"Done, banana."}})
+	url := startNATS(t)
+	startRunnerBot(t, url, f.config("--allowedTools", "Bash"))
+	gcfg := gatewayConfig(url, t.TempDir())
+	d := openTelegram(t, &gcfg).(*telegramDriver)
+	c := runChat(t, gcfg, d)
+	startOnBox2(c, d, f.workdir)
+	c.say("run the slow command")
+	c.expect(`Wait for go|while \[`)
+	c.say(steered)
+	c.expect(`Added to the running turn`)
+	if err := os.WriteFile(filepath.Join(f.workdir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.expect(`Done, banana\.`)
+	reqs := f.model.Requests()
+	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, steered) {
+		t.Errorf("the model's request after the command does not hold the steered message:\n%s", got)
+	}
+}
+
+// startOnBox2 starts a Claude Code conversation in workdir on box2, in a
+// new topic, once the gateway has heard box2.
+func startOnBox2(c *chat, d *telegramDriver, workdir string) {
+	c.t.Helper()
+	d.topic = d.srv.NewTopic(telegramTeam, "work")
+	for {
+		c.say("/runners")
+		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online)") {
+			break
+		}
+	}
+	c.say("/claude start box2:" + workdir)
+	c.expect(`started in box2:`)
 }

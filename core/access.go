@@ -84,7 +84,7 @@ func Refusal(m Message) string {
 // loud warning. It returns
 // the same text it logged.
 func (a *Access) Report(logger *slog.Logger, platform, allowVar string) string {
-	logger = orDiscard(logger)
+	logger = OrDiscard(logger)
 	switch {
 	case !a.Serves(platform):
 		msg := fmt.Sprintf("%s serves nobody: no allowed users. Set %s to a comma-separated list of user ids (anyone who writes is told their id)", platform, allowVar)

@@ -27,6 +27,10 @@ type ToolAccess struct {
 	// Tools are the tools served (AGENT_TOOLS), for a CLI that must be
 	// told which of them run without approval.
 	Tools []string
+	// Actions are what the tools do in the turn's conversation, for a
+	// plugin whose CLI reaches them through a server elsewhere: the
+	// remote plugin answers a runner's calls with them.
+	Actions TurnActions
 }
 
 // Agent tools' names, as the MCP server offers them.
@@ -98,6 +102,9 @@ func (r *Router) leaseTools() *toolLease {
 	}
 	t := &turnActions{r: r, calls: calls}
 	access, closeFn := r.cfg.AgentTools.Open(t)
+	if access != nil {
+		access.Actions = t
+	}
 	return &toolLease{access: access, actions: t, close: closeFn}
 }
 

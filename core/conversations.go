@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // Conversation is what the bot remembers between turns: which CLI, where,
@@ -45,15 +47,17 @@ func (c Conversation) Shown(path string) string {
 	return c.Runner + ":" + path
 }
 
-// Conversations is the in-memory map of active conversations. It is safe
-// for concurrent use.
-type Conversations struct {
+// State is what the router remembers, in memory and (mirrored by
+// bot/state) across restarts: the active conversations and where recently
+// ended ones were, who started each CLI session from chat, each user's
+// spend per day, and the schedules. It is safe for concurrent use.
+type State struct {
 	mu     sync.RWMutex
 	active map[ConversationKey]Conversation
 	// ended remembers where an ended conversation was (its plugin,
 	// workdir and worktree), for a bare /resume; the most recent ones
 	// only.
-	ended *Recent[ConversationKey, Conversation]
+	ended *recent.Map[ConversationKey, Conversation]
 	// owners records who started each CLI session from chat.
 	owners map[sessionRef]string
 	// spent is each user's spend per UTC day, the last month of it.
@@ -69,14 +73,14 @@ type Conversations struct {
 // maxEnded bounds how many ended conversations a bare /resume remembers.
 const maxEnded = 10_000
 
-// NewConversations returns an empty map.
-func NewConversations() *Conversations {
-	return &Conversations{active: make(map[ConversationKey]Conversation), ended: NewRecent[ConversationKey, Conversation](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
+// NewState returns an empty State.
+func NewState() *State {
+	return &State{active: make(map[ConversationKey]Conversation), ended: recent.New[ConversationKey, Conversation](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
 		schedules: make(map[int]Schedule)}
 }
 
 // Get returns the active conversation for k.
-func (c *Conversations) Get(k ConversationKey) (Conversation, bool) {
+func (c *State) Get(k ConversationKey) (Conversation, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	conv, ok := c.active[k]
@@ -84,7 +88,7 @@ func (c *Conversations) Get(k ConversationKey) (Conversation, bool) {
 }
 
 // Put stores conv as the active conversation for k.
-func (c *Conversations) Put(k ConversationKey, conv Conversation) {
+func (c *State) Put(k ConversationKey, conv Conversation) {
 	c.mu.Lock()
 	c.active[k] = conv
 	c.ended.Delete(k)
@@ -94,7 +98,7 @@ func (c *Conversations) Put(k ConversationKey, conv Conversation) {
 
 // Update applies f to the active conversation for k, if there is one, and
 // reports whether there was.
-func (c *Conversations) Update(k ConversationKey, f func(*Conversation)) bool {
+func (c *State) Update(k ConversationKey, f func(*Conversation)) bool {
 	c.mu.Lock()
 	conv, ok := c.active[k]
 	if ok {
@@ -109,7 +113,7 @@ func (c *Conversations) Update(k ConversationKey, f func(*Conversation)) bool {
 }
 
 // End removes the conversation for k and returns it.
-func (c *Conversations) End(k ConversationKey) (Conversation, bool) {
+func (c *State) End(k ConversationKey) (Conversation, bool) {
 	c.mu.Lock()
 	conv, ok := c.active[k]
 	if ok {
@@ -126,7 +130,7 @@ func (c *Conversations) End(k ConversationKey) (Conversation, bool) {
 
 // Ended returns where k's last ended conversation was, while k has no
 // active one: its plugin, workdir and worktree (the rest is forgotten).
-func (c *Conversations) Ended(k ConversationKey) (Conversation, bool) {
+func (c *State) Ended(k ConversationKey) (Conversation, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if _, ok := c.active[k]; ok {
@@ -136,7 +140,7 @@ func (c *Conversations) Ended(k ConversationKey) (Conversation, bool) {
 }
 
 // Len returns the number of active conversations.
-func (c *Conversations) Len() int {
+func (c *State) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.active)
@@ -149,7 +153,7 @@ type Entry struct {
 }
 
 // All returns every active conversation, most recently used first.
-func (c *Conversations) All() []Entry {
+func (c *State) All() []Entry {
 	c.mu.RLock()
 	out := make([]Entry, 0, len(c.active))
 	for k, v := range c.active {
@@ -161,7 +165,7 @@ func (c *Conversations) All() []Entry {
 }
 
 // Load replaces the map's contents, as at start-up from a saved state.
-func (c *Conversations) Load(entries []Entry) {
+func (c *State) Load(entries []Entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range entries {
@@ -185,7 +189,7 @@ func OwnerOf(m Message) string { return m.Key.Platform + "/" + m.Author() }
 
 // SetOwner records owner as the one who started plugin's session, unless
 // someone already did.
-func (c *Conversations) SetOwner(plugin, session, owner string) {
+func (c *State) SetOwner(plugin, session, owner string) {
 	c.mu.Lock()
 	ref := sessionRef{plugin, session}
 	if _, ok := c.owners[ref]; ok || session == "" {
@@ -199,14 +203,14 @@ func (c *Conversations) SetOwner(plugin, session, owner string) {
 
 // Owner returns who started plugin's session from chat, or "" when it was
 // not started from chat.
-func (c *Conversations) Owner(plugin, session string) string {
+func (c *State) Owner(plugin, session string) string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.owners[sessionRef{plugin, session}]
 }
 
 // Owners returns every recorded session owner, for saving.
-func (c *Conversations) Owners() []SessionOwner {
+func (c *State) Owners() []SessionOwner {
 	c.mu.RLock()
 	out := make([]SessionOwner, 0, len(c.owners))
 	for ref, owner := range c.owners {
@@ -223,7 +227,7 @@ func (c *Conversations) Owners() []SessionOwner {
 }
 
 // LoadOwners adds saved session owners, as at start-up.
-func (c *Conversations) LoadOwners(owners []SessionOwner) {
+func (c *State) LoadOwners(owners []SessionOwner) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, o := range owners {
@@ -232,9 +236,9 @@ func (c *Conversations) LoadOwners(owners []SessionOwner) {
 }
 
 // OnChange sets a function called after each change. Set it before use.
-func (c *Conversations) OnChange(f func()) { c.onChange = f }
+func (c *State) OnChange(f func()) { c.onChange = f }
 
-func (c *Conversations) changed() {
+func (c *State) changed() {
 	if c.onChange != nil {
 		c.onChange()
 	}

@@ -17,7 +17,7 @@ func idleConversationBytes(n int) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	convs := core.NewConversations()
+	convs := core.NewState()
 	now := time.Now()
 	for i := range n {
 		key := core.ConversationKey{
@@ -54,7 +54,7 @@ func BenchmarkIdleConversationMemory(b *testing.B) {
 
 func TestConversationsConcurrentUse(t *testing.T) {
 	t.Parallel()
-	convs := core.NewConversations()
+	convs := core.NewState()
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jake-bot/jake-bot/core/recent"
 	"golang.org/x/time/rate"
 )
 
@@ -36,7 +37,7 @@ type StreamCoordinator struct {
 
 	// channels holds the limiter of each channel written to lately; one
 	// forgotten is made anew, full, which the platform's own limit bears.
-	channels *Recent[string, *rate.Limiter]
+	channels *recent.Map[string, *rate.Limiter]
 }
 
 // maxChannelLimiters bounds how many channels' limiters are kept.
@@ -52,9 +53,9 @@ func NewStreamCoordinator(p Platform, clock Clock, logger *slog.Logger) *StreamC
 		platform: p,
 		limits:   p.Limits(),
 		clock:    clock,
-		logger:   orDiscard(logger),
+		logger:   OrDiscard(logger),
 		obs:      nopObserver{},
-		channels: NewRecent[string, *rate.Limiter](maxChannelLimiters),
+		channels: recent.New[string, *rate.Limiter](maxChannelLimiters),
 	}
 }
 
@@ -367,7 +368,9 @@ func delay(lim *rate.Limiter, now time.Time) time.Duration {
 	return d
 }
 
-func orDiscard(l *slog.Logger) *slog.Logger {
+// OrDiscard is l, or a logger that drops everything when l is nil: the
+// zero value of every Logger option in the bot.
+func OrDiscard(l *slog.Logger) *slog.Logger {
 	if l == nil {
 		return slog.New(slog.DiscardHandler)
 	}

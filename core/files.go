@@ -56,28 +56,22 @@ func (r *Router) maxAttachment() int64 {
 	return DefaultAttachmentMaxBytes
 }
 
-// takeFiles saves m's files in .jakebot/uploads/<day>/ in the workdir
-// (here, or on conv's runner) and returns the prompt that names them,
-// with a voice note's text in place of an empty message, and the images'
-// paths. A file over the size limit, a failed download or a voice note
-// that cannot be heard fails the whole message, and nothing half-written
-// is left.
+// takeFiles saves m's files in .jakebot/uploads/<day>/ in the workdir,
+// on conv's machine, and returns the prompt that names them, with a voice
+// note's text in place of an empty message, and the images' paths. A
+// file over the size limit, a failed download or a voice note that cannot
+// be heard fails the whole message, and nothing half-written is left.
 func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, conv Conversation, workdir string) (prompt string, images []string, err error) {
 	prompt = m.Text
 	if len(m.Files) == 0 {
 		return prompt, nil, nil
 	}
-	var saved []savedFile
-	if conv.Runner != "" {
-		tmp, terr := os.MkdirTemp("", "jakebot-upload-")
-		if terr != nil {
-			return "", nil, fmt.Errorf("uploads folder: %w", terr)
-		}
-		defer os.RemoveAll(tmp)
-		saved, err = r.uploadFiles(ctx, m, conv.Runner, workdir, tmp)
-	} else {
-		saved, err = r.saveFiles(ctx, m, workdir)
+	tmp, err := os.MkdirTemp("", "jakebot-upload-")
+	if err != nil {
+		return "", nil, fmt.Errorf("uploads folder: %w", err)
 	}
+	defer os.RemoveAll(tmp)
+	saved, err := r.uploadFiles(ctx, m, conv, workdir, tmp)
 	if err != nil {
 		return "", nil, err
 	}
@@ -105,41 +99,17 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, conv Con
 }
 
 // savedFile is a file sent with a message, saved in the workdir at path
-// (on the workdir's machine), with a copy here at local (path itself for
-// a workdir here).
+// (on the workdir's machine), with a copy here at local.
 type savedFile struct {
 	kind        AttachmentKind
 	path, local string
 }
 
-// saveFiles saves m's files in workdir's uploads folder here: all or
-// none.
-func (r *Router) saveFiles(ctx context.Context, m Message, workdir string) ([]savedFile, error) {
-	now := r.clock.Now()
-	dir, err := r.space(m).PrepareUploads(ctx, workdir, Day(now), now, r.logger)
-	if err != nil {
-		return nil, WorkError(err)
-	}
-	defer dir.Close()
-	var saved []savedFile
-	for _, f := range m.Files {
-		path, err := r.saveFile(ctx, dir, f)
-		if err != nil {
-			for _, s := range saved {
-				dir.Remove(filepath.Base(s.path))
-			}
-			return nil, err
-		}
-		saved = append(saved, savedFile{kind: f.Kind, path: path, local: path})
-	}
-	return saved, nil
-}
-
-// uploadFiles downloads m's files to tmp here, then has runner save them
-// in workdir's uploads folder there: all or none. The copies here stay
-// until the turn has its prompt: a voice note is heard here, by
-// TRANSCRIBE_CMD.
-func (r *Router) uploadFiles(ctx context.Context, m Message, runner, workdir, tmp string) ([]savedFile, error) {
+// uploadFiles downloads m's files to tmp here, then has conv's machine
+// save them in workdir's uploads folder (Place.Upload): all or none. The
+// copies here stay until the turn has its prompt: a voice note is heard
+// here, by TRANSCRIBE_CMD.
+func (r *Router) uploadFiles(ctx context.Context, m Message, conv Conversation, workdir, tmp string) ([]savedFile, error) {
 	dir, err := workspace.OpenFolder(tmp, tmp)
 	if err != nil {
 		return nil, err
@@ -155,9 +125,9 @@ func (r *Router) uploadFiles(ctx context.Context, m Message, runner, workdir, tm
 		saved = append(saved, savedFile{kind: f.Kind, local: local})
 		files = append(files, UploadFile{Name: filepath.Base(local), Path: local})
 	}
-	paths, err := r.cfg.Runners.Upload(ctx, runner, workdir, r.isAdmin(m), files)
+	paths, err := r.placeOf(conv).Upload(ctx, workdir, r.isAdmin(m), files)
 	if err == nil && len(paths) != len(saved) {
-		err = fmt.Errorf("runner %s saved %d files of %d", runner, len(paths), len(saved))
+		err = fmt.Errorf("saved %d files of %d", len(paths), len(saved))
 	}
 	if err != nil {
 		return nil, err
@@ -168,10 +138,8 @@ func (r *Router) uploadFiles(ctx context.Context, m Message, runner, workdir, tm
 	return saved, nil
 }
 
-// UploadFile is a file to send to a runner: its name and its copy here.
-type UploadFile struct {
-	Name, Path string
-}
+// UploadFile is a file to save in a workdir: its name and its copy here.
+type UploadFile = workspace.UploadFile
 
 // saveFile downloads f into dir under a clean name of its own.
 func (r *Router) saveFile(ctx context.Context, dir *workspace.Folder, f Attachment) (string, error) {

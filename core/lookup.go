@@ -49,7 +49,7 @@ func (r *Router) Admits(m Message) bool {
 // Conversation returns the active conversation at key.
 func (r *Router) Conversation(key ConversationKey) (Conversation, bool) { return r.convs.Get(key) }
 
-// Conversations returns platform's active conversations, most recently
+// PlatformConversations returns platform's active conversations, most recently
 // used first.
 func (r *Router) PlatformConversations(platform string) []Entry {
 	var out []Entry

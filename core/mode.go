@@ -105,7 +105,7 @@ func (r *Router) mode(m Message, name string) (string, error) {
 	if !ok {
 		return r.noConversation(), nil
 	}
-	p, err := r.conversationPlugin(m, conv)
+	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
 	if err != nil {
 		return "", err
 	}

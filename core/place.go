@@ -16,6 +16,10 @@ type Place interface {
 	Plugin(pluginID string, m Message, admin bool) (Plugin, error)
 	// Resolve resolves path within the user's roots there.
 	Resolve(ctx context.Context, path string, admin bool) (string, error)
+	// Workdir checks a conversation's stored workdir again for the user,
+	// each time it is used: a root narrowed since, or a symlink swapped
+	// in later, must not let a turn run outside their roots there.
+	Workdir(ctx context.Context, stored string, admin bool) (string, error)
 	// Diff is what changed in workdir there (workspace.Space.Diff), in
 	// worktree wt when not nil. A long patch may come cut short:
 	// Changes.PatchSize says how long it is.
@@ -32,6 +36,10 @@ type Place interface {
 	// RemoveWorktree removes wt, one of the bot's worktrees there, if
 	// nothing in it is unmerged.
 	RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error
+	// Upload saves files (each a copy here) in workdir's uploads folder
+	// there (workspace.Space.SaveUploads), each under its name or a free
+	// one like it: all or none. It returns their paths there, in order.
+	Upload(ctx context.Context, workdir string, admin bool, files []UploadFile) ([]string, error)
 }
 
 // placeOf is the machine conv works on.
@@ -66,6 +74,10 @@ func (p localPlace) Resolve(_ context.Context, path string, admin bool) (string,
 	return wd, WorkError(err)
 }
 
+func (p localPlace) Workdir(_ context.Context, stored string, admin bool) (string, error) {
+	return p.r.storedWorkdir(stored, admin)
+}
+
 func (p localPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
 	wd, err := p.r.storedWorkdir(workdir, admin)
 	if err != nil {
@@ -98,6 +110,12 @@ func (p localPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, adm
 	return WorkError(p.r.spaceOf(admin).RemoveWorktree(ctx, wt))
 }
 
+func (p localPlace) Upload(ctx context.Context, workdir string, admin bool, files []UploadFile) ([]string, error) {
+	now := p.r.clock.Now()
+	paths, err := p.r.spaceOf(admin).SaveUploads(ctx, workdir, Day(now), now, files, p.r.logger)
+	return paths, WorkError(err)
+}
+
 // unreachable is a runner this bot cannot reach: it reaches none.
 type unreachable string
 
@@ -108,6 +126,8 @@ func (u unreachable) err() error {
 func (u unreachable) Plugin(string, Message, bool) (Plugin, error) { return nil, u.err() }
 
 func (u unreachable) Resolve(context.Context, string, bool) (string, error) { return "", u.err() }
+
+func (u unreachable) Workdir(context.Context, string, bool) (string, error) { return "", u.err() }
 
 func (u unreachable) Diff(context.Context, string, *gitrepo.Worktree, bool) (gitrepo.Changes, error) {
 	return gitrepo.Changes{}, u.err()
@@ -126,3 +146,7 @@ func (u unreachable) Merge(context.Context, gitrepo.Worktree, string, bool) (str
 }
 
 func (u unreachable) RemoveWorktree(context.Context, gitrepo.Worktree, bool) error { return u.err() }
+
+func (u unreachable) Upload(context.Context, string, bool, []UploadFile) ([]string, error) {
+	return nil, u.err()
+}

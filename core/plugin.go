@@ -35,11 +35,13 @@ type Turn struct {
 	Images []string
 	// Inbox, for a plugin whose CLI can take a message in the middle of
 	// a turn, is where the messages written meanwhile come (BUSY=steer,
-	// /steer). It does not travel to a runner.
+	// /steer). On a runner the turn has an inbox of its own, which the
+	// gateway's follows (plugins/remote).
 	Inbox *Inbox `json:"-"`
 	// Tools, when set, is the bot's MCP server for this turn (issue 31),
-	// for the plugin to tell its CLI about. It does not travel to a
-	// runner.
+	// for the plugin to tell its CLI about. It does not travel: a runner
+	// serves the same tools beside its CLI, and its calls come back to
+	// the turn's Actions here (plugins/remote).
 	Tools *ToolAccess `json:"-"`
 }
 

@@ -57,17 +57,17 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conversation, infos []ConversationInfo, listed bool, err error) {
 	conv, ok := r.lastConversation(m)
 	where.Workdir = r.defaultWorkdir()
-	switch {
-	case ok && conv.Runner != "":
-		// The runner lists its CLI's history; the conversation stays there.
-		if p, err = r.runnerPlugin(m, conv.Runner, p.ID()); err != nil {
+	if ok {
+		// The conversation's machine lists its CLI's history, and the
+		// conversation resumed stays there.
+		place, admin := r.placeOf(conv), r.isAdmin(m)
+		if p, err = place.Plugin(p.ID(), m, admin); err != nil {
 			return Conversation{}, nil, false, err
 		}
-		where.Runner, where.Workdir = conv.Runner, conv.Workdir
-	case ok:
-		if where.Workdir, err = r.conversationWorkdir(m, conv); err != nil {
+		if where.Workdir, err = place.Workdir(ctx, conv.Workdir, admin); err != nil {
 			return Conversation{}, nil, false, err
 		}
+		where.Runner = conv.Runner
 	}
 	if infos, err = p.Conversations(ctx, where.Workdir); err != nil {
 		return Conversation{}, nil, false, fmt.Errorf("list %s conversations: %w", p.Name(), err)

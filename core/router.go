@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jake-bot/jake-bot/core/recent"
 	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
@@ -132,7 +133,7 @@ type RouterConfig struct {
 // safe for concurrent use.
 type Router struct {
 	cfg    RouterConfig
-	convs  *Conversations
+	convs  *State
 	logger *slog.Logger
 	clock  Clock
 
@@ -145,11 +146,11 @@ type Router struct {
 
 	limits  *userLimits
 	usage   *usageBook
-	refused *Recent[string, struct{}]
+	refused *recent.Map[string, struct{}]
 	// saidOnce remembers the notes said once per conversation: that a
 	// dollar budget does not bound its CLI (unpricedNote), that its mode
 	// is not its author's to use (turnFor).
-	saidOnce    *Recent[string, struct{}]
+	saidOnce    *recent.Map[string, struct{}]
 	slots       *turnSlots
 	holds       *budgetHolds
 	warm        *warmPool
@@ -175,25 +176,25 @@ type attached struct {
 
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
 // running turns are cancelled.
-func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Router {
+func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 	cfg = cfg.withDefaults()
 	if convs == nil {
-		convs = NewConversations()
+		convs = NewState()
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	return &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		usage:       newUsageBook(),
-		refused:     NewRecent[string, struct{}](10_000),
-		saidOnce:    NewRecent[string, struct{}](10_000),
+		refused:     recent.New[string, struct{}](10_000),
+		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
 		holds:       newBudgetHolds(),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers),
 		obs:         cfg.Observer,
 		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
 		convs:       convs,
-		logger:      orDiscard(cfg.Logger),
+		logger:      OrDiscard(cfg.Logger),
 		clock:       cfg.Clock,
 		turnCtx:     turnCtx,
 		cancelAll:   cancel,
@@ -204,7 +205,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *Conversations) *Rou
 }
 
 // Conversations returns the router's conversation map.
-func (r *Router) Conversations() *Conversations { return r.convs }
+func (r *Router) Conversations() *State { return r.convs }
 
 // Attach registers a platform and returns the handler to pass to its Run.
 func (r *Router) Attach(p Platform) Handler {

@@ -21,12 +21,6 @@ type Runners interface {
 	// Place is runner's machine: the runner checks each path against the
 	// roots the user may work in there.
 	Place(runner string) Place
-	// Upload saves files (each a copy here) in workdir's uploads folder
-	// on runner (workspace.Space.PrepareUploads there), each under its
-	// name or a free one like it: all or none. It returns their paths
-	// there, in order. (A conversation here saves each file there as it
-	// downloads: it needs no copy.)
-	Upload(ctx context.Context, runner, workdir string, admin bool, files []UploadFile) ([]string, error)
 	// List describes the runners known, connected or not.
 	List() []RunnerInfo
 	// Unfinished hands over, once, the turns on runners that an earlier
@@ -94,19 +88,6 @@ func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, p
 		return "", err
 	}
 	return r.runnerPlace(runner).Resolve(ctx, path, admin)
-}
-
-// conversationPlugin is conv's plugin, here or on its runner, for m's
-// author.
-func (r *Router) conversationPlugin(m Message, conv Conversation) (Plugin, error) {
-	return r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
-}
-
-// runnerPlugin is the plugin of m's conversation on runner, for m's
-// author: the runner checks the workdir against the author's roots there
-// on every request.
-func (r *Router) runnerPlugin(m Message, runner, pluginID string) (Plugin, error) {
-	return r.runnerPlace(runner).Plugin(pluginID, m, r.isAdmin(m))
 }
 
 // followUnfinished goes on with the replies of the turns on runners that

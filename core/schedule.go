@@ -85,7 +85,7 @@ const (
 )
 
 // AddSchedule stores s with a new ID, which it returns.
-func (c *Conversations) AddSchedule(s Schedule) int {
+func (c *State) AddSchedule(s Schedule) int {
 	c.mu.Lock()
 	c.nextSchedule++
 	s.ID = c.nextSchedule
@@ -96,7 +96,7 @@ func (c *Conversations) AddSchedule(s Schedule) int {
 }
 
 // Schedules returns every schedule, by ID.
-func (c *Conversations) Schedules() []Schedule {
+func (c *State) Schedules() []Schedule {
 	c.mu.RLock()
 	out := slices.Collect(maps.Values(c.schedules))
 	c.mu.RUnlock()
@@ -105,7 +105,7 @@ func (c *Conversations) Schedules() []Schedule {
 }
 
 // RemoveSchedule deletes schedule id and reports whether it existed.
-func (c *Conversations) RemoveSchedule(id int) bool {
+func (c *State) RemoveSchedule(id int) bool {
 	c.mu.Lock()
 	_, ok := c.schedules[id]
 	delete(c.schedules, id)
@@ -118,7 +118,7 @@ func (c *Conversations) RemoveSchedule(id int) bool {
 
 // removeSchedulesOf deletes every schedule of conversation k and returns
 // how many there were.
-func (c *Conversations) removeSchedulesOf(k ConversationKey) int {
+func (c *State) removeSchedulesOf(k ConversationKey) int {
 	c.mu.Lock()
 	n := 0
 	for id, s := range c.schedules {
@@ -135,7 +135,7 @@ func (c *Conversations) removeSchedulesOf(k ConversationKey) int {
 }
 
 // setScheduleNext moves schedule id to next, unless it was removed.
-func (c *Conversations) setScheduleNext(id int, next time.Time) {
+func (c *State) setScheduleNext(id int, next time.Time) {
 	c.mu.Lock()
 	s, ok := c.schedules[id]
 	if ok {
@@ -149,7 +149,7 @@ func (c *Conversations) setScheduleNext(id int, next time.Time) {
 }
 
 // LoadSchedules adds saved schedules, as at start-up.
-func (c *Conversations) LoadSchedules(schedules []Schedule) {
+func (c *State) LoadSchedules(schedules []Schedule) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range schedules {

@@ -105,7 +105,7 @@ func TestLateSchedulesRunOnceAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"}
-	convs := core.NewConversations()
+	convs := core.NewState()
 	convs.Put(key, core.Conversation{Plugin: "fake", Workdir: roots[0], Started: coretest.Epoch, LastUsed: coretest.Epoch})
 	convs.LoadSchedules([]core.Schedule{
 		{ID: 7, Key: key, From: "alice", Text: "nightly build", Next: coretest.Epoch.Add(-3 * time.Hour), Every: 24 * time.Hour},

@@ -7,13 +7,11 @@ import "log/slog"
 // not leak a token.
 type Secret string
 
-const redactedSecret = "[redacted]"
-
 func (s Secret) String() string {
 	if s == "" {
 		return ""
 	}
-	return redactedSecret
+	return Redacted
 }
 
 // GoString keeps %#v from printing the secret.

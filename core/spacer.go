@@ -3,6 +3,8 @@ package core
 import (
 	"sync"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // Spacer lets a thing happen at most once per key in any window of a
@@ -10,7 +12,7 @@ import (
 // It remembers the last n keys. It is safe for concurrent use.
 type Spacer struct {
 	mu     sync.Mutex
-	last   *Recent[string, time.Time]
+	last   *recent.Map[string, time.Time]
 	window time.Duration
 	now    func() time.Time
 }
@@ -21,7 +23,7 @@ func NewSpacer(n int, window time.Duration, now func() time.Time) *Spacer {
 	if now == nil {
 		now = time.Now
 	}
-	return &Spacer{last: NewRecent[string, time.Time](n), window: window, now: now}
+	return &Spacer{last: recent.New[string, time.Time](n), window: window, now: now}
 }
 
 // Due reports whether key may happen now, without recording that it does.

@@ -80,7 +80,7 @@ func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // AddSpend counts a turn of user's on day, and forgets days older than a
 // month.
-func (c *Conversations) AddSpend(user, day string, res TurnResult) {
+func (c *State) AddSpend(user, day string, res TurnResult) {
 	c.mu.Lock()
 	s := c.spent[UserSpend{User: user, Day: day}.key()]
 	s.User, s.Day = user, day
@@ -102,7 +102,7 @@ func (c *Conversations) AddSpend(user, day string, res TurnResult) {
 func (u UserSpend) key() string { return u.Day + " " + u.User }
 
 // Spent returns user's spend on day.
-func (c *Conversations) Spent(user, day string) Spend {
+func (c *State) Spent(user, day string) Spend {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.spent[UserSpend{User: user, Day: day}.key()].Spend
@@ -110,7 +110,7 @@ func (c *Conversations) Spent(user, day string) Spend {
 
 // Spends returns every user's spend of every kept day, sorted by day and
 // user, for saving and for /cost all.
-func (c *Conversations) Spends() []UserSpend {
+func (c *State) Spends() []UserSpend {
 	c.mu.RLock()
 	out := slices.Collect(maps.Values(c.spent))
 	c.mu.RUnlock()
@@ -119,7 +119,7 @@ func (c *Conversations) Spends() []UserSpend {
 }
 
 // LoadSpends adds saved spend, as at start-up.
-func (c *Conversations) LoadSpends(spends []UserSpend) {
+func (c *State) LoadSpends(spends []UserSpend) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range spends {

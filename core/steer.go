@@ -33,6 +33,7 @@ type Inbox struct {
 	mu     sync.Mutex
 	take   func(Steering) error
 	closed bool
+	watch  func(taking bool)
 }
 
 // ErrNotTaken says a running turn cannot take a message: its CLI has no
@@ -51,7 +52,19 @@ func (b *Inbox) Open(take func(Steering) error) {
 	defer b.mu.Unlock()
 	if !b.closed {
 		b.take = take
+		if b.watch != nil {
+			b.watch(true)
+		}
 	}
+}
+
+// Watch has f told, in order, each time the inbox opens and when it
+// closes: a runner tells its gateway, whose own inbox for the turn then
+// takes messages. f must not block; call Watch before the turn starts.
+func (b *Inbox) Watch(f func(taking bool)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.watch = f
 }
 
 // Close stops the inbox taking messages.
@@ -61,6 +74,9 @@ func (b *Inbox) Close() {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.watch != nil && b.take != nil {
+		b.watch(false)
+	}
 	b.closed, b.take = true, nil
 }
 

@@ -166,3 +166,30 @@ func TestFilesOfAMessageTheTurnCouldNotTake(t *testing.T) {
 		t.Errorf("uploads hold %v, want the file saved once", saved)
 	}
 }
+
+// An inbox's watcher hears each time it opens and once when it closes
+// after that: a runner passes those on to its gateway. An inbox never
+// opened closes silently, and a closed one does not open again.
+func TestInboxWatch(t *testing.T) {
+	t.Parallel()
+	take := func(core.Steering) error { return nil }
+	for _, tc := range []struct {
+		name string
+		do   func(b *core.Inbox)
+		want string
+	}{
+		{"opened, then closed", func(b *core.Inbox) { b.Open(take); b.Close(); b.Close() }, "open closed"},
+		{"never opened", func(b *core.Inbox) { b.Close() }, ""},
+		{"opened after closing", func(b *core.Inbox) { b.Close(); b.Open(take) }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var heard []string
+			b := &core.Inbox{}
+			b.Watch(func(taking bool) { heard = append(heard, map[bool]string{true: "open", false: "closed"}[taking]) })
+			tc.do(b)
+			if got := strings.Join(heard, " "); got != tc.want {
+				t.Errorf("heard %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

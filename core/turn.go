@@ -49,7 +49,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	turn.Inbox = &Inbox{}
 	defer turn.Inbox.Close()
 	warm, tools := r.warmFor(plugin.ID(), turn)
-	if warm == nil && conv.Runner == "" {
+	if warm == nil {
 		tools = r.leaseTools()
 	}
 	defer tools.end()
@@ -262,18 +262,16 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 	if !ok || !conv.Started.Equal(qm.conv.Started) || conv.Plugin != qm.conv.Plugin {
 		return conv, nil, "", Errorf("the conversation this message was written to ended before its turn; it was not sent")
 	}
-	if runner, path, remote := conv.Runner, conv.Workdir, conv.Runner != ""; remote {
-		if qm.follow != nil {
-			return conv, qm.follow, path, nil
-		}
-		plugin, err := r.runnerPlugin(m, runner, conv.Plugin)
-		return conv, plugin, path, err
+	if qm.follow != nil {
+		// A turn an earlier process left running on a runner: it follows
+		// that turn, whose workdir was checked when it started.
+		return conv, qm.follow, conv.Workdir, nil
 	}
-	plugin, ok = r.cfg.Plugins.Get(conv.Plugin)
-	if !ok {
-		return conv, nil, "", Errorf("plugin %q is no longer configured. Start a new conversation", conv.Plugin)
+	place, admin := r.placeOf(conv), r.isAdmin(m)
+	if plugin, refusal = place.Plugin(conv.Plugin, m, admin); refusal != nil {
+		return conv, nil, "", refusal
 	}
-	workdir, err := r.conversationWorkdir(m, conv)
+	workdir, err := place.Workdir(r.turnCtx, conv.Workdir, admin)
 	if err != nil {
 		r.logger.Warn("turn refused by the workdir policy", "id", qm.id, "conversation", m.Key.String(), "user", m.Author(), "err", err)
 		return conv, nil, "", err

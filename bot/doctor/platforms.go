@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
@@ -294,7 +295,7 @@ func hostOf(u string) string {
 func redact(s string, secrets ...string) string {
 	for _, sec := range secrets {
 		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
+			s = strings.ReplaceAll(s, sec, core.Redacted)
 		}
 	}
 	return s

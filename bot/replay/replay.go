@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/core/coretest"
 )
 
 // stallTimeout bounds how long Run waits for the coordinator to deliver
@@ -34,7 +33,7 @@ func Run(ctx context.Context, parser StreamParser, platform Platform, in io.Read
 	pr := newPrinter(platform)
 	// Waits are over at once: rate limits shape what is written, but
 	// nobody waits for real.
-	coord := core.NewStreamCoordinator(pr, coretest.NewInstantClock(), nil)
+	coord := core.NewStreamCoordinator(pr, &noWaitClock{now: replayStart}, nil)
 	reply := coord.NewReply(ctx, core.Target{Platform: platform.Name, Channel: "replay"})
 	r := &run{ctx: ctx, out: out, pr: pr, reply: reply}
 	// A platform that gets each page once, final, is written to only when

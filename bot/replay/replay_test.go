@@ -227,7 +227,7 @@ func TestPlatformsWriteAsTheirAdapters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := slack.New(slack.Config{AppToken: "xapp-not-real", BotToken: "xoxb-not-real"})
+	sl, err := slack.New(slack.Config{AppToken: "xapp-not-real", BotToken: "xoxb-not-real"}, slack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestPlatformsWriteAsTheirAdapters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adapters := []core.Platform{console.New(strings.NewReader(""), io.Discard, false, false), dc, sl, tgAdapter, wb}
+	adapters := []core.Platform{console.New(console.Options{}), dc, sl, tgAdapter, wb}
 	blocks := []core.ResponseBlock{
 		{Kind: core.BlockText, Text: "**bold** <b>&" + strings.Repeat(" long", 2000)},
 		{Kind: core.BlockToolUse, Tool: "Bash", Status: core.ToolDone, Text: "ls", Detail: "a b"},

@@ -95,7 +95,7 @@ type Snapshot struct {
 }
 
 // Take returns convs' snapshot.
-func Take(convs *core.Conversations) Snapshot {
+func Take(convs *core.State) Snapshot {
 	return Snapshot{Conversations: convs.All(), Owners: convs.Owners(), Spend: convs.Spends(), Schedules: convs.Schedules()}
 }
 
@@ -237,9 +237,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 // path.corrupt-<time>) with a warning and the bot starts empty: a bad
 // state file must never keep the bot from starting.
 func Load(path string, logger *slog.Logger) Snapshot {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Snapshot{}
@@ -304,7 +302,7 @@ func Save(path string, snap Snapshot, now time.Time) error {
 type Mirror struct {
 	path     string // for logs
 	write    func(Snapshot, time.Time) error
-	convs    *core.Conversations
+	convs    *core.State
 	interval time.Duration
 	clock    core.Clock
 	logger   *slog.Logger
@@ -318,19 +316,17 @@ type Mirror struct {
 
 // NewMirror starts mirroring convs to path; it registers convs.OnChange,
 // so call it before the map is used. A nil clock is the system clock.
-func NewMirror(path string, convs *core.Conversations, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
+func NewMirror(path string, convs *core.State, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
 	return NewMirrorTo(path, func(s Snapshot, now time.Time) error { return Save(path, s, now) }, convs, interval, clock, logger)
 }
 
 // NewMirrorTo is NewMirror writing with write instead of to a file; where
 // names the place in logs.
-func NewMirrorTo(where string, write func(Snapshot, time.Time) error, convs *core.Conversations, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
+func NewMirrorTo(where string, write func(Snapshot, time.Time) error, convs *core.State, interval time.Duration, clock core.Clock, logger *slog.Logger) *Mirror {
 	if clock == nil {
 		clock = core.SystemClock{}
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	m := &Mirror{path: where, write: write, convs: convs, interval: interval, clock: clock, logger: logger}
 	convs.OnChange(m.changed)
 	return m

@@ -118,7 +118,7 @@ func TestMirrorDebounces(t *testing.T) {
 	t.Parallel()
 	clock := coretest.NewManualClock()
 	path := filepath.Join(t.TempDir(), "state.json")
-	convs := core.NewConversations()
+	convs := core.NewState()
 	m := state.NewMirror(path, convs, time.Second, clock, nil)
 	for _, e := range sample().Conversations {
 		convs.Put(e.Key, e.Conversation)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -216,4 +217,56 @@ func CleanFileName(name string) string {
 		return "file"
 	}
 	return strings.ToValidUTF8(name, "_")
+}
+
+// UploadFile is a file sent with a message, downloaded here, to save in a
+// workdir: the name it is to have there and where its copy is.
+type UploadFile struct {
+	Name, Path string
+}
+
+// SaveUploads copies files into workdir's uploads folder for day
+// (PrepareUploads), each under its name or a free one like it
+// (Folder.Place): all or none. It returns their paths, in order.
+func (s Space) SaveUploads(ctx context.Context, workdir, day string, now time.Time, files []UploadFile, logger *slog.Logger) ([]string, error) {
+	dir, err := s.PrepareUploads(ctx, workdir, day, now, logger)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	var paths []string
+	for _, u := range files {
+		path, err := dir.copyIn(u)
+		if err != nil {
+			for _, p := range paths {
+				dir.Remove(filepath.Base(p))
+			}
+			return nil, fmt.Errorf("save %s: %w", u.Name, err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// copyIn copies u's file into f under a temporary name, then gives it its
+// own (Place).
+func (f *Folder) copyIn(u UploadFile) (string, error) {
+	in, err := os.Open(u.Path)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	out, tmp, err := f.CreateTemp()
+	if err != nil {
+		return "", err
+	}
+	defer f.Remove(tmp)
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	return f.Place(tmp, u.Name)
 }

@@ -45,13 +45,32 @@ type Console struct {
 
 var _ core.Platform = (*Console)(nil)
 
-// New returns a console reading in and writing out. tty says whether out
-// is a terminal that understands cursor movement. typed says whether a
-// person types the input: each line then goes to the router at once, so
-// that /stop reaches a running turn; otherwise the input is a script, and
-// each line waits until the one before it is done.
-func New(in io.Reader, out io.Writer, tty, typed bool) *Console {
-	return &Console{format: format{tty: tty}, in: in, out: out, typed: typed}
+// Options say where the console reads and writes; each zero value is a
+// working default.
+type Options struct {
+	// In is what is typed or scripted; nil reads nothing.
+	In io.Reader
+	// Out is where replies go; nil discards them.
+	Out io.Writer
+	// TTY says Out is a terminal that understands cursor movement.
+	TTY bool
+	// Typed says a person types the input: each line then goes to the
+	// router at once, so that /stop reaches a running turn; otherwise the
+	// input is a script, and each line waits until the one before it is
+	// done.
+	Typed bool
+}
+
+// New returns a console.
+func New(opts Options) *Console {
+	in, out := opts.In, opts.Out
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	return &Console{format: format{tty: opts.TTY}, in: in, out: out, typed: opts.Typed}
 }
 
 func (c *Console) Name() string { return Name }

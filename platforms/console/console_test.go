@@ -13,7 +13,7 @@ import (
 
 func TestConsoleReadsLinesAsMessages(t *testing.T) {
 	t.Parallel()
-	c := console.New(strings.NewReader("/claude start\n\n  hello  \n"), &bytes.Buffer{}, false, false)
+	c := console.New(console.Options{In: strings.NewReader("/claude start\n\n  hello  \n"), Out: &bytes.Buffer{}})
 	var got []core.Message
 	err := c.Run(context.Background(), func(_ context.Context, m core.Message) {
 		got = append(got, m)
@@ -34,7 +34,7 @@ func TestConsoleReadsLinesAsMessages(t *testing.T) {
 func TestConsoleRedrawsInPlaceOnATerminal(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	c := console.New(strings.NewReader(""), &out, true, true)
+	c := console.New(console.Options{In: strings.NewReader(""), Out: &out, TTY: true, Typed: true})
 	if c.Limits().FinalOnly {
 		t.Fatal("a terminal should get progressive edits")
 	}
@@ -50,7 +50,7 @@ func TestConsoleRedrawsInPlaceOnATerminal(t *testing.T) {
 func TestConsoleOnAPipeWritesFinalRepliesOnce(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	c := console.New(strings.NewReader(""), &out, false, false)
+	c := console.New(console.Options{In: strings.NewReader(""), Out: &out})
 	if !c.Limits().FinalOnly {
 		t.Fatal("a pipe should get only final replies")
 	}
@@ -64,7 +64,7 @@ func TestConsoleOnAPipeWritesFinalRepliesOnce(t *testing.T) {
 // done; typed lines at once, without Done.
 func TestConsoleOnAPipeWaitsForEachLine(t *testing.T) {
 	t.Parallel()
-	c := console.New(strings.NewReader("one\ntwo\n"), &bytes.Buffer{}, false, false)
+	c := console.New(console.Options{In: strings.NewReader("one\ntwo\n"), Out: &bytes.Buffer{}})
 	handed := make(chan core.Message, 2)
 	var firstDone atomic.Bool
 	ran := make(chan error, 1)
@@ -88,7 +88,7 @@ func TestConsoleOnAPipeWaitsForEachLine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	tty := console.New(strings.NewReader("one\ntwo\n"), &bytes.Buffer{}, false, true)
+	tty := console.New(console.Options{In: strings.NewReader("one\ntwo\n"), Out: &bytes.Buffer{}, Typed: true})
 	var got []core.Message
 	if err := tty.Run(context.Background(), func(_ context.Context, m core.Message) { got = append(got, m) }); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func TestConsoleStripsControlSequencesFromModelText(t *testing.T) {
 	}
 	for _, tty := range []bool{false, true} {
 		var out bytes.Buffer
-		c := console.New(strings.NewReader(""), &out, tty, tty)
+		c := console.New(console.Options{In: strings.NewReader(""), Out: &out, TTY: tty, Typed: tty})
 		ctx := context.Background()
 		for _, page := range c.Render(hostile) {
 			ref, err := c.Send(ctx, core.Target{}, page)
@@ -61,7 +61,7 @@ func TestConsoleStripsControlSequencesFromModelText(t *testing.T) {
 func TestConsolePipeStripsSentText(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	c := console.New(strings.NewReader(""), &out, false, false)
+	c := console.New(console.Options{In: strings.NewReader(""), Out: &out})
 	c.Send(context.Background(), core.Target{}, "a\x1b]0;t\x07b")
 	if got := out.String(); got != "a]0;tb\n\n" {
 		t.Fatalf("pipe output = %q", got)

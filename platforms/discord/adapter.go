@@ -14,6 +14,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
+	"github.com/jake-bot/jake-bot/core/recent"
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
@@ -81,8 +83,8 @@ type Adapter struct {
 	// IDENTIFY; nil when the session is not a real one.
 	withoutMessageContent func()
 
-	seen     *core.Recent[string, struct{}]
-	lanes    core.Lanes[core.ConversationKey]
+	seen     *recent.Map[string, struct{}]
+	lanes    lanes.PerKey[core.ConversationKey]
 	channels channelTypes
 	holds    core.Holds   // threads being opened, until their conversation is registered
 	hinted   *core.Spacer // threads told they have no conversation
@@ -99,7 +101,7 @@ type Adapter struct {
 	runCtx    context.Context
 	stopping  bool
 	pending   map[string]*interaction
-	names     *core.Recent[string, threadNaming] // threads awaiting their owner's first words
+	names     *recent.Map[string, threadNaming] // threads awaiting their owner's first words
 }
 
 var (
@@ -151,9 +153,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 	cfg = cfg.withDefaults()
 	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	a := &Adapter{
 		format:  format{editInterval: cfg.EditInterval},
 		api:     api,
@@ -162,10 +162,10 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 		lookup:  opts.Lookup,
 		plugins: make(map[string]core.Plugin),
 		logger:  logger.With("platform", Name),
-		seen:    core.NewRecent[string, struct{}](4096),
+		seen:    recent.New[string, struct{}](4096),
 		ready:   make(chan struct{}),
 		pending: make(map[string]*interaction),
-		names:   core.NewRecent[string, threadNaming](1024),
+		names:   recent.New[string, threadNaming](1024),
 		hinted:  core.NewSpacer(1024, hintEvery, nil),
 	}
 	if a.lookup == nil {

@@ -107,8 +107,12 @@ func TestFilesThroughDiscord(t *testing.T) {
 	if reqs := model.Requests(); len(reqs) != 2 || !strings.Contains(reqs[1].LastUserText(), "please fix the build") {
 		t.Errorf("the model did not get the voice message's words")
 	}
-	if len(heard) != 1 || filepath.Dir(heard[0]) != filepath.Join(h.root, "proj", ".jakebot", "uploads", core.Day(h.clock.Now())) {
-		t.Errorf("TRANSCRIBE_CMD heard %q, want the saved voice message", heard)
+	if len(heard) != 1 || filepath.Base(heard[0]) != "voice-message.ogg" {
+		t.Errorf("TRANSCRIBE_CMD heard %q, want the voice message", heard)
+	}
+	saved := filepath.Join(h.root, "proj", ".jakebot", "uploads", core.Day(h.clock.Now()), "voice-message.ogg")
+	if data, err := os.ReadFile(saved); err != nil || string(data) != "fix the build" {
+		t.Errorf("the voice message saved in the workdir = %q, %v", data, err)
 	}
 }
 

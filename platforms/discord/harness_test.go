@@ -23,7 +23,7 @@ type harness struct {
 	clock   *coretest.ManualClock
 	plugin  *plugintest.Scripted
 	router  *core.Router
-	convs   *core.Conversations
+	convs   *core.State
 	adapter *Adapter
 	owner   platformtest.DiscordUser
 	root    string
@@ -71,7 +71,7 @@ func newHarnessDriving(t *testing.T, plugin core.Plugin, configure func(*Config,
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, fake: fake, clock: clock, owner: fake.NewUser("owner"), root: root, convs: core.NewConversations()}
+	h := &harness{t: t, fake: fake, clock: clock, owner: fake.NewUser("owner"), root: root, convs: core.NewState()}
 	if plugin == nil {
 		h.plugin = &plugintest.Scripted{}
 		plugin = h.plugin

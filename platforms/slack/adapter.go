@@ -15,6 +15,8 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
+	"github.com/jake-bot/jake-bot/core/recent"
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
@@ -45,55 +47,52 @@ type Adapter struct {
 	bot       string
 	mentionRe *regexp.Regexp
 
-	seen *core.Recent[string, struct{}] // envelope, event and message ids handled
+	seen *recent.Map[string, struct{}] // envelope, event and message ids handled
 	// buttons are the messages posted with buttons: an edit replaces
 	// them, so an answered question keeps none.
-	buttons  *core.Recent[string, struct{}]
-	threads  *core.Recent[string, struct{}] // "channel/ts" of threads that are conversations
-	lastUsed *core.Recent[string, string]   // "channel/user" → thread ts that user last used
-	reacted  *core.Recent[string, struct{}] // messages already marked as being worked on
-	chains   *core.Recent[string, *chain]   // messages split after msg_too_long
+	buttons  *recent.Map[string, struct{}]
+	threads  *recent.Map[string, struct{}] // "channel/ts" of threads that are conversations
+	lastUsed *recent.Map[string, string]   // "channel/user" → thread ts that user last used
+	reacted  *recent.Map[string, struct{}] // messages already marked as being worked on
+	chains   *recent.Map[string, *chain]   // messages split after msg_too_long
 	commands *core.Commands
 	lookup   core.Lookup
 	holds    core.Holds   // threads being opened, until their conversation is registered
 	hinted   *core.Spacer // threads told they have no conversation
 }
 
-// Option changes an Adapter built by New.
-type Option func(*Adapter)
-
-// WithLogger sets the logger; nil discards.
-func WithLogger(l *slog.Logger) Option { return func(a *Adapter) { a.logger = l } }
-
-// WithMessageLimit sets the length, in runes, at which a reply continues
-// in a new message; the default is formatter.SlackLimit.
-func WithMessageLimit(n int) Option { return func(a *Adapter) { a.format.limit = n } }
-
-// WithLookup gives the adapter the router's answers (core.Lookup): it asks
-// whether the router serves a user before it posts a thread parent or
-// starts a conversation for them. Without it, it serves nobody.
-func WithLookup(l core.Lookup) Option { return func(a *Adapter) { a.lookup = l } }
-
-// WithPlugins gives the adapter the plugins, whose commands (from core's
-// command table) a mention may carry without a slash.
-func WithPlugins(plugins ...core.Plugin) Option {
-	return func(a *Adapter) { a.commands = core.NewCommands(plugins) }
+// Options are what the adapter needs from the rest of the bot; each zero
+// value is a working default. It never sees the router: it gets a
+// core.Handler in Run.
+type Options struct {
+	// Plugins' commands (core's command table) may come in a mention
+	// without a slash.
+	Plugins []core.Plugin
+	// Lookup answers with the router's policy whether the router serves a
+	// user, asked before the adapter posts a thread parent or starts a
+	// conversation for them. Nil serves nobody.
+	Lookup core.Lookup
+	// MessageLimit is the length, in runes, at which a reply continues in
+	// a new message; zero is formatter.SlackLimit.
+	MessageLimit int
+	// Logger logs; nil discards.
+	Logger *slog.Logger
 }
 
 // New returns an adapter for cfg using slack-go. It fails when cfg does
 // not validate; it does not connect until Run.
-func New(cfg Config, opts ...Option) (*Adapter, error) {
+func New(cfg Config, opts Options) (*Adapter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := newAdapter(cfg, opts...)
+	a := newAdapter(cfg, opts)
 	c := newClient(a.cfg, a.logger)
 	a.api, a.sock = c, c
 	return a, nil
 }
 
 // newAdapter fills in defaults; the caller sets api and sock.
-func newAdapter(cfg Config, opts ...Option) *Adapter {
+func newAdapter(cfg Config, opts Options) *Adapter {
 	if cfg.APIURL == "" {
 		cfg.APIURL = slack.APIURL
 	}
@@ -106,23 +105,23 @@ func newAdapter(cfg Config, opts ...Option) *Adapter {
 	a := &Adapter{
 		format:   NewFormat(cfg).(format),
 		cfg:      cfg,
-		seen:     core.NewRecent[string, struct{}](memory),
-		buttons:  core.NewRecent[string, struct{}](memory),
-		threads:  core.NewRecent[string, struct{}](memory),
-		lastUsed: core.NewRecent[string, string](memory),
-		reacted:  core.NewRecent[string, struct{}](memory),
-		chains:   core.NewRecent[string, *chain](memory),
+		seen:     recent.New[string, struct{}](memory),
+		buttons:  recent.New[string, struct{}](memory),
+		threads:  recent.New[string, struct{}](memory),
+		lastUsed: recent.New[string, string](memory),
+		reacted:  recent.New[string, struct{}](memory),
+		chains:   recent.New[string, *chain](memory),
 		hinted:   core.NewSpacer(memory, hintEvery, nil),
-		commands: core.NewCommands(nil),
-		lookup:   core.NoLookup{},
+		commands: core.NewCommands(opts.Plugins),
+		lookup:   opts.Lookup,
+		logger:   core.OrDiscard(opts.Logger).With("platform", Name),
 	}
-	for _, o := range opts {
-		o(a)
+	if a.lookup == nil {
+		a.lookup = core.NoLookup{}
 	}
-	if a.logger == nil {
-		a.logger = slog.New(slog.DiscardHandler)
+	if opts.MessageLimit > 0 {
+		a.format.limit = opts.MessageLimit
 	}
-	a.logger = a.logger.With("platform", Name)
 	return a
 }
 
@@ -238,7 +237,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- a.sock.RunContext(runCtx) }()
-	var work core.Lanes[string]
+	var work lanes.PerKey[string]
 	defer work.Wait()
 	for {
 		select {
@@ -263,7 +262,7 @@ func (a *Adapter) setBot(user string) {
 
 // onEvent acknowledges an envelope at once, then hands its message to the
 // thread's worker.
-func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handler, work *core.Lanes[string]) {
+func (a *Adapter) onEvent(ctx context.Context, ev socketmode.Event, h core.Handler, work *lanes.PerKey[string]) {
 	switch ev.Type {
 	case socketmode.EventTypeConnected:
 		a.logger.Info("connected")

@@ -383,7 +383,7 @@ func TestRunFailsOnRefusedTokens(t *testing.T) {
 		{"bot token", platformtest.SlackAppToken, "xoxb-wrong"},
 		{"app token", "xapp-wrong", platformtest.SlackBotToken},
 	} {
-		a, err := slack.New(slack.Config{AppToken: slack.Secret(tc.app), BotToken: slack.Secret(tc.bot), APIURL: fake.URL})
+		a, err := slack.New(slack.Config{AppToken: slack.Secret(tc.app), BotToken: slack.Secret(tc.bot), APIURL: fake.URL}, slack.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +392,7 @@ func TestRunFailsOnRefusedTokens(t *testing.T) {
 			t.Errorf("%s: Run = %v, want an invalid_auth error", tc.name, err)
 		}
 	}
-	if _, err := slack.New(slack.Config{AppToken: "xoxb-swapped", BotToken: "xapp-swapped"}); err == nil {
+	if _, err := slack.New(slack.Config{AppToken: "xoxb-swapped", BotToken: "xapp-swapped"}, slack.Options{}); err == nil {
 		t.Error("New accepted swapped tokens")
 	}
 }

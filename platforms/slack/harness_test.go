@@ -127,11 +127,7 @@ func start(t *testing.T, s setup) *harness {
 		s.router(&rc)
 	}
 	h.router = core.NewRouter(ctx, rc, nil)
-	opts := []slack.Option{slack.WithLogger(logger), slack.WithPlugins(plugin), slack.WithLookup(h.router)}
-	if s.limit > 0 {
-		opts = append(opts, slack.WithMessageLimit(s.limit))
-	}
-	a, err := slack.New(cfg, opts...)
+	a, err := slack.New(cfg, slack.Options{Plugins: []core.Plugin{plugin}, Lookup: h.router, MessageLimit: s.limit, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,8 +41,8 @@ func testAdapter() *Adapter {
 	access := core.NewAccess()
 	cfg.Grant(access)
 	router := core.NewRouter(context.Background(), core.RouterConfig{Access: access}, nil)
-	a := newAdapter(cfg, WithLookup(router),
-		WithPlugins(plugintest.Named{PluginID: "claude"}, plugintest.Named{PluginID: "codex"}))
+	a := newAdapter(cfg, Options{Lookup: router,
+		Plugins: []core.Plugin{plugintest.Named{PluginID: "claude"}, plugintest.Named{PluginID: "codex"}}})
 	a.setBot("UBOT")
 	return a
 }

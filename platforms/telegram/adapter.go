@@ -17,6 +17,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/recent"
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
@@ -64,7 +65,7 @@ type Adapter struct {
 	// answered holds the callback queries Refuse answered while the
 	// router handled them.
 	answered map[string]bool
-	seen     *core.Recent[int, struct{}]
+	seen     *recent.Map[int, struct{}]
 }
 
 var (
@@ -99,9 +100,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		clock = core.SystemClock{}
 	}
 	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	secret := string(cfg.WebhookSecret)
 	if secret == "" {
 		b := make([]byte, 24)
@@ -122,7 +121,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		secret:   secret,
 		choices:  newChoices(),
 		answered: make(map[string]bool),
-		seen:     core.NewRecent[int, struct{}](1024),
+		seen:     recent.New[int, struct{}](1024),
 	}, nil
 }
 

@@ -124,7 +124,7 @@ func TestWebhook(t *testing.T) {
 func TestTokenNeverInErrors(t *testing.T) {
 	t.Parallel()
 	_, err := New(Config{Token: platformtest.TelegramToken, APIEndpoint: "http://127.0.0.1:1/bot%s/%s"}, Options{})
-	if err == nil || strings.Contains(err.Error(), platformtest.TelegramToken) || !strings.Contains(err.Error(), "<token>") {
+	if err == nil || strings.Contains(err.Error(), platformtest.TelegramToken) || !strings.Contains(err.Error(), core.Redacted) {
 		t.Errorf("New against a closed port = %v, want an error with the token redacted", err)
 	}
 	var ue *url.Error
@@ -145,7 +145,7 @@ func TestRedact(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"url error", &url.Error{Op: "Post", URL: "https://api.telegram.org/bot" + tok + "/getMe", Err: errors.New("refused")}, `Post "https://api.telegram.org/bot<token>/getMe": refused`},
+		{"url error", &url.Error{Op: "Post", URL: "https://api.telegram.org/bot" + tok + "/getMe", Err: errors.New("refused")}, `Post "https://api.telegram.org/bot[REDACTED]/getMe": refused`},
 		{"api error", apiErr, "Too Many Requests: retry after 3"},
 		{"nil", nil, ""},
 	}

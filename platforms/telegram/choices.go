@@ -11,6 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // maxCallbackData is Telegram's limit on a button's callback data, in
@@ -23,7 +24,7 @@ const maxCallbackData = 64
 // concurrent use.
 type choices struct {
 	next  atomic.Int64
-	byKey *core.Recent[string, string]
+	byKey *recent.Map[string, string]
 }
 
 const (
@@ -31,7 +32,7 @@ const (
 	maxTokens   = 1000
 )
 
-func newChoices() *choices { return &choices{byKey: core.NewRecent[string, string](maxTokens)} }
+func newChoices() *choices { return &choices{byKey: recent.New[string, string](maxTokens)} }
 
 // data returns the callback data for a button sending cmd.
 func (c *choices) data(cmd string) string {

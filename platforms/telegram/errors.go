@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // apiError returns the Bot API's answer in err, if err is one.
@@ -66,6 +67,6 @@ func redact(err error, token string) error {
 }
 
 func scrub(s, token string) string {
-	s = strings.ReplaceAll(s, token, "<token>")
-	return strings.ReplaceAll(s, url.PathEscape(token), "<token>")
+	s = strings.ReplaceAll(s, token, core.Redacted)
+	return strings.ReplaceAll(s, url.PathEscape(token), core.Redacted)
 }

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // gate holds back writes to a chat that Telegram would refuse: every write
@@ -24,7 +25,7 @@ type gate struct {
 
 	// chats holds the chats written to lately; a gate forgotten is made
 	// anew, which only a bot writing to thousands of chats at once sees.
-	chats *core.Recent[int64, *chatGate]
+	chats *recent.Map[int64, *chatGate]
 }
 
 type chatGate struct {
@@ -35,7 +36,7 @@ type chatGate struct {
 }
 
 func newGate(clock core.Clock, perMinute int) *gate {
-	return &gate{clock: clock, every: time.Minute / time.Duration(perMinute), chats: core.NewRecent[int64, *chatGate](4096)}
+	return &gate{clock: clock, every: time.Minute / time.Duration(perMinute), chats: recent.New[int64, *chatGate](4096)}
 }
 
 // isGroup reports whether chat is a group: Telegram gives groups,

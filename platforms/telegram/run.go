@@ -15,6 +15,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
 )
 
 // Run registers the command menu, then receives updates until ctx ends:
@@ -213,7 +214,7 @@ func (a *Adapter) webhookHandler(ctx context.Context, d *conversationLanes) http
 // before it returns, and one slow chat must not hold up the others.
 type conversationLanes struct {
 	h     core.Handler
-	lanes core.Lanes[core.ConversationKey]
+	lanes lanes.PerKey[core.ConversationKey]
 }
 
 // inOrder queues f behind k's earlier work.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
 	"github.com/jake-bot/jake-bot/formatter"
 )
 
@@ -61,7 +62,7 @@ type Adapter struct {
 	sessions *sessions
 	logins   *loginThrottle
 	clock    core.Clock
-	lanes    core.Lanes[string]
+	lanes    lanes.PerKey[string]
 
 	mu     sync.Mutex
 	h      core.Handler
@@ -84,9 +85,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		cfg.MaxUploadBytes = core.DefaultAttachmentMaxBytes
 	}
 	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	opts.ReadHeaderTimeout = cmp.Or(opts.ReadHeaderTimeout, readHeaderTimeout)
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, idleTimeout)
 	clock := opts.Clock

@@ -108,7 +108,7 @@ type siteConfig struct {
 	// root is the allowed root (default: a new temporary directory).
 	root string
 	// convs is the router's map, as loaded from STATE_FILE.
-	convs *core.Conversations
+	convs *core.State
 	// web adjusts the platform's configuration.
 	web func(*web.Config)
 	// client is the HTTP client (default: a plain one).
@@ -561,7 +561,7 @@ func (b *browser) download(id string) ([]byte, *http.Response) {
 // gets an id of its own rather than an old one's, and so starts afresh.
 func TestConversationsOutliveARestart(t *testing.T) {
 	t.Parallel()
-	convs := core.NewConversations()
+	convs := core.NewState()
 	p := newEchoPlugin()
 	first := newSiteFrom(t, siteConfig{plugin: p, convs: convs})
 	b := first.signIn()

@@ -173,8 +173,5 @@ func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr er
 }
 
 func (c *CLI) logger() *slog.Logger {
-	if c.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return c.Logger
+	return core.OrDiscard(c.Logger)
 }

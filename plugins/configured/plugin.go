@@ -29,9 +29,7 @@ var (
 
 // New returns the plugin for spec. A nil logger discards.
 func New(spec Spec, logger *slog.Logger) *Plugin {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	if spec.Name == "" {
 		spec.Name = spec.ID
 	}

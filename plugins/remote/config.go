@@ -60,9 +60,7 @@ func Connect(c Config, clientName string, logger *slog.Logger, more ...nats.Opti
 	if !c.Enabled() {
 		return nil, errors.New("NATS_URL is not set")
 	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger = core.OrDiscard(logger)
 	opts := []nats.Option{
 		nats.Name(clientName),
 		nats.MaxReconnects(-1),

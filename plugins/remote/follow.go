@@ -116,23 +116,34 @@ func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]cor
 // or restarts ends it with an error saying so.
 func (p *remotePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	if p.rec != nil {
-		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus,
-			Text: "…continued: the bot restarted during this turn, which went on on " + p.runner}))
-		return p.follow(ctx, p.rec, p.askAgain(ctx, p.rec, emit), emit)
+		if stopTools, err := p.serveTools(p.rec, t.Tools); err != nil {
+			p.g.cfg.Logger.Warn("the followed turn's agent tools are not answered", "id", p.rec.ID, "err", err)
+		} else {
+			defer stopTools()
+		}
+		return p.follow(ctx, p.rec, p.askAgain(ctx, p.rec, t.Inbox, emit), t.Inbox, emit)
 	}
-	rec, err := p.start(ctx, t)
+	rec, stopTools, err := p.start(ctx, t)
 	if err != nil {
 		return core.TurnResult{}, err
 	}
-	return p.follow(ctx, rec, nil, emit)
+	defer stopTools()
+	return p.follow(ctx, rec, nil, t.Inbox, emit)
 }
 
 // askAgain asks in the chat the questions of rec that wait for an answer
 // on the runner: the gateway that asked them is gone. It returns their
-// ids, which the stream may bring again.
-func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, emit func(core.Event)) map[string]bool {
+// ids, which the stream may bring again. It opens inbox if the turn's
+// takes messages there, before the chat hears that the turn goes on.
+func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, inbox *core.Inbox, emit func(core.Event)) map[string]bool {
 	var rep openReply
-	if err := p.g.request(ctx, turnSubject(p.runner, rec.ID, "questions"), struct{}{}, &rep); err != nil {
+	err := p.g.request(ctx, turnSubject(p.runner, rec.ID, "questions"), struct{}{}, &rep)
+	if err == nil && rep.Taking {
+		inbox.Open(p.steer(rec))
+	}
+	emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus,
+		Text: "…continued: the bot restarted during this turn, which went on on " + p.runner}))
+	if err != nil {
 		p.g.cfg.Logger.Info("no open questions heard of", "runner", p.runner, "id", rec.ID, "err", err)
 		return nil
 	}
@@ -145,23 +156,34 @@ func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, emit func(
 	return asked
 }
 
-// start asks the runner for the turn, once it is recorded as followed.
-func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, error) {
+// start asks the runner for the turn, once it is recorded as followed and
+// its agent tools are answered; stopTools ends those.
+func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord, stopTools func(), err error) {
 	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
 	info, _, _, _ := p.g.runnerNow(p.runner)
-	rec := &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
+	rec = &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
 		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt}
+	req := turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}
+	if stopTools, err = p.serveTools(rec, t.Tools); err != nil {
+		return nil, nil, err
+	}
+	if t.Tools != nil && t.Tools.Actions != nil {
+		req.Tools = t.Tools.Tools
+	}
 	if err := p.g.saveTurn(rec); err != nil {
-		return nil, err
+		stopTools()
+		return nil, nil, err
 	}
 	var rep turnReply
-	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}, &rep); err != nil {
+	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), req, &rep); err != nil {
+		stopTools()
 		p.stopTurn(rec) // in case it started after all
-		return nil, fmt.Errorf("runner %s: %w", p.runner, err)
+		return nil, nil, fmt.Errorf("runner %s: %w", p.runner, err)
 	}
 	if err := rep.Error.err(); err != nil {
+		stopTools()
 		p.g.dropTurn(rec.ID)
-		return nil, err
+		return nil, nil, err
 	}
 	if rep.Instance != rec.Instance {
 		rec.Instance = rep.Instance
@@ -169,7 +191,7 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (*turnRecord, err
 			p.g.cfg.Logger.Warn("turn record", "err", err)
 		}
 	}
-	return rec, nil
+	return rec, stopTools, nil
 }
 
 // stopTurn stops the turn on the runner and forgets it.
@@ -179,8 +201,9 @@ func (p *remotePlugin) stopTurn(rec *turnRecord) {
 }
 
 // follow applies the turn's messages from the event stream until its end.
-// Questions in asked were asked already.
-func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[string]bool, emit func(core.Event)) (core.TurnResult, error) {
+// Questions in asked were asked already; inbox takes messages into the
+// turn while the runner's does.
+func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (core.TurnResult, error) {
 	msgs, stop, err := p.g.turnMessages(rec)
 	if err != nil {
 		p.stopTurn(rec)
@@ -198,7 +221,7 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[st
 				break
 			}
 			var end *turnMessage
-			if end, err = p.apply(rec, jm, asked, emit); end != nil {
+			if end, err = p.apply(rec, jm, asked, inbox, emit); end != nil {
 				res := core.TurnResult{}
 				if end.Result != nil {
 					res = *end.Result
@@ -229,7 +252,7 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[st
 // a gap is an error. The record moves on before the chat sees the events,
 // so that a gateway following the turn again never shows one twice. It
 // returns the last message.
-func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, asked map[string]bool, emit func(core.Event)) (*turnMessage, error) {
+func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (*turnMessage, error) {
 	var tm turnMessage
 	if err := json.Unmarshal(jm.Data(), &tm); err != nil {
 		return nil, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
@@ -250,8 +273,13 @@ func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, asked map[string
 		p.g.cfg.Logger.Warn("turn record", "err", err)
 	}
 	for i := range tm.Events {
-		if q := tm.Events[i].Question; q == nil || !asked[q.ID] {
-			emit(p.event(rec, &tm.Events[i]))
+		switch we := &tm.Events[i]; {
+		case we.Inbox == inboxOpen:
+			inbox.Open(p.steer(rec))
+		case we.Inbox != "":
+			inbox.Close()
+		case we.Question == nil || !asked[we.Question.ID]:
+			emit(p.event(rec, we))
 		}
 	}
 	if tm.Done {
@@ -332,10 +360,32 @@ func (g *Gateway) deleteConsumer(cons jetstream.Consumer) {
 	}
 }
 
+// steer is what takes a message into rec's turn: the runner gives it to
+// the turn's inbox there and says whether it took it. A message not taken
+// (the turn ending, the runner out of reach) waits in the chat: it is not
+// sent again.
+func (p *remotePlugin) steer(rec *turnRecord) func(core.Steering) error {
+	return func(s core.Steering) error {
+		msg := steerMessage{Turn: rec.ID, Prompt: p.g.cfg.Redactor.Redact(s.Prompt), Images: s.Images}
+		var rep steerReply
+		if err := p.g.request(p.g.ctx, runnerSubject(p.runner, "steer"), msg, &rep); err != nil {
+			return fmt.Errorf("runner %s: %w (%w)", p.runner, core.ErrNotTaken, err)
+		}
+		if err := rep.Error.err(); err != nil {
+			return fmt.Errorf("runner %s: %w", p.runner, err)
+		}
+		if !rep.Taken {
+			return core.ErrNotTaken
+		}
+		return nil
+	}
+}
+
 // event turns a wire event back into a core.Event; a question's answer
 // goes back to the runner, without the gateway's secrets.
 func (p *remotePlugin) event(rec *turnRecord, we *wireEvent) core.Event {
-	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, ResumeToken: we.ResumeToken, Model: we.Model, Limit: we.Limit}
+	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, ResumeToken: we.ResumeToken, Model: we.Model,
+		Limit: we.Limit, Background: we.Background}
 	if q := we.Question; q != nil {
 		ev.Question = &core.Question{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options,
 			Answer: func(a core.Answer) {

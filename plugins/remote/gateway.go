@@ -85,9 +85,7 @@ func NewGateway(ctx context.Context, nc *nats.Conn, cfg GatewayConfig) (*Gateway
 	if cfg.Clock == nil {
 		cfg.Clock = core.SystemClock{}
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = core.OrDiscard(cfg.Logger)
 	g := &Gateway{nc: nc, cfg: cfg, runners: map[string]*runnerState{}, started: time.Now(), news: make(chan struct{})}
 	g.ctx, g.close = context.WithCancel(context.Background())
 	if err := g.openJetStream(ctx); err != nil {

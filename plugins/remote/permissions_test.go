@@ -47,7 +47,7 @@ func documentedConfig(t *testing.T) *server.Options {
 // replies or the stream: the server refuses each.
 func TestDocumentedPermissions(t *testing.T) {
 	t.Parallel()
-	w := &world{t: t, url: runNATS(t, documentedConfig(t)), convs: core.NewConversations(),
+	w := &world{t: t, url: runNATS(t, documentedConfig(t)), convs: core.NewState(),
 		gwNATS: remote.Config{User: "gateway", Password: "gw-secret"}}
 	box2 := w.startRunner(runnerOpts{name: "box2", nats: remote.Config{User: "box2", Password: "b2-secret"}})
 	box3 := w.startRunner(runnerOpts{name: "box3", nats: remote.Config{User: "box3", Password: "b3-secret"}})

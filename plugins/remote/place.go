@@ -25,3 +25,9 @@ func (p runnerPlace) Plugin(pluginID string, m core.Message, admin bool) (core.P
 func (p runnerPlace) Resolve(ctx context.Context, path string, admin bool) (string, error) {
 	return p.g.Resolve(ctx, p.runner, path, admin)
 }
+
+// Workdir is the stored workdir as it is: the runner checks it against
+// the user's roots there with every request that uses it.
+func (p runnerPlace) Workdir(_ context.Context, stored string, _ bool) (string, error) {
+	return stored, nil
+}

@@ -143,7 +143,7 @@ func TestTurnsLeaveNoConsumers(t *testing.T) {
 	t.Parallel()
 	opts := &server.Options{}
 	opts.JetStreamLimits.DefaultMaxConsumers = 2
-	w := &world{t: t, url: runNATS(t, opts), convs: core.NewConversations()}
+	w := &world{t: t, url: runNATS(t, opts), convs: core.NewState()}
 	box2 := w.startRunner(runnerOpts{name: "box2"})
 	w.startGateway()
 	w.waitOnline("box2")

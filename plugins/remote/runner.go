@@ -45,6 +45,9 @@ type RunnerConfig struct {
 	// together, and a file /file reads; zero is
 	// core.DefaultAttachmentMaxBytes.
 	AttachmentMaxBytes int64
+	// AgentTools is the bot's MCP server (issue 31), served beside the
+	// CLI of each turn whose gateway answers its calls; nil serves none.
+	AgentTools core.AgentTools
 	// Interval is how often it announces itself; zero is
 	// AnnounceInterval.
 	Interval time.Duration
@@ -96,9 +99,7 @@ func NewRunner(nc *nats.Conn, cfg RunnerConfig) (*Runner, error) {
 	if cfg.AttachmentMaxBytes <= 0 {
 		cfg.AttachmentMaxBytes = core.DefaultAttachmentMaxBytes
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = core.OrDiscard(cfg.Logger)
 	return &Runner{nc: nc, js: js, cfg: cfg, instance: newID(), logger: cfg.Logger.With("runner", cfg.Name),
 		sessions: map[string]*runnerTurn{}, turns: map[string]*runnerTurn{}, cancelled: map[string]time.Time{},
 		uploads: map[string]*upload{}}, nil
@@ -120,6 +121,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		runnerSubject(r.cfg.Name, "cancel"):        r.cancelTurn,
 		runnerSubject(r.cfg.Name, "worktree"):      func(m *nats.Msg) { r.worktree(ctx, m) },
 		runnerSubject(r.cfg.Name, "answer"):        r.answerTurn,
+		runnerSubject(r.cfg.Name, "steer"):         r.steerTurn,
 	}
 	// Deferred first, so run last: once nothing more can come.
 	defer r.closeUploads()

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"sync"
@@ -29,8 +30,9 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		return
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
-	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), cancel: cancel, ended: make(chan struct{}),
-		questions: map[string]openQuestion{}}
+	t.Inbox = &core.Inbox{}
+	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), workdir: t.Workdir, admin: req.Admin, inbox: t.Inbox,
+		cancel: cancel, ended: make(chan struct{}), questions: map[string]openQuestion{}}
 	if !r.register(rt) {
 		cancel(nil)
 		r.respond(m, turnReply{Error: &wireError{Message: "the turn was cancelled before it started", User: true}})
@@ -44,6 +46,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		return
 	}
 	rt.out = newOutbox(r, req.ID, ctx.Done())
+	t.Inbox.Watch(rt.inboxChanged)
 	r.respond(m, turnReply{Instance: r.instance})
 	r.wg.Add(1)
 	go func() {
@@ -54,7 +57,11 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		defer r.release(rt)
 		r.claim(rt, t.ResumeToken)
 		r.logger.Info("turn", "id", req.ID, "plugin", p.ID(), "workdir", t.Workdir, "admin", req.Admin)
+		var closeTools func()
+		t.Tools, closeTools = r.openTools(rt, req.Tools)
 		res, err := p.Run(turnCtx, t, rt.emit)
+		closeTools()
+		t.Inbox.Close()
 		rt.out.finish(res, r.wireError(err))
 		<-rt.out.done
 	}()
@@ -62,9 +69,13 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 
 // runnerTurn is a turn running here: its outbox and its open questions.
 type runnerTurn struct {
-	r      *Runner
-	id     string
-	plugin string
+	r       *Runner
+	id      string
+	plugin  string
+	workdir string
+	admin   bool
+	// inbox takes the messages the gateway adds to the turn (steer).
+	inbox  *core.Inbox
 	cancel context.CancelCauseFunc
 	ended  chan struct{}
 	out    *outbox
@@ -145,6 +156,9 @@ func (r *Runner) release(rt *runnerTurn) {
 
 func (t *runnerTurn) emit(ev core.Event) {
 	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model, Limit: ev.Limit}
+	if b := ev.Background; b != nil {
+		we.Background = &core.Background{Tasks: slices.Clone(b.Tasks), Answered: b.Answered}
+	}
 	if q := ev.Question; q != nil {
 		we.Question = &wireQuestion{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options}
 	}
@@ -174,11 +188,54 @@ func (t *runnerTurn) emit(ev core.Event) {
 	t.out.add(we)
 }
 
+// inboxChanged tells the gateway that the turn's inbox opened or closed,
+// in order with its events.
+func (t *runnerTurn) inboxChanged(taking bool) {
+	state := inboxClosed
+	if taking {
+		state = inboxOpen
+	}
+	t.out.add(wireEvent{Inbox: state})
+}
+
+// steerTurn gives a message to the running turn it names, and answers
+// whether the turn took it. Its images are kept only if uploaded into
+// the turn's workdir here, as a turn's own.
+func (r *Runner) steerTurn(m *nats.Msg) {
+	var s steerMessage
+	if err := json.Unmarshal(m.Data, &s); err != nil {
+		r.respond(m, steerReply{Error: &wireError{Message: "malformed steer request"}})
+		return
+	}
+	r.mu.Lock()
+	t := r.turns[s.Turn]
+	r.mu.Unlock()
+	if t == nil {
+		r.respond(m, steerReply{}) // ended: the message waits in the chat
+		return
+	}
+	err := t.inbox.Send(core.Steering{Prompt: s.Prompt, Images: r.uploadedImages(t.workdir, s.Images)})
+	switch {
+	case errors.Is(err, core.ErrNotTaken):
+		r.respond(m, steerReply{})
+	case err != nil:
+		r.respond(m, steerReply{Error: r.wireError(err)})
+	default:
+		r.logger.Info("message added to the turn", "id", t.id)
+		r.respond(m, steerReply{Taken: true})
+	}
+}
+
 // redact blanks the runner's secrets out of an event.
 func (r *Runner) redact(we *wireEvent) {
 	red := r.cfg.Redactor
 	we.Text, we.Model = red.Redact(we.Text), red.Redact(we.Model)
 	we.Block.Text, we.Block.Detail, we.Block.Path = red.Redact(we.Block.Text), red.Redact(we.Block.Detail), red.Redact(we.Block.Path)
+	if b := we.Background; b != nil {
+		for i := range b.Tasks {
+			b.Tasks[i] = red.Redact(b.Tasks[i])
+		}
+	}
 	if q := we.Question; q != nil {
 		q.Summary, q.Detail = red.Redact(q.Summary), red.Redact(q.Detail)
 		for i := range q.Options {
@@ -271,7 +328,7 @@ func (t *runnerTurn) open(m *nats.Msg) {
 	}
 	t.mu.Unlock()
 	slices.SortFunc(open, func(a, b openQuestion) int { return a.n - b.n })
-	var rep openReply
+	rep := openReply{Taking: t.inbox.Taking()}
 	for _, q := range open {
 		rep.Questions = append(rep.Questions, q.wire)
 	}

@@ -167,7 +167,7 @@ func TestSecureConnections(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			opts, good, bad := tc.server(t)
-			w := &world{t: t, url: runNATS(t, opts), convs: core.NewConversations(), gwNATS: good}
+			w := &world{t: t, url: runNATS(t, opts), convs: core.NewState(), gwNATS: good}
 			box2 := w.startRunner(runnerOpts{name: "box2", nats: good})
 			w.startGateway()
 			w.waitOnline("box2")

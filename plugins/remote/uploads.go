@@ -223,8 +223,10 @@ func (r *Runner) uploadedImages(workdir string, images []string) []string {
 	return kept
 }
 
-// Upload sends files to runner, part after part, to save in workdir there.
-func (g *Gateway) Upload(ctx context.Context, runner, workdir string, admin bool, files []core.UploadFile) ([]string, error) {
+// Upload sends files to the runner, part after part, to save in workdir
+// there.
+func (p runnerPlace) Upload(ctx context.Context, workdir string, admin bool, files []core.UploadFile) ([]string, error) {
+	g, runner := p.g, p.runner
 	id := newID()
 	send := func(req uploadRequest) ([]string, error) {
 		var rep uploadReply

@@ -241,11 +241,14 @@ type uploadReply struct {
 
 // turnRequest starts a turn. Turn.Images are paths on the runner, of
 // images uploaded into the workdir's uploads folder there.
+// Tools are the agent tools the gateway answers for the turn (its
+// AGENT_TOOLS); with none, the runner serves its CLI none.
 type turnRequest struct {
 	ID     string    `json:"id"`
 	Plugin string    `json:"plugin"`
 	Admin  bool      `json:"admin,omitempty"`
 	Turn   core.Turn `json:"turn"`
+	Tools  []string  `json:"tools,omitempty"`
 }
 
 // turnReply accepts a turn (Instance: the runner process running it) or
@@ -266,7 +269,9 @@ type turnMessage struct {
 }
 
 // wireEvent is a core.Event; a question travels without its callback,
-// named by an id its answer comes back with.
+// named by an id its answer comes back with. One with Inbox set is no
+// event of the chat's: it says the turn's inbox there opened ("open") or
+// closed ("closed"), so that the gateway's takes messages meanwhile.
 type wireEvent struct {
 	Kind        core.EventKind     `json:"kind"`
 	Text        string             `json:"text,omitempty"`
@@ -275,7 +280,15 @@ type wireEvent struct {
 	Model       string             `json:"model,omitempty"`
 	Question    *wireQuestion      `json:"question,omitempty"`
 	Limit       *core.UsageWindow  `json:"limit,omitempty"`
+	Background  *core.Background   `json:"background,omitempty"`
+	Inbox       string             `json:"inbox,omitempty"`
 }
+
+// The states of a turn's inbox on the runner (wireEvent.Inbox).
+const (
+	inboxOpen   = "open"
+	inboxClosed = "closed"
+)
 
 type wireQuestion struct {
 	ID      string   `json:"id"`
@@ -289,6 +302,43 @@ type wireQuestion struct {
 // still waiting for an answer, which it asks again in its chat.
 type openReply struct {
 	Questions []wireQuestion `json:"questions,omitempty"`
+	// Taking says the turn's inbox takes messages there now.
+	Taking bool `json:"taking,omitempty"`
+}
+
+// steerMessage is a message added to a running turn (core.Steering):
+// Images are paths on the runner, of images uploaded into the turn's
+// workdir. It is not sent again: a message not taken waits in the chat.
+type steerMessage struct {
+	Turn   string   `json:"turn"`
+	Prompt string   `json:"prompt"`
+	Images []string `json:"images,omitempty"`
+}
+
+// toolCall is a call of an agent tool (core.TurnActions) that the CLI of
+// a turn on a runner made to the bot's MCP server there: the gateway
+// answers it with the turn's actions, checked again as a local turn's.
+type toolCall struct {
+	Tool     string   `json:"tool"`
+	Path     string   `json:"path,omitempty"`
+	Caption  string   `json:"caption,omitempty"`
+	Text     string   `json:"text,omitempty"`
+	Question string   `json:"question,omitempty"`
+	Options  []string `json:"options,omitempty"`
+	When     string   `json:"when,omitempty"`
+	Message  string   `json:"message,omitempty"`
+}
+
+// toolReply is a tool call's result, or the error for the agent to read.
+type toolReply struct {
+	Result string     `json:"result,omitempty"`
+	Error  *wireError `json:"error,omitempty"`
+}
+
+// steerReply says whether the running turn took the message.
+type steerReply struct {
+	Taken bool       `json:"taken,omitempty"`
+	Error *wireError `json:"error,omitempty"`
 }
 
 // cancelMessage stops a turn. The runner acknowledges it (an empty reply)

@@ -44,7 +44,7 @@ func writeFile(t *testing.T, path string, data []byte) {
 func TestDiffAndFileOnARunner(t *testing.T) {
 	t.Parallel()
 	// A small max_payload, so that a file and a patch need several.
-	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 64 << 10}), convs: core.NewConversations()}
+	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 64 << 10}), convs: core.NewState()}
 	box2 := w.startRunner(runnerOpts{name: "box2", secret: "box2-secret-value"})
 	w.startGateway()
 	w.waitOnline("box2")
@@ -137,7 +137,7 @@ func attachment(name string, kind core.AttachmentKind, data []byte) core.Attachm
 // nothing is saved, partial files included, and the message is not sent.
 func TestFilesSentToARunner(t *testing.T) {
 	t.Parallel()
-	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 64 << 10}), convs: core.NewConversations()}
+	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 64 << 10}), convs: core.NewState()}
 	box2 := w.startRunner(runnerOpts{name: "box2", maxUpload: 300_000})
 	w.startGateway()
 	w.waitOnline("box2")
@@ -204,7 +204,7 @@ func TestFilesSentToARunner(t *testing.T) {
 func TestEventsLargerThanAMessage(t *testing.T) {
 	t.Parallel()
 	// Room for 8 KiB of events a message.
-	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 24 << 10}), convs: core.NewConversations()}
+	w := &world{t: t, url: runNATS(t, &server.Options{MaxPayload: 24 << 10}), convs: core.NewState()}
 	box2 := w.startRunner(runnerOpts{name: "box2"})
 	w.startGateway()
 	w.waitOnline("box2")

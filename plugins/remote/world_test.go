@@ -99,6 +99,21 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		}
 		emit(core.TextEvent("part 3. "))
 		emit(core.TextEvent("part 4."))
+	case "steer me":
+		return r.steerable(ctx, t, emit, stopped)
+	case "planned":
+		emit(core.BlockEvent(core.PlanBlock([]core.PlanItem{{Text: "read the logs", Status: core.PlanDone}, {Text: "fix it", Status: core.PlanInProgress}})))
+		emit(core.Event{Kind: core.EventBackground, Background: &core.Background{Tasks: []string{"slow job " + r.secret}, Answered: true}})
+		emit(core.TextEvent("answered; the job goes on. "))
+		select {
+		case <-r.release:
+		case <-ctx.Done():
+			return stopped()
+		}
+		emit(core.Event{Kind: core.EventBackground, Background: &core.Background{}})
+		emit(core.TextEvent("the job reported back."))
+	case "use the tools":
+		emit(core.TextEvent(useTools(ctx, t.Tools)))
 	case "limited":
 		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 95, ResetsAt: time.Date(2030, 1, 2, 18, 40, 0, 0, time.UTC)}))
 		emit(core.TextEvent("near the limit"))
@@ -113,6 +128,59 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		emit(core.TextEvent(r.name + " echo: " + t.Prompt))
 	}
 	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
+}
+
+// steerable is a turn that takes one message into it: it says what it
+// took, with the images that came with it.
+func (r *runner) steerable(ctx context.Context, t core.Turn, emit func(core.Event), stopped func() (core.TurnResult, error)) (core.TurnResult, error) {
+	steered := make(chan core.Steering, 1)
+	t.Inbox.Open(func(s core.Steering) error {
+		select {
+		case steered <- s:
+			return nil
+		default:
+			return core.ErrNotTaken
+		}
+	})
+	emit(core.TextEvent("ready for more. "))
+	select {
+	case s := <-steered:
+		t.Inbox.Close()
+		emit(core.TextEvent(fmt.Sprintf("took %q with images %q", s.Prompt, s.Images)))
+	case <-ctx.Done():
+		return stopped()
+	}
+	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
+}
+
+// fakeTools is an MCP server that serves no CLI: the turn's plugin calls
+// the actions the access carries itself.
+type fakeTools []string
+
+func (f fakeTools) Open(core.TurnActions) (*core.ToolAccess, func()) {
+	return &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "t", Tools: f}, func() {}
+}
+
+// useTools calls each agent tool as the CLI of a turn on a runner would,
+// and says what each answered.
+func useTools(ctx context.Context, access *core.ToolAccess) string {
+	if access == nil || access.Actions == nil {
+		return "no tools"
+	}
+	a := access.Actions
+	var out []string
+	say := func(what string, err error) {
+		if err != nil {
+			what = "error: " + core.UserMessage(err)
+		}
+		out = append(out, what)
+	}
+	say("notified", a.Notify(ctx, "halfway there"))
+	say("sent", a.SendFile(ctx, "report.txt", "the report"))
+	say("sent", a.SendFile(ctx, "/etc/passwd", ""))
+	say(a.Schedule(ctx, "2h", "check the deploy"))
+	say(a.Ask(ctx, "which one?", []string{"a", "b"}))
+	return "tools: " + strings.Join(out, "; ")
 }
 
 // conversations is a runner's "claude" history: one session, whose title
@@ -140,7 +208,7 @@ const (
 type world struct {
 	t     *testing.T
 	url   string
-	convs *core.Conversations
+	convs *core.State
 	// clock, offlineAfter (3 s when zero) and gwSecrets are what
 	// gateways get.
 	clock        core.Clock
@@ -148,7 +216,9 @@ type world struct {
 	gwSecrets    []string
 	// gwNATS is how gateways sign in (URL: url when empty).
 	gwNATS remote.Config
-	gw     *gateway
+	// gwTools are the agent tools gateways answer (none when empty).
+	gwTools []string
+	gw      *gateway
 }
 
 // dial connects as c says, through remote.Connect, to w's server unless
@@ -167,7 +237,7 @@ func (w *world) dial(c remote.Config, more ...nats.Option) *nats.Conn {
 }
 
 func newWorld(t *testing.T) *world {
-	return &world{t: t, url: runNATS(t, nil), convs: core.NewConversations()}
+	return &world{t: t, url: runNATS(t, nil), convs: core.NewState()}
 }
 
 // newWorldWithBox2 is a world with runner box2 (its roots: dir) and a
@@ -209,6 +279,8 @@ type runnerOpts struct {
 	worktreeDir string
 	// nats is how it signs in.
 	nats remote.Config
+	// tools are the agent tools it serves (none when empty).
+	tools []string
 }
 
 // runner is a runner on its own connection, with its "claude".
@@ -254,7 +326,11 @@ func (w *world) startRunner(o runnerOpts) *runner {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Interval: o.interval,
+	var tools core.AgentTools
+	if len(o.tools) > 0 {
+		tools = fakeTools(o.tools)
+	}
+	rn, err := remote.NewRunner(r.nc, remote.RunnerConfig{Name: o.name, Plugins: reg, Interval: o.interval, AgentTools: tools,
 		Workspace: workspace.Machine{Roots: roots, WorktreeDir: o.worktreeDir},
 		Redactor:  core.NewRedactor([]string{o.secret}), AttachmentMaxBytes: o.maxUpload})
 	if err != nil {
@@ -323,7 +399,11 @@ func (w *world) startGateway() *gateway {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	router := core.NewRouter(context.Background(), core.RouterConfig{Plugins: local, Access: access, Roots: roots, Runners: g.gw}, w.convs)
+	cfg := core.RouterConfig{Plugins: local, Access: access, Roots: roots, Runners: g.gw}
+	if len(w.gwTools) > 0 {
+		cfg.AgentTools = fakeTools(w.gwTools)
+	}
+	router := core.NewRouter(context.Background(), cfg, w.convs)
 	ctx, cancel := context.WithCancel(context.Background())
 	g.rec = platformtest.NewRecorder(nil, core.Limits{})
 	done := make(chan struct{})
@@ -385,6 +465,28 @@ func (w *world) expect(texts ...string) string {
 			w.t.Fatalf("timed out waiting for %q; messages:\n%s", texts, strings.Join(w.gw.rec.Messages(), "\n---\n"))
 		}
 	}
+}
+
+// expectEach waits for a message containing each of texts, in any order
+// (a reply and a notice written at once), and returns them in texts'.
+func (w *world) expectEach(texts ...string) []string {
+	w.t.Helper()
+	got := make([]string, len(texts))
+	timeout := time.After(30 * time.Second)
+	for missing := len(texts); missing > 0; {
+		select {
+		case c := <-w.gw.rec.Written():
+			for i, want := range texts {
+				if got[i] == "" && strings.Contains(c.Text, want) {
+					got[i] = c.Text
+					missing--
+				}
+			}
+		case <-timeout:
+			w.t.Fatalf("timed out waiting for each of %q; messages:\n%s", texts, strings.Join(w.gw.rec.Messages(), "\n---\n"))
+		}
+	}
+	return got
 }
 
 func containsAll(s string, subs []string) bool {

@@ -1,20 +1,21 @@
-package core
+// Package lanes runs work in order per key and in parallel across keys.
+package lanes
 
 import "sync"
 
-// Lanes runs functions one at a time per key, in the order they were
+// PerKey runs functions one at a time per key, in the order they were
 // given, and functions of different keys in parallel. Adapters use it to
 // hand a conversation's messages to the router in order without one slow
 // chat holding up the others. A key's goroutine exists only while it has
 // work. The zero value is ready to use; it is safe for concurrent use.
-type Lanes[K comparable] struct {
+type PerKey[K comparable] struct {
 	mu sync.Mutex
 	q  map[K][]func()
 	wg sync.WaitGroup
 }
 
 // Do queues f behind the functions already queued for k.
-func (l *Lanes[K]) Do(k K, f func()) {
+func (l *PerKey[K]) Do(k K, f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.q == nil {
@@ -28,7 +29,7 @@ func (l *Lanes[K]) Do(k K, f func()) {
 	}
 }
 
-func (l *Lanes[K]) work(k K) {
+func (l *PerKey[K]) work(k K) {
 	defer l.wg.Done()
 	for {
 		l.mu.Lock()
@@ -47,4 +48,4 @@ func (l *Lanes[K]) work(k K) {
 }
 
 // Wait blocks until every queued function has run.
-func (l *Lanes[K]) Wait() { l.wg.Wait() }
+func (l *PerKey[K]) Wait() { l.wg.Wait() }

@@ -1,13 +1,15 @@
-package core
+// Package recent is a bounded map that forgets the oldest keys, for what
+// the bot remembers for a while in a process that runs for months.
+package recent
 
 import "sync"
 
-// Recent is a bounded map that remembers the last n keys added: ids of
+// Map is a bounded map that remembers the last n keys added: ids of
 // events a service may deliver twice, users already told something once,
 // threads the bot takes part in. The oldest key goes when a new one comes
 // in, so memory stays bounded however long the bot runs. It is safe for
 // concurrent use.
-type Recent[K comparable, V any] struct {
+type Map[K comparable, V any] struct {
 	mu   sync.Mutex
 	vals map[K]recentValue[V]
 	// order is a ring of keys in insertion order. A deleted key's slot
@@ -23,14 +25,14 @@ type recentValue[V any] struct {
 	slot int
 }
 
-// NewRecent returns a Recent that keeps n keys.
-func NewRecent[K comparable, V any](n int) *Recent[K, V] {
-	return &Recent[K, V]{vals: make(map[K]recentValue[V], n), order: make([]K, 0, max(n, 1))}
+// New returns a Map that keeps n keys.
+func New[K comparable, V any](n int) *Map[K, V] {
+	return &Map[K, V]{vals: make(map[K]recentValue[V], n), order: make([]K, 0, max(n, 1))}
 }
 
 // Add stores v under k unless k is present, and reports whether it did:
 // false means k was seen before.
-func (r *Recent[K, V]) Add(k K, v V) bool {
+func (r *Map[K, V]) Add(k K, v V) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.vals[k]; ok {
@@ -41,7 +43,7 @@ func (r *Recent[K, V]) Add(k K, v V) bool {
 }
 
 // Set stores v under k, replacing any value.
-func (r *Recent[K, V]) Set(k K, v V) {
+func (r *Map[K, V]) Set(k K, v V) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.vals[k]; ok {
@@ -52,7 +54,7 @@ func (r *Recent[K, V]) Set(k K, v V) {
 }
 
 // Get returns the value under k.
-func (r *Recent[K, V]) Get(k K) (V, bool) {
+func (r *Map[K, V]) Get(k K) (V, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.vals[k]
@@ -60,20 +62,20 @@ func (r *Recent[K, V]) Get(k K) (V, bool) {
 }
 
 // Delete forgets k.
-func (r *Recent[K, V]) Delete(k K) {
+func (r *Map[K, V]) Delete(k K) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.vals, k)
 }
 
 // Len returns how many keys are kept.
-func (r *Recent[K, V]) Len() int {
+func (r *Map[K, V]) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.vals)
 }
 
-func (r *Recent[K, V]) insert(k K, v V) {
+func (r *Map[K, V]) insert(k K, v V) {
 	slot := len(r.order)
 	if slot < cap(r.order) {
 		r.order = append(r.order, k)

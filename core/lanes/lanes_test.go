@@ -1,4 +1,4 @@
-package core_test
+package lanes_test
 
 import (
 	"fmt"
@@ -6,12 +6,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
 )
 
 func TestLanesKeepOrderPerKeyAndRunKeysInParallel(t *testing.T) {
 	t.Parallel()
-	var l core.Lanes[string]
+	var l lanes.PerKey[string]
 	var mu sync.Mutex
 	got := map[string][]int{}
 	// Lane "slow" blocks until lane "fast" has run: they must not share a

@@ -1,14 +1,14 @@
-package core_test
+package recent_test
 
 import (
 	"testing"
 
-	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 func TestRecentForgetsTheOldest(t *testing.T) {
 	t.Parallel()
-	r := core.NewRecent[int, string](3)
+	r := recent.New[int, string](3)
 	for i := range 5 {
 		if !r.Add(i, "v") {
 			t.Fatalf("Add(%d) of a new key = false", i)
@@ -48,7 +48,7 @@ func TestRecentKeepsAKeyAddedAgainAfterDelete(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := core.NewRecent[int, string](3)
+			r := recent.New[int, string](3)
 			for _, k := range tc.before {
 				r.Add(k, "v")
 			}
