@@ -25,7 +25,7 @@ check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run go mod tidy"; exit 1; }
 	$(GO) run $(STATICCHECK) ./...
 
-## clis: install the pinned Claude Code, Codex, Gemini CLI and Qwen Code (ACP) for the end-to-end tests.
+## clis: install the pinned Claude Code, Codex, Gemini CLI, Qwen Code and OpenCode (ACP) for the end-to-end tests.
 clis:
 	cd testdata/clis && npm install --no-audit --no-fund # not ci: see .ci/run
 

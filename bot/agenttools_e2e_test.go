@@ -1,13 +1,19 @@
 package bot_test
 
 import (
+	"fmt"
+	"regexp"
+
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/bot"
+
 	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -78,6 +84,7 @@ func TestClaudeNotifiesSchedulesAndAsksThroughTheBotsTools(t *testing.T) {
 	c.start("claude")
 	c.say("get it reviewed")
 	c.expect(`Which branch\?`)
+	toolTokenOffCommandLines(t, f)
 	c.press(owner, "release")
 	c.expect(`Going with it\.`)
 	if !d.sentMessageWith("tests pass, ready for review") {
@@ -141,11 +148,13 @@ func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	cfg := f.config()
-	cfg.AgentTools = "send_file"
+	cfg.AgentTools = "send_file,ask_user"
 	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("codex\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	model := otherCLIs[0].setup(t, f, &cfg,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "call_ask", Namespace: "mcp__jakebot", Name: "ask_user",
+			Input: map[string]any{"question": "Send it?", "options": []string{"yes", "no"}}}},
 		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "call_send", Namespace: "mcp__jakebot", Name: "send_file",
 			Input: map[string]any{"path": "report.txt"}}},
 		plugintest.Reply{Text: []string{"Sent."}})
@@ -153,6 +162,9 @@ func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
 	c := runChat(t, cfg, d)
 	c.start("codex")
 	c.say("send me the report")
+	c.expect(`Send it\?`)
+	toolTokenOffCommandLines(t, f)
+	c.press(owner, "yes")
 	c.expect(`Sent\.`)
 	reqs := model.Requests()
 	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "codex\n" {
@@ -160,7 +172,168 @@ func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
 	}
 }
 
+// toolTokenOffCommandLines checks that the test's running CLI has its
+// turn's token of the bot's MCP server in its environment (readable only
+// by the bot's user), never on its command line (readable by every user).
+func toolTokenOffCommandLines(t testing.TB, f *fixture) {
+	t.Helper()
+	found := false
+	for _, p := range f.alive() {
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.PID))
+		cmdline, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.PID))
+		if err != nil || err2 != nil {
+			continue // gone meanwhile
+		}
+		for kv := range strings.SplitSeq(string(environ), "\x00") {
+			token, ok := strings.CutPrefix(kv, cliproc.ToolTokenEnv+"=")
+			if !ok || token == "" {
+				continue
+			}
+			found = true
+			if strings.Contains(string(cmdline), token) {
+				t.Errorf("the token is on the command line of %s", p)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no running CLI has %s in its environment: %v", cliproc.ToolTokenEnv, f.alive())
+	}
+}
+
 func tail(s string) string { return s[max(0, len(s)-600):] }
+
+// Gemini CLI through ACP gets the bot's MCP server in session/new's
+// mcpServers (HTTP with the turn's bearer token, as it announces
+// mcpCapabilities.http): the model's call of mcp_jakebot_send_file sends
+// the file on the Telegram fake, with no question asked (the tools are
+// the bot's own).
+func TestGeminiSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("gemini\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := otherCLIs[1].setup(t, f, &cfg,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "mcp_jakebot_send_file", Input: map[string]any{"path": "report.txt", "caption": "from gemini"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("gemini")
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	reqs := model.Requests()
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "gemini\n" || docs[0].Caption != "from gemini" {
+		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	}
+}
+
+// Qwen Code, a PLUGINS_FILE entry with mode acp, gets the bot's MCP
+// server the same way: its mcp__jakebot__send_file sends the file.
+func TestQwenSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("qwen\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := setupQwen(t, f, &cfg,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "mcp__jakebot__send_file", Input: map[string]any{"path": "report.txt"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("qwen")
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	reqs := model.Requests()
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "qwen\n" {
+		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	}
+}
+
+// setupQwen makes cfg run the real pinned Qwen Code as the PLUGINS_FILE
+// entry qwen (mode acp) against a fake model with replies.
+func setupQwen(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) *plugintest.OpenAI {
+	t.Helper()
+	o := plugintest.NewOpenAI(t, replies...)
+	setupACP(t, cfg, "qwen", "Qwen Code", plugintest.QwenArgs(o), append(plugintest.QwenEnv(t, f.home), f.mark))
+	return o
+}
+
+// setupACP makes cfg's PLUGINS_FILE hold one mode acp entry of the pinned
+// CLI id, named name, with args and env.
+func setupACP(t testing.TB, cfg *bot.Config, id, name string, args, env []string) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "plugins:\n  - id: %s\n    name: %s\n    bin: %q\n    mode: acp\n    args: [", id, name, plugintest.CLIPath(t, id))
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", a)
+	}
+	b.WriteString("]\n    env:\n")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "      %s: %q\n", k, v)
+	}
+	cfg.PluginsFile = filepath.Join(t.TempDir(), "plugins.yaml")
+	if err := os.WriteFile(cfg.PluginsFile, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// OpenCode, a PLUGINS_FILE entry with mode acp, gets the bot's MCP server
+// too (it announces mcpCapabilities.http): its jakebot_send_file sends
+// the file.
+func TestOpenCodeSendsAFileThroughTheBotsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("opencode\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := plugintest.NewOpenAI(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "jakebot_send_file", Input: map[string]any{"path": "report.txt"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	setupACP(t, &cfg, "opencode", "OpenCode", []string{"acp"}, append(plugintest.OpenCodeEnv(t, f.home, o, true), f.mark))
+	d := openTelegram(t, &cfg).(*telegramDriver)
+	c := runChat(t, cfg, d)
+	c.start("opencode")
+	c.say("send me the report")
+	c.expect(`Sent\.`)
+	reqs := o.Requests()
+	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "opencode\n" {
+		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	}
+}
+
+// The console cannot send files: the agent's send_file prints where the
+// file is, its size and its caption, and the tool's call succeeds.
+func TestClaudeSendsAFileOnTheConsole(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t,
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_send", Name: "mcp__jakebot__send_file",
+			Input: map[string]any{"path": "report.txt", "caption": "the report"}}},
+		plugintest.Reply{Text: []string{"Sent."}})
+	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("all green\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.config()
+	cfg.AgentTools = "send_file"
+	c := f.start(cfg)
+	c.say("/claude start", "send me the report")
+	c.expect(`Claude Code conversation started`)
+	c.expect(regexp.QuoteMeta("📎 The agent sends a file. This platform cannot send files. The file is " +
+		filepath.Join(f.workdir, "report.txt") + " (10 bytes). Caption: the report"))
+	c.expect(`Sent\.`)
+	if got := f.model.Requests()[1].LastUserText(); strings.Contains(got, "cannot") {
+		t.Errorf("the tool's result is %q, want no error", got)
+	}
+}
 
 // sentMessageWith reports whether the bot sent a new message holding
 // text, as notify does.

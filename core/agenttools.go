@@ -187,7 +187,13 @@ func (t *turnActions) SendFile(ctx context.Context, path, caption string) error 
 		}
 		fs, ok := run.a.p.(FileSender)
 		if !ok {
-			return "", Errorf("%s cannot send files", run.qm.m.Key.Platform)
+			// The console: the user is on this machine, and is told
+			// where the file is (as /file does).
+			text, err := t.r.fileWithoutSending(ctx, run.qm.m, conv, path, caption)
+			if err == nil {
+				t.r.reply(run.a, run.qm.m.Target(), "📎 The agent sends a file. "+text)
+			}
+			return "", err
 		}
 		return "", t.r.sendWorkFile(ctx, fs, run.qm.m, conv, path, caption)
 	})

@@ -220,13 +220,24 @@ func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg strin
 	}
 	fs, ok := a.p.(FileSender)
 	if !ok {
-		f, err := r.workFile(ctx, m, conv, arg)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("This platform cannot send files. The file is %s (%s).", f.Path, size(f.Size)), nil
+		return r.fileWithoutSending(ctx, m, conv, arg, "")
 	}
 	return "", r.sendWorkFile(ctx, fs, m, conv, arg, "")
+}
+
+// fileWithoutSending says where arg of conv's workdir is, its size and
+// caption, on a platform that cannot send files (the console), once it
+// passes the checks a file sent would.
+func (r *Router) fileWithoutSending(ctx context.Context, m Message, conv Conversation, arg, caption string) (string, error) {
+	f, err := r.workFile(ctx, m, conv, arg)
+	if err != nil {
+		return "", err
+	}
+	text := fmt.Sprintf("This platform cannot send files. The file is %s (%s).", f.Path, size(f.Size))
+	if caption = strings.TrimSpace(r.cfg.Redactor.Redact(caption)); caption != "" {
+		text += " Caption: " + caption
+	}
+	return text, nil
 }
 
 // sendWorkFile sends arg from conv's workdir to m's place through fs, for

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 // mcpServer is the name Claude Code knows the bot's MCP server by: its
@@ -14,7 +15,9 @@ const mcpServer = "jakebot"
 // mcpArgs tells Claude Code about the bot's MCP server for the turn
 // (issue 31), over streamable HTTP with the turn's bearer token, and lets
 // its tools run without a question: they are the bot's own, bounded by
-// it. Nothing without tools.
+// it. Nothing without tools. The token stays off the command line: Claude
+// Code expands ${VAR} in a header from its environment, where the engine
+// puts it (cliproc.ToolTokenEnv).
 func mcpArgs(tools *core.ToolAccess) []string {
 	if tools == nil {
 		return nil
@@ -25,7 +28,7 @@ func mcpArgs(tools *core.ToolAccess) []string {
 		Headers map[string]string `json:"headers"`
 	}
 	cfg, _ := json.Marshal(map[string]map[string]server{"mcpServers": {mcpServer: {
-		Type: "http", URL: tools.URL, Headers: map[string]string{"Authorization": "Bearer " + tools.Token}}}})
+		Type: "http", URL: tools.URL, Headers: map[string]string{"Authorization": "Bearer ${" + cliproc.ToolTokenEnv + "}"}}}})
 	names := make([]string, len(tools.Tools))
 	for i, t := range tools.Tools {
 		names[i] = "mcp__" + mcpServer + "__" + t

@@ -140,7 +140,7 @@ var _ core.WarmTurn = (*Conn)(nil)
 // waiting for the turn's message. Cancelling life kills the CLI.
 func (c *CLI) Open(life context.Context, t core.Turn, args []string, newProtocol func(*Link) Protocol) (*Conn, error) {
 	procCtx, kill := context.WithCancel(life)
-	proc, err := c.start(procCtx, t.Workdir, args, true)
+	proc, err := c.start(procCtx, t, args, true)
 	if err != nil {
 		kill()
 		return nil, err

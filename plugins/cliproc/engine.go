@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -103,7 +104,7 @@ type Outcome struct {
 // ctx kills the CLI and everything it started. The error is nil for a turn
 // that went well or whose failure the output showed; see ending.Err.
 func (c *CLI) Run(ctx context.Context, t core.Turn, args []string, newProtocol func(*Link) Protocol, emit func(core.Event)) (core.TurnResult, error) {
-	proc, err := c.start(ctx, t.Workdir, args, false)
+	proc, err := c.start(ctx, t, args, false)
 	if err != nil {
 		return core.TurnResult{}, err
 	}
@@ -113,9 +114,20 @@ func (c *CLI) Run(ctx context.Context, t core.Turn, args []string, newProtocol f
 	return c.finish(ctx, t, proc, readErr, proto)
 }
 
-// start starts the CLI in dir; stdin gives it a pipe for a protocol.
-func (c *CLI) start(ctx context.Context, dir string, args []string, stdin bool) (*Process, error) {
-	proc, err := Start(ctx, Spec{Bin: c.Bin, Args: args, Dir: dir, Environ: c.Environ, Env: c.Env, Grace: c.Grace,
+// ToolTokenEnv is the environment variable that holds the turn's bearer
+// token of the bot's MCP server (core.ToolAccess) for a CLI that reads it
+// from there: an argument would show it to every user of the machine
+// (/proc/<pid>/cmdline), the environment only to the bot's.
+const ToolTokenEnv = "JAKEBOT_TOOLS_TOKEN"
+
+// start starts the CLI for t in its workdir; stdin gives it a pipe for a
+// protocol.
+func (c *CLI) start(ctx context.Context, t core.Turn, args []string, stdin bool) (*Process, error) {
+	env := c.Env
+	if t.Tools != nil {
+		env = append(slices.Clip(env), ToolTokenEnv+"="+t.Tools.Token)
+	}
+	proc, err := Start(ctx, Spec{Bin: c.Bin, Args: args, Dir: t.Workdir, Environ: c.Environ, Env: env, Grace: c.Grace,
 		Stdin: stdin, PTY: c.PTY})
 	if errors.Is(err, ErrNotFound) {
 		return nil, core.Errorf("%s CLI not found (%s). %s", c.Name, c.Bin, c.Install)

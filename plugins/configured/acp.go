@@ -13,15 +13,23 @@ import (
 const ACPVersion = acp.ProtocolVersion
 
 // acpState is what a mode acp plugin learnt from its agent: the modes it
-// announced for its last session.
+// announced for its last session, and its slash commands by workdir (an
+// agent adds a project's own commands to its built-in ones) and the last
+// it announced anywhere.
 type acpState struct {
-	mu    sync.Mutex
-	modes []core.Mode
+	mu       sync.Mutex
+	modes    []core.Mode
+	commands map[string][]acp.Command
+	last     []acp.Command
 }
 
+// maxCommandDirs bounds the workdirs whose commands are kept.
+const maxCommandDirs = 256
+
 var (
-	_ core.Warmer       = (*Plugin)(nil)
-	_ core.ModeProvider = (*Plugin)(nil)
+	_ core.Warmer          = (*Plugin)(nil)
+	_ core.ModeProvider    = (*Plugin)(nil)
+	_ core.CommandProvider = (*Plugin)(nil)
 )
 
 // replayProtocol reads a recorded ACP session, answering nothing.
@@ -33,7 +41,7 @@ func (p *Plugin) replayProtocol(link *cliproc.Link) cliproc.Protocol {
 func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		c := acp.New(t, acp.Options{Name: p.spec.Name, Model: t.Model, Mode: t.Mode, SetModel: t.Model, ToolOutput: true,
-			Announced: p.announced}, link)
+			Announced: p.announced, Commands: func(cmds []acp.Command) { p.announcedCommands(t.Workdir, cmds) }}, link)
 		c.Start()
 		return c
 	}

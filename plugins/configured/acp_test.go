@@ -1,7 +1,9 @@
 package configured_test
 
 import (
+	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -70,4 +72,101 @@ func TestACPQwen(t *testing.T) {
 			"RefusesResumeIDs":    "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument: any id without spaces or a leading dash is passed on",
 		},
 	}.Run(t)
+}
+
+// Qwen Code announces its slash commands (available_commands_update):
+// /qwen commands lists them as //commands once a turn has run, and a
+// message "//name …" (the router sends it as "/name …") runs one.
+func TestACPQwenCommands(t *testing.T) {
+	t.Parallel()
+	f := newQwenFixture(t, nil, plugintest.Reply{Text: []string{"Hello."}})
+	p := f.Plugin.(*configured.Plugin)
+	cmd := core.Command{Name: "commands", Plugin: "qwen"}
+	conv := core.Conversation{Plugin: "qwen", Workdir: f.Workdir}
+	if out, err := p.RunCommand(context.Background(), conv, cmd); err != nil || !strings.Contains(out, "once it has run a turn") {
+		t.Errorf("before a turn: %q, %v", out, err)
+	}
+	if tr := f.Run(context.Background(), "hi", ""); tr.Err != nil || tr.Text() != "Hello." {
+		t.Fatalf("turn = %q, %v", tr.Text(), tr.Err)
+	}
+	out, err := p.RunCommand(context.Background(), conv, cmd)
+	if err != nil || !strings.Contains(out, "`//init` — Analyzes the project and creates a tailored QWEN.md file.") {
+		t.Errorf("commands = %q, %v; want //init among them", out, err)
+	}
+	// Qwen Code runs /diff itself: the model is not asked.
+	tr := f.Run(context.Background(), core.ForCLI("//diff"), "")
+	if tr.Err != nil || !strings.HasPrefix(tr.Text(), "No diff available.") || len(f.Model.Requests()) != 1 {
+		t.Errorf("//diff = %q, %v, with %d model requests; want Qwen Code's own answer and only the first turn's request",
+			tr.Text(), tr.Err, len(f.Model.Requests()))
+	}
+}
+
+// newOpenCodeFixture runs the real pinned OpenCode through mode acp
+// against the fake Responses API; ask makes it ask before commands and
+// edits.
+func newOpenCodeFixture(t testing.TB, ask bool, replies ...plugintest.Reply) *plugintest.Fixture {
+	t.Helper()
+	bin := plugintest.CLIPath(t, "opencode")
+	model := plugintest.NewOpenAI(t, replies...)
+	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		env := append(plugintest.OpenCodeEnv(t, home, model, ask), mark)
+		return configured.New(openCodeSpec(bin, env...), nil)
+	})
+}
+
+func openCodeSpec(bin string, env ...string) configured.Spec {
+	return configured.Spec{ID: "opencode", Name: "OpenCode", Bin: bin, Mode: configured.ModeACP, Args: literals([]string{"acp"}),
+		Environ: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Env: env}
+}
+
+// TestACPOpenCode: a PLUGINS_FILE entry with mode acp makes OpenCode a
+// plugin that passes the shared suite, offline on the fake model.
+func TestACPOpenCode(t *testing.T) {
+	t.Parallel()
+	plugintest.Suite{
+		Fixture: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newOpenCodeFixture(t, true, replies...)
+		},
+		Shell: func(cmd string) *plugintest.ToolCall {
+			return &plugintest.ToolCall{Name: "bash", Input: map[string]any{"command": cmd, "description": "Run " + cmd}}
+		},
+		ShellTool: "Shell",
+		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newOpenCodeFixture(t, false, replies...)
+		},
+		ModelError: "OpenCode: API key not valid.",
+		ImageMark:  "input_image",
+		// OpenCode ends the turn on a denial.
+		DenialEndsTurn: true,
+		Bare: func(bin, home string) core.Plugin {
+			return configured.New(openCodeSpec(bin, "HOME="+home), nil)
+		},
+		Install:      "Install it, or fix its bin in the plugins file",
+		WarmsUnasked: true,
+		Lacks: map[string]string{
+			"StaleWarmTurn":    "ACP does not say whether a loaded session changed since; the generic plugin knows no agent's files",
+			"RefusesResumeIDs": "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument",
+			"ShowsShellCommand": "OpenCode announces a call (titled bash) before its input and updates it several times while running: " +
+				"its line shows bash, then the command, then done (one line in the chat, edited), not the two events the suite counts",
+		},
+	}.Run(t)
+}
+
+// Gemini CLI as a mode acp entry (rather than its built-in plugin)
+// answers. (Resuming is the built-in plugin's: the pinned CLI goes on
+// replaying a loaded session after answering session/load, which the
+// generic plugin takes for the turn's answer; see acp.Options.SettleReplay.)
+func TestACPGemini(t *testing.T) {
+	t.Parallel()
+	bin := plugintest.CLIPath(t, "gemini")
+	model := plugintest.NewGemini(t, plugintest.Reply{Text: []string{"The word is ", "tangerine."}})
+	f := plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		env := append(plugintest.GeminiEnv(t, model, home), mark)
+		return configured.New(configured.Spec{ID: "gem", Name: "Gemini CLI", Bin: bin, Mode: configured.ModeACP,
+			Args: literals([]string{"--acp", "--model", "gemini-2.5-flash"}), Environ: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Env: env}, nil)
+	})
+	first := f.Ask(context.Background(), "pick a word", "", core.Answer{})
+	if first.Err != nil || first.Text() != "The word is tangerine." || first.Result.ResumeToken == "" {
+		t.Fatalf("turn = %q, %+v, %v", first.Text(), first.Result, first.Err)
+	}
 }

@@ -35,7 +35,7 @@ func TestLoadExample(t *testing.T) {
 	for _, s := range specs {
 		got = append(got, s.ID+" "+string(s.Mode)+" "+s.Source)
 	}
-	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen_json jsonl testdata/plugins.yaml:33", "qwen acp testdata/plugins.yaml:51"}
+	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen_json jsonl testdata/plugins.yaml:33", "qwen acp testdata/plugins.yaml:51", "opencode_acp acp testdata/plugins.yaml:60"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("example plugins (-want +got):\n%s", diff)
 	}

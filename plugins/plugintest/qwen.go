@@ -18,11 +18,14 @@ const qwenSettings = `{"ui": {"enableFollowupSuggestions": false}, "tools": {"ap
  "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}}`
 
 // QwenEnv returns the environment for Qwen Code in home, whose settings
-// it writes.
+// it writes. QWEN_CODE_LEGACY_MCP_BLOCKING=1 makes session/new connect
+// to the MCP servers it is given before it answers: by default it connects
+// in the background, and a prompt sent at once may reach the model before
+// their tools do (the tool is then "not found in registry").
 func QwenEnv(t testing.TB, home string) []string {
 	t.Helper()
 	writeSettings(t, filepath.Join(home, ".qwen"), qwenSettings)
-	return []string{"HOME=" + home, "TMPDIR=" + tmpDir(t, home), "OPENAI_API_KEY=", "NO_COLOR=1"}
+	return []string{"HOME=" + home, "TMPDIR=" + tmpDir(t, home), "OPENAI_API_KEY=", "NO_COLOR=1", "QWEN_CODE_LEGACY_MCP_BLOCKING=1"}
 }
 
 // writeSettings writes a CLI's settings.json into dir.

@@ -73,6 +73,9 @@ type Options struct {
 	// Announced gets what the agent announced of a session: its modes
 	// and models.
 	Announced func(Session)
+	// Commands gets the slash commands the agent announced for the
+	// turn's session, each time it does.
+	Commands func([]Command)
 }
 
 // Client is one turn's conversation with an ACP agent: a cliproc.Protocol
@@ -93,8 +96,8 @@ type Client struct {
 	// since the last ping. Both belong to the reading goroutine, as do
 	// canLoad (the agent loads sessions) and setup (the calls left to
 	// make before the prompt).
-	replaying, heard, canLoad bool
-	setup                     []call
+	replaying, heard, canLoad, mcpHTTP bool
+	setup                              []call
 	// prompting is set once the prompt is sent: updates before it are
 	// the loaded session's history.
 	prompting atomic.Bool
@@ -164,6 +167,9 @@ func (a *Client) Line(b []byte) {
 	case m.IsRequest():
 		a.request(m)
 	case m.Method == "session/update":
+		if a.commands(m.Params) {
+			return
+		}
 		if a.prompting.Load() {
 			a.update(m.Params)
 		} else if a.replaying {
@@ -259,9 +265,11 @@ func (a *Client) response(m jsonrpc.Message) {
 		}
 		a.nextSetup()
 	case m.Error != nil:
-		msg := m.Error.Message
+		// JSON-RPC's generic -32603 says nothing: OpenCode puts the
+		// error after it, Gemini CLI in its details.
+		msg := strings.TrimPrefix(m.Error.Message, "Internal error: ")
 		if msg == "Internal error" && m.Error.Data.Details != "" {
-			msg = m.Error.Data.Details // JSON-RPC's generic -32603 says nothing
+			msg = m.Error.Data.Details
 		}
 		if a.opts.Limit != nil {
 			if w, ok := a.opts.Limit(msg); ok {
@@ -294,14 +302,15 @@ func (a *Client) cannotResume(why string) {
 
 // initialized takes the agent's capabilities and asks for the session.
 func (a *Client) initialized(result json.RawMessage) {
-	a.canLoad = CapabilitiesOf(result).LoadSession
+	caps := CapabilitiesOf(result)
+	a.canLoad, a.mcpHTTP = caps.LoadSession, caps.MCPHTTP
 	switch {
 	case a.turn.ResumeToken == "":
 		a.newSession()
 	case !a.canLoad:
 		a.cannotResume("it does not offer session/load")
 	default:
-		_ = a.rpc.Call(idSession, "session/load", map[string]any{"cwd": a.turn.Workdir, "mcpServers": []any{}, "sessionId": a.turn.ResumeToken})
+		_ = a.rpc.Call(idSession, "session/load", map[string]any{"cwd": a.turn.Workdir, "mcpServers": a.mcpServers(), "sessionId": a.turn.ResumeToken})
 	}
 }
 
@@ -313,7 +322,7 @@ func (a *Client) newSession() {
 		a.mu.Lock()
 		a.message = t
 		a.mu.Unlock()
-		_ = a.rpc.Call(idSession, "session/new", map[string]any{"cwd": a.turn.Workdir, "mcpServers": []any{}})
+		_ = a.rpc.Call(idSession, "session/new", map[string]any{"cwd": a.turn.Workdir, "mcpServers": a.mcpServers()})
 	})
 }
 

@@ -15,6 +15,9 @@ type Capabilities struct {
 	LoadSession, ListSessions bool
 	// AuthMethods are the sign-ins the agent knows, by name.
 	AuthMethods []string
+	// MCPHTTP: the agent connects to MCP servers over streamable HTTP
+	// (mcpCapabilities.http), not only stdio.
+	MCPHTTP bool
 }
 
 // CapabilitiesOf reads initialize's answer.
@@ -32,13 +35,16 @@ func CapabilitiesOf(result json.RawMessage) Capabilities {
 		} `json:"authMethods"`
 		Caps struct {
 			LoadSession bool `json:"loadSession"`
-			Session     struct {
+			MCP         struct {
+				HTTP bool `json:"http"`
+			} `json:"mcpCapabilities"`
+			Session struct {
 				List json.RawMessage `json:"list"`
 			} `json:"sessionCapabilities"`
 		} `json:"agentCapabilities"`
 	}
 	_ = json.Unmarshal(result, &r)
-	c := Capabilities{ProtocolVersion: r.ProtocolVersion, LoadSession: r.Caps.LoadSession,
+	c := Capabilities{ProtocolVersion: r.ProtocolVersion, LoadSession: r.Caps.LoadSession, MCPHTTP: r.Caps.MCP.HTTP,
 		ListSessions: len(r.Caps.Session.List) > 0 && string(r.Caps.Session.List) != "null",
 		Agent:        strings.TrimSpace(firstOf(r.AgentInfo.Title, r.AgentInfo.Name) + " " + r.AgentInfo.Version)}
 	for _, m := range r.AuthMethods {

@@ -21,8 +21,15 @@ type toolCall struct {
 	// RawInput is the tool's input as the agent gives it; a shell
 	// command's is {"command": …} by the agents tried.
 	RawInput json.RawMessage `json:"rawInput"`
-	// Meta says whose call it is (see helpers.go).
-	Meta helperMeta `json:"_meta"`
+	// Meta says whose call it is (helpers.go) and, from Qwen Code, the
+	// tool's own name.
+	Meta toolMeta `json:"_meta"`
+}
+
+// toolMeta is what a tool call's _meta says.
+type toolMeta struct {
+	helperMeta
+	ToolName string `json:"toolName"` // Qwen Code's name of the tool
 }
 
 // content is what a tool call produced; an agent reports a file edit as a
@@ -51,7 +58,7 @@ func (a *Client) update(params json.RawMessage) {
 			// tool call.
 			Content json.RawMessage `json:"content"`
 			// Meta names the subagent whose update it is (helpers.go).
-			Meta helperMeta `json:"_meta"`
+			Meta toolMeta `json:"_meta"`
 			toolCall
 			// plan
 			Entries []struct {
@@ -310,7 +317,11 @@ func (a *Client) request(m jsonrpc.Message) {
 			a.link.Logger().Warn(a.opts.Name+": answer a permission request", "err", err)
 		}
 	}
-	if !a.turn.Ask {
+	switch {
+	case a.ownTool(call):
+		answer(core.Answer{Decision: core.Allow})
+		return
+	case !a.turn.Ask:
 		answer(core.Answer{Decision: core.Deny})
 		return
 	}

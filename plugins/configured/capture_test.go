@@ -1,0 +1,62 @@
+package configured_test
+
+import (
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/configured"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+var (
+	capture = flag.Bool("capture", false, "run the pinned ACP agents against the fake model and rewrite testdata/<agent>/acp/*.jsonl at the repository root")
+	update  = flag.Bool("update", false, "rewrite the golden files in testdata/")
+)
+
+// qwenCases are the `qwen --acp` sessions the golden tests replay: one
+// turn each, every question answered with allow unless the case says.
+var qwenCases = []plugintest.SessionCase{
+	{Name: "text", Replies: []plugintest.Reply{{Text: []string{"Hello", " from", " the fake."}}}},
+	{Name: "approval", Replies: []plugintest.Reply{
+		{Text: []string{"Creating ", "the file."}, Tool: &plugintest.ToolCall{Name: "run_shell_command",
+			Input: map[string]any{"command": "echo made > made.txt", "is_background": false}}},
+		{Text: []string{"Done."}},
+	}},
+	{Name: "denied", Answer: core.Answer{Decision: core.Deny, Reason: "not here"}, Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "touch denied.txt", "is_background": false}}},
+		{Text: []string{"I may not."}},
+	}},
+	{Name: "api_error", Replies: []plugintest.Reply{{Status: 400, Message: "API key not valid."}}},
+}
+
+// TestCaptureQwen rewrites the recorded Qwen Code sessions from the real
+// CLI: go test ./plugins/configured -run TestCaptureQwen -capture.
+func TestCaptureQwen(t *testing.T) {
+	plugintest.RecordSessions(t, *capture, "qwen", "acp", qwenCases, func(t *testing.T, bin string, c plugintest.SessionCase) (core.Plugin, plugintest.Model) {
+		model, home := plugintest.NewOpenAI(t, c.Replies...), plugintest.Home(t)
+		return configured.New(qwenSpec(bin, home, plugintest.QwenArgs(model), plugintest.QwenEnv(t, home)...), nil), model
+	})
+}
+
+// acpRecordings are the ACP agents' sessions recorded by the captures
+// (repository testdata/<agent>/acp), read as a mode acp plugin reads them.
+var acpRecordings = plugintest.Recordings{
+	Sessions:      []string{"../../testdata/qwen/acp/*.jsonl"},
+	SessionPrefix: "qwen_",
+	Read: func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+		return configured.New(configured.Spec{ID: "agent", Name: "Agent", Bin: "agent", Mode: configured.ModeACP}, nil).ReadStream(r, emit)
+	},
+}
+
+func TestACPGolden(t *testing.T) {
+	plugintest.Goldens(t, plugintest.Streams(t, acpRecordings.Sessions...), acpRecordings.SessionPrefix, *update, acpRecordings.Read)
+}
+
+func FuzzACP(f *testing.F) {
+	acpRecordings.Fuzz(f,
+		[]byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s"}}`+"\n"+`{"jsonrpc":"2.0","method":"session/update","params":{"update":null}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":1}]}}}`),
+		[]byte(`{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"toolCall":{"toolCallId":"t","_meta":{"toolName":"mcp__jakebot__x"}},"options":null}}`))
+}

@@ -1,0 +1,42 @@
+package acp
+
+import (
+	"slices"
+	"strings"
+)
+
+// MCPServer is the name the agent knows the bot's MCP server by.
+const MCPServer = "jakebot"
+
+// mcpServers is session/new's and session/load's mcpServers: the bot's
+// own MCP server for the turn (issue 31) over streamable HTTP with the
+// turn's bearer token, for an agent that announced it connects over HTTP.
+// An agent that takes only stdio gets none (the server is HTTP only), and
+// a warning says so once.
+func (a *Client) mcpServers() []any {
+	tools := a.turn.Tools
+	switch {
+	case tools == nil:
+		return []any{}
+	case !a.mcpHTTP:
+		a.link.Logger().Warn(a.opts.Name + " does not announce MCP over HTTP (mcpCapabilities.http): its turns go without jake-bot's tools")
+		return []any{}
+	}
+	return []any{map[string]any{"type": "http", "name": MCPServer, "url": tools.URL,
+		"headers": []any{map[string]any{"name": "Authorization", "value": "Bearer " + tools.Token}}}}
+}
+
+// ownTool reports whether a permission request is for one of the bot's
+// tools given to the turn, which need no approval (they are its own,
+// bounded by it). ACP does not name a call's MCP server: Gemini CLI
+// titles the call "<tool> (jakebot MCP Server)", Qwen Code names it
+// mcp__jakebot__<tool> in _meta.toolName.
+func (a *Client) ownTool(c toolCall) bool {
+	if a.turn.Tools == nil {
+		return false
+	}
+	return slices.ContainsFunc(a.turn.Tools.Tools, func(tool string) bool {
+		return strings.TrimSpace(c.Title) == tool+" ("+MCPServer+" MCP Server)" ||
+			c.Meta.ToolName == "mcp__"+MCPServer+"__"+tool
+	})
+}

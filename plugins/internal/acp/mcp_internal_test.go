@@ -1,0 +1,78 @@
+package acp
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/core"
+)
+
+// The bot's MCP server goes in session/new and session/load, over HTTP
+// with the turn's bearer token, to an agent that announces MCP over HTTP
+// and to no other; a permission request for one of the turn's tools is
+// allowed without a question (Gemini CLI's title, Qwen Code's _meta), any
+// other call of the same look is not.
+func TestClientMCPServers(t *testing.T) {
+	t.Parallel()
+	tools := &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "tok", Tools: []string{"send_file"}}
+	server := `"mcpServers":[{"headers":[{"name":"Authorization","value":"Bearer tok"}],"name":"jakebot","type":"http","url":"http://127.0.0.1:1/mcp"}]`
+	permission := func(id, call string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":` + call +
+			`,"options":[{"optionId":"yes","kind":"allow_once"},{"optionId":"no","kind":"reject_once"}]}}`
+	}
+	for _, tc := range []struct {
+		name, caps, resume string
+		want               []string
+	}{
+		{"new", `{"mcpCapabilities":{"http":true}}`, "", []string{`"method":"session/new","params":{"cwd":"/w",` + server}},
+		{"load", `{"loadSession":true,"mcpCapabilities":{"http":true,"sse":true}}`, "s1",
+			[]string{`"method":"session/load","params":{"cwd":"/w",` + server + `,"sessionId":"s1"}`}},
+		{"stdio only", `{}`, "", []string{`"method":"session/new","params":{"cwd":"/w","mcpServers":[]}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			turn := core.Turn{Workdir: "/w", Prompt: "hi", ResumeToken: tc.resume, Tools: tools}
+			sent, _, _ := run(t, turn, Options{},
+				`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":`+tc.caps+`}}`)
+			if len(sent) != 2 || !strings.Contains(sent[1], tc.want[0]) {
+				t.Errorf("sent\n%s\nwant %s", strings.Join(sent, "\n"), tc.want[0])
+			}
+		})
+	}
+	sent, _, _ := run(t, core.Turn{Workdir: "/w", Prompt: "hi", Tools: tools}, Options{},
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+		permission("7", `{"toolCallId":"g","title":"send_file (jakebot MCP Server)","kind":"other"}`),
+		permission("8", `{"toolCallId":"q","title":"{}","kind":"other","_meta":{"toolName":"mcp__jakebot__send_file"}}`),
+		permission("9", `{"toolCallId":"o","title":"notify (jakebot MCP Server)","kind":"other","_meta":{"toolName":"mcp__jakebot__notify"}}`),
+		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
+	for id, want := range map[string]string{"7": "yes", "8": "yes", "9": "no"} {
+		if !strings.Contains(strings.Join(sent, "\n"), `{"id":`+id+`,"jsonrpc":"2.0","result":{"outcome":{"optionId":"`+want+`"`) {
+			t.Errorf("permission %s: sent\n%s\nwant %s", id, strings.Join(sent, "\n"), want)
+		}
+	}
+}
+
+// The commands an agent announces reach Options.Commands whenever they
+// come, before the prompt too, and are not the turn's output.
+func TestClientCommands(t *testing.T) {
+	t.Parallel()
+	var got [][]Command
+	_, events, _ := run(t, core.Turn{Workdir: "/w", Prompt: "hi"}, Options{Commands: func(c []Command) { got = append(got, c) }},
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+		update(`{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"init","description":"Write QWEN.md"},`+
+			`{"name":"review","description":"Review","input":{"hint":"pr-number"}},{"description":"nameless"}]}`),
+		update(`{"sessionUpdate":"available_commands_update","availableCommands":[]}`),
+		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
+	want := [][]Command{{{Name: "init", Description: "Write QWEN.md"}, {Name: "review", Description: "Review", Hint: "pr-number"}}, {}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(got[1]) != 0 {
+		t.Errorf("commands %+v, want %+v", got, want)
+	}
+	for _, ev := range events {
+		if ev.Kind != core.EventSession {
+			t.Errorf("event %+v: the announcement is no output", ev)
+		}
+	}
+}
