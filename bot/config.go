@@ -396,7 +396,7 @@ func parseLevel(s string) (slog.Level, error) {
 // allowed root, where any agent could read them: .env when it sets a
 // withheld variable (a model API key alone does not count: the CLI gets
 // it anyway), the credential files (NATS_CREDS, NATS_NKEY, NATS_KEY,
-// WEB_TLS_KEY), the state file (the conversations' resume tokens and
+// WEB_TLS_KEY), the state file (the conversations' session ids and
 // always-allowed tools) and the audit log.
 func (cfg Config) CheckSecretFiles(roots core.Roots) error {
 	type file struct{ path, what, fix string }

@@ -24,7 +24,7 @@ func backgrounded(answered, finish chan struct{}) func(context.Context, core.Tur
 		case <-finish:
 			emit(core.Event{Kind: core.EventBackground, Background: &core.Background{Answered: true}})
 			emit(core.TextEvent("\n\nThe job finished: bgdone."))
-			return core.TurnResult{ResumeToken: "tok"}, nil
+			return core.TurnResult{SessionID: "tok"}, nil
 		case <-ctx.Done():
 			return core.TurnResult{}, ctx.Err()
 		}

@@ -47,7 +47,7 @@ type Command struct {
 	// Plugin is the plugin a plugin command names; for a bare /resume it is
 	// empty.
 	Plugin string
-	// Arg is the rest of the line: a workdir, a resume id, "all".
+	// Arg is the rest of the line: a workdir, a session id, "all".
 	Arg string
 }
 
@@ -57,7 +57,7 @@ type ArgKind int
 const (
 	// ArgNone: nothing may follow.
 	ArgNone ArgKind = iota
-	// ArgWord: one word, such as a resume id.
+	// ArgWord: one word, such as a session id.
 	ArgWord
 	// ArgText: the rest of the line, spaces included, such as a path.
 	ArgText

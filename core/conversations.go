@@ -14,11 +14,11 @@ type Conversation struct {
 	Plugin string
 	// Runner is the runner the conversation works on ("box2"), empty
 	// for this machine. Workdir, Worktree and Repo are paths there.
-	Runner      string
-	Workdir     string
-	ResumeToken string
-	Started     time.Time
-	LastUsed    time.Time
+	Runner    string
+	Workdir   string
+	SessionID string
+	Started   time.Time
+	LastUsed  time.Time
 	// AllowedTools are the tools answered "always allow" in this
 	// conversation: asked about again, they are allowed at once.
 	AllowedTools []string
@@ -194,8 +194,8 @@ func (c *State) Load(entries []Entry) {
 // SessionOwner is who started a CLI session from chat: only they (and
 // admins) may list and resume it.
 type SessionOwner struct {
-	Plugin  string
-	Session string
+	Plugin    string
+	SessionID string
 	// Owner is the author's "platform/user".
 	Owner string
 }
@@ -232,14 +232,14 @@ func (c *State) Owners() []SessionOwner {
 	c.mu.RLock()
 	out := make([]SessionOwner, 0, len(c.owners))
 	for ref, owner := range c.owners {
-		out = append(out, SessionOwner{Plugin: ref.plugin, Session: ref.session, Owner: owner})
+		out = append(out, SessionOwner{Plugin: ref.plugin, SessionID: ref.session, Owner: owner})
 	}
 	c.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Plugin != out[j].Plugin {
 			return out[i].Plugin < out[j].Plugin
 		}
-		return out[i].Session < out[j].Session
+		return out[i].SessionID < out[j].SessionID
 	})
 	return out
 }
@@ -249,7 +249,7 @@ func (c *State) LoadOwners(owners []SessionOwner) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, o := range owners {
-		c.owners[sessionRef{o.Plugin, o.Session}] = o.Owner
+		c.owners[sessionRef{o.Plugin, o.SessionID}] = o.Owner
 	}
 }
 

@@ -27,11 +27,11 @@ func idleConversationBytes(n int) float64 {
 			Thread:   fmt.Sprintf("5555555555%08d", i),
 		}
 		convs.Put(key, core.Conversation{
-			Plugin:      "claude",
-			Workdir:     "/home/dev/src/project",
-			ResumeToken: fmt.Sprintf("1ce8f0c3-3b99-4530-a951-%012d", i),
-			Started:     now,
-			LastUsed:    now,
+			Plugin:    "claude",
+			Workdir:   "/home/dev/src/project",
+			SessionID: fmt.Sprintf("1ce8f0c3-3b99-4530-a951-%012d", i),
+			Started:   now,
+			LastUsed:  now,
 		})
 	}
 	runtime.GC()
@@ -63,7 +63,7 @@ func TestConversationsConcurrentUse(t *testing.T) {
 			for i := range 200 {
 				k := core.ConversationKey{Platform: "p", User: fmt.Sprint(w), Channel: fmt.Sprint(i % 10)}
 				convs.Put(k, core.Conversation{Plugin: "claude"})
-				convs.Update(k, func(c *core.Conversation) { c.ResumeToken = "t" })
+				convs.Update(k, func(c *core.Conversation) { c.SessionID = "t" })
 				convs.Get(k)
 				if i%3 == 0 {
 					convs.End(k)

@@ -10,7 +10,7 @@ const (
 	EventText EventKind = iota
 	// EventBlock adds Block, or replaces the block with the same ID.
 	EventBlock
-	// EventSession reports the resume token (and model) as soon as the CLI
+	// EventSession reports the session id (and model) as soon as the CLI
 	// announces it, so a turn cut short can still be resumed.
 	EventSession
 	// EventQuestion asks the chat before a tool runs; Question holds it.
@@ -28,19 +28,21 @@ const (
 
 // Event is what a Plugin emits while a turn runs.
 type Event struct {
-	Kind        EventKind
-	Text        string
-	Block       ResponseBlock
-	ResumeToken string
-	Model       string
-	Question    *Question
-	Limit       *UsageWindow
-	Background  *Background
+	Kind       EventKind
+	Text       string
+	Block      ResponseBlock
+	SessionID  string
+	Model      string
+	Question   *Question
+	Limit      *UsageWindow
+	Background *Background
 }
 
 // TurnResult is a turn's outcome as the CLI reported it.
 type TurnResult struct {
-	ResumeToken string
+	// SessionID is the session the turn ran in, for the next turn's
+	// resume. (ResumeToken on the runners' wire, as before.)
+	SessionID string `json:"ResumeToken"`
 	// IsError is true when the CLI reported a failed turn. The plugin has
 	// already emitted an error block saying why.
 	IsError  bool

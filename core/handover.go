@@ -19,10 +19,10 @@ type Handover interface {
 func (r *Router) terminalLine(conv Conversation) string {
 	p, ok := r.cfg.Plugins.Get(conv.Plugin)
 	h, can := p.(Handover)
-	if !ok || !can || conv.ResumeToken == "" {
+	if !ok || !can || conv.SessionID == "" {
 		return ""
 	}
-	line := "cd " + shellQuote(conv.Workdir) + " && " + h.ResumeCommand(conv.ResumeToken)
+	line := "cd " + shellQuote(conv.Workdir) + " && " + h.ResumeCommand(conv.SessionID)
 	if conv.Runner != "" {
 		return line + " (on " + conv.Runner + ")"
 	}

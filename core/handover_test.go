@@ -21,8 +21,8 @@ func TestHandOverToTheTerminal(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo, List: plugintest.History([]core.ConversationInfo{
-		{ID: "0b0b0b0b-newest", Title: "the newest", Updated: now},
-		{ID: "0a0a0a0a-older", Title: "an older one", Updated: now.Add(-time.Hour)},
+		{SessionID: "0b0b0b0b-newest", Title: "the newest", Updated: now},
+		{SessionID: "0a0a0a0a-older", Title: "an older one", Updated: now.Add(-time.Hour)},
 	})}
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
 		reg, err := core.NewRegistry(handing{p})

@@ -22,14 +22,14 @@ func refusedOnce(cut bool) func(context.Context, core.Turn, func(core.Event)) (c
 	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		if calls.Add(1) > 1 {
 			emit(core.TextEvent("echo: " + t.Prompt))
-			return core.TurnResult{ResumeToken: "s1"}, nil
+			return core.TurnResult{SessionID: "s1"}, nil
 		}
 		if cut {
 			emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "make"}))
 		}
 		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 100, ResetsAt: coretest.Epoch.Add(time.Hour), Rejected: true}))
 		emit(core.ErrorEvent("You've hit your 5-hour limit · resets 4:04am (UTC)"))
-		return core.TurnResult{ResumeToken: "s1", IsError: true}, nil
+		return core.TurnResult{SessionID: "s1", IsError: true}, nil
 	}
 }
 
@@ -150,7 +150,7 @@ func TestRefusedTurnsOfOneUserContinueInTheirOrder(t *testing.T) {
 		}
 		<-release
 		emit(core.TextEvent("echo: " + turn.Prompt))
-		return core.TurnResult{ResumeToken: "s1"}, nil
+		return core.TurnResult{SessionID: "s1"}, nil
 	}, clock, nil)
 	in := func(channel, text string) {
 		f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: channel}, Text: text})

@@ -33,8 +33,8 @@ func TestLookupAppliesThePolicy(t *testing.T) {
 		c.Redactor = core.NewRedactor([]string{"hunter2-very-secret"})
 	})
 	f.plugin.List = plugintest.History([]core.ConversationInfo{
-		{ID: "mine", Title: "paste hunter2-very-secret here"},
-		{ID: "theirs", Title: "someone else's"},
+		{SessionID: "mine", Title: "paste hunter2-very-secret here"},
+		{SessionID: "theirs", Title: "someone else's"},
 	})
 	f.router.Conversations().SetOwner("fake", "mine", "fake/alice")
 	msg := func(user string) core.Message {
@@ -65,7 +65,7 @@ func TestLookupAppliesThePolicy(t *testing.T) {
 		}
 		var out []string
 		for _, c := range infos {
-			out = append(out, c.ID+": "+c.Title)
+			out = append(out, c.SessionID+": "+c.Title)
 		}
 		return out
 	}

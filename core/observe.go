@@ -44,23 +44,23 @@ const (
 )
 
 // Record is what the router tells an Observer about one message it
-// handled. It holds no secret: ResumeToken is the CLI's session id, and
+// handled. It holds no secret: SessionID is the CLI's session id, and
 // Text is the user's message, which observers write only when configured
 // to.
 type Record struct {
 	Kind RecordKind
 	// ID correlates the records and log lines of one message.
-	ID          string
-	Time        time.Time
-	Key         ConversationKey
-	Author      string
-	Command     string
-	Plugin      string
-	Workdir     string
-	ResumeToken string
-	Duration    time.Duration
-	Outcome     string
-	CostUSD     float64
+	ID        string
+	Time      time.Time
+	Key       ConversationKey
+	Author    string
+	Command   string
+	Plugin    string
+	Workdir   string
+	SessionID string
+	Duration  time.Duration
+	Outcome   string
+	CostUSD   float64
 	// InputTokens and OutputTokens are a turn's, as its CLI reported them.
 	InputTokens  int
 	OutputTokens int

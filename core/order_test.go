@@ -25,7 +25,7 @@ func (h heldTurns) run(id string) func(context.Context, core.Turn, func(core.Eve
 			return core.TurnResult{}, ctx.Err()
 		}
 		emit(core.TextEvent(id + " answers " + t.Prompt))
-		return core.TurnResult{ResumeToken: id + "-" + t.Prompt}, nil
+		return core.TurnResult{SessionID: id + "-" + t.Prompt}, nil
 	}
 }
 
@@ -75,7 +75,7 @@ func TestRouterMessageKeepsItsConversation(t *testing.T) {
 	f.expect("one answers hello")
 	f.expect("one answers hi")
 	f.router.Wait()
-	if turn := <-one.Started(); turn.Prompt != "hi" || turn.ResumeToken != "one-hello" {
+	if turn := <-one.Started(); turn.Prompt != "hi" || turn.SessionID != "one-hello" {
 		t.Errorf("queued turn = %+v, want hi on plugin one, resuming one-hello", turn)
 	}
 	if len(two.Turns()) != 0 {

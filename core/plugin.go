@@ -14,9 +14,9 @@ type Turn struct {
 	Key     ConversationKey
 	Workdir string
 	Prompt  string
-	// ResumeToken is the CLI's session id from the previous turn, or empty
-	// for a new session.
-	ResumeToken string
+	// SessionID is the CLI's session id from the previous turn, or empty
+	// for a new session. (ResumeToken on the runners' wire, as before.)
+	SessionID string `json:"ResumeToken"`
 	// Ask says the chat answers questions: a plugin whose CLI can ask
 	// before a tool runs emits an EventQuestion instead of leaving the
 	// decision to the CLI's permission mode.
@@ -63,9 +63,10 @@ type ModeProvider interface {
 
 // ConversationInfo summarises a past conversation from a CLI's own history.
 type ConversationInfo struct {
-	ID      string
-	Title   string
-	Updated time.Time
+	// SessionID is what resumes it (ID on the runners' wire, as before).
+	SessionID string `json:"ID"`
+	Title     string
+	Updated   time.Time
 }
 
 // Plugin runs one coding CLI. Implementations must be safe for concurrent
@@ -86,10 +87,10 @@ type Plugin interface {
 	Conversations(ctx context.Context, workdir string) ([]ConversationInfo, error)
 }
 
-// ResumeIDChecker is implemented by plugins whose resume ids have a known
+// SessionIDChecker is implemented by plugins whose session ids have a known
 // format; the router refuses ids that fail the check before they reach a CLI.
-type ResumeIDChecker interface {
-	CheckResumeID(id string) error
+type SessionIDChecker interface {
+	CheckSessionID(id string) error
 }
 
 // SessionKeeper is implemented by plugins that may be unable to continue a

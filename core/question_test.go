@@ -15,7 +15,7 @@ import (
 func asking(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	if !turn.Ask {
 		emit(core.TextEvent("not asked"))
-		return core.TurnResult{ResumeToken: "tok"}, nil
+		return core.TurnResult{SessionID: "tok"}, nil
 	}
 	got := make(chan core.Answer, 1)
 	emit(core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
@@ -26,7 +26,7 @@ func asking(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.Tu
 	case <-ctx.Done():
 		return core.TurnResult{}, ctx.Err()
 	}
-	return core.TurnResult{ResumeToken: "tok"}, nil
+	return core.TurnResult{SessionID: "tok"}, nil
 }
 
 // newAskingFixture is a router asking about Bash in a shared thread, its

@@ -24,7 +24,7 @@ func TestRouterSendsAQueuedMessageNow(t *testing.T) {
 			}
 		}
 		emit(core.TextEvent("done " + turn.Prompt))
-		return core.TurnResult{ResumeToken: "tok"}, nil
+		return core.TurnResult{SessionID: "tok"}, nil
 	})
 	t.Cleanup(func() { close(release) })
 	shared := core.ConversationKey{Platform: "fake", Channel: "c", Thread: "t"}
@@ -85,7 +85,7 @@ func TestRouterSendsNowFromAnotherConversation(t *testing.T) {
 			return core.TurnResult{}, ctx.Err()
 		}
 		emit(core.TextEvent("done " + turn.Prompt))
-		return core.TurnResult{ResumeToken: "tok"}, nil
+		return core.TurnResult{SessionID: "tok"}, nil
 	}, nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "carol") })
 	f.say("alice", "/fake start")
 	f.expect("conversation started")

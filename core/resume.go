@@ -32,15 +32,15 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	fmt.Fprintf(&b, "%s conversations in %s (newest first):", p.Name(), wd)
 	var choices []Choice
 	for i, c := range infos[:min(len(infos), listLimit)] {
-		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.ID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
+		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.SessionID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
 		if admin {
-			owner := r.convs.Owner(p.ID(), c.ID)
+			owner := r.convs.Owner(p.ID(), c.SessionID)
 			if owner == "" {
 				owner = "not started from chat"
 			}
 			fmt.Fprintf(&b, "  [%s]", owner)
 		}
-		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.ID})
+		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.SessionID})
 	}
 	if o, ok := a.p.(ChoiceOfferer); ok {
 		if _, err := o.OfferChoices(ctx, m.Target(), r.cfg.Redactor.Redact(b.String()), choices); err == nil {
@@ -138,11 +138,11 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	wd := where.Shown(where.Workdir)
 	info, err := pickConversation(infos, cmd.Arg)
 	if err != nil {
-		if c, ok := p.(ResumeIDChecker); ok && !listed {
+		if c, ok := p.(SessionIDChecker); ok && !listed {
 			// A CLI without a listing: trust an id of the right form,
 			// of a session the author may resume.
-			if cerr := c.CheckResumeID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
-				info, err = ConversationInfo{ID: cmd.Arg}, nil
+			if cerr := c.CheckSessionID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
+				info, err = ConversationInfo{SessionID: cmd.Arg}, nil
 			}
 		}
 		if err != nil {
@@ -151,13 +151,13 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	}
 	// An id from the CLI's history on disk reaches its argv too: it must
 	// have the form the CLI's ids have, whatever a file there is named.
-	if c, ok := p.(ResumeIDChecker); ok {
-		if err := c.CheckResumeID(info.ID); err != nil {
+	if c, ok := p.(SessionIDChecker); ok {
+		if err := c.CheckSessionID(info.SessionID); err != nil {
 			return "", err
 		}
 	}
 	now := r.clock.Now()
-	conv := Conversation{Plugin: p.ID(), Runner: where.Runner, Workdir: where.Workdir, ResumeToken: info.ID, Started: now, LastUsed: now}
+	conv := Conversation{Plugin: p.ID(), Runner: where.Runner, Workdir: where.Workdir, SessionID: info.SessionID, Started: now, LastUsed: now}
 	if old, ok := r.lastConversation(m); ok && old.Worktree != "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
 		// Resumed in the worktree: the conversation keeps it.
 		conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
@@ -167,7 +167,7 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	if info.Title != "" {
 		title = " (" + Shorten(info.Title, 60) + ")"
 	}
-	return fmt.Sprintf("Resumed %s conversation %s%s in %s. Just type to chat.", p.Name(), info.ID, title, wd), nil
+	return fmt.Sprintf("Resumed %s conversation %s%s in %s. Just type to chat.", p.Name(), info.SessionID, title, wd), nil
 }
 
 // ownSessions keeps the sessions m's author may see and resume: the ones
@@ -179,7 +179,7 @@ func (r *Router) ownSessions(m Message, pluginID string, infos []ConversationInf
 	}
 	var own []ConversationInfo
 	for _, c := range infos {
-		if r.mayResume(m, pluginID, c.ID) {
+		if r.mayResume(m, pluginID, c.SessionID) {
 			own = append(own, c)
 		}
 	}
@@ -201,10 +201,10 @@ func pickConversation(infos []ConversationInfo, arg string) (ConversationInfo, e
 	}
 	var found []ConversationInfo
 	for _, c := range infos {
-		if c.ID == arg {
+		if c.SessionID == arg {
 			return c, nil
 		}
-		if strings.HasPrefix(c.ID, arg) {
+		if strings.HasPrefix(c.SessionID, arg) {
 			found = append(found, c)
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // echo answers with the prompt and a new token.
 func echo(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	emit(core.TextEvent("echo: " + t.Prompt))
-	return core.TurnResult{ResumeToken: "tok-" + t.Prompt}, nil
+	return core.TurnResult{SessionID: "tok-" + t.Prompt}, nil
 }
 
 type routerFixture struct {
@@ -104,11 +104,11 @@ func TestRouterConversationFlow(t *testing.T) {
 	f.expect("echo: one")
 	f.router.Wait()
 	f.say("alice", "two")
-	if turn := <-f.plugin.Started(); turn.ResumeToken != "" || turn.Prompt != "one" {
+	if turn := <-f.plugin.Started(); turn.SessionID != "" || turn.Prompt != "one" {
 		t.Fatalf("first turn = %+v, want a new session", turn)
 	}
-	if turn := <-f.plugin.Started(); turn.ResumeToken != "tok-one" {
-		t.Fatalf("second turn resumes %q, want the first turn's token", turn.ResumeToken)
+	if turn := <-f.plugin.Started(); turn.SessionID != "tok-one" {
+		t.Fatalf("second turn resumes %q, want the first turn's token", turn.SessionID)
 	}
 	f.expect("echo: two")
 	f.router.Wait()
@@ -217,9 +217,9 @@ func TestRouterResume(t *testing.T) {
 	// The sessions were not started from chat: an admin's to resume.
 	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "alice") })
 	f.plugin.List = plugintest.History([]core.ConversationInfo{
-		{ID: "aaaa1111-0000", Title: "fix the tests", Updated: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)},
-		{ID: "aaaa2222-0000", Title: "write docs"},
-		{ID: "bbbb3333-0000", Title: "refactor"},
+		{SessionID: "aaaa1111-0000", Title: "fix the tests", Updated: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)},
+		{SessionID: "aaaa2222-0000", Title: "write docs"},
+		{SessionID: "bbbb3333-0000", Title: "refactor"},
 	})
 	f.say("alice", "/resume")
 	f.expect("no current or previous conversation")
@@ -238,8 +238,8 @@ func TestRouterResume(t *testing.T) {
 	f.say("alice", "/resume 2")
 	f.expect("Resumed Fake fake conversation aaaa2222-0000")
 	f.say("alice", "go on")
-	if turn := <-f.plugin.Started(); turn.ResumeToken != "aaaa2222-0000" {
-		t.Fatalf("turn resumes %q, want aaaa2222-0000", turn.ResumeToken)
+	if turn := <-f.plugin.Started(); turn.SessionID != "aaaa2222-0000" {
+		t.Fatalf("turn resumes %q, want aaaa2222-0000", turn.SessionID)
 	}
 	f.expect("echo: go on")
 }
@@ -257,7 +257,7 @@ func TestBareResumeAfterEndIsWhereTheConversationWas(t *testing.T) {
 		}
 	}
 	f.plugin.List = func(_ context.Context, wd string) ([]core.ConversationInfo, error) {
-		return []core.ConversationInfo{{ID: "s-" + filepath.Base(wd), Title: "work in " + filepath.Base(wd)}}, nil
+		return []core.ConversationInfo{{SessionID: "s-" + filepath.Base(wd), Title: "work in " + filepath.Base(wd)}}, nil
 	}
 	f.say("alice", "/fake start "+project)
 	f.expect("conversation started in " + project)
@@ -268,8 +268,8 @@ func TestBareResumeAfterEndIsWhereTheConversationWas(t *testing.T) {
 	f.say("alice", "/resume 1")
 	f.expect("Resumed Fake fake conversation s-project (work in project) in " + project)
 	f.say("alice", "go on")
-	if turn := <-f.plugin.Started(); turn.Workdir != project || turn.ResumeToken != "s-project" {
-		t.Errorf("the resumed turn runs in %s on %q, want %s on s-project", turn.Workdir, turn.ResumeToken, project)
+	if turn := <-f.plugin.Started(); turn.Workdir != project || turn.SessionID != "s-project" {
+		t.Errorf("the resumed turn runs in %s on %q, want %s on s-project", turn.Workdir, turn.SessionID, project)
 	}
 	f.expect("echo: go on")
 
@@ -335,13 +335,13 @@ func TestRouterRedactsSecretsFromEveryReply(t *testing.T) {
 	leak := func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("the token is " + token + "."))
 		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash", Text: "env", Detail: "SLACK_BOT_TOKEN=" + token, Status: core.ToolDone}))
-		return core.TurnResult{ResumeToken: "tok"}, nil
+		return core.TurnResult{SessionID: "tok"}, nil
 	}
 	f := newRouterFixtureWith(t, leak, nil, func(cfg *core.RouterConfig) {
 		cfg.Redactor = core.NewRedactor([]string{token, "short"})
 		cfg.Access.Admin("fake", "alice")
 	})
-	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "s1", Title: "print " + token}})
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{SessionID: "s1", Title: "print " + token}})
 	f.say("alice", "/fake start")
 	f.expect("conversation started")
 	f.say("alice", "print it")
@@ -399,7 +399,7 @@ func TestRouterAppliesTheWorkdirPolicyAtEveryTurn(t *testing.T) {
 	say := func(from, text string) {
 		f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
 	}
-	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "s1", Title: "old work"}})
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{SessionID: "s1", Title: "old work"}})
 
 	say("alice", "/fake start "+adminOnly)
 	f.expect("conversation started in " + adminOnly)
@@ -526,7 +526,7 @@ func TestRouterSessionsBelongToTheirStarter(t *testing.T) {
 		f.expect("echo: hi-" + user)
 		f.router.Wait()
 	}
-	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "tok-hi-alice", Title: "alice's"}, {ID: "tok-hi-bob", Title: "bob's"}, {ID: "on-the-host", Title: "the host's"}})
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{SessionID: "tok-hi-alice", Title: "alice's"}, {SessionID: "tok-hi-bob", Title: "bob's"}, {SessionID: "on-the-host", Title: "the host's"}})
 
 	f.say("alice", "/fake conversations")
 	if got := f.next(); !strings.Contains(got, "alice's") || strings.Contains(got, "bob's") || strings.Contains(got, "host's") {

@@ -37,7 +37,7 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 	}
 	rec.Key = m.Key // a /start may have moved it to a thread of its own
 	if conv, ok := r.convs.Get(m.Key); ok {
-		rec.Plugin, rec.Workdir, rec.ResumeToken = conv.Plugin, conv.Shown(conv.Workdir), conv.ResumeToken
+		rec.Plugin, rec.Workdir, rec.SessionID = conv.Plugin, conv.Shown(conv.Workdir), conv.SessionID
 	}
 	if err != nil {
 		rec.Outcome = OutcomeError
@@ -376,7 +376,7 @@ func (r *Router) setWorkdir(m Message, path string) (string, error) {
 		if c.Workdir != wd || c.Runner != runner {
 			// Every CLI keys its sessions by directory: the old session
 			// cannot be resumed from the new one.
-			c.ResumeToken = ""
+			c.SessionID = ""
 		}
 		c.Runner, c.Workdir = runner, wd
 	})
@@ -405,7 +405,7 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if p != nil {
 		name = p.Name()
 	}
-	session := conv.ResumeToken
+	session := conv.SessionID
 	if session == "" {
 		session = "new (none yet)"
 	}

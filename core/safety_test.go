@@ -236,10 +236,10 @@ func TestRouterRecoversPanicsInCommands(t *testing.T) {
 	f.expect("echo: still here?")
 }
 
-// checkedPlugin is a scripted plugin whose resume ids must look like "s-<digits>".
+// checkedPlugin is a scripted plugin whose session ids must look like "s-<digits>".
 type checkedPlugin struct{ *plugintest.Scripted }
 
-func (checkedPlugin) CheckResumeID(id string) error {
+func (checkedPlugin) CheckSessionID(id string) error {
 	if !strings.HasPrefix(id, "s-") || strings.Trim(id[2:], "0123456789") != "" {
 		return core.Errorf("%q is not a session id", id)
 	}
@@ -258,8 +258,8 @@ func TestRouterHostileMessages(t *testing.T) {
 		{"1 MB message", strings.Repeat("a", 1<<20), "your message is 1048576 bytes; the limit is 100000", false},
 		{"NUL bytes", "rm\x00 -rf", "contains NUL bytes", false},
 		{"invalid UTF-8 is repaired", "caf\xe9 \xff", "echo: caf\uFFFD \uFFFD", true},
-		{"a shell line as a resume id", "/fake resume ; rm -rf ~", "usage: /fake resume <id>", false},
-		{"command substitution as a resume id", "/fake resume $(touch${IFS}/tmp/pwned)", `no conversation "$(touch${IFS}/tmp/pwned)"`, false},
+		{"a shell line as a session id", "/fake resume ; rm -rf ~", "usage: /fake resume <id>", false},
+		{"command substitution as a session id", "/fake resume $(touch${IFS}/tmp/pwned)", `no conversation "$(touch${IFS}/tmp/pwned)"`, false},
 		{"unknown plugin", "/codex start", "unknown command /codex", false},
 		{"workdir escape", "/workdir set ../../etc", "(allowed roots: ", false},
 		{"deep workdir escape", "/workdir set " + strings.Repeat("../", 40) + "etc", "outside the allowed roots", false},
@@ -306,8 +306,8 @@ func TestRouterRefusesMalformedResumeIDsWithoutAListing(t *testing.T) {
 	f.say("alice", "/fake resume s-42")
 	f.expect("Resumed Fake fake conversation s-42")
 	f.say("alice", "go")
-	if turn := <-f.plugin.Started(); turn.ResumeToken != "s-42" {
-		t.Fatalf("resumed with %q", turn.ResumeToken)
+	if turn := <-f.plugin.Started(); turn.SessionID != "s-42" {
+		t.Fatalf("resumed with %q", turn.SessionID)
 	}
 	f.expect("echo: go")
 }
@@ -351,7 +351,7 @@ func TestRouterTellsTheObserver(t *testing.T) {
 	obs := &recordingObserver{}
 	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("hi"))
-		return core.TurnResult{ResumeToken: "tok-1", CostUSD: 0.25, Duration: 3 * time.Second}, nil
+		return core.TurnResult{SessionID: "tok-1", CostUSD: 0.25, Duration: 3 * time.Second}, nil
 	}, nil, func(c *core.RouterConfig) { c.Observer = obs })
 	f.say("mallory", "let me in")
 	f.expect("not on this bot's allow-list")
@@ -373,7 +373,7 @@ func TestRouterTellsTheObserver(t *testing.T) {
 		t.Fatalf("turn records %+v, want one", turns)
 	}
 	tr := turns[0]
-	if tr.ResumeToken != "tok-1" || tr.CostUSD != 0.25 || tr.Duration != 3*time.Second || tr.Outcome != core.OutcomeOK ||
+	if tr.SessionID != "tok-1" || tr.CostUSD != 0.25 || tr.Duration != 3*time.Second || tr.Outcome != core.OutcomeOK ||
 		tr.Plugin != "fake" || tr.Text != "hello" || tr.Key.User != "alice" || tr.ID == "" || tr.ID == cmds[0].ID {
 		t.Errorf("turn record %+v", tr)
 	}
@@ -392,11 +392,11 @@ func TestRouterWindDownNotifiesAndGivesGrace(t *testing.T) {
 	// then may the notices name it.
 	sessions := make(chan struct{}, 2)
 	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-		emit(core.Event{Kind: core.EventSession, ResumeToken: "sess-" + turn.Key.User})
+		emit(core.Event{Kind: core.EventSession, SessionID: "sess-" + turn.Key.User})
 		sessions <- struct{}{}
 		if turn.Key.User == "alice" {
 			<-release // finishes within the grace period
-			return core.TurnResult{ResumeToken: "sess-alice"}, nil
+			return core.TurnResult{SessionID: "sess-alice"}, nil
 		}
 		<-ctx.Done() // bob's turn outlasts it
 		return core.TurnResult{}, ctx.Err()
@@ -518,7 +518,7 @@ func TestRouterWindDownHasAHardDeadline(t *testing.T) {
 func TestRouterChecksListedResumeIDs(t *testing.T) {
 	t.Parallel()
 	f := newRouterFixture(t, echo)
-	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "--dangerously-skip-permissions", Title: "planted"}, {ID: "s-7", Title: "real"}})
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{SessionID: "--dangerously-skip-permissions", Title: "planted"}, {SessionID: "s-7", Title: "real"}})
 	reg, err := core.NewRegistry(checkedPlugin{f.plugin})
 	if err != nil {
 		t.Fatal(err)

@@ -221,7 +221,7 @@ func TestScheduledTurnsObeyLimitsAndBudgets(t *testing.T) {
 			}
 		}
 		emit(core.TextEvent("done " + turn.Prompt))
-		return core.TurnResult{ResumeToken: "s1", CostUSD: 0.4}, nil
+		return core.TurnResult{SessionID: "s1", CostUSD: 0.4}, nil
 	}
 	f := newRouterFixtureWith(t, run, clock, func(cfg *core.RouterConfig) {
 		cfg.MaxUserTurns = 1
@@ -311,7 +311,7 @@ func TestABusyRepeatingScheduleIsSkippedOnce(t *testing.T) {
 	f := newRouterFixtureWith(t, func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		<-release
 		emit(core.TextEvent("echo: " + turn.Prompt))
-		return core.TurnResult{ResumeToken: "s1"}, nil
+		return core.TurnResult{SessionID: "s1"}, nil
 	}, clock, nil)
 	f.say("alice", "/fake start")
 	f.expect("conversation started")

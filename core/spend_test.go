@@ -15,7 +15,7 @@ import (
 func costly(usd float64) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
 	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("done"))
-		return core.TurnResult{ResumeToken: "s1", CostUSD: usd, InputTokens: 1500, OutputTokens: 20}, nil
+		return core.TurnResult{SessionID: "s1", CostUSD: usd, InputTokens: 1500, OutputTokens: 20}, nil
 	}
 }
 
@@ -124,7 +124,7 @@ func TestUnpricedTurnsSayDollarsDoNotBoundThem(t *testing.T) {
 	t.Parallel()
 	tokensOnly := func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.TextEvent("done"))
-		return core.TurnResult{ResumeToken: "s1", InputTokens: 900, OutputTokens: 40}, nil
+		return core.TurnResult{SessionID: "s1", InputTokens: 900, OutputTokens: 40}, nil
 	}
 	for _, tc := range []struct {
 		name    string
@@ -221,7 +221,7 @@ func gatedSpend(costs map[string]chan float64) func(context.Context, core.Turn, 
 		select {
 		case usd := <-costs[t.Prompt]:
 			emit(core.TextEvent("done " + t.Prompt))
-			return core.TurnResult{ResumeToken: "s-" + t.Prompt, CostUSD: usd}, nil
+			return core.TurnResult{SessionID: "s-" + t.Prompt, CostUSD: usd}, nil
 		case <-ctx.Done():
 			return core.TurnResult{}, ctx.Err()
 		}

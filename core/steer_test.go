@@ -31,7 +31,7 @@ func steerable(end chan struct{}) func(context.Context, core.Turn, func(core.Eve
 					got = append(got, (<-steered).Prompt)
 				}
 				emit(core.TextEvent("took " + strings.Join(got, " + ")))
-				return core.TurnResult{ResumeToken: "tok"}, nil
+				return core.TurnResult{SessionID: "tok"}, nil
 			case <-ctx.Done():
 				return core.TurnResult{}, ctx.Err()
 			}
@@ -145,7 +145,7 @@ func TestFilesOfAMessageTheTurnCouldNotTake(t *testing.T) {
 			<-end
 		}
 		emit(core.TextEvent("took " + turn.Prompt))
-		return core.TurnResult{ResumeToken: "tok"}, nil
+		return core.TurnResult{SessionID: "tok"}, nil
 	})
 	f.say("alice", "/fake start")
 	f.expect("conversation started")

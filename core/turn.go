@@ -29,7 +29,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	defer cancel(nil)
 	r.mu.Lock()
 	q := r.queues[m.Key]
-	q.cancel, q.plugin, q.token = cancel, plugin.ID(), conv.ResumeToken
+	q.cancel, q.plugin, q.token = cancel, plugin.ID(), conv.SessionID
 	r.mu.Unlock()
 	user := OwnerOf(m)
 	maxUSD, release, refused := r.admit(ctx, a, qm, plugin)
@@ -59,7 +59,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	q.inbox, q.conv, q.workdir = turn.Inbox, conv, workdir
 	r.mu.Unlock()
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
-		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.ResumeToken, cancel: cancel, timeout: timeout}
+		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.SessionID, cancel: cancel, timeout: timeout}
 	if modeNote != "" {
 		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
 	}
@@ -181,9 +181,9 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 				return
 			case progresses(ev):
 				t.progressed.Store(true)
-			case ev.Kind == EventSession && ev.ResumeToken != "":
+			case ev.Kind == EventSession && ev.SessionID != "":
 				r.mu.Lock()
-				t.token, t.q.token = ev.ResumeToken, ev.ResumeToken
+				t.token, t.q.token = ev.SessionID, ev.SessionID
 				r.mu.Unlock()
 			}
 			t.reply.Emit(ev)
@@ -192,8 +192,8 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 	idle.stop()
 	r.endBackground(t)
 	r.mu.Lock()
-	if res.ResumeToken != "" {
-		t.token = res.ResumeToken
+	if res.SessionID != "" {
+		t.token = res.SessionID
 	}
 	r.mu.Unlock()
 	return res, err
@@ -224,7 +224,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
-		Workdir: t.workdir, ResumeToken: t.token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
+		Workdir: t.workdir, SessionID: t.token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
 	return func() {
 		// The footer comes once the conversation is released (runQueued):
@@ -308,7 +308,7 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token string, res TurnResult, counted bool) {
 	r.convs.Update(m.Key, func(c *Conversation) {
 		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
-			c.ResumeToken = token
+			c.SessionID = token
 			c.LastUsed = r.clock.Now()
 			if counted {
 				c.Spent.add(res)

@@ -28,7 +28,7 @@ func reporting(reset time.Time) func(context.Context, core.Turn, func(core.Event
 			emit(core.LimitEvent(w))
 		}
 		emit(core.TextEvent("done"))
-		return core.TurnResult{ResumeToken: "s1"}, nil
+		return core.TurnResult{SessionID: "s1"}, nil
 	}
 }
 

@@ -44,7 +44,7 @@ func (p *warmingPlugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, 
 func (w *fakeWarm) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	w.ran <- t.Prompt
 	emit(core.TextEvent("warm: " + t.Prompt))
-	return core.TurnResult{ResumeToken: w.turn.ResumeToken}, nil
+	return core.TurnResult{SessionID: w.turn.SessionID}, nil
 }
 func (w *fakeWarm) Fresh() bool { return w.fresh }
 func (w *fakeWarm) Close()      { w.once.Do(func() { close(w.closed) }) }
@@ -208,7 +208,7 @@ func TestRouterDiscardsAWarmCLIForAnotherTurn(t *testing.T) {
 		{name: "model", change: func(c *core.Conversation, _ string) { c.Model = "fake-large" }, cold: "fake"},
 		{name: "mode", change: func(c *core.Conversation, _ string) { c.Mode = "plan" }, cold: "fake"},
 		{name: "approvals", change: func(c *core.Conversation, _ string) { c.Approvals = core.ModeAsk }, cold: "fake"},
-		{name: "session", change: func(c *core.Conversation, _ string) { c.ResumeToken = "another-session" }, cold: "fake"},
+		{name: "session", change: func(c *core.Conversation, _ string) { c.SessionID = "another-session" }, cold: "fake"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -176,10 +176,10 @@ func (r *Router) merge(ctx context.Context, m Message) (string, error) {
 // message; the branch when the CLI has none.
 func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
 	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
-	if err == nil && conv.ResumeToken != "" {
+	if err == nil && conv.SessionID != "" {
 		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
 			for _, info := range infos {
-				if info.ID == conv.ResumeToken && strings.TrimSpace(info.Title) != "" {
+				if info.SessionID == conv.SessionID && strings.TrimSpace(info.Title) != "" {
 					return Shorten(strings.Join(strings.Fields(info.Title), " "), 72)
 				}
 			}

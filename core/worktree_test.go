@@ -79,10 +79,10 @@ func TestMergeIsTitledAfterTheConversation(t *testing.T) {
 			return core.TurnResult{}, err
 		}
 		emit(core.TextEvent("wrote notes.txt"))
-		return core.TurnResult{ResumeToken: "s-notes"}, nil
+		return core.TurnResult{SessionID: "s-notes"}, nil
 	}
 	f := newRouterFixture(t, write)
-	f.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "s-notes", Title: "Write the release\n  notes"}})
+	f.plugin.List = plugintest.History([]core.ConversationInfo{{SessionID: "s-notes", Title: "Write the release\n  notes"}})
 	repo := gitRepo(t, f.root)
 	f.say("alice", "/fake start "+repo+" --worktree notes")
 	f.expect("its own worktree")
@@ -112,7 +112,7 @@ func TestBareResumeAfterEndingAWorktreeConversation(t *testing.T) {
 	t.Parallel()
 	f := newRouterFixture(t, echo)
 	f.plugin.List = func(_ context.Context, wd string) ([]core.ConversationInfo, error) {
-		return []core.ConversationInfo{{ID: "s-" + filepath.Base(wd)}}, nil
+		return []core.ConversationInfo{{SessionID: "s-" + filepath.Base(wd)}}, nil
 	}
 	f.router.Conversations().SetOwner("fake", "s-kept", "fake/alice")
 	f.router.Conversations().SetOwner("fake", "s-repo", "fake/alice")

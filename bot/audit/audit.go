@@ -30,22 +30,22 @@ var _ core.Observer = (*Log)(nil)
 
 // line is one audit record as written.
 type line struct {
-	Time        string  `json:"time"`
-	ID          string  `json:"id"`
-	Kind        string  `json:"kind"`
-	Platform    string  `json:"platform"`
-	User        string  `json:"user,omitempty"`
-	Author      string  `json:"author,omitempty"`
-	Channel     string  `json:"channel,omitempty"`
-	Thread      string  `json:"thread,omitempty"`
-	Command     string  `json:"command,omitempty"`
-	Plugin      string  `json:"plugin,omitempty"`
-	Workdir     string  `json:"workdir,omitempty"`
-	ResumeToken string  `json:"resume_token,omitempty"`
-	DurationMS  int64   `json:"duration_ms"`
-	Outcome     string  `json:"outcome"`
-	CostUSD     float64 `json:"cost_usd,omitempty"`
-	Text        *string `json:"text,omitempty"`
+	Time       string  `json:"time"`
+	ID         string  `json:"id"`
+	Kind       string  `json:"kind"`
+	Platform   string  `json:"platform"`
+	User       string  `json:"user,omitempty"`
+	Author     string  `json:"author,omitempty"`
+	Channel    string  `json:"channel,omitempty"`
+	Thread     string  `json:"thread,omitempty"`
+	Command    string  `json:"command,omitempty"`
+	Plugin     string  `json:"plugin,omitempty"`
+	Workdir    string  `json:"workdir,omitempty"`
+	SessionID  string  `json:"resume_token,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	Outcome    string  `json:"outcome"`
+	CostUSD    float64 `json:"cost_usd,omitempty"`
+	Text       *string `json:"text,omitempty"`
 }
 
 // New returns a Log writing to w; withText includes message text, and
@@ -71,7 +71,7 @@ func (l *Log) Record(r core.Record) {
 	ln := line{
 		Time: r.Time.UTC().Format(time.RFC3339Nano), ID: r.ID, Kind: string(r.Kind),
 		Platform: r.Key.Platform, User: r.Key.User, Channel: r.Key.Channel, Thread: r.Key.Thread,
-		Command: r.Command, Plugin: r.Plugin, Workdir: r.Workdir, ResumeToken: r.ResumeToken,
+		Command: r.Command, Plugin: r.Plugin, Workdir: r.Workdir, SessionID: r.SessionID,
 		DurationMS: r.Duration.Milliseconds(), Outcome: r.Outcome, CostUSD: r.CostUSD,
 	}
 	if r.Author != r.Key.User {

@@ -19,7 +19,7 @@ import (
 var turn = core.Record{
 	Kind: core.RecordTurn, ID: "c0ffee", Time: coretest.Epoch,
 	Key:    core.ConversationKey{Platform: "slack", Channel: "C1", Thread: "171.2"},
-	Author: "U7", Plugin: "claude", Workdir: "/srv/p", ResumeToken: "sess-1",
+	Author: "U7", Plugin: "claude", Workdir: "/srv/p", SessionID: "sess-1",
 	Duration: 1500 * time.Millisecond, Outcome: core.OutcomeOK, CostUSD: 0.02, Text: "delete the tests",
 }
 

@@ -68,7 +68,7 @@ func Run(ctx context.Context, parser StreamParser, platform Platform, in io.Read
 		r.printf("\nresult: none (the stream has no result)\n")
 	} else {
 		r.printf("\nresult: session=%q error=%v duration=%v cost=$%.6f tokens=%d/%d\n",
-			res.ResumeToken, res.IsError, res.Duration, res.CostUSD, res.InputTokens, res.OutputTokens)
+			res.SessionID, res.IsError, res.Duration, res.CostUSD, res.InputTokens, res.OutputTokens)
 	}
 	msgs := pr.messages()
 	r.printf("final messages on %s (%d):\n", platform.Name, len(msgs))
@@ -130,7 +130,7 @@ func describe(ev core.Event) string {
 	case core.EventBlock:
 		return "block " + blockFields(ev.Block)
 	case core.EventSession:
-		return fmt.Sprintf("session %q model=%q", ev.ResumeToken, ev.Model)
+		return fmt.Sprintf("session %q model=%q", ev.SessionID, ev.Model)
 	}
 	return fmt.Sprintf("event kind %d", ev.Kind)
 }

@@ -164,7 +164,7 @@ func TestReplayContinuesInNewMessages(t *testing.T) {
 		for i := range 60 {
 			emit(core.TextEvent(fmt.Sprintf("Line %02d of a long answer that goes on and on.\n", i)))
 		}
-		return &core.TurnResult{ResumeToken: "s"}
+		return &core.TurnResult{SessionID: "s"}
 	})
 	p, _ := replay.PlatformNamed("discord")
 	var first string

@@ -109,11 +109,11 @@ type entry struct {
 	// Runner is the runner the conversation works on; Workdir, Worktree
 	// and Repo are paths there. A file written before there was a runner
 	// field kept them as "runner:path" (see oldForm).
-	Runner      string    `json:"runner,omitempty"`
-	Workdir     string    `json:"workdir"`
-	ResumeToken string    `json:"resume_token,omitempty"`
-	Started     time.Time `json:"started"`
-	LastUsed    time.Time `json:"last_used"`
+	Runner    string    `json:"runner,omitempty"`
+	Workdir   string    `json:"workdir"`
+	SessionID string    `json:"resume_token,omitempty"`
+	Started   time.Time `json:"started"`
+	LastUsed  time.Time `json:"last_used"`
 	// AllowedTools are the tools always allowed in the conversation.
 	AllowedTools []string `json:"allowed_tools,omitempty"`
 	// Model, Mode and Approvals are what /model and /mode chose.
@@ -158,7 +158,7 @@ func Decode(data []byte) (Snapshot, error) {
 		}
 		out = append(out, core.Entry{
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
-			Conversation: oldForm(core.Conversation{Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, ResumeToken: e.ResumeToken,
+			Conversation: oldForm(core.Conversation{Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, SessionID: e.SessionID,
 				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools,
 				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: e.Spent.orZero()}),
 		})
@@ -168,7 +168,7 @@ func Decode(data []byte) (Snapshot, error) {
 		if o.Plugin == "" || o.Session == "" || o.Owner == "" {
 			return Snapshot{}, fmt.Errorf("decode state: session %d lacks its plugin, id or owner", i)
 		}
-		owners = append(owners, core.SessionOwner{Plugin: o.Plugin, Session: o.Session, Owner: o.Owner})
+		owners = append(owners, core.SessionOwner{Plugin: o.Plugin, SessionID: o.Session, Owner: o.Owner})
 	}
 	var spends []core.UserSpend
 	for i, d := range f.Spend {
@@ -208,7 +208,7 @@ func oldForm(c core.Conversation) core.Conversation {
 func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 	f := file{Version: version, Saved: saved.UTC(), Conversations: make([]entry, 0, len(snap.Conversations))}
 	for _, o := range snap.Owners {
-		f.Sessions = append(f.Sessions, owner{Plugin: o.Plugin, Session: o.Session, Owner: o.Owner})
+		f.Sessions = append(f.Sessions, owner{Plugin: o.Plugin, Session: o.SessionID, Owner: o.Owner})
 	}
 	for _, sc := range snap.Schedules {
 		every := ""
@@ -225,7 +225,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 	for _, e := range snap.Conversations {
 		f.Conversations = append(f.Conversations, entry{
 			Platform: e.Key.Platform, User: e.Key.User, Channel: e.Key.Channel, Thread: e.Key.Thread,
-			Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, ResumeToken: e.ResumeToken, Started: e.Started, LastUsed: e.LastUsed,
+			Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, SessionID: e.SessionID, Started: e.Started, LastUsed: e.LastUsed,
 			AllowedTools: e.AllowedTools, Model: e.Model, Mode: e.Mode, Approvals: e.Approvals,
 			Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: spendOrNil(e.Spent),
 		})

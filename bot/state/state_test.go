@@ -16,7 +16,7 @@ import (
 
 func sample() state.Snapshot {
 	at := coretest.Epoch
-	return state.Snapshot{Owners: []core.SessionOwner{{Plugin: "claude", Session: "0b7e", Owner: "discord/42"}},
+	return state.Snapshot{Owners: []core.SessionOwner{{Plugin: "claude", SessionID: "0b7e", Owner: "discord/42"}},
 		Schedules: []core.Schedule{
 			{ID: 3, Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"}, From: "U1", UserName: "ann",
 				Text: "run the tests", Next: at.Add(time.Hour), Every: 90 * time.Minute},
@@ -26,7 +26,7 @@ func sample() state.Snapshot {
 		Spend: []core.UserSpend{{User: "discord/42", Day: "2026-11-24", Spend: core.Spend{CostUSD: 0.5, InputTokens: 10, OutputTokens: 2, Turns: 3, Unpriced: 1}}},
 		Conversations: []core.Entry{
 			{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1", Thread: "t1"},
-				Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", ResumeToken: "0b7e", Started: at, LastUsed: at.Add(time.Minute),
+				Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", SessionID: "0b7e", Started: at, LastUsed: at.Add(time.Minute),
 					AllowedTools: []string{"Bash"}, Model: "opus", Mode: "plan", Approvals: "ask",
 					Worktree: "/srv/proj/.jakebot/worktrees/x", Branch: "jakebot/x", Repo: "/srv/proj",
 					Spent: core.Spend{CostUSD: 0.25, InputTokens: 5, OutputTokens: 1, Turns: 1}}},
@@ -124,7 +124,7 @@ func TestMirrorDebounces(t *testing.T) {
 		convs.Put(e.Key, e.Conversation)
 	}
 	convs.SetOwner("claude", "0b7e", "discord/42")
-	convs.Update(sample().Conversations[0].Key, func(c *core.Conversation) { c.ResumeToken = "newer" })
+	convs.Update(sample().Conversations[0].Key, func(c *core.Conversation) { c.SessionID = "newer" })
 	if d := <-clock.Waiting(); d != time.Second {
 		t.Fatalf("write scheduled after %s, want the interval", d)
 	}
@@ -142,8 +142,8 @@ func TestMirrorDebounces(t *testing.T) {
 		t.Fatalf("saved %d conversations and %d owners, want 2 and 1", len(got.Conversations), len(got.Owners))
 	}
 	for _, e := range got.Conversations {
-		if e.Key == sample().Conversations[0].Key && e.ResumeToken != "newer" {
-			t.Fatalf("saved token %q, want the latest", e.ResumeToken)
+		if e.Key == sample().Conversations[0].Key && e.SessionID != "newer" {
+			t.Fatalf("saved token %q, want the latest", e.SessionID)
 		}
 	}
 	convs.End(sample().Conversations[1].Key)
@@ -211,7 +211,7 @@ func TestLoadRunnerConversationsOfTheOldForm(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	want := []core.Entry{
 		{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"},
-			Conversation: core.Conversation{Plugin: "claude", Runner: "box2", Workdir: "/src/app/.jakebot/worktrees/fix/sub", ResumeToken: "0b7e",
+			Conversation: core.Conversation{Plugin: "claude", Runner: "box2", Workdir: "/src/app/.jakebot/worktrees/fix/sub", SessionID: "0b7e",
 				Started: at, LastUsed: at.Add(time.Minute), Worktree: "/src/app/.jakebot/worktrees/fix", Branch: "jakebot/fix", Repo: "/src/app"}},
 		{Key: core.ConversationKey{Platform: "slack", Channel: "C9"},
 			Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/a:b", Started: at, LastUsed: at}},

@@ -125,7 +125,7 @@ const autocompleteTimeout = 2 * time.Second
 // maxChoices is how many suggestions Discord shows.
 const maxChoices = 25
 
-// autocomplete suggests resume ids, workdirs and modes: what the router
+// autocomplete suggests session ids, workdirs and modes: what the router
 // would accept from this user, as core's Lookup answers (someone it does
 // not serve gets nothing).
 func (a *Adapter) autocomplete(ctx context.Context, i *discordgo.Interaction, user string, roles []string) {
@@ -193,11 +193,11 @@ func (a *Adapter) resumeChoices(ctx context.Context, pluginID string, m core.Mes
 		if len(out) == maxChoices {
 			break
 		}
-		if len(c.ID) > maxChoiceLength || (typed != "" && !strings.HasPrefix(c.ID, typed) &&
+		if len(c.SessionID) > maxChoiceLength || (typed != "" && !strings.HasPrefix(c.SessionID, typed) &&
 			!strings.Contains(strings.ToLower(c.Title), low)) {
 			continue
 		}
-		name := c.ID
+		name := c.SessionID
 		if len(name) > 8 {
 			name = name[:8]
 		}
@@ -207,7 +207,7 @@ func (a *Adapter) resumeChoices(ctx context.Context, pluginID string, m core.Mes
 		if c.Title != "" {
 			name += " · " + c.Title
 		}
-		out = append(out, &discordgo.ApplicationCommandOptionChoice{Name: core.Shorten(name, maxChoiceLength), Value: c.ID})
+		out = append(out, &discordgo.ApplicationCommandOptionChoice{Name: core.Shorten(name, maxChoiceLength), Value: c.SessionID})
 	}
 	return out
 }

@@ -66,8 +66,8 @@ func TestAckComesBeforeSlowWork(t *testing.T) {
 			return nil, ctx.Err()
 		}
 		return []core.ConversationInfo{
-			{ID: "0a1b2c3d-0000-4000-8000-000000000001", Title: "fix the flaky test", Updated: time.Unix(1e9, 0)},
-			{ID: "0a1b2c3d-0000-4000-8000-000000000002", Title: "add a README", Updated: time.Unix(1e9, 0)},
+			{SessionID: "0a1b2c3d-0000-4000-8000-000000000001", Title: "fix the flaky test", Updated: time.Unix(1e9, 0)},
+			{SessionID: "0a1b2c3d-0000-4000-8000-000000000002", Title: "add a README", Updated: time.Unix(1e9, 0)},
 		}, nil
 	}}
 	// Sessions started outside chat are listed to admins only.
@@ -101,7 +101,7 @@ func TestAckComesBeforeSlowWork(t *testing.T) {
 		t.Errorf("after pressing the button: %q", r.Content)
 	}
 	conv, ok := h.convs.Get(core.ConversationKey{Platform: Name, User: h.owner.ID, Channel: h.fake.TextChannel})
-	if !ok || conv.ResumeToken != "0a1b2c3d-0000-4000-8000-000000000001" {
+	if !ok || conv.SessionID != "0a1b2c3d-0000-4000-8000-000000000001" {
 		t.Errorf("conversation = %+v, %v", conv, ok)
 	}
 }
@@ -167,8 +167,8 @@ func TestAutocomplete(t *testing.T) {
 	t.Parallel()
 	p := &plugintest.Scripted{List: func(ctx context.Context, wd string) ([]core.ConversationInfo, error) {
 		return []core.ConversationInfo{
-			{ID: "aaaa1111-0000-4000-8000-000000000001", Title: "fix the flaky test"},
-			{ID: "bbbb2222-0000-4000-8000-000000000002", Title: "add a README"},
+			{SessionID: "aaaa1111-0000-4000-8000-000000000001", Title: "fix the flaky test"},
+			{SessionID: "bbbb2222-0000-4000-8000-000000000002", Title: "add a README"},
 		}, nil
 	}}
 	admin := ""
@@ -241,7 +241,7 @@ func TestApprovalButtons(t *testing.T) {
 		case a := <-got:
 			answers <- a
 			emit(core.TextEvent("Cleaned."))
-			return core.TurnResult{ResumeToken: "session-1"}, nil
+			return core.TurnResult{SessionID: "session-1"}, nil
 		case <-ctx.Done():
 			return core.TurnResult{}, ctx.Err()
 		}

@@ -48,7 +48,7 @@ func TestTwoRootsKeepAUserInTheirs(t *testing.T) {
 		mu.Lock()
 		listed = append(listed, wd)
 		mu.Unlock()
-		return []core.ConversationInfo{{ID: "aaaa1111-0000-4000-8000-000000000001", Title: "ops work"}}, nil
+		return []core.ConversationInfo{{SessionID: "aaaa1111-0000-4000-8000-000000000001", Title: "ops work"}}, nil
 	}}
 	h := newHarnessRouting(t, p, nil, func(rc *core.RouterConfig) {
 		rc.Roots = append(rc.Roots, adminRoot)
@@ -99,7 +99,7 @@ func TestAutocompleteRedactsTitles(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-test-0123456789abcdef"
 	p := &plugintest.Scripted{List: func(context.Context, string) ([]core.ConversationInfo, error) {
-		return []core.ConversationInfo{{ID: "aaaa1111-0000-4000-8000-000000000001", Title: "use " + secret + " to deploy"}}, nil
+		return []core.ConversationInfo{{SessionID: "aaaa1111-0000-4000-8000-000000000001", Title: "use " + secret + " to deploy"}}, nil
 	}}
 	h := newHarnessRouting(t, p, nil, func(rc *core.RouterConfig) { rc.Redactor = core.NewRedactor([]string{secret}) })
 	h.convs.SetOwner("claude", "aaaa1111-0000-4000-8000-000000000001", Name+"/"+h.owner.ID)

@@ -21,7 +21,7 @@ func chunkPlugin(chunks <-chan string) *plugintest.Scripted {
 			select {
 			case c, ok := <-chunks:
 				if !ok {
-					return core.TurnResult{ResumeToken: "s1", Duration: 2 * time.Second, CostUSD: 0.0123}, nil
+					return core.TurnResult{SessionID: "s1", Duration: 2 * time.Second, CostUSD: 0.0123}, nil
 				}
 				emit(core.TextEvent(c))
 			case <-ctx.Done():

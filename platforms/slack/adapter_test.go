@@ -99,7 +99,7 @@ func TestThreadsAreSeparateSharedConversations(t *testing.T) {
 	turns := h.plugin.WaitTurns(t, 3)
 	got := make([]string, len(turns))
 	for i, turn := range turns {
-		got[i] = fmt.Sprintf("%s %s %q", turn.Key.Thread, turn.Prompt, turn.ResumeToken)
+		got[i] = fmt.Sprintf("%s %s %q", turn.Key.Thread, turn.Prompt, turn.SessionID)
 	}
 	want := []string{a + ` one ""`, b + ` two ""`, a + ` three "session-1"`}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -329,7 +329,7 @@ func TestMentionStartsConversationInItsThread(t *testing.T) {
 	h.fake.Post(t, alice, general, m.TS, "and 3 > 2?")
 	h.waitReply(general, m.TS, "echo: and 3 &gt; 2?")
 	turns := h.plugin.WaitTurns(t, 2)
-	if turns[0].Prompt != "what is 2 < 3?" || turns[1].ResumeToken != "session-1" {
+	if turns[0].Prompt != "what is 2 < 3?" || turns[1].SessionID != "session-1" {
 		t.Errorf("turns = %+v, want the request unescaped, then a resumed turn", turns)
 	}
 	// Commands in a thread are mentions.

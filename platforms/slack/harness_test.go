@@ -44,10 +44,10 @@ func newTestPlugin() *testPlugin {
 
 func (p *testPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	token := p.Session(t)
-	emit(core.Event{Kind: core.EventSession, ResumeToken: token})
+	emit(core.Event{Kind: core.EventSession, SessionID: token})
 	if strings.HasPrefix(t.Prompt, "live") {
 		res, err := p.HandOver(ctx, t, emit)
-		res.ResumeToken = token
+		res.SessionID = token
 		return res, err
 	}
 	events := []core.Event{core.TextEvent("echo: " + t.Prompt)}
@@ -57,7 +57,7 @@ func (p *testPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)
 	for _, ev := range events {
 		emit(ev)
 	}
-	return core.TurnResult{ResumeToken: token, Duration: time.Second}, nil
+	return core.TurnResult{SessionID: token, Duration: time.Second}, nil
 }
 
 // harness is the real router with the adapter, against the fake Slack.

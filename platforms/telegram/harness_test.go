@@ -49,7 +49,7 @@ func (tr *turn) say(text string) {
 // end ends the turn in its session, costing a cent.
 func (tr *turn) end() {
 	tr.t.Helper()
-	tr.End(tr.t, core.TurnResult{ResumeToken: "session-" + tr.Key.Thread + tr.Key.User, Duration: cmp.Or(tr.took, 2*time.Second), CostUSD: 0.01})
+	tr.End(tr.t, core.TurnResult{SessionID: "session-" + tr.Key.Thread + tr.Key.User, Duration: cmp.Or(tr.took, 2*time.Second), CostUSD: 0.01})
 }
 
 // syncBuffer collects log output from many goroutines.

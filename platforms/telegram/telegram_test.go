@@ -131,8 +131,8 @@ func TestInlineKeyboardResume(t *testing.T) {
 	h := newHarness(t, func(c *Config, _ *Options) { c.AdminUsers = UserIDs{alice.ID} })
 	const old = "0b7c6a52-1f3e-4b8e-9a7d-2c1d5e6f7a8b"
 	h.plugin.List = plugintest.History([]core.ConversationInfo{
-		{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build", Updated: h.clock.Now()},
-		{ID: old, Title: "write <docs> & tests", Updated: h.clock.Now().Add(-time.Hour)},
+		{SessionID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build", Updated: h.clock.Now()},
+		{SessionID: old, Title: "write <docs> & tests", Updated: h.clock.Now().Add(-time.Hour)},
 	})
 	dm := alice.Private()
 	h.says(dm, alice, 0, "/claude conversations")
@@ -162,8 +162,8 @@ func TestInlineKeyboardResume(t *testing.T) {
 	}
 	h.srv.UserSays(dm, alice, 0, "carry on")
 	tr := h.nextTurn()
-	if tr.ResumeToken != old {
-		t.Errorf("turn resumes %q, want %q", tr.ResumeToken, old)
+	if tr.SessionID != old {
+		t.Errorf("turn resumes %q, want %q", tr.SessionID, old)
 	}
 	tr.end()
 	h.until("the turn's reply", func() bool { return strings.Contains(h.last(dm.ID), "2.0s") })
@@ -375,7 +375,7 @@ func TestUnknownUserRefused(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *Config, _ *Options) { c.AdminUsers = UserIDs{alice.ID} })
 	// A stranger's first press in a place is refused with a private alert.
-	h.plugin.List = plugintest.History([]core.ConversationInfo{{ID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build"}})
+	h.plugin.List = plugintest.History([]core.ConversationInfo{{SessionID: "4f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", Title: "fix the build"}})
 	topic := h.srv.NewTopic(team, "ops")
 	h.says(team, alice, topic, "/claude conversations")
 	list := h.srv.Messages(team.ID)[0]
@@ -436,7 +436,7 @@ func TestMessagesKeepTheirConversation(t *testing.T) {
 	}
 	first.end()
 	second := h.nextTurn() // Claude's: a turn on Codex would never arrive here
-	if second.Prompt != "hi" || second.ResumeToken != "session-1001" {
+	if second.Prompt != "hi" || second.SessionID != "session-1001" {
 		t.Fatalf("queued turn = %+v, want hi resuming Claude's session", second.Turn)
 	}
 	second.end()

@@ -51,7 +51,7 @@ func (p *echoPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)
 		return core.TurnResult{}, context.Cause(ctx)
 	case "long":
 		emit(core.TextEvent(longAnswer))
-		return core.TurnResult{ResumeToken: p.Session(t)}, nil
+		return core.TurnResult{SessionID: p.Session(t)}, nil
 	case "stream":
 		// A line at a time, each once the page has it: every line is an
 		// edit of its own, as when a CLI writes slowly.
@@ -63,7 +63,7 @@ func (p *echoPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)
 				return core.TurnResult{}, context.Cause(ctx)
 			}
 		}
-		return core.TurnResult{ResumeToken: p.Session(t)}, nil
+		return core.TurnResult{SessionID: p.Session(t)}, nil
 	}
 	return p.Echo(ctx, t, emit)
 }
@@ -597,7 +597,7 @@ func TestConversationsOutliveARestart(t *testing.T) {
 	st.botSays(fresh, "No conversation here yet")
 	b.say(old, "and now?")
 	st.botSays(old, "echo: and now?")
-	if turn := p.lastTurn(); turn.ResumeToken != "session-1" || turn.Key.Channel != old {
+	if turn := p.lastTurn(); turn.SessionID != "session-1" || turn.Key.Channel != old {
 		t.Errorf("the old conversation's turn = %+v, want it to resume session-1", turn)
 	}
 }

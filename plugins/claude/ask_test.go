@@ -19,7 +19,7 @@ func TestRunInterruptKeepsTheSession(t *testing.T) {
 	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking hard"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
 	t.Cleanup(func() { close(hold) })
 	tr := f.AskInterrupted("think")
-	next := f.Ask(context.Background(), "go on", tr.Result.ResumeToken, core.Answer{})
+	next := f.Ask(context.Background(), "go on", tr.Result.SessionID, core.Answer{})
 	if next.Err != nil || !strings.Contains(next.Text(), "Continuing.") {
 		t.Fatalf("resumed turn = %+v, %v, %q", next.Result, next.Err, next.Text())
 	}

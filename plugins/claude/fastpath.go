@@ -71,7 +71,7 @@ func (p *Parser) fastLine(b []byte) bool {
 		p.model = model
 		if id != "" && id != p.sessionID {
 			p.sessionID = id
-			p.emit(core.Event{Kind: core.EventSession, ResumeToken: id, Model: model})
+			p.emit(core.Event{Kind: core.EventSession, SessionID: id, Model: model})
 		}
 		return true
 	}

@@ -88,7 +88,7 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 			return core.ConversationInfo{}, false
 		}
 		title, ok := transcriptTitle(path)
-		return core.ConversationInfo{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Title: title, Updated: fi.ModTime()}, ok
+		return core.ConversationInfo{SessionID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Title: title, Updated: fi.ModTime()}, ok
 	})
 	history.SortNewest(out)
 	return out, err

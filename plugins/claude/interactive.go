@@ -101,7 +101,7 @@ func (c *protocol) Line(b []byte) { c.parser.Line(b) }
 
 func (c *protocol) Outcome() cliproc.Outcome {
 	r := c.parser.Result()
-	return cliproc.Outcome{Result: r, Session: c.parser.SessionID(), Failed: r != nil && r.IsError}
+	return cliproc.Outcome{Result: r, SessionID: c.parser.SessionID(), Failed: r != nil && r.IsError}
 }
 
 // Fresh reports whether the session the CLI loaded is still as it was:

@@ -197,7 +197,7 @@ func (p *Parser) Line(b []byte) {
 	}
 	if l.SessionID != "" && l.SessionID != p.sessionID {
 		p.sessionID = l.SessionID
-		p.emit(core.Event{Kind: core.EventSession, ResumeToken: l.SessionID, Model: l.Model})
+		p.emit(core.Event{Kind: core.EventSession, SessionID: l.SessionID, Model: l.Model})
 	}
 	switch l.Type {
 	case "system":
@@ -382,10 +382,10 @@ func (p *Parser) user(l *line) {
 
 func (p *Parser) resultLine(l *line) {
 	r := &core.TurnResult{
-		ResumeToken: l.SessionID,
-		IsError:     l.IsError || strings.HasPrefix(l.Subtype, "error"),
-		Duration:    time.Duration(l.DurationMS * float64(time.Millisecond)),
-		CostUSD:     l.TotalCostUSD,
+		SessionID: l.SessionID,
+		IsError:   l.IsError || strings.HasPrefix(l.Subtype, "error"),
+		Duration:  time.Duration(l.DurationMS * float64(time.Millisecond)),
+		CostUSD:   l.TotalCostUSD,
 	}
 	if l.Usage != nil {
 		r.InputTokens, r.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens

@@ -31,7 +31,7 @@ type Plugin struct {
 }
 
 var _ core.Warmer = (*Plugin)(nil)
-var _ core.ResumeIDChecker = (*Plugin)(nil)
+var _ core.SessionIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
@@ -68,8 +68,8 @@ func (p *Plugin) Args(t core.Turn) []string {
 	if t.Ask {
 		args = append(args, "--permission-prompt-tool", "stdio")
 	}
-	if t.ResumeToken != "" {
-		args = append(args, "--resume", t.ResumeToken)
+	if t.SessionID != "" {
+		args = append(args, "--resume", t.SessionID)
 	}
 	if mode := cmp.Or(t.Mode, p.cfg.PermissionMode); mode != "" {
 		args = append(args, "--permission-mode", mode)
@@ -111,7 +111,7 @@ type sessionStamp struct {
 
 // stampSession stamps t's session transcript; a new session has none.
 func (p *Plugin) stampSession(t core.Turn) sessionStamp {
-	if t.ResumeToken == "" {
+	if t.SessionID == "" {
 		return sessionStamp{}
 	}
 	dirs, err := p.projectDirs(t.Workdir)
@@ -119,7 +119,7 @@ func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 		return sessionStamp{}
 	}
 	for _, dir := range dirs {
-		f, err := os.Open(filepath.Join(dir, t.ResumeToken+".jsonl"))
+		f, err := os.Open(filepath.Join(dir, t.SessionID+".jsonl"))
 		if err != nil {
 			continue
 		}
@@ -136,8 +136,8 @@ func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 	return sessionStamp{}
 }
 
-// CheckResumeID accepts Claude Code's session ids, which are UUIDs.
-func (p *Plugin) CheckResumeID(id string) error {
+// CheckSessionID accepts Claude Code's session ids, which are UUIDs.
+func (p *Plugin) CheckSessionID(id string) error {
 	return cliproc.CheckUUID(id, "Claude Code session id")
 }
 

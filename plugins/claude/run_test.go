@@ -15,7 +15,7 @@ func TestArgs(t *testing.T) {
 	t.Parallel()
 	p := claude.New(claude.Config{Settings: cliproc.Settings{Model: "sonnet", Args: []string{"--max-turns", "3"}},
 		PermissionMode: "acceptEdits"}, nil)
-	got := p.Args(core.Turn{Prompt: "--help me; rm -rf ~", ResumeToken: "0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b"})
+	got := p.Args(core.Turn{Prompt: "--help me; rm -rf ~", SessionID: "0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b"})
 	// The message goes on stdin, never among the arguments.
 	want := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
 		"--input-format", "stream-json", "--replay-user-messages",

@@ -213,14 +213,14 @@ func (c *Conn) waitRead() error {
 // Replay feeds a recorded session (what a CLI wrote) through a turn's
 // protocol as a run does, its input going nowhere and nobody answering
 // its questions: for jakebot replay and golden tests. The result is nil
-// when the session carried none; its resume token is the session's id.
+// when the session carried none; its session id is the session's id.
 func Replay(r io.Reader, name string, newProtocol func(*Link) Protocol, emit func(core.Event)) (*core.TurnResult, error) {
 	link := &Link{out: newJSONLines(discard{}), emitFn: emit, logger: slog.New(slog.DiscardHandler), msg: &core.Turn{}}
 	proto := newProtocol(link)
 	err := readOutput(r, nil, name, proto, link)
 	o := proto.Outcome()
 	if o.Result != nil {
-		o.Result.ResumeToken = cmp.Or(o.Result.ResumeToken, o.Session)
+		o.Result.SessionID = cmp.Or(o.Result.SessionID, o.SessionID)
 	}
 	return o.Result, err
 }

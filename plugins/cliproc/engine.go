@@ -92,9 +92,9 @@ type Reader interface {
 type Outcome struct {
 	// Result is the turn's result; nil when the output ended without one.
 	Result *core.TurnResult
-	// Session is the session id the output reported, the resume token
+	// SessionID is the session id the output reported, the session id
 	// when Result has none.
-	Session string
+	SessionID string
 	// Failed is set when the output reported a failure, already shown.
 	Failed bool
 }
@@ -151,7 +151,7 @@ func readOutput(r io.Reader, input io.Writer, name string, proto Protocol, link 
 }
 
 // finish waits for the CLI and says how the turn ended: its result, with
-// the resume token the output gave, else the turn's own, and the error
+// the session id the output gave, else the turn's own, and the error
 // for a turn that did not end well. The protocol's Outcome is asked once
 // the CLI is gone, so that what it wrote elsewhere is complete.
 func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr error, proto Protocol) (core.TurnResult, error) {
@@ -163,7 +163,7 @@ func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr er
 	}
 	// A resumed turn that failed before its first event keeps the
 	// session it was resuming.
-	out.ResumeToken = cmp.Or(out.ResumeToken, o.Session, t.ResumeToken)
+	out.SessionID = cmp.Or(out.SessionID, o.SessionID, t.SessionID)
 	end := ending{CLI: c.Name, Result: res, WaitErr: waitErr, ReadErr: readErr,
 		Finished: o.Result != nil, Failed: o.Failed || out.IsError, Clean: c.Clean}
 	if tail := end.Stderr(5); tail != "" {

@@ -66,7 +66,7 @@ func (p *lineProtocol) Line(b []byte) {
 	switch {
 	case m.Ready != "":
 		p.session = m.Ready
-		p.link.Emit(core.Event{Kind: core.EventSession, ResumeToken: m.Ready})
+		p.link.Emit(core.Event{Kind: core.EventSession, SessionID: m.Ready})
 		p.link.Ready(func(t core.Turn) { p.link.Send(map[string]string{"prompt": t.Prompt}) })
 	case m.Text != "":
 		p.link.Emit(core.TextEvent(m.Text))
@@ -77,7 +77,7 @@ func (p *lineProtocol) Line(b []byte) {
 }
 
 func (p *lineProtocol) Outcome() cliproc.Outcome {
-	return cliproc.Outcome{Result: p.result, Session: p.session}
+	return cliproc.Outcome{Result: p.result, SessionID: p.session}
 }
 
 // interrupting is a lineProtocol that interrupts through the protocol.
@@ -124,7 +124,7 @@ func (c *collect) String() string {
 
 func lines(link *cliproc.Link) cliproc.Protocol { return &lineProtocol{link: link} }
 
-// A one-shot turn: how it ended decides the error, and the resume token is
+// A one-shot turn: how it ended decides the error, and the session id is
 // the result's, else the output's session, else the turn's own.
 func TestRunEnding(t *testing.T) {
 	t.Parallel()
@@ -144,8 +144,8 @@ func TestRunEnding(t *testing.T) {
 			t.Parallel()
 			cli := fakeCLI(t, "stream", "STREAM="+tc.stream, "EXIT="+tc.exit)
 			var c collect
-			res, err := cli.Run(context.Background(), core.Turn{Workdir: t.TempDir(), ResumeToken: "old"}, nil, lines, c.emit)
-			if res.ResumeToken != tc.token || c.String() != tc.events {
+			res, err := cli.Run(context.Background(), core.Turn{Workdir: t.TempDir(), SessionID: "old"}, nil, lines, c.emit)
+			if res.SessionID != tc.token || c.String() != tc.events {
 				t.Errorf("Run = %+v with events %q, want token %q and events %q", res, c.String(), tc.token, tc.events)
 			}
 			var ue *core.UserError
@@ -181,7 +181,7 @@ func TestOpenThenRun(t *testing.T) {
 	var c collect
 	res, err := conn.Run(context.Background(), core.Turn{Prompt: "hi"}, c.emit)
 	want := `session token="s-1" model=""; text "you said hi"`
-	if err != nil || res.ResumeToken != "s-1" || c.String() != want {
+	if err != nil || res.SessionID != "s-1" || c.String() != want {
 		t.Errorf("Run = %+v, %v with events %q, want %q", res, err, c.String(), want)
 	}
 }
@@ -225,7 +225,7 @@ func TestConverseCancel(t *testing.T) {
 					cancel() // the CLI is working on the prompt
 				}
 			})
-			if !errors.Is(err, context.Canceled) || res.ResumeToken != "s-1" {
+			if !errors.Is(err, context.Canceled) || res.SessionID != "s-1" {
 				t.Errorf("Converse = %+v, %v; want the cancellation and the session", res, err)
 			}
 			if tc.interrupt {
@@ -247,7 +247,7 @@ func TestReplay(t *testing.T) {
 	var c collect
 	res, err := cliproc.Replay(strings.NewReader(in), "Fake CLI", lines, c.emit)
 	want := `session token="s-9" model=""; text "garbage: not json"; text "hello"`
-	if err != nil || res == nil || res.ResumeToken != "s-9" || c.String() != want {
+	if err != nil || res == nil || res.SessionID != "s-9" || c.String() != want {
 		t.Errorf("Replay = %+v, %v with events %q, want %q", res, err, c.String(), want)
 	}
 }

@@ -124,7 +124,7 @@ func (s *appServer) Outcome() cliproc.Outcome {
 	}
 	s.mu.Unlock()
 	o := s.parser.Outcome()
-	o.Session, o.Failed = s.threadID(), s.failed
+	o.SessionID, o.Failed = s.threadID(), s.failed
 	if s.failed && o.Result == nil {
 		// The refusal, shown, is the turn's end.
 		o.Result = &core.TurnResult{IsError: true}
@@ -156,8 +156,8 @@ func (s *appServer) response(m jsonrpc.Message) {
 			params["model"] = model
 		}
 		method := "thread/start"
-		if s.turn.ResumeToken != "" {
-			method, params["threadId"] = "thread/resume", s.turn.ResumeToken
+		if s.turn.SessionID != "" {
+			method, params["threadId"] = "thread/resume", s.turn.SessionID
 		}
 		_ = s.rpc.Call(idThread, method, params)
 	case m.Answers(idThread):
@@ -166,7 +166,7 @@ func (s *appServer) response(m jsonrpc.Message) {
 		s.thread = thread
 		s.mu.Unlock()
 		s.parser.threadID = thread
-		s.link.Emit(core.Event{Kind: core.EventSession, ResumeToken: thread, Model: s.parser.Model})
+		s.link.Emit(core.Event{Kind: core.EventSession, SessionID: thread, Model: s.parser.Model})
 		s.link.Ready(func(t core.Turn) {
 			s.mu.Lock()
 			s.inbox = t.Inbox
@@ -320,7 +320,7 @@ type rolloutStamp struct{ size int64 }
 // stampRollout stamps t's thread; a new thread has none.
 func (p *Plugin) stampRollout(t core.Turn) rolloutStamp {
 	var st rolloutStamp
-	for _, f := range p.rollouts(t.ResumeToken) {
+	for _, f := range p.rollouts(t.SessionID) {
 		if fi, err := os.Stat(f); err == nil {
 			st.size += fi.Size()
 		}

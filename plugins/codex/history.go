@@ -90,7 +90,7 @@ func readRollout(path, workdir string, buf []byte) (info core.ConversationInfo, 
 			if err != nil {
 				return true
 			}
-			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
+			info, ok = core.ConversationInfo{SessionID: id, Updated: fi.ModTime()}, true
 		}
 		title, found := firstPrompt(rest)
 		if found {

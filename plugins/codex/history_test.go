@@ -40,7 +40,7 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1 || infos[0].ID != id || infos[0].Title != "remember the number 42" {
+	if len(infos) != 1 || infos[0].SessionID != id || infos[0].Title != "remember the number 42" {
 		t.Errorf("Conversations = %+v, want %s titled by its first prompt", infos, id)
 	}
 	for _, dir := range []string{"/elsewhere", "/workdir/sub", "/"} {
@@ -111,15 +111,15 @@ func TestConversationsNewestFirst(t *testing.T) {
 	want := []core.ConversationInfo{
 		// The prompt lies beyond the head that is read, or was cut off:
 		// listed, without a title.
-		{ID: sessionID(2), Title: "", Updated: base.Add(2 * time.Hour)},
-		{ID: sessionID(5), Title: "", Updated: base.Add(time.Minute)},
-		{ID: sessionID(1), Title: "older", Updated: base},
+		{SessionID: sessionID(2), Title: "", Updated: base.Add(2 * time.Hour)},
+		{SessionID: sessionID(5), Title: "", Updated: base.Add(time.Minute)},
+		{SessionID: sessionID(1), Title: "older", Updated: base},
 	}
 	if len(infos) != len(want) {
 		t.Fatalf("Conversations = %+v, want %+v", infos, want)
 	}
 	for i := range want {
-		if infos[i].ID != want[i].ID || infos[i].Title != want[i].Title || !infos[i].Updated.Equal(want[i].Updated) {
+		if infos[i].SessionID != want[i].SessionID || infos[i].Title != want[i].Title || !infos[i].Updated.Equal(want[i].Updated) {
 			t.Errorf("Conversations[%d] = %+v, want %+v", i, infos[i], want[i])
 		}
 	}

@@ -70,7 +70,7 @@ func (p *Parser) Line(line []byte) {
 	case "thread.started":
 		if ev.ThreadID != "" && ev.ThreadID != p.threadID {
 			p.threadID = ev.ThreadID
-			p.emit(core.Event{Kind: core.EventSession, ResumeToken: ev.ThreadID, Model: p.Model})
+			p.emit(core.Event{Kind: core.EventSession, SessionID: ev.ThreadID, Model: p.Model})
 		}
 	case "item.started", "item.updated", "item.completed":
 		if ev.Item != nil {
@@ -123,10 +123,10 @@ func (p *Parser) Result() *core.TurnResult { return p.result }
 // once the stream has ended (cliproc.Protocol).
 func (p *Parser) Outcome() cliproc.Outcome {
 	p.Flush()
-	return cliproc.Outcome{Result: p.result, Session: p.threadID}
+	return cliproc.Outcome{Result: p.result, SessionID: p.threadID}
 }
 
-// ThreadID returns the thread id, Codex's resume token, once it is known.
+// ThreadID returns the thread id, Codex's session id, once it is known.
 func (p *Parser) ThreadID() string { return p.threadID }
 
 // finish records the turn's end. Codex's usage is a running total for the
@@ -136,7 +136,7 @@ func (p *Parser) finish(failed bool) {
 		p.block(b)
 	}
 	p.result = &core.TurnResult{
-		ResumeToken:   p.threadID,
+		SessionID:     p.threadID,
 		IsError:       failed,
 		InputTokens:   p.usage.InputTokens + p.usage.CachedInputTokens,
 		OutputTokens:  p.usage.OutputTokens,

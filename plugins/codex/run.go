@@ -36,7 +36,7 @@ type Plugin struct {
 }
 
 var _ core.Warmer = (*Plugin)(nil)
-var _ core.ResumeIDChecker = (*Plugin)(nil)
+var _ core.SessionIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
@@ -103,8 +103,8 @@ func stripNoise(s string) string {
 	return noise.ReplaceAllString(s, "")
 }
 
-// CheckResumeID accepts Codex's thread ids, which are UUIDs (version 7).
-func (p *Plugin) CheckResumeID(id string) error {
+// CheckSessionID accepts Codex's thread ids, which are UUIDs (version 7).
+func (p *Plugin) CheckSessionID(id string) error {
 	return cliproc.CheckUUID(id, "Codex thread id")
 }
 

@@ -67,8 +67,8 @@ func TestAppServerInterruptKeepsTheThread(t *testing.T) {
 	t.Cleanup(func() { close(hold) })
 	f := newFixture(t, plugintest.Reply{Text: []string{"Thinking"}, Hold: hold}, plugintest.Reply{Text: []string{"Continuing."}})
 	tr := f.AskInterrupted("think hard")
-	out := f.Run(context.Background(), "go on", tr.Result.ResumeToken)
-	if out.Err != nil || !strings.Contains(out.Text(), "Continuing.") || out.Result.ResumeToken != tr.Result.ResumeToken {
+	out := f.Run(context.Background(), "go on", tr.Result.SessionID)
+	if out.Err != nil || !strings.Contains(out.Text(), "Continuing.") || out.Result.SessionID != tr.Result.SessionID {
 		t.Fatalf("resumed one-shot turn = %+v", out)
 	}
 	reqs := f.Model.Requests()

@@ -105,7 +105,7 @@ func (p *Plugin) acpConversations(ctx context.Context, workdir string) ([]core.C
 	}
 	out := make([]core.ConversationInfo, 0, len(probe.Sessions))
 	for _, s := range probe.Sessions {
-		out = append(out, core.ConversationInfo{ID: s.ID, Title: s.Title, Updated: s.Updated})
+		out = append(out, core.ConversationInfo{SessionID: s.ID, Title: s.Title, Updated: s.Updated})
 	}
 	return out, nil
 }

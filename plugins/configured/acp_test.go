@@ -69,7 +69,7 @@ func TestACPQwen(t *testing.T) {
 		Lacks: map[string]string{
 			"StaleWarmTurn":       "ACP does not say whether a loaded session changed since; the generic plugin knows no agent's files",
 			"ImagesReachTheModel": "the image is not in Qwen Code's request to the fake model (a model id it does not know to take images, it seems); not tried with a vision model",
-			"RefusesResumeIDs":    "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument: any id without spaces or a leading dash is passed on",
+			"RefusesSessionIDs":   "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument: any id without spaces or a leading dash is passed on",
 		},
 	}.Run(t)
 }
@@ -144,8 +144,8 @@ func TestACPOpenCode(t *testing.T) {
 		Install:      "Install it, or fix its bin in the plugins file",
 		WarmsUnasked: true,
 		Lacks: map[string]string{
-			"StaleWarmTurn":    "ACP does not say whether a loaded session changed since; the generic plugin knows no agent's files",
-			"RefusesResumeIDs": "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument",
+			"StaleWarmTurn":     "ACP does not say whether a loaded session changed since; the generic plugin knows no agent's files",
+			"RefusesSessionIDs": "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument",
 			"ShowsShellCommand": "OpenCode announces a call (titled bash) before its input and updates it several times while running: " +
 				"its line shows bash, then the command, then done (one line in the chat, edited), not the two events the suite counts",
 		},
@@ -166,7 +166,7 @@ func TestACPGemini(t *testing.T) {
 			Args: literals([]string{"--acp", "--model", "gemini-2.5-flash"}), Environ: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, Env: env}, nil)
 	})
 	first := f.Ask(context.Background(), "pick a word", "", core.Answer{})
-	if first.Err != nil || first.Text() != "The word is tangerine." || first.Result.ResumeToken == "" {
+	if first.Err != nil || first.Text() != "The word is tangerine." || first.Result.SessionID == "" {
 		t.Fatalf("turn = %q, %+v, %v", first.Text(), first.Result, first.Err)
 	}
 }

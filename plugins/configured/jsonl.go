@@ -144,7 +144,7 @@ func (j *jsonlReader) line(b []byte) {
 		for _, x := range r.Path.values(v) {
 			if s := scalar(x); s != j.session && tokenRE.MatchString(s) {
 				j.session = s
-				j.emit(core.Event{Kind: core.EventSession, ResumeToken: s})
+				j.emit(core.Event{Kind: core.EventSession, SessionID: s})
 			}
 		}
 	}

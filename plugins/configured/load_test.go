@@ -39,7 +39,7 @@ func TestLoadExample(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("example plugins (-want +got):\n%s", diff)
 	}
-	turn := core.Turn{Prompt: "fix the tests", Workdir: "/src", ResumeToken: "ses_1"}
+	turn := core.Turn{Prompt: "fix the tests", Workdir: "/src", SessionID: "ses_1"}
 	for _, tt := range []struct {
 		spec int
 		turn core.Turn
@@ -49,7 +49,7 @@ func TestLoadExample(t *testing.T) {
 		{1, turn, []string{"run", "--format", "json", "--session", "ses_1", "--", "fix the tests"}},
 		{1, core.Turn{Prompt: "-rf /"}, []string{"run", "--format", "json", "--", "-rf /"}},
 		{2, core.Turn{Prompt: "--help me"}, []string{"--output-format", "stream-json", "--prompt", " --help me"}},
-		{2, core.Turn{Prompt: "it's \"quoted\"; $(rm -rf ~)", ResumeToken: "abc"},
+		{2, core.Turn{Prompt: "it's \"quoted\"; $(rm -rf ~)", SessionID: "abc"},
 			[]string{"--output-format", "stream-json", "--resume", "abc", "--prompt", "it's \"quoted\"; $(rm -rf ~)"}},
 		// The message and the session go over the protocol.
 		{3, turn, []string{"--acp"}},

@@ -22,9 +22,9 @@ type Plugin struct {
 }
 
 var (
-	_ core.Plugin          = (*Plugin)(nil)
-	_ core.ResumeIDChecker = (*Plugin)(nil)
-	_ core.SessionKeeper   = (*Plugin)(nil)
+	_ core.Plugin           = (*Plugin)(nil)
+	_ core.SessionIDChecker = (*Plugin)(nil)
+	_ core.SessionKeeper    = (*Plugin)(nil)
 )
 
 // New returns the plugin for spec. A nil logger discards.
@@ -80,9 +80,9 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 	return nil, nil
 }
 
-// CheckResumeID accepts an id that can safely become an argument, for a
+// CheckSessionID accepts an id that can safely become an argument, for a
 // CLI whose sessions can be resumed.
-func (p *Plugin) CheckResumeID(id string) error {
+func (p *Plugin) CheckSessionID(id string) error {
 	if !p.KeepsSessions() {
 		return core.Errorf("%s cannot resume a session: each turn starts fresh", p.spec.Name)
 	}
@@ -98,7 +98,7 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 		return p.cli.Converse(ctx, t, p.spec.Argv(t), p.protocol(t), emit)
 	}
 	if !p.KeepsSessions() {
-		t.ResumeToken = ""
+		t.SessionID = ""
 	}
 	return p.cli.Run(ctx, t, p.spec.Argv(t), func(link *cliproc.Link) cliproc.Protocol { return p.reader(link, true) }, emit)
 }
@@ -163,7 +163,7 @@ func (o *output) Outcome() cliproc.Outcome {
 			o.p.logger.Debug("lines that were not JSON objects", "count", j.garbage)
 		}
 	}
-	return cliproc.Outcome{Result: &core.TurnResult{ResumeToken: o.session, IsError: o.errors > 0}}
+	return cliproc.Outcome{Result: &core.TurnResult{SessionID: o.session, IsError: o.errors > 0}}
 }
 
 // findSession takes the session id from text by the resume pattern; the
@@ -185,7 +185,7 @@ func (o *output) findSession(text string) {
 		return
 	}
 	o.session = id
-	o.emit(core.Event{Kind: core.EventSession, ResumeToken: id})
+	o.emit(core.Event{Kind: core.EventSession, SessionID: id})
 }
 
 // screenOutput is a pseudo-terminal's output, read as a screen: live, on

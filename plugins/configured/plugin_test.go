@@ -122,7 +122,7 @@ func (e *events) text() string {
 }
 
 func turn(t *testing.T, prompt, token string) core.Turn {
-	return core.Turn{Prompt: prompt, Workdir: t.TempDir(), ResumeToken: token}
+	return core.Turn{Prompt: prompt, Workdir: t.TempDir(), SessionID: token}
 }
 
 func TestPTYSpinnerIsCleaned(t *testing.T) {
@@ -163,8 +163,8 @@ func TestPTYSpinnerIsCleaned(t *testing.T) {
 	if len(shown) > 6 {
 		t.Errorf("%d updates for a 5-line answer: %q", len(shown), shown)
 	}
-	if res.ResumeToken != "sess-42" {
-		t.Errorf("ResumeToken = %q, want sess-42 from the resume pattern", res.ResumeToken)
+	if res.SessionID != "sess-42" {
+		t.Errorf("SessionID = %q, want sess-42 from the resume pattern", res.SessionID)
 	}
 	if pids := alive(); len(pids) != 0 {
 		t.Errorf("processes %v outlived the turn", pids)
@@ -187,10 +187,10 @@ func TestPlainLinesAndResume(t *testing.T) {
 	if got := ev.text(); got != want {
 		t.Errorf("text = %q, want %q", got, want)
 	}
-	if res.ResumeToken != "abc-1" {
-		t.Errorf("ResumeToken = %q, want abc-1", res.ResumeToken)
+	if res.SessionID != "abc-1" {
+		t.Errorf("SessionID = %q, want abc-1", res.SessionID)
 	}
-	if !p.KeepsSessions() || p.CheckResumeID("abc-1") != nil || p.CheckResumeID("--exec=evil") == nil {
+	if !p.KeepsSessions() || p.CheckSessionID("abc-1") != nil || p.CheckSessionID("--exec=evil") == nil {
 		t.Error("a plugin with a resume pattern must keep sessions and accept only safe ids")
 	}
 }
@@ -236,7 +236,7 @@ func TestJSONLMappingOverARecordedStream(t *testing.T) {
 			if tt.errText == "" && len(errs) > 0 || tt.errText != "" && (len(errs) != 1 || errs[0] != tt.errText) {
 				t.Errorf("errors = %q, want %q", errs, tt.errText)
 			}
-			if res.ResumeToken != tt.session || res.IsError != (tt.errText != "") {
+			if res.SessionID != tt.session || res.IsError != (tt.errText != "") {
 				t.Errorf("result = %+v, want session %s, error %v", res, tt.session, tt.errText != "")
 			}
 
@@ -248,7 +248,7 @@ func TestJSONLMappingOverARecordedStream(t *testing.T) {
 			defer f.Close()
 			replayed := newEvents()
 			out, err := p.ReadStream(f, replayed.emit)
-			if err != nil || out == nil || out.ResumeToken != tt.session || replayed.text() != tt.text || len(replayed.all()) != len(ev.all()) {
+			if err != nil || out == nil || out.SessionID != tt.session || replayed.text() != tt.text || len(replayed.all()) != len(ev.all()) {
 				t.Errorf("ReadStream = %+v, %v with %d events; Run had %d", out, err, len(replayed.all()), len(ev.all()))
 			}
 		})
@@ -267,7 +267,7 @@ func TestExitFailureShowsStderr(t *testing.T) {
 	if ev.text() != "some output\n" {
 		t.Errorf("text = %q", ev.text())
 	}
-	if p.KeepsSessions() || p.CheckResumeID("abc") == nil {
+	if p.KeepsSessions() || p.CheckSessionID("abc") == nil {
 		t.Error("a plugin with no session source must not keep sessions")
 	}
 }

@@ -86,7 +86,7 @@ func (s *Spec) KeepsSessions() bool {
 // right before it, so the CLI cannot take it for an option.
 func (s *Spec) Argv(t core.Turn) []string {
 	msg := strings.ReplaceAll(t.Prompt, "\x00", "")
-	vals := map[string]string{PhMessage: msg, PhWorkdir: t.Workdir, PhResume: t.ResumeToken}
+	vals := map[string]string{PhMessage: msg, PhWorkdir: t.Workdir, PhResume: t.SessionID}
 	return expand(nil, s.Args, vals)
 }
 

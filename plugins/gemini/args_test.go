@@ -19,7 +19,7 @@ func TestArgs(t *testing.T) {
 	}{
 		{"first turn", core.Turn{Prompt: "--help me; rm -rf ~"}, []string{"--output-format", "stream-json",
 			"--approval-mode", "auto_edit", "--model", "gemini-2.5-flash", "--sandbox", "--prompt=--help me; rm -rf ~"}},
-		{"resumed", core.Turn{Prompt: "again", ResumeToken: "fdb12d97-14ac-44ba-a1a2-e78b656706ab"}, []string{"--output-format",
+		{"resumed", core.Turn{Prompt: "again", SessionID: "fdb12d97-14ac-44ba-a1a2-e78b656706ab"}, []string{"--output-format",
 			"stream-json", "--approval-mode", "auto_edit", "--model", "gemini-2.5-flash",
 			"--resume", "fdb12d97-14ac-44ba-a1a2-e78b656706ab", "--sandbox", "--prompt=again"}},
 	} {

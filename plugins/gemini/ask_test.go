@@ -32,10 +32,10 @@ func TestACPResumedTurnAsks(t *testing.T) {
 		plugintest.Reply{Text: []string{"Hello."}},
 		plugintest.Reply{Text: []string{"Still 42."}})
 	first := f.Ask(context.Background(), "remember the number 42", "", core.Answer{})
-	if first.Err != nil || first.Result.ResumeToken == "" {
+	if first.Err != nil || first.Result.SessionID == "" {
 		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
 	}
-	token := first.Result.ResumeToken
+	token := first.Result.SessionID
 	files, _ := filepath.Glob(chatFiles(f, token))
 	if len(files) != 1 {
 		t.Fatalf("chat files %q, want the session's", files)
@@ -48,7 +48,7 @@ func TestACPResumedTurnAsks(t *testing.T) {
 	clock.Advance(started.Add(30 * time.Second).Sub(clock.Now()))
 
 	second := f.Ask(context.Background(), "save it", token, core.Answer{Decision: core.Allow})
-	if second.Err != nil || second.Result.ResumeToken != token {
+	if second.Err != nil || second.Result.SessionID != token {
 		t.Fatalf("resumed turn = %+v, %v; want it in session %s", second.Result, second.Err, token)
 	}
 	if qs := second.Questions(); len(qs) != 1 || qs[0].Summary != "`echo 42 > n.txt`" {
@@ -64,11 +64,11 @@ func TestACPResumedTurnAsks(t *testing.T) {
 	if _, err := os.Stat(moved); err != nil {
 		t.Errorf("the session's file was not moved out of the CLI's way to %s: %v", moved, err)
 	}
-	if other := f.Ask(context.Background(), "hello", "", core.Answer{}); other.Err != nil || other.Result.ResumeToken == token {
+	if other := f.Ask(context.Background(), "hello", "", core.Answer{}); other.Err != nil || other.Result.SessionID == token {
 		t.Fatalf("another conversation = %+v, %v", other.Result, other.Err)
 	}
 	third := f.Ask(context.Background(), "which number?", token, core.Answer{})
-	if third.Err != nil || third.Text() != "Still 42." || third.Result.ResumeToken != token {
+	if third.Err != nil || third.Text() != "Still 42." || third.Result.SessionID != token {
 		t.Fatalf("next resumed turn = %+v, %q, %v", third.Result, third.Text(), third.Err)
 	}
 	reqs := f.Model.Requests()
@@ -134,11 +134,11 @@ func TestACPInterruptThenResume(t *testing.T) {
 				if first.Err != nil {
 					t.Fatal(first.Err)
 				}
-				token = first.Result.ResumeToken
+				token = first.Result.SessionID
 			}
 			stopped := stopAt(f, "think hard", token, !tc.unasked, tc.stop)
 			if token == "" {
-				token = stopped.Result.ResumeToken
+				token = stopped.Result.SessionID
 			}
 			goOn(f, token, tc.want...)
 			if _, err := os.Stat(filepath.Join(f.Workdir, "made.txt")); err == nil {
@@ -153,7 +153,7 @@ func TestACPInterruptThenResume(t *testing.T) {
 func goOn(f *plugintest.Fixture, token string, want ...string) {
 	f.T.Helper()
 	next := f.Ask(context.Background(), "go on", token, core.Answer{})
-	if next.Err != nil || next.Text() != "Continuing." || next.Result.ResumeToken != token {
+	if next.Err != nil || next.Text() != "Continuing." || next.Result.SessionID != token {
 		f.T.Fatalf("next turn = %+v, %q, %v; want it to continue session %s", next.Result, next.Text(), next.Err, token)
 	}
 	if w := next.Blocks(core.BlockWarning); len(w) != 0 {
@@ -195,7 +195,7 @@ func stopAt(f *plugintest.Fixture, prompt, token string, ask bool, stop func(cor
 		}
 	})
 	f.T.Logf("events:\n%s", plugintest.FormatEvents(out.Events))
-	if !errors.Is(out.Err, context.Canceled) || out.Result.ResumeToken == "" {
+	if !errors.Is(out.Err, context.Canceled) || out.Result.SessionID == "" {
 		f.T.Fatalf("Run = %+v, %v; want the cancellation and the session", out.Result, out.Err)
 	}
 	return out

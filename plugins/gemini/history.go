@@ -65,10 +65,10 @@ func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.Conv
 			// warm one may be): nothing to resume.
 			continue
 		}
-		j, dup := byID[info.ID]
+		j, dup := byID[info.SessionID]
 		switch {
 		case !dup:
-			byID[info.ID] = len(out)
+			byID[info.SessionID] = len(out)
 			out = append(out, info)
 		case info.Updated.After(out[j].Updated):
 			if info.Title == "" {
@@ -156,7 +156,7 @@ func readSession(path string, buf []byte) (info core.ConversationInfo, ok bool) 
 			if id == "" || jsonscan.StringField(line, "kind") == "subagent" {
 				return true
 			}
-			info, ok = core.ConversationInfo{ID: id, Updated: fi.ModTime()}, true
+			info, ok = core.ConversationInfo{SessionID: id, Updated: fi.ModTime()}, true
 		}
 		title, found := firstPrompt(rest)
 		if found || end {
@@ -227,7 +227,7 @@ func legacySession(data []byte, fi os.FileInfo) (core.ConversationInfo, bool) {
 	if json.Unmarshal(data, &s) != nil || s.SessionID == "" || s.Kind == "subagent" {
 		return core.ConversationInfo{}, false
 	}
-	info := core.ConversationInfo{ID: s.SessionID, Updated: fi.ModTime()}
+	info := core.ConversationInfo{SessionID: s.SessionID, Updated: fi.ModTime()}
 	for _, m := range s.Messages {
 		if m.Type != "user" {
 			continue

@@ -42,7 +42,7 @@ func TestConversationsFromRecordedHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1 || infos[0].ID != id || infos[0].Title != "remember the number 42" {
+	if len(infos) != 1 || infos[0].SessionID != id || infos[0].Title != "remember the number 42" {
 		t.Errorf("Conversations = %+v, want %s titled by its first prompt", infos, id)
 	}
 	for _, dir := range []string{"/elsewhere", "/workdir/sub"} {
@@ -131,7 +131,7 @@ func TestConversationsNewestFirst(t *testing.T) {
 		t.Fatalf("Conversations = %+v, want %+v", infos, want)
 	}
 	for i, w := range want {
-		if infos[i].ID != w.id || infos[i].Title != w.title || !infos[i].Updated.Equal(w.updated) {
+		if infos[i].SessionID != w.id || infos[i].Title != w.title || !infos[i].Updated.Equal(w.updated) {
 			t.Errorf("Conversations[%d] = %+v, want %+v", i, infos[i], w)
 		}
 	}
@@ -141,7 +141,7 @@ func TestConversationsNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	infos, err = p.Conversations(context.Background(), "/work/b")
-	if err != nil || len(infos) != 1 || infos[0].ID != sessionID(7) {
+	if err != nil || len(infos) != 1 || infos[0].SessionID != sessionID(7) {
 		t.Errorf("Conversations without projects.json = %+v, %v; want %s", infos, err, sessionID(7))
 	}
 }

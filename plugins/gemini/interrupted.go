@@ -58,7 +58,7 @@ func (p *Plugin) markChat(workdir, id string) chatMark {
 			if err != nil || fi.ModTime().Before(newest) {
 				continue
 			}
-			if info, ok := readSession(f, buf); ok && info.ID == id {
+			if info, ok := readSession(f, buf); ok && info.SessionID == id {
 				mark, newest = chatMark{path: f, size: fi.Size()}, fi.ModTime()
 			}
 		}

@@ -55,7 +55,7 @@ func (p *Parser) Line(line []byte) {
 	case "init":
 		if ev.SessionID != "" && ev.SessionID != p.sessionID {
 			p.sessionID = ev.SessionID
-			p.emit(core.Event{Kind: core.EventSession, ResumeToken: ev.SessionID, Model: ev.Model})
+			p.emit(core.Event{Kind: core.EventSession, SessionID: ev.SessionID, Model: ev.Model})
 		}
 	case "message":
 		// The user's prompt is echoed once; the answer comes as deltas.
@@ -86,10 +86,10 @@ func (p *Parser) Result() *core.TurnResult { return p.result }
 // Outcome says how the turn went once the stream has ended
 // (cliproc.Protocol).
 func (p *Parser) Outcome() cliproc.Outcome {
-	return cliproc.Outcome{Result: p.result, Session: p.sessionID}
+	return cliproc.Outcome{Result: p.result, SessionID: p.sessionID}
 }
 
-// SessionID returns the session id, Gemini's resume token, once known.
+// SessionID returns the session id, Gemini's session id, once known.
 func (p *Parser) SessionID() string { return p.sessionID }
 
 // text emits answer text. Each model turn's text follows a tool line or
@@ -165,7 +165,7 @@ func (p *Parser) toolResult(ev *event) {
 }
 
 func (p *Parser) resultLine(ev *event) {
-	r := &core.TurnResult{ResumeToken: p.sessionID, IsError: ev.Status == "error"}
+	r := &core.TurnResult{SessionID: p.sessionID, IsError: ev.Status == "error"}
 	if s := ev.Stats; s != nil {
 		r.Duration = time.Duration(s.DurationMS * float64(time.Millisecond))
 		r.InputTokens, r.OutputTokens = s.InputTokens, s.OutputTokens

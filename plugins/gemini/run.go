@@ -41,7 +41,7 @@ type Plugin struct {
 }
 
 var _ core.Warmer = (*Plugin)(nil)
-var _ core.ResumeIDChecker = (*Plugin)(nil)
+var _ core.SessionIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
@@ -83,8 +83,8 @@ func (p *Plugin) args(t core.Turn, staged *stagedImages) []string {
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
 		args = append(args, "--model", model)
 	}
-	if t.ResumeToken != "" {
-		args = append(args, "--resume", t.ResumeToken)
+	if t.SessionID != "" {
+		args = append(args, "--resume", t.SessionID)
 	}
 	args = append(args, p.cfg.Args...)
 	if staged != nil {
@@ -140,13 +140,13 @@ func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (c
 		return p.cli.Converse(ctx, t, p.acpArgs(t), p.acp(t), emit)
 	}
 	res, err := p.runOneShot(ctx, t, emit)
-	if t.ResumeToken != "" && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), noSession) {
+	if t.SessionID != "" && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), noSession) {
 		// A session the CLI never saved (its first turn was stopped
 		// before the model answered) cannot be resumed: go on in a new
 		// one rather than fail every turn of the conversation.
 		emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
-			Text: "Gemini CLI has no saved session " + t.ResumeToken + " to resume; this turn starts a new one."}))
-		t.ResumeToken = ""
+			Text: "Gemini CLI has no saved session " + t.SessionID + " to resume; this turn starts a new one."}))
+		t.SessionID = ""
 		return p.runOneShot(ctx, t, emit)
 	}
 	return res, err
@@ -195,8 +195,8 @@ func stripNoise(s string) string {
 	return strings.TrimSpace(noise.ReplaceAllString(pingRefused.ReplaceAllString(s, ""), ""))
 }
 
-// CheckResumeID accepts the Gemini CLI's session ids, which are UUIDs.
-func (p *Plugin) CheckResumeID(id string) error {
+// CheckSessionID accepts the Gemini CLI's session ids, which are UUIDs.
+func (p *Plugin) CheckSessionID(id string) error {
 	return cliproc.CheckUUID(id, "Gemini CLI session id")
 }
 

@@ -79,7 +79,7 @@ func TestRunUnknownResume(t *testing.T) {
 			tr := plugintest.RunTurn(context.Background(), t, f.Plugin, f.Turn("hello", gone, ask))
 			warns := tr.Blocks(core.BlockWarning)
 			if tr.Err != nil || len(warns) != 1 || !strings.Contains(warns[0].Text, gone) && !strings.Contains(warns[0].Text, "could not resume") ||
-				!strings.Contains(tr.Text(), "Fresh start.") || tr.Result.ResumeToken == gone || tr.Result.ResumeToken == "" {
+				!strings.Contains(tr.Text(), "Fresh start.") || tr.Result.SessionID == gone || tr.Result.SessionID == "" {
 				t.Errorf("Run = %+v, %v; want a warning, then the turn in a new session", tr.Result, tr.Err)
 			}
 		})

@@ -27,11 +27,11 @@ type sessionStamp struct{ messages, size int }
 // stampSession stamps t's session; a new session has none.
 func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 	var st sessionStamp
-	if len(t.ResumeToken) < 8 {
+	if len(t.SessionID) < 8 {
 		return st
 	}
 	for _, chats := range p.chatDirs(t.Workdir) {
-		files, _ := filepath.Glob(filepath.Join(chats, "session-*"+t.ResumeToken[:8]+".jsonl"))
+		files, _ := filepath.Glob(filepath.Join(chats, "session-*"+t.SessionID[:8]+".jsonl"))
 		for _, f := range files {
 			data, _ := os.ReadFile(f)
 			for line := range bytes.Lines(data) {
@@ -72,20 +72,20 @@ func (p *Plugin) chatDirs(workdir string) []string {
 // own. When that name is taken the turn runs one-shot instead, which
 // resumes without the new session's records.
 func (p *Plugin) guardLoad(t core.Turn) bool {
-	if len(t.ResumeToken) < 8 {
+	if len(t.SessionID) < 8 {
 		return true
 	}
 	p.dropLoadLeftovers(t)
 	now := p.cfg.Clock.Now()
 	buf := make([]byte, history.HeadSize)
 	for _, chats := range p.chatDirs(t.Workdir) {
-		own := filepath.Join(chats, chatName(now, t.ResumeToken))
+		own := filepath.Join(chats, chatName(now, t.SessionID))
 		info, ok := readSession(own, buf)
-		if !ok || info.ID != t.ResumeToken || info.Title == "" {
+		if !ok || info.SessionID != t.SessionID || info.Title == "" {
 			continue // none, or an earlier load's file without history
 		}
 		// Link then remove: a rename would replace a file of that name.
-		earlier := filepath.Join(chats, chatName(now.Add(-time.Minute), t.ResumeToken))
+		earlier := filepath.Join(chats, chatName(now.Add(-time.Minute), t.SessionID))
 		if os.Link(own, earlier) != nil {
 			return false
 		}
@@ -105,14 +105,14 @@ func (p *Plugin) guardLoad(t core.Turn) bool {
 // own: left alone, such a file would take the session with it at the next
 // start of any CLI in the workdir.
 func (p *Plugin) dropLoadLeftovers(t core.Turn) {
-	if len(t.ResumeToken) < 8 {
+	if len(t.SessionID) < 8 {
 		return
 	}
 	buf := make([]byte, history.HeadSize)
 	for _, chats := range p.chatDirs(t.Workdir) {
-		files, _ := filepath.Glob(filepath.Join(chats, "session-*-"+t.ResumeToken[:8]+".jsonl"))
+		files, _ := filepath.Glob(filepath.Join(chats, "session-*-"+t.SessionID[:8]+".jsonl"))
 		for _, f := range files {
-			if info, ok := readSession(f, buf); ok && info.ID == t.ResumeToken && info.Title == "" {
+			if info, ok := readSession(f, buf); ok && info.SessionID == t.SessionID && info.Title == "" {
 				os.Remove(f)
 			}
 		}

@@ -52,7 +52,7 @@ func TestGuardLoad(t *testing.T) {
 			clock := coretest.NewManualClock()
 			clock.Advance(now.Sub(clock.Now()))
 			p := New(Config{Home: home, Clock: clock}, nil)
-			if ok := p.guardLoad(core.Turn{Workdir: workdir, ResumeToken: id}); ok != tc.ok {
+			if ok := p.guardLoad(core.Turn{Workdir: workdir, SessionID: id}); ok != tc.ok {
 				t.Errorf("guardLoad = %v, want %v", ok, tc.ok)
 			}
 			entries, _ := os.ReadDir(chats)

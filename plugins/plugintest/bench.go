@@ -78,7 +78,7 @@ func BenchTurnStart(b *testing.B, f *Fixture) {
 	}
 	ctx := context.Background()
 	turn := func(prompt, token string) core.Turn {
-		return core.Turn{Workdir: workdir, Prompt: prompt, ResumeToken: token, Ask: true}
+		return core.Turn{Workdir: workdir, Prompt: prompt, SessionID: token, Ask: true}
 	}
 	model.Push(Reply{Text: []string{"ok"}})
 	res, err := p.Run(ctx, turn("start", ""), func(core.Event) {})
@@ -88,17 +88,17 @@ func BenchTurnStart(b *testing.B, f *Fixture) {
 	var cold, warm []time.Duration
 	for b.Loop() {
 		model.Push(Reply{Text: []string{"ok"}})
-		cold = append(cold, untilRequest(func() { res, err = p.Run(ctx, turn("cold", res.ResumeToken), func(core.Event) {}) }))
+		cold = append(cold, untilRequest(func() { res, err = p.Run(ctx, turn("cold", res.SessionID), func(core.Event) {}) }))
 		if err != nil {
 			b.Fatal(err)
 		}
-		w, err := warmer.Warm(ctx, turn("", res.ResumeToken))
+		w, err := warmer.Warm(ctx, turn("", res.SessionID))
 		if err != nil {
 			b.Fatal(err)
 		}
 		time.Sleep(3 * time.Second) // the CLI has started, as between two messages of a person
 		model.Push(Reply{Text: []string{"ok"}})
-		warm = append(warm, untilRequest(func() { res, err = w.Run(ctx, turn("warm", res.ResumeToken), func(core.Event) {}) }))
+		warm = append(warm, untilRequest(func() { res, err = w.Run(ctx, turn("warm", res.SessionID), func(core.Event) {}) }))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func FormatEvent(ev core.Event) string {
 	case core.EventText:
 		return fmt.Sprintf("text %q", ev.Text)
 	case core.EventSession:
-		return fmt.Sprintf("session token=%q model=%q", ev.ResumeToken, ev.Model)
+		return fmt.Sprintf("session token=%q model=%q", ev.SessionID, ev.Model)
 	case core.EventBlock:
 		return "block " + formatBlock(ev.Block)
 	case core.EventQuestion:
@@ -145,7 +145,7 @@ func FormatResult(r *core.TurnResult) string {
 		return "result none"
 	}
 	return fmt.Sprintf("result token=%q error=%v duration=%s cost=%g in=%d out=%d",
-		r.ResumeToken, r.IsError, r.Duration, r.CostUSD, r.InputTokens, r.OutputTokens)
+		r.SessionID, r.IsError, r.Duration, r.CostUSD, r.InputTokens, r.OutputTokens)
 }
 
 // Streams returns the recorded streams matching the glob patterns, in

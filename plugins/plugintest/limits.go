@@ -75,6 +75,6 @@ func Refused(reset time.Time) func(context.Context, core.Turn, func(core.Event))
 	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		emit(core.LimitEvent(core.UsageWindow{Window: "5h", UsedPercent: 100, ResetsAt: reset, Rejected: true}))
 		emit(core.ErrorEvent("You've hit your 5-hour limit"))
-		return core.TurnResult{ResumeToken: t.ResumeToken, IsError: true}, nil
+		return core.TurnResult{SessionID: t.SessionID, IsError: true}, nil
 	}
 }

@@ -118,14 +118,14 @@ func History(infos []core.ConversationInfo) func(context.Context, string) ([]cor
 // Echo answers "echo: <prompt>" in the turn's Session.
 func (p *Scripted) Echo(_ context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	emit(core.TextEvent("echo: " + t.Prompt))
-	return core.TurnResult{ResumeToken: p.Session(t)}, nil
+	return core.TurnResult{SessionID: p.Session(t)}, nil
 }
 
 // Session is the session a turn runs in: the one it resumes, or a new
 // "session-N", N counting the plugin's new sessions from 1.
 func (p *Scripted) Session(t core.Turn) string {
-	if t.ResumeToken != "" {
-		return t.ResumeToken
+	if t.SessionID != "" {
+		return t.SessionID
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

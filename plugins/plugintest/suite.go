@@ -31,7 +31,7 @@ type Fixture struct {
 	Workdir string
 	Plugin  core.Plugin
 	// Restart makes another plugin on the same CLI, model and home, as
-	// after a restart of the bot: only resume tokens carry over.
+	// after a restart of the bot: only session ids carry over.
 	Restart func() core.Plugin
 }
 
@@ -81,7 +81,7 @@ func NoLeaks(t testing.TB) string {
 
 // Turn is a turn in the fixture's workdir.
 func (f *Fixture) Turn(prompt, token string, ask bool) core.Turn {
-	return core.Turn{Workdir: f.Workdir, Prompt: prompt, ResumeToken: token, Ask: ask}
+	return core.Turn{Workdir: f.Workdir, Prompt: prompt, SessionID: token, Ask: ask}
 }
 
 // Run runs one turn of the fixture's plugin, which may not ask.
@@ -111,7 +111,7 @@ func (f *Fixture) AskInterrupted(prompt string) TurnOutput {
 		}
 	}()
 	tr := f.Ask(ctx, prompt, "", core.Answer{})
-	if !errors.Is(tr.Err, context.Canceled) || tr.Result.ResumeToken == "" {
+	if !errors.Is(tr.Err, context.Canceled) || tr.Result.SessionID == "" {
 		f.T.Fatalf("Run = %+v, %v; want the cancellation and the session", tr.Result, tr.Err)
 	}
 	return tr
@@ -216,7 +216,7 @@ func (s Suite) Run(t *testing.T) {
 		{"ShowsModelError", s.modelError},
 		{"NotInstalled", s.notInstalled},
 		{"NoHistory", s.noHistory},
-		{"RefusesResumeIDs", s.refusesResumeIDs},
+		{"RefusesSessionIDs", s.refusesSessionIDs},
 		{"SteersARunningTurn", s.steers},
 	} {
 		t.Run(test.name, func(t *testing.T) {
@@ -237,11 +237,11 @@ func (s Suite) streamsReply(t *testing.T) {
 	if got := tr.Text(); got != "Hello from the fake." {
 		t.Errorf("text = %q, want the fake's reply", got)
 	}
-	if tr.Events[0].Kind != core.EventSession || tr.Events[0].ResumeToken != tr.Result.ResumeToken {
-		t.Errorf("first event = %+v, want the session with token %q", tr.Events[0], tr.Result.ResumeToken)
+	if tr.Events[0].Kind != core.EventSession || tr.Events[0].SessionID != tr.Result.SessionID {
+		t.Errorf("first event = %+v, want the session with token %q", tr.Events[0], tr.Result.SessionID)
 	}
-	if c, ok := f.Plugin.(core.ResumeIDChecker); !ok || c.CheckResumeID(tr.Result.ResumeToken) != nil {
-		t.Errorf("resume token %q is not one the plugin accepts", tr.Result.ResumeToken)
+	if c, ok := f.Plugin.(core.SessionIDChecker); !ok || c.CheckSessionID(tr.Result.SessionID) != nil {
+		t.Errorf("session id %q is not one the plugin accepts", tr.Result.SessionID)
 	}
 	if reqs := f.Model.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Text(), "-v say hello") {
 		t.Errorf("the model did not get the prompt: %d requests", len(reqs))
@@ -251,16 +251,16 @@ func (s Suite) streamsReply(t *testing.T) {
 func (s Suite) resumes(t *testing.T) {
 	f := s.Fixture(t, Reply{Text: []string{"I will remember 42."}}, Reply{Text: []string{"It was 42."}})
 	first := f.Run(context.Background(), "remember the number 42", "")
-	if first.Err != nil || first.Result.ResumeToken == "" {
+	if first.Err != nil || first.Result.SessionID == "" {
 		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
 	}
 	f.Plugin = f.Restart()
-	second := f.Run(context.Background(), "which number?", first.Result.ResumeToken)
+	second := f.Run(context.Background(), "which number?", first.Result.SessionID)
 	if second.Err != nil || second.Text() != "It was 42." {
 		t.Fatalf("second turn = %q, %v", second.Text(), second.Err)
 	}
-	if second.Result.ResumeToken != first.Result.ResumeToken {
-		t.Errorf("resumed token = %q, want the session %q", second.Result.ResumeToken, first.Result.ResumeToken)
+	if second.Result.SessionID != first.Result.SessionID {
+		t.Errorf("resumed token = %q, want the session %q", second.Result.SessionID, first.Result.SessionID)
 	}
 	s.remembers(t, f, "remember the number 42", "I will remember 42.", "which number?")
 }
@@ -297,7 +297,7 @@ func (s Suite) cancel(t *testing.T) {
 		}
 		cancel()
 		tr := <-done
-		if !errors.Is(tr.Err, context.Canceled) || tr.Result.ResumeToken == "" {
+		if !errors.Is(tr.Err, context.Canceled) || tr.Result.SessionID == "" {
 			t.Errorf("Run (ask %v) = %+v, %v; want context.Canceled and the session", ask, tr.Result, tr.Err)
 		}
 		f.Model.Push(Reply{Text: []string{"too late"}, Hold: hold})
@@ -315,8 +315,8 @@ func (s Suite) lists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1 || infos[0].ID != tr.Result.ResumeToken || infos[0].Title != "first prompt of the session" || infos[0].Updated.IsZero() {
-		t.Errorf("Conversations = %+v, want the session %s", infos, tr.Result.ResumeToken)
+	if len(infos) != 1 || infos[0].SessionID != tr.Result.SessionID || infos[0].Title != "first prompt of the session" || infos[0].Updated.IsZero() {
+		t.Errorf("Conversations = %+v, want the session %s", infos, tr.Result.SessionID)
 	}
 	if other, err := f.Plugin.Conversations(context.Background(), t.TempDir()); err != nil || len(other) != 0 {
 		t.Errorf("Conversations(another dir) = %+v, %v; want none", other, err)

@@ -78,8 +78,8 @@ func (s Suite) asks(t *testing.T) {
 				}
 			}
 			convs, err := f.Plugin.Conversations(context.Background(), f.Workdir)
-			if err != nil || len(convs) == 0 || convs[0].ID != tr.Result.ResumeToken || convs[0].Title != "make a file" {
-				t.Errorf("listing %+v (%v), want the session %s first", convs, err, tr.Result.ResumeToken)
+			if err != nil || len(convs) == 0 || convs[0].SessionID != tr.Result.SessionID || convs[0].Title != "make a file" {
+				t.Errorf("listing %+v (%v), want the session %s first", convs, err, tr.Result.SessionID)
 			}
 		})
 	}
@@ -95,10 +95,10 @@ func (s Suite) warm(t *testing.T) {
 		t.Fatal("the plugin cannot start a turn warm")
 	}
 	first := f.Ask(context.Background(), "first", "", core.Answer{})
-	if first.Err != nil || first.Result.ResumeToken == "" {
+	if first.Err != nil || first.Result.SessionID == "" {
 		t.Fatalf("first turn = %+v, %v", first.Result, first.Err)
 	}
-	token := first.Result.ResumeToken
+	token := first.Result.SessionID
 	switch unasked, err := warmer.Warm(context.Background(), f.Turn("", token, false)); {
 	case s.WarmsUnasked && err != nil:
 		t.Errorf("Warm of a turn that cannot ask = %v, want a warm CLI", err)
@@ -118,7 +118,7 @@ func (s Suite) warm(t *testing.T) {
 	second.Result, second.Err = w.Run(context.Background(), f.Turn("second", token, true), func(ev core.Event) {
 		second.Events = append(second.Events, ev)
 	})
-	if second.Err != nil || second.Text() != "Second answer." || second.Result.ResumeToken != token {
+	if second.Err != nil || second.Text() != "Second answer." || second.Result.SessionID != token {
 		t.Fatalf("warm turn = %+v, %v, %q; want the answer in session %s", second.Result, second.Err, second.Text(), token)
 	}
 	s.remembers(t, f, "first", "First answer.", "second")

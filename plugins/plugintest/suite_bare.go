@@ -30,19 +30,19 @@ func (s Suite) noHistory(t *testing.T) {
 	}
 }
 
-// refusesResumeIDs: a resume token from the chat is never handed to the
+// refusesSessionIDs: a session id from the chat is never handed to the
 // CLI unless it is a session id (the suite's StreamsReply checks that the
 // CLI's own are): not a flag, not a shell word, not one of the CLIs' own
 // shortcuts for "the last session".
-func (s Suite) refusesResumeIDs(t *testing.T) {
-	c, ok := s.Bare("", t.TempDir()).(core.ResumeIDChecker)
+func (s Suite) refusesSessionIDs(t *testing.T) {
+	c, ok := s.Bare("", t.TempDir()).(core.SessionIDChecker)
 	if !ok {
-		t.Fatal("the plugin does not check resume ids")
+		t.Fatal("the plugin does not check session ids")
 	}
 	for _, id := range []string{"", "; rm -rf ~", "--dangerously-skip-permissions", "--last", "latest", "1",
 		"0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b; rm -rf ~", "-0b0b0b0b-0b0b-4b0b-8b0b-0b0b0b0b0b0b"} {
-		if err := c.CheckResumeID(id); err == nil {
-			t.Errorf("CheckResumeID(%q) = nil, want a refusal", id)
+		if err := c.CheckSessionID(id); err == nil {
+			t.Errorf("CheckSessionID(%q) = nil, want a refusal", id)
 		}
 	}
 }

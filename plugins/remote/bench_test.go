@@ -20,7 +20,7 @@ import (
 // is the hop.
 func instant(_ context.Context, _ core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	emit(core.TextEvent("ok"))
-	return core.TurnResult{ResumeToken: "s"}, nil
+	return core.TurnResult{SessionID: "s"}, nil
 }
 
 // BenchmarkTurnHop is a whole turn of an instant plugin through the NATS
@@ -62,7 +62,7 @@ func (p *turnProbe) turn(_ context.Context, _ core.Turn, emit func(core.Event)) 
 	<-p.next
 	p.emitted <- time.Now()
 	emit(core.TextEvent("second"))
-	return core.TurnResult{ResumeToken: "s", CostUSD: 0.01}, nil
+	return core.TurnResult{SessionID: "s", CostUSD: 0.01}, nil
 }
 
 // BenchmarkHop measures what the NATS hop adds to a turn, against the

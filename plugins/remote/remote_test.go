@@ -106,7 +106,7 @@ func TestResumeOnARunner(t *testing.T) {
 	w.expect("Session: " + session)
 	w.say("go on")
 	w.expect("box2 echo: go on")
-	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.ResumeToken != session || turn.Workdir != box2.app() {
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.SessionID != session || turn.Workdir != box2.app() {
 		t.Errorf("the resumed turn ran %+v", turn)
 	}
 }
@@ -126,8 +126,8 @@ func TestRunnerRestartedMidTurn(t *testing.T) {
 	w.expect("runner box2 restarted during the turn")
 	w.say("now?")
 	w.expect("box2 echo: now?")
-	if turn := recv(t, again.plugin.Started(), "a turn on box2"); turn.ResumeToken != session {
-		t.Errorf("the next turn resumed %q, want the session %s", turn.ResumeToken, session)
+	if turn := recv(t, again.plugin.Started(), "a turn on box2"); turn.SessionID != session {
+		t.Errorf("the next turn resumed %q, want the session %s", turn.SessionID, session)
 	}
 	if strings.Contains(strings.Join(w.gw.rec.Messages(), "\n"), "offline") {
 		t.Error("the runner was called offline; it restarted")

@@ -54,7 +54,7 @@ func TestGatewayRestartedMidTurn(t *testing.T) {
 			if !(strings.Index(rest, "continued") < strings.Index(rest, "part 3.") && strings.Index(rest, "part 3.") < strings.Index(rest, "part 4.")) {
 				t.Errorf("the reply went on out of order:\n%s", rest)
 			}
-			if conv, _ := w.convs.Get(key(admin)); conv.ResumeToken != session || conv.Spent.CostUSD != 0.01 {
+			if conv, _ := w.convs.Get(key(admin)); conv.SessionID != session || conv.Spent.CostUSD != 0.01 {
 				t.Errorf("the conversation kept %+v, want the turn's session and cost", conv)
 			}
 			recv(t, box2.plugin.Started(), "a turn on box2")
@@ -110,8 +110,8 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 	w.waitOnline("box2")
 	w.say("now?")
 	w.expect("box2 echo: now?")
-	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.ResumeToken != session {
-		t.Errorf("the next turn resumed %q, want the session %s", turn.ResumeToken, session)
+	if turn := recv(t, box2.plugin.Started(), "a turn on box2"); turn.SessionID != session {
+		t.Errorf("the next turn resumed %q, want the session %s", turn.SessionID, session)
 	}
 }
 

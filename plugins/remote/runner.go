@@ -274,7 +274,7 @@ var errSuperseded = errors.New("a newer turn of its session started")
 
 // check refuses what the runner's own rules forbid: a plugin it lacks, a
 // workdir outside the user's roots here, a bypass mode for a user who is
-// not an admin, a resume id not of the CLI's form. It returns the turn
+// not an admin, a session id not of the CLI's form. It returns the turn
 // as it runs here.
 func (r *Runner) check(req turnRequest) (core.Plugin, core.Turn, error) {
 	p, ok := r.cfg.Plugins.Get(req.Plugin)
@@ -294,8 +294,8 @@ func (r *Runner) check(req turnRequest) (core.Plugin, core.Turn, error) {
 			}
 		}
 	}
-	if c, ok := p.(core.ResumeIDChecker); ok && t.ResumeToken != "" {
-		if err := c.CheckResumeID(t.ResumeToken); err != nil {
+	if c, ok := p.(core.SessionIDChecker); ok && t.SessionID != "" {
+		if err := c.CheckSessionID(t.SessionID); err != nil {
 			return nil, core.Turn{}, err
 		}
 	}

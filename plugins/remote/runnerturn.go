@@ -55,7 +55,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		defer cancel(nil)
 		defer sub.Unsubscribe()
 		defer r.release(rt)
-		r.claim(rt, t.ResumeToken)
+		r.claim(rt, t.SessionID)
 		r.logger.Info("turn", "id", req.ID, "plugin", p.ID(), "workdir", t.Workdir, "admin", req.Admin)
 		var closeTools func()
 		t.Tools, closeTools = r.openTools(rt, req.Tools)
@@ -155,7 +155,7 @@ func (r *Runner) release(rt *runnerTurn) {
 }
 
 func (t *runnerTurn) emit(ev core.Event) {
-	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, ResumeToken: ev.ResumeToken, Model: ev.Model, Limit: ev.Limit}
+	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, SessionID: ev.SessionID, Model: ev.Model, Limit: ev.Limit}
 	if b := ev.Background; b != nil {
 		we.Background = &core.Background{Tasks: slices.Clone(b.Tasks), Answered: b.Answered}
 	}
@@ -182,8 +182,8 @@ func (t *runnerTurn) emit(ev core.Event) {
 		t.questions[we.Question.ID] = openQuestion{n: n, wire: *we.Question, answer: q.Answer}
 		t.mu.Unlock()
 	}
-	if ev.Kind == core.EventSession && ev.ResumeToken != "" {
-		t.r.claim(t, ev.ResumeToken)
+	if ev.Kind == core.EventSession && ev.SessionID != "" {
+		t.r.claim(t, ev.SessionID)
 	}
 	t.out.add(we)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
-// heldChecker is an instant plugin whose check of the resume id "held"
+// heldChecker is an instant plugin whose check of the session id "held"
 // waits until released: a turn request that takes long to handle.
 type heldChecker struct {
 	*plugintest.Scripted
@@ -19,7 +19,7 @@ type heldChecker struct {
 	release  chan struct{}
 }
 
-func (h *heldChecker) CheckResumeID(id string) error {
+func (h *heldChecker) CheckSessionID(id string) error {
 	if id == "held" {
 		h.checking <- struct{}{}
 		<-h.release
@@ -63,7 +63,7 @@ func TestARunnerStartsTurnsSideBySide(t *testing.T) {
 	}
 	held := make(chan error, 1)
 	go func() {
-		_, err := p.Run(ctx, core.Turn{Workdir: dir, Prompt: "first", ResumeToken: "held"}, func(core.Event) {})
+		_, err := p.Run(ctx, core.Turn{Workdir: dir, Prompt: "first", SessionID: "held"}, func(core.Event) {})
 		held <- err
 	}()
 	<-plugin.checking

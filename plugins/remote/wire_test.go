@@ -20,7 +20,7 @@ func TestWireEventsCarryNoEmptyBlock(t *testing.T) {
 		wantBlock bool
 	}{
 		{"a text delta", wireEvent{Kind: core.EventText, Text: "12.34; "}, false},
-		{"a session", wireEvent{Kind: core.EventSession, ResumeToken: "s"}, false},
+		{"a session", wireEvent{Kind: core.EventSession, SessionID: "s"}, false},
 		{"a tool block", wireEvent{Kind: core.EventBlock, Block: core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash",
 			Text: "ls", Status: core.ToolDone}}, true},
 	}

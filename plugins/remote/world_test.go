@@ -63,7 +63,7 @@ const session = "11111111-2222-4333-8444-555555555555"
 // to be stopped or released when told to, and says the runner's secret
 // when asked to.
 func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	emit(core.Event{Kind: core.EventSession, ResumeToken: session})
+	emit(core.Event{Kind: core.EventSession, SessionID: session})
 	stopped := func() (core.TurnResult, error) {
 		r.stopped <- context.Cause(ctx)
 		return core.TurnResult{}, context.Cause(ctx)
@@ -127,7 +127,7 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 	default:
 		emit(core.TextEvent(r.name + " echo: " + t.Prompt))
 	}
-	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
+	return core.TurnResult{SessionID: session, CostUSD: 0.01}, nil
 }
 
 // steerable is a turn that takes one message into it: it says what it
@@ -150,7 +150,7 @@ func (r *runner) steerable(ctx context.Context, t core.Turn, emit func(core.Even
 	case <-ctx.Done():
 		return stopped()
 	}
-	return core.TurnResult{ResumeToken: session, CostUSD: 0.01}, nil
+	return core.TurnResult{SessionID: session, CostUSD: 0.01}, nil
 }
 
 // fakeTools is an MCP server that serves no CLI: the turn's plugin calls
@@ -186,7 +186,7 @@ func useTools(ctx context.Context, access *core.ToolAccess) string {
 // conversations is a runner's "claude" history: one session, whose title
 // names the workdir and the runner's secret.
 func (r *runner) conversations(_ context.Context, workdir string) ([]core.ConversationInfo, error) {
-	return []core.ConversationInfo{{ID: session, Title: "earlier in " + filepath.Base(workdir) + " " + r.secret}}, nil
+	return []core.ConversationInfo{{SessionID: session, Title: "earlier in " + filepath.Base(workdir) + " " + r.secret}}, nil
 }
 
 // localPlugin is the gateway's own "claude", which must never run here.

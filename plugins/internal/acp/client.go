@@ -191,7 +191,7 @@ func (a *Client) Outcome() cliproc.Outcome {
 			a.link.Logger().Warn(a.opts.Name+": the interrupted turn may be lost to the session", "err", err)
 		}
 	}
-	return cliproc.Outcome{Result: a.result, Session: a.sessionID(), Failed: a.failed}
+	return cliproc.Outcome{Result: a.result, SessionID: a.sessionID(), Failed: a.failed}
 }
 
 // Fresh reports whether the session the agent loaded is still as it was:
@@ -253,7 +253,7 @@ func (a *Client) errorText(msg string) string {
 // the prompt, the end.
 func (a *Client) response(m jsonrpc.Message) {
 	switch {
-	case m.Error != nil && m.Answers(idSession) && a.turn.ResumeToken != "":
+	case m.Error != nil && m.Answers(idSession) && a.turn.SessionID != "":
 		// A session the agent cannot load: go on in a new one.
 		a.cannotResume(strings.TrimSpace(m.Error.Message + ": " + m.Error.Data.Details))
 	case m.Answers(idPing):
@@ -279,7 +279,7 @@ func (a *Client) response(m jsonrpc.Message) {
 		a.link.Emit(core.ErrorEvent(a.opts.Name + ": " + a.errorText(msg)))
 		a.failed = true
 		if m.Answers(idPrompt) {
-			a.result = &core.TurnResult{ResumeToken: a.sessionID(), IsError: true}
+			a.result = &core.TurnResult{SessionID: a.sessionID(), IsError: true}
 		}
 		a.link.Done()
 	case m.Answers(idInitialize):
@@ -296,7 +296,7 @@ func (a *Client) response(m jsonrpc.Message) {
 func (a *Client) cannotResume(why string) {
 	a.link.Emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
 		Text: a.opts.Name + " could not resume the session (" + strings.TrimSuffix(why, ": ") + "); this turn starts a new one."}))
-	a.turn.ResumeToken = ""
+	a.turn.SessionID = ""
 	a.newSession()
 }
 
@@ -305,12 +305,12 @@ func (a *Client) initialized(result json.RawMessage) {
 	caps := CapabilitiesOf(result)
 	a.canLoad, a.mcpHTTP = caps.LoadSession, caps.MCPHTTP
 	switch {
-	case a.turn.ResumeToken == "":
+	case a.turn.SessionID == "":
 		a.newSession()
 	case !a.canLoad:
 		a.cannotResume("it does not offer session/load")
 	default:
-		_ = a.rpc.Call(idSession, "session/load", map[string]any{"cwd": a.turn.Workdir, "mcpServers": a.mcpServers(), "sessionId": a.turn.ResumeToken})
+		_ = a.rpc.Call(idSession, "session/load", map[string]any{"cwd": a.turn.Workdir, "mcpServers": a.mcpServers(), "sessionId": a.turn.SessionID})
 	}
 }
 
@@ -330,11 +330,11 @@ func (a *Client) newSession() {
 // announced of it, then sets its mode and model.
 func (a *Client) started(result json.RawMessage) {
 	s := SessionOf(result)
-	id := cmp.Or(s.ID, a.turn.ResumeToken) // session/load answers without it
+	id := cmp.Or(s.ID, a.turn.SessionID) // session/load answers without it
 	a.mu.Lock()
 	a.session = id
 	a.mu.Unlock()
-	a.link.Emit(core.Event{Kind: core.EventSession, ResumeToken: id, Model: a.opts.Model})
+	a.link.Emit(core.Event{Kind: core.EventSession, SessionID: id, Model: a.opts.Model})
 	if a.opts.Announced != nil && (len(s.Modes) > 0 || len(s.Models) > 0) {
 		a.opts.Announced(s)
 	}
@@ -360,7 +360,7 @@ func (a *Client) nextSetup() {
 		return
 	}
 	switch {
-	case a.turn.ResumeToken == "":
+	case a.turn.SessionID == "":
 		a.mu.Lock()
 		t := a.message
 		a.mu.Unlock()
@@ -427,7 +427,7 @@ func (a *Client) ended(result json.RawMessage) {
 	if shown {
 		a.link.Emit(core.BlockEvent(denials))
 	}
-	a.result = &core.TurnResult{ResumeToken: a.sessionID(), InputTokens: r.Meta.Quota.Tokens.In, OutputTokens: r.Meta.Quota.Tokens.Out,
+	a.result = &core.TurnResult{SessionID: a.sessionID(), InputTokens: r.Meta.Quota.Tokens.In, OutputTokens: r.Meta.Quota.Tokens.Out,
 		ContextTokens: a.used, ContextWindow: a.size}
 	if r.StopReason == "refusal" {
 		a.link.Emit(core.ErrorEvent(a.opts.Name + " refused to go on with this turn."))

@@ -79,7 +79,7 @@ func TestClientTurn(t *testing.T) {
 			t.Errorf("blocks\n%s\nlack %q", strings.Join(blocks, "\n"), w)
 		}
 	}
-	if res == nil || res.ResumeToken != "s1" || res.ContextTokens != 50000 || res.ContextWindow != 200000 {
+	if res == nil || res.SessionID != "s1" || res.ContextTokens != 50000 || res.ContextWindow != 200000 {
 		t.Errorf("result %+v, want session s1 and the context's fill", res)
 	}
 }
@@ -87,7 +87,7 @@ func TestClientTurn(t *testing.T) {
 // An agent that cannot load sessions starts a new one, saying so.
 func TestClientCannotLoad(t *testing.T) {
 	t.Parallel()
-	sent, events, _ := run(t, core.Turn{Workdir: "/w", Prompt: "hi", ResumeToken: "old"}, Options{Name: "Agent"},
+	sent, events, _ := run(t, core.Turn{Workdir: "/w", Prompt: "hi", SessionID: "old"}, Options{Name: "Agent"},
 		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`)
 	if len(sent) != 2 || !strings.Contains(sent[1], `"method":"session/new"`) {
 		t.Errorf("sent %s, want session/new", sent)

@@ -32,7 +32,7 @@ func TestClientMCPServers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			turn := core.Turn{Workdir: "/w", Prompt: "hi", ResumeToken: tc.resume, Tools: tools}
+			turn := core.Turn{Workdir: "/w", Prompt: "hi", SessionID: tc.resume, Tools: tools}
 			sent, _, _ := run(t, turn, Options{},
 				`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":`+tc.caps+`}}`)
 			if len(sent) != 2 || !strings.Contains(sent[1], tc.want[0]) {

@@ -65,7 +65,7 @@ func SortNewest(infos []core.ConversationInfo) {
 		if !infos[i].Updated.Equal(infos[j].Updated) {
 			return infos[i].Updated.After(infos[j].Updated)
 		}
-		return infos[i].ID < infos[j].ID
+		return infos[i].SessionID < infos[j].SessionID
 	})
 }
 
