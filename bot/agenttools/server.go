@@ -93,7 +93,12 @@ func (s *Server) Open(actions core.TurnActions) (*core.ToolAccess, func()) {
 	token := hex.EncodeToString(b[:])
 	ctx, cancel := context.WithCancelCause(context.Background())
 	srv := newTurnServer(ctx, s.tools, actions)
-	t := &turn{server: srv, handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)}
+	// Stateless: no session, and so no standing GET event stream, which
+	// Gemini CLI holds open and will not exit while it is (the turn
+	// waits for the CLI's exit, the stream would close after the turn).
+	// The tools ask nothing of the client, so nothing needs one.
+	t := &turn{server: srv, handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true})}
 	s.mu.Lock()
 	s.turns[token] = t
 	s.mu.Unlock()
