@@ -16,9 +16,11 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/platforms/discord"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
@@ -45,15 +47,15 @@ const fastWrites = 10 * time.Millisecond
 // channel, started with the slash command.
 type discordDriver struct {
 	t      testing.TB
-	fake   *platformtest.Discord
-	users  [2]platformtest.DiscordUser
+	fake   *discordtest.Server
+	users  [2]discordtest.User
 	thread string
 	logs   *logScan
 }
 
 func openDiscord(t testing.TB, cfg *bot.Config) driver {
-	fake := platformtest.NewDiscord(t)
-	d := &discordDriver{t: t, fake: fake, users: [2]platformtest.DiscordUser{fake.NewUser("owner"), fake.NewUser("stranger")},
+	fake := discordtest.New(t)
+	d := &discordDriver{t: t, fake: fake, users: [2]discordtest.User{fake.NewUser("owner"), fake.NewUser("stranger")},
 		logs: &logScan{t: t}}
 	cfg.Discord = discord.Config{Token: discord.Secret(fake.Token), GuildID: fake.GuildID,
 		AllowedUsers: []string{d.users[owner].ID, d.users[stranger].ID}, Threads: true, EditInterval: fastWrites, APIURL: fake.URL}
@@ -134,7 +136,7 @@ func (d *discordDriver) pinged() bool {
 // started with the slash command; commands in it are mentions.
 type slackDriver struct {
 	t      testing.TB
-	fake   *platformtest.Slack
+	fake   *slacktest.Server
 	thread string
 	logs   *logScan
 }
@@ -144,8 +146,8 @@ var slackUsers = [2]string{"UALICE", "UBOB"}
 const slackChannel = "CGENERAL"
 
 func openSlack(t testing.TB, cfg *bot.Config) driver {
-	fake := platformtest.NewSlack(t)
-	cfg.Slack = slack.Config{AppToken: platformtest.SlackAppToken, BotToken: platformtest.SlackBotToken,
+	fake := slacktest.New(t)
+	cfg.Slack = slack.Config{AppToken: slacktest.AppToken, BotToken: slacktest.BotToken,
 		AllowedUsers: slackUsers[:], EditInterval: fastWrites, APIURL: fake.URL, DefaultPlugin: "claude"}
 	return &slackDriver{t: t, fake: fake, logs: &logScan{t: t}}
 }
@@ -168,7 +170,7 @@ func (d *slackDriver) start(plugin string) {
 
 func (d *slackDriver) send(w who, text string) {
 	if cmd, ok := strings.CutPrefix(text, "/"); ok {
-		text = "<@" + platformtest.SlackBotUser + "> " + cmd
+		text = "<@" + slacktest.BotUser + "> " + cmd
 	}
 	d.fake.Post(d.t, slackUsers[w], slackChannel, d.thread, text)
 }
@@ -225,19 +227,19 @@ func (d *slackDriver) press(w who, m shown, b button) {
 // fake Bot API, where both users write.
 type telegramDriver struct {
 	t     testing.TB
-	srv   *platformtest.TelegramServer
+	srv   *telegramtest.Server
 	topic int
 	logs  *logScan
 }
 
 var (
-	telegramUsers = [2]platformtest.TelegramUser{{ID: 1001, FirstName: "Alice", Username: "alice"}, {ID: 1003, FirstName: "Carol"}}
-	telegramTeam  = platformtest.TelegramChat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
+	telegramUsers = [2]telegramtest.User{{ID: 1001, FirstName: "Alice", Username: "alice"}, {ID: 1003, FirstName: "Carol"}}
+	telegramTeam  = telegramtest.Chat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
 )
 
 func openTelegram(t testing.TB, cfg *bot.Config) driver {
-	srv := platformtest.NewTelegramServer(t)
-	cfg.Telegram = telegram.Config{Token: platformtest.TelegramToken,
+	srv := telegramtest.New(t)
+	cfg.Telegram = telegram.Config{Token: telegramtest.Token,
 		AllowedUsers: telegram.UserIDs{telegramUsers[owner].ID, telegramUsers[stranger].ID}, APIEndpoint: srv.Endpoint(),
 		EditInterval: fastWrites, GroupWritesPerMinute: 100_000, PollTimeout: time.Second}
 	return &telegramDriver{t: t, srv: srv, logs: &logScan{t: t}}
@@ -266,7 +268,7 @@ func (d *telegramDriver) messages() []shown {
 		if m.Thread != d.topic {
 			continue
 		}
-		text, err := platformtest.ParseTelegramHTML(m.Text)
+		text, err := telegramtest.ParseHTML(m.Text)
 		if err != nil {
 			text = m.Text
 		}

@@ -15,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
+	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -40,12 +42,12 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	t.Parallel()
 	// The platforms' tokens are their fakes', which check them; the
 	// others are made up.
-	dc := platformtest.NewDiscord(t) // Discord and Telegram run too, serving nobody
+	dc := discordtest.New(t) // Discord and Telegram run too, serving nobody
 	secrets := map[string]string{
-		"SLACK_BOT_TOKEN":         platformtest.SlackBotToken,
-		"SLACK_APP_TOKEN":         platformtest.SlackAppToken,
+		"SLACK_BOT_TOKEN":         slacktest.BotToken,
+		"SLACK_APP_TOKEN":         slacktest.AppToken,
 		"DISCORD_TOKEN":           dc.Token,
-		"TELEGRAM_TOKEN":          platformtest.TelegramToken,
+		"TELEGRAM_TOKEN":          telegramtest.Token,
 		"ANTHROPIC_API_KEY":       "sk-ant-api03-anthropic-secret-0005",
 		"SLACK_SIGNING_SECRET":    "signing-secret-0006",
 		"WEB_TOKEN":               "web-token-of-the-bot-0007-0123456789abcdef",
@@ -55,8 +57,8 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	f := newFixture(t,
 		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_env", Name: "Bash", Input: map[string]any{"command": envProbe}}},
 		plugintest.Reply{Text: []string{"Done, nothing secret here."}})
-	fake := platformtest.NewSlack(t)
-	tg := platformtest.NewTelegramServer(t)
+	fake := slacktest.New(t)
+	tg := telegramtest.New(t)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	env := f.binEnv("STATE_FILE=off", "WARM_TTL=0", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
 		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),

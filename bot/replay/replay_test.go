@@ -19,9 +19,9 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/console"
 	"github.com/jake-bot/jake-bot/platforms/discord"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/configured"
 )
@@ -218,8 +218,8 @@ func TestReplayShowsQuestions(t *testing.T) {
 // copy of each platform's Render and Limits had drifted).
 func TestPlatformsWriteAsTheirAdapters(t *testing.T) {
 	t.Parallel()
-	tg := platformtest.NewTelegramServer(t)
-	tgAdapter, err := telegram.New(telegram.Config{Token: platformtest.TelegramToken, APIEndpoint: tg.Endpoint()}, telegram.Options{})
+	tg := telegramtest.New(t)
+	tgAdapter, err := telegram.New(telegram.Config{Token: telegramtest.Token, APIEndpoint: tg.Endpoint()}, telegram.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

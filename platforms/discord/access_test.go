@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
-
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 )
 
 func TestUnknownUserIsRefusedPrivately(t *testing.T) {
@@ -16,10 +15,10 @@ func TestUnknownUserIsRefusedPrivately(t *testing.T) {
 	stranger := h.fake.NewUser("stranger")
 	in := h.fake.Slash(stranger, h.fake.TextChannel, "claude start", "workdir", "proj")
 	resp := h.response(in)
-	if cb, _ := h.fake.Callback(in); cb.Type != 5 || cb.Data.Flags&platformtest.DiscordEphemeral == 0 {
+	if cb, _ := h.fake.Callback(in); cb.Type != 5 || cb.Data.Flags&discordtest.Ephemeral == 0 {
 		t.Errorf("callback = %+v, want a private deferred response", cb)
 	}
-	if resp.Flags&platformtest.DiscordEphemeral == 0 || !strings.Contains(resp.Content, "allow-list") || !strings.Contains(resp.Content, stranger.ID) {
+	if resp.Flags&discordtest.Ephemeral == 0 || !strings.Contains(resp.Content, "allow-list") || !strings.Contains(resp.Content, stranger.ID) {
 		t.Errorf("response = %+v, want a private refusal naming the user's id", resp)
 	}
 	if ths := h.fake.Threads(h.fake.TextChannel); len(ths) != 0 {
@@ -47,7 +46,7 @@ func TestUnknownUserIsRefusedPrivately(t *testing.T) {
 // completes its deferred response.
 func TestThreadsOff(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, func(c *Config, _ *platformtest.Discord) { c.Threads = false })
+	h := newHarness(t, nil, func(c *Config, _ *discordtest.Server) { c.Threads = false })
 	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude start", "workdir", "proj")
 	if resp := h.response(in); !strings.Contains(resp.Content, "conversation started in "+h.root+"/proj") || resp.Flags != 0 {
 		t.Errorf("response = %+v, want the start confirmation, public", resp)
@@ -62,7 +61,7 @@ func TestThreadsOff(t *testing.T) {
 func TestChannelMessagesNeedAMention(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil, nil)
-	other := platformtest.DiscordUser{ID: h.fake.NewID(), Name: "otherbot", Bot: true}
+	other := discordtest.User{ID: h.fake.NewID(), Name: "otherbot", Bot: true}
 	h.fake.Say(other, h.fake.TextChannel, h.fake.Mention()+" /help")
 	h.fake.Say(h.owner, h.fake.TextChannel, "talking among humans")
 	h.fake.Say(h.owner, h.fake.TextChannel, h.fake.Mention()+" hello?")
@@ -80,7 +79,7 @@ func TestChannelMessagesNeedAMention(t *testing.T) {
 func TestAllowedRoleAdmitsMembersInTheServer(t *testing.T) {
 	t.Parallel()
 	var role string
-	h := newHarness(t, nil, func(c *Config, fake *platformtest.Discord) {
+	h := newHarness(t, nil, func(c *Config, fake *discordtest.Server) {
 		role = fake.NewID()
 		c.AllowedRoles = []string{role}
 	})
@@ -99,7 +98,7 @@ func TestAllowedRoleAdmitsMembersInTheServer(t *testing.T) {
 // mentions and slash commands.
 func TestWithoutMessageContentIntent(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, func(_ *Config, fake *platformtest.Discord) {
+	h := newHarness(t, nil, func(_ *Config, fake *discordtest.Server) {
 		fake.DisallowIntents(int(discordgo.IntentMessageContent))
 	})
 	ids := h.fake.Gateway().Identifies

@@ -10,15 +10,15 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // waitEmbed waits for a bot message in channel with an embed containing
 // text.
-func (h *harness) waitEmbed(channel, text string) platformtest.DiscordMessage {
+func (h *harness) waitEmbed(channel, text string) discordtest.Message {
 	h.t.Helper()
-	return h.fake.WaitMessage(channel, func(m platformtest.DiscordMessage) bool {
+	return h.fake.WaitMessage(channel, func(m discordtest.Message) bool {
 		for _, e := range m.Embeds {
 			if m.AuthorID == h.fake.BotID && strings.Contains(e.Description, text) {
 				return true
@@ -71,7 +71,7 @@ func TestAckComesBeforeSlowWork(t *testing.T) {
 		}, nil
 	}}
 	// Sessions started outside chat are listed to admins only.
-	h := newHarness(t, p, func(c *Config, _ *platformtest.Discord) { c.AdminUsers = c.AllowedUsers })
+	h := newHarness(t, p, func(c *Config, _ *discordtest.Server) { c.AdminUsers = c.AllowedUsers })
 	in := h.fake.Slash(h.owner, h.fake.TextChannel, "claude conversations")
 	receive(t, listing, "the plugin's listing")
 	// The plugin is still listing: the deferred response must be out.
@@ -172,7 +172,7 @@ func TestAutocomplete(t *testing.T) {
 		}, nil
 	}}
 	admin := ""
-	h := newHarness(t, p, func(c *Config, fake *platformtest.Discord) {
+	h := newHarness(t, p, func(c *Config, fake *discordtest.Server) {
 		admin = fake.NewUser("admin").ID
 		c.AdminUsers = []string{admin}
 	})
@@ -183,7 +183,7 @@ func TestAutocomplete(t *testing.T) {
 	now := time.Now()
 	h.convs.Put(core.ConversationKey{Platform: Name, User: h.owner.ID, Channel: h.fake.TextChannel},
 		core.Conversation{Plugin: "claude", Workdir: h.root, Started: now, LastUsed: now})
-	choices := func(in platformtest.DiscordInteraction) []string {
+	choices := func(in discordtest.Interaction) []string {
 		t.Helper()
 		h.fake.WaitFor("autocomplete answer", func() bool { _, ok := h.fake.Callback(in); return ok })
 		cb, _ := h.fake.Callback(in)
@@ -220,7 +220,7 @@ func TestAutocomplete(t *testing.T) {
 			t.Errorf("autocomplete %s %s=%q = %q, want %q", tt.command, tt.option, tt.typed, got, tt.want)
 		}
 	}
-	adminUser := platformtest.DiscordUser{ID: admin, Name: "admin"}
+	adminUser := discordtest.User{ID: admin, Name: "admin"}
 	in := h.fake.Autocomplete(adminUser, h.fake.TextChannel, "claude resume", "id", "id", "")
 	if got := choices(in); len(got) != 2 {
 		t.Errorf("an admin is offered %q, want both sessions", got)
@@ -246,8 +246,8 @@ func TestApprovalButtons(t *testing.T) {
 			return core.TurnResult{}, ctx.Err()
 		}
 	}}
-	var other platformtest.DiscordUser
-	h := newHarness(t, p, func(c *Config, fake *platformtest.Discord) {
+	var other discordtest.User
+	h := newHarness(t, p, func(c *Config, fake *discordtest.Server) {
 		other = fake.NewUser("other")
 		c.AllowedUsers = append(c.AllowedUsers, other.ID)
 	})
@@ -282,7 +282,7 @@ func TestApprovalButtons(t *testing.T) {
 }
 
 // buttons returns m's buttons as "label=custom id".
-func buttons(t *testing.T, m platformtest.DiscordMessage) []string {
+func buttons(t *testing.T, m discordtest.Message) []string {
 	t.Helper()
 	var rows []struct {
 		Components []struct {
@@ -303,7 +303,7 @@ func buttons(t *testing.T, m platformtest.DiscordMessage) []string {
 }
 
 // shown is what m shows: its content and its embeds' descriptions.
-func shown(m platformtest.DiscordMessage) string {
+func shown(m discordtest.Message) string {
 	out := m.Content
 	for _, e := range m.Embeds {
 		out += "\n" + e.Description
@@ -331,8 +331,8 @@ func TestSendNowButton(t *testing.T) {
 				interrupted <- context.Cause(ctx)
 				return core.TurnResult{}, ctx.Err()
 			}
-			var other, admin platformtest.DiscordUser
-			h := newHarness(t, p, func(c *Config, fake *platformtest.Discord) {
+			var other, admin discordtest.User
+			h := newHarness(t, p, func(c *Config, fake *discordtest.Server) {
 				other, admin = fake.NewUser("other"), fake.NewUser("admin")
 				c.AllowedUsers = append(c.AllowedUsers, other.ID, admin.ID)
 				c.AdminUsers = []string{admin.ID}

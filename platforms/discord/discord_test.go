@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -119,7 +119,7 @@ func TestLongTurnPingsItsAuthor(t *testing.T) {
 	if !strings.HasPrefix(ping.Content, "<@"+h.owner.ID+"> ✅ Claude Code finished your turn") {
 		t.Errorf("ping = %q, want it to mention the author", ping.Content)
 	}
-	call := h.fake.WaitCall("POST", "channels/*/messages", func(c platformtest.DiscordCall) bool {
+	call := h.fake.WaitCall("POST", "channels/*/messages", func(c discordtest.Call) bool {
 		return strings.Contains(string(c.Body), "finished your turn")
 	})
 	var body struct {
@@ -151,7 +151,7 @@ func TestFilesBothWays(t *testing.T) {
 
 	png := []byte("\x89PNG fake image bytes")
 	h.fake.SayWithFiles(h.owner, thread, "what is wrong here?",
-		platformtest.DiscordFile{Name: "screen.png", ContentType: "image/png", Data: png})
+		discordtest.File{Name: "screen.png", ContentType: "image/png", Data: png})
 	h.waitBot(thread, "echo: what is wrong here?")
 	turns := h.plugin.Turns()
 	tr := turns[len(turns)-1]
@@ -167,13 +167,13 @@ func TestFilesBothWays(t *testing.T) {
 	}
 
 	notes := []byte("line one\nline two\n")
-	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "notes.txt", ContentType: "text/plain", Data: notes})
+	h.fake.SayWithFiles(h.owner, thread, "", discordtest.File{Name: "notes.txt", ContentType: "text/plain", Data: notes})
 	h.waitBot(thread, "echo: Files I sent, saved in the workdir:\n- "+filepath.Join(uploads, "notes.txt"))
 
-	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "voice-message.ogg", ContentType: "audio/ogg",
+	h.fake.SayWithFiles(h.owner, thread, "", discordtest.File{Name: "voice-message.ogg", ContentType: "audio/ogg",
 		Data: []byte("OggS"), Voice: true})
 	h.waitEmbed(thread, "voice notes need TRANSCRIBE_CMD")
-	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "huge.bin",
+	h.fake.SayWithFiles(h.owner, thread, "", discordtest.File{Name: "huge.bin",
 		Data: make([]byte, core.DefaultAttachmentMaxBytes+1)})
 	h.waitEmbed(thread, "huge.bin is 20 MB, over the 20 MB limit")
 	if _, err := os.Stat(filepath.Join(workdir, uploads, "huge.bin")); !os.IsNotExist(err) {
@@ -189,7 +189,7 @@ func TestFilesBothWays(t *testing.T) {
 	}
 
 	h.fake.Slash(h.owner, thread, "file", "path", filepath.Join(uploads, "notes.txt"))
-	sent := h.fake.WaitMessage(thread, func(m platformtest.DiscordMessage) bool {
+	sent := h.fake.WaitMessage(thread, func(m discordtest.Message) bool {
 		return m.AuthorID == h.fake.BotID && len(m.Files) > 0
 	})
 	if f := sent.Files[0]; f.Name != "notes.txt" || !bytes.Equal(f.Data, notes) {
@@ -199,7 +199,7 @@ func TestFilesBothWays(t *testing.T) {
 	// A long answer: its first page, a note, and the whole as answer.md.
 	long := strings.Repeat("a line of a long answer\n", 300)
 	h.fake.Say(h.owner, thread, long)
-	file := h.fake.WaitMessage(thread, func(m platformtest.DiscordMessage) bool {
+	file := h.fake.WaitMessage(thread, func(m discordtest.Message) bool {
 		return m.AuthorID == h.fake.BotID && len(m.Files) > 0 && m.Files[0].Name == "answer.md"
 	})
 	if got := string(file.Files[0].Data); !strings.HasPrefix(got, "echo: "+strings.TrimSpace(long)+"\n\n— ") {

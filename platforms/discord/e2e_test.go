@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
@@ -46,7 +46,7 @@ func TestClaudeThroughDiscord(t *testing.T) {
 
 	thread := h.start(h.owner)
 	h.fake.Say(h.owner, thread, "remember a secret word")
-	first := h.fake.WaitMessage(thread, func(m platformtest.DiscordMessage) bool {
+	first := h.fake.WaitMessage(thread, func(m discordtest.Message) bool {
 		return m.AuthorID == h.fake.BotID && regexp.MustCompile(`— \d+\.\ds`).MatchString(m.Content)
 	})
 	if !strings.HasPrefix(first.Content, "The secret word is pineapple.") {
@@ -92,14 +92,14 @@ func TestFilesThroughDiscord(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.fake.SayWithFiles(h.owner, thread, "what is wrong here?",
-		platformtest.DiscordFile{Name: "shot.png", ContentType: "image/png", Data: png})
+		discordtest.File{Name: "shot.png", ContentType: "image/png", Data: png})
 	h.waitBot(thread, "A red diagonal.")
 	if reqs := model.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), b64) ||
 		!strings.Contains(reqs[0].LastUserText(), "what is wrong here?") {
 		t.Errorf("the model did not get the image's bytes and the text")
 	}
 
-	h.fake.SayWithFiles(h.owner, thread, "", platformtest.DiscordFile{Name: "voice-message.ogg", ContentType: "audio/ogg",
+	h.fake.SayWithFiles(h.owner, thread, "", discordtest.File{Name: "voice-message.ogg", ContentType: "audio/ogg",
 		Data: []byte("fix the build"), Voice: true})
 	h.waitBot(thread, "🎤 Heard: please fix the build")
 	h.waitBot(thread, "Fixed it.")
@@ -138,7 +138,7 @@ func TestBackgroundWorkThroughDiscord(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(h.root, "proj", "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	reply := h.fake.WaitMessage(thread, func(m platformtest.DiscordMessage) bool {
+	reply := h.fake.WaitMessage(thread, func(m discordtest.Message) bool {
 		return m.AuthorID == h.fake.BotID && strings.Contains(m.Content, "The background job finished: bgdone.") &&
 			regexp.MustCompile(`— \d+\.\ds`).MatchString(m.Content)
 	})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -19,25 +19,25 @@ import (
 // adapter on a real discordgo session, a scripted plugin.
 type harness struct {
 	t       *testing.T
-	fake    *platformtest.Discord
+	fake    *discordtest.Server
 	clock   *coretest.ManualClock
 	plugin  *plugintest.Scripted
 	router  *core.Router
 	convs   *core.State
 	adapter *Adapter
-	owner   platformtest.DiscordUser
+	owner   discordtest.User
 	root    string
 	cfg     Config
 }
 
-func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord)) *harness {
+func newHarness(t *testing.T, plugin core.Plugin, configure func(*Config, *discordtest.Server)) *harness {
 	t.Helper()
 	return newHarnessRouting(t, plugin, configure, nil)
 }
 
 // newHarnessRouting is newHarness with the router's configuration
 // adjusted by route too.
-func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig)) *harness {
+func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config, *discordtest.Server), route func(*core.RouterConfig)) *harness {
 	t.Helper()
 	return newHarnessDriving(t, plugin, configure, route, -1)
 }
@@ -45,10 +45,10 @@ func newHarnessRouting(t *testing.T, plugin core.Plugin, configure func(*Config,
 // newHarnessDriving is newHarnessRouting on a clock driven only to the
 // waits at most driveLimit ahead (negative: all of them): the test
 // Advances it to longer ones, such as a schedule's.
-func newHarnessDriving(t *testing.T, plugin core.Plugin, configure func(*Config, *platformtest.Discord), route func(*core.RouterConfig),
+func newHarnessDriving(t *testing.T, plugin core.Plugin, configure func(*Config, *discordtest.Server), route func(*core.RouterConfig),
 	driveLimit time.Duration) *harness {
 	t.Helper()
-	fake := platformtest.NewDiscord(t)
+	fake := discordtest.New(t)
 	// The clock jumps to each wait as soon as it is set, and no further,
 	// and the fake stamps every call with it: tests assert the spacing of
 	// writes in clock time and never sleep. One reply writes to a
@@ -126,7 +126,7 @@ func newHarnessDriving(t *testing.T, plugin core.Plugin, configure func(*Config,
 
 // start runs "/claude start proj" in the text channel and returns the
 // thread the conversation moved to.
-func (h *harness) start(u platformtest.DiscordUser) string {
+func (h *harness) start(u discordtest.User) string {
 	h.t.Helper()
 	h.fake.Slash(u, h.fake.TextChannel, "claude start", "workdir", "proj")
 	var thread string
@@ -142,19 +142,19 @@ func (h *harness) start(u platformtest.DiscordUser) string {
 }
 
 // stranger returns a user who is not on the allow-list.
-func (h *harness) stranger() platformtest.DiscordUser { return h.fake.NewUser("stranger") }
+func (h *harness) stranger() discordtest.User { return h.fake.NewUser("stranger") }
 
 // waitBot waits for a bot message in channel containing text.
-func (h *harness) waitBot(channel, text string) platformtest.DiscordMessage {
+func (h *harness) waitBot(channel, text string) discordtest.Message {
 	h.t.Helper()
-	return h.fake.WaitMessage(channel, func(m platformtest.DiscordMessage) bool {
+	return h.fake.WaitMessage(channel, func(m discordtest.Message) bool {
 		return m.AuthorID == h.fake.BotID && !m.Deleted && strings.Contains(m.Content, text)
 	})
 }
 
 // botMessages returns the bot's messages in channel.
-func (h *harness) botMessages(channel string) []platformtest.DiscordMessage {
-	var out []platformtest.DiscordMessage
+func (h *harness) botMessages(channel string) []discordtest.Message {
+	var out []discordtest.Message
 	for _, m := range h.fake.Messages(channel) {
 		if m.AuthorID == h.fake.BotID && !m.Deleted {
 			out = append(out, m)
@@ -164,9 +164,9 @@ func (h *harness) botMessages(channel string) []platformtest.DiscordMessage {
 }
 
 // response waits for the completed response of an interaction.
-func (h *harness) response(in platformtest.DiscordInteraction) platformtest.DiscordMessage {
+func (h *harness) response(in discordtest.Interaction) discordtest.Message {
 	h.t.Helper()
-	var found platformtest.DiscordMessage
+	var found discordtest.Message
 	h.fake.WaitFor("the response to interaction "+in.ID, func() bool {
 		var ok bool
 		found, ok = h.fake.Response(in)

@@ -10,12 +10,12 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 // autocompleted returns the names and values an autocompletion answered.
-func (h *harness) autocompleted(in platformtest.DiscordInteraction) (names, values []string) {
+func (h *harness) autocompleted(in discordtest.Interaction) (names, values []string) {
 	h.t.Helper()
 	h.fake.WaitFor("autocomplete answer", func() bool { _, ok := h.fake.Callback(in); return ok })
 	cb, _ := h.fake.Callback(in)

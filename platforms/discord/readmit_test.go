@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 )
 
 // A member admitted by DISCORD_ALLOWED_ROLES, not by the allow-list, may
@@ -16,7 +16,7 @@ import (
 func TestRoleAdmittedSchedulesAreCheckedWhenTheyFire(t *testing.T) {
 	t.Parallel()
 	var role string
-	h := newHarnessDriving(t, nil, func(c *Config, fake *platformtest.Discord) {
+	h := newHarnessDriving(t, nil, func(c *Config, fake *discordtest.Server) {
 		role = fake.NewID()
 		c.AllowedRoles = []string{role}
 	}, nil, time.Minute)
@@ -61,7 +61,7 @@ func TestReadmitOutsideAServer(t *testing.T) {
 	t.Parallel()
 	for _, roles := range []bool{true, false} {
 		var role string
-		h := newHarness(t, nil, func(c *Config, fake *platformtest.Discord) {
+		h := newHarness(t, nil, func(c *Config, fake *discordtest.Server) {
 			role = fake.NewID()
 			if roles {
 				c.AllowedRoles = []string{role}

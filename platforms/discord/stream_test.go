@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -33,8 +33,8 @@ func chunkPlugin(chunks <-chan string) *plugintest.Scripted {
 
 // writes returns the successful message writes (posts and edits) in
 // channel, in the order the fake received them.
-func writes(fake *platformtest.Discord, channel string) []platformtest.DiscordCall {
-	var out []platformtest.DiscordCall
+func writes(fake *discordtest.Server, channel string) []discordtest.Call {
+	var out []discordtest.Call
 	for _, c := range fake.Calls() {
 		if c.Status == 200 && (c.Is("POST", "channels/"+channel+"/messages") || c.Is("PATCH", "channels/"+channel+"/messages/*")) {
 			out = append(out, c)
@@ -46,9 +46,9 @@ func writes(fake *platformtest.Discord, channel string) []platformtest.DiscordCa
 // checkBudget fails when writes break the adapter's limits: one edit per
 // interval per message, at most five writes in any five seconds per
 // channel, and never the same text twice in a row.
-func checkBudget(t *testing.T, ws []platformtest.DiscordCall, interval time.Duration) {
+func checkBudget(t *testing.T, ws []discordtest.Call, interval time.Duration) {
 	t.Helper()
-	last := map[string]platformtest.DiscordCall{}
+	last := map[string]discordtest.Call{}
 	for i, w := range ws {
 		if i >= 5 {
 			if d := w.At.Sub(ws[i-5].At); d < 5*time.Second {

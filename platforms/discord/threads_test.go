@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
 )
 
 // A user's first words in the thread a /claude start opens may reach the
@@ -15,8 +15,8 @@ import (
 func TestFirstMessageInANewThreadIsKept(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil, nil)
-	status := make(chan platformtest.DiscordInteraction, 1)
-	h.fake.OnThreadStart(func(th platformtest.DiscordChannel) {
+	status := make(chan discordtest.Interaction, 1)
+	h.fake.OnThreadStart(func(th discordtest.Channel) {
 		status <- h.fake.Slash(h.owner, th.ID, "status")
 		h.fake.Say(h.owner, th.ID, "first words")
 		h.fake.Sync() // the bot has read them: the thread is not yet its own
@@ -45,27 +45,27 @@ func TestThreadWithoutConversationHints(t *testing.T) {
 	tests := []struct {
 		name string
 		// place returns the thread and who writes there.
-		place     func(h *harness, other platformtest.DiscordUser) (string, platformtest.DiscordUser)
+		place     func(h *harness, other discordtest.User) (string, discordtest.User)
 		wantHints int
 	}{
-		{"the bot's thread, after a restart", func(h *harness, _ platformtest.DiscordUser) (string, platformtest.DiscordUser) {
+		{"the bot's thread, after a restart", func(h *harness, _ discordtest.User) (string, discordtest.User) {
 			return h.fake.NewThread(h.fake.BotID, h.fake.TextChannel, "proj · before the restart").ID, h.owner
 		}, 1},
-		{"a user's thread", func(h *harness, other platformtest.DiscordUser) (string, platformtest.DiscordUser) {
+		{"a user's thread", func(h *harness, other discordtest.User) (string, discordtest.User) {
 			return h.fake.NewThread(other.ID, h.fake.TextChannel, "lunch").ID, h.owner
 		}, 0},
-		{"someone else's conversation", func(h *harness, other platformtest.DiscordUser) (string, platformtest.DiscordUser) {
+		{"someone else's conversation", func(h *harness, other discordtest.User) (string, discordtest.User) {
 			return h.start(other), h.owner
 		}, 0},
-		{"someone not served", func(h *harness, _ platformtest.DiscordUser) (string, platformtest.DiscordUser) {
+		{"someone not served", func(h *harness, _ discordtest.User) (string, discordtest.User) {
 			return h.fake.NewThread(h.fake.BotID, h.fake.TextChannel, "proj · before the restart").ID, h.stranger()
 		}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var other platformtest.DiscordUser
-			h := newHarness(t, nil, func(c *Config, fake *platformtest.Discord) {
+			var other discordtest.User
+			h := newHarness(t, nil, func(c *Config, fake *discordtest.Server) {
 				other = fake.NewUser("other")
 				c.AllowedUsers = append(c.AllowedUsers, other.ID)
 			})

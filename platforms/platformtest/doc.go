@@ -1,6 +1,5 @@
-// Package platformtest provides fake chat platforms for tests: a
-// recording core.Platform, and fake servers that speak each real
-// platform's wire protocol to its real client library (the Telegram Bot
-// API in telegram.go). The fakes record every call and can be told to
-// fail the way the real service does.
+// Package platformtest provides what platform tests share that belongs to
+// no one platform: a Recorder, a core.Platform that records every write,
+// file, notification and reaction. The fakes of each real platform live
+// beside the adapter they fake (discordtest, slacktest, telegramtest).
 package platformtest

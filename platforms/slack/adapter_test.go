@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
 )
 
 func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
@@ -34,16 +34,16 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 	if turn.Prompt != "live: hello" {
 		t.Errorf("prompt = %q", turn.Prompt)
 	}
-	h.fake.WaitCall(t, "an 👀 reaction on the message", func(c platformtest.SlackCall) bool {
+	h.fake.WaitCall(t, "an 👀 reaction on the message", func(c slacktest.Call) bool {
 		return c.Method == "reactions.add" && c.TS == msg.TS && c.Name == "eyes"
 	})
 
 	turn.Emit(t, core.TextEvent("Hel"))
-	first := h.fake.WaitCall(t, "the reply", func(c platformtest.SlackCall) bool {
+	first := h.fake.WaitCall(t, "the reply", func(c slacktest.Call) bool {
 		return c.Method == "chat.postMessage" && c.ThreadTS == thread && c.Text == "Hel"
 	})
 	turn.Emit(t, core.TextEvent("lo **world**"))
-	h.fake.WaitCall(t, "the first edit", func(c platformtest.SlackCall) bool {
+	h.fake.WaitCall(t, "the first edit", func(c slacktest.Call) bool {
 		return c.Method == "chat.update" && c.TS == first.TS && c.Text == "Hello *world*"
 	})
 	// The next edit must wait for the edit interval.
@@ -53,14 +53,14 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 		t.Errorf("the coordinator waits %v for the next edit, want 1s", d)
 	}
 	h.clock.Advance(time.Second)
-	h.fake.WaitCall(t, "the second edit", func(c platformtest.SlackCall) bool {
+	h.fake.WaitCall(t, "the second edit", func(c slacktest.Call) bool {
 		return c.Method == "chat.update" && c.TS == first.TS && c.Text == "Hello *world* &amp; more"
 	})
 	h.forgetTimers()
 	turn.End(t, core.TurnResult{Duration: 2 * time.Second, CostUSD: 0.01})
 	h.clock.Advance(h.waitTimer())
 	want := "Hello *world* &amp; more\n\n_— 2.0s · $0.0100_"
-	h.fake.WaitCall(t, "the final edit", func(c platformtest.SlackCall) bool {
+	h.fake.WaitCall(t, "the final edit", func(c slacktest.Call) bool {
 		return c.Method == "chat.update" && c.TS == first.TS && c.Text == want
 	})
 
@@ -84,7 +84,7 @@ func TestSlashCommandStartsThreadAndRepliesStream(t *testing.T) {
 
 func TestThreadsAreSeparateSharedConversations(t *testing.T) {
 	t.Parallel()
-	h := start(t, setup{before: func(f *platformtest.Slack) { f.EchoBotMessages(true) }})
+	h := start(t, setup{before: func(f *slacktest.Server) { f.EchoBotMessages(true) }})
 	a := h.startThread(alice, general)
 	b := h.startThread(alice, general)
 
@@ -169,7 +169,7 @@ func longAnswer() (events []core.Event, lines []string) {
 
 // checkComplete checks that the thread's replies after the start notice
 // carry every line once, in order, each message within limit.
-func checkComplete(t *testing.T, replies []platformtest.SlackMessage, lines []string, limit int) {
+func checkComplete(t *testing.T, replies []slacktest.Message, lines []string, limit int) {
 	t.Helper()
 	var all strings.Builder
 	for _, m := range replies[1:] {
@@ -209,13 +209,13 @@ func TestLongAnswerArrivesCompleteAcrossMessages(t *testing.T) {
 func TestMsgTooLongLosesNothing(t *testing.T) {
 	t.Parallel()
 	// Pages of 900 runes, but Slack refuses more than 400.
-	h := start(t, setup{limit: 900, before: func(f *platformtest.Slack) { f.SetMaxText(400) }})
+	h := start(t, setup{limit: 900, before: func(f *slacktest.Server) { f.SetMaxText(400) }})
 	events, lines := longAnswer()
 	thread := h.startThread(alice, general)
 	h.fake.Post(t, alice, general, thread, "live: long")
 	turn := h.plugin.Next(t)
 	turn.Emit(t, events[0]) // a short first post, so growing it fails in chat.update
-	h.fake.WaitCall(t, "the first post", func(c platformtest.SlackCall) bool {
+	h.fake.WaitCall(t, "the first post", func(c slacktest.Call) bool {
 		return c.Method == "chat.postMessage" && c.ThreadTS == thread && strings.HasPrefix(c.Text, "line 00")
 	})
 	// The rest arrives as one event: were it line by line, the coordinator
@@ -250,7 +250,7 @@ func TestRateLimitLosesNothingAndBlocksNoOther(t *testing.T) {
 	h.fake.Post(t, alice, general, a, "live: a")
 	turn := h.plugin.Next(t)
 	turn.Emit(t, core.TextEvent("first part"))
-	h.fake.WaitCall(t, "a 429", func(c platformtest.SlackCall) bool { return c.Error == "ratelimited" })
+	h.fake.WaitCall(t, "a 429", func(c slacktest.Call) bool { return c.Error == "ratelimited" })
 
 	// Thread a waits out its Retry-After on the (stopped) clock; thread b
 	// is answered meanwhile.
@@ -319,7 +319,7 @@ func TestUnknownUserIsRefusedPrivately(t *testing.T) {
 
 func TestMentionStartsConversationInItsThread(t *testing.T) {
 	t.Parallel()
-	h := start(t, setup{before: func(f *platformtest.Slack) { f.EchoBotMessages(true) }})
+	h := start(t, setup{before: func(f *slacktest.Server) { f.EchoBotMessages(true) }})
 	m := h.fake.Post(t, alice, general, "", mention+" what is 2 &lt; 3?")
 	replies := h.waitReply(general, m.TS, "echo: what is 2 &lt; 3?")
 	if !strings.Contains(replies[0].Text, "conversation started") {
@@ -378,10 +378,10 @@ func TestReconnectsAndAnswersPings(t *testing.T) {
 
 func TestRunFailsOnRefusedTokens(t *testing.T) {
 	t.Parallel()
-	fake := platformtest.NewSlack(t)
+	fake := slacktest.New(t)
 	for _, tc := range []struct{ name, app, bot string }{
-		{"bot token", platformtest.SlackAppToken, "xoxb-wrong"},
-		{"app token", "xapp-wrong", platformtest.SlackBotToken},
+		{"bot token", slacktest.AppToken, "xoxb-wrong"},
+		{"app token", "xapp-wrong", slacktest.BotToken},
 	} {
 		a, err := slack.New(slack.Config{AppToken: slack.Secret(tc.app), BotToken: slack.Secret(tc.bot), APIURL: fake.URL}, slack.Options{})
 		if err != nil {
@@ -409,7 +409,7 @@ func TestApprovalButtons(t *testing.T) {
 	answers := make(chan core.Answer, 1)
 	lt.Emit(t, core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
 		Answer: func(a core.Answer) { answers <- a }}})
-	var question platformtest.SlackMessage
+	var question slacktest.Message
 	h.until("the question", func() bool {
 		for _, m := range h.fake.Replies(general, thread) {
 			if strings.Contains(m.Text, "Allow Bash?") {
@@ -456,7 +456,7 @@ func TestSendNowButton(t *testing.T) {
 	h.fake.Post(t, bob, general, thread, "two")
 	h.waitReply(general, thread, "Queued (1 waiting)")
 	h.fake.Post(t, alice, general, thread, "three")
-	var queued platformtest.SlackMessage
+	var queued slacktest.Message
 	for _, m := range h.waitReply(general, thread, "Queued (2 waiting)") {
 		if strings.Contains(m.Text, "Queued (2 waiting)") {
 			queued = m
@@ -539,7 +539,7 @@ func TestQueuedMessageSteerAndSendNow(t *testing.T) {
 	h.fake.Post(t, alice, general, thread, "live long job")
 	running := h.plugin.Next(t)
 	buttons := regexp.MustCompile(`"text":"Steer",.*?"action_id":"(jakebot-choice-\d)","value":"(/steer [0-9a-f]+)".*"text":"Send now",.*?"action_id":"(jakebot-choice-\d)","value":"(/now [0-9a-f]+)"`)
-	queued := map[string]platformtest.SlackMessage{}
+	queued := map[string]slacktest.Message{}
 	pressed := map[string][]string{}
 	for i, text := range []string{"two", "three"} {
 		h.fake.Post(t, alice, general, thread, text)

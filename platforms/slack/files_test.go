@@ -14,7 +14,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
 )
 
 // TestFilesIn shares files with the bot through slack-go against the
@@ -28,9 +28,9 @@ func TestFilesIn(t *testing.T) {
 	png := []byte("\x89PNG fake image bytes")
 	notes := []byte("line one\nline two\n")
 	clip := []byte("mp4 voice clip")
-	image := platformtest.SlackFile{Name: "screen.png", Mimetype: "image/png", Data: png}
-	text := platformtest.SlackFile{Name: "notes.txt", Mimetype: "text/plain", Data: notes}
-	inThread := func(text string, files ...platformtest.SlackFile) func(h *harness) (string, string) {
+	image := slacktest.File{Name: "screen.png", Mimetype: "image/png", Data: png}
+	text := slacktest.File{Name: "notes.txt", Mimetype: "text/plain", Data: notes}
+	inThread := func(text string, files ...slacktest.File) func(h *harness) (string, string) {
 		return func(h *harness) (string, string) {
 			thread := h.startThread(alice, general)
 			h.fake.PostFiles(h.t, alice, general, thread, text, files...)
@@ -88,13 +88,13 @@ func TestFilesIn(t *testing.T) {
 		saved:  map[string][]byte{"notes.txt": notes},
 	}, {
 		name: "a voice clip recorded in Slack",
-		send: inThread("", platformtest.SlackFile{Name: "audio_message.mp4", Mimetype: "video/mp4", Subtype: "slack_audio",
+		send: inThread("", slacktest.File{Name: "audio_message.mp4", Mimetype: "video/mp4", Subtype: "slack_audio",
 			Data: clip}),
 		reply: "voice notes need TRANSCRIBE_CMD",
 		saved: map[string][]byte{"audio_message.mp4": clip},
 	}, {
 		name: "a file over the limit",
-		send: inThread("look", platformtest.SlackFile{Name: "huge.bin", Mimetype: "application/octet-stream",
+		send: inThread("look", slacktest.File{Name: "huge.bin", Mimetype: "application/octet-stream",
 			Size: core.DefaultAttachmentMaxBytes + 1, Data: []byte("never read")}),
 		reply: "huge.bin is 20 MB, over the 20 MB limit",
 	}}
@@ -132,7 +132,7 @@ func TestFilesIn(t *testing.T) {
 				t.Errorf("%d downloads, want one per saved file: %+v", len(downloads), downloads)
 			}
 			for _, d := range downloads {
-				if d.Authorization != "Bearer "+platformtest.SlackBotToken {
+				if d.Authorization != "Bearer "+slacktest.BotToken {
 					t.Errorf("download of %s sent Authorization %q, want the bot token", d.FileID, d.Authorization)
 				}
 			}
@@ -173,13 +173,13 @@ func TestFilesNeedTheBotToken(t *testing.T) {
 	h := start(t, setup{})
 	data := []byte("secret plans")
 	// Top-level chatter: the bot ignores it, and downloads nothing.
-	h.fake.PostFiles(t, alice, general, "", "", platformtest.SlackFile{ID: "FPLANS", Name: "plans.txt", Mimetype: "text/plain", Data: data})
+	h.fake.PostFiles(t, alice, general, "", "", slacktest.File{ID: "FPLANS", Name: "plans.txt", Mimetype: "text/plain", Data: data})
 	link := h.fake.FileURL("FPLANS")
 	for _, tc := range []struct {
 		token string
 		want  []byte // nil: refused
 	}{
-		{platformtest.SlackBotToken, data},
+		{slacktest.BotToken, data},
 		{"xoxb-someone-else", nil},
 	} {
 		var buf bytes.Buffer

@@ -10,8 +10,8 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
+	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -21,7 +21,7 @@ const (
 	bob     = "UBOB"
 	mallory = "UMALLORY"
 	general = "CGENERAL"
-	mention = "<@" + platformtest.SlackBotUser + ">"
+	mention = "<@" + slacktest.BotUser + ">"
 )
 
 // guard bounds every wait, so a broken test fails instead of hanging.
@@ -63,7 +63,7 @@ func (p *testPlugin) run(ctx context.Context, t core.Turn, emit func(core.Event)
 // harness is the real router with the adapter, against the fake Slack.
 type harness struct {
 	t    *testing.T
-	fake *platformtest.Slack
+	fake *slacktest.Server
 	// clock is the manual clock of tests with the scripted plugin; nil
 	// with a real plugin.
 	clock   *coretest.ManualClock
@@ -75,7 +75,7 @@ type harness struct {
 
 type setup struct {
 	limit  int
-	before func(*platformtest.Slack)
+	before func(*slacktest.Server)
 	// plugin replaces the scripted test plugin, and workdir the temporary
 	// root; with a real plugin the clock is an instant one.
 	plugin  core.Plugin
@@ -89,7 +89,7 @@ type setup struct {
 
 func start(t *testing.T, s setup) *harness {
 	t.Helper()
-	fake := platformtest.NewSlack(t)
+	fake := slacktest.New(t)
 	if s.before != nil {
 		s.before(fake)
 	}
@@ -107,7 +107,7 @@ func start(t *testing.T, s setup) *harness {
 		t.Fatal(err)
 	}
 	cfg := slack.Config{
-		AppToken: platformtest.SlackAppToken, BotToken: platformtest.SlackBotToken,
+		AppToken: slacktest.AppToken, BotToken: slacktest.BotToken,
 		AllowedUsers: []string{alice, bob}, EditInterval: time.Second, APIURL: fake.URL,
 	}
 	access := core.NewAccess()
@@ -183,7 +183,7 @@ func (h *harness) startThread(user, channel string) string {
 	before := len(h.fake.Replies(channel, ""))
 	env := h.fake.SlashCommand(h.t, user, channel, "/claude", "start")
 	h.fake.WaitAck(h.t, env)
-	var parent platformtest.SlackMessage
+	var parent slacktest.Message
 	h.fake.WaitFor(h.t, "the thread parent", func() bool {
 		top := h.fake.Replies(channel, "")
 		if len(top) > before {
@@ -225,9 +225,9 @@ func (h *harness) forgetTimers() {
 
 // waitReply waits until one of the bot's messages in thread contains
 // want, driving the clock, and returns the thread's replies.
-func (h *harness) waitReply(channel, thread, want string) []platformtest.SlackMessage {
+func (h *harness) waitReply(channel, thread, want string) []slacktest.Message {
 	h.t.Helper()
-	var replies []platformtest.SlackMessage
+	var replies []slacktest.Message
 	h.until(fmt.Sprintf("a reply containing %q in %s/%s", want, channel, thread), func() bool {
 		replies = h.fake.Replies(channel, thread)
 		for _, m := range replies {
@@ -241,7 +241,7 @@ func (h *harness) waitReply(channel, thread, want string) []platformtest.SlackMe
 }
 
 // texts returns the messages' texts.
-func texts(ms []platformtest.SlackMessage) []string {
+func texts(ms []slacktest.Message) []string {
 	var out []string
 	for _, m := range ms {
 		out = append(out, m.Text)

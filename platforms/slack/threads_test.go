@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
 )
 
 // A reply in the thread a /claude start opens may reach the bot before
@@ -15,7 +15,7 @@ import (
 func TestFirstReplyInANewThreadIsKept(t *testing.T) {
 	t.Parallel()
 	h := start(t, setup{})
-	h.fake.OnBotPost(func(m platformtest.SlackMessage) {
+	h.fake.OnBotPost(func(m slacktest.Message) {
 		if m.ThreadTS != "" || !strings.Contains(m.Text, "/claude start") {
 			return
 		}
@@ -54,7 +54,7 @@ func TestThreadWithoutConversationHints(t *testing.T) {
 			t.Parallel()
 			h := start(t, setup{})
 			// The bot's thread parent, from before the restart.
-			thread := h.fake.Post(t, platformtest.SlackBotUser, general, "", "<@"+alice+"> `/claude start`").TS
+			thread := h.fake.Post(t, slacktest.BotUser, general, "", "<@"+alice+"> `/claude start`").TS
 			h.fake.Post(t, tt.writer, general, thread, "hello?")
 			h.fake.Post(t, tt.writer, general, thread, "anyone?")
 			// A mention in the thread is handled after the replies.

@@ -16,7 +16,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 )
 
 // TestRestartConfirmsOffsets stops the adapter after it handled an update
@@ -33,7 +33,7 @@ func TestRestartConfirmsOffsets(t *testing.T) {
 		t.Fatalf("after a clean stop Telegram has confirmed update %d, want %d", got, id)
 	}
 
-	bot, err := New(Config{Token: platformtest.TelegramToken, AllowedUsers: UserIDs{alice.ID}, APIEndpoint: h.srv.Endpoint()}, Options{Clock: h.clock})
+	bot, err := New(Config{Token: telegramtest.Token, AllowedUsers: UserIDs{alice.ID}, APIEndpoint: h.srv.Endpoint()}, Options{Clock: h.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestTelegramRefusals(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	dm := alice.Private()
-	h.srv.FailNext("sendMessage", platformtest.TelegramFailure{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag \"foo\" at byte offset 3"})
+	h.srv.FailNext("sendMessage", telegramtest.Failure{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag \"foo\" at byte offset 3"})
 	h.says(dm, alice, 0, "/claude start")
 	first := h.srv.Messages(dm.ID)[0]
 	if first.ParseMode != "" || !strings.Contains(first.Text, "conversation started") {
@@ -66,10 +66,10 @@ func TestTelegramRefusals(t *testing.T) {
 	tr := h.nextTurn()
 	tr.say("a <b> & c. ")
 	h.until("the first text", func() bool { return strings.Contains(h.last(dm.ID), "a <b> & c.") })
-	h.srv.FailNext("editMessageText", platformtest.TelegramFailure{Code: 400, Description: "Bad Request: message is not modified: specified new message content and reply markup are exactly the same"})
+	h.srv.FailNext("editMessageText", telegramtest.Failure{Code: 400, Description: "Bad Request: message is not modified: specified new message content and reply markup are exactly the same"})
 	tr.say("more. ")
 	h.until("the refused edit", func() bool { return len(h.srv.Calls("editMessageText")) == 1 })
-	h.srv.FailNext("editMessageText", platformtest.TelegramFailure{Code: 400, Description: "Bad Request: message is too long"})
+	h.srv.FailNext("editMessageText", telegramtest.Failure{Code: 400, Description: "Bad Request: message is too long"})
 	tr.say("last.")
 	tr.end()
 	h.until("the footer", func() bool { return strings.Contains(h.last(dm.ID), "2.0s") })
@@ -123,12 +123,12 @@ func TestWebhook(t *testing.T) {
 // transport error names the URL, which must not carry the token.
 func TestTokenNeverInErrors(t *testing.T) {
 	t.Parallel()
-	_, err := New(Config{Token: platformtest.TelegramToken, APIEndpoint: "http://127.0.0.1:1/bot%s/%s"}, Options{})
-	if err == nil || strings.Contains(err.Error(), platformtest.TelegramToken) || !strings.Contains(err.Error(), core.Redacted) {
+	_, err := New(Config{Token: telegramtest.Token, APIEndpoint: "http://127.0.0.1:1/bot%s/%s"}, Options{})
+	if err == nil || strings.Contains(err.Error(), telegramtest.Token) || !strings.Contains(err.Error(), core.Redacted) {
 		t.Errorf("New against a closed port = %v, want an error with the token redacted", err)
 	}
 	var ue *url.Error
-	if !errors.As(err, &ue) || strings.Contains(ue.URL, platformtest.TelegramToken) {
+	if !errors.As(err, &ue) || strings.Contains(ue.URL, telegramtest.Token) {
 		t.Errorf("the wrapped url.Error still carries the token: %v", ue)
 	}
 	if s := fmtAll(Config{Token: "123:secret"}); strings.Contains(s, "secret") {

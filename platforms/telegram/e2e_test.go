@@ -12,7 +12,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
@@ -135,7 +135,7 @@ func TestFilesEndToEnd(t *testing.T) {
 	h.until("the voice note's answer", func() bool {
 		return strings.Contains(h.last(dm.ID), "Fixed it.") && strings.Contains(h.last(dm.ID), "— ")
 	})
-	if !slices.ContainsFunc(h.srv.Messages(dm.ID), func(m platformtest.TelegramMessage) bool {
+	if !slices.ContainsFunc(h.srv.Messages(dm.ID), func(m telegramtest.Message) bool {
 		return strings.Contains(m.Text, "🎤 Heard: please fix the build")
 	}) {
 		t.Error("the bot did not show what it heard")

@@ -14,15 +14,15 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
 var (
-	alice = platformtest.TelegramUser{ID: 1001, FirstName: "Alice", Username: "alice"}
-	carol = platformtest.TelegramUser{ID: 1003, FirstName: "Carol"}
-	bob   = platformtest.TelegramUser{ID: 2002, FirstName: "Bob"} // not allowed
-	team  = platformtest.TelegramChat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
+	alice = telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}
+	carol = telegramtest.User{ID: 1003, FirstName: "Carol"}
+	bob   = telegramtest.User{ID: 2002, FirstName: "Bob"} // not allowed
+	team  = telegramtest.Chat{ID: -100123, Type: "supergroup", Title: "Team", IsForum: true}
 )
 
 // newScripted is a plugin that hands every turn to the test (nextTurn),
@@ -73,7 +73,7 @@ func (s *syncBuffer) String() string {
 // harness runs the real router with the adapter against the fake Bot API.
 type harness struct {
 	t      *testing.T
-	srv    *platformtest.TelegramServer
+	srv    *telegramtest.Server
 	clock  *coretest.ManualClock
 	plugin *plugintest.Scripted
 	took   time.Duration // what every turn reports; zero means 2s
@@ -94,11 +94,11 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 // adjusted by route too.
 func newHarnessRouting(t *testing.T, route func(*core.RouterConfig), configure ...func(*Config, *Options)) *harness {
 	t.Helper()
-	h := &harness{t: t, srv: platformtest.NewTelegramServer(t), clock: coretest.NewManualClock(), plugin: newScripted(), logs: &syncBuffer{}}
+	h := &harness{t: t, srv: telegramtest.New(t), clock: coretest.NewManualClock(), plugin: newScripted(), logs: &syncBuffer{}}
 	h.srv.Now = h.clock.Now
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := Config{
-		Token:        platformtest.TelegramToken,
+		Token:        telegramtest.Token,
 		AllowedUsers: UserIDs{alice.ID, carol.ID},
 		APIEndpoint:  h.srv.Endpoint(),
 	}
@@ -143,7 +143,7 @@ func (h *harness) close() {
 	h.stop()
 	h.router.Shutdown()
 	h.router.Wait()
-	if strings.Contains(h.logs.String(), platformtest.TelegramToken) {
+	if strings.Contains(h.logs.String(), telegramtest.Token) {
 		h.t.Errorf("the bot token appears in the logs:\n%s", h.logs.String())
 	}
 	if v := h.srv.Violations(); len(v) > 0 {
@@ -206,7 +206,7 @@ func (h *harness) nextTurn() *turn {
 
 // says makes user write text in chat (and topic) and waits until the
 // bot has written something new in that chat.
-func (h *harness) says(chat platformtest.TelegramChat, from platformtest.TelegramUser, topic int, text string) {
+func (h *harness) says(chat telegramtest.Chat, from telegramtest.User, topic int, text string) {
 	h.t.Helper()
 	before := h.writes(chat.ID)
 	h.srv.UserSays(chat, from, topic, text)
@@ -234,12 +234,12 @@ func (h *harness) last(chat int64) string {
 	return plain(h.t, ms[len(ms)-1])
 }
 
-func plain(t *testing.T, m platformtest.TelegramMessage) string {
+func plain(t *testing.T, m telegramtest.Message) string {
 	t.Helper()
 	if m.ParseMode != "HTML" {
 		return m.Text
 	}
-	s, err := platformtest.ParseTelegramHTML(m.Text)
+	s, err := telegramtest.ParseHTML(m.Text)
 	if err != nil {
 		t.Fatalf("message %d is not valid Telegram HTML: %v\n%s", m.ID, err, m.Text)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/platformtest"
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -71,7 +71,7 @@ func TestDMStreamsWithinEditLimit(t *testing.T) {
 // arrives, which may be later than when the bot decided to send it, so the
 // check bounds every prefix of the writes: the k-th may not arrive before
 // since + (k-1)·interval.
-func checkRate(t *testing.T, calls []platformtest.TelegramCall, chat int64, since time.Time, interval time.Duration) {
+func checkRate(t *testing.T, calls []telegramtest.Call, chat int64, since time.Time, interval time.Duration) {
 	t.Helper()
 	k := 0
 	for _, c := range calls {
@@ -329,7 +329,7 @@ func firstDiff(a, b []rune) int {
 
 // streamAnswer runs one turn that streams answer in n chunks and returns
 // the plain text of the reply's messages joined (without the footer).
-func streamAnswer(t *testing.T, h *harness, dm platformtest.TelegramChat, answer string, n int) string {
+func streamAnswer(t *testing.T, h *harness, dm telegramtest.Chat, answer string, n int) string {
 	t.Helper()
 	first := len(h.srv.Messages(dm.ID))
 	h.srv.UserSays(dm, alice, 0, "go")
@@ -342,7 +342,7 @@ func streamAnswer(t *testing.T, h *harness, dm platformtest.TelegramChat, answer
 	h.until("the footer", func() bool { return strings.Contains(h.last(dm.ID), "— 2.0s") })
 	msgs := h.srv.Messages(dm.ID)[first:]
 	if len(msgs) < 2 {
-		t.Fatalf("answer of %d units came in %d message(s)", platformtest.UTF16Len(answer), len(msgs))
+		t.Fatalf("answer of %d units came in %d message(s)", telegramtest.UTF16Len(answer), len(msgs))
 	}
 	var parts []string
 	for _, m := range msgs {
@@ -350,7 +350,7 @@ func streamAnswer(t *testing.T, h *harness, dm platformtest.TelegramChat, answer
 			t.Errorf("message %d fell back to plain text", m.ID)
 		}
 		p := plain(t, m)
-		if l := platformtest.UTF16Len(p); l > 4096 {
+		if l := telegramtest.UTF16Len(p); l > 4096 {
 			t.Errorf("message %d has %d units", m.ID, l)
 		}
 		parts = append(parts, p)
@@ -501,7 +501,7 @@ func TestApprovalButtons(t *testing.T) {
 }
 
 // buttons returns m's inline keyboard as "text=callback data".
-func buttons(t *testing.T, m platformtest.TelegramMessage) []string {
+func buttons(t *testing.T, m telegramtest.Message) []string {
 	t.Helper()
 	var kb struct {
 		InlineKeyboard [][]struct {
@@ -528,8 +528,8 @@ func buttons(t *testing.T, m platformtest.TelegramMessage) []string {
 // a conversation of their own in a topic: the presses come from theirs.
 func TestSendNowButton(t *testing.T) {
 	t.Parallel()
-	dave := platformtest.TelegramUser{ID: 1004, FirstName: "Dave"}
-	for _, presser := range []platformtest.TelegramUser{alice, dave} {
+	dave := telegramtest.User{ID: 1004, FirstName: "Dave"}
+	for _, presser := range []telegramtest.User{alice, dave} {
 		t.Run(presser.FirstName, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, func(c *Config, _ *Options) {
@@ -700,7 +700,7 @@ func TestQueuedMessageSteerAndSendNow(t *testing.T) {
 	h.srv.UserSays(dm, alice, 0, "a long job")
 	running := h.nextTurn()
 	queued := map[string][]string{}
-	var messages []platformtest.TelegramMessage
+	var messages []telegramtest.Message
 	for _, text := range []string{"two", "three"} {
 		h.says(dm, alice, 0, text)
 		msgs := h.srv.Messages(dm.ID)

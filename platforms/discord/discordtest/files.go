@@ -1,4 +1,4 @@
-package platformtest
+package discordtest
 
 import (
 	"bytes"
@@ -10,22 +10,22 @@ import (
 	"strings"
 )
 
-// DiscordFile is a file attached to a message: one a user sent, or one
+// File is a file attached to a message: one a user sent, or one
 // the bot uploaded.
-type DiscordFile struct {
+type File struct {
 	Name, ContentType string
 	Data              []byte
 	// Voice marks a voice message (a user's only: flag 1<<13).
 	Voice bool
 }
 
-// discordVoiceFlag is the message flag of a voice message.
-const discordVoiceFlag = 1 << 13
+// voiceFlag is the message flag of a voice message.
+const voiceFlag = 1 << 13
 
 // SayWithFiles dispatches MESSAGE_CREATE: u writes content in channel
 // with files attached. Each file is served at its attachment URL on the
 // fake's own host, as Discord's CDN serves them: without the bot token.
-func (d *Discord) SayWithFiles(u DiscordUser, channel, content string, files ...DiscordFile) string {
+func (d *Server) SayWithFiles(u User, channel, content string, files ...File) string {
 	d.mu.Lock()
 	m := d.addMessage(channel, u.ID, "")
 	m.Content = content
@@ -39,7 +39,7 @@ func (d *Discord) SayWithFiles(u DiscordUser, channel, content string, files ...
 		attachments = append(attachments, map[string]any{"id": d.newID(), "filename": f.Name, "size": len(f.Data),
 			"content_type": f.ContentType, "url": d.srv.URL + path, "proxy_url": d.srv.URL + path})
 		if f.Voice {
-			flags |= discordVoiceFlag
+			flags |= voiceFlag
 		}
 	}
 	d.notify()
@@ -52,10 +52,10 @@ func (d *Discord) SayWithFiles(u DiscordUser, channel, content string, files ...
 }
 
 // serveAttachment answers a download of a file a user sent.
-func (d *Discord) serveAttachment(w http.ResponseWriter, r *http.Request) {
+func (d *Server) serveAttachment(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	f, ok := d.attachments[r.URL.Path]
-	d.downloads = append(d.downloads, DiscordCall{Method: r.Method, Path: r.URL.Path, At: d.Now(),
+	d.downloads = append(d.downloads, Call{Method: r.Method, Path: r.URL.Path, At: d.Now(),
 		Authorization: r.Header.Get("Authorization")})
 	d.mu.Unlock()
 	if !ok || r.Method != http.MethodGet {
@@ -67,22 +67,22 @@ func (d *Discord) serveAttachment(w http.ResponseWriter, r *http.Request) {
 }
 
 // Downloads returns the attachment downloads the fake served.
-func (d *Discord) Downloads() []DiscordCall {
+func (d *Server) Downloads() []Call {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]DiscordCall(nil), d.downloads...)
+	return append([]Call(nil), d.downloads...)
 }
 
 // messageBody returns a message call's JSON body and its files: a
 // multipart body (payload_json and files[n]) when files are sent, as
 // Discord takes them, or the plain JSON body.
-func messageBody(c DiscordCall) ([]byte, []DiscordFile, error) {
+func messageBody(c Call) ([]byte, []File, error) {
 	mt, params, err := mime.ParseMediaType(c.ContentType)
 	if err != nil || !strings.HasPrefix(mt, "multipart/") {
 		return c.Body, nil, nil
 	}
 	var payload []byte
-	var files []DiscordFile
+	var files []File
 	mr := multipart.NewReader(bytes.NewReader(c.Body), params["boundary"])
 	for {
 		p, err := mr.NextPart()
@@ -100,7 +100,7 @@ func messageBody(c DiscordCall) ([]byte, []DiscordFile, error) {
 		case name == "payload_json":
 			payload = data
 		case strings.HasPrefix(name, "files["):
-			files = append(files, DiscordFile{Name: p.FileName(), ContentType: p.Header.Get("Content-Type"), Data: data})
+			files = append(files, File{Name: p.FileName(), ContentType: p.Header.Get("Content-Type"), Data: data})
 		default:
 			return nil, nil, fmt.Errorf("unknown form field %q", name)
 		}

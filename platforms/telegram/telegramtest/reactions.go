@@ -1,4 +1,4 @@
-package platformtest
+package telegramtest
 
 import (
 	"encoding/json"
@@ -7,9 +7,9 @@ import (
 	"strconv"
 )
 
-// TelegramReactions are the emoji a bot may react with: Telegram refuses
+// Reactions are the emoji a bot may react with: Telegram refuses
 // any other with REACTION_INVALID (no ✅ ❌ ⏳ 🛑 🔁 among them).
-var TelegramReactions = []string{"👍", "👎", "❤", "🔥", "🥰", "👏", "😁", "🤔", "🤯", "😱", "🤬", "😢", "🎉", "🤩",
+var Reactions = []string{"👍", "👎", "❤", "🔥", "🥰", "👏", "😁", "🤔", "🤯", "😱", "🤬", "😢", "🎉", "🤩",
 	"🤮", "💩", "🙏", "👌", "🕊", "🤡", "🥱", "🥴", "😍", "🐳", "❤‍🔥", "🌚", "🌭", "💯", "🤣", "⚡", "🍌", "🏆", "💔",
 	"🤨", "😐", "🍓", "🍾", "💋", "🖕", "😈", "😴", "😭", "🤓", "👻", "👨‍💻", "👀", "🎃", "🙈", "😇", "😨", "🤝", "✍",
 	"🤗", "🫡", "🎅", "🎄", "☃", "💅", "🤪", "🗿", "🆒", "💘", "🙉", "🦄", "😘", "💊", "🙊", "😎", "👾", "🤷‍♂", "🤷",
@@ -17,7 +17,7 @@ var TelegramReactions = []string{"👍", "👎", "❤", "🔥", "🥰", "👏", 
 
 // setMessageReaction replaces the bot's reaction on a message, as
 // Telegram does: one emoji of its list, or none; s.mu is held.
-func (s *TelegramServer) setMessageReaction(chat int64, p url.Values) (any, *TelegramFailure) {
+func (s *Server) setMessageReaction(chat int64, p url.Values) (any, *Failure) {
 	if _, ok := s.chats[chat]; !ok {
 		return nil, failure(400, "Bad Request: chat not found")
 	}
@@ -39,7 +39,7 @@ func (s *TelegramServer) setMessageReaction(chat int64, p url.Values) (any, *Tel
 	}
 	emoji := ""
 	for _, r := range rs {
-		if r.Type != "emoji" || !slices.Contains(TelegramReactions, r.Emoji) {
+		if r.Type != "emoji" || !slices.Contains(Reactions, r.Emoji) {
 			return nil, failure(400, "Bad Request: REACTION_INVALID")
 		}
 		emoji = r.Emoji
@@ -52,7 +52,7 @@ func (s *TelegramServer) setMessageReaction(chat int64, p url.Values) (any, *Tel
 }
 
 // Reaction returns the bot's reaction on message id of chat, or "".
-func (s *TelegramServer) Reaction(chat int64, id int) string {
+func (s *Server) Reaction(chat int64, id int) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.reactions[[2]int64{chat, int64(id)}]

@@ -1,4 +1,4 @@
-package platformtest
+package telegramtest
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 
 var pathRE = regexp.MustCompile(`^/bot([^/]+)/([A-Za-z]+)$`)
 
-func (s *TelegramServer) serve(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	at := s.Now()
 	if strings.HasPrefix(r.URL.Path, "/file/bot") {
 		s.serveFile(w, r)
@@ -36,10 +36,10 @@ func (s *TelegramServer) serve(w http.ResponseWriter, r *http.Request) {
 		reply(w, failure(400, "Bad Request: "+err.Error()), nil)
 		return
 	}
-	call := TelegramCall{Method: m[2], Params: r.PostForm, At: at}
+	call := Call{Method: m[2], Params: r.PostForm, At: at}
 	var result any
-	var f *TelegramFailure
-	if m[1] != TelegramToken {
+	var f *Failure
+	if m[1] != Token {
 		f = failure(401, "Unauthorized")
 	} else if m[2] == "getUpdates" {
 		s.record(call)
@@ -55,18 +55,18 @@ func (s *TelegramServer) serve(w http.ResponseWriter, r *http.Request) {
 	reply(w, f, result)
 }
 
-func (s *TelegramServer) record(c TelegramCall) {
+func (s *Server) record(c Call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, c)
 	s.notify()
 }
 
-func failure(code int, desc string) *TelegramFailure {
-	return &TelegramFailure{Code: code, Description: desc}
+func failure(code int, desc string) *Failure {
+	return &Failure{Code: code, Description: desc}
 }
 
-func reply(w http.ResponseWriter, f *TelegramFailure, result any) {
+func reply(w http.ResponseWriter, f *Failure, result any) {
 	w.Header().Set("Content-Type", "application/json")
 	if f == nil {
 		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "result": result})
@@ -83,7 +83,7 @@ func reply(w http.ResponseWriter, f *TelegramFailure, result any) {
 // getUpdates answers queued updates from offset on, confirming (dropping)
 // those before it; with none queued it holds the request for up to timeout
 // seconds and answers as soon as one is queued.
-func (s *TelegramServer) getUpdates(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(r.PostForm.Get("offset"))
 	timeout, _ := strconv.Atoi(r.PostForm.Get("timeout"))
 	limit, _ := strconv.Atoi(r.PostForm.Get("limit"))
@@ -108,7 +108,7 @@ func (s *TelegramServer) getUpdates(w http.ResponseWriter, r *http.Request) {
 		for _, u := range s.updates[:min(limit, len(s.updates))] {
 			out = append(out, u.body)
 		}
-		ch := s.changes.next()
+		ch := s.changes.Next()
 		s.mu.Unlock()
 		if len(out) > 0 || expired == nil {
 			reply(w, nil, append([]map[string]any{}, out...))
@@ -126,7 +126,7 @@ func (s *TelegramServer) getUpdates(w http.ResponseWriter, r *http.Request) {
 }
 
 // handle answers every method but getUpdates.
-func (s *TelegramServer) handle(c *TelegramCall, r *http.Request) (any, *TelegramFailure) {
+func (s *Server) handle(c *Call, r *http.Request) (any, *Failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := c.Params
@@ -140,7 +140,7 @@ func (s *TelegramServer) handle(c *TelegramCall, r *http.Request) (any, *Telegra
 	case "sendDocument":
 		return s.sendDocument(chat, r)
 	case "getMe":
-		return map[string]any{"id": 4242, "is_bot": true, "first_name": "Jake", "username": TelegramBotName, "can_join_groups": true}, nil
+		return map[string]any{"id": 4242, "is_bot": true, "first_name": "Jake", "username": BotName, "can_join_groups": true}, nil
 	case "sendMessage":
 		return s.sendMessage(chat, p)
 	case "editMessageText":
@@ -177,11 +177,11 @@ func (s *TelegramServer) handle(c *TelegramCall, r *http.Request) (any, *Telegra
 // flood answers an injected failure for the call, and enforces flood
 // control: after a 429 for a chat, every write to it is refused (and
 // recorded as a violation) until retry_after has passed.
-func (s *TelegramServer) flood(c *TelegramCall, chat int64) *TelegramFailure {
+func (s *Server) flood(c *Call, chat int64) *Failure {
 	key := strconv.FormatInt(chat, 10)
 	if until, ok := s.floodUntil[key]; ok && c.At.Before(until) && isWrite(c.Method) {
 		s.violations = append(s.violations, *c)
-		return &TelegramFailure{Code: 429, Description: "Too Many Requests: sent before retry_after", RetryAfter: int(until.Sub(c.At).Seconds()) + 1}
+		return &Failure{Code: 429, Description: "Too Many Requests: sent before retry_after", RetryAfter: int(until.Sub(c.At).Seconds()) + 1}
 	}
 	if fs := s.failures[c.Method]; len(fs) > 0 {
 		f := fs[0]
@@ -199,7 +199,7 @@ func isWrite(method string) bool {
 }
 
 // checkText validates a message's text as Telegram does.
-func checkText(text, parseMode string) *TelegramFailure {
+func checkText(text, parseMode string) *Failure {
 	if !utf8.ValidString(text) {
 		return failure(400, "Bad Request: text must be encoded in UTF-8")
 	}
@@ -208,7 +208,7 @@ func checkText(text, parseMode string) *TelegramFailure {
 	case "":
 	case "HTML":
 		var err error
-		if plain, err = ParseTelegramHTML(text); err != nil {
+		if plain, err = ParseHTML(text); err != nil {
 			return failure(400, "Bad Request: can't parse entities: "+err.Error())
 		}
 	default:
@@ -217,13 +217,13 @@ func checkText(text, parseMode string) *TelegramFailure {
 	if strings.TrimSpace(plain) == "" {
 		return failure(400, "Bad Request: message text is empty")
 	}
-	if UTF16Len(plain) > telegramMaxLen {
+	if UTF16Len(plain) > maxLen {
 		return failure(400, "Bad Request: message is too long")
 	}
 	return nil
 }
 
-func (s *TelegramServer) sendMessage(chat int64, p url.Values) (any, *TelegramFailure) {
+func (s *Server) sendMessage(chat int64, p url.Values) (any, *Failure) {
 	c, ok := s.chats[chat]
 	if !ok {
 		return nil, failure(400, "Bad Request: chat not found")
@@ -235,15 +235,15 @@ func (s *TelegramServer) sendMessage(chat int64, p url.Values) (any, *TelegramFa
 	if f := checkText(p.Get("text"), p.Get("parse_mode")); f != nil {
 		return nil, f
 	}
-	m := &TelegramMessage{ID: s.nextMsg, ChatID: chat, Thread: thread, Text: p.Get("text"), ParseMode: p.Get("parse_mode"), Markup: p.Get("reply_markup")}
+	m := &Message{ID: s.nextMsg, ChatID: chat, Thread: thread, Text: p.Get("text"), ParseMode: p.Get("parse_mode"), Markup: p.Get("reply_markup")}
 	s.nextMsg++
 	s.messages[chat] = append(s.messages[chat], m)
 	return s.messageJSON(*m), nil
 }
 
-func (s *TelegramServer) editMessageText(chat int64, p url.Values) (any, *TelegramFailure) {
+func (s *Server) editMessageText(chat int64, p url.Values) (any, *Failure) {
 	id, _ := strconv.Atoi(p.Get("message_id"))
-	var m *TelegramMessage
+	var m *Message
 	for _, x := range s.messages[chat] {
 		if x.ID == id {
 			m = x
@@ -265,7 +265,7 @@ func (s *TelegramServer) editMessageText(chat int64, p url.Values) (any, *Telegr
 
 var commandRE = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 
-func (s *TelegramServer) setMyCommands(raw string) (any, *TelegramFailure) {
+func (s *Server) setMyCommands(raw string) (any, *Failure) {
 	var cmds []struct{ Command, Description string }
 	if err := json.Unmarshal([]byte(raw), &cmds); err != nil {
 		return nil, failure(400, "Bad Request: can't parse commands JSON object")
@@ -289,7 +289,7 @@ func (s *TelegramServer) setMyCommands(raw string) (any, *TelegramFailure) {
 // Telegram does once setWebhook has been called: one POST per update with
 // the secret token from setWebhook, the update dropped once answered 200.
 // It returns the status of each POST.
-func (s *TelegramServer) PushUpdates(url string) ([]int, error) {
+func (s *Server) PushUpdates(url string) ([]int, error) {
 	var statuses []int
 	for {
 		s.mu.Lock()

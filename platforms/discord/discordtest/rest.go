@@ -1,4 +1,4 @@
-package platformtest
+package discordtest
 
 import (
 	"encoding/json"
@@ -7,15 +7,17 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
-// discordError is Discord's JSON error body.
-type discordError struct {
+// apiError is Discord's JSON error body.
+type apiError struct {
 	Message string `json:"message"`
 	Code    int    `json:"code"`
 }
 
-type discordRESTReply struct {
+type restReply struct {
 	status  int
 	body    any
 	message string // the message created or edited
@@ -24,31 +26,31 @@ type discordRESTReply struct {
 	after func()
 }
 
-func discordReply(status int, body any) discordRESTReply {
-	return discordRESTReply{status: status, body: body}
+func replyWith(status int, body any) restReply {
+	return restReply{status: status, body: body}
 }
 
-func discordNotFound(what string, code int) discordRESTReply {
-	return discordReply(http.StatusNotFound, discordError{Message: "Unknown " + what, Code: code})
+func notFound(what string, code int) restReply {
+	return replyWith(http.StatusNotFound, apiError{Message: "Unknown " + what, Code: code})
 }
 
-func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
+func (d *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	c := DiscordCall{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/api/v9/"), Body: body,
+	c := Call{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/api/v9/"), Body: body,
 		At: d.Now(), Authorization: r.Header.Get("Authorization"),
 		ContentType: r.Header.Get("Content-Type")}
 	d.wait(c)
-	var rep discordRESTReply
+	var rep restReply
 	recorded := false
 	switch f := d.takeFault(c); {
 	case f != nil:
 		secs := f.retryAfter.Seconds()
 		w.Header().Set("Retry-After", fmt.Sprint(int(secs+0.999)))
-		rep = discordReply(http.StatusTooManyRequests, map[string]any{"message": "You are being rate limited.",
+		rep = replyWith(http.StatusTooManyRequests, map[string]any{"message": "You are being rate limited.",
 			"retry_after": secs, "global": false})
 	case c.Authorization != "Bot "+d.Token && !strings.HasPrefix(c.Path, "interactions/") &&
 		!strings.HasPrefix(c.Path, "webhooks/"):
-		rep = discordReply(http.StatusUnauthorized, discordError{Message: "401: Unauthorized"})
+		rep = replyWith(http.StatusUnauthorized, apiError{Message: "401: Unauthorized"})
 	default:
 		// Routed and recorded at once: a test that sees the call's effect
 		// (a command registered, a message posted) sees the call too.
@@ -76,21 +78,21 @@ func (d *Discord) serveREST(w http.ResponseWriter, r *http.Request) {
 }
 
 // record keeps call c with its answer; d.mu is held.
-func (d *Discord) record(c DiscordCall, rep discordRESTReply) {
+func (d *Server) record(c Call, rep restReply) {
 	c.Status, c.Message = rep.status, rep.message
 	d.calls = append(d.calls, c)
 	d.notify()
 }
 
 // route answers one call; d.mu is held.
-func (d *Discord) route(c DiscordCall) discordRESTReply {
+func (d *Server) route(c Call) restReply {
 	seg := strings.Split(c.Path, "/")
 	switch {
 	case c.Is("GET", "gateway"), c.Is("GET", "gateway/bot"):
-		return discordReply(http.StatusOK, map[string]any{"url": d.gatewayURL(),
+		return replyWith(http.StatusOK, map[string]any{"url": d.gatewayURL(),
 			"shards": 1, "session_start_limit": map[string]int{"total": 1000, "remaining": 1000, "max_concurrency": 1}})
 	case c.Is("GET", "users/@me"):
-		return discordReply(http.StatusOK, d.botUser())
+		return replyWith(http.StatusOK, d.botUser())
 	case c.Is("PUT", "applications/*/commands"), c.Is("PUT", "applications/*/guilds/*/commands"):
 		return d.overwriteCommands(c)
 	case c.Is("POST", "interactions/*/*/callback"):
@@ -105,18 +107,18 @@ func (d *Discord) route(c DiscordCall) discordRESTReply {
 		return d.member(seg[1], seg[3])
 	case c.Is("GET", "channels/*"):
 		if ch, ok := d.channels[seg[1]]; ok {
-			return discordReply(http.StatusOK, ch)
+			return replyWith(http.StatusOK, ch)
 		}
-		return discordNotFound("Channel", 10003)
+		return notFound("Channel", 10003)
 	case c.Is("PATCH", "channels/*"):
 		return d.renameChannel(seg[1], c)
 	case c.Is("POST", "channels/*/threads"):
 		return d.startThread(seg[1], c)
 	case c.Is("POST", "channels/*/typing"):
 		if _, ok := d.channels[seg[1]]; !ok {
-			return discordNotFound("Channel", 10003)
+			return notFound("Channel", 10003)
 		}
-		return discordReply(http.StatusNoContent, nil)
+		return replyWith(http.StatusNoContent, nil)
 	case c.Is("POST", "channels/*/messages"):
 		return d.postMessage(seg[1], c)
 	case c.Is("PATCH", "channels/*/messages/*"):
@@ -124,32 +126,32 @@ func (d *Discord) route(c DiscordCall) discordRESTReply {
 	case c.Is("PUT", "channels/*/messages/*/reactions/*/@me"), c.Is("DELETE", "channels/*/messages/*/reactions/*/@me"):
 		return d.react(seg[1], seg[3], seg[5], c.Method == "PUT")
 	}
-	return discordReply(http.StatusNotFound, discordError{Message: "404: Not Found"})
+	return replyWith(http.StatusNotFound, apiError{Message: "404: Not Found"})
 }
 
 // react adds or removes the bot's reaction emoji on a message; d.mu is
 // held.
-func (d *Discord) react(channel, id, emoji string, add bool) discordRESTReply {
+func (d *Server) react(channel, id, emoji string, add bool) restReply {
 	m, ok := d.messages[id]
 	if !ok || m.ChannelID != channel {
-		return discordNotFound("Message", 10008)
+		return notFound("Message", 10008)
 	}
-	m.Reactions = keep(m.Reactions, func(e string) bool { return e != emoji })
+	m.Reactions = fakeserver.Keep(m.Reactions, func(e string) bool { return e != emoji })
 	if add {
 		m.Reactions = append(m.Reactions, emoji)
 	}
 	d.notify()
-	return discordReply(http.StatusNoContent, nil)
+	return replyWith(http.StatusNoContent, nil)
 }
 
-func (d *Discord) botUser() map[string]any {
+func (d *Server) botUser() map[string]any {
 	return map[string]any{"id": d.BotID, "username": "jake-bot", "bot": true}
 }
 
-func (d *Discord) overwriteCommands(c DiscordCall) discordRESTReply {
+func (d *Server) overwriteCommands(c Call) restReply {
 	var cmds []map[string]any
 	if err := json.Unmarshal(c.Body, &cmds); err != nil {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
+		return replyWith(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	d.commands = nil
 	for _, cmd := range cmds {
@@ -157,60 +159,60 @@ func (d *Discord) overwriteCommands(c DiscordCall) discordRESTReply {
 		raw, _ := json.Marshal(cmd)
 		d.commands = append(d.commands, raw)
 	}
-	return discordReply(http.StatusOK, cmds)
+	return replyWith(http.StatusOK, cmds)
 }
 
-// discordMessageBody is the part of a message payload the fake keeps.
-type discordMessageBody struct {
+// messageFields is the part of a message payload the fake keeps.
+type messageFields struct {
 	Content    *string          `json:"content"`
-	Embeds     *[]DiscordEmbed  `json:"embeds"`
+	Embeds     *[]Embed         `json:"embeds"`
 	Components *json.RawMessage `json:"components"`
 	Flags      int              `json:"flags"`
 }
 
-func (d *Discord) postMessage(channel string, c DiscordCall) discordRESTReply {
+func (d *Server) postMessage(channel string, c Call) restReply {
 	if _, ok := d.channels[channel]; !ok {
-		return discordNotFound("Channel", 10003)
+		return notFound("Channel", 10003)
 	}
 	body, files, err := messageBody(c)
-	var b discordMessageBody
+	var b messageFields
 	if err == nil {
 		err = json.Unmarshal(body, &b)
 	}
 	if err != nil {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
+		return replyWith(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m := d.addMessage(channel, d.BotID, "")
 	m.Files = files
 	if status := d.apply(m, b); status != 0 {
-		return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
+		return replyWith(status, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	d.echo(m)
 	return d.messageReply(m)
 }
 
-func (d *Discord) editMessage(channel, id string, c DiscordCall) discordRESTReply {
+func (d *Server) editMessage(channel, id string, c Call) restReply {
 	m, ok := d.messages[id]
 	if !ok || m.ChannelID != channel || m.Deleted {
-		return discordNotFound("Message", 10008)
+		return notFound("Message", 10008)
 	}
-	var b discordMessageBody
+	var b messageFields
 	if err := json.Unmarshal(c.Body, &b); err != nil {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
+		return replyWith(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	if status := d.apply(m, b); status != 0 {
-		return discordReply(status, discordError{Message: "Invalid Form Body", Code: 50035})
+		return replyWith(status, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	m.Edits++
 	return d.messageReply(m)
 }
 
-func (d *Discord) messageReply(m *DiscordMessage) discordRESTReply {
-	return discordRESTReply{status: http.StatusOK, body: d.messageJSON(m), message: m.ID}
+func (d *Server) messageReply(m *Message) restReply {
+	return restReply{status: http.StatusOK, body: d.messageJSON(m), message: m.ID}
 }
 
-func (d *Discord) addMessage(channel, author, interaction string) *DiscordMessage {
-	m := &DiscordMessage{ID: d.newID(), ChannelID: channel, AuthorID: author, Interaction: interaction}
+func (d *Server) addMessage(channel, author, interaction string) *Message {
+	m := &Message{ID: d.newID(), ChannelID: channel, AuthorID: author, Interaction: interaction}
 	d.messages[m.ID] = m
 	d.order = append(d.order, m.ID)
 	return m
@@ -219,7 +221,7 @@ func (d *Discord) addMessage(channel, author, interaction string) *DiscordMessag
 // apply updates m with the fields b has, as Discord does, and enforces
 // Discord's limits: it returns 400 for content over 2000 characters or a
 // message with neither content nor embeds.
-func (d *Discord) apply(m *DiscordMessage, b discordMessageBody) int {
+func (d *Server) apply(m *Message, b messageFields) int {
 	next := *m
 	if b.Content != nil {
 		next.Content = *b.Content
@@ -240,7 +242,7 @@ func (d *Discord) apply(m *DiscordMessage, b discordMessageBody) int {
 	return 0
 }
 
-func (d *Discord) messageJSON(m *DiscordMessage) map[string]any {
+func (d *Server) messageJSON(m *Message) map[string]any {
 	out := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "content": m.Content, "type": 0,
 		"author": map[string]any{"id": m.AuthorID, "username": "jake-bot", "bot": m.AuthorID == d.BotID},
 		"embeds": m.Embeds, "flags": m.Flags, "timestamp": time.Unix(0, 0).UTC().Format(time.RFC3339)}
@@ -254,24 +256,24 @@ func (d *Discord) messageJSON(m *DiscordMessage) map[string]any {
 }
 
 // echo dispatches the bot's own new message back to it, as Discord does.
-func (d *Discord) echo(m *DiscordMessage) {
+func (d *Server) echo(m *Message) {
 	data := d.messageJSON(m)
 	go d.Dispatch("MESSAGE_CREATE", data)
 }
 
-func (d *Discord) renameChannel(id string, c DiscordCall) discordRESTReply {
+func (d *Server) renameChannel(id string, c Call) restReply {
 	ch, ok := d.channels[id]
 	if !ok {
-		return discordNotFound("Channel", 10003)
+		return notFound("Channel", 10003)
 	}
 	var b struct {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(c.Body, &b); err != nil || len([]rune(b.Name)) > 100 {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
+		return replyWith(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	if b.Name != "" {
 		ch.Name = b.Name
 	}
-	return discordReply(http.StatusOK, ch)
+	return replyWith(http.StatusOK, ch)
 }

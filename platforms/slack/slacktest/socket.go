@@ -1,4 +1,4 @@
-package platformtest
+package slacktest
 
 import (
 	"fmt"
@@ -12,14 +12,14 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// slackConn is one Socket Mode connection; gorilla allows one writer at a
+// conn is one Socket Mode connection; gorilla allows one writer at a
 // time.
-type slackConn struct {
+type conn struct {
 	ws *websocket.Conn
 	mu sync.Mutex
 }
 
-func (c *slackConn) write(v any) error {
+func (c *conn) write(v any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.ws.WriteJSON(v)
@@ -31,12 +31,12 @@ const keepAlive = 5 * time.Second
 
 // serveSocket is the Socket Mode websocket: hello, then envelopes the test
 // sends, acknowledgements read back, pings.
-func (s *Slack) serveSocket(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
 	}
-	c := &slackConn{ws: ws}
+	c := &conn{ws: ws}
 	ws.SetPongHandler(func(string) error {
 		s.update(func() { s.pongs++ })
 		return nil
@@ -44,7 +44,7 @@ func (s *Slack) serveSocket(w http.ResponseWriter, r *http.Request) {
 	s.update(func() { s.connections++ })
 	hello := map[string]any{"type": "hello", "num_connections": 1,
 		"debug_info":      map[string]any{"host": "fake-slack", "build_number": 1, "approximate_connection_time": 18060},
-		"connection_info": map[string]any{"app_id": SlackAppID}}
+		"connection_info": map[string]any{"app_id": AppID}}
 	if err := c.write(hello); err != nil {
 		return
 	}
@@ -82,14 +82,14 @@ func (s *Slack) serveSocket(w http.ResponseWriter, r *http.Request) {
 
 // WaitConnected waits until the bot has a Socket Mode connection open and
 // has been greeted.
-func (s *Slack) WaitConnected(t testing.TB) {
+func (s *Server) WaitConnected(t testing.TB) {
 	t.Helper()
 	s.waitLocked(t, "a socket mode connection", func() bool { return s.conn != nil })
 }
 
 // connected waits for a connection and returns it, with how many
 // connections the bot opened and how many pongs it sent so far.
-func (s *Slack) connected(t testing.TB) (c *slackConn, connections, pongs int) {
+func (s *Server) connected(t testing.TB) (c *conn, connections, pongs int) {
 	t.Helper()
 	s.WaitConnected(t)
 	s.mu.Lock()
@@ -98,7 +98,7 @@ func (s *Slack) connected(t testing.TB) (c *slackConn, connections, pongs int) {
 }
 
 // waitLocked is WaitFor with cond checked under the fake's lock.
-func (s *Slack) waitLocked(t testing.TB, what string, cond func() bool) {
+func (s *Server) waitLocked(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	s.WaitFor(t, what, func() bool {
 		s.mu.Lock()
@@ -109,13 +109,13 @@ func (s *Slack) waitLocked(t testing.TB, what string, cond func() bool) {
 
 // waitReconnect waits until the bot has opened a connection other than
 // c, its connection number n.
-func (s *Slack) waitReconnect(t testing.TB, c *slackConn, n int) {
+func (s *Server) waitReconnect(t testing.TB, c *conn, n int) {
 	t.Helper()
 	s.waitLocked(t, "the bot to reconnect", func() bool { return s.connections > n && s.conn != nil && s.conn != c })
 }
 
 // Ping pings the bot over the socket and waits for its pong.
-func (s *Slack) Ping(t testing.TB) {
+func (s *Server) Ping(t testing.TB) {
 	t.Helper()
 	c, _, before := s.connected(t)
 	if err := c.ws.WriteControl(websocket.PingMessage, []byte("test"), time.Now().Add(time.Second)); err != nil {
@@ -126,7 +126,7 @@ func (s *Slack) Ping(t testing.TB) {
 
 // Disconnect asks the bot to reconnect, as Slack does before it retires a
 // connection, and waits until it has.
-func (s *Slack) Disconnect(t testing.TB) {
+func (s *Server) Disconnect(t testing.TB) {
 	t.Helper()
 	c, n, _ := s.connected(t)
 	msg := map[string]any{"type": "disconnect", "reason": "refresh_requested",
@@ -140,7 +140,7 @@ func (s *Slack) Disconnect(t testing.TB) {
 
 // Drop closes the bot's connection without warning, as a network failure
 // would, and waits until it has reconnected.
-func (s *Slack) Drop(t testing.TB) {
+func (s *Server) Drop(t testing.TB) {
 	t.Helper()
 	c, n, _ := s.connected(t)
 	c.ws.Close()
@@ -149,7 +149,7 @@ func (s *Slack) Drop(t testing.TB) {
 
 // send writes an envelope to the current connection, remembering it for
 // Redeliver. It waits for a connection.
-func (s *Slack) send(t testing.TB, env map[string]any) string {
+func (s *Server) send(t testing.TB, env map[string]any) string {
 	t.Helper()
 	s.WaitConnected(t)
 	var err error
@@ -161,7 +161,7 @@ func (s *Slack) send(t testing.TB, env map[string]any) string {
 }
 
 // sendLocked writes env; s.mu is held.
-func (s *Slack) sendLocked(env map[string]any) error {
+func (s *Server) sendLocked(env map[string]any) error {
 	id := env["envelope_id"].(string)
 	s.envelopes[id] = env
 	if s.conn == nil {
@@ -174,7 +174,7 @@ func (s *Slack) sendLocked(env map[string]any) error {
 // does when an acknowledgement is late: with the same envelope id, or with
 // a new one (the event and trigger ids inside stay the same). It returns
 // the id it sent.
-func (s *Slack) Redeliver(t testing.TB, id string, newEnvelope bool) string {
+func (s *Server) Redeliver(t testing.TB, id string, newEnvelope bool) string {
 	t.Helper()
 	s.mu.Lock()
 	env := maps.Clone(s.envelopes[id])
@@ -192,7 +192,7 @@ func (s *Slack) Redeliver(t testing.TB, id string, newEnvelope bool) string {
 }
 
 // nextSeq numbers an envelope the fake sends.
-func (s *Slack) nextSeq() int {
+func (s *Server) nextSeq() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
@@ -201,14 +201,14 @@ func (s *Slack) nextSeq() int {
 
 // SlashCommand sends a slash command ("/claude", "start ~/x") typed by
 // user in channel, and returns its envelope id.
-func (s *Slack) SlashCommand(t testing.TB, user, channel, command, text string) string {
+func (s *Server) SlashCommand(t testing.TB, user, channel, command, text string) string {
 	t.Helper()
 	n := s.nextSeq()
 	return s.send(t, map[string]any{
 		"envelope_id": fmt.Sprintf("env-slash-%d", n), "type": "slash_commands",
 		"accepts_response_payload": true, "retry_attempt": 0, "retry_reason": "",
 		"payload": map[string]any{
-			"token": "verification", "team_id": SlackTeam, "team_domain": "fake", "api_app_id": SlackAppID,
+			"token": "verification", "team_id": Team, "team_domain": "fake", "api_app_id": AppID,
 			"channel_id": channel, "channel_name": channelName(channel), "user_id": user, "user_name": strings.ToLower(user),
 			"command": command, "text": text, "is_enterprise_install": "false",
 			"response_url": fmt.Sprintf("https://hooks.slack.test/commands/%d", n), "trigger_id": fmt.Sprintf("trigger-%d", n),
@@ -218,15 +218,15 @@ func (s *Slack) SlashCommand(t testing.TB, user, channel, command, text string) 
 
 // PressButton sends the block_actions interaction Slack sends when user
 // presses the button with actionID and value on message m.
-func (s *Slack) PressButton(t testing.TB, user string, m SlackMessage, actionID, value string) string {
+func (s *Server) PressButton(t testing.TB, user string, m Message, actionID, value string) string {
 	t.Helper()
 	n := s.nextSeq()
 	return s.send(t, map[string]any{
 		"envelope_id": fmt.Sprintf("env-press-%d", n), "type": "interactive", "accepts_response_payload": false,
 		"payload": map[string]any{
-			"type": "block_actions", "api_app_id": SlackAppID, "token": "verification",
-			"user": map[string]any{"id": user, "username": strings.ToLower(user), "name": strings.ToLower(user), "team_id": SlackTeam},
-			"team": map[string]any{"id": SlackTeam, "domain": "fake"},
+			"type": "block_actions", "api_app_id": AppID, "token": "verification",
+			"user": map[string]any{"id": user, "username": strings.ToLower(user), "name": strings.ToLower(user), "team_id": Team},
+			"team": map[string]any{"id": Team, "domain": "fake"},
 			"container": map[string]any{"type": "message", "message_ts": m.TS, "channel_id": m.Channel,
 				"is_ephemeral": false, "thread_ts": m.ThreadTS},
 			"channel":      map[string]any{"id": m.Channel, "name": channelName(m.Channel)},
@@ -251,27 +251,27 @@ type Posted struct {
 // and sends the events Slack would: app_mention when text mentions the bot
 // (write <@UBOT>) outside a DM, and the message event (message.im,
 // message.channels or message.groups by the channel's first letter).
-func (s *Slack) Post(t testing.TB, user, channel, thread, text string) Posted {
+func (s *Server) Post(t testing.TB, user, channel, thread, text string) Posted {
 	t.Helper()
 	return s.post(t, user, channel, thread, text, nil)
 }
 
 // post posts a message as Post does; with files, both events carry them
 // and the message event is a file_share.
-func (s *Slack) post(t testing.TB, user, channel, thread, text string, files []SlackFile) Posted {
+func (s *Server) post(t testing.TB, user, channel, thread, text string, files []File) Posted {
 	t.Helper()
-	var m *SlackMessage
+	var m *Message
 	var parent string
 	var envs []map[string]any
 	s.update(func() {
-		m = &SlackMessage{Channel: channel, TS: s.nextTS(), ThreadTS: thread, User: user, Text: text}
+		m = &Message{Channel: channel, TS: s.nextTS(), ThreadTS: thread, User: user, Text: text}
 		s.messages[channel+"/"+m.TS] = m
 		s.order = append(s.order, channel+"/"+m.TS)
 		if p, ok := s.messages[channel+"/"+thread]; ok {
 			parent = p.User
 		}
 		shared := s.shareLocked(m.TS, files)
-		if strings.Contains(text, "<@"+SlackBotUser+">") && !strings.HasPrefix(channel, "D") {
+		if strings.Contains(text, "<@"+BotUser+">") && !strings.HasPrefix(channel, "D") {
 			ev := map[string]any{"type": "app_mention", "user": user, "text": text, "ts": m.TS, "channel": channel, "event_ts": m.TS}
 			if thread != "" {
 				ev["thread_ts"] = thread
@@ -295,11 +295,11 @@ func (s *Slack) post(t testing.TB, user, channel, thread, text string, files []S
 }
 
 // messageEvent is the message event for m; s.mu is held.
-func (s *Slack) messageEvent(m *SlackMessage, parentUser string) map[string]any {
+func (s *Server) messageEvent(m *Message, parentUser string) map[string]any {
 	ev := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "channel": m.Channel,
 		"event_ts": m.TS, "channel_type": channelType(m.Channel)}
 	if m.Bot {
-		ev["bot_id"] = SlackBotID
+		ev["bot_id"] = BotID
 	} else {
 		ev["client_msg_id"] = fmt.Sprintf("client-%s", m.TS)
 	}
@@ -311,15 +311,15 @@ func (s *Slack) messageEvent(m *SlackMessage, parentUser string) map[string]any 
 }
 
 // eventEnvelope wraps an Events API event; s.mu is held.
-func (s *Slack) eventEnvelope(event map[string]any) map[string]any {
+func (s *Server) eventEnvelope(event map[string]any) map[string]any {
 	s.seq++
 	return map[string]any{
 		"envelope_id": fmt.Sprintf("env-event-%d", s.seq), "type": "events_api",
 		"accepts_response_payload": false, "retry_attempt": 0, "retry_reason": "",
 		"payload": map[string]any{
-			"token": "verification", "team_id": SlackTeam, "api_app_id": SlackAppID, "type": "event_callback",
+			"token": "verification", "team_id": Team, "api_app_id": AppID, "type": "event_callback",
 			"event_id": fmt.Sprintf("Ev%06d", s.seq), "event_time": 1700000000 + s.seq, "event": event,
-			"authorizations": []map[string]any{{"team_id": SlackTeam, "user_id": SlackBotUser, "is_bot": true}},
+			"authorizations": []map[string]any{{"team_id": Team, "user_id": BotUser, "is_bot": true}},
 		},
 	}
 }

@@ -1,4 +1,4 @@
-package platformtest
+package telegramtest
 
 import (
 	"encoding/json"
@@ -11,40 +11,42 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
 const (
-	// TelegramToken is the only bot token the fake accepts.
-	TelegramToken = "123456:fake-token-do-not-log"
-	// TelegramBotName is the fake bot's username.
-	TelegramBotName = "jakebot"
-	// telegramMaxLen is Telegram's message limit in UTF-16 units.
-	telegramMaxLen = 4096
+	// Token is the only bot token the fake accepts.
+	Token = "123456:fake-token-do-not-log"
+	// BotName is the fake bot's username.
+	BotName = "jakebot"
+	// maxLen is Telegram's message limit in UTF-16 units.
+	maxLen = 4096
 )
 
-// TelegramChat is a chat users write in: a private chat (ID is the user's
+// Chat is a chat users write in: a private chat (ID is the user's
 // id) or a supergroup, which may be a forum with topics.
-type TelegramChat struct {
+type Chat struct {
 	ID      int64
 	Type    string // "private" or "supergroup"
 	Title   string
 	IsForum bool
 }
 
-// TelegramUser is a person writing to the bot.
-type TelegramUser struct {
+// User is a person writing to the bot.
+type User struct {
 	ID        int64
 	FirstName string
 	Username  string
 }
 
 // Private returns u's private chat with the bot.
-func (u TelegramUser) Private() TelegramChat {
-	return TelegramChat{ID: u.ID, Type: "private"}
+func (u User) Private() Chat {
+	return Chat{ID: u.ID, Type: "private"}
 }
 
-// TelegramCall is one request the fake received.
-type TelegramCall struct {
+// Call is one request the fake received.
+type Call struct {
 	Method string
 	Params url.Values
 	// At is the fake's Now when the request arrived.
@@ -53,8 +55,8 @@ type TelegramCall struct {
 	Error string
 }
 
-// TelegramMessage is a message the bot posted, as it stands after edits.
-type TelegramMessage struct {
+// Message is a message the bot posted, as it stands after edits.
+type Message struct {
 	ID        int
 	ChatID    int64
 	Thread    int
@@ -65,8 +67,8 @@ type TelegramMessage struct {
 	Edits  int
 }
 
-// TelegramFailure is an error the fake answers instead of handling a call.
-type TelegramFailure struct {
+// Failure is an error the fake answers instead of handling a call.
+type Failure struct {
 	Code        int
 	Description string
 	// RetryAfter, in seconds, makes the answer a flood-control error, and
@@ -74,11 +76,11 @@ type TelegramFailure struct {
 	RetryAfter int
 }
 
-// TelegramServer is a fake Telegram Bot API server. It speaks the real
+// Server is a fake Telegram Bot API server. It speaks the real
 // HTTP API (form-encoded requests, {"ok":...} answers) so that the real
 // client library can be pointed at it through Endpoint. It is safe for
 // concurrent use.
-type TelegramServer struct {
+type Server struct {
 	// Now stamps calls and times flood control; a test with a fake clock
 	// sets it before the first call. It defaults to time.Now.
 	Now func() time.Time
@@ -86,26 +88,26 @@ type TelegramServer struct {
 	srv *httptest.Server
 
 	mu         sync.Mutex
-	changes    signal
-	calls      []TelegramCall
+	changes    fakeserver.Signal
+	calls      []Call
 	updates    []pendingUpdate
 	nextUpdate int
 	confirmed  int
 	nextMsg    int
-	chats      map[int64]TelegramChat
+	chats      map[int64]Chat
 	topics     map[int64]map[int]string
-	messages   map[int64][]*TelegramMessage
+	messages   map[int64][]*Message
 	callbacks  map[string]bool // id -> answered
-	failures   map[string][]TelegramFailure
+	failures   map[string][]Failure
 	floodUntil map[string]time.Time
 	reactions  map[[2]int64]string // chat and message: the bot's emoji
-	violations []TelegramCall
+	violations []Call
 	commands   string
 	// webhookSecret is the secret_token of the last setWebhook.
 	webhookSecret string
-	files         map[string]*TelegramFile
+	files         map[string]*File
 	nextFile      int
-	documents     []TelegramDocument
+	documents     []Document
 }
 
 type pendingUpdate struct {
@@ -113,20 +115,20 @@ type pendingUpdate struct {
 	body map[string]any
 }
 
-// NewTelegramServer starts a fake Bot API server, closed when the test
+// New starts a fake Bot API server, closed when the test
 // ends.
-func NewTelegramServer(t testing.TB) *TelegramServer {
-	s := &TelegramServer{
+func New(t testing.TB) *Server {
+	s := &Server{
 		Now:        time.Now,
 		nextUpdate: 1000,
 		nextMsg:    1,
-		chats:      make(map[int64]TelegramChat),
+		chats:      make(map[int64]Chat),
 		topics:     make(map[int64]map[int]string),
-		messages:   make(map[int64][]*TelegramMessage),
+		messages:   make(map[int64][]*Message),
 		callbacks:  make(map[string]bool),
-		failures:   make(map[string][]TelegramFailure),
+		failures:   make(map[string][]Failure),
 		floodUntil: make(map[string]time.Time),
-		files:      make(map[string]*TelegramFile),
+		files:      make(map[string]*File),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
@@ -135,28 +137,28 @@ func NewTelegramServer(t testing.TB) *TelegramServer {
 
 // Endpoint is the API endpoint in the client library's format
 // ("…/bot%s/%s"), pointing at the fake.
-func (s *TelegramServer) Endpoint() string { return s.srv.URL + "/bot%s/%s" }
+func (s *Server) Endpoint() string { return s.srv.URL + "/bot%s/%s" }
 
 // URL is the fake's base URL.
-func (s *TelegramServer) URL() string { return s.srv.URL }
+func (s *Server) URL() string { return s.srv.URL }
 
 // Changed returns a channel closed at the next change: a call recorded or
 // an update queued. Tests wait on it instead of sleeping.
-func (s *TelegramServer) Changed() <-chan struct{} { return s.changes.next() }
+func (s *Server) Changed() <-chan struct{} { return s.changes.Next() }
 
 // notify wakes everyone waiting for a change. Call with s.mu held.
-func (s *TelegramServer) notify() { s.changes.notify() }
+func (s *Server) notify() { s.changes.Notify() }
 
 // WaitFor blocks until cond holds, re-checking at every change; it fails
 // the test when nothing satisfies it within a generous deadline.
-func (s *TelegramServer) WaitFor(t testing.TB, what string, cond func() bool) {
+func (s *Server) WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	if !s.changes.waitFor(cond) {
+	if !s.changes.WaitFor(cond) {
 		t.Fatalf("timed out waiting for %s; calls: %s", what, s.callSummary())
 	}
 }
 
-func (s *TelegramServer) callSummary() string {
+func (s *Server) callSummary() string {
 	var b strings.Builder
 	for _, c := range s.Calls() {
 		if c.Method == "getUpdates" {
@@ -169,18 +171,18 @@ func (s *TelegramServer) callSummary() string {
 
 // Calls returns the calls received, only those of the given methods when
 // any are named.
-func (s *TelegramServer) Calls(methods ...string) []TelegramCall {
+func (s *Server) Calls(methods ...string) []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return keep(s.calls, func(c TelegramCall) bool { return len(methods) == 0 || contains(methods, c.Method) })
+	return fakeserver.Keep(s.calls, func(c Call) bool { return len(methods) == 0 || contains(methods, c.Method) })
 }
 
 // Messages returns the bot's messages in chat, oldest first, as they
 // stand now.
-func (s *TelegramServer) Messages(chat int64) []TelegramMessage {
+func (s *Server) Messages(chat int64) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []TelegramMessage
+	var out []Message
 	for _, m := range s.messages[chat] {
 		out = append(out, *m)
 	}
@@ -189,54 +191,54 @@ func (s *TelegramServer) Messages(chat int64) []TelegramMessage {
 
 // Violations returns the writes that arrived while their chat was under
 // flood control (before a 429's retry_after had passed).
-func (s *TelegramServer) Violations() []TelegramCall {
+func (s *Server) Violations() []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]TelegramCall(nil), s.violations...)
+	return append([]Call(nil), s.violations...)
 }
 
 // Confirmed returns the highest update id a getUpdates offset confirmed.
-func (s *TelegramServer) Confirmed() int {
+func (s *Server) Confirmed() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.confirmed
 }
 
 // Commands returns the command list last set with setMyCommands, as JSON.
-func (s *TelegramServer) Commands() string {
+func (s *Server) Commands() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.commands
 }
 
 // CallbackAnswered reports whether the callback query id was answered.
-func (s *TelegramServer) CallbackAnswered(id string) bool {
+func (s *Server) CallbackAnswered(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.callbacks[id]
 }
 
 // FailNext makes the next call of method answer f instead.
-func (s *TelegramServer) FailNext(method string, f TelegramFailure) {
+func (s *Server) FailNext(method string, f Failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures[method] = append(s.failures[method], f)
 }
 
 // RateLimitNext makes the next call of method a 429 with retry_after.
-func (s *TelegramServer) RateLimitNext(method string, retryAfter int) {
-	s.FailNext(method, TelegramFailure{Code: 429, Description: fmt.Sprintf("Too Many Requests: retry after %d", retryAfter), RetryAfter: retryAfter})
+func (s *Server) RateLimitNext(method string, retryAfter int) {
+	s.FailNext(method, Failure{Code: 429, Description: fmt.Sprintf("Too Many Requests: retry after %d", retryAfter), RetryAfter: retryAfter})
 }
 
 // NewTopic creates a forum topic in chat and returns its message_thread_id.
-func (s *TelegramServer) NewTopic(chat TelegramChat, name string) int {
+func (s *Server) NewTopic(chat Chat, name string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chats[chat.ID] = chat
 	return s.newTopic(chat.ID, name)
 }
 
-func (s *TelegramServer) newTopic(chat int64, name string) int {
+func (s *Server) newTopic(chat int64, name string) int {
 	id := s.nextMsg
 	s.nextMsg++
 	if s.topics[chat] == nil {
@@ -248,7 +250,7 @@ func (s *TelegramServer) newTopic(chat int64, name string) int {
 
 // UserSays queues an update: from writes text in chat, in forum topic
 // thread when thread is not 0. It returns the update id.
-func (s *TelegramServer) UserSays(chat TelegramChat, from TelegramUser, thread int, text string) int {
+func (s *Server) UserSays(chat Chat, from User, thread int, text string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chats[chat.ID] = chat
@@ -273,7 +275,7 @@ func (s *TelegramServer) UserSays(chat TelegramChat, from TelegramUser, thread i
 
 // PressButton queues a callback query: from pressed the inline button with
 // callback data on the bot's message m. It returns the query's id.
-func (s *TelegramServer) PressButton(from TelegramUser, m TelegramMessage, data string) string {
+func (s *Server) PressButton(from User, m Message, data string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := fmt.Sprintf("cbq-%d", s.nextUpdate)
@@ -288,7 +290,7 @@ func (s *TelegramServer) PressButton(from TelegramUser, m TelegramMessage, data 
 	return id
 }
 
-func (s *TelegramServer) queue(body map[string]any) int {
+func (s *Server) queue(body map[string]any) int {
 	id := s.nextUpdate
 	s.nextUpdate++
 	body["update_id"] = id
@@ -297,11 +299,11 @@ func (s *TelegramServer) queue(body map[string]any) int {
 	return id
 }
 
-func userJSON(u TelegramUser) map[string]any {
+func userJSON(u User) map[string]any {
 	return map[string]any{"id": u.ID, "is_bot": false, "first_name": u.FirstName, "username": u.Username}
 }
 
-func chatJSON(c TelegramChat) map[string]any {
+func chatJSON(c Chat) map[string]any {
 	m := map[string]any{"id": c.ID, "type": c.Type}
 	if c.Title != "" {
 		m["title"] = c.Title
@@ -312,10 +314,10 @@ func chatJSON(c TelegramChat) map[string]any {
 	return m
 }
 
-func (s *TelegramServer) messageJSON(m TelegramMessage) map[string]any {
+func (s *Server) messageJSON(m Message) map[string]any {
 	out := map[string]any{
 		"message_id": m.ID,
-		"from":       map[string]any{"id": 4242, "is_bot": true, "first_name": "Jake", "username": TelegramBotName},
+		"from":       map[string]any{"id": 4242, "is_bot": true, "first_name": "Jake", "username": BotName},
 		"chat":       chatJSON(s.chats[m.ChatID]),
 		"date":       s.Now().Unix(),
 		"text":       m.Text,

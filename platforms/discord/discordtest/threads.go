@@ -1,4 +1,4 @@
-package platformtest
+package discordtest
 
 import (
 	"encoding/json"
@@ -10,28 +10,28 @@ import (
 // bot owns. Its THREAD_CREATE, then the OnThreadStart hooks, run before
 // the call is answered, as Discord's gateway may well be ahead of its
 // REST answer; d.mu is held.
-func (d *Discord) startThread(parent string, c DiscordCall) discordRESTReply {
+func (d *Server) startThread(parent string, c Call) restReply {
 	p, ok := d.channels[parent]
 	if !ok {
-		return discordNotFound("Channel", 10003)
+		return notFound("Channel", 10003)
 	}
-	if p.Type != DiscordText {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Cannot execute action on this channel type", Code: 50024})
+	if p.Type != TextChannel {
+		return replyWith(http.StatusBadRequest, apiError{Message: "Cannot execute action on this channel type", Code: 50024})
 	}
 	var b struct {
 		Name string `json:"name"`
 		Type int    `json:"type"`
 	}
 	if err := json.Unmarshal(c.Body, &b); err != nil || b.Name == "" || len([]rune(b.Name)) > 100 {
-		return discordReply(http.StatusBadRequest, discordError{Message: "Invalid Form Body", Code: 50035})
+		return replyWith(http.StatusBadRequest, apiError{Message: "Invalid Form Body", Code: 50035})
 	}
 	if b.Type == 0 {
-		b.Type = DiscordThread
+		b.Type = ThreadChannel
 	}
-	th := &DiscordChannel{ID: d.newID(), Type: b.Type, GuildID: p.GuildID, ParentID: parent, Name: b.Name, OwnerID: d.BotID}
+	th := &Channel{ID: d.newID(), Type: b.Type, GuildID: p.GuildID, ParentID: parent, Name: b.Name, OwnerID: d.BotID}
 	d.channels[th.ID] = th
 	created, hooks := *th, slices.Clone(d.threadHooks)
-	rep := discordReply(http.StatusCreated, th)
+	rep := replyWith(http.StatusCreated, th)
 	rep.after = func() {
 		d.Dispatch("THREAD_CREATE", threadCreate(created))
 		for _, f := range hooks {
@@ -42,7 +42,7 @@ func (d *Discord) startThread(parent string, c DiscordCall) discordRESTReply {
 }
 
 // threadCreate is a THREAD_CREATE payload: the thread, newly created.
-func threadCreate(th DiscordChannel) map[string]any {
+func threadCreate(th Channel) map[string]any {
 	return map[string]any{"id": th.ID, "type": th.Type, "guild_id": th.GuildID, "parent_id": th.ParentID,
 		"name": th.Name, "owner_id": th.OwnerID, "newly_created": true}
 }
@@ -52,7 +52,7 @@ func threadCreate(th DiscordChannel) map[string]any {
 // bot's call is answered. What f dispatches (a user's first words in the
 // thread, followed by Sync) thus reaches the bot before it even knows the
 // thread's id.
-func (d *Discord) OnThreadStart(f func(thread DiscordChannel)) {
+func (d *Server) OnThreadStart(f func(thread Channel)) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.threadHooks = append(d.threadHooks, f)
@@ -61,10 +61,10 @@ func (d *Discord) OnThreadStart(f func(thread DiscordChannel)) {
 // NewThread returns a public thread in parent that owner (a user's id, or
 // BotID) opened earlier: one the bot opened before it restarted, or a
 // user's own. No event is dispatched: it is not new.
-func (d *Discord) NewThread(owner, parent, name string) DiscordChannel {
+func (d *Server) NewThread(owner, parent, name string) Channel {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	th := &DiscordChannel{ID: d.newID(), Type: DiscordThread, GuildID: d.guildOf(parent), ParentID: parent, Name: name, OwnerID: owner}
+	th := &Channel{ID: d.newID(), Type: ThreadChannel, GuildID: d.guildOf(parent), ParentID: parent, Name: name, OwnerID: owner}
 	d.channels[th.ID] = th
 	return *th
 }
@@ -76,14 +76,14 @@ func (d *Discord) NewThread(owner, parent, name string) DiscordChannel {
 // client's own may come in between: at Discord's interval, never two.
 // It may be called from an OnThreadStart hook; it reports a timeout with
 // t.Errorf.
-func (d *Discord) Sync() {
+func (d *Server) Sync() {
 	d.t.Helper()
 	before := d.Gateway().Heartbeats
 	d.gw.mu.Lock()
 	c := d.gw.conn
 	for range 2 {
 		if c != nil {
-			_ = c.send(discordFrame{Op: discordOpHeartbeat})
+			_ = c.send(frame{Op: opHeartbeat})
 		}
 	}
 	d.gw.mu.Unlock()
@@ -91,7 +91,7 @@ func (d *Discord) Sync() {
 		d.t.Errorf("fake discord: Sync with no client connected")
 		return
 	}
-	if !d.changes.waitFor(func() bool { return d.Gateway().Heartbeats >= before+2 }) {
+	if !d.changes.WaitFor(func() bool { return d.Gateway().Heartbeats >= before+2 }) {
 		d.t.Errorf("fake discord: timed out waiting for the client's heartbeats")
 	}
 }

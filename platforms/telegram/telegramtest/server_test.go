@@ -1,4 +1,4 @@
-package platformtest
+package telegramtest
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
 
-func TestParseTelegramHTML(t *testing.T) {
+func TestParseHTML(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in, want string
@@ -26,27 +26,27 @@ func TestParseTelegramHTML(t *testing.T) {
 		{"<code><b>x</b></code>", "", false},
 	}
 	for _, tt := range tests {
-		got, err := ParseTelegramHTML(tt.in)
+		got, err := ParseHTML(tt.in)
 		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("ParseTelegramHTML(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
+			t.Errorf("ParseHTML(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
 }
 
-// TestTelegramServerUpdates drives the fake with the real client: an
+// TestServerUpdates drives the fake with the real client: an
 // offset confirms earlier updates, and a long poll returns when an update
 // is queued.
-func TestTelegramServerUpdates(t *testing.T) {
+func TestServerUpdates(t *testing.T) {
 	t.Parallel()
-	s := NewTelegramServer(t)
-	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(TelegramToken, s.Endpoint())
+	s := New(t)
+	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(Token, s.Endpoint())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bot.Self.UserName != TelegramBotName {
+	if bot.Self.UserName != BotName {
 		t.Errorf("getMe username = %q", bot.Self.UserName)
 	}
-	u := TelegramUser{ID: 7, FirstName: "U"}
+	u := User{ID: 7, FirstName: "U"}
 	first := s.UserSays(u.Private(), u, 0, "one")
 	s.UserSays(u.Private(), u, 0, "two")
 	ups, err := bot.GetUpdates(tgbotapi.UpdateConfig{})

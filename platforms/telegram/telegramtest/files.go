@@ -1,4 +1,4 @@
-package platformtest
+package telegramtest
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
 // This file holds the fake's files: getFile and the file download URL for
 // what users send, sendDocument (multipart) for what the bot sends.
 
-// TelegramFile is a file a user sent, as the fake stores it.
-type TelegramFile struct {
+// File is a file a user sent, as the fake stores it.
+type File struct {
 	ID   string
 	Path string
 	Data []byte
@@ -20,8 +22,8 @@ type TelegramFile struct {
 	Missing bool
 }
 
-// TelegramDocument is a document the bot sent.
-type TelegramDocument struct {
+// Document is a document the bot sent.
+type Document struct {
 	ChatID   int64
 	Thread   int
 	Name     string
@@ -33,13 +35,13 @@ type TelegramDocument struct {
 // UserSends queues an update: from sends a file in chat with caption.
 // kind is "photo", "document" or "voice". It returns the update id and
 // the file's id.
-func (s *TelegramServer) UserSends(chat TelegramChat, from TelegramUser, kind, name string, data []byte, caption string) (int, string) {
+func (s *Server) UserSends(chat Chat, from User, kind, name string, data []byte, caption string) (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chats[chat.ID] = chat
 	s.nextFile++
 	id := fmt.Sprintf("file-%d", s.nextFile)
-	s.files[id] = &TelegramFile{ID: id, Path: fmt.Sprintf("%ss/file_%d_%s", kind, s.nextFile, name), Data: data}
+	s.files[id] = &File{ID: id, Path: fmt.Sprintf("%ss/file_%d_%s", kind, s.nextFile, name), Data: data}
 	size := len(data)
 	msg := map[string]any{
 		"message_id": s.nextMsg,
@@ -67,20 +69,20 @@ func (s *TelegramServer) UserSends(chat TelegramChat, from TelegramUser, kind, n
 }
 
 // File returns a file users sent, so a test can change it.
-func (s *TelegramServer) File(id string) *TelegramFile {
+func (s *Server) File(id string) *File {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.files[id]
 }
 
 // Documents returns the documents the bot sent to chat.
-func (s *TelegramServer) Documents(chat int64) []TelegramDocument {
+func (s *Server) Documents(chat int64) []Document {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return keep(s.documents, func(d TelegramDocument) bool { return d.ChatID == chat })
+	return fakeserver.Keep(s.documents, func(d Document) bool { return d.ChatID == chat })
 }
 
-func (s *TelegramServer) getFile(id string) (any, *TelegramFailure) {
+func (s *Server) getFile(id string) (any, *Failure) {
 	f, ok := s.files[id]
 	if !ok {
 		return nil, failure(400, "Bad Request: invalid file_id")
@@ -89,15 +91,15 @@ func (s *TelegramServer) getFile(id string) (any, *TelegramFailure) {
 }
 
 // serveFile answers GET /file/bot<token>/<path>.
-func (s *TelegramServer) serveFile(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/file/bot")
 	token, path, _ := strings.Cut(rest, "/")
-	if token != TelegramToken {
+	if token != Token {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
 	}
 	s.mu.Lock()
-	var found *TelegramFile
+	var found *File
 	for _, f := range s.files {
 		if f.Path == path {
 			found = f
@@ -114,7 +116,7 @@ func (s *TelegramServer) serveFile(w http.ResponseWriter, r *http.Request) {
 
 // sendDocument stores an uploaded document; the fake's serve has parsed
 // the multipart form.
-func (s *TelegramServer) sendDocument(chat int64, r *http.Request) (any, *TelegramFailure) {
+func (s *Server) sendDocument(chat int64, r *http.Request) (any, *Failure) {
 	c, ok := s.chats[chat]
 	if !ok {
 		return nil, failure(400, "Bad Request: chat not found")
@@ -132,9 +134,9 @@ func (s *TelegramServer) sendDocument(chat int64, r *http.Request) (any, *Telegr
 	if err != nil {
 		return nil, failure(400, "Bad Request: "+err.Error())
 	}
-	s.documents = append(s.documents, TelegramDocument{ChatID: chat, Thread: thread, Name: header.Filename, Data: data,
+	s.documents = append(s.documents, Document{ChatID: chat, Thread: thread, Name: header.Filename, Data: data,
 		Caption: r.PostForm.Get("caption"), MimeType: header.Header.Get("Content-Type")})
-	m := &TelegramMessage{ID: s.nextMsg, ChatID: chat, Thread: thread, Text: r.PostForm.Get("caption")}
+	m := &Message{ID: s.nextMsg, ChatID: chat, Thread: thread, Text: r.PostForm.Get("caption")}
 	s.nextMsg++
 	s.messages[chat] = append(s.messages[chat], m)
 	out := s.messageJSON(*m)

@@ -1,4 +1,4 @@
-package platformtest
+package discordtest
 
 import (
 	"encoding/json"
@@ -12,42 +12,42 @@ import (
 
 // Gateway opcodes (https://discord.com/developers/docs/topics/opcodes-and-status-codes).
 const (
-	discordOpDispatch       = 0
-	discordOpHeartbeat      = 1
-	discordOpIdentify       = 2
-	discordOpResume         = 6
-	discordOpInvalidSession = 9
-	discordOpHello          = 10
-	discordOpHeartbeatACK   = 11
+	opDispatch       = 0
+	opHeartbeat      = 1
+	opIdentify       = 2
+	opResume         = 6
+	opInvalidSession = 9
+	opHello          = 10
+	opHeartbeatACK   = 11
 )
 
-// discordFrame is one gateway payload.
-type discordFrame struct {
+// frame is one gateway payload.
+type frame struct {
 	Op int             `json:"op"`
 	D  json.RawMessage `json:"d"`
 	S  *int64          `json:"s"`
 	T  *string         `json:"t"`
 }
 
-// discordGateway is the fake's gateway state. mu orders sequence numbers and
+// gateway is the fake's gateway state. mu orders sequence numbers and
 // writes, so events reach the client in sequence; it is taken before the
-// Discord's mu, never after.
-type discordGateway struct {
+// Server's mu, never after.
+type gateway struct {
 	mu      sync.Mutex
-	conn    *discordConn
+	conn    *conn
 	session string
 	seq     int64
-	log     []discordFrame
+	log     []frame
 	replay  int
 	// disallowed intents make IDENTIFY fail with 4014.
 	disallowed int
 
-	// Guarded by Discord.mu.
-	stats DiscordGatewayStats
+	// Guarded by Server.mu.
+	stats GatewayStats
 }
 
-// DiscordGatewayStats is what the gateway has seen from the client.
-type DiscordGatewayStats struct {
+// GatewayStats is what the gateway has seen from the client.
+type GatewayStats struct {
 	// Identifies holds the d payload of every IDENTIFY (token, intents).
 	Identifies []json.RawMessage
 	Resumes    int
@@ -56,27 +56,27 @@ type DiscordGatewayStats struct {
 	Connected bool
 }
 
-type discordConn struct {
+type conn struct {
 	ws *websocket.Conn
 	mu sync.Mutex
 }
 
 // close ends the connection with a gateway close code.
-func (c *discordConn) close(code int, text string) {
+func (c *conn) close(code int, text string) {
 	c.mu.Lock()
 	_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, text))
 	c.mu.Unlock()
 	c.ws.Close()
 }
 
-func (c *discordConn) send(f discordFrame) error {
+func (c *conn) send(f frame) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.ws.WriteJSON(f)
 }
 
 // Gateway returns what the gateway has seen so far.
-func (d *Discord) Gateway() DiscordGatewayStats {
+func (d *Server) Gateway() GatewayStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.gw.stats
@@ -84,22 +84,22 @@ func (d *Discord) Gateway() DiscordGatewayStats {
 	return s
 }
 
-func (d *Discord) updateStats(f func(*DiscordGatewayStats)) {
+func (d *Server) updateStats(f func(*GatewayStats)) {
 	d.mu.Lock()
 	f(&d.gw.stats)
 	d.notify()
 	d.mu.Unlock()
 }
 
-func (d *Discord) serveGateway(w http.ResponseWriter, r *http.Request) {
+func (d *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	ws, err := d.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
 	}
-	c := &discordConn{ws: ws}
+	c := &conn{ws: ws}
 	defer d.drop(c)
 	hello, _ := json.Marshal(map[string]int64{"heartbeat_interval": d.HeartbeatInterval.Milliseconds()})
-	if c.send(discordFrame{Op: discordOpHello, D: hello}) != nil {
+	if c.send(frame{Op: opHello, D: hello}) != nil {
 		return
 	}
 	for {
@@ -107,39 +107,39 @@ func (d *Discord) serveGateway(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return
 		}
-		var f discordFrame
+		var f frame
 		if json.Unmarshal(data, &f) != nil {
 			continue
 		}
 		switch f.Op {
-		case discordOpHeartbeat:
-			d.updateStats(func(s *DiscordGatewayStats) { s.Heartbeats++ })
-			_ = c.send(discordFrame{Op: discordOpHeartbeatACK})
-		case discordOpIdentify:
+		case opHeartbeat:
+			d.updateStats(func(s *GatewayStats) { s.Heartbeats++ })
+			_ = c.send(frame{Op: opHeartbeatACK})
+		case opIdentify:
 			d.identify(c, f.D)
-		case discordOpResume:
+		case opResume:
 			d.resume(c, f.D)
 		}
 	}
 }
 
-func (d *Discord) drop(c *discordConn) {
+func (d *Server) drop(c *conn) {
 	d.gw.mu.Lock()
 	if d.gw.conn == c {
 		d.gw.conn = nil
-		d.updateStats(func(s *DiscordGatewayStats) { s.Connected = false })
+		d.updateStats(func(s *GatewayStats) { s.Connected = false })
 	}
 	d.gw.mu.Unlock()
 	c.ws.Close()
 }
 
-func (d *Discord) identify(c *discordConn, payload json.RawMessage) {
+func (d *Server) identify(c *conn, payload json.RawMessage) {
 	var id struct {
 		Token   string `json:"token"`
 		Intents int    `json:"intents"`
 	}
 	_ = json.Unmarshal(payload, &id)
-	d.updateStats(func(s *DiscordGatewayStats) { s.Identifies = append(s.Identifies, payload) })
+	d.updateStats(func(s *GatewayStats) { s.Identifies = append(s.Identifies, payload) })
 	switch {
 	case id.Token != d.Token && id.Token != "Bot "+d.Token:
 		c.close(4004, "Authentication failed.")
@@ -152,7 +152,7 @@ func (d *Discord) identify(c *discordConn, payload json.RawMessage) {
 	defer d.gw.mu.Unlock()
 	d.gw.session = fmt.Sprintf("fake-session-%d", len(d.Gateway().Identifies))
 	d.gw.conn = c
-	d.updateStats(func(s *DiscordGatewayStats) { s.Connected = true })
+	d.updateStats(func(s *GatewayStats) { s.Connected = true })
 	d.dispatchLocked("READY", map[string]any{
 		"v": 9, "session_id": d.gw.session, "user": d.botUser(),
 		"resume_gateway_url": d.gatewayURL(),
@@ -164,7 +164,7 @@ func (d *Discord) identify(c *discordConn, payload json.RawMessage) {
 
 // resume replays the events the client missed, then RESUMED, as Discord
 // does; ReplayOnResume adds events it had already seen.
-func (d *Discord) resume(c *discordConn, payload json.RawMessage) {
+func (d *Server) resume(c *conn, payload json.RawMessage) {
 	var r struct {
 		Session string `json:"session_id"`
 		Seq     int64  `json:"seq"`
@@ -173,11 +173,11 @@ func (d *Discord) resume(c *discordConn, payload json.RawMessage) {
 	d.gw.mu.Lock()
 	defer d.gw.mu.Unlock()
 	if r.Session != d.gw.session {
-		_ = c.send(discordFrame{Op: discordOpInvalidSession, D: json.RawMessage("false")})
+		_ = c.send(frame{Op: opInvalidSession, D: json.RawMessage("false")})
 		return
 	}
 	d.gw.conn = c
-	d.updateStats(func(s *DiscordGatewayStats) { s.Resumes++; s.Connected = true })
+	d.updateStats(func(s *GatewayStats) { s.Resumes++; s.Connected = true })
 	from := len(d.gw.log)
 	for i, f := range d.gw.log {
 		if *f.S > r.Seq {
@@ -198,20 +198,20 @@ func (d *Discord) resume(c *discordConn, payload json.RawMessage) {
 // Dispatch sends an event (op 0) with the next sequence number to the
 // connected client, or keeps it for the client's RESUME when none is
 // connected. It returns the sequence number.
-func (d *Discord) Dispatch(event string, data any) int64 {
+func (d *Server) Dispatch(event string, data any) int64 {
 	d.gw.mu.Lock()
 	defer d.gw.mu.Unlock()
 	return d.dispatchLocked(event, data)
 }
 
-func (d *Discord) dispatchLocked(event string, data any) int64 {
+func (d *Server) dispatchLocked(event string, data any) int64 {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		panic(fmt.Sprintf("fake discord: event %s: %v", event, err))
 	}
 	d.gw.seq++
 	seq := d.gw.seq
-	f := discordFrame{Op: discordOpDispatch, D: raw, S: &seq, T: &event}
+	f := frame{Op: opDispatch, D: raw, S: &seq, T: &event}
 	d.gw.log = append(d.gw.log, f)
 	if d.gw.conn != nil {
 		_ = d.gw.conn.send(f)
@@ -221,13 +221,13 @@ func (d *Discord) dispatchLocked(event string, data any) int64 {
 
 // Disconnect drops the client's gateway connection without a close
 // frame, as a network failure would. discordgo reconnects and resumes.
-func (d *Discord) Disconnect() {
+func (d *Server) Disconnect() {
 	d.gw.mu.Lock()
 	c := d.gw.conn
 	d.gw.conn = nil
 	d.gw.mu.Unlock()
 	if c != nil {
-		d.updateStats(func(s *DiscordGatewayStats) { s.Connected = false })
+		d.updateStats(func(s *GatewayStats) { s.Connected = false })
 		c.ws.Close()
 	}
 }
@@ -235,13 +235,13 @@ func (d *Discord) Disconnect() {
 // DisallowIntents makes IDENTIFY fail with close code 4014 when it asks
 // for any intent in mask, as Discord does for privileged intents the
 // application has not enabled (Message Content is 1<<15).
-func (d *Discord) DisallowIntents(mask int) {
+func (d *Server) DisallowIntents(mask int) {
 	d.gw.mu.Lock()
 	d.gw.disallowed = mask
 	d.gw.mu.Unlock()
 }
 
-func (d *Discord) disallowed() int {
+func (d *Server) disallowed() int {
 	d.gw.mu.Lock()
 	defer d.gw.mu.Unlock()
 	return d.gw.disallowed
@@ -249,7 +249,7 @@ func (d *Discord) disallowed() int {
 
 // ReplayOnResume makes the next RESUME also replay the last n events the
 // client had already received, as Discord may after a reconnect.
-func (d *Discord) ReplayOnResume(n int) {
+func (d *Server) ReplayOnResume(n int) {
 	d.gw.mu.Lock()
 	d.gw.replay = n
 	d.gw.mu.Unlock()

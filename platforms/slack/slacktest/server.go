@@ -1,7 +1,6 @@
-package platformtest
+package slacktest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,19 +13,20 @@ import (
 	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
 // Identities and tokens of the fake Slack workspace.
 const (
-	SlackBotToken = "xoxb-fake-bot-token"
-	SlackAppToken = "xapp-fake-app-token"
-	SlackBotUser  = "UBOT"
-	SlackBotID    = "BBOT"
-	SlackTeam     = "TFAKE"
-	SlackAppID    = "AFAKE"
+	BotToken = "xoxb-fake-bot-token"
+	AppToken = "xapp-fake-app-token"
+	BotUser  = "UBOT"
+	BotID    = "BBOT"
+	Team     = "TFAKE"
+	AppID    = "AFAKE"
 )
 
-// Slack is a fake Slack: the Web API methods a bot adapter calls, over
+// Server is a fake Slack: the Web API methods a bot adapter calls, over
 // HTTP, and the Socket Mode websocket that apps.connections.open points
 // to. Messages the bot posts are kept per channel and thread, so a test
 // reads what a user would see; every call is recorded. Files users share
@@ -35,7 +35,7 @@ const (
 // files, mentions), redeliver envelopes, disconnect the socket, and make
 // the next calls fail with msg_too_long or a 429. It is safe for
 // concurrent use.
-type Slack struct {
+type Server struct {
 	// URL is the Web API's base URL, for SLACK_API_URL; it ends in "/".
 	URL string
 
@@ -43,32 +43,32 @@ type Slack struct {
 	upgrader websocket.Upgrader
 
 	mu          sync.Mutex
-	changes     signal
+	changes     fakeserver.Signal
 	clock       func() time.Time
 	seq         int
-	conn        *slackConn
+	conn        *conn
 	connections int
 	pongs       int
-	calls       []SlackCall
+	calls       []Call
 	acks        []string
 	envelopes   map[string]map[string]any
-	messages    map[string]*SlackMessage // by channel/ts
-	order       []string                 // keys of messages in posting order
-	ephemeral   []SlackMessage
+	messages    map[string]*Message // by channel/ts
+	order       []string            // keys of messages in posting order
+	ephemeral   []Message
 	maxText     int
 	limited     map[string][]int // method → Retry-After seconds of the next 429s
 	// Files: shared by users (by id), uploaded by the bot (pending until
 	// completed), and every download.
-	sharedFiles    map[string]SlackFile
-	pendingUploads map[string]SlackFile
-	uploads        []SlackUpload
-	downloads      []SlackDownload
+	sharedFiles    map[string]File
+	pendingUploads map[string]File
+	uploads        []Upload
+	downloads      []Download
 	echo           bool
-	postHooks      []func(SlackMessage)
+	postHooks      []func(Message)
 }
 
-// SlackCall is one Web API call the fake answered.
-type SlackCall struct {
+// Call is one Web API call the fake answered.
+type Call struct {
 	Method   string
 	Channel  string
 	TS       string
@@ -84,8 +84,8 @@ type SlackCall struct {
 	At    time.Time
 }
 
-// SlackMessage is a message in the fake workspace.
-type SlackMessage struct {
+// Message is a message in the fake workspace.
+type Message struct {
 	Channel  string
 	TS       string
 	ThreadTS string
@@ -99,15 +99,15 @@ type SlackMessage struct {
 	Reactions []string
 }
 
-// NewSlack starts a fake Slack that stops when the test ends.
-func NewSlack(t testing.TB) *Slack {
-	s := &Slack{
+// New starts a fake Slack that stops when the test ends.
+func New(t testing.TB) *Server {
+	s := &Server{
 		clock:          time.Now,
 		envelopes:      make(map[string]map[string]any),
-		messages:       make(map[string]*SlackMessage),
+		messages:       make(map[string]*Message),
 		limited:        make(map[string][]int),
-		sharedFiles:    make(map[string]SlackFile),
-		pendingUploads: make(map[string]SlackFile),
+		sharedFiles:    make(map[string]File),
+		pendingUploads: make(map[string]File),
 		upgrader:       websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 	}
 	mux := http.NewServeMux()
@@ -125,7 +125,7 @@ func NewSlack(t testing.TB) *Slack {
 }
 
 // Close disconnects the bot and stops the server.
-func (s *Slack) Close() {
+func (s *Server) Close() {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
@@ -138,7 +138,7 @@ func (s *Slack) Close() {
 
 // SetClock sets the time recorded with each call, so a test with a fake
 // clock can check the spacing of edits.
-func (s *Slack) SetClock(now func() time.Time) {
+func (s *Server) SetClock(now func() time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clock = now
@@ -146,7 +146,7 @@ func (s *Slack) SetClock(now func() time.Time) {
 
 // SetMaxText makes chat.postMessage and chat.update answer msg_too_long
 // for texts of more than n runes; 0 means no limit.
-func (s *Slack) SetMaxText(n int) {
+func (s *Server) SetMaxText(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.maxText = n
@@ -154,7 +154,7 @@ func (s *Slack) SetMaxText(n int) {
 
 // RateLimit makes the next times calls of method answer 429 with a
 // Retry-After of retryAfter (whole seconds, as Slack sends it).
-func (s *Slack) RateLimit(method string, retryAfter time.Duration, times int) {
+func (s *Server) RateLimit(method string, retryAfter time.Duration, times int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range times {
@@ -164,7 +164,7 @@ func (s *Slack) RateLimit(method string, retryAfter time.Duration, times int) {
 
 // EchoBotMessages makes the fake send a message event for every message
 // the bot posts, as Slack does in channels the app subscribes to.
-func (s *Slack) EchoBotMessages(on bool) {
+func (s *Server) EchoBotMessages(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.echo = on
@@ -174,26 +174,26 @@ func (s *Slack) EchoBotMessages(on bool) {
 // it is in the workspace and before the post is answered: what f sends (a
 // user's reply in the thread the message starts) reaches the bot before
 // it knows the message's timestamp.
-func (s *Slack) OnBotPost(f func(SlackMessage)) {
+func (s *Server) OnBotPost(f func(Message)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.postHooks = append(s.postHooks, f)
 }
 
 // update runs f under the lock and wakes every waiter.
-func (s *Slack) update(f func()) {
+func (s *Server) update(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f()
-	s.changes.notify()
+	s.changes.Notify()
 }
 
 // Changed returns a channel that is closed at the fake's next change
 // (a call, an ack, a connection), for tests that wait on several things.
-func (s *Slack) Changed() <-chan struct{} { return s.changes.next() }
+func (s *Server) Changed() <-chan struct{} { return s.changes.Next() }
 
 // nextTS returns a new, increasing message timestamp.
-func (s *Slack) nextTS() string {
+func (s *Server) nextTS() string {
 	s.seq++
 	return fmt.Sprintf("1700000000.%06d", s.seq)
 }
@@ -201,18 +201,18 @@ func (s *Slack) nextTS() string {
 // WaitFor waits until cond holds, re-checking it after every change to the
 // fake, and fails the test if it does not hold in time. cond may call the
 // fake's accessors.
-func (s *Slack) WaitFor(t testing.TB, what string, cond func() bool) {
+func (s *Server) WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	if !s.changes.waitFor(cond) {
+	if !s.changes.WaitFor(cond) {
 		t.Fatalf("fake slack: timed out waiting for %s; calls so far:\n%s", what, s.dump())
 	}
 }
 
 // WaitCall waits for a call matching match, counting every call since the
 // fake started, and returns the first.
-func (s *Slack) WaitCall(t testing.TB, what string, match func(SlackCall) bool) SlackCall {
+func (s *Server) WaitCall(t testing.TB, what string, match func(Call) bool) Call {
 	t.Helper()
-	var found SlackCall
+	var found Call
 	s.WaitFor(t, what, func() bool {
 		for _, c := range s.Calls() {
 			if match(c) {
@@ -226,7 +226,7 @@ func (s *Slack) WaitCall(t testing.TB, what string, match func(SlackCall) bool) 
 }
 
 // WaitAck waits until the bot has acknowledged envelope id.
-func (s *Slack) WaitAck(t testing.TB, id string) {
+func (s *Server) WaitAck(t testing.TB, id string) {
 	t.Helper()
 	s.WaitFor(t, "ack of envelope "+id, func() bool {
 		for _, a := range s.Acks() {
@@ -239,21 +239,21 @@ func (s *Slack) WaitAck(t testing.TB, id string) {
 }
 
 // Calls returns every Web API call so far, in order.
-func (s *Slack) Calls() []SlackCall {
+func (s *Server) Calls() []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]SlackCall(nil), s.calls...)
+	return append([]Call(nil), s.calls...)
 }
 
 // Acks returns the envelope ids the bot acknowledged, in order.
-func (s *Slack) Acks() []string {
+func (s *Server) Acks() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.acks...)
 }
 
 // Connections returns how many Socket Mode connections the bot opened.
-func (s *Slack) Connections() int {
+func (s *Server) Connections() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.connections
@@ -261,10 +261,10 @@ func (s *Slack) Connections() int {
 
 // Replies returns the bot's messages in a thread (or, with thread "",
 // at the top level of channel), in posting order, with their current text.
-func (s *Slack) Replies(channel, thread string) []SlackMessage {
+func (s *Server) Replies(channel, thread string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []SlackMessage
+	var out []Message
 	for _, k := range s.order {
 		m := s.messages[k]
 		if m.Bot && m.Channel == channel && m.ThreadTS == thread {
@@ -275,24 +275,24 @@ func (s *Slack) Replies(channel, thread string) []SlackMessage {
 }
 
 // Message returns the message at channel and ts.
-func (s *Slack) Message(channel, ts string) (SlackMessage, bool) {
+func (s *Server) Message(channel, ts string) (Message, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.messages[channel+"/"+ts]
 	if !ok {
-		return SlackMessage{}, false
+		return Message{}, false
 	}
 	return *m, true
 }
 
 // Ephemeral returns the ephemeral messages the bot sent.
-func (s *Slack) Ephemeral() []SlackMessage {
+func (s *Server) Ephemeral() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]SlackMessage(nil), s.ephemeral...)
+	return append([]Message(nil), s.ephemeral...)
 }
 
-func (s *Slack) dump() string {
+func (s *Server) dump() string {
 	var b strings.Builder
 	for _, c := range s.Calls() {
 		fmt.Fprintf(&b, "  %s channel=%s ts=%s thread=%s err=%s text=%q\n", c.Method, c.Channel, c.TS, c.ThreadTS, c.Error, shorten(c.Text))
@@ -309,7 +309,7 @@ func shorten(s string) string {
 }
 
 // serveAPI answers the Web API methods.
-func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -319,23 +319,23 @@ func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if token == "" {
 		token = r.PostForm.Get("token")
 	}
-	want := SlackBotToken
+	want := BotToken
 	if method == "apps.connections.open" {
-		want = SlackAppToken
+		want = AppToken
 	}
 	if token != want {
-		writeJSON(w, map[string]any{"ok": false, "error": "invalid_auth"})
+		fakeserver.WriteJSON(w, map[string]any{"ok": false, "error": "invalid_auth"})
 		return
 	}
 	f := r.PostForm
-	call := SlackCall{Method: method, Channel: f.Get("channel"), TS: f.Get("ts"), ThreadTS: f.Get("thread_ts"),
+	call := Call{Method: method, Channel: f.Get("channel"), TS: f.Get("ts"), ThreadTS: f.Get("thread_ts"),
 		Text: f.Get("text"), User: f.Get("user"), Name: f.Get("name"), Blocks: f.Get("blocks")}
 	if method == "reactions.add" || method == "reactions.remove" {
 		call.TS = f.Get("timestamp")
 	}
 	var resp map[string]any
-	var hooks []func(SlackMessage)
-	var posted SlackMessage
+	var hooks []func(Message)
+	var posted Message
 	retry := -1
 	s.update(func() {
 		call.At = s.clock()
@@ -358,11 +358,11 @@ func (s *Slack) serveAPI(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		return
 	}
-	writeJSON(w, resp)
+	fakeserver.WriteJSON(w, resp)
 }
 
 // answer performs call on the workspace; s.mu is held.
-func (s *Slack) answer(call *SlackCall) map[string]any {
+func (s *Server) answer(call *Call) map[string]any {
 	fail := func(code string) map[string]any {
 		call.Error = code
 		return map[string]any{"ok": false, "error": code}
@@ -371,7 +371,7 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 	switch call.Method {
 	case "auth.test":
 		return map[string]any{"ok": true, "url": "https://fake.slack.test/", "team": "Fake", "user": "jakebot",
-			"team_id": SlackTeam, "user_id": SlackBotUser, "bot_id": SlackBotID}
+			"team_id": Team, "user_id": BotUser, "bot_id": BotID}
 	case "apps.connections.open":
 		return map[string]any{"ok": true, "url": "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/socket"}
 	case "chat.postMessage":
@@ -399,7 +399,7 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 		m.Edits++
 		return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "text": m.Text}
 	case "chat.postEphemeral":
-		s.ephemeral = append(s.ephemeral, SlackMessage{Channel: call.Channel, ThreadTS: call.ThreadTS, User: call.User, Text: call.Text, Bot: true})
+		s.ephemeral = append(s.ephemeral, Message{Channel: call.Channel, ThreadTS: call.ThreadTS, User: call.User, Text: call.Text, Bot: true})
 		return map[string]any{"ok": true, "message_ts": s.nextTS()}
 	case "reactions.add", "reactions.remove":
 		return s.react(call)
@@ -409,7 +409,7 @@ func (s *Slack) answer(call *SlackCall) map[string]any {
 
 // react adds or removes the bot's reaction call names, as Slack does;
 // s.mu is held.
-func (s *Slack) react(call *SlackCall) map[string]any {
+func (s *Server) react(call *Call) map[string]any {
 	m, ok := s.messages[call.Channel+"/"+call.TS]
 	had := ok && slices.Contains(m.Reactions, call.Name)
 	switch {
@@ -422,7 +422,7 @@ func (s *Slack) react(call *SlackCall) map[string]any {
 	case !had:
 		call.Error = "no_reaction"
 	default:
-		m.Reactions = keep(m.Reactions, func(r string) bool { return r != call.Name })
+		m.Reactions = fakeserver.Keep(m.Reactions, func(r string) bool { return r != call.Name })
 	}
 	if call.Error != "" {
 		return map[string]any{"ok": false, "error": call.Error}
@@ -431,8 +431,8 @@ func (s *Slack) react(call *SlackCall) map[string]any {
 }
 
 // postLocked posts the bot's message call describes; s.mu is held.
-func (s *Slack) postLocked(call *SlackCall) map[string]any {
-	m := &SlackMessage{Channel: call.Channel, TS: s.nextTS(), ThreadTS: call.ThreadTS, User: SlackBotUser, Text: call.Text, Bot: true,
+func (s *Server) postLocked(call *Call) map[string]any {
+	m := &Message{Channel: call.Channel, TS: s.nextTS(), ThreadTS: call.ThreadTS, User: BotUser, Text: call.Text, Bot: true,
 		Blocks: call.Blocks}
 	call.TS = m.TS
 	s.messages[m.Channel+"/"+m.TS] = m
@@ -441,10 +441,5 @@ func (s *Slack) postLocked(call *SlackCall) map[string]any {
 		s.sendLocked(s.eventEnvelope(s.messageEvent(m, "")))
 	}
 	return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS,
-		"message": map[string]any{"type": "message", "user": SlackBotUser, "bot_id": SlackBotID, "text": m.Text, "ts": m.TS}}
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	_ = json.NewEncoder(w).Encode(v)
+		"message": map[string]any{"type": "message", "user": BotUser, "bot_id": BotID, "text": m.Text, "ts": m.TS}}
 }

@@ -1,4 +1,4 @@
-package platformtest
+package telegramtest
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"unicode/utf16"
 )
 
-// telegramTags are the tags Telegram's HTML parse mode accepts, with the
+// allowedTags are the tags Telegram's HTML parse mode accepts, with the
 // attributes each may carry.
-var telegramTags = map[string][]string{
+var allowedTags = map[string][]string{
 	"b": nil, "strong": nil, "i": nil, "em": nil, "u": nil, "ins": nil,
 	"s": nil, "strike": nil, "del": nil, "tg-spoiler": nil, "span": {"class"},
 	"a": {"href"}, "code": {"class"}, "pre": nil, "blockquote": {"expandable"},
@@ -23,13 +23,13 @@ var (
 	entityRE = regexp.MustCompile(`^&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});`)
 )
 
-// ParseTelegramHTML parses text the way Telegram's HTML parse mode does and
+// ParseHTML parses text the way Telegram's HTML parse mode does and
 // returns the text a user sees. It fails, with the wording of Telegram's
 // "can't parse entities" errors, on a tag Telegram does not know, an
 // attribute it does not allow, a tag closed out of order or never closed,
 // an entity inside code, and a <, > or & that is neither markup nor an
 // entity.
-func ParseTelegramHTML(s string) (string, error) {
+func ParseHTML(s string) (string, error) {
 	var out strings.Builder
 	var stack []string
 	for i := 0; i < len(s); {
@@ -40,7 +40,7 @@ func ParseTelegramHTML(s string) (string, error) {
 				return "", fmt.Errorf("unsupported start tag at byte offset %d", i)
 			}
 			closing, name := m[1] == "/", m[2]
-			allowed, ok := telegramTags[name]
+			allowed, ok := allowedTags[name]
 			if !ok {
 				return "", fmt.Errorf("unsupported start tag %q at byte offset %d", name, i)
 			}

@@ -1,12 +1,12 @@
-package platformtest
+package discordtest
 
 import (
 	"sync"
 	"time"
 )
 
-// discordFault answers the next n matching calls with 429.
-type discordFault struct {
+// fault answers the next n matching calls with 429.
+type fault struct {
 	method, pattern string
 	retryAfter      time.Duration
 	n               int
@@ -14,13 +14,13 @@ type discordFault struct {
 
 // RateLimit makes the next n calls with method matching pattern fail
 // with 429 Too Many Requests and retry_after.
-func (d *Discord) RateLimit(method, pattern string, retryAfter time.Duration, n int) {
+func (d *Server) RateLimit(method, pattern string, retryAfter time.Duration, n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.faults = append(d.faults, &discordFault{method, pattern, retryAfter, n})
+	d.faults = append(d.faults, &fault{method, pattern, retryAfter, n})
 }
 
-func (d *Discord) takeFault(c DiscordCall) *discordFault {
+func (d *Server) takeFault(c Call) *fault {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, f := range d.faults {
@@ -32,9 +32,9 @@ func (d *Discord) takeFault(c DiscordCall) *discordFault {
 	return nil
 }
 
-// DiscordHold holds matching calls until Release, so a test can make Discord
+// Hold holds matching calls until Release, so a test can make Discord
 // slow at one point.
-type DiscordHold struct {
+type Hold struct {
 	method, pattern string
 	arrived         chan struct{}
 	once            sync.Once
@@ -43,9 +43,9 @@ type DiscordHold struct {
 }
 
 // Hold makes calls with method matching pattern wait until the returned
-// DiscordHold is released. Released on test cleanup at the latest.
-func (d *Discord) Hold(method, pattern string) *DiscordHold {
-	h := &DiscordHold{method: method, pattern: pattern, arrived: make(chan struct{}), release: make(chan struct{})}
+// Hold is released. Released on test cleanup at the latest.
+func (d *Server) Hold(method, pattern string) *Hold {
+	h := &Hold{method: method, pattern: pattern, arrived: make(chan struct{}), release: make(chan struct{})}
 	d.mu.Lock()
 	d.holds = append(d.holds, h)
 	d.mu.Unlock()
@@ -54,14 +54,14 @@ func (d *Discord) Hold(method, pattern string) *DiscordHold {
 }
 
 // Arrived is closed when the first held call arrives.
-func (h *DiscordHold) Arrived() <-chan struct{} { return h.arrived }
+func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
 
 // Release lets held calls, and later ones, through.
-func (h *DiscordHold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
+func (h *Hold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
 
-func (d *Discord) wait(c DiscordCall) {
+func (d *Server) wait(c Call) {
 	d.mu.Lock()
-	var hs []*DiscordHold
+	var hs []*Hold
 	for _, h := range d.holds {
 		if c.Is(h.method, h.pattern) {
 			hs = append(hs, h)

@@ -1,4 +1,4 @@
-package platformtest
+package discordtest
 
 import (
 	"encoding/json"
@@ -12,20 +12,21 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
-// Discord is a fake Discord for tests: its REST API runs on httptest and
+// Server is a fake Discord for tests: its REST API runs on httptest and
 // its gateway is a websocket, both speaking Discord's wire protocol to the
 // real discordgo client. Point the client at URL (DISCORD_API_URL); the
 // client finds the gateway through GET gateway as it would at Discord.
 //
-// Discord records every REST call, keeps the messages the bot posted and
+// Server records every REST call, keeps the messages the bot posted and
 // edited, dispatches events (INTERACTION_CREATE, MESSAGE_CREATE) to the
 // connected client, answers heartbeats, and replays missed events on
 // RESUME. The users NewUser makes are the server's members, with the roles
 // SetRoles gives them. It can answer 429 with retry_after, or hold a call until the
 // test releases it. It is safe for concurrent use.
-type Discord struct {
+type Server struct {
 	// URL is the REST base URL, ending in "/api/v9/".
 	URL string
 	// Token is the bot token the fake accepts (sent as "Bot <Token>").
@@ -45,26 +46,26 @@ type Discord struct {
 	upgrader websocket.Upgrader
 
 	mu           sync.Mutex
-	changes      signal
-	calls        []DiscordCall
+	changes      fakeserver.Signal
+	calls        []Call
 	nextID       int64
-	channels     map[string]*DiscordChannel
-	members      map[string]DiscordUser // the server's, by id
-	messages     map[string]*DiscordMessage
+	channels     map[string]*Channel
+	members      map[string]User // the server's, by id
+	messages     map[string]*Message
 	order        []string
-	interactions map[string]*discordInteractionState // by token
+	interactions map[string]*interactionState // by token
 	commands     []json.RawMessage
-	faults       []*discordFault
-	holds        []*DiscordHold
-	attachments  map[string]DiscordFile // by URL path
-	downloads    []DiscordCall
-	threadHooks  []func(DiscordChannel)
+	faults       []*fault
+	holds        []*Hold
+	attachments  map[string]File // by URL path
+	downloads    []Call
+	threadHooks  []func(Channel)
 
-	gw discordGateway
+	gw gateway
 }
 
-// DiscordCall is one REST request the fake received.
-type DiscordCall struct {
+// Call is one REST request the fake received.
+type Call struct {
 	Method string
 	// Path is relative to the API base, such as "channels/2/messages".
 	Path string
@@ -83,7 +84,7 @@ type DiscordCall struct {
 
 // Decode unmarshals the call's JSON body into v; it fails the test on
 // malformed JSON.
-func (c DiscordCall) Decode(t testing.TB, v any) {
+func (c Call) Decode(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(c.Body, v); err != nil {
 		t.Fatalf("%s %s: body %q: %v", c.Method, c.Path, c.Body, err)
@@ -92,11 +93,11 @@ func (c DiscordCall) Decode(t testing.TB, v any) {
 
 // Is reports whether the call has the method and matches pattern, a path
 // whose "*" segments match any one segment ("channels/*/messages").
-func (c DiscordCall) Is(method, pattern string) bool {
-	return c.Method == method && matchDiscordPath(pattern, c.Path)
+func (c Call) Is(method, pattern string) bool {
+	return c.Method == method && matchPath(pattern, c.Path)
 }
 
-func matchDiscordPath(pattern, path string) bool {
+func matchPath(pattern, path string) bool {
 	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
 	if len(ps) != len(xs) {
 		return false
@@ -109,8 +110,8 @@ func matchDiscordPath(pattern, path string) bool {
 	return true
 }
 
-// DiscordChannel is a channel, thread or DM in the fake.
-type DiscordChannel struct {
+// Channel is a channel, thread or DM in the fake.
+type Channel struct {
 	ID       string `json:"id"`
 	Type     int    `json:"type"`
 	GuildID  string `json:"guild_id,omitempty"`
@@ -123,20 +124,20 @@ type DiscordChannel struct {
 
 // Discord channel types the fake uses.
 const (
-	DiscordText   = 0
-	DiscordDM     = 1
-	DiscordThread = 11
+	TextChannel   = 0
+	DMChannel     = 1
+	ThreadChannel = 11
 )
 
-// DiscordMessage is a message as the fake holds it now: after every edit.
-type DiscordMessage struct {
+// Message is a message as the fake holds it now: after every edit.
+type Message struct {
 	ID, ChannelID, AuthorID string
 	Content                 string
-	Embeds                  []DiscordEmbed
+	Embeds                  []Embed
 	Components              json.RawMessage
 	Flags                   int
 	// Files are the message's attachments.
-	Files []DiscordFile
+	Files []File
 	// Edits counts the PATCHes the message received.
 	Edits   int
 	Deleted bool
@@ -146,30 +147,30 @@ type DiscordMessage struct {
 	Reactions []string
 }
 
-// DiscordEmbed is the part of an embed tests look at.
-type DiscordEmbed struct {
+// Embed is the part of an embed tests look at.
+type Embed struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Color       int    `json:"color,omitempty"`
 }
 
-// NewDiscord starts a fake Discord with one server and one text channel;
+// New starts a fake Discord with one server and one text channel;
 // it stops when the test ends.
-func NewDiscord(t testing.TB) *Discord {
-	d := &Discord{
+func New(t testing.TB) *Server {
+	d := &Server{
 		Token:             "fake-bot-token",
 		Now:               time.Now,
 		HeartbeatInterval: 41250 * time.Millisecond,
 		t:                 t,
 		nextID:            1_100_000_000_000_000_000,
-		channels:          make(map[string]*DiscordChannel),
-		members:           make(map[string]DiscordUser),
-		messages:          make(map[string]*DiscordMessage),
-		interactions:      make(map[string]*discordInteractionState),
-		attachments:       make(map[string]DiscordFile),
+		channels:          make(map[string]*Channel),
+		members:           make(map[string]User),
+		messages:          make(map[string]*Message),
+		interactions:      make(map[string]*interactionState),
+		attachments:       make(map[string]File),
 	}
 	d.AppID, d.BotID, d.GuildID, d.TextChannel = d.newID(), d.newID(), d.newID(), d.newID()
-	d.channels[d.TextChannel] = &DiscordChannel{ID: d.TextChannel, Type: DiscordText, GuildID: d.GuildID, Name: "general"}
+	d.channels[d.TextChannel] = &Channel{ID: d.TextChannel, Type: TextChannel, GuildID: d.GuildID, Name: "general"}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v9/", d.serveREST)
 	mux.HandleFunc("/attachments/", d.serveAttachment)
@@ -183,7 +184,7 @@ func NewDiscord(t testing.TB) *Discord {
 }
 
 // Close disconnects the client and stops the server.
-func (d *Discord) Close() {
+func (d *Server) Close() {
 	d.Disconnect()
 	d.srv.CloseClientConnections()
 	d.srv.Close()
@@ -192,52 +193,52 @@ func (d *Discord) Close() {
 }
 
 // gatewayURL is what GET gateway answers.
-func (d *Discord) gatewayURL() string { return "ws" + strings.TrimPrefix(d.gwSrv.URL, "http") }
+func (d *Server) gatewayURL() string { return "ws" + strings.TrimPrefix(d.gwSrv.URL, "http") }
 
-func (d *Discord) newID() string {
+func (d *Server) newID() string {
 	d.nextID++
 	return strconv.FormatInt(d.nextID, 10)
 }
 
 // notify wakes everyone waiting for a change; d.mu must be held.
-func (d *Discord) notify() { d.changes.notify() }
+func (d *Server) notify() { d.changes.Notify() }
 
 // DM returns the id of a DM channel with user, creating it.
-func (d *Discord) DM(user DiscordUser) string {
+func (d *Server) DM(user User) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, c := range d.channels {
-		if c.Type == DiscordDM && c.Name == user.ID {
+		if c.Type == DMChannel && c.Name == user.ID {
 			return c.ID
 		}
 	}
 	id := d.newID()
-	d.channels[id] = &DiscordChannel{ID: id, Type: DiscordDM, Name: user.ID}
+	d.channels[id] = &Channel{ID: id, Type: DMChannel, Name: user.ID}
 	return id
 }
 
 // Channel returns a channel by id.
-func (d *Discord) Channel(id string) (DiscordChannel, bool) {
+func (d *Server) Channel(id string) (Channel, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	c, ok := d.channels[id]
 	if !ok {
-		return DiscordChannel{}, false
+		return Channel{}, false
 	}
 	return *c, true
 }
 
 // Threads returns the threads opened in channel, oldest first.
-func (d *Discord) Threads(channel string) []DiscordChannel {
+func (d *Server) Threads(channel string) []Channel {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []DiscordChannel
+	var out []Channel
 	for _, c := range d.channels {
 		if c.ParentID == channel {
 			out = append(out, *c)
 		}
 	}
-	slices.SortFunc(out, func(a, b DiscordChannel) int { return compareSnowflakes(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Channel) int { return compareSnowflakes(a.ID, b.ID) })
 	return out
 }
 
@@ -249,22 +250,22 @@ func compareSnowflakes(a, b string) int {
 }
 
 // Calls returns every REST call so far, in the order they completed.
-func (d *Discord) Calls() []DiscordCall {
+func (d *Server) Calls() []Call {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return slices.Clone(d.calls)
 }
 
 // CallsTo returns the calls with method whose path matches pattern.
-func (d *Discord) CallsTo(method, pattern string) []DiscordCall {
-	return keep(d.Calls(), func(c DiscordCall) bool { return c.Is(method, pattern) })
+func (d *Server) CallsTo(method, pattern string) []Call {
+	return fakeserver.Keep(d.Calls(), func(c Call) bool { return c.Is(method, pattern) })
 }
 
 // Messages returns the messages in channel, oldest first, as they are now.
-func (d *Discord) Messages(channel string) []DiscordMessage {
+func (d *Server) Messages(channel string) []Message {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []DiscordMessage
+	var out []Message
 	for _, id := range d.order {
 		if m := d.messages[id]; m.ChannelID == channel {
 			out = append(out, *m)
@@ -274,7 +275,7 @@ func (d *Discord) Messages(channel string) []DiscordMessage {
 }
 
 // Commands returns the application commands of the last bulk overwrite.
-func (d *Discord) Commands() []json.RawMessage {
+func (d *Server) Commands() []json.RawMessage {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return slices.Clone(d.commands)
@@ -283,18 +284,18 @@ func (d *Discord) Commands() []json.RawMessage {
 // WaitFor blocks until cond holds, checking it now and after every
 // change to the fake (a REST call, a gateway event); it fails the test
 // after a generous timeout. cond may call the fake's methods.
-func (d *Discord) WaitFor(what string, cond func() bool) {
+func (d *Server) WaitFor(what string, cond func() bool) {
 	d.t.Helper()
-	if !d.changes.waitFor(cond) {
+	if !d.changes.WaitFor(cond) {
 		d.t.Fatalf("fake discord: timed out waiting for %s", what)
 	}
 }
 
 // WaitCall waits for the first call with method matching pattern for
 // which match (nil: any) holds, and returns it.
-func (d *Discord) WaitCall(method, pattern string, match func(DiscordCall) bool) DiscordCall {
+func (d *Server) WaitCall(method, pattern string, match func(Call) bool) Call {
 	d.t.Helper()
-	var found DiscordCall
+	var found Call
 	d.WaitFor(method+" "+pattern, func() bool {
 		for _, c := range d.CallsTo(method, pattern) {
 			if match == nil || match(c) {
@@ -309,9 +310,9 @@ func (d *Discord) WaitCall(method, pattern string, match func(DiscordCall) bool)
 
 // WaitMessage waits until a message in channel satisfies match, and
 // returns it.
-func (d *Discord) WaitMessage(channel string, match func(DiscordMessage) bool) DiscordMessage {
+func (d *Server) WaitMessage(channel string, match func(Message) bool) Message {
 	d.t.Helper()
-	var found DiscordMessage
+	var found Message
 	d.WaitFor("a message in "+channel, func() bool {
 		for _, m := range d.Messages(channel) {
 			if match(m) {

@@ -1,4 +1,4 @@
-package platformtest
+package slacktest
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
 // This file holds the fake's files: the private URLs of what users share
@@ -16,9 +18,9 @@ import (
 // the bot shares (files.getUploadURLExternal, the upload URL,
 // files.completeUploadExternal).
 
-// SlackFile is a file in the fake workspace: one a user shared, or one
+// File is a file in the fake workspace: one a user shared, or one
 // the bot uploaded.
-type SlackFile struct {
+type File struct {
 	// ID is set by the fake when empty.
 	ID, Name, Mimetype string
 	// Subtype is Slack's kind of file, "slack_audio" for a voice clip
@@ -29,15 +31,15 @@ type SlackFile struct {
 	Data []byte
 }
 
-// SlackUpload is a file the bot shared, with where it went.
-type SlackUpload struct {
+// Upload is a file the bot shared, with where it went.
+type Upload struct {
 	Channel, ThreadTS string
-	File              SlackFile
+	File              File
 	Comment           string
 }
 
-// SlackDownload is one request for a shared file's private URL.
-type SlackDownload struct {
+// Download is one request for a shared file's private URL.
+type Download struct {
 	FileID        string
 	Authorization string
 }
@@ -47,14 +49,14 @@ type SlackDownload struct {
 // file_share, and an app_mention first when text mentions the bot, both
 // listing the files. Their private URLs serve the bytes to the bot token
 // only.
-func (s *Slack) PostFiles(t testing.TB, user, channel, thread, text string, files ...SlackFile) Posted {
+func (s *Server) PostFiles(t testing.TB, user, channel, thread, text string, files ...File) Posted {
 	t.Helper()
 	return s.post(t, user, channel, thread, text, files)
 }
 
 // FileURL returns the url_private_download of a file a user shared, ""
 // for an unknown id.
-func (s *Slack) FileURL(id string) string {
+func (s *Server) FileURL(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, ok := s.sharedFiles[id]
@@ -65,22 +67,22 @@ func (s *Slack) FileURL(id string) string {
 }
 
 // Downloads returns every request for a shared file, in order.
-func (s *Slack) Downloads() []SlackDownload {
+func (s *Server) Downloads() []Download {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]SlackDownload(nil), s.downloads...)
+	return append([]Download(nil), s.downloads...)
 }
 
 // Uploads returns the files the bot shared in channel, in order.
-func (s *Slack) Uploads(channel string) []SlackUpload {
+func (s *Server) Uploads(channel string) []Upload {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return keep(s.uploads, func(u SlackUpload) bool { return u.Channel == channel })
+	return fakeserver.Keep(s.uploads, func(u Upload) bool { return u.Channel == channel })
 }
 
 // shareLocked stores the files of the message at ts and returns their
 // file objects for its events, nil when there are none; s.mu is held.
-func (s *Slack) shareLocked(ts string, files []SlackFile) []map[string]any {
+func (s *Server) shareLocked(ts string, files []File) []map[string]any {
 	var out []map[string]any
 	for i, f := range files {
 		if f.ID == "" {
@@ -102,8 +104,8 @@ func (s *Slack) shareLocked(ts string, files []SlackFile) []map[string]any {
 
 // fileLink is a shared file's private URL, shaped like files.slack.com's:
 // /files-pri/<team>-<file>/[download/]<name>.
-func (s *Slack) fileLink(f SlackFile, download bool) string {
-	link := s.srv.URL + "/files-pri/" + SlackTeam + "-" + f.ID + "/"
+func (s *Server) fileLink(f File, download bool) string {
+	link := s.srv.URL + "/files-pri/" + Team + "-" + f.ID + "/"
 	if download {
 		link += "download/"
 	}
@@ -113,18 +115,18 @@ func (s *Slack) fileLink(f SlackFile, download bool) string {
 // serveFile answers a shared file's private URL. As files.slack.com does,
 // it redirects a request without the bot token to the sign-in page, with
 // redir naming the file's path (slack-go reports that as an error).
-func (s *Slack) serveFile(w http.ResponseWriter, r *http.Request) {
-	rest := strings.TrimPrefix(r.URL.Path, "/files-pri/"+SlackTeam+"-")
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/files-pri/"+Team+"-")
 	id, _, _ := strings.Cut(rest, "/")
 	auth := r.Header.Get("Authorization")
-	var f SlackFile
+	var f File
 	var ok bool
 	s.update(func() {
 		f, ok = s.sharedFiles[id]
-		s.downloads = append(s.downloads, SlackDownload{FileID: id, Authorization: auth})
+		s.downloads = append(s.downloads, Download{FileID: id, Authorization: auth})
 	})
 	switch {
-	case auth != "Bearer "+SlackBotToken:
+	case auth != "Bearer "+BotToken:
 		http.Redirect(w, r, "/?redir="+url.QueryEscape(r.URL.Path), http.StatusFound)
 	case !ok:
 		http.NotFound(w, r)
@@ -135,14 +137,14 @@ func (s *Slack) serveFile(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveSignIn is the workspace's sign-in page.
-func (s *Slack) serveSignIn(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveSignIn(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write([]byte("<!DOCTYPE html><html><body>Sign in to Fake</body></html>"))
 }
 
 // filesMethod answers the external upload flow's two Web API methods, nil
 // for any other method; s.mu is held.
-func (s *Slack) filesMethod(method string, f url.Values) map[string]any {
+func (s *Server) filesMethod(method string, f url.Values) map[string]any {
 	switch method {
 	case "files.getUploadURLExternal":
 		if f.Get("filename") == "" || f.Get("length") == "" {
@@ -150,7 +152,7 @@ func (s *Slack) filesMethod(method string, f url.Values) map[string]any {
 		}
 		s.seq++
 		id := fmt.Sprintf("FUP%04d", s.seq)
-		s.pendingUploads[id] = SlackFile{ID: id, Name: f.Get("filename")}
+		s.pendingUploads[id] = File{ID: id, Name: f.Get("filename")}
 		return map[string]any{"ok": true, "upload_url": s.srv.URL + "/upload/v1/" + id, "file_id": id}
 	case "files.completeUploadExternal":
 		var files []struct{ ID, Title string }
@@ -164,7 +166,7 @@ func (s *Slack) filesMethod(method string, f url.Values) map[string]any {
 				return map[string]any{"ok": false, "error": "file_not_found"}
 			}
 			delete(s.pendingUploads, fs.ID)
-			s.uploads = append(s.uploads, SlackUpload{Channel: f.Get("channel_id"), ThreadTS: f.Get("thread_ts"), File: up,
+			s.uploads = append(s.uploads, Upload{Channel: f.Get("channel_id"), ThreadTS: f.Get("thread_ts"), File: up,
 				Comment: f.Get("initial_comment")})
 			done = append(done, map[string]any{"id": fs.ID, "title": fs.Title})
 		}
@@ -176,7 +178,7 @@ func (s *Slack) filesMethod(method string, f url.Values) map[string]any {
 // serveUpload takes the bytes of an external upload, as a multipart
 // "file" field (slack-go's way) or as the raw body. Like Slack's, the
 // upload URL needs no token: it names the pending file.
-func (s *Slack) serveUpload(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimPrefix(r.URL.Path, "/upload/v1/")
 	var body io.Reader = r.Body
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -196,7 +198,7 @@ func (s *Slack) serveUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	var ok bool
 	s.update(func() {
-		var up SlackFile
+		var up File
 		if up, ok = s.pendingUploads[id]; ok {
 			up.Data, up.Size = data, len(data)
 			s.pendingUploads[id] = up
