@@ -37,6 +37,11 @@ type Target struct {
 	// message or interaction (a Discord interaction token, a Slack
 	// response_url). Adapters that need none leave it empty.
 	ReplyTo string
+	// Quote is the user's message (its Message.ID) a post is addressed
+	// to: the router sets it on a question to its turn's author, which a
+	// platform where a reply is what reaches someone in a muted chat
+	// (Telegram) posts as a reply to that message. Others ignore it.
+	Quote string
 }
 
 // Message is one thing a user wrote: plain text or a command.

@@ -263,8 +263,10 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 // message to edit once answered; without buttons, the text says how to
 // answer by typing.
 func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text string, choices []Choice, typed string) {
+	to := m.Target()
+	to.Quote = m.ID // addressed to its author (Target.Quote)
 	if o, ok := a.p.(ChoiceOfferer); ok {
-		if ref, err := o.OfferChoices(r.deliverCtx, m.Target(), text, choices); err == nil {
+		if ref, err := o.OfferChoices(r.deliverCtx, to, text, choices); err == nil {
 			r.questions.mu.Lock()
 			pq.shown, pq.text = &ref, text
 			settled := pq.settled
@@ -275,7 +277,7 @@ func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text 
 			return
 		}
 	}
-	r.reply(a, m.Target(), text+"\n"+typed)
+	r.reply(a, to, text+"\n"+typed)
 }
 
 // showChoiceQuestion posts a question with options: a button per option,

@@ -285,7 +285,9 @@ func (a *Adapter) Refuse(ctx context.Context, m core.Message, text string) error
 	return a.answerCallback(id, text, true)
 }
 
-// parsePlace reads the chat and topic from a target.
+// parsePlace reads the chat and topic from a target, and the user's
+// message a question replies to (core.Target.Quote): in a muted group a
+// reply still notifies its author, a new message does not.
 func parsePlace(t core.Target) (place, error) {
 	chat, err := strconv.ParseInt(t.Channel, 10, 64)
 	if err != nil {
@@ -296,6 +298,9 @@ func parsePlace(t core.Target) (place, error) {
 		if p.thread, err = strconv.Atoi(t.Thread); err != nil {
 			return place{}, fmt.Errorf("telegram: bad topic id %q", t.Thread)
 		}
+	}
+	if !strings.HasPrefix(t.ReplyTo, callbackPrefix) { // a press's id names no message
+		p.quote, _ = strconv.Atoi(t.Quote)
 	}
 	return p, nil
 }
@@ -329,7 +334,8 @@ func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction
 }
 
 // Notify sends text as a new message, which notifies where an edit does
-// not. A question was just sent as a new message, so it needs none.
+// not. A question was just sent as a reply to its author's message, which
+// notifies them even in a muted group, so it needs none.
 func (a *Adapter) Notify(ctx context.Context, to core.Target, user string, why core.NotifyReason, text string) error {
 	if why == core.NotifyQuestion {
 		return nil

@@ -45,10 +45,21 @@ func (m *message) topic() int {
 	return 0
 }
 
-// place is a chat and, in a forum, a topic.
+// place is a chat and, in a forum, a topic; quote is the user's message
+// a new message there replies to, or 0.
 type place struct {
 	chat   int64
 	thread int
+	quote  int
+}
+
+// replyParameters makes a message a reply (reply_parameters). Without
+// allow_sending_without_reply Telegram refuses the message when the
+// replied one is gone ("message to be replied not found"); with it, the
+// message is sent as a plain one.
+type replyParameters struct {
+	MessageID                int  `json:"message_id"`
+	AllowSendingWithoutReply bool `json:"allow_sending_without_reply"`
 }
 
 func (p place) params() tgbotapi.Params {
@@ -87,6 +98,11 @@ func (a *Adapter) sendMessage(p place, text, parseMode string, kb *tgbotapi.Inli
 	ps["text"] = text
 	ps.AddNonEmpty("parse_mode", parseMode)
 	ps.AddBool("disable_web_page_preview", true)
+	if p.quote > 0 {
+		if err := ps.AddInterface("reply_parameters", replyParameters{MessageID: p.quote, AllowSendingWithoutReply: true}); err != nil {
+			return 0, err
+		}
+	}
 	if kb != nil {
 		if err := ps.AddInterface("reply_markup", kb); err != nil {
 			return 0, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -724,5 +725,48 @@ func TestQueuedMessageSteerAndSendNow(t *testing.T) {
 		t.Errorf("after Send now %q ran, want three", next.Prompt)
 	} else {
 		next.end()
+	}
+}
+
+// A question replies to the message whose turn asks it: in a muted group
+// a reply still notifies its author, where a new message does not
+// (issue 30). A message its author deleted meanwhile leaves the question
+// a plain message, not a refused one.
+func TestQuestionRepliesToItsAuthor(t *testing.T) {
+	t.Parallel()
+	for _, deleted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("deleted=%v", deleted), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			topic := h.srv.NewTopic(team, "ops")
+			h.says(team, alice, topic, "/claude start")
+			h.srv.UserSays(team, alice, topic, "clean the build")
+			asked := h.srv.LastUserMessage(team.ID)
+			tr := h.nextTurn()
+			want := asked
+			if deleted {
+				h.srv.UserDeletes(team.ID, asked)
+				want = 0
+			}
+			go func() {
+				tr.Events() <- core.Event{Kind: core.EventQuestion, Question: &core.Question{Tool: "Bash", Summary: "`rm -rf build`",
+					Answer: func(core.Answer) {}}}
+			}()
+			h.until("the question", func() bool { return strings.Contains(h.last(team.ID), "Allow Bash?") })
+			msgs := h.srv.Messages(team.ID)
+			if q := msgs[len(msgs)-1]; q.ReplyTo != want {
+				t.Errorf("the question replies to message %d, want %d (the turn's message is %d)", q.ReplyTo, want, asked)
+			}
+			for _, m := range msgs[:len(msgs)-1] {
+				if m.ReplyTo != 0 {
+					t.Errorf("%q replies to %d: only the question is a reply", plain(t, m), m.ReplyTo)
+				}
+			}
+			for _, c := range h.srv.Calls("sendMessage") {
+				if c.Error != "" {
+					t.Errorf("sendMessage refused: %s", c.Error)
+				}
+			}
+		})
 	}
 }

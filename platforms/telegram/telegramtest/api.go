@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -235,10 +236,43 @@ func (s *Server) sendMessage(chat int64, p url.Values) (any, *Failure) {
 	if f := checkText(p.Get("text"), p.Get("parse_mode")); f != nil {
 		return nil, f
 	}
-	m := &Message{ID: s.nextMsg, ChatID: chat, Thread: thread, Text: p.Get("text"), ParseMode: p.Get("parse_mode"), Markup: p.Get("reply_markup")}
+	replyTo, f := s.replyTo(chat, p)
+	if f != nil {
+		return nil, f
+	}
+	m := &Message{ID: s.nextMsg, ChatID: chat, Thread: thread, Text: p.Get("text"), ParseMode: p.Get("parse_mode"), Markup: p.Get("reply_markup"),
+		ReplyTo: replyTo}
 	s.nextMsg++
 	s.messages[chat] = append(s.messages[chat], m)
 	return s.messageJSON(*m), nil
+}
+
+// replyTo reads the message a new one replies to, from reply_parameters
+// or the older reply_to_message_id, as Telegram does: a message no
+// longer there refuses the new one, unless allow_sending_without_reply
+// makes it a plain message; s.mu is held.
+func (s *Server) replyTo(chat int64, p url.Values) (int, *Failure) {
+	var r struct {
+		MessageID int  `json:"message_id"`
+		Allow     bool `json:"allow_sending_without_reply"`
+	}
+	if raw := p.Get("reply_parameters"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			return 0, failure(400, "Bad Request: can't parse reply parameters JSON object")
+		}
+	} else {
+		r.MessageID, _ = strconv.Atoi(p.Get("reply_to_message_id"))
+		r.Allow = p.Get("allow_sending_without_reply") == "true"
+	}
+	switch {
+	case r.MessageID == 0:
+		return 0, nil
+	case slices.Contains(s.said[chat], r.MessageID) || slices.ContainsFunc(s.messages[chat], func(m *Message) bool { return m.ID == r.MessageID }):
+		return r.MessageID, nil
+	case r.Allow:
+		return 0, nil
+	}
+	return 0, failure(400, "Bad Request: message to be replied not found")
 }
 
 func (s *Server) editMessageText(chat int64, p url.Values) (any, *Failure) {

@@ -38,21 +38,14 @@ type Document struct {
 func (s *Server) UserSends(chat Chat, from User, kind, name string, data []byte, caption string) (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chats[chat.ID] = chat
 	s.nextFile++
 	id := fmt.Sprintf("file-%d", s.nextFile)
 	s.files[id] = &File{ID: id, Path: fmt.Sprintf("%ss/file_%d_%s", kind, s.nextFile, name), Data: data}
 	size := len(data)
-	msg := map[string]any{
-		"message_id": s.nextMsg,
-		"from":       userJSON(from),
-		"chat":       chatJSON(chat),
-		"date":       s.Now().Unix(),
-	}
+	msg := s.userMessage(chat, from)
 	if caption != "" {
 		msg["caption"] = caption
 	}
-	s.nextMsg++
 	switch kind {
 	case "photo":
 		// Telegram sends every size; the largest last.

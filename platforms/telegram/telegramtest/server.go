@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +66,9 @@ type Message struct {
 	// Markup is the reply_markup JSON, empty when there is none.
 	Markup string
 	Edits  int
+	// ReplyTo is the message it replies to (reply_parameters), 0 when
+	// none.
+	ReplyTo int
 }
 
 // Failure is an error the fake answers instead of handling a call.
@@ -97,6 +101,7 @@ type Server struct {
 	chats      map[int64]Chat
 	topics     map[int64]map[int]string
 	messages   map[int64][]*Message
+	said       map[int64][]int // the messages users wrote, per chat
 	callbacks  map[string]bool // id -> answered
 	failures   map[string][]Failure
 	floodUntil map[string]time.Time
@@ -125,6 +130,7 @@ func New(t testing.TB) *Server {
 		chats:      make(map[int64]Chat),
 		topics:     make(map[int64]map[int]string),
 		messages:   make(map[int64][]*Message),
+		said:       make(map[int64][]int),
 		callbacks:  make(map[string]bool),
 		failures:   make(map[string][]Failure),
 		floodUntil: make(map[string]time.Time),
@@ -253,15 +259,8 @@ func (s *Server) newTopic(chat int64, name string) int {
 func (s *Server) UserSays(chat Chat, from User, thread int, text string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chats[chat.ID] = chat
-	msg := map[string]any{
-		"message_id": s.nextMsg,
-		"from":       userJSON(from),
-		"chat":       chatJSON(chat),
-		"date":       s.Now().Unix(),
-		"text":       text,
-	}
-	s.nextMsg++
+	msg := s.userMessage(chat, from)
+	msg["text"] = text
 	if thread != 0 {
 		msg["message_thread_id"] = thread
 		msg["is_topic_message"] = true
@@ -288,6 +287,35 @@ func (s *Server) PressButton(from User, m Message, data string) string {
 		"data":          data,
 	}})
 	return id
+}
+
+// userMessage is a new message of from in chat, without its content;
+// s.mu is held.
+func (s *Server) userMessage(chat Chat, from User) map[string]any {
+	s.chats[chat.ID] = chat
+	id := s.nextMsg
+	s.nextMsg++
+	s.said[chat.ID] = append(s.said[chat.ID], id)
+	return map[string]any{"message_id": id, "from": userJSON(from), "chat": chatJSON(chat), "date": s.Now().Unix()}
+}
+
+// LastUserMessage returns the id of the newest message a user wrote in
+// chat, or 0.
+func (s *Server) LastUserMessage(chat int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ids := s.said[chat]; len(ids) > 0 {
+		return ids[len(ids)-1]
+	}
+	return 0
+}
+
+// UserDeletes deletes a user's message id in chat, as its author can:
+// a reply to it then finds it gone.
+func (s *Server) UserDeletes(chat int64, id int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.said[chat] = slices.DeleteFunc(s.said[chat], func(x int) bool { return x == id })
 }
 
 func (s *Server) queue(body map[string]any) int {
@@ -328,6 +356,9 @@ func (s *Server) messageJSON(m Message) map[string]any {
 	}
 	if m.Markup != "" {
 		out["reply_markup"] = json.RawMessage(m.Markup)
+	}
+	if m.ReplyTo != 0 {
+		out["reply_to_message"] = map[string]any{"message_id": m.ReplyTo, "chat": chatJSON(s.chats[m.ChatID]), "date": s.Now().Unix()}
 	}
 	return out
 }

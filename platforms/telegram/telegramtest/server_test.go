@@ -76,3 +76,46 @@ func TestServerUpdates(t *testing.T) {
 		t.Error("invalid HTML was accepted")
 	}
 }
+
+// TestReplies drives the fake's replies with the real client: a reply to
+// a user's message is recorded; to a deleted one it is refused, unless
+// allow_sending_without_reply makes it a plain message.
+func TestReplies(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(Token, s.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := User{ID: 7, FirstName: "U"}
+	s.UserSays(u.Private(), u, 0, "hello")
+	said := s.LastUserMessage(u.ID)
+	s.UserSays(u.Private(), u, 0, "gone soon")
+	gone := s.LastUserMessage(u.ID)
+	s.UserDeletes(u.ID, gone)
+	tests := []struct {
+		to        int
+		allow, ok bool
+		want      int
+	}{
+		{said, false, true, said},
+		{gone, false, false, 0},
+		{gone, true, true, 0},
+	}
+	for _, tt := range tests {
+		m := tgbotapi.NewMessage(u.ID, "reply")
+		m.ReplyToMessageID, m.AllowSendingWithoutReply = tt.to, tt.allow
+		sent, err := bot.Send(m)
+		if (err == nil) != tt.ok {
+			t.Errorf("reply to %d (allow %v): err %v, want ok=%v", tt.to, tt.allow, err, tt.ok)
+			continue
+		}
+		got := 0
+		if sent.ReplyToMessage != nil {
+			got = sent.ReplyToMessage.MessageID
+		}
+		if ms := s.Messages(u.ID); tt.ok && (got != tt.want || ms[len(ms)-1].ReplyTo != tt.want) {
+			t.Errorf("reply to %d (allow %v) replies to %d (kept %d), want %d", tt.to, tt.allow, got, ms[len(ms)-1].ReplyTo, tt.want)
+		}
+	}
+}
