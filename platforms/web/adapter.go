@@ -74,6 +74,7 @@ var (
 	_ core.Platform      = (*Adapter)(nil)
 	_ core.ChoiceOfferer = (*Adapter)(nil)
 	_ core.FileSender    = (*Adapter)(nil)
+	_ core.Reacter       = (*Adapter)(nil)
 )
 
 // New returns the adapter; Run serves it.
@@ -238,4 +239,21 @@ func (a *Adapter) SendFile(ctx context.Context, to core.Target, name string, dat
 	id := a.store.addFile(name, data)
 	m := a.store.add(to.Channel, &message{From: "bot", Text: caption, File: &fileRef{ID: id, Name: name, Size: len(data)}})
 	return core.MessageRef{Target: to, ID: m.ID}, nil
+}
+
+// marks are the emoji the page shows on a user's message for its turn's
+// state, as Discord and Slack react.
+var marks = map[core.Reaction]string{
+	core.ReactionRunning: "👀", core.ReactionWaiting: "⏳", core.ReactionDone: "✅",
+	core.ReactionFailed: "❌", core.ReactionStopped: "🛑", core.ReactionLimit: "🔁",
+}
+
+// React marks m on the page with its turn's state (core.Reacter), in
+// place of the mark before. A message the page no longer keeps has
+// nothing to mark.
+func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction) error {
+	if mark, ok := marks[state]; ok {
+		a.store.mark(m.Key.Channel, m.ID, mark)
+	}
+	return nil
 }

@@ -110,7 +110,7 @@ func TestBrowser(t *testing.T) {
 			"\n```diff\n--- a/x.go\n+++ b/x.go\n@@ -1,2 +1,2 @@\n same\n-old line\n+new line\n```\n"}},
 		plugintest.Reply{Text: []string{"never sent"}, Hold: hold},
 	)
-	s := newSiteWith(t, realClaude(t, bin, model, "acceptEdits"))
+	s := newSiteFrom(t, siteConfig{plugin: realClaude(t, bin, model, "acceptEdits"), router: func(rc *core.RouterConfig) { rc.Reactions = true }})
 
 	page := bounded(t, browser)
 	var html string
@@ -127,7 +127,8 @@ func TestBrowser(t *testing.T) {
 		shows("conversation started"),
 		type_("say hello"),
 		shows("Hello from the fake."),
-		shows("new line"), // the reply's second part, the diff
+		shows("new line"),             // the reply's second part, the diff
+		ended("Hello from the fake."), // so the next message is a turn of its own
 		chromedp.InnerHTML("#messages", &html, chromedp.ByID),
 	)
 	if err != nil {
@@ -166,6 +167,12 @@ func TestBrowser(t *testing.T) {
 	if err := chromedp.Run(page, chromedp.Reload(), shows("Hello from the fake."), shows("take your time")); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
+	// REACTIONS: each message shows how its turn ended.
+	if err := chromedp.Run(page, marked("say hello", "✅"), marked("take your time", "🛑")); err != nil {
+		var users string
+		derr := chromedp.Run(bounded(t, browser), chromedp.Evaluate(`[...document.querySelectorAll('#messages .msg.user')].map(m => m.outerHTML).join("\n")`, &users))
+		t.Fatalf("marks: %v; the user's messages (%v):\n%s", err, derr, users)
+	}
 
 	stranger := bounded(t, chromium(t)) // a browser of its own: no cookie
 	var body string
@@ -175,6 +182,13 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(body, "Not signed in") {
 		t.Errorf("a browser without the cookie got %q", body)
 	}
+}
+
+// marked waits until the user's message text shows mark, its turn's
+// state.
+func marked(text, mark string) chromedp.Action {
+	return chromedp.Poll(`[...document.querySelectorAll('#messages .msg.user')].some(m => m.firstChild.textContent === `+jsString(text)+
+		` && m.querySelector('.mark')?.textContent === `+jsString(mark)+`)`, nil, chromedp.WithPollingTimeout(60*time.Second))
 }
 
 // click clicks the first button whose text is label, in a message's

@@ -16,6 +16,9 @@ type message struct {
 	Text    string   `json:"text"` // Markdown
 	Choices []choice `json:"choices,omitempty"`
 	File    *fileRef `json:"file,omitempty"`
+	// Mark is the state of a user's message's turn (REACTIONS), as an
+	// emoji: what a reaction shows on a chat platform.
+	Mark string `json:"mark,omitempty"`
 }
 
 type choice struct {
@@ -171,6 +174,22 @@ func (s *store) edit(in, id, text string) bool {
 	}
 	m.Text, m.Choices = text, nil
 	s.broadcastLocked(event{Type: "message", In: in, Message: copyMessage(m)})
+	return true
+}
+
+// mark sets a message's mark and broadcasts the message; it reports
+// false when the message is no longer kept.
+func (s *store) mark(in, id, mark string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.msgs[id]
+	if !ok {
+		return false
+	}
+	if m.Mark != mark {
+		m.Mark = mark
+		s.broadcastLocked(event{Type: "message", In: in, Message: copyMessage(m)})
+	}
 	return true
 }
 

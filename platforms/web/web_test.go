@@ -96,12 +96,6 @@ func newSite(t *testing.T) *site {
 	return s
 }
 
-// newSiteWith serves plugin instead of the echo plugin.
-func newSiteWith(t *testing.T, plugin core.Plugin) *site {
-	t.Helper()
-	return newSiteFrom(t, siteConfig{plugin: plugin})
-}
-
 // siteConfig varies a site; zero fields take the defaults.
 type siteConfig struct {
 	plugin core.Plugin
@@ -289,6 +283,7 @@ type stream struct {
 
 type wireMessage struct {
 	ID, From, Text string
+	Mark           string
 	Choices        []struct{ Label, Command string }
 	File           *struct {
 		ID, Name string
@@ -655,6 +650,43 @@ func TestThePageOffersTheStartForm(t *testing.T) {
 		`<datalist id="workdirs"><option value="` + s.root + `">`, `<input id="worktree" type="checkbox">`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+// With REACTIONS on, the user's message carries its turn's state as a
+// mark, as a reaction does on a chat platform: 👀 while it runs, then ✅
+// done or 🛑 stopped, each sent on the stream as the message again (issue
+// 30).
+func TestTurnStateMarksTheMessage(t *testing.T) {
+	t.Parallel()
+	s := newSiteFrom(t, siteConfig{plugin: newEchoPlugin(), router: func(rc *core.RouterConfig) { rc.Reactions = true }})
+	b := s.signIn()
+	st := b.events()
+	c := b.newChannel()
+	b.say(c, "/claude start")
+	st.botSays(c, "conversation started")
+	marked := func(text, mark string) {
+		t.Helper()
+		st.until(mark+" on "+text, func(map[string]any) bool {
+			for _, m := range st.msgs {
+				if m.in == c && m.From == "user" && m.Text == text && m.Mark == mark {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	b.say(c, "hello there")
+	st.botSays(c, "echo: hello there")
+	marked("hello there", "✅")
+	b.say(c, "wait")
+	marked("wait", "👀")
+	b.say(c, "/stop")
+	marked("wait", "🛑")
+	for _, m := range st.msgs {
+		if m.Mark != "" && (m.From != "user" || strings.HasPrefix(m.Text, "/")) {
+			t.Errorf("%s message %q is marked %s: only a turn's message is", m.From, m.Text, m.Mark)
 		}
 	}
 }

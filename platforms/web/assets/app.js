@@ -239,11 +239,18 @@ function drawMessage(m) {
     drawn.set(m.id, d);
     $("messages").appendChild(el);
   }
-  const key = m.text + "\u0000" + JSON.stringify(m.choices || []) + JSON.stringify(m.file || null);
+  const key = m.text + "\u0000" + JSON.stringify(m.choices || []) + JSON.stringify(m.file || null) + (m.mark || "");
   if (d.key === key) return;
   d.key = key;
   if (m.from === "user") d.el.textContent = m.text;
   else d.el.innerHTML = markdown(m.text);
+  if (m.mark) {
+    // The state of the message's turn, as a reaction shows it in a chat.
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    mark.textContent = m.mark;
+    d.el.appendChild(mark);
+  }
   if (m.file) {
     const a = document.createElement("a");
     a.href = "/api/files/" + encodeURIComponent(m.file.id);
