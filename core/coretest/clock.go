@@ -200,7 +200,7 @@ func (c *ManualClock) DriveWithin(limit time.Duration) (stop func()) {
 		for {
 			select {
 			case <-c.waiting:
-				c.advanceWithin(limit)
+				c.AdvanceWithin(limit)
 			case <-done:
 				return
 			}
@@ -212,17 +212,19 @@ func (c *ManualClock) DriveWithin(limit time.Duration) (stop func()) {
 	})
 }
 
-// advanceWithin is AdvanceToNext when the earliest pending timer is at
-// most limit ahead, or limit is negative.
-func (c *ManualClock) advanceWithin(limit time.Duration) {
+// AdvanceWithin is AdvanceToNext when the earliest pending timer is at
+// most limit ahead, or limit is negative: a test that drives the clock
+// itself leaves the longer waits (a schedule's) pending. It reports
+// whether it moved the clock.
+func (c *ManualClock) AdvanceWithin(limit time.Duration) bool {
 	if limit >= 0 {
 		c.mu.Lock()
 		next := c.earliest()
 		far := next != nil && next.at.Sub(c.now) > limit
 		c.mu.Unlock()
 		if far {
-			return
+			return false
 		}
 	}
-	c.AdvanceToNext()
+	return c.AdvanceToNext()
 }

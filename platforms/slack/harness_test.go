@@ -66,8 +66,10 @@ type harness struct {
 	fake *slacktest.Server
 	// clock is the manual clock of tests with the scripted plugin; nil
 	// with a real plugin.
-	clock   *coretest.ManualClock
-	plugin  *testPlugin
+	clock  *coretest.ManualClock
+	plugin *testPlugin
+	// drive bounds the waits until moves the clock to (zero: any).
+	drive   time.Duration
 	router  *core.Router
 	adapter *slack.Adapter
 	root    string // the allowed root, the default workdir
@@ -85,6 +87,9 @@ type setup struct {
 	// steerable makes the scripted plugin's live turns take messages
 	// into them (plugintest.Scripted.Steerable).
 	steerable bool
+	// drive, when set, leaves pending the waits longer than it, such as
+	// a schedule's, which the test then advances to itself.
+	drive time.Duration
 }
 
 func start(t *testing.T, s setup) *harness {
@@ -93,7 +98,7 @@ func start(t *testing.T, s setup) *harness {
 	if s.before != nil {
 		s.before(fake)
 	}
-	h := &harness{t: t, fake: fake, plugin: newTestPlugin()}
+	h := &harness{t: t, fake: fake, plugin: newTestPlugin(), drive: s.drive}
 	h.plugin.Steerable = s.steerable
 	var clock core.Clock = coretest.NewInstantClock()
 	var plugin core.Plugin = s.plugin
@@ -168,7 +173,9 @@ func (h *harness) until(what string, cond func() bool) {
 		}
 		select {
 		case d := <-waiting:
-			h.clock.Advance(d)
+			if h.drive == 0 || d <= h.drive {
+				h.clock.Advance(d)
+			}
 		case <-changed:
 		case <-timeout:
 			h.t.Fatalf("timed out waiting for %s; calls:\n%v", what, h.fake.Calls())

@@ -77,6 +77,10 @@ type harness struct {
 	clock  *coretest.ManualClock
 	plugin *plugintest.Scripted
 	took   time.Duration // what every turn reports; zero means 2s
+	// drive bounds how far ahead a wait may be for until and nextTurn
+	// to move the clock to it (negative: any); a longer one, such as a
+	// schedule's, stays pending until the test advances the clock.
+	drive  time.Duration
 	bot    *Adapter
 	router *core.Router
 	logs   *syncBuffer
@@ -94,7 +98,7 @@ func newHarness(t *testing.T, configure ...func(*Config, *Options)) *harness {
 // adjusted by route too.
 func newHarnessRouting(t *testing.T, route func(*core.RouterConfig), configure ...func(*Config, *Options)) *harness {
 	t.Helper()
-	h := &harness{t: t, srv: telegramtest.New(t), clock: coretest.NewManualClock(), plugin: newScripted(), logs: &syncBuffer{}}
+	h := &harness{t: t, srv: telegramtest.New(t), clock: coretest.NewManualClock(), plugin: newScripted(), logs: &syncBuffer{}, drive: -1}
 	h.srv.Now = h.clock.Now
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := Config{
@@ -166,7 +170,7 @@ func (h *harness) stop() {
 }
 
 // until waits for cond, driving the fake clock: whenever the bot waits on
-// a timer and nothing else happens, the clock jumps to that timer.
+// a timer (within drive) and nothing else happens, the clock jumps to it.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
 	deadline := time.After(90 * time.Second) // a failure guard: a cold CLI start is slow
@@ -175,7 +179,7 @@ func (h *harness) until(what string, cond func() bool) {
 		if cond() {
 			return
 		}
-		if h.clock.AdvanceToNext() {
+		if h.clock.AdvanceWithin(h.drive) {
 			continue
 		}
 		select {
@@ -200,7 +204,7 @@ func (h *harness) nextTurn() *turn {
 		case <-deadline:
 			h.t.Fatalf("no turn started; messages: %s", h.dump())
 		}
-		h.clock.AdvanceToNext()
+		h.clock.AdvanceWithin(h.drive)
 	}
 }
 
