@@ -314,7 +314,11 @@ var reactionEmoji = map[core.Reaction]string{
 
 // React shows state on m, replacing the bot's reaction there
 // (core.Reacter). It takes no turn of the chat's write budget, so that
-// a reaction never holds a reply back; a 429 is a *core.RateLimitError.
+// a reaction never holds a reply back. Flood control is the chat's: a
+// reaction waits it out without asking (the router then shows the latest
+// state), as a request in it may lengthen it, and a 429 on a reaction
+// closes the chat's gate as one on a write does; either is a
+// *core.RateLimitError.
 func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction) error {
 	emoji, ok := reactionEmoji[state]
 	id, err := strconv.Atoi(m.ID)
@@ -324,6 +328,9 @@ func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction
 	p, err := parsePlace(m.Target())
 	if err != nil {
 		return err
+	}
+	if d := a.gate.blocked(p.chat); d > 0 {
+		return &core.RateLimitError{RetryAfter: d, Err: errHeldBack}
 	}
 	err = a.call(func() error { return a.setReaction(p, id, emoji) })
 	if d, limited := retryAfter(err); limited {

@@ -176,8 +176,8 @@ func (s *Server) handle(c *Call, r *http.Request) (any, *Failure) {
 }
 
 // flood answers an injected failure for the call, and enforces flood
-// control: after a 429 for a chat, every write to it is refused (and
-// recorded as a violation) until retry_after has passed.
+// control: after a 429 for a chat, every write to it (a reaction too) is
+// refused, and recorded as a violation, until retry_after has passed.
 func (s *Server) flood(c *Call, chat int64) *Failure {
 	key := strconv.FormatInt(chat, 10)
 	if until, ok := s.floodUntil[key]; ok && c.At.Before(until) && isWrite(c.Method) {
@@ -195,8 +195,10 @@ func (s *Server) flood(c *Call, chat int64) *Failure {
 	return nil
 }
 
+// isWrite reports whether a chat's flood control holds method: its
+// messages and the bot's reactions in it.
 func isWrite(method string) bool {
-	return method == "sendMessage" || method == "editMessageText"
+	return method == "sendMessage" || method == "editMessageText" || method == "setMessageReaction"
 }
 
 // checkText validates a message's text as Telegram does.
