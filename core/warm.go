@@ -293,10 +293,7 @@ func (r *Router) warmUp(m Message) {
 			}
 			return
 		}
-		r.mu.Lock()
-		busy := r.windingDown || r.queues[m.Key] != nil
-		r.mu.Unlock()
-		if busy {
+		if !r.turns.idle(m.Key) {
 			// A turn started meanwhile, or shutdown: this one is late.
 			wt.Close()
 			tools.end()
