@@ -136,7 +136,9 @@ func newLoadBot(b *testing.B, runners int, plugin core.Plugin, keep bool) *loadB
 	}
 	access := core.NewAccess()
 	lb := &loadBot{where: func(int) string { return "" }}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	level := slog.LevelError
+	level.UnmarshalText([]byte(os.Getenv("JAKEBOT_LOAD_LOG"))) // "warn" shows what a step retried
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
 	if runners > 0 {
 		cfg.Runners = startRunners(b, runners, reg, roots, logger)
