@@ -189,8 +189,8 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 		stop()
 		return nil, nil, nil, err
 	}
-	var rep turnReply
-	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), req, &rep); err != nil {
+	rep, err := p.askStart(ctx, req)
+	if err != nil {
 		stop()
 		p.stopTurn(rec) // in case it started after all
 		return nil, nil, nil, fmt.Errorf("runner %s: %w", p.runner, err)
@@ -207,6 +207,40 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 		}
 	}
 	return rec, msgs, stop, nil
+}
+
+// startWait bounds how long a turn's start waits for the runner's answer
+// while the runner is heard. Bounded by requestTimeout, turns failed that
+// a busy runner would have started a few seconds later (1,000 asked at
+// once on a loaded machine, issue 33); a runner that goes offline or
+// restarts meanwhile ends the wait at once.
+const startWait = 2 * time.Minute
+
+// askStart asks the runner for the turn and waits for its answer, at most
+// startWait and only while the runner is heard.
+func (p *remotePlugin) askStart(ctx context.Context, req turnRequest) (turnReply, error) {
+	_, _, online, gone := p.g.runnerNow(p.runner)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if online {
+		go func() {
+			select {
+			case <-gone:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	var rep turnReply
+	err := p.g.requestWithin(ctx, startWait, runnerSubject(p.runner, "turn"), req, &rep)
+	select {
+	case <-gone:
+		if err != nil && online {
+			err = &core.UserError{Err: err, Msg: fmt.Sprintf("runner %s went offline or restarted before the turn started", p.runner)}
+		}
+	default:
+	}
+	return rep, err
 }
 
 // stopTurn stops the turn on the runner and forgets it.

@@ -394,13 +394,19 @@ func (g *Gateway) tell(runner, instance, what string, msg any) {
 	}()
 }
 
-// request sends a request to a runner and decodes its reply.
+// request sends a request to a runner and decodes its reply, waiting at
+// most requestTimeout.
 func (g *Gateway) request(ctx context.Context, subject string, req, reply any) error {
+	return g.requestWithin(ctx, requestTimeout, subject, req, reply)
+}
+
+// requestWithin is request, waiting at most wait.
+func (g *Gateway) requestWithin(ctx context.Context, wait time.Duration, subject string, req, reply any) error {
 	data, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	m, err := g.nc.RequestWithContext(ctx, subject, data)
 	if errors.Is(err, nats.ErrNoResponders) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
@@ -25,6 +26,35 @@ func (h *heldChecker) CheckSessionID(id string) error {
 		<-h.release
 	}
 	return nil
+}
+
+// slowChecker is an instant plugin whose check of the session id "slow"
+// takes longer than the 10 s the gateway allowed a turn's start.
+type slowChecker struct{ *plugintest.Scripted }
+
+func (slowChecker) CheckSessionID(id string) error {
+	if id == "slow" {
+		time.Sleep(11 * time.Second) // the condition under test, not a wait for something
+	}
+	return nil
+}
+
+// A turn's start waits for the runner as long as the runner is heard: on
+// a loaded machine, with 1,000 turns asked at once, some starts took
+// longer than the gateway's 10 s request timeout, and those turns failed
+// with "runner box1: context deadline exceeded" (issue 33). Here a runner
+// takes 11 s to start one.
+func TestASlowTurnStartIsWaitedFor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, err := hop(t, nil, slowChecker{&plugintest.Scripted{Script: instant, Unrecorded: true}}, dir).Plugin("box2", "claude", core.Message{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	if _, err := p.Run(context.Background(), core.Turn{Workdir: dir, Prompt: "hi", SessionID: "slow"}, func(ev core.Event) { text += ev.Text }); err != nil || text != "ok" {
+		t.Errorf("the turn said %q: %v", text, err)
+	}
 }
 
 // A runner handles turn requests side by side: one slow to start does not
