@@ -37,7 +37,9 @@ import (
 //	go test -run '^$' -bench '^BenchmarkLoadCurve$' -benchtime 1x ./bot
 //
 // JAKEBOT_LOAD_EVENTS (per conversation) and JAKEBOT_LOAD_PACE (deltas
-// per write, and the time between writes: "5/100ms") set the stream.
+// per write, and the time between writes: "5/100ms") set the stream;
+// JAKEBOT_LOAD_LOG=warn shows the bot's warnings (a turn that failed, a
+// turn message sent again), errors only otherwise.
 func BenchmarkLoadCurve(b *testing.B) {
 	steps := envInts("JAKEBOT_LOAD_STEPS", "10,100")
 	runners := envInts("JAKEBOT_LOAD_RUNNERS", "0,1")

@@ -37,9 +37,12 @@ func (f *feed) end() {
 	f.poke()
 }
 
-func (f *feed) poke() {
+func (f *feed) poke() { poke(f.ready) }
+
+// poke leaves a token in ch, a channel of one, unless one waits there.
+func poke(ch chan<- struct{}) {
 	select {
-	case f.ready <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }

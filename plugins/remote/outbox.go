@@ -79,12 +79,7 @@ func (o *outbox) finish(res core.TurnResult, err *wireError) {
 	o.poke()
 }
 
-func (o *outbox) poke() {
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-}
+func (o *outbox) poke() { poke(o.wake) }
 
 func (o *outbox) send() {
 	defer close(o.done)
