@@ -85,14 +85,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // Open implements core.AgentTools.
-func (s *Server) Open(actions core.TurnActions) (*core.ToolAccess, func()) {
+func (s *Server) Open(actions core.TurnActions, only []string) (*core.ToolAccess, func()) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
 	token := hex.EncodeToString(b[:])
 	ctx, cancel := context.WithCancelCause(context.Background())
-	srv := newTurnServer(ctx, s.tools, actions)
+	tools := slices.Clone(s.tools)
+	if only != nil {
+		tools = slices.DeleteFunc(tools, func(t string) bool { return !slices.Contains(only, t) })
+	}
+	srv := newTurnServer(ctx, tools, actions)
 	// Stateless: no session, and so no standing GET event stream, which
 	// Gemini CLI holds open and will not exit while it is (the turn
 	// waits for the CLI's exit, the stream would close after the turn).
@@ -111,5 +115,5 @@ func (s *Server) Open(actions core.TurnActions) (*core.ToolAccess, func()) {
 			ss.Close()
 		}
 	}
-	return &core.ToolAccess{URL: s.url, Token: token, Tools: slices.Clone(s.tools)}, closeTurn
+	return &core.ToolAccess{URL: s.url, Token: token, Tools: tools}, closeTurn
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,8 +98,8 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 	s := start(t, core.AllAgentTools)
 	f := &fakeActions{}
-	access, closeTurn := s.Open(f)
-	other, closeOther := s.Open(&fakeActions{})
+	access, closeTurn := s.Open(f, nil)
+	other, closeOther := s.Open(&fakeActions{}, nil)
 	defer closeOther()
 	if access.Token == other.Token || len(access.Token) < 32 {
 		t.Fatalf("tokens %q and %q: want two long random ones", access.Token, other.Token)
@@ -163,7 +164,7 @@ func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 func TestAQuestionEndsWithItsTurn(t *testing.T) {
 	s := start(t, []string{core.ToolAskUser})
 	f := &fakeActions{asking: make(chan struct{})}
-	access, closeTurn := s.Open(f)
+	access, closeTurn := s.Open(f, nil)
 	cs, err := connect(t, access.URL, access.Token)
 	if err != nil {
 		t.Fatal(err)
@@ -182,5 +183,43 @@ func TestAQuestionEndsWithItsTurn(t *testing.T) {
 func TestStartRefusesAnUnknownTool(t *testing.T) {
 	if _, err := Start([]string{"send_file", "rm_rf"}, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "rm_rf") {
 		t.Errorf("err %v, want one naming rm_rf", err)
+	}
+}
+
+// A turn opened for some of the server's tools (a runner's, narrowed to
+// those its gateway answers) lists and is told only those.
+func TestATurnSeesOnlyTheToolsItWasOpenedFor(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		only []string
+		want []string
+	}{
+		{"all", nil, []string{core.ToolAskUser, core.ToolNotify, core.ToolSchedule, core.ToolSendFile}},
+		{"narrowed", []string{core.ToolNotify, core.ToolSendFile, "unknown"}, []string{core.ToolNotify, core.ToolSendFile}},
+		{"none", []string{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := start(t, core.AllAgentTools)
+			access, closeTurn := s.Open(&fakeActions{}, tc.only)
+			defer closeTurn()
+			cs, err := connect(t, access.URL, access.Token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var listed []string
+			for _, tool := range res.Tools {
+				listed = append(listed, tool.Name)
+			}
+			slices.Sort(listed)
+			told := slices.Sorted(slices.Values(access.Tools))
+			if !slices.Equal(listed, tc.want) || !slices.Equal(told, tc.want) {
+				t.Errorf("listed %q, told %q; want %q", listed, told, tc.want)
+			}
+		})
 	}
 }
