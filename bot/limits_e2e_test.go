@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +50,35 @@ func TestUsageLimitsWithTheRealClaude(t *testing.T) {
 	c.expect(`All done\.`)
 	if reqs := f.model.Requests(); len(reqs) != 3 {
 		t.Errorf("the model got %d requests, want 3", len(reqs))
+	}
+}
+
+// The real Gemini CLI, refused by a quota whose retry is an hour away (it
+// gives up at once rather than wait): the chat says when the quota comes
+// back, the continuation is a schedule, and when the router's clock
+// passes that time the same message goes to Gemini again and is answered.
+func TestGeminiQuotaContinuesWithTheRealGemini(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := f.config()
+	// Gemini computes the reset from the real time; the router's clock
+	// starts there and is moved past it by hand.
+	clock := coretest.NewManualClockAt(time.Now())
+	cfg.Clock = clock
+	model := otherCLIs[1].setup(t, f, &cfg,
+		plugintest.Reply{Status: 429, Message: "You exceeded your current quota, please check your plan and billing details. Please retry in 3600s."},
+		plugintest.Reply{Text: []string{"Quota back, done."}})
+	c := runChat(t, cfg, openConsole(t, &cfg))
+	c.start("gemini")
+	c.say("do the work")
+	c.expect(`🔁 The Gemini CLI quota window is used up; it resets at \d\d:\d\d UTC \(in (59m\d+s|1h0m0s)\): this message will be sent again then, in this conversation \(schedule #1\)`)
+	c.say("/schedules")
+	c.expect(`#1 once, when the Gemini CLI quota window resets, next at .* UTC, by .*: do the work`)
+	c.mark()
+	clock.Advance(time.Hour + time.Minute)
+	c.expect(`⏰ Schedule #1 \(once, when the Gemini CLI quota window resets\) sends: do the work`)
+	c.expect(`Quota back, done\.`)
+	if reqs := model.Requests(); len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1].Text(), "do the work") {
+		t.Errorf("the model got %d requests, the last without the message again", len(reqs))
 	}
 }
