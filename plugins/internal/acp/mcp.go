@@ -27,11 +27,14 @@ func (a *Client) mcpServers() []any {
 		return []any{}
 	}
 	headers := []any{map[string]any{"name": "Authorization", "value": "Bearer " + tools.Token}}
-	if len(a.opts.ToolNames) > 0 {
-		var pairs []string
-		for _, tool := range slices.Sorted(maps.Keys(a.opts.ToolNames)) {
+	var pairs []string
+	for _, tool := range slices.Sorted(maps.Keys(a.opts.ToolNames)) {
+		// Only the turn's tools: the server refuses a naming of another.
+		if slices.Contains(tools.Tools, tool) {
 			pairs = append(pairs, tool+"="+a.opts.ToolNames[tool])
 		}
+	}
+	if pairs != nil {
 		headers = append(headers, map[string]any{"name": core.ToolNamesHeader, "value": strings.Join(pairs, ",")})
 	}
 	return []any{map[string]any{"type": "http", "name": MCPServer, "url": tools.URL, "headers": headers}}

@@ -96,4 +96,13 @@ func TestClientMCPToolNames(t *testing.T) {
 	if !strings.Contains(all, `{"id":7,"jsonrpc":"2.0","result":{"outcome":{"optionId":"yes"`) {
 		t.Errorf("the renamed tool's permission was not allowed: sent\n%s", all)
 	}
+
+	// A tool the turn is not given is not named: the server would refuse
+	// the naming, and with it every tool.
+	tools = &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "tok", Tools: []string{"send_file"}}
+	sent, _, _ = run(t, core.Turn{Workdir: "/w", Prompt: "hi", Tools: tools}, Options{ToolNames: map[string]string{"ask_user": "ask_the_user"}},
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
+	if all := strings.Join(sent, "\n"); !strings.Contains(all, `"headers":[{"name":"Authorization","value":"Bearer tok"}]`) {
+		t.Errorf("sent\n%s\nwant no naming of ask_user, which the turn is not given", all)
+	}
 }
