@@ -12,8 +12,10 @@ import (
 // core does not depend on the MCP SDK.
 type AgentTools interface {
 	// Open gives a turn its capability: where the server is and a
-	// credential that acts only through actions, until closed.
-	Open(actions TurnActions) (access *ToolAccess, close func())
+	// credential that acts only through actions, until closed. only, when
+	// not nil, narrows the server's tools for the turn: the agent is not
+	// shown a tool that would be refused.
+	Open(actions TurnActions, only []string) (access *ToolAccess, close func())
 }
 
 // ToolAccess is what a plugin tells its CLI about the bot's MCP server
@@ -107,7 +109,7 @@ func (r *Router) leaseTools() *toolLease {
 		calls <- struct{}{}
 	}
 	t := &turnActions{r: r, calls: calls}
-	access, closeFn := r.cfg.AgentTools.Open(t)
+	access, closeFn := r.cfg.AgentTools.Open(t, nil)
 	if access != nil {
 		access.Actions = t
 	}

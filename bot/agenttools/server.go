@@ -40,6 +40,8 @@ type Server struct {
 // opened with one turn's token is unknown to every other.
 type turn struct {
 	handler http.Handler
+	// tools are the turn's tools, under their own names.
+	tools []string
 	// define makes the turn's server with tools renamed (nil: none).
 	define func(names map[string]string) *mcp.Server
 
@@ -91,7 +93,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "a live turn's bearer token is needed", http.StatusUnauthorized)
 		return
 	}
-	if err := t.prepare(req.Header.Get(core.ToolNamesHeader), s.tools); err != nil {
+	if err := t.prepare(req.Header.Get(core.ToolNamesHeader)); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -100,7 +102,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // prepare makes the turn's server for a naming of its tools (a
 // core.ToolNamesHeader), unless it has one.
-func (t *turn) prepare(header string, tools []string) error {
+func (t *turn) prepare(header string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.servers[header]; ok {
@@ -109,7 +111,7 @@ func (t *turn) prepare(header string, tools []string) error {
 	if len(t.servers) >= maxToolNamings {
 		return fmt.Errorf("%s: at most %d namings of the tools in a turn", core.ToolNamesHeader, maxToolNamings)
 	}
-	names, err := parseToolNames(header, tools)
+	names, err := parseToolNames(header, t.tools)
 	if err != nil {
 		return err
 	}
@@ -155,15 +157,19 @@ func validToolName(name string) bool {
 }
 
 // Open implements core.AgentTools.
-func (s *Server) Open(actions core.TurnActions) (*core.ToolAccess, func()) {
+func (s *Server) Open(actions core.TurnActions, only []string) (*core.ToolAccess, func()) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
 	token := hex.EncodeToString(b[:])
 	ctx, cancel := context.WithCancelCause(context.Background())
-	t := &turn{servers: map[string]*mcp.Server{}, define: func(names map[string]string) *mcp.Server {
-		return newTurnServer(ctx, s.tools, names, actions)
+	tools := slices.Clone(s.tools)
+	if only != nil {
+		tools = slices.DeleteFunc(tools, func(t string) bool { return !slices.Contains(only, t) })
+	}
+	t := &turn{tools: tools, servers: map[string]*mcp.Server{}, define: func(names map[string]string) *mcp.Server {
+		return newTurnServer(ctx, tools, names, actions)
 	}}
 	// Stateless: no session, and so no standing GET event stream, which
 	// Gemini CLI holds open and will not exit while it is (the turn
@@ -186,5 +192,5 @@ func (s *Server) Open(actions core.TurnActions) (*core.ToolAccess, func()) {
 			}
 		}
 	}
-	return &core.ToolAccess{URL: s.url, Token: token, Tools: slices.Clone(s.tools)}, closeTurn
+	return &core.ToolAccess{URL: s.url, Token: token, Tools: tools}, closeTurn
 }

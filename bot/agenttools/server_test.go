@@ -138,8 +138,8 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 	s := start(t, core.AllAgentTools)
 	f := &fakeActions{}
-	access, closeTurn := s.Open(f)
-	other, closeOther := s.Open(&fakeActions{})
+	access, closeTurn := s.Open(f, nil)
+	other, closeOther := s.Open(&fakeActions{}, nil)
 	defer closeOther()
 	if access.Token == other.Token || len(access.Token) < 32 {
 		t.Fatalf("tokens %q and %q: want two long random ones", access.Token, other.Token)
@@ -190,7 +190,7 @@ func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 func TestAQuestionEndsWithItsTurn(t *testing.T) {
 	s := start(t, []string{core.ToolAskUser})
 	f := &fakeActions{asking: make(chan struct{})}
-	access, closeTurn := s.Open(f)
+	access, closeTurn := s.Open(f, nil)
 	cs, err := connect(t, access.URL, access.Token)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestStartRefusesAnUnknownTool(t *testing.T) {
 func TestToolsUnderOtherNames(t *testing.T) {
 	s := start(t, []string{core.ToolNotify, core.ToolAskUser})
 	f := &fakeActions{}
-	access, closeTurn := s.Open(f)
+	access, closeTurn := s.Open(f, nil)
 	defer closeTurn()
 	cs, err := connectAs(t, access.URL, bearer{access.Token, "ask_user=ask_the_user, notify=tell"})
 	if err != nil {
@@ -240,5 +240,35 @@ func TestToolsUnderOtherNames(t *testing.T) {
 		if status != http.StatusBadRequest || !strings.Contains(body, core.ToolNamesHeader) {
 			t.Errorf("%s %q: %d %s, want 400 saying why", core.ToolNamesHeader, names, status, body)
 		}
+	}
+}
+
+// A turn opened for some of the server's tools (a runner's, narrowed to
+// those its gateway answers) lists and is told only those.
+func TestATurnSeesOnlyTheToolsItWasOpenedFor(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		only []string
+		want []string
+	}{
+		{"all", nil, []string{core.ToolAskUser, core.ToolNotify, core.ToolSchedule, core.ToolSendFile}},
+		{"narrowed", []string{core.ToolNotify, core.ToolSendFile, "unknown"}, []string{core.ToolNotify, core.ToolSendFile}},
+		{"none", []string{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := start(t, core.AllAgentTools)
+			access, closeTurn := s.Open(&fakeActions{}, tc.only)
+			defer closeTurn()
+			cs, err := connect(t, access.URL, access.Token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			listed := toolNames(t, cs)
+			told := slices.Sorted(slices.Values(access.Tools))
+			if !slices.Equal(listed, tc.want) || !slices.Equal(told, tc.want) {
+				t.Errorf("listed %q, told %q; want %q", listed, told, tc.want)
+			}
+		})
 	}
 }
