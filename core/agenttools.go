@@ -12,8 +12,10 @@ import (
 // core does not depend on the MCP SDK.
 type AgentTools interface {
 	// Open gives a turn its capability: where the server is and a
-	// credential that acts only through actions, until closed.
-	Open(actions TurnActions) (access *ToolAccess, close func())
+	// credential that acts only through actions, until closed. only, when
+	// not nil, narrows the server's tools for the turn: the agent is not
+	// shown a tool that would be refused.
+	Open(actions TurnActions, only []string) (access *ToolAccess, close func())
 }
 
 // ToolAccess is what a plugin tells its CLI about the bot's MCP server
@@ -40,6 +42,12 @@ const (
 	ToolAskUser  = "ask_user"
 	ToolSchedule = "schedule"
 )
+
+// ToolNamesHeader is the request header by which a CLI's MCP client asks
+// the bot's server for some of its tools under other names: tool=name
+// pairs, comma-separated ("ask_user=ask_the_user"). Gemini CLI over ACP
+// hides every tool named ask_user, its own and any MCP server's.
+const ToolNamesHeader = "X-Jakebot-Tool-Names"
 
 // AllAgentTools are the tools AGENT_TOOLS offers by default.
 var AllAgentTools = []string{ToolSendFile, ToolNotify, ToolAskUser, ToolSchedule}
@@ -101,7 +109,7 @@ func (r *Router) leaseTools() *toolLease {
 		calls <- struct{}{}
 	}
 	t := &turnActions{r: r, calls: calls}
-	access, closeFn := r.cfg.AgentTools.Open(t)
+	access, closeFn := r.cfg.AgentTools.Open(t, nil)
 	if access != nil {
 		access.Actions = t
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -30,6 +31,14 @@ type Link struct {
 	msg   *core.Turn
 	ready func(core.Turn)
 	sent  bool
+
+	// ended is closed by Done: the protocol has ended the turn.
+	ended     chan struct{}
+	endedOnce sync.Once
+}
+
+func newLink(out *jsonLines, logger *slog.Logger) *Link {
+	return &Link{out: out, logger: logger, ended: make(chan struct{})}
 }
 
 // errNoInput is Link.Send's error for a CLI that reads no input.
@@ -61,6 +70,7 @@ func (l *Link) Done() {
 	if l.out != nil {
 		l.out.Close()
 	}
+	l.endedOnce.Do(func() { close(l.ended) })
 }
 
 // Ready says the CLI can take the turn's message: send is called with it
@@ -145,7 +155,7 @@ func (c *CLI) Open(life context.Context, t core.Turn, args []string, newProtocol
 		kill()
 		return nil, err
 	}
-	link := &Link{out: newJSONLines(proc.Stdin), logger: c.logger()}
+	link := newLink(newJSONLines(proc.Stdin), c.logger())
 	conn := &Conn{cli: c, t: t, proc: proc, kill: kill, link: link, read: make(chan error, 1)}
 	conn.proto = newProtocol(link)
 	go func() { conn.read <- c.read(proc, conn.proto, link) }()
@@ -178,9 +188,48 @@ func (c *Conn) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (cor
 		after := context.AfterFunc(ctx, c.kill)
 		stop = func() { after() }
 	}
+	lingering := c.stopLingering()
 	readErr := c.waitRead()
 	stop()
-	return c.cli.finish(ctx, c.t, c.proc, readErr, c.proto)
+	return c.cli.finish(ctx, c.t, c.proc, readErr, c.proto, lingering())
+}
+
+// DefaultExitGrace is CLI.ExitGrace when unset: ample for a CLI to save
+// its session and exit, short beside a turn that would otherwise never end.
+const DefaultExitGrace = 30 * time.Second
+
+// stopLingering stops the CLI if it has not exited ExitGrace after its
+// protocol ended the turn: a CLI that stays on (one holding a connection
+// of its own open) must not hold the turn, its reply and its slot until
+// /stop or TURN_TIMEOUT. The returned func ends the watch once the CLI's
+// output has ended and reports whether the CLI was stopped.
+func (c *Conn) stopLingering() (stopped func() bool) {
+	quit, done := make(chan struct{}), make(chan bool, 1)
+	grace := cmp.Or(c.cli.ExitGrace, DefaultExitGrace)
+	go func() {
+		select {
+		case <-c.link.ended:
+		case <-quit:
+			done <- false
+			return
+		}
+		timer := time.NewTimer(grace)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+			c.cli.logger().Warn("the CLI did not exit after its turn ended; stopping it", "cli", c.cli.Name, "pid", c.proc.Pid(), "grace", grace)
+			c.kill()
+			done <- true
+		case <-c.proc.exited:
+			done <- false
+		case <-quit:
+			done <- false
+		}
+	}()
+	return func() bool {
+		close(quit)
+		return <-done
+	}
 }
 
 // Fresh reports whether what the CLI loaded at start is still current,
@@ -215,7 +264,8 @@ func (c *Conn) waitRead() error {
 // its questions: for jakebot replay and golden tests. The result is nil
 // when the session carried none; its session id is the session's id.
 func Replay(r io.Reader, name string, newProtocol func(*Link) Protocol, emit func(core.Event)) (*core.TurnResult, error) {
-	link := &Link{out: newJSONLines(discard{}), emitFn: emit, logger: slog.New(slog.DiscardHandler), msg: &core.Turn{}}
+	link := newLink(newJSONLines(discard{}), slog.New(slog.DiscardHandler))
+	link.emitFn, link.msg = emit, &core.Turn{}
 	proto := newProtocol(link)
 	err := readOutput(r, nil, name, proto, link)
 	o := proto.Outcome()

@@ -34,6 +34,10 @@ type CLI struct {
 	// pseudo-terminal of that size (Spec.PTY).
 	Grace time.Duration
 	PTY   *TermSize
+	// ExitGrace is how long a CLI that speaks a protocol has to exit once
+	// its protocol has ended the turn (Link.Done) before it is stopped;
+	// zero means DefaultExitGrace.
+	ExitGrace time.Duration
 	// Clean, when set, removes noise from stderr before it is shown.
 	Clean func(string) string
 	// Logger gets the stderr of turns that went well, at debug level:
@@ -108,10 +112,11 @@ func (c *CLI) Run(ctx context.Context, t core.Turn, args []string, newProtocol f
 	if err != nil {
 		return core.TurnResult{}, err
 	}
-	link := &Link{emitFn: emit, logger: c.logger()}
+	link := newLink(nil, c.logger())
+	link.emitFn = emit
 	proto := newProtocol(link)
 	readErr := c.read(proc, proto, link)
-	return c.finish(ctx, t, proc, readErr, proto)
+	return c.finish(ctx, t, proc, readErr, proto, false)
 }
 
 // ToolTokenEnv is the environment variable that holds the turn's bearer
@@ -154,7 +159,9 @@ func readOutput(r io.Reader, input io.Writer, name string, proto Protocol, link 
 // the session id the output gave, else the turn's own, and the error
 // for a turn that did not end well. The protocol's Outcome is asked once
 // the CLI is gone, so that what it wrote elsewhere is complete.
-func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr error, proto Protocol) (core.TurnResult, error) {
+// stopped says the bot stopped a CLI that lingered after its turn's end:
+// its exit by a signal is then no failure of the turn.
+func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr error, proto Protocol, stopped bool) (core.TurnResult, error) {
 	res, waitErr := proc.Wait()
 	o := proto.Outcome()
 	var out core.TurnResult
@@ -165,7 +172,7 @@ func (c *CLI) finish(ctx context.Context, t core.Turn, proc *Process, readErr er
 	// session it was resuming.
 	out.SessionID = cmp.Or(out.SessionID, o.SessionID, t.SessionID)
 	end := ending{CLI: c.Name, Result: res, WaitErr: waitErr, ReadErr: readErr,
-		Finished: o.Result != nil, Failed: o.Failed || out.IsError, Clean: c.Clean}
+		Finished: o.Result != nil, Failed: o.Failed || out.IsError, Stopped: stopped, Clean: c.Clean}
 	if tail := end.Stderr(5); tail != "" {
 		c.logger().Debug("CLI stderr", "cli", c.Name, "exit_code", res.ExitCode, "tail", tail)
 	}

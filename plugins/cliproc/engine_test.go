@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -25,7 +26,8 @@ func exitCode() int {
 // protocolCLI is a CLI that speaks a line protocol on its stdin: it says
 // "ready" at once, answers {"prompt":…} with {"text":…} and a result,
 // unless HOLD is set, when only {"interrupt":true} ends the turn, with a
-// result "interrupted". It exits at the end of its input.
+// result "interrupted". It exits at the end of its input, unless LINGER
+// is set: then it stays until killed.
 func protocolCLI() {
 	fmt.Println(`{"ready":"s-1"}`)
 	sc := bufio.NewScanner(os.Stdin)
@@ -43,6 +45,9 @@ func protocolCLI() {
 		case m.Interrupt:
 			fmt.Println(`{"result":"interrupted"}`)
 		}
+	}
+	if os.Getenv("LINGER") != "" {
+		select {}
 	}
 }
 
@@ -183,6 +188,19 @@ func TestOpenThenRun(t *testing.T) {
 	want := `session token="s-1" model=""; text "you said hi"`
 	if err != nil || res.SessionID != "s-1" || c.String() != want {
 		t.Errorf("Run = %+v, %v with events %q, want %q", res, err, c.String(), want)
+	}
+}
+
+// A CLI that stays on after its turn's end (its input closed) is stopped
+// ExitGrace later, and its turn ends as it went: no error for the kill.
+func TestALingeringCLIIsStoppedAfterItsTurn(t *testing.T) {
+	t.Parallel()
+	cli := fakeCLI(t, "protocol", "LINGER=1")
+	cli.ExitGrace = time.Millisecond
+	var c collect
+	res, err := cli.Converse(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, nil, lines, c.emit)
+	if err != nil || res.SessionID != "s-1" || res.IsError || !strings.Contains(c.String(), "you said hi") {
+		t.Errorf("Converse = %+v, %v with events %q; want the turn as it went", res, err, c.String())
 	}
 }
 

@@ -20,6 +20,9 @@ type ending struct {
 	// Failed is true when that event reported a failure, which the
 	// parser has already shown.
 	Failed bool
+	// Stopped is true when the bot stopped the CLI after its protocol
+	// had ended the turn (CLI.ExitGrace): its exit code says nothing.
+	Stopped bool
 	// Clean, when set, removes noise from stderr before it is shown.
 	Clean func(string) string
 }
@@ -38,7 +41,7 @@ func (e ending) Err(ctx context.Context) error {
 		return fmt.Errorf("read %s output: %w", e.CLI, e.ReadErr)
 	case !e.Finished:
 		return e.exitError(e.CLI + " ended without a result")
-	case e.Result.ExitCode != 0 && !e.Failed:
+	case e.Result.ExitCode != 0 && !e.Failed && !e.Stopped:
 		return e.exitError(e.CLI + " failed")
 	}
 	return nil

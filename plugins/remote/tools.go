@@ -77,18 +77,17 @@ func (p *remotePlugin) toolCall(ctx context.Context, access *core.ToolAccess, m 
 }
 
 // openTools opens the runner's MCP server for rt's CLI when both sides
-// serve tools: it offers the runner's AGENT_TOOLS, and tells the CLI of
-// those the gateway answers too. Its Actions relay each call.
+// serve tools: it offers those of the runner's AGENT_TOOLS that the
+// gateway answers too. Its Actions relay each call.
 func (r *Runner) openTools(rt *runnerTurn, gateway []string) (*core.ToolAccess, func()) {
 	if r.cfg.AgentTools == nil || len(gateway) == 0 {
 		return nil, func() {}
 	}
 	relay := &relayedActions{t: rt}
-	access, closeFn := r.cfg.AgentTools.Open(relay)
+	access, closeFn := r.cfg.AgentTools.Open(relay, gateway)
 	if access == nil {
 		return nil, closeFn
 	}
-	access.Tools = slices.DeleteFunc(slices.Clone(access.Tools), func(s string) bool { return !slices.Contains(gateway, s) })
 	access.Actions = relay
 	return access, closeFn
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,8 +158,9 @@ func (r *runner) steerable(ctx context.Context, t core.Turn, emit func(core.Even
 // the actions the access carries itself.
 type fakeTools []string
 
-func (f fakeTools) Open(core.TurnActions) (*core.ToolAccess, func()) {
-	return &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "t", Tools: f}, func() {}
+func (f fakeTools) Open(_ core.TurnActions, only []string) (*core.ToolAccess, func()) {
+	tools := slices.DeleteFunc(slices.Clone(f), func(t string) bool { return only != nil && !slices.Contains(only, t) })
+	return &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "t", Tools: tools}, func() {}
 }
 
 // useTools calls each agent tool as the CLI of a turn on a runner would,
