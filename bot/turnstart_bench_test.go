@@ -25,7 +25,8 @@ import (
 // with APPROVALS=ask, as configured by default, and auto, and reports message →
 // model request for a turn started cold (the CLI spawned with the
 // message) and warm (the CLI started before and waiting, its handshake
-// done: jakebot_cli_warm_ready), and the memory
+// done: jakebot_cli_warm_ready; Claude Code, which has none, 3 s after
+// its spawn), and the memory
 // of the waiting CLI's processes (VmRSS). Each op is one cold and one
 // warm turn; medians are reported.
 func BenchmarkTurnStart(b *testing.B) {
@@ -49,6 +50,12 @@ func BenchmarkTurnStart(b *testing.B) {
 				// The CLI has started and done its handshake, as
 				// between a person's messages.
 				r.w.waitReady(1)
+				if id == "claude" {
+					// Claude Code has no handshake: it writes nothing
+					// before its message, so it is ready as soon as it
+					// is spawned. Its start-up is given a fixed pause.
+					time.Sleep(3 * time.Second)
+				}
 				rss = append(rss, r.rss())
 				took, _ = r.routed("warm", false)
 				warm = append(warm, took)

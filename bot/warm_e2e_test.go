@@ -16,8 +16,8 @@ import (
 // Warm CLIs on (issue 15), with the real CLIs through jakebot on the
 // console: the CLI waiting when a conversation starts, or after a turn,
 // is the one that runs the next turn; /metrics counts it, and counts it
-// ready once its handshake is done (Claude Code's answer to initialize,
-// Codex's thread, Gemini's initialize); WARM_TTL,
+// ready once its handshake is done (Codex's thread, Gemini's initialize;
+// Claude Code has none); WARM_TTL,
 // /conversation end and shutdown stop it; no process is left behind.
 func TestWarmCLIsEndToEnd(t *testing.T) {
 	t.Parallel()

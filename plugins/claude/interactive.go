@@ -67,7 +67,7 @@ func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 		c.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })
 		c.parser.OnResult = c.resultSeen
 		c.parser.OnReplay = func() { c.replays.Add(1) }
-		send := func(t core.Turn) {
+		link.Ready(func(t core.Turn) {
 			if err := link.Send(userMessage(t)); err != nil {
 				link.Logger().Warn("send the message to Claude Code", "err", err)
 				return
@@ -76,27 +76,10 @@ func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 			c.inbox = t.Inbox
 			c.mu.Unlock()
 			t.Inbox.Open(c.steer)
-		}
-		// Claude Code says nothing before its first message but the
-		// answer to initialize: that answer is how a warm CLI is known
-		// to have started (cliproc.Conn.Ready).
-		c.parser.OnInitialized = func() { link.Ready(send) }
-		if err := link.Send(initializeRequest); err != nil {
-			link.Logger().Warn("initialize Claude Code", "err", err)
-			link.Ready(send)
-		}
+		})
 		return c
 	}
 }
-
-// initializeID is the id of the bot's initialize request.
-const initializeID = "jakebot-initialize"
-
-// initializeRequest opens the control protocol, as Claude's Agent SDK
-// does; the CLI answers once it has started (with its commands, models
-// and account).
-var initializeRequest = map[string]any{"type": "control_request", "request_id": initializeID,
-	"request": map[string]any{"subtype": "initialize"}}
 
 // newProtocol reads a turn in workdir, putting permission requests to
 // the chat through link.

@@ -65,9 +65,6 @@ type Parser struct {
 	// when background work that outlived it ends: an interactive CLI's
 	// stdin is closed then.
 	OnResult func()
-	// OnInitialized, when set, is called when the CLI answers the bot's
-	// initialize request (control protocol): it has started.
-	OnInitialized func()
 	// interrupted is set by Interrupt, from another goroutine.
 	interrupted atomic.Bool
 }
@@ -225,12 +222,8 @@ func (p *Parser) Line(b []byte) {
 	case "control_response":
 		// The CLI acknowledges the bot's interrupt: the error result
 		// that follows is the interrupt's.
-		switch {
-		case l.Response == nil:
-		case strings.HasPrefix(l.Response.RequestID, interruptPrefix):
+		if l.Response != nil && strings.HasPrefix(l.Response.RequestID, interruptPrefix) {
 			p.interrupted.Store(true)
-		case l.Response.RequestID == initializeID && p.OnInitialized != nil:
-			p.OnInitialized()
 		}
 	}
 }

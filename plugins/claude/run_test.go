@@ -1,12 +1,9 @@
 package claude_test
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
@@ -75,52 +72,4 @@ func TestPlugin(t *testing.T) {
 		},
 		Install: "`npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN",
 	}.Run(t)
-}
-
-// startingClaude is a stand-in for Claude Code still starting: it says
-// nothing, not even its answer to initialize, until the file $START
-// exists, then answers the message it is sent as Claude Code does.
-const startingClaude = `#!/bin/sh
-read -r initialize
-while [ ! -e "$START" ]; do sleep 0.01; done
-echo '{"type":"control_response","response":{"subtype":"success","request_id":"jakebot-initialize","response":{}}}'
-read -r message
-echo '{"type":"system","subtype":"init","session_id":"s-1","model":"m"}'
-echo '{"type":"result","subtype":"success","is_error":false,"result":"Hi.","session_id":"s-1","num_turns":1,"duration_ms":1,"total_cost_usd":0}'
-`
-
-// A warm Claude Code is ready (cliproc.Conn.Ready, the bot's
-// jakebot_cli_warm_ready) once it has answered the bot's initialize
-// request, not when it was spawned: until then it has not started, and
-// a turn given to it would wait for its start-up.
-func TestWarmClaudeIsReadyOnceItAnswersInitialize(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	bin, start := filepath.Join(dir, "claude"), filepath.Join(dir, "start")
-	if err := os.WriteFile(bin, []byte(startingClaude), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := claude.New(claude.Config{Settings: cliproc.Settings{Bin: bin, Env: []string{"START=" + start}}}, nil)
-	w, err := p.Warm(context.Background(), core.Turn{Workdir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ready := w.(interface{ Ready() <-chan struct{} }).Ready()
-	select {
-	case <-ready:
-		t.Fatal("ready before Claude Code answered initialize")
-	default:
-	}
-	if err := os.WriteFile(start, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-ready:
-	case <-time.After(20 * time.Second): // a failure guard
-		t.Fatal("not ready after Claude Code answered initialize")
-	}
-	res, err := w.Run(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, func(core.Event) {})
-	if err != nil || res.SessionID != "s-1" {
-		t.Fatalf("Run = %+v, %v; want the turn of session s-1", res, err)
-	}
 }
