@@ -273,7 +273,7 @@ func (r *Router) Stats() Stats {
 	// A turn waiting for a slot is not running yet.
 	waiting := r.slots.waitingCount()
 	st.Running, st.Queued = max(0, st.Running-waiting), st.Queued+waiting
-	st.Warm = r.warm.count()
+	st.Warm, st.WarmReady = r.warm.count(), r.warm.ready()
 	st.Conversations = r.convs.Len()
 	return st
 }
