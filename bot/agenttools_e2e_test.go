@@ -2,7 +2,6 @@ package bot_test
 
 import (
 	"fmt"
-	"regexp"
 
 	"os"
 	"path/filepath"
@@ -11,104 +10,150 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/core"
 
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/gemini"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// The bot's own MCP server (issue 31) with the real Claude Code on the
-// Telegram fake: the model calls mcp__jakebot__send_file, the file
-// arrives as a document with its caption, and a path outside the allowed
-// roots is refused with the tool's error reaching the model.
-func TestClaudeSendsAFileThroughTheBotsTools(t *testing.T) {
+// toolsCLI is a CLI of the suite, with how its model names the bot's
+// tools.
+type toolsCLI struct {
+	otherCLI
+	// call is the model's nth call of the bot's tool with input.
+	call func(n int, tool string, input map[string]any) *plugintest.ToolCall
+	// told is how the first request to the model names send_file: the
+	// CLI connected to the bot's server and has its tools.
+	told string
+	// tokenInEnv: the CLI reads the turn's token from its environment
+	// (an ACP agent gets it on its stdin).
+	tokenInEnv bool
+}
+
+var (
+	qwenCLI = otherCLI{"qwen", "Qwen Code", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
+		return setupQwen(t, f, cfg, replies...)
+	}}
+	openCodeCLI = otherCLI{"opencode", "OpenCode", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
+		o := plugintest.NewOpenAI(t, replies...)
+		setupACP(t, cfg, "opencode", "OpenCode", []string{"acp"}, append(plugintest.OpenCodeEnv(t, f.home, o, true), f.mark))
+		return o
+	}}
+)
+
+// toolsCLIs are every pinned CLI: Claude Code and Codex (app-server)
+// built in, Gemini CLI over ACP, Qwen Code and OpenCode as PLUGINS_FILE
+// entries of mode acp. Claude Code and Qwen Code name an MCP server's
+// tools mcp__<server>__<tool>, Gemini CLI mcp_<server>_<tool>, OpenCode
+// <server>_<tool>; Codex puts them in the namespace mcp__<server>.
+var toolsCLIs = []toolsCLI{
+	{claudeCLI, func(n int, tool string, in map[string]any) *plugintest.ToolCall {
+		return &plugintest.ToolCall{ID: fmt.Sprintf("toolu_%d", n), Name: "mcp__jakebot__" + tool, Input: in}
+	}, "mcp__jakebot__send_file", true},
+	{otherCLIs[0], func(n int, tool string, in map[string]any) *plugintest.ToolCall {
+		return &plugintest.ToolCall{ID: fmt.Sprintf("call_%d", n), Namespace: "mcp__jakebot", Name: tool, Input: in}
+	}, "- mcp__jakebot", true}, // a deferred namespace
+	{otherCLIs[1], func(n int, tool string, in map[string]any) *plugintest.ToolCall {
+		if tool == core.ToolAskUser {
+			tool = gemini.AskUserTool
+		}
+		return &plugintest.ToolCall{Name: "mcp_jakebot_" + tool, Input: in}
+	}, "mcp_jakebot_send_file", false},
+	{qwenCLI, func(n int, tool string, in map[string]any) *plugintest.ToolCall {
+		return &plugintest.ToolCall{Name: "mcp__jakebot__" + tool, Input: in}
+	}, "mcp__jakebot__send_file", false},
+	{openCodeCLI, func(n int, tool string, in map[string]any) *plugintest.ToolCall {
+		return &plugintest.ToolCall{Name: "jakebot_" + tool, Input: in}
+	}, "jakebot_send_file", false},
+}
+
+// The bot's own MCP server (issue 31) with each real CLI on the Telegram
+// fake, its model calling every tool in one turn: send_file's file
+// arrives as a document with its caption; a send_file outside the
+// allowed roots is refused, the agent reads why, the chat gets nothing
+// and the turn goes on; notify posts a new message (which notifies);
+// schedule shows in /schedules; ask_user's question is answered with a
+// button press whose option reaches the model as the tool's result. Each
+// call is in the audit log, and none needs approval (APPROVALS=ask).
+func TestEveryCLIUsesEveryBotTool(t *testing.T) {
 	t.Parallel()
-	outside := filepath.Join(t.TempDir(), "elsewhere.txt")
-	if err := os.WriteFile(outside, []byte("not yours"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t,
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_send", Name: "mcp__jakebot__send_file",
-			Input: map[string]any{"path": "report.txt", "caption": "the report"}}},
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_out", Name: "mcp__jakebot__send_file",
-			Input: map[string]any{"path": outside}}},
-		plugintest.Reply{Text: []string{"Sent what I could."}})
-	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("all green\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := f.config()
-	cfg.AgentTools = "send_file,notify,ask_user,schedule"
-	d := openTelegram(t, &cfg).(*telegramDriver)
-	c := runChat(t, cfg, d)
-	c.start("claude")
-	c.say("send me the report")
-	c.expect(`Sent what I could\.`)
-	docs := d.srv.Documents(telegramTeam.ID)
-	if len(docs) != 1 || docs[0].Name != "report.txt" || string(docs[0].Data) != "all green\n" || docs[0].Caption != "the report" {
-		t.Fatalf("documents %+v, want report.txt with its caption", docs)
-	}
-	reqs := f.model.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("the model saw %d requests, want 3", len(reqs))
-	}
-	// Claude Code defers MCP tools (ToolSearch): it names them to the
-	// model rather than offering them.
-	if !strings.Contains(string(reqs[0].Body), "mcp__jakebot__send_file") {
-		t.Errorf("the model was not told of the bot's send_file")
-	}
-	if got := reqs[2].LastUserText(); !strings.Contains(got, "outside") || strings.Contains(got, "not yours") {
-		t.Errorf("the refused call's result is %q, want the tool's error", got)
+	for _, cli := range toolsCLIs {
+		t.Run(cli.id, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			outside := filepath.Join(t.TempDir(), "elsewhere.txt")
+			for path, data := range map[string]string{outside: "not yours", filepath.Join(f.workdir, "report.txt"): "all green\n"} {
+				if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg := f.config()
+			cfg.AgentTools = "send_file,notify,ask_user,schedule"
+			cfg.Approvals, cfg.Claude.PermissionMode = "ask", "default"
+			cfg.AuditLog = filepath.Join(t.TempDir(), "audit.jsonl")
+			model := cli.setup(t, f, &cfg,
+				plugintest.Reply{Tool: cli.call(1, "send_file", map[string]any{"path": "report.txt", "caption": "the report"})},
+				plugintest.Reply{Tool: cli.call(2, "send_file", map[string]any{"path": outside})},
+				plugintest.Reply{Tool: cli.call(3, "notify", map[string]any{"text": "tests pass, ready for review"})},
+				plugintest.Reply{Tool: cli.call(4, "schedule", map[string]any{"when": "2h", "message": "check the deploy"})},
+				plugintest.Reply{Tool: cli.call(5, "ask_user", map[string]any{"question": "Which branch?", "options": []string{"main", "release"}})},
+				plugintest.Reply{Text: []string{"Going with it."}})
+			d := openTelegram(t, &cfg).(*telegramDriver)
+			c := runChat(t, cfg, d)
+			c.start(cli.id)
+			c.say("get it reviewed")
+			// Waits in steps, each with its patience: OpenCode alone may
+			// take half a minute to start on a loaded machine.
+			c.until("the agent's file", func() bool { return len(d.files()) > 0 })
+			c.expect(`Which branch\?`)
+			if cli.tokenInEnv {
+				toolTokenOffCommandLines(t, f)
+			}
+			c.press(owner, "release")
+			c.expect(`Going with it\.`)
+			reqs := model.Requests()
+			if !strings.Contains(string(reqs[0].Body), cli.told) {
+				t.Errorf("the model was not told of the bot's send_file (%s)", cli.told)
+			}
+			checkToolOutputs(t, reqs[len(reqs)-1].ToolOutputs())
+			checkFiles(t, d, received{name: "report.txt", caption: "the report", data: []byte("all green\n")})
+			if !d.sentMessageWith("tests pass, ready for review") {
+				t.Error("notify sent no new message")
+			}
+			c.say("/schedules")
+			c.expect(`#1 once, next at .*: check the deploy`)
+			audit, err := os.ReadFile(cfg.AuditLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range core.AllAgentTools {
+				if !strings.Contains(string(audit), `"command":"`+tool+`"`) {
+					t.Errorf("the audit log has no %s call:\n%s", tool, audit)
+				}
+			}
+		})
 	}
 }
 
-// The other three tools with the real Claude Code on the Telegram fake:
-// notify posts a new message (which notifies), schedule shows in
-// /schedules, and ask_user's question is answered with a button press
-// whose option reaches the model as the tool's result. Each call is in
-// the audit log.
-func TestClaudeNotifiesSchedulesAndAsksThroughTheBotsTools(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t,
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_notify", Name: "mcp__jakebot__notify",
-			Input: map[string]any{"text": "tests pass, ready for review"}}},
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_sched", Name: "mcp__jakebot__schedule",
-			Input: map[string]any{"when": "2h", "message": "check the deploy"}}},
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_ask", Name: "mcp__jakebot__ask_user",
-			Input: map[string]any{"question": "Which branch?", "options": []string{"main", "release"}}}},
-		plugintest.Reply{Text: []string{"Going with it."}})
-	cfg := f.config()
-	cfg.AgentTools = "notify,ask_user,schedule"
-	cfg.AuditLog = filepath.Join(t.TempDir(), "audit.jsonl")
-	d := openTelegram(t, &cfg).(*telegramDriver)
-	c := runChat(t, cfg, d)
-	c.start("claude")
-	c.say("get it reviewed")
-	c.expect(`Which branch\?`)
-	toolTokenOffCommandLines(t, f)
-	c.press(owner, "release")
-	c.expect(`Going with it\.`)
-	if !d.sentMessageWith("tests pass, ready for review") {
-		t.Error("notify sent no new message")
+// checkToolOutputs checks what the model read of the bot's tools, in the
+// order TestEveryCLIUsesEveryBotTool calls them.
+func checkToolOutputs(t *testing.T, outputs []string) {
+	t.Helper()
+	want := []struct{ has, hasNot string }{
+		{"report.txt", "cannot"},
+		{"outside the directories you may work in", "not yours"},
+		{"notified", ""},
+		{"Scheduled #1", ""},
+		{"release", "main"},
 	}
-	reqs := f.model.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("the model saw %d requests, want 4", len(reqs))
+	if len(outputs) != len(want) {
+		t.Fatalf("the model read %d tool outputs, want %d: %q", len(outputs), len(want), outputs)
 	}
-	if got := reqs[2].LastUserText(); !strings.Contains(got, "Scheduled #1") {
-		t.Errorf("schedule's result is %q", got)
-	}
-	if got := reqs[3].LastUserText(); !strings.Contains(got, "release") {
-		t.Errorf("ask_user's result is %q, want the option pressed", got)
-	}
-	c.say("/schedules")
-	c.expect(`#1 once, next at .*: check the deploy`)
-	audit, err := os.ReadFile(cfg.AuditLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range []string{"notify", "schedule", "ask_user"} {
-		if !strings.Contains(string(audit), `"command":"`+tool+`"`) {
-			t.Errorf("the audit log has no %s call:\n%s", tool, audit)
+	for i, w := range want {
+		if !strings.Contains(outputs[i], w.has) || (w.hasNot != "" && strings.Contains(outputs[i], w.hasNot)) {
+			t.Errorf("tool output %d is %q, want %q in it (and not %q)", i+1, outputs[i], w.has, w.hasNot)
 		}
 	}
 }
@@ -136,40 +181,7 @@ func TestWarmClaudeSendsAFileThroughTheBotsTools(t *testing.T) {
 	w.waitWarm(1)
 	c.say("send me the report")
 	c.expect(`Sent\.`)
-	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "warm\n" {
-		t.Fatalf("documents %+v, want report.txt", docs)
-	}
-}
-
-// Codex's app-server is told of the bot's MCP server too (its tools in
-// the namespace mcp__jakebot, approved in advance): the model's call of
-// send_file sends the file on the Telegram fake.
-func TestCodexSendsAFileThroughTheBotsTools(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	cfg := f.config()
-	cfg.AgentTools = "send_file,ask_user"
-	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("codex\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	model := otherCLIs[0].setup(t, f, &cfg,
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "call_ask", Namespace: "mcp__jakebot", Name: "ask_user",
-			Input: map[string]any{"question": "Send it?", "options": []string{"yes", "no"}}}},
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "call_send", Namespace: "mcp__jakebot", Name: "send_file",
-			Input: map[string]any{"path": "report.txt"}}},
-		plugintest.Reply{Text: []string{"Sent."}})
-	d := openTelegram(t, &cfg).(*telegramDriver)
-	c := runChat(t, cfg, d)
-	c.start("codex")
-	c.say("send me the report")
-	c.expect(`Send it\?`)
-	toolTokenOffCommandLines(t, f)
-	c.press(owner, "yes")
-	c.expect(`Sent\.`)
-	reqs := model.Requests()
-	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "codex\n" {
-		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
-	}
+	checkFiles(t, d, received{name: "report.txt", data: []byte("warm\n")})
 }
 
 // toolTokenOffCommandLines checks that the test's running CLI has its
@@ -197,59 +209,6 @@ func toolTokenOffCommandLines(t testing.TB, f *fixture) {
 	}
 	if !found {
 		t.Errorf("no running CLI has %s in its environment: %v", cliproc.ToolTokenEnv, f.alive())
-	}
-}
-
-func tail(s string) string { return s[max(0, len(s)-600):] }
-
-// Gemini CLI through ACP gets the bot's MCP server in session/new's
-// mcpServers (HTTP with the turn's bearer token, as it announces
-// mcpCapabilities.http): the model's call of mcp_jakebot_send_file sends
-// the file on the Telegram fake, with no question asked (the tools are
-// the bot's own).
-func TestGeminiSendsAFileThroughTheBotsTools(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	cfg := f.config()
-	cfg.AgentTools = "send_file"
-	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("gemini\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	model := otherCLIs[1].setup(t, f, &cfg,
-		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "mcp_jakebot_send_file", Input: map[string]any{"path": "report.txt", "caption": "from gemini"}}},
-		plugintest.Reply{Text: []string{"Sent."}})
-	d := openTelegram(t, &cfg).(*telegramDriver)
-	c := runChat(t, cfg, d)
-	c.start("gemini")
-	c.say("send me the report")
-	c.expect(`Sent\.`)
-	reqs := model.Requests()
-	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "gemini\n" || docs[0].Caption != "from gemini" {
-		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
-	}
-}
-
-// Qwen Code, a PLUGINS_FILE entry with mode acp, gets the bot's MCP
-// server the same way: its mcp__jakebot__send_file sends the file.
-func TestQwenSendsAFileThroughTheBotsTools(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	cfg := f.config()
-	cfg.AgentTools = "send_file"
-	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("qwen\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	model := setupQwen(t, f, &cfg,
-		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "mcp__jakebot__send_file", Input: map[string]any{"path": "report.txt"}}},
-		plugintest.Reply{Text: []string{"Sent."}})
-	d := openTelegram(t, &cfg).(*telegramDriver)
-	c := runChat(t, cfg, d)
-	c.start("qwen")
-	c.say("send me the report")
-	c.expect(`Sent\.`)
-	reqs := model.Requests()
-	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "qwen\n" {
-		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
 	}
 }
 
@@ -285,53 +244,44 @@ func setupACP(t testing.TB, cfg *bot.Config, id, name string, args, env []string
 	}
 }
 
-// OpenCode, a PLUGINS_FILE entry with mode acp, gets the bot's MCP server
-// too (it announces mcpCapabilities.http): its jakebot_send_file sends
-// the file.
-func TestOpenCodeSendsAFileThroughTheBotsTools(t *testing.T) {
+// The agent's send_file with the real Claude Code on every platform: the
+// file arrives with its caption as the platform takes files (a Discord
+// attachment, a Slack upload, a Telegram document, a download on the web
+// page), and the console, which cannot send files, prints where it is,
+// its size and its caption; the tool's call succeeds on each.
+func TestTheAgentsFileArrivesOnEveryPlatform(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	cfg := f.config()
-	cfg.AgentTools = "send_file"
-	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("opencode\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	o := plugintest.NewOpenAI(t,
-		plugintest.Reply{Tool: &plugintest.ToolCall{Name: "jakebot_send_file", Input: map[string]any{"path": "report.txt"}}},
-		plugintest.Reply{Text: []string{"Sent."}})
-	setupACP(t, &cfg, "opencode", "OpenCode", []string{"acp"}, append(plugintest.OpenCodeEnv(t, f.home, o, true), f.mark))
-	d := openTelegram(t, &cfg).(*telegramDriver)
-	c := runChat(t, cfg, d)
-	c.start("opencode")
-	c.say("send me the report")
-	c.expect(`Sent\.`)
-	reqs := o.Requests()
-	if docs := d.srv.Documents(telegramTeam.ID); len(docs) != 1 || string(docs[0].Data) != "opencode\n" {
-		t.Fatalf("documents %+v, want report.txt; the model saw %q", docs, tail(reqs[len(reqs)-1].Text()))
+	for _, p := range platformCases {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t,
+				plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_send", Name: "mcp__jakebot__send_file",
+					Input: map[string]any{"path": "report.txt", "caption": "the report"}}},
+				plugintest.Reply{Text: []string{"Sent."}})
+			if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("all green\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := f.config()
+			cfg.AgentTools = "send_file"
+			d := p.open(t, &cfg)
+			c := runChat(t, cfg, d)
+			c.start("claude")
+			c.say("send me the report")
+			c.expect(`Sent\.`)
+			checkFiles(t, d, received{name: "report.txt", caption: "the report", data: []byte("all green\n")})
+			if got := f.model.Requests()[1].ToolOutputs(); len(got) != 1 || !strings.Contains(got[0], "sent report.txt") {
+				t.Errorf("the tool's result is %q, want no error", got)
+			}
+		})
 	}
 }
 
-// The console cannot send files: the agent's send_file prints where the
-// file is, its size and its caption, and the tool's call succeeds.
-func TestClaudeSendsAFileOnTheConsole(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t,
-		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_send", Name: "mcp__jakebot__send_file",
-			Input: map[string]any{"path": "report.txt", "caption": "the report"}}},
-		plugintest.Reply{Text: []string{"Sent."}})
-	if err := os.WriteFile(filepath.Join(f.workdir, "report.txt"), []byte("all green\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := f.config()
-	cfg.AgentTools = "send_file"
-	c := f.start(cfg)
-	c.say("/claude start", "send me the report")
-	c.expect(`Claude Code conversation started`)
-	c.expect(regexp.QuoteMeta("📎 The agent sends a file. This platform cannot send files. The file is " +
-		filepath.Join(f.workdir, "report.txt") + " (10 bytes). Caption: the report"))
-	c.expect(`Sent\.`)
-	if got := f.model.Requests()[1].LastUserText(); strings.Contains(got, "cannot") {
-		t.Errorf("the tool's result is %q, want no error", got)
+// checkFiles checks that the files the bot sent in d's conversation are
+// want, and no other.
+func checkFiles(t testing.TB, d driver, want ...received) {
+	t.Helper()
+	if got := d.files(); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("the chat got the files %q, want %q", got, want)
 	}
 }
 

@@ -3,6 +3,8 @@ package bot_test
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -39,6 +41,13 @@ type shown struct {
 // button is a button on a message: its label and what pressing it sends.
 type button struct{ label, data string }
 
+// received is a file the bot sent into the conversation, as its people
+// get it: its name, its bytes and the caption shown with it.
+type received struct {
+	name, caption string
+	data          []byte
+}
+
 // driver is one platform's side of a chat.
 type driver interface {
 	// stdio is what bot.Run gets: the console's input and output, and
@@ -54,6 +63,10 @@ type driver interface {
 	messages() []shown
 	// press presses b on m as w.
 	press(w who, m shown, b button)
+	// files returns the files the bot sent in the conversation, in
+	// order, as the platform's fake recorded them (the console: the
+	// files it printed the place of, read there).
+	files() []received
 }
 
 // patience bounds every wait, so that a bug fails a test instead of
@@ -323,3 +336,23 @@ func (d *consoleDriver) messages() []shown {
 }
 
 func (d *consoleDriver) press(w who, m shown, b button) { d.send(w, b.data) }
+
+// consoleFile is how the console shows a file it cannot send (/file, the
+// agent's send_file): where it is, its size and its caption.
+var consoleFile = regexp.MustCompile(`This platform cannot send files\. The file is (.+?) \([^()]*\)\.(?: Caption: (.*))?\s*$`)
+
+func (d *consoleDriver) files() []received {
+	var out []received
+	for _, m := range d.messages() {
+		f := consoleFile.FindStringSubmatch(m.text)
+		if f == nil {
+			continue
+		}
+		data, err := os.ReadFile(f[1])
+		if err != nil {
+			d.t.Errorf("the console shows %s: %v", f[1], err)
+		}
+		out = append(out, received{name: filepath.Base(f[1]), caption: f[2], data: data})
+	}
+	return out
+}

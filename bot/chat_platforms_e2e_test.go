@@ -113,6 +113,21 @@ func (d *discordDriver) press(w who, m shown, b button) {
 	d.fake.Press(d.users[w], d.thread, m.id, b.data)
 }
 
+// files are the attachments of the bot's messages (uploaded as multipart
+// files), each captioned with its message's content.
+func (d *discordDriver) files() []received {
+	var out []received
+	for _, m := range d.fake.Messages(d.thread) {
+		if m.AuthorID != d.fake.BotID || m.Deleted {
+			continue
+		}
+		for _, f := range m.Files {
+			out = append(out, received{name: f.Name, caption: m.Content, data: f.Data})
+		}
+	}
+	return out
+}
+
 // pinged: a message @mentions the owner about the question, and lets
 // Discord ping only them.
 func (d *discordDriver) pinged() bool {
@@ -217,6 +232,19 @@ func (d *slackDriver) pinged() bool {
 	return false
 }
 
+// files are the bot's uploads in the thread (files.getUploadURLExternal,
+// the upload, files.completeUploadExternal), each with its
+// initial_comment.
+func (d *slackDriver) files() []received {
+	var out []received
+	for _, u := range d.fake.Uploads(slackChannel) {
+		if u.ThreadTS == d.thread {
+			out = append(out, received{name: u.File.Name, caption: slackUnescape.Replace(u.Comment), data: u.File.Data})
+		}
+	}
+	return out
+}
+
 func (d *slackDriver) press(w who, m shown, b button) {
 	msg, _ := d.fake.Message(slackChannel, m.id)
 	actionID, value, _ := strings.Cut(b.data, " ")
@@ -299,6 +327,17 @@ func (d *telegramDriver) pinged() bool {
 		}
 	}
 	return false
+}
+
+// files are the documents the bot sent in the topic (sendDocument).
+func (d *telegramDriver) files() []received {
+	var out []received
+	for _, doc := range d.srv.Documents(telegramTeam.ID) {
+		if doc.Thread == d.topic {
+			out = append(out, received{name: doc.Name, caption: doc.Caption, data: doc.Data})
+		}
+	}
+	return out
 }
 
 func (d *telegramDriver) press(w who, m shown, b button) {
@@ -391,9 +430,53 @@ func (d *webDriver) post(c *http.Client, path string, body []byte, out any) int 
 	return resp.StatusCode
 }
 
+// webMessage is a bot message of the page's snapshot.
+type webMessage struct {
+	ID, Text string
+	Choices  []struct{ Label, Command string }
+	// File is a file the bot sent, downloaded from /api/files/<ID>.
+	File *struct{ ID, Name string }
+}
+
 // messages reads the conversation from a new event stream's snapshot, as
 // a reloaded page does.
 func (d *webDriver) messages() []shown {
+	var out []shown
+	for _, m := range d.botMessages() {
+		s := shown{id: m.ID, text: m.Text}
+		for _, ch := range m.Choices {
+			s.buttons = append(s.buttons, button{ch.Label, ch.Command})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// files downloads the files of the bot's messages as the page's link
+// does, each captioned with its message's text.
+func (d *webDriver) files() []received {
+	var out []received
+	for _, m := range d.botMessages() {
+		if m.File == nil {
+			continue
+		}
+		resp, err := d.browser.Get(d.url + "/api/files/" + m.File.ID)
+		if err != nil {
+			d.t.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			d.t.Fatalf("download %s: %s, %v", m.File.Name, resp.Status, err)
+		}
+		out = append(out, received{name: m.File.Name, caption: m.Text, data: data})
+	}
+	return out
+}
+
+// botMessages reads the bot's messages in the conversation from a new
+// event stream's snapshot, as a reloaded page does.
+func (d *webDriver) botMessages() []webMessage {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", d.url+"/api/events", nil)
@@ -413,33 +496,28 @@ func (d *webDriver) messages() []shown {
 	return nil
 }
 
-func (d *webDriver) snapshot(data []byte) []shown {
+func (d *webDriver) snapshot(data []byte) []webMessage {
 	var snap struct {
 		Channels []struct {
 			ID       string
 			Messages []struct {
-				ID, From, Text string
-				Choices        []struct{ Label, Command string }
+				From string
+				webMessage
 			}
 		}
 	}
 	if err := json.Unmarshal(data, &snap); err != nil {
 		d.t.Fatalf("snapshot: %v", err)
 	}
-	var out []shown
+	var out []webMessage
 	for _, c := range snap.Channels {
 		if c.ID != d.channel {
 			continue
 		}
 		for _, m := range c.Messages {
-			if m.From != "bot" {
-				continue
+			if m.From == "bot" {
+				out = append(out, m.webMessage)
 			}
-			s := shown{id: m.ID, text: m.Text}
-			for _, ch := range m.Choices {
-				s.buttons = append(s.buttons, button{ch.Label, ch.Command})
-			}
-			out = append(out, s)
 		}
 	}
 	return out

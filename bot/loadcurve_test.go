@@ -37,7 +37,9 @@ import (
 //	go test -run '^$' -bench '^BenchmarkLoadCurve$' -benchtime 1x ./bot
 //
 // JAKEBOT_LOAD_EVENTS (per conversation) and JAKEBOT_LOAD_PACE (deltas
-// per write, and the time between writes: "5/100ms") set the stream.
+// per write, and the time between writes: "5/100ms") set the stream;
+// JAKEBOT_LOAD_LOG=warn shows the bot's warnings (a turn that failed, a
+// turn message sent again), errors only otherwise.
 func BenchmarkLoadCurve(b *testing.B) {
 	steps := envInts("JAKEBOT_LOAD_STEPS", "10,100")
 	runners := envInts("JAKEBOT_LOAD_RUNNERS", "0,1")
@@ -136,7 +138,9 @@ func newLoadBot(b *testing.B, runners int, plugin core.Plugin, keep bool) *loadB
 	}
 	access := core.NewAccess()
 	lb := &loadBot{where: func(int) string { return "" }}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	level := slog.LevelError
+	level.UnmarshalText([]byte(os.Getenv("JAKEBOT_LOAD_LOG"))) // "warn" shows what a step retried
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
 	if runners > 0 {
 		cfg.Runners = startRunners(b, runners, reg, roots, logger)

@@ -148,10 +148,7 @@ func TestClaudeOnARunnerUsesTheBotsTools(t *testing.T) {
 	c.press(owner, "prod")
 	c.expect(`Done on box2\.`)
 
-	docs := d.srv.Documents(telegramTeam.ID)
-	if len(docs) != 1 || docs[0].Name != "report.txt" || string(docs[0].Data) != "all green on box2\n" || docs[0].Caption != "from box2" {
-		t.Errorf("documents %+v, want box2's report.txt with its caption", docs)
-	}
+	checkFiles(t, d, received{name: "report.txt", caption: "from box2", data: []byte("all green on box2\n")})
 	if !d.sentMessageWith("tests pass on box2") {
 		t.Error("notify sent no new message")
 	}

@@ -24,7 +24,9 @@ import (
 // BenchmarkTurnStart runs each CLI's turns through jakebot on the console
 // with APPROVALS=ask, as configured by default, and auto, and reports message →
 // model request for a turn started cold (the CLI spawned with the
-// message) and warm (the CLI started before and waiting), and the memory
+// message) and warm (the CLI started before and waiting, its handshake
+// done: jakebot_cli_warm_ready; Claude Code, which has none, 3 s after
+// its spawn), and the memory
 // of the waiting CLI's processes (VmRSS). Each op is one cold and one
 // warm turn; medians are reported.
 func BenchmarkTurnStart(b *testing.B) {
@@ -45,8 +47,15 @@ func BenchmarkTurnStart(b *testing.B) {
 				r.quiet()
 				took, _ := r.routed("cold", false)
 				cold = append(cold, took)
-				r.w.waitWarm(1)
-				time.Sleep(3 * time.Second) // the CLI has started, as between a person's messages
+				// The CLI has started and done its handshake, as
+				// between a person's messages.
+				r.w.waitReady(1)
+				if id == "claude" {
+					// Claude Code has no handshake: it writes nothing
+					// before its message, so it is ready as soon as it
+					// is spawned. Its start-up is given a fixed pause.
+					time.Sleep(3 * time.Second)
+				}
 				rss = append(rss, r.rss())
 				took, _ = r.routed("warm", false)
 				warm = append(warm, took)

@@ -15,7 +15,9 @@ import (
 
 // Warm CLIs on (issue 15), with the real CLIs through jakebot on the
 // console: the CLI waiting when a conversation starts, or after a turn,
-// is the one that runs the next turn; /metrics counts it; WARM_TTL,
+// is the one that runs the next turn; /metrics counts it, and counts it
+// ready once its handshake is done (Codex's thread, Gemini's initialize;
+// Claude Code has none); WARM_TTL,
 // /conversation end and shutdown stop it; no process is left behind.
 func TestWarmCLIsEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -42,6 +44,7 @@ func TestWarmCLIsEndToEnd(t *testing.T) {
 
 			c.start(tc.cli.id)
 			w.waitWarm(1)
+			w.waitReady(1)
 			waiting := w.pids()
 			c.say("first")
 			c.until("the model's request", func() bool { return len(model.Requests()) == 1 })
@@ -99,7 +102,20 @@ type warmWatch struct {
 // waitWarm waits until jakebot_cli_warm is n.
 func (w *warmWatch) waitWarm(n int) {
 	w.c.t.Helper()
-	want := "jakebot_cli_warm " + strconv.Itoa(n) + "\n"
+	w.waitGauge("jakebot_cli_warm", n)
+}
+
+// waitReady waits until jakebot_cli_warm_ready is n: the warm CLIs have
+// started, their handshake done.
+func (w *warmWatch) waitReady(n int) {
+	w.c.t.Helper()
+	w.waitGauge("jakebot_cli_warm_ready", n)
+}
+
+// waitGauge waits until the gauge name of /metrics is n.
+func (w *warmWatch) waitGauge(name string, n int) {
+	w.c.t.Helper()
+	want := name + " " + strconv.Itoa(n) + "\n"
 	w.c.until(want, func() bool {
 		resp, err := http.Get(w.metrics)
 		if err != nil {

@@ -43,6 +43,12 @@ const (
 	ToolSchedule = "schedule"
 )
 
+// ToolNamesHeader is the request header by which a CLI's MCP client asks
+// the bot's server for some of its tools under other names: tool=name
+// pairs, comma-separated ("ask_user=ask_the_user"). Gemini CLI over ACP
+// hides every tool named ask_user, its own and any MCP server's.
+const ToolNamesHeader = "X-Jakebot-Tool-Names"
+
 // AllAgentTools are the tools AGENT_TOOLS offers by default.
 var AllAgentTools = []string{ToolSendFile, ToolNotify, ToolAskUser, ToolSchedule}
 

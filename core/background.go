@@ -57,9 +57,7 @@ type backgroundWatch struct {
 // open for it as backgroundWatch says.
 func (r *Router) background(t *turnRun, b Background, idle *idleWatch) {
 	w := &t.bg
-	r.mu.Lock()
-	t.q.background = b.Tasks
-	r.mu.Unlock()
+	r.turns.setBackground(t.q, b.Tasks)
 	running := len(b.Tasks) > 0
 	switch {
 	case running:
@@ -89,18 +87,16 @@ func (r *Router) endBackground(t *turnRun) {
 	if t.bg.limit != nil {
 		t.bg.limit.Stop()
 	}
-	r.mu.Lock()
-	t.q.background = nil
-	r.mu.Unlock()
+	r.turns.setBackground(t.q, nil)
 }
 
-// backgroundState is the running turn's background work for /status, or
-// "". r.mu must be held.
-func (q *runningTurn) backgroundState() string {
-	if len(q.background) == 0 {
+// backgroundState is a running turn's background work for /status, or
+// "".
+func backgroundState(tasks []string) string {
+	if len(tasks) == 0 {
 		return ""
 	}
-	return ", background: " + Background{Tasks: q.background}.Summary()
+	return ", background: " + Background{Tasks: tasks}.Summary()
 }
 
 // backgroundLimitMessage says why a turn's background work was stopped.

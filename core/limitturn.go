@@ -46,9 +46,9 @@ func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnRes
 	if ctx.Err() != nil || (err == nil && !res.IsError) {
 		return nil
 	}
-	r.mu.Lock()
+	t.mu.Lock()
 	w, cut := t.refusedBy, t.cut
-	r.mu.Unlock()
+	t.mu.Unlock()
 	now := r.clock.Now()
 	if w == nil || !w.ResetsAt.After(now) {
 		return nil

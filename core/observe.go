@@ -122,6 +122,9 @@ type Stats struct {
 	// Warm is the number of CLIs started for a next turn, waiting for its
 	// message; they are not running turns.
 	Warm int
+	// WarmReady is how many of them have started: their handshake is
+	// done (a warm CLI that cannot tell is not counted).
+	WarmReady int
 	// Queued is the number of messages waiting behind running turns or
 	// for a turn slot (MaxRunningTurns, MaxUserTurns).
 	Queued int

@@ -457,14 +457,9 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 // holdUntilTurnEnds calls done once key's running turn has ended and been
 // delivered, or now when none runs.
 func (r *Router) holdUntilTurnEnds(key ConversationKey, done func()) {
-	r.mu.Lock()
-	if q, ok := r.queues[key]; ok {
-		q.held = append(q.held, done)
-		r.mu.Unlock()
-		return
+	if !r.turns.hold(key, nil, done) {
+		done()
 	}
-	r.mu.Unlock()
-	done()
 }
 
 // dropQuestions denies the questions left when key's turn ended: their

@@ -170,12 +170,10 @@ type Router struct {
 	obs         Observer
 	defaultRoot string
 
-	mu        sync.Mutex
-	platforms map[string]*attached
-	queues    map[ConversationKey]*runningTurn
-	wg        sync.WaitGroup
-	// windingDown is set once shutdown began: no new turn starts.
-	windingDown bool
+	// platforms are the attached platforms by name: apart from turns,
+	// since which platforms are attached is no conversation's state.
+	platforms platformSet
+	turns     *conversationTurns
 	// schedTimer fires at the earliest schedule (/at, /every).
 	schedMu    sync.Mutex
 	schedTimer Timer
@@ -186,6 +184,26 @@ type Router struct {
 type attached struct {
 	p     Platform
 	coord *StreamCoordinator
+}
+
+// platformSet is the attached platforms by name; it is safe for
+// concurrent use.
+type platformSet struct {
+	mu     sync.Mutex
+	byName map[string]*attached
+}
+
+func (s *platformSet) add(a *attached) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byName[a.p.Name()] = a
+}
+
+// get returns the platform attached as name, or nil.
+func (s *platformSet) get(name string) *attached {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byName[name]
 }
 
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
@@ -214,8 +232,8 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		turnCtx:     turnCtx,
 		cancelAll:   cancel,
 		deliverCtx:  context.WithoutCancel(ctx),
-		platforms:   make(map[string]*attached),
-		queues:      make(map[ConversationKey]*runningTurn),
+		platforms:   platformSet{byName: make(map[string]*attached)},
+		turns:       newConversationTurns(cfg.QueueLimit),
 	}
 }
 
@@ -228,9 +246,7 @@ func (r *Router) Attach(p Platform) Handler {
 	a.coord.obs = r.obs
 	a.coord.redact = r.cfg.Redactor
 	a.coord.longPages, a.coord.document = r.cfg.LongReplyPages, r.cfg.Document
-	r.mu.Lock()
-	r.platforms[p.Name()] = a
-	r.mu.Unlock()
+	r.platforms.add(a)
 	r.armSchedules()      // the platform's schedules, late ones at once
 	r.followUnfinished(a) // the turns an earlier process left on runners
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
@@ -248,20 +264,16 @@ func (r *Router) Shutdown() {
 }
 
 // Wait blocks until no turn is running or queued.
-func (r *Router) Wait() { r.wg.Wait() }
+func (r *Router) Wait() { r.turns.wait() }
 
 // Stats returns a snapshot of the router's load.
 func (r *Router) Stats() Stats {
-	r.mu.Lock()
-	st := Stats{Running: len(r.queues)}
-	for _, q := range r.queues {
-		st.Queued += len(q.pending)
-	}
-	r.mu.Unlock()
+	var st Stats
+	st.Running, st.Queued = r.turns.counts()
 	// A turn waiting for a slot is not running yet.
 	waiting := r.slots.waitingCount()
 	st.Running, st.Queued = max(0, st.Running-waiting), st.Queued+waiting
-	st.Warm = r.warm.count()
+	st.Warm, st.WarmReady = r.warm.count(), r.warm.ready()
 	st.Conversations = r.convs.Len()
 	return st
 }

@@ -126,13 +126,10 @@ func (r *Router) runCommand(ctx context.Context, a *attached, m *Message, cmd Co
 // running (with its queue and background work), its next CLI warm, a
 // question waiting.
 func (r *Router) stateOf(k ConversationKey) string {
-	r.mu.Lock()
-	q, running := r.queues[k]
 	state := "idle"
-	if running {
-		state = fmt.Sprintf("running a turn, %d queued", len(q.pending)) + q.backgroundState()
+	if st, running := r.turns.state(k); running {
+		state = fmt.Sprintf("running a turn, %d queued", st.waiting) + backgroundState(st.background)
 	}
-	r.mu.Unlock()
 	if r.warm.has(k) {
 		state += ", next turn's CLI warm"
 	}

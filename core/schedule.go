@@ -332,9 +332,7 @@ func (r *Router) armSchedules() {
 	var next time.Time
 	for _, s := range r.convs.Schedules() {
 		// A platform not attached yet arms its schedules when it is.
-		r.mu.Lock()
-		attached := r.platforms[s.Key.Platform] != nil
-		r.mu.Unlock()
+		attached := r.platforms.get(s.Key.Platform) != nil
 		if attached && !r.flight.holds(s) && (next.IsZero() || s.Next.Before(next)) {
 			next = s.Next
 		}
@@ -356,9 +354,7 @@ func (r *Router) runSchedules() {
 		if s.Next.After(now) {
 			continue
 		}
-		r.mu.Lock()
-		a := r.platforms[s.Key.Platform]
-		r.mu.Unlock()
+		a := r.platforms.get(s.Key.Platform)
 		if a == nil || r.flight.holds(s) || r.skipBusy(a, s, now) {
 			continue
 		}

@@ -14,37 +14,24 @@ import (
 // ErrShutdown. WindDown returns once every turn has ended and its final reply
 // is delivered.
 func (r *Router) WindDown(grace time.Duration) {
-	r.mu.Lock()
-	r.windingDown = true
-	type notice struct {
-		a    *attached
-		to   Target
-		text string
-	}
-	var notices []notice
-	var droppedMsgs []queued
-	for _, q := range r.queues {
-		dropped := len(q.pending)
-		droppedMsgs = append(droppedMsgs, q.pending...)
-		q.pending = nil
-		notices = append(notices, notice{q.a, q.target, restartNotice(grace, q.plugin, q.token, dropped)})
-	}
-	r.mu.Unlock()
+	turns := r.turns.windDown()
 	var wg sync.WaitGroup
-	for _, n := range notices {
+	for _, t := range turns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.reply(n.a, n.to, n.text)
+			r.reply(t.a, t.target, restartNotice(grace, t.plugin, t.token, len(t.dropped)))
 		}()
 	}
 	wg.Wait()
-	finishAll(droppedMsgs)
-	r.logger.Info("windingDown", "running_turns", len(notices), "grace", grace)
+	for _, t := range turns {
+		finishAll(t.dropped)
+	}
+	r.logger.Info("windingDown", "running_turns", len(turns), "grace", grace)
 
 	done := make(chan struct{})
 	go func() {
-		r.wg.Wait()
+		r.turns.wait()
 		close(done)
 	}()
 	expired := make(chan struct{})

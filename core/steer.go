@@ -110,9 +110,7 @@ func (b *Inbox) Taking() bool {
 // cannot take it: the message then waits as any other, with its files
 // as saved already (m.saved).
 func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queued) bool {
-	r.mu.Lock()
-	inbox, workdir, conv := q.inbox, q.workdir, q.conv
-	r.mu.Unlock()
+	inbox, conv, workdir := r.turns.inboxOf(q)
 	if !inbox.Taking() {
 		return false
 	}
@@ -136,15 +134,9 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 	}
 	r.obs.Record(Record{Kind: RecordSteered, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(),
 		Plugin: conv.Plugin, Workdir: workdir, Text: m.m.Text, Outcome: OutcomeOK})
-	r.mu.Lock()
-	if cur := r.queues[m.m.Key]; cur == q {
-		// Its platform learns it was handled once the turn is delivered,
-		// as an answer's does.
-		q.held = append(q.held, m.done)
-		m.done = nil
-	}
-	r.mu.Unlock()
-	if m.done != nil {
+	// Its platform learns it was handled once the turn is delivered, as
+	// an answer's does.
+	if !r.turns.hold(m.m.Key, q, m.done) {
 		m.done()
 	}
 	r.reply(a, m.m.Target(), "↪ Added to the running turn: the agent reads it at its next step.")
@@ -154,23 +146,16 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 // steerWaiting gives the waiting message id to the running turn (its
 // Steer button), as steer does; only its author or an admin may.
 func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error) {
-	r.mu.Lock()
-	q, i := r.waiting(m.Key.Platform, id)
-	if q == nil {
-		r.mu.Unlock()
-		return "", Errorf("that message is no longer waiting: it has run already, or was dropped")
-	}
-	next := q.pending[i]
-	if by := m.Author(); next.m.Author() != by && !r.cfg.Access.IsAdmin(m.Key.Platform, by) {
-		r.mu.Unlock()
+	by := m.Author()
+	q, next, err := r.turns.takeWaiting(m.Key.Platform, id, by, r.cfg.Access.IsAdmin(m.Key.Platform, by))
+	switch {
+	case errors.Is(err, errNotAuthor):
 		return "", Errorf("only its author (%s) or an admin can add that message to the running turn", next.m.AuthorName())
-	}
-	if !q.inbox.Taking() {
-		r.mu.Unlock()
+	case errors.Is(err, errNotTaking):
 		return "", Errorf("%s cannot take a message in the middle of a turn: it waits for the turn to end", r.pluginName(next.conv.Plugin))
+	case err != nil:
+		return "", errNoLongerWaiting
 	}
-	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)
-	r.mu.Unlock()
 	if !r.steer(r.turnCtx, a, q, &next) {
 		// The turn ended meanwhile: it runs next.
 		r.enqueue(a, next, BusyQueue)

@@ -13,12 +13,14 @@ import (
 )
 
 // steerable is a plugin's turn that takes messages into it until the
-// test sends on end: it answers with what it was given.
-func steerable(end chan struct{}) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
+// test sends on end: it answers with what it was given. It sends on
+// opened once its inbox is open: a turn has started (Started) before.
+func steerable(end, opened chan struct{}) func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error) {
 	return func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		steered := make(chan core.Steering, 8)
 		if t.Prompt != "closed" {
 			t.Inbox.Open(func(s core.Steering) error { steered <- s; return nil })
+			opened <- struct{}{}
 		}
 		got := []string{t.Prompt}
 		for {
@@ -48,11 +50,12 @@ func TestBusyMessagesSteerOrWait(t *testing.T) {
 	steerID := regexp.MustCompile(`/steer ([0-9a-f]{16}) adds it`)
 	for _, tc := range []struct {
 		name, busy string
-		run        func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{})
+		run        func(t *testing.T, f *routerFixture, say func(from, text string), end, opened chan struct{})
 	}{
-		{"steer by default", "", func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+		{"steer by default", "", func(t *testing.T, f *routerFixture, say func(from, text string), end, opened chan struct{}) {
 			say("alice", "one")
 			<-f.plugin.Started()
+			<-opened
 			say("alice", "also this")
 			f.expect("↪ Added to the running turn")
 			say("bob", "and this")
@@ -60,7 +63,7 @@ func TestBusyMessagesSteerOrWait(t *testing.T) {
 			end <- struct{}{}
 			f.expect("took one + also this + and this")
 		}},
-		{"/queue waits", "", func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+		{"/queue waits", "", func(t *testing.T, f *routerFixture, say func(from, text string), end, opened chan struct{}) {
 			say("alice", "one")
 			<-f.plugin.Started()
 			say("alice", "/queue later")
@@ -73,7 +76,7 @@ func TestBusyMessagesSteerOrWait(t *testing.T) {
 			end <- struct{}{}
 			f.expect("took later")
 		}},
-		{"a turn that cannot take it", "", func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+		{"a turn that cannot take it", "", func(t *testing.T, f *routerFixture, say func(from, text string), end, opened chan struct{}) {
 			say("alice", "closed")
 			<-f.plugin.Started()
 			say("alice", "/steer more")
@@ -88,9 +91,10 @@ func TestBusyMessagesSteerOrWait(t *testing.T) {
 			end <- struct{}{}
 			f.expect("took more")
 		}},
-		{"queue, then Steer pressed", core.BusyQueue, func(t *testing.T, f *routerFixture, say func(from, text string), end chan struct{}) {
+		{"queue, then Steer pressed", core.BusyQueue, func(t *testing.T, f *routerFixture, say func(from, text string), end, opened chan struct{}) {
 			say("alice", "one")
 			<-f.plugin.Started()
+			<-opened
 			say("alice", "two")
 			queued := f.next()
 			id := steerID.FindStringSubmatch(queued)
@@ -111,8 +115,8 @@ func TestBusyMessagesSteerOrWait(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			end := make(chan struct{})
-			f := newRouterFixtureWith(t, steerable(end), nil, func(cfg *core.RouterConfig) {
+			end, opened := make(chan struct{}), make(chan struct{}, 8)
+			f := newRouterFixtureWith(t, steerable(end, opened), nil, func(cfg *core.RouterConfig) {
 				cfg.Busy = tc.busy
 				cfg.Access.Allow("fake", "carol")
 			})
@@ -122,7 +126,7 @@ func TestBusyMessagesSteerOrWait(t *testing.T) {
 			}
 			say("alice", "/fake start")
 			f.expect("conversation started")
-			tc.run(t, f, say, end)
+			tc.run(t, f, say, end, opened)
 			f.router.Wait()
 			select {
 			case turn := <-f.plugin.Started():

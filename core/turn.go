@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -13,7 +14,7 @@ import (
 // runTurn runs one turn and returns the function that delivers its final
 // reply. A panic outside the plugin (which runPlugin already guards) is
 // recovered here, so the conversation's queue is always released.
-func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
+func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()) {
 	m := qm.m
 	defer r.recoverTurn(a, qm, &deliver)
 	conv, plugin, workdir, refusal := r.turnPlace(qm)
@@ -27,10 +28,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
-	r.mu.Lock()
-	q := r.queues[m.Key]
-	q.cancel, q.plugin, q.token = cancel, plugin.ID(), conv.SessionID
-	r.mu.Unlock()
+	r.turns.began(q, cancel, plugin.ID(), conv.SessionID)
 	user := OwnerOf(m)
 	maxUSD, release, refused := r.admit(ctx, a, qm, plugin)
 	if refused != nil {
@@ -55,9 +53,7 @@ func (r *Router) runTurn(a *attached, qm queued) (deliver func()) {
 	defer tools.end()
 	tools.bind(a, qm, idle)
 	turn.Tools = tools.Access()
-	r.mu.Lock()
-	q.inbox, q.conv, q.workdir = turn.Inbox, conv, workdir
-	r.mu.Unlock()
+	r.turns.streaming(q, turn.Inbox, conv, workdir)
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
 		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.SessionID, cancel: cancel, timeout: timeout}
 	if modeNote != "" {
@@ -143,22 +139,37 @@ type turnRun struct {
 	maxUSD  float64
 	reply   *Reply
 	started time.Time
-	// token is the session the turn is in, as the CLI reported it; r.mu
-	// guards it while the turn streams.
-	token string
 	// cancel ends the turn, timeout is its TurnTimeout (a timer, not a
 	// deadline: once the turn has answered, its background work has
 	// BackgroundLimit instead), bg its background work.
 	cancel  context.CancelCauseFunc
 	timeout *time.Timer
 	bg      backgroundWatch
-	// usage are the windows the CLI reported in this turn; refusedBy is
-	// the first that refused it, cut whether the turn had done some work
-	// by then (r.mu). progressed is set once it does.
+	// mu guards what the turn's events set while it streams: token is
+	// the session the turn is in, as the CLI reported it; usage are the
+	// windows the CLI reported in this turn; refusedBy is the first that
+	// refused it, cut whether the turn had done some work by then.
+	// progressed is set once it does.
+	mu         sync.Mutex
+	token      string
 	usage      []UsageWindow
 	refusedBy  *UsageWindow
 	cut        bool
 	progressed atomic.Bool
+}
+
+// setSession records the session the turn is in, as the CLI reported it.
+func (t *turnRun) setSession(token string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.token = token
+}
+
+// session is the session the turn is in.
+func (t *turnRun) session() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.token
 }
 
 // streamTurn runs the plugin, streaming its events into the reply; a
@@ -182,20 +193,17 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 			case progresses(ev):
 				t.progressed.Store(true)
 			case ev.Kind == EventSession && ev.SessionID != "":
-				r.mu.Lock()
-				t.token, t.q.token = ev.SessionID, ev.SessionID
-				r.mu.Unlock()
+				t.setSession(ev.SessionID)
+				r.turns.setSession(t.q, ev.SessionID)
 			}
 			t.reply.Emit(ev)
 		})
 	r.dropQuestions(t.qm.m.Key)
 	idle.stop()
 	r.endBackground(t)
-	r.mu.Lock()
 	if res.SessionID != "" {
-		t.token = res.SessionID
+		t.setSession(res.SessionID)
 	}
-	r.mu.Unlock()
 	return res, err
 }
 
@@ -205,7 +213,8 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	m, plugin := t.qm.m, t.plugin
 	// A turn that never reached the model (no CLI, refused) cost nothing.
 	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
-	r.keepSession(m, t.conv, plugin, t.token, res, counted)
+	token := t.session()
+	r.keepSession(m, t.conv, plugin, token, res, counted)
 	if counted {
 		r.convs.AddSpend(t.user, Day(r.clock.Now()), res)
 	}
@@ -222,9 +231,9 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 		notes = append(notes, r.limitNotes(t)...)
 	}
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
-		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", t.token)
+		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
-		Workdir: t.workdir, SessionID: t.token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
+		Workdir: t.workdir, SessionID: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
 	return func() {
 		// The footer comes once the conversation is released (runQueued):

@@ -68,12 +68,12 @@ func (b *usageBook) all() []UsageWindow {
 func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
 	w.Plugin, w.Runner = t.conv.Plugin, t.conv.Runner
 	r.usage.set(w)
-	r.mu.Lock()
+	t.mu.Lock()
 	t.usage = append(slices.DeleteFunc(t.usage, func(o UsageWindow) bool { return o.Window == w.Window }), w)
 	if w.Rejected && t.refusedBy == nil {
 		t.refusedBy, t.cut = &w, t.progressed.Load()
 	}
-	r.mu.Unlock()
+	t.mu.Unlock()
 }
 
 // limitNotes are the footer's warnings: each window the turn's CLI
@@ -83,9 +83,9 @@ func (r *Router) limitNotes(t *turnRun) []string {
 	if warn <= 0 {
 		warn = DefaultLimitWarn
 	}
-	r.mu.Lock()
+	t.mu.Lock()
 	windows := slices.Clone(t.usage)
-	r.mu.Unlock()
+	t.mu.Unlock()
 	var notes []string
 	for _, w := range windows {
 		if w.UsedPercent >= warn || w.Rejected {

@@ -253,6 +253,33 @@ func (wp *warmPool) count() int {
 	return len(wp.byKey)
 }
 
+// warmReadier is a warm CLI that knows when it has started
+// (cliproc.Conn): its handshake is done, it waits for nothing but the
+// message.
+type warmReadier interface{ Ready() <-chan struct{} }
+
+// ready returns how many warm CLIs say they have started.
+func (wp *warmPool) ready() int {
+	wp.mu.Lock()
+	defer wp.mu.Unlock()
+	n := 0
+	for _, c := range wp.byKey {
+		if r, ok := c.w.(warmReadier); ok && closedChan(r.Ready()) {
+			n++
+		}
+	}
+	return n
+}
+
+func closedChan(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // warmUp starts the next turn's CLI for key's conversation, in the
 // background, if its plugin can.
 func (r *Router) warmUp(m Message) {
@@ -293,10 +320,7 @@ func (r *Router) warmUp(m Message) {
 			}
 			return
 		}
-		r.mu.Lock()
-		busy := r.windingDown || r.queues[m.Key] != nil
-		r.mu.Unlock()
-		if busy {
+		if !r.turns.idle(m.Key) {
 			// A turn started meanwhile, or shutdown: this one is late.
 			wt.Close()
 			tools.end()

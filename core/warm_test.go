@@ -30,10 +30,12 @@ type fakeWarm struct {
 	ran    chan string
 	closed chan struct{}
 	once   sync.Once
+	// started is closed when the fake CLI's handshake is done.
+	started chan struct{}
 }
 
 func (p *warmingPlugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	w := &fakeWarm{turn: t, fresh: p.fresh, ran: make(chan string, 1), closed: make(chan struct{})}
+	w := &fakeWarm{turn: t, fresh: p.fresh, ran: make(chan string, 1), closed: make(chan struct{}), started: make(chan struct{})}
 	p.warmed <- w
 	if p.gate != nil {
 		<-p.gate
@@ -46,8 +48,9 @@ func (w *fakeWarm) Run(ctx context.Context, t core.Turn, emit func(core.Event)) 
 	emit(core.TextEvent("warm: " + t.Prompt))
 	return core.TurnResult{SessionID: w.turn.SessionID}, nil
 }
-func (w *fakeWarm) Fresh() bool { return w.fresh }
-func (w *fakeWarm) Close()      { w.once.Do(func() { close(w.closed) }) }
+func (w *fakeWarm) Fresh() bool            { return w.fresh }
+func (w *fakeWarm) Close()                 { w.once.Do(func() { close(w.closed) }) }
+func (w *fakeWarm) Ready() <-chan struct{} { return w.started }
 
 // isClosed reports whether w was closed by now.
 func (w *fakeWarm) isClosed() bool {
@@ -132,6 +135,20 @@ func waitWarm(t *testing.T, f *routerFixture, n int) {
 			t.Fatalf("%d warm CLIs, want %d", f.router.Stats().Warm, n)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// Stats counts a warm CLI as ready only once it says it has started (its
+// handshake done): a CLI just spawned is warm, not ready.
+func TestStatsCountsWarmCLIsReadyOnceStarted(t *testing.T) {
+	f := newWarmFixture(t, true, nil)
+	w := f.start("alice")
+	if st := f.router.Stats(); st.Warm != 1 || st.WarmReady != 0 {
+		t.Fatalf("Stats = %+v before the CLI started, want 1 warm, 0 ready", st)
+	}
+	close(w.started)
+	if st := f.router.Stats(); st.Warm != 1 || st.WarmReady != 1 {
+		t.Fatalf("Stats = %+v once the CLI started, want 1 warm, 1 ready", st)
 	}
 }
 

@@ -39,9 +39,21 @@ type Server struct {
 // turn is one turn's MCP server: a handler of its own, so that a session
 // opened with one turn's token is unknown to every other.
 type turn struct {
-	server  *mcp.Server
 	handler http.Handler
+	// tools are the turn's tools, under their own names.
+	tools []string
+	// define makes the turn's server with tools renamed (nil: none).
+	define func(names map[string]string) *mcp.Server
+
+	mu sync.Mutex
+	// servers are the turn's servers by core.ToolNamesHeader, "" the
+	// tools under their own names.
+	servers map[string]*mcp.Server
 }
+
+// maxToolNamings bounds the namings a turn's servers are made for: one
+// CLI asks for one.
+const maxToolNamings = 4
 
 // Start listens on an ephemeral port of 127.0.0.1 and serves tools, a
 // subset of core.AllAgentTools.
@@ -81,7 +93,67 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "a live turn's bearer token is needed", http.StatusUnauthorized)
 		return
 	}
+	if err := t.prepare(req.Header.Get(core.ToolNamesHeader)); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	t.handler.ServeHTTP(w, req)
+}
+
+// prepare makes the turn's server for a naming of its tools (a
+// core.ToolNamesHeader), unless it has one.
+func (t *turn) prepare(header string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.servers[header]; ok {
+		return nil
+	}
+	if len(t.servers) >= maxToolNamings {
+		return fmt.Errorf("%s: at most %d namings of the tools in a turn", core.ToolNamesHeader, maxToolNamings)
+	}
+	names, err := parseToolNames(header, t.tools)
+	if err != nil {
+		return err
+	}
+	t.servers[header] = t.define(names)
+	return nil
+}
+
+// server is the turn's server for req's naming of the tools, which
+// prepare made.
+func (t *turn) server(req *http.Request) *mcp.Server {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.servers[req.Header.Get(core.ToolNamesHeader)]
+}
+
+// parseToolNames reads a core.ToolNamesHeader: tool=name pairs of the
+// served tools, each name new and of the characters MCP allows.
+func parseToolNames(header string, tools []string) (map[string]string, error) {
+	names := map[string]string{}
+	if header == "" {
+		return names, nil
+	}
+	taken := slices.Clone(tools)
+	for pair := range strings.SplitSeq(header, ",") {
+		tool, name, _ := strings.Cut(strings.TrimSpace(pair), "=")
+		switch {
+		case !slices.Contains(tools, tool):
+			return nil, fmt.Errorf("%s: no tool %q is served", core.ToolNamesHeader, tool)
+		case !validToolName(name) || slices.Contains(taken, name):
+			return nil, fmt.Errorf("%s: %q cannot name %s", core.ToolNamesHeader, name, tool)
+		}
+		names[tool] = name
+		taken = append(taken, name)
+	}
+	return names, nil
+}
+
+// validToolName: 1 to 64 of A-Z a-z 0-9 _ - (MCP's tool names, that
+// every CLI takes).
+func validToolName(name string) bool {
+	return len(name) >= 1 && len(name) <= 64 && strings.Trim(name,
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
 }
 
 // Open implements core.AgentTools.
@@ -96,13 +168,14 @@ func (s *Server) Open(actions core.TurnActions, only []string) (*core.ToolAccess
 	if only != nil {
 		tools = slices.DeleteFunc(tools, func(t string) bool { return !slices.Contains(only, t) })
 	}
-	srv := newTurnServer(ctx, tools, actions)
+	t := &turn{tools: tools, servers: map[string]*mcp.Server{}, define: func(names map[string]string) *mcp.Server {
+		return newTurnServer(ctx, tools, names, actions)
+	}}
 	// Stateless: no session, and so no standing GET event stream, which
 	// Gemini CLI holds open and will not exit while it is (the turn
 	// waits for the CLI's exit, the stream would close after the turn).
 	// The tools ask nothing of the client, so nothing needs one.
-	t := &turn{server: srv, handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true})}
+	t.handler = mcp.NewStreamableHTTPHandler(t.server, &mcp.StreamableHTTPOptions{Stateless: true})
 	s.mu.Lock()
 	s.turns[token] = t
 	s.mu.Unlock()
@@ -111,8 +184,12 @@ func (s *Server) Open(actions core.TurnActions, only []string) (*core.ToolAccess
 		delete(s.turns, token)
 		s.mu.Unlock()
 		cancel(errTurnEnded)
-		for ss := range srv.Sessions() {
-			ss.Close()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for _, srv := range t.servers {
+			for ss := range srv.Sessions() {
+				ss.Close()
+			}
 		}
 	}
 	return &core.ToolAccess{URL: s.url, Token: token, Tools: tools}, closeTurn

@@ -62,23 +62,63 @@ func start(t *testing.T, tools []string) *Server {
 	return s
 }
 
-// bearer adds a token to every request.
-type bearer struct{ token string }
+// bearer adds a token to every request, and a naming of the tools
+// (core.ToolNamesHeader) unless "".
+type bearer struct{ token, names string }
 
 func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Set("Authorization", "Bearer "+b.token)
+	if b.names != "" {
+		req.Header.Set(core.ToolNamesHeader, b.names)
+	}
 	return http.DefaultTransport.RoundTrip(req)
 }
 
 func connect(t *testing.T, url, token string) (*mcp.ClientSession, error) {
+	return connectAs(t, url, bearer{token: token})
+}
+
+func connectAs(t *testing.T, url string, b bearer) (*mcp.ClientSession, error) {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	return c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
-		HTTPClient: newBearerClient(token)}, nil)
+		HTTPClient: &http.Client{Transport: b}}, nil)
 }
 
-func newBearerClient(token string) *http.Client { return &http.Client{Transport: bearer{token}} }
+// toolNames lists the session's tools' names, sorted.
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// listTools posts tools/list to url with headers, and returns the answer's
+// status and body.
+func listTools(t *testing.T, url string, headers map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func newBearerClient(token string) *http.Client { return &http.Client{Transport: bearer{token: token}} }
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
@@ -104,19 +144,9 @@ func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 	if access.Token == other.Token || len(access.Token) < 32 {
 		t.Fatalf("tokens %q and %q: want two long random ones", access.Token, other.Token)
 	}
-	for _, token := range []string{"", "nope"} {
-		req, _ := http.NewRequest(http.MethodPost, access.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("token %q: status %d, want 401", token, resp.StatusCode)
+	for _, auth := range []map[string]string{nil, {"Authorization": "Bearer nope"}} {
+		if status, _ := listTools(t, access.URL, auth); status != http.StatusUnauthorized {
+			t.Errorf("%v: status %d, want 401", auth, status)
 		}
 	}
 	cs, err := connect(t, access.URL, access.Token)
@@ -124,12 +154,8 @@ func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	tools, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tools.Tools) != 4 {
-		t.Errorf("%d tools, want 4", len(tools.Tools))
+	if names := toolNames(t, cs); len(names) != 4 {
+		t.Errorf("tools %q, want 4", names)
 	}
 	tests := []struct {
 		tool    string
@@ -186,6 +212,37 @@ func TestStartRefusesAnUnknownTool(t *testing.T) {
 	}
 }
 
+// A client may ask for tools under other names (core.ToolNamesHeader, as
+// Gemini CLI needs for ask_user): the tool is listed and called by its
+// new name only; a naming of no served tool, of a name taken or not a
+// tool name, is refused with the reason.
+func TestToolsUnderOtherNames(t *testing.T) {
+	s := start(t, []string{core.ToolNotify, core.ToolAskUser})
+	f := &fakeActions{}
+	access, closeTurn := s.Open(f, nil)
+	defer closeTurn()
+	cs, err := connectAs(t, access.URL, bearer{access.Token, "ask_user=ask_the_user, notify=tell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if names := toolNames(t, cs); !slices.Equal(names, []string{"ask_the_user", "tell"}) {
+		t.Errorf("tools %q, want ask_the_user and tell", names)
+	}
+	if got, isErr := call(t, cs, "tell", map[string]any{"text": "hi"}); got != "notified" || isErr {
+		t.Errorf("tell = %q, error %v", got, isErr)
+	}
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "notify", Arguments: map[string]any{"text": "hi"}}); err == nil {
+		t.Error("notify answered under its own name too")
+	}
+	for _, names := range []string{"send_file=give", "notify=ask_user", "notify=a b", "notify=", "notify"} {
+		status, body := listTools(t, access.URL, map[string]string{"Authorization": "Bearer " + access.Token, core.ToolNamesHeader: names})
+		if status != http.StatusBadRequest || !strings.Contains(body, core.ToolNamesHeader) {
+			t.Errorf("%s %q: %d %s, want 400 saying why", core.ToolNamesHeader, names, status, body)
+		}
+	}
+}
+
 // A turn opened for some of the server's tools (a runner's, narrowed to
 // those its gateway answers) lists and is told only those.
 func TestATurnSeesOnlyTheToolsItWasOpenedFor(t *testing.T) {
@@ -207,15 +264,7 @@ func TestATurnSeesOnlyTheToolsItWasOpenedFor(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			res, err := cs.ListTools(t.Context(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var listed []string
-			for _, tool := range res.Tools {
-				listed = append(listed, tool.Name)
-			}
-			slices.Sort(listed)
+			listed := toolNames(t, cs)
 			told := slices.Sorted(slices.Values(access.Tools))
 			if !slices.Equal(listed, tc.want) || !slices.Equal(told, tc.want) {
 				t.Errorf("listed %q, told %q; want %q", listed, told, tc.want)

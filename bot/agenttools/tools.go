@@ -1,6 +1,7 @@
 package agenttools
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -28,13 +29,15 @@ type scheduleIn struct {
 	Message string `json:"message" jsonschema:"the message the later turn starts with"`
 }
 
-// newTurnServer defines the tools for one turn, acting through actions;
-// ctx ends with the turn, and with it any call still waiting.
-func newTurnServer(ctx context.Context, tools []string, actions core.TurnActions) *mcp.Server {
+// newTurnServer defines the tools for one turn, acting through actions,
+// each under its name in names or its own; ctx ends with the turn, and
+// with it any call still waiting.
+func newTurnServer(ctx context.Context, tools []string, names map[string]string, actions core.TurnActions) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "jakebot", Version: "1"}, nil)
 	on := func(name string) bool { return slices.Contains(tools, name) }
+	name := func(tool string) string { return cmp.Or(names[tool], tool) }
 	if on(core.ToolSendFile) {
-		mcp.AddTool(s, &mcp.Tool{Name: core.ToolSendFile, Description: "Send a file from the workdir into the chat as a document (images are shown inline where the platform does)."},
+		mcp.AddTool(s, &mcp.Tool{Name: name(core.ToolSendFile), Description: "Send a file from the workdir into the chat as a document (images are shown inline where the platform does)."},
 			func(c context.Context, _ *mcp.CallToolRequest, in sendFileIn) (*mcp.CallToolResult, any, error) {
 				c, stop := within(c, ctx)
 				defer stop()
@@ -42,7 +45,7 @@ func newTurnServer(ctx context.Context, tools []string, actions core.TurnActions
 			})
 	}
 	if on(core.ToolNotify) {
-		mcp.AddTool(s, &mcp.Tool{Name: core.ToolNotify, Description: "Tell the user something now, in a message that notifies them, such as \"tests pass, ready for review\"."},
+		mcp.AddTool(s, &mcp.Tool{Name: name(core.ToolNotify), Description: "Tell the user something now, in a message that notifies them, such as \"tests pass, ready for review\"."},
 			func(c context.Context, _ *mcp.CallToolRequest, in notifyIn) (*mcp.CallToolResult, any, error) {
 				c, stop := within(c, ctx)
 				defer stop()
@@ -50,7 +53,7 @@ func newTurnServer(ctx context.Context, tools []string, actions core.TurnActions
 			})
 	}
 	if on(core.ToolAskUser) {
-		mcp.AddTool(s, &mcp.Tool{Name: core.ToolAskUser, Description: "Ask the conversation's users a question and wait for the answer, which is this tool's result."},
+		mcp.AddTool(s, &mcp.Tool{Name: name(core.ToolAskUser), Description: "Ask the conversation's users a question and wait for the answer, which is this tool's result."},
 			func(c context.Context, _ *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
 				c, stop := within(c, ctx)
 				defer stop()
@@ -58,7 +61,7 @@ func newTurnServer(ctx context.Context, tools []string, actions core.TurnActions
 			})
 	}
 	if on(core.ToolSchedule) {
-		mcp.AddTool(s, &mcp.Tool{Name: core.ToolSchedule, Description: "Schedule a later turn in this conversation, as the user's /at does."},
+		mcp.AddTool(s, &mcp.Tool{Name: name(core.ToolSchedule), Description: "Schedule a later turn in this conversation, as the user's /at does."},
 			func(c context.Context, _ *mcp.CallToolRequest, in scheduleIn) (*mcp.CallToolResult, any, error) {
 				c, stop := within(c, ctx)
 				defer stop()

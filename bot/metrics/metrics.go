@@ -70,6 +70,8 @@ func New(stats func() core.Stats, children, warmMemory func() int64) *Metrics {
 		gauge("jakebot_turns_running", "Turns running now.", func() float64 { return float64(stats().Running) }),
 		gauge("jakebot_messages_queued", "Messages waiting behind running turns.", func() float64 { return float64(stats().Queued) }),
 		gauge("jakebot_cli_warm", "CLIs started for a next turn, waiting for its message.", func() float64 { return float64(stats().Warm) }),
+		gauge("jakebot_cli_warm_ready", "Warm CLIs that have started (their protocol's handshake done), waiting for nothing but the message.",
+			func() float64 { return float64(stats().WarmReady) }),
 		gauge("jakebot_cli_warm_memory_bytes", "Resident memory (VmRSS) of the warm CLIs' processes and their descendants.",
 			func() float64 { return float64(warmMemory()) }),
 		gauge("jakebot_cli_processes_running", "Coding CLI processes running now.", func() float64 { return float64(children()) }),

@@ -31,6 +31,8 @@ type Link struct {
 	msg   *core.Turn
 	ready func(core.Turn)
 	sent  bool
+	// readied is closed by the first Ready: the CLI can take the message.
+	readied chan struct{}
 
 	// ended is closed by Done: the protocol has ended the turn.
 	ended     chan struct{}
@@ -38,7 +40,7 @@ type Link struct {
 }
 
 func newLink(out *jsonLines, logger *slog.Logger) *Link {
-	return &Link{out: out, logger: logger, ended: make(chan struct{})}
+	return &Link{out: out, logger: logger, ended: make(chan struct{}), readied: make(chan struct{})}
 }
 
 // errNoInput is Link.Send's error for a CLI that reads no input.
@@ -83,6 +85,7 @@ func (l *Link) Ready(send func(core.Turn)) {
 		return
 	}
 	l.ready = send
+	close(l.readied)
 	l.mu.Unlock()
 	l.hand()
 }
@@ -161,6 +164,11 @@ func (c *CLI) Open(life context.Context, t core.Turn, args []string, newProtocol
 	go func() { conn.read <- c.read(proc, conn.proto, link) }()
 	return conn, nil
 }
+
+// Ready is closed once the protocol has said the CLI can take the turn's
+// message (Link.Ready): its handshake is done, so a warm CLI whose Ready
+// is closed has started and waits for nothing but the message.
+func (c *Conn) Ready() <-chan struct{} { return c.link.readied }
 
 // Converse runs one turn of a CLI that speaks a protocol: Open, then Run.
 // Cancelling ctx interrupts the turn through the protocol, when it can,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,8 +28,14 @@ func exitCode() int {
 // "ready" at once, answers {"prompt":…} with {"text":…} and a result,
 // unless HOLD is set, when only {"interrupt":true} ends the turn, with a
 // result "interrupted". It exits at the end of its input, unless LINGER
-// is set: then it stays until killed.
+// is set: then it stays until killed. With START set, it says "ready"
+// only once that file exists: a CLI still starting.
 func protocolCLI() {
+	for start := os.Getenv("START"); start != ""; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(start); err == nil {
+			break
+		}
+	}
 	fmt.Println(`{"ready":"s-1"}`)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
@@ -188,6 +195,33 @@ func TestOpenThenRun(t *testing.T) {
 	want := `session token="s-1" model=""; text "you said hi"`
 	if err != nil || res.SessionID != "s-1" || c.String() != want {
 		t.Errorf("Run = %+v, %v with events %q, want %q", res, err, c.String(), want)
+	}
+}
+
+// An opened CLI is Ready only once its protocol says it can take the
+// message (its handshake done), not when it was spawned: what a warm
+// turn waits for before it counts as started.
+func TestOpenIsReadyAfterTheHandshake(t *testing.T) {
+	t.Parallel()
+	start := filepath.Join(t.TempDir(), "start")
+	cli := fakeCLI(t, "protocol", "START="+start)
+	conn, err := cli.Open(context.Background(), core.Turn{Workdir: t.TempDir()}, nil, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	select {
+	case <-conn.Ready():
+		t.Fatal("Ready before the CLI said it was")
+	default:
+	}
+	if err := os.WriteFile(start, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-conn.Ready():
+	case <-time.After(20 * time.Second): // a failure guard
+		t.Fatal("not Ready after the CLI said it was")
 	}
 }
 

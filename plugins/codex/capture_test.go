@@ -137,6 +137,29 @@ var appServerCases = []plugintest.SessionCase{
 	// A spawned agent (multi_agent_v2) runs two commands while the turn
 	// waits for it: its thread's notifications come on the connection.
 	{Name: "subagent", Args: []string{"-c", "features.multi_agent_v2=true"}, Replies: subagentReplies},
+	// update_plan, offered only with the flag, twice: each
+	// turn/plan/updated replaces the reply's checklist.
+	{Name: "plan", Args: []string{"-c", "tools.update_plan.enabled=true"}, Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "update_plan", Input: map[string]any{"explanation": "Three steps", "plan": []any{
+			map[string]any{"step": "Read the code", "status": "completed"},
+			map[string]any{"step": "Write the fix", "status": "in_progress"},
+			map[string]any{"step": "Run the tests", "status": "pending"},
+		}}}},
+		{Tool: &plugintest.ToolCall{Name: "update_plan", Input: map[string]any{"plan": []any{
+			map[string]any{"step": "Read the code", "status": "completed"},
+			map[string]any{"step": "Write the fix", "status": "completed"},
+			map[string]any{"step": "Run the tests", "status": "in_progress"},
+		}}}},
+		{Text: []string{"Planned."}},
+	}},
+	// Three model responses: thread/tokenUsage/updated after each, the
+	// turn's context being the last response's tokens against the
+	// model's window, its in and out the thread's running sums.
+	{Name: "context", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo one"}}},
+		{Tool: &plugintest.ToolCall{Name: "exec_command", Input: map[string]any{"cmd": "echo two"}}},
+		{Text: []string{"Ran both."}},
+	}},
 }
 
 // TestCaptureAppServer rewrites the recorded app-server sessions from the

@@ -3,6 +3,8 @@ package configured_test
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -29,14 +31,42 @@ var qwenCases = []plugintest.SessionCase{
 		{Text: []string{"I may not."}},
 	}},
 	{Name: "api_error", Replies: []plugintest.Reply{{Status: 400, Message: "API key not valid."}}},
+	// todo_write (off by default: qwenSystemSettings), twice: Qwen Code
+	// sends each list as a plan update (the whole list), not as a tool
+	// call.
+	{Name: "plan", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "todo_write", Input: map[string]any{"todos": []any{
+			map[string]any{"id": "1", "content": "Read the code", "status": "completed"},
+			map[string]any{"id": "2", "content": "Write the fix", "status": "in_progress"},
+			map[string]any{"id": "3", "content": "Run the tests", "status": "pending"},
+		}}}},
+		{Tool: &plugintest.ToolCall{Name: "todo_write", Input: map[string]any{"todos": []any{
+			map[string]any{"id": "1", "content": "Read the code", "status": "completed"},
+			map[string]any{"id": "2", "content": "Write the fix", "status": "completed"},
+			map[string]any{"id": "3", "content": "Run the tests", "status": "in_progress"},
+		}}}},
+		{Text: []string{"Planned."}},
+	}},
 }
+
+// qwenSystemSettings are the cases' own settings, given to Qwen Code as
+// its system settings file, which takes precedence over the home's.
+var qwenSystemSettings = map[string]string{"plan": `{"tools":{"todoWrite":{"enabled":true}}}`}
 
 // TestCaptureQwen rewrites the recorded Qwen Code sessions from the real
 // CLI: go test ./plugins/configured -run TestCaptureQwen -capture.
 func TestCaptureQwen(t *testing.T) {
 	plugintest.RecordSessions(t, *capture, "qwen", "acp", qwenCases, func(t *testing.T, bin string, c plugintest.SessionCase) (core.Plugin, plugintest.Model) {
 		model, home := plugintest.NewOpenAI(t, c.Replies...), plugintest.Home(t)
-		return configured.New(qwenSpec(bin, home, plugintest.QwenArgs(model), plugintest.QwenEnv(t, home)...), nil), model
+		env := plugintest.QwenEnv(t, home)
+		if settings, ok := qwenSystemSettings[c.Name]; ok {
+			path := filepath.Join(home, "system-settings.json")
+			if err := os.WriteFile(path, []byte(settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env = append(env, "QWEN_CODE_SYSTEM_SETTINGS_PATH="+path)
+		}
+		return configured.New(qwenSpec(bin, home, plugintest.QwenArgs(model), env...), nil), model
 	})
 }
 

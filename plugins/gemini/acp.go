@@ -8,6 +8,10 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/internal/acp"
 )
 
+// AskUserTool is the name Gemini CLI's model knows the bot's ask_user
+// tool by (as mcp_jakebot_ask_the_user): see acpOptions.
+const AskUserTool = "ask_the_user"
+
 // acpArgs are the arguments of `gemini --acp` for t.
 func (p *Plugin) acpArgs(t core.Turn) []string {
 	args := []string{"--acp"}
@@ -44,9 +48,12 @@ func (p *Plugin) acp(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 func (p *Plugin) acpOptions(t core.Turn) acp.Options {
 	return acp.Options{
 		Name: p.cli.Name, Model: cmp.Or(t.Model, p.cfg.Model), ErrorText: apiMessage, SettleReplay: true,
-		Limit:  func(msg string) (core.UsageWindow, bool) { return quotaWindow(msg, p.cfg.Clock.Now()) },
-		Fresh:  cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) }),
-		Loaded: func() { p.dropLoadLeftovers(t) },
+		// Over ACP Gemini CLI hides every tool named ask_user (it has one
+		// of its own, which a client cannot show), an MCP server's too.
+		ToolNames: map[string]string{core.ToolAskUser: AskUserTool},
+		Limit:     func(msg string) (core.UsageWindow, bool) { return quotaWindow(msg, p.cfg.Clock.Now()) },
+		Fresh:     cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) }),
+		Loaded:    func() { p.dropLoadLeftovers(t) },
 		MarkTurn: func(id string, t core.Turn) func(string) error {
 			mark := p.markChat(t.Workdir, id)
 			return func(partial string) error { return p.keepInterrupted(mark, t, partial) }

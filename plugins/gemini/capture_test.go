@@ -114,6 +114,17 @@ var acpCases = []plugintest.SessionCase{
 			"instruction": "Capitalise the second line."}}},
 		{Text: []string{"Edited hello.txt."}},
 	}},
+	// write_todos: the Gemini CLI's ACP agent asks before it and sends
+	// it as a tool call without the list, not as a plan update
+	// (plugins/LIVE-TURNS.md).
+	{Name: "todos", Replies: []plugintest.Reply{
+		{Tool: &plugintest.ToolCall{Name: "write_todos", Input: map[string]any{"todos": []any{
+			map[string]any{"description": "Read the code", "status": "completed"},
+			map[string]any{"description": "Write the fix", "status": "in_progress"},
+			map[string]any{"description": "Run the tests", "status": "pending"},
+		}}}},
+		{Text: []string{"Planned."}},
+	}},
 }
 
 // TestCaptureACP rewrites the recorded ACP sessions from the real CLI:

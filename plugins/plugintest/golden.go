@@ -140,12 +140,17 @@ func Golden(t testing.TB, path, got string, update bool) {
 }
 
 // FormatResult renders a turn's result on one line; nil is "result none".
+// The context's fill (the footer's ctx) is shown where the CLI told it.
 func FormatResult(r *core.TurnResult) string {
 	if r == nil {
 		return "result none"
 	}
-	return fmt.Sprintf("result token=%q error=%v duration=%s cost=%g in=%d out=%d",
+	s := fmt.Sprintf("result token=%q error=%v duration=%s cost=%g in=%d out=%d",
 		r.SessionID, r.IsError, r.Duration, r.CostUSD, r.InputTokens, r.OutputTokens)
+	if r.ContextTokens > 0 || r.ContextWindow > 0 {
+		s += fmt.Sprintf(" ctx=%d/%d", r.ContextTokens, r.ContextWindow)
+	}
+	return s
 }
 
 // Streams returns the recorded streams matching the glob patterns, in

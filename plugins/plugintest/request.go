@@ -152,3 +152,57 @@ func writeContent(sb *strings.Builder, raw json.RawMessage) {
 		}
 	}
 }
+
+// ToolOutputs returns what the request sends back of the model's tool
+// calls so far, in order, without their arguments: the contents of
+// Anthropic tool_result blocks, the output of Responses API
+// function_call_output items (as sent: a string, or its JSON), and each
+// Gemini functionResponse's response as JSON. A test reads in them
+// what a tool answered, apart from what the model asked of it.
+func (r Request) ToolOutputs() []string {
+	var out []string
+	for _, m := range r.body().Messages {
+		var blocks []contentBlock
+		_ = json.Unmarshal(m.Content, &blocks)
+		for _, b := range blocks {
+			if b.Type == "tool_result" {
+				var sb strings.Builder
+				writeContent(&sb, b.Content)
+				out = append(out, sb.String())
+			}
+		}
+	}
+	var other struct {
+		Input    json.RawMessage `json:"input"`
+		Contents []struct {
+			Parts []struct {
+				FunctionResponse *struct {
+					Response json.RawMessage `json:"response"`
+				} `json:"functionResponse"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	_ = json.Unmarshal(r.Body, &other)
+	var items []struct {
+		Type   string          `json:"type"`
+		Output json.RawMessage `json:"output"`
+	}
+	_ = json.Unmarshal(other.Input, &items) // a string input has none
+	for _, it := range items {
+		if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
+			var s string
+			if json.Unmarshal(it.Output, &s) != nil {
+				s = string(it.Output)
+			}
+			out = append(out, s)
+		}
+	}
+	for _, c := range other.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionResponse != nil {
+				out = append(out, string(p.FunctionResponse.Response))
+			}
+		}
+	}
+	return out
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -34,7 +35,7 @@ func BenchmarkTurnHop(b *testing.B) {
 			dir := b.TempDir()
 			if remoteHop {
 				var err error
-				if p, err = hop(b, p, dir).Plugin("box2", "claude", core.Message{}, true); err != nil {
+				if p, err = hop(b, nil, p, dir).Plugin("box2", "claude", core.Message{}, true); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -80,7 +81,7 @@ func BenchmarkHop(b *testing.B) {
 			where := dir
 			var runners core.Runners
 			if remoteHop {
-				runners = hop(b, plugin, dir)
+				runners = hop(b, nil, plugin, dir)
 				where = "box2:" + dir
 			}
 			access := core.NewAccess()
@@ -130,9 +131,9 @@ func BenchmarkHop(b *testing.B) {
 }
 
 // hop is a gateway reaching plugin on runner box2 over a real NATS
-// server, once it has heard box2.
-func hop(b *testing.B, plugin core.Plugin, dir string) *remote.Gateway {
-	url := runNATS(b, nil)
+// server run with opts, once it has heard box2.
+func hop(b testing.TB, opts *server.Options, plugin core.Plugin, dir string) *remote.Gateway {
+	url := runNATS(b, opts)
 	nc := connect(b, url)
 	heard := make(chan *nats.Msg, 1)
 	sub, err := nc.ChanSubscribe("jakebot.v3.announce.box2", heard)

@@ -121,14 +121,21 @@ func (p *remotePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Even
 		} else {
 			defer stopTools()
 		}
-		return p.follow(ctx, p.rec, p.askAgain(ctx, p.rec, t.Inbox, emit), t.Inbox, emit)
+		asked := p.askAgain(ctx, p.rec, t.Inbox, emit)
+		msgs, stop, err := p.g.turnMessages(p.rec)
+		if err != nil {
+			p.stopTurn(p.rec)
+			return core.TurnResult{}, fmt.Errorf("runner %s: %w", p.runner, err)
+		}
+		defer stop()
+		return p.follow(ctx, p.rec, msgs, asked, t.Inbox, emit)
 	}
-	rec, stopTools, err := p.start(ctx, t)
+	rec, msgs, stop, err := p.start(ctx, t)
 	if err != nil {
 		return core.TurnResult{}, err
 	}
-	defer stopTools()
-	return p.follow(ctx, rec, nil, t.Inbox, emit)
+	defer stop()
+	return p.follow(ctx, rec, msgs, nil, t.Inbox, emit)
 }
 
 // askAgain asks in the chat the questions of rec that wait for an answer
@@ -156,34 +163,42 @@ func (p *remotePlugin) askAgain(ctx context.Context, rec *turnRecord, inbox *cor
 	return asked
 }
 
-// start asks the runner for the turn, once it is recorded as followed and
-// its agent tools are answered; stopTools ends those.
-func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord, stopTools func(), err error) {
+// start asks the runner for the turn, once it is recorded as followed,
+// its messages are read and its agent tools are answered; stop ends
+// those.
+func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord, msgs *feed, stop func(), err error) {
 	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
 	info, _, _, _ := p.g.runnerNow(p.runner)
 	rec = &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
 		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt}
 	req := turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}
-	if stopTools, err = p.serveTools(rec, t.Tools); err != nil {
-		return nil, nil, err
+	stopTools, err := p.serveTools(rec, t.Tools)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if t.Tools != nil && t.Tools.Actions != nil {
 		req.Tools = t.Tools.Tools
 	}
-	if err := p.g.saveTurn(rec); err != nil {
+	subject := turnSubject(p.runner, rec.ID, "event")
+	msgs = p.g.events.open(subject)
+	stop = func() {
 		stopTools()
-		return nil, nil, err
+		p.g.events.forget(subject)
 	}
-	var rep turnReply
-	if err := p.g.request(ctx, runnerSubject(p.runner, "turn"), req, &rep); err != nil {
-		stopTools()
+	if err := p.g.saveTurn(rec); err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	rep, err := p.askStart(ctx, req)
+	if err != nil {
+		stop()
 		p.stopTurn(rec) // in case it started after all
-		return nil, nil, fmt.Errorf("runner %s: %w", p.runner, err)
+		return nil, nil, nil, fmt.Errorf("runner %s: %w", p.runner, err)
 	}
 	if err := rep.Error.err(); err != nil {
-		stopTools()
+		stop()
 		p.g.dropTurn(rec.ID)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if rep.Instance != rec.Instance {
 		rec.Instance = rep.Instance
@@ -191,7 +206,41 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 			p.g.cfg.Logger.Warn("turn record", "err", err)
 		}
 	}
-	return rec, stopTools, nil
+	return rec, msgs, stop, nil
+}
+
+// startWait bounds how long a turn's start waits for the runner's answer
+// while the runner is heard. Bounded by requestTimeout, turns failed that
+// a busy runner would have started a few seconds later (1,000 asked at
+// once on a loaded machine, issue 33); a runner that goes offline or
+// restarts meanwhile ends the wait at once.
+const startWait = 2 * time.Minute
+
+// askStart asks the runner for the turn and waits for its answer, at most
+// startWait and only while the runner is heard.
+func (p *remotePlugin) askStart(ctx context.Context, req turnRequest) (turnReply, error) {
+	_, _, online, gone := p.g.runnerNow(p.runner)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if online {
+		go func() {
+			select {
+			case <-gone:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	var rep turnReply
+	err := p.g.requestWithin(ctx, startWait, runnerSubject(p.runner, "turn"), req, &rep)
+	select {
+	case <-gone:
+		if err != nil && online {
+			err = &core.UserError{Err: err, Msg: fmt.Sprintf("runner %s went offline or restarted before the turn started", p.runner)}
+		}
+	default:
+	}
+	return rep, err
 }
 
 // stopTurn stops the turn on the runner and forgets it.
@@ -200,33 +249,27 @@ func (p *remotePlugin) stopTurn(rec *turnRecord) {
 	p.g.dropTurn(rec.ID)
 }
 
-// follow applies the turn's messages from the event stream until its end.
-// Questions in asked were asked already; inbox takes messages into the
-// turn while the runner's does.
-func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (core.TurnResult, error) {
-	msgs, stop, err := p.g.turnMessages(rec)
-	if err != nil {
-		p.stopTurn(rec)
-		return core.TurnResult{}, fmt.Errorf("runner %s: %w", p.runner, err)
-	}
-	defer stop()
+// follow applies the turn's messages until its end. Questions in asked
+// were asked already; inbox takes messages into the turn while the
+// runner's does.
+func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, msgs *feed, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (core.TurnResult, error) {
 	gone, err := p.stillRunning(rec)
 	done := ctx.Done()
 	var giveUp <-chan time.Time
 	for err == nil {
 		select {
-		case jm, ok := <-msgs:
-			if !ok {
-				err = fmt.Errorf("runner %s: the turn's messages stopped coming", p.runner)
-				break
-			}
+		case <-msgs.ready:
+			batch, ended := msgs.take()
 			var end *turnMessage
-			if end, err = p.apply(rec, jm, asked, inbox, emit); end != nil {
+			if end, err = p.apply(rec, batch, asked, inbox, emit); end != nil {
 				res := core.TurnResult{}
 				if end.Result != nil {
 					res = *end.Result
 				}
 				return res, end.Error.err()
+			}
+			if err == nil && ended {
+				err = fmt.Errorf("runner %s: the turn's messages stopped coming", p.runner)
 			}
 		case <-done:
 			if errors.Is(context.Cause(ctx), core.ErrShutdown) {
@@ -248,44 +291,66 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, asked map[st
 	return core.TurnResult{}, err
 }
 
-// apply applies one turn message: a message applied before is skipped,
-// a gap is an error. The record moves on before the chat sees the events,
-// so that a gateway following the turn again never shows one twice. It
-// returns the last message.
-func (p *remotePlugin) apply(rec *turnRecord, jm jetstream.Msg, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (*turnMessage, error) {
-	var tm turnMessage
-	if err := json.Unmarshal(jm.Data(), &tm); err != nil {
-		return nil, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
+// apply applies a batch of turn messages: those applied before are
+// skipped, a gap is an error. The record moves on past the whole batch,
+// in one save, before the chat sees its events, so that a gateway
+// following the turn again never shows one twice; messages that came
+// while the last save was on its way make the next batch. It returns the
+// last message, once the turn's end is applied.
+func (p *remotePlugin) apply(rec *turnRecord, batch []jetstream.Msg, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (*turnMessage, error) {
+	tms, err := p.decode(rec, batch)
+	if len(tms) == 0 {
+		return nil, err
 	}
-	switch {
-	case tm.Seq <= rec.Seq:
-		return nil, nil
-	case tm.Seq != rec.Seq+1:
-		return nil, fmt.Errorf("runner %s: turn message %d came where %d was due: events were lost", p.runner, tm.Seq, rec.Seq+1)
-	}
-	rec.Seq = tm.Seq
-	if meta, err := jm.Metadata(); err == nil {
-		rec.StreamSeq = meta.Sequence.Stream
-	}
-	if tm.Done {
+	last := tms[len(tms)-1]
+	if last.Done {
 		p.g.dropTurn(rec.ID)
 	} else if err := p.g.saveTurn(rec); err != nil {
 		p.g.cfg.Logger.Warn("turn record", "err", err)
 	}
-	for i := range tm.Events {
-		switch we := &tm.Events[i]; {
-		case we.Inbox == inboxOpen:
-			inbox.Open(p.steer(rec))
-		case we.Inbox != "":
-			inbox.Close()
-		case we.Question == nil || !asked[we.Question.ID]:
-			emit(p.event(rec, we))
+	for _, tm := range tms {
+		for i := range tm.Events {
+			switch we := &tm.Events[i]; {
+			case we.Inbox == inboxOpen:
+				inbox.Open(p.steer(rec))
+			case we.Inbox != "":
+				inbox.Close()
+			case we.Question == nil || !asked[we.Question.ID]:
+				emit(p.event(rec, we))
+			}
 		}
 	}
-	if tm.Done {
-		return &tm, nil
+	if last.Done {
+		return last, nil
 	}
-	return nil, nil
+	return nil, err
+}
+
+// decode returns the messages of batch not applied yet, in order, up to
+// the turn's end, and moves rec on to the last of them. It stops at a
+// malformed message or a gap, with the error.
+func (p *remotePlugin) decode(rec *turnRecord, batch []jetstream.Msg) ([]*turnMessage, error) {
+	var tms []*turnMessage
+	for _, jm := range batch {
+		tm := &turnMessage{}
+		if err := json.Unmarshal(jm.Data(), tm); err != nil {
+			return tms, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
+		}
+		switch {
+		case tm.Seq <= rec.Seq:
+			continue
+		case tm.Seq != rec.Seq+1:
+			return tms, fmt.Errorf("runner %s: turn message %d came where %d was due: events were lost", p.runner, tm.Seq, rec.Seq+1)
+		}
+		rec.Seq = tm.Seq
+		if meta, err := jm.Metadata(); err == nil {
+			rec.StreamSeq = meta.Sequence.Stream
+		}
+		if tms = append(tms, tm); tm.Done {
+			break
+		}
+	}
+	return tms, nil
 }
 
 // stillRunning checks that the runner that accepted rec is still there:
@@ -304,9 +369,10 @@ func (p *remotePlugin) stillRunning(rec *turnRecord) (<-chan struct{}, error) {
 	return gone, nil
 }
 
-// turnMessages reads rec's turn messages from the event stream, from the
-// one after the last applied.
-func (g *Gateway) turnMessages(rec *turnRecord) (<-chan jetstream.Msg, func(), error) {
+// turnMessages reads the messages of rec, a turn an earlier gateway
+// followed, from the one after the last applied, with a consumer of its
+// own: the gateway's reader starts after them.
+func (g *Gateway) turnMessages(rec *turnRecord) (*feed, func(), error) {
 	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{turnSubject(rec.Runner, rec.ID, "event")}}
 	if rec.StreamSeq > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, rec.StreamSeq+1
@@ -321,27 +387,24 @@ func (g *Gateway) turnMessages(rec *turnRecord) (<-chan jetstream.Msg, func(), e
 	if err != nil {
 		return nil, nil, fmt.Errorf("follow turn %s: %w", rec.ID, err)
 	}
-	out, quit := make(chan jetstream.Msg), make(chan struct{})
+	msgs, done := newFeed(), make(chan struct{})
 	go func() {
-		defer close(out)
+		defer close(done)
+		defer msgs.end()
 		for {
 			m, err := it.Next()
 			if err != nil {
 				return
 			}
-			select {
-			case out <- m:
-			case <-quit:
-				return
-			}
+			msgs.put(m)
 		}
 	}()
 	stop := func() {
-		close(quit)
 		it.Stop()
+		<-done
 		g.deleteConsumer(cons)
 	}
-	return out, stop, nil
+	return msgs, stop, nil
 }
 
 // deleteConsumer deletes the consumer a turn's messages were read with.

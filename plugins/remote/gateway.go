@@ -41,6 +41,8 @@ type Gateway struct {
 	turns jetstream.KeyValue
 	cfg   GatewayConfig
 	sub   *nats.Subscription
+	// events reads the messages of the turns this gateway starts.
+	events *eventReader
 
 	// ctx ends when the gateway closes; tellers are the cancels and
 	// answers still on their way (tell).
@@ -88,16 +90,19 @@ func NewGateway(ctx context.Context, nc *nats.Conn, cfg GatewayConfig) (*Gateway
 	cfg.Logger = core.OrDiscard(cfg.Logger)
 	g := &Gateway{nc: nc, cfg: cfg, runners: map[string]*runnerState{}, started: time.Now(), news: make(chan struct{})}
 	g.ctx, g.close = context.WithCancel(context.Background())
-	if err := g.openJetStream(ctx); err != nil {
-		return nil, err
+	err := g.openJetStream(ctx)
+	if err == nil {
+		g.sub, err = nc.Subscribe(announceAll(), g.heard)
 	}
-	sub, err := nc.Subscribe(announceAll(), g.heard)
+	if err == nil {
+		if err = firstErr(nc.Publish(discoverSubject(), nil), nc.Flush()); err != nil {
+			g.sub.Unsubscribe()
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("gateway: %w", err)
-	}
-	g.sub = sub
-	if err := firstErr(nc.Publish(discoverSubject(), nil), nc.Flush()); err != nil {
-		sub.Unsubscribe()
+		if g.events != nil {
+			g.events.close()
+		}
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	return g, nil
@@ -113,15 +118,24 @@ func (g *Gateway) openJetStream(ctx context.Context) error {
 		return fmt.Errorf("gateway: jetstream: %w", err)
 	}
 	g.js = js
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: eventStream, Subjects: []string{eventSubjects()},
+	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: eventStream, Subjects: []string{eventSubjects()},
 		Description: "jake-bot: the messages of turns on runners", MaxAge: eventRetention, MaxBytes: eventBytes,
-		Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute}); err != nil {
+		Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute})
+	if err != nil {
 		return fmt.Errorf("jetstream stream %s (is JetStream enabled on the server?): %w", eventStream, err)
+	}
+	if err := g.readEvents(ctx, stream.CachedInfo().State.LastSeq); err != nil {
+		return err
 	}
 	if g.turns, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: turnBucket, History: 1, TTL: eventRetention,
 		Description: "jake-bot: the turns on runners a gateway follows"}); err != nil {
 		return fmt.Errorf("jetstream bucket %s: %w", turnBucket, err)
 	}
+	return g.loadUnfinished(ctx)
+}
+
+// loadUnfinished reads the turns an earlier gateway left unfinished.
+func (g *Gateway) loadUnfinished(ctx context.Context) error {
 	keys, err := g.turns.ListKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("jetstream bucket %s: %w", turnBucket, err)
@@ -153,6 +167,7 @@ func (g *Gateway) Close() {
 	g.mu.Unlock()
 	g.tellers.Wait()
 	g.sub.Unsubscribe()
+	g.events.close()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, st := range g.runners {
@@ -379,13 +394,19 @@ func (g *Gateway) tell(runner, instance, what string, msg any) {
 	}()
 }
 
-// request sends a request to a runner and decodes its reply.
+// request sends a request to a runner and decodes its reply, waiting at
+// most requestTimeout.
 func (g *Gateway) request(ctx context.Context, subject string, req, reply any) error {
+	return g.requestWithin(ctx, requestTimeout, subject, req, reply)
+}
+
+// requestWithin is request, waiting at most wait.
+func (g *Gateway) requestWithin(ctx context.Context, wait time.Duration, subject string, req, reply any) error {
 	data, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	m, err := g.nc.RequestWithContext(ctx, subject, data)
 	if errors.Is(err, nats.ErrNoResponders) {

@@ -79,12 +79,7 @@ func (o *outbox) finish(res core.TurnResult, err *wireError) {
 	o.poke()
 }
 
-func (o *outbox) poke() {
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-}
+func (o *outbox) poke() { poke(o.wake) }
 
 func (o *outbox) send() {
 	defer close(o.done)
@@ -112,13 +107,15 @@ func (o *outbox) next() (*turnMessage, bool) {
 	m := &turnMessage{}
 	size, room := 0, o.room()
 	for len(o.pending) > 0 {
-		if n := eventSize(o.pending[0]); n > room {
-			// Too large for any message: text goes in pieces, anything
-			// else is cut short.
-			o.pending = append(o.fit(o.pending[0], room), o.pending[1:]...)
-		}
 		we := o.pending[0]
 		n := eventSize(we)
+		if n > room {
+			// Too large for any message: text goes in pieces, anything
+			// else is cut short.
+			o.pending = append(o.fit(we, room), o.pending[1:]...)
+			we = o.pending[0]
+			n = eventSize(we)
+		}
 		if len(m.Events) > 0 && size+n > room {
 			break
 		}

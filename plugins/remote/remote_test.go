@@ -134,11 +134,9 @@ func TestRunnerRestartedMidTurn(t *testing.T) {
 	}
 }
 
-// A gateway deletes the consumer it read a turn's messages with once the
-// turn is over: NATS keeps an idle one for five minutes and allows a
-// stream 1000 by default, so a busy gateway would otherwise be refused
-// every turn after its thousandth within five minutes. Here the server
-// allows two.
+// A gateway leaves no consumer behind a turn: NATS keeps an idle one for
+// five minutes, and a server may bound a stream's consumers, so a busy
+// gateway would otherwise be refused turns. Here the server allows two.
 func TestTurnsLeaveNoConsumers(t *testing.T) {
 	t.Parallel()
 	opts := &server.Options{}

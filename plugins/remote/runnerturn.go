@@ -268,10 +268,10 @@ func (r *Runner) cancelTurn(m *nats.Msg) {
 }
 
 // earlyCancelKept is how long a cancel for a turn not started yet is
-// kept: longer than a turn request may be on its way. At most
+// kept: longer than a gateway waits for a turn's start. At most
 // maxEarlyCancels are kept (a flood of forged ones costs nothing more).
 const (
-	earlyCancelKept = 2 * requestTimeout
+	earlyCancelKept = 2 * startWait
 	maxEarlyCancels = 1024
 )
 

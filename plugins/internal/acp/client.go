@@ -76,6 +76,9 @@ type Options struct {
 	// Commands gets the slash commands the agent announced for the
 	// turn's session, each time it does.
 	Commands func([]Command)
+	// ToolNames are other names for the bot's tools (core.ToolNamesHeader),
+	// for an agent that hides a tool of one of their names.
+	ToolNames map[string]string
 }
 
 // Client is one turn's conversation with an ACP agent: a cliproc.Protocol

@@ -1,8 +1,12 @@
 package acp
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"strings"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // MCPServer is the name the agent knows the bot's MCP server by.
@@ -22,8 +26,18 @@ func (a *Client) mcpServers() []any {
 		a.link.Logger().Warn(a.opts.Name + " does not announce MCP over HTTP (mcpCapabilities.http): its turns go without jake-bot's tools")
 		return []any{}
 	}
-	return []any{map[string]any{"type": "http", "name": MCPServer, "url": tools.URL,
-		"headers": []any{map[string]any{"name": "Authorization", "value": "Bearer " + tools.Token}}}}
+	headers := []any{map[string]any{"name": "Authorization", "value": "Bearer " + tools.Token}}
+	var pairs []string
+	for _, tool := range slices.Sorted(maps.Keys(a.opts.ToolNames)) {
+		// Only the turn's tools: the server refuses a naming of another.
+		if slices.Contains(tools.Tools, tool) {
+			pairs = append(pairs, tool+"="+a.opts.ToolNames[tool])
+		}
+	}
+	if pairs != nil {
+		headers = append(headers, map[string]any{"name": core.ToolNamesHeader, "value": strings.Join(pairs, ",")})
+	}
+	return []any{map[string]any{"type": "http", "name": MCPServer, "url": tools.URL, "headers": headers}}
 }
 
 // ownTool reports whether a permission request is for one of the bot's
@@ -36,6 +50,7 @@ func (a *Client) ownTool(c toolCall) bool {
 		return false
 	}
 	return slices.ContainsFunc(a.turn.Tools.Tools, func(tool string) bool {
+		tool = cmp.Or(a.opts.ToolNames[tool], tool)
 		return strings.TrimSpace(c.Title) == tool+" ("+MCPServer+" MCP Server)" ||
 			c.Meta.ToolName == "mcp__"+MCPServer+"__"+tool
 	})

@@ -76,3 +76,33 @@ func TestClientCommands(t *testing.T) {
 		}
 	}
 }
+
+// Options.ToolNames reach the bot's server as core.ToolNamesHeader, and
+// a permission request for a tool under its other name is the bot's own.
+func TestClientMCPToolNames(t *testing.T) {
+	t.Parallel()
+	tools := &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "tok", Tools: []string{"send_file", "ask_user"}}
+	sent, _, _ := run(t, core.Turn{Workdir: "/w", Prompt: "hi", Tools: tools}, Options{ToolNames: map[string]string{"ask_user": "ask_the_user"}},
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":`+
+			`{"toolCallId":"g","title":"ask_the_user (jakebot MCP Server)","kind":"other"},`+
+			`"options":[{"optionId":"yes","kind":"allow_once"},{"optionId":"no","kind":"reject_once"}]}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
+	all := strings.Join(sent, "\n")
+	if want := `"headers":[{"name":"Authorization","value":"Bearer tok"},{"name":"X-Jakebot-Tool-Names","value":"ask_user=ask_the_user"}]`; !strings.Contains(all, want) {
+		t.Errorf("sent\n%s\nwant %s", all, want)
+	}
+	if !strings.Contains(all, `{"id":7,"jsonrpc":"2.0","result":{"outcome":{"optionId":"yes"`) {
+		t.Errorf("the renamed tool's permission was not allowed: sent\n%s", all)
+	}
+
+	// A tool the turn is not given is not named: the server would refuse
+	// the naming, and with it every tool.
+	tools = &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "tok", Tools: []string{"send_file"}}
+	sent, _, _ = run(t, core.Turn{Workdir: "/w", Prompt: "hi", Tools: tools}, Options{ToolNames: map[string]string{"ask_user": "ask_the_user"}},
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
+	if all := strings.Join(sent, "\n"); !strings.Contains(all, `"headers":[{"name":"Authorization","value":"Bearer tok"}]`) {
+		t.Errorf("sent\n%s\nwant no naming of ask_user, which the turn is not given", all)
+	}
+}
