@@ -170,6 +170,10 @@ func TestRefusedTurnsOfOneUserContinueInTheirOrder(t *testing.T) {
 	}
 	release <- struct{}{}
 	f.expect("echo: first")
+	// Its end armed the held-back continuation, due already: it goes
+	// when the clock next moves, as a real timer's would at once.
+	f.router.Wait()
+	clock.Advance(0)
 	f.expect("⏰ Schedule #2")
 	if got := <-f.plugin.Started(); got.Prompt != "second" {
 		t.Fatalf("the second continuation sent %q, want second", got.Prompt)

@@ -376,11 +376,15 @@ func (r *Router) runSchedules() {
 	r.armSchedules()
 }
 
-// heldBack sends the schedules that waited for a message to be handled
-// (runSchedules): they are due already.
+// heldBack arms the schedules again once a message that held some back
+// (runSchedules) is handled: those are due already, so their timer fires
+// at once. Arming rather than running them here keeps every firing on the
+// router's clock, and done before the message's turn counts as over: a
+// goroutine of its own raced the clock (a test's clock moved on while it
+// re-armed left the next firing set a step late) and outlived Wait.
 func (r *Router) heldBack() {
 	if r.turnCtx.Err() == nil {
-		go r.runSchedules()
+		r.armSchedules()
 	}
 }
 
