@@ -64,7 +64,8 @@ func (p *Parser) fastLine(b []byte) bool {
 	case bytes.HasPrefix(b, prefixAssistant) || bytes.HasPrefix(b, prefixUser):
 		return p.messageLine(b)
 	case bytes.HasPrefix(b, prefixSystem) && bytes.HasPrefix(b[len(prefixSystem):], []byte(`"subtype":"init"`)):
-		if !jsonscan.Complete(b) {
+		// A server that failed to connect is a warning: the full parse.
+		if !jsonscan.Complete(b) || bytes.Contains(b, []byte(`"status":"failed"`)) {
 			return false
 		}
 		id, model := jsonscan.StringField(b, "session_id"), jsonscan.StringField(b, "model")

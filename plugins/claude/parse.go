@@ -124,6 +124,13 @@ type line struct {
 	TaskID  string          `json:"task_id"`
 	Summary string          `json:"summary"`
 
+	// system/init: the MCP servers and how their connection went
+	// ("connected", "failed", "pending", "needs-auth").
+	MCPServers []struct {
+		Name   string `json:"name"`
+		Status string `json:"status"`
+	} `json:"mcp_servers"`
+
 	// system/api_retry
 	Attempt     int  `json:"attempt"`
 	MaxRetries  int  `json:"max_retries"`
@@ -247,6 +254,7 @@ func (p *Parser) system(l *line) {
 	switch l.Subtype {
 	case "init":
 		p.model = l.Model
+		p.mcpFailed(l)
 	case "api_retry":
 		status := "connection error"
 		if l.ErrorStatus != nil {
@@ -261,6 +269,23 @@ func (p *Parser) system(l *line) {
 	case "compact_boundary":
 		p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockStatus, Text: "Conversation compacted"}))
 	}
+}
+
+// mcpFailed warns of the MCP servers the CLI could not connect to: the
+// agent goes without their tools (the bot's own, jakebot, among them), and
+// would otherwise only say so if asked.
+func (p *Parser) mcpFailed(l *line) {
+	var failed []string
+	for _, s := range l.MCPServers {
+		if s.Status == "failed" {
+			failed = append(failed, s.Name)
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
+		Text: fmt.Sprintf("MCP server %s failed to connect: the agent goes without its tools this turn.", strings.Join(failed, ", "))}))
 }
 
 func (p *Parser) streamEvent(e *streamEvent) {

@@ -127,3 +127,28 @@ func TestPlanQuestion(t *testing.T) {
 		})
 	}
 }
+
+// An MCP server the CLI could not connect to (Claude Code 2.1.332's init
+// line with the bot's server unreachable) is a warning in the reply; one
+// that connected, or is still connecting, is not.
+func TestFailedMCPServersAreAWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, servers, want string
+	}{
+		{"failed", `[{"name":"jakebot","status":"failed","source":"dynamic"}]`,
+			`block warning text="MCP server jakebot failed to connect: the agent goes without its tools this turn."` + "\n"},
+		{"several", `[{"name":"jakebot","status":"connected"},{"name":"db","status":"failed"},{"name":"gh","status":"failed"}]`,
+			`block warning text="MCP server db, gh failed to connect: the agent goes without its tools this turn."` + "\n"},
+		{"connected", `[{"name":"jakebot","status":"connected"},{"name":"slow","status":"pending"}]`, ""},
+		{"none", `[]`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"type":"system","subtype":"init","session_id":"s1","model":"m","mcp_servers":` + tc.servers + `}`
+			want := `session token="s1" model="m"` + "\n" + tc.want + "result none\n"
+			if got := parse(t, strings.NewReader(in)); got != want {
+				t.Errorf("parse = %q, want %q", got, want)
+			}
+		})
+	}
+}

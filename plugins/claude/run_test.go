@@ -1,8 +1,10 @@
 package claude_test
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -72,4 +74,19 @@ func TestPlugin(t *testing.T) {
 		},
 		Install: "`npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN",
 	}.Run(t)
+}
+
+// The real Claude Code told of the bot's MCP server where none answers:
+// its init line says the server failed, and the reply warns that the
+// agent goes without the bot's tools, the turn going on.
+func TestAnUnreachableToolsServerIsAWarning(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, plugintest.Reply{Text: []string{"Hello."}})
+	turn := f.Turn("hi", "", false)
+	turn.Tools = &core.ToolAccess{URL: "http://127.0.0.1:1/mcp", Token: "t", Tools: []string{core.ToolNotify}}
+	tr := plugintest.RunTurn(context.Background(), t, f.Plugin, turn)
+	warnings := tr.Blocks(core.BlockWarning)
+	if tr.Err != nil || len(warnings) != 1 || !strings.Contains(warnings[0].Text, "MCP server jakebot failed to connect") {
+		t.Fatalf("Run = %+v, %v with warnings %+v; want the turn, warned", tr.Result, tr.Err, warnings)
+	}
 }
