@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"cmp"
+	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
@@ -51,9 +52,14 @@ func (p *Plugin) acpOptions(t core.Turn) acp.Options {
 		// Over ACP Gemini CLI hides every tool named ask_user (it has one
 		// of its own, which a client cannot show), an MCP server's too.
 		ToolNames: map[string]string{core.ToolAskUser: AskUserTool},
-		Limit:     func(msg string) (core.UsageWindow, bool) { return quotaWindow(msg, p.cfg.Clock.Now()) },
-		Fresh:     cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) }),
-		Loaded:    func() { p.dropLoadLeftovers(t) },
+		// Over ACP Gemini CLI asks before it writes its todo list, which
+		// changes nothing but its own plan: denied under APPROVALS=auto,
+		// a question about nothing under ask. Its calls' ids start with
+		// the tool's name.
+		Unasked: func(id string) bool { return strings.HasPrefix(id, "write_todos__") },
+		Limit:   func(msg string) (core.UsageWindow, bool) { return quotaWindow(msg, p.cfg.Clock.Now()) },
+		Fresh:   cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) }),
+		Loaded:  func() { p.dropLoadLeftovers(t) },
 		MarkTurn: func(id string, t core.Turn) func(string) error {
 			mark := p.markChat(t.Workdir, id)
 			return func(partial string) error { return p.keepInterrupted(mark, t, partial) }

@@ -104,3 +104,33 @@ func TestRunShowsModeDenial(t *testing.T) {
 		t.Errorf("warnings %+v, want the denial listed", w)
 	}
 }
+
+// Gemini CLI asks over ACP before it writes its todo list: the plugin
+// allows it unasked in either mode (under auto it was denied, under ask a
+// question about nothing), and the model's list is written.
+func TestTheTodoListNeedsNoApproval(t *testing.T) {
+	t.Parallel()
+	for _, ask := range []bool{false, true} {
+		t.Run(map[bool]string{false: "auto", true: "ask"}[ask], func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t,
+				plugintest.Reply{Tool: &plugintest.ToolCall{Name: "write_todos", Input: map[string]any{"todos": []any{
+					map[string]any{"description": "Read the code", "status": "completed"},
+					map[string]any{"description": "Write the fix", "status": "in_progress"},
+				}}}},
+				plugintest.Reply{Text: []string{"Planned."}})
+			tr := plugintest.RunAnswering(context.Background(), t, f.Plugin, f.Turn("plan it", "", ask), core.Answer{Decision: core.Deny})
+			var lines []string
+			for _, ev := range tr.Events {
+				if ev.Kind == core.EventQuestion {
+					t.Errorf("asked %+v", ev.Question)
+				}
+				lines = append(lines, plugintest.FormatEvent(ev))
+			}
+			all := strings.Join(lines, "")
+			if tr.Err != nil || !strings.Contains(all, `status="done" text="Set 2 todo(s)"`) || strings.Contains(all, "permission") {
+				t.Errorf("Run: %v with events\n%s\nwant the todo list written unasked", tr.Err, all)
+			}
+		})
+	}
+}

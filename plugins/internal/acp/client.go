@@ -79,6 +79,10 @@ type Options struct {
 	// ToolNames are other names for the bot's tools (core.ToolNamesHeader),
 	// for an agent that hides a tool of one of their names.
 	ToolNames map[string]string
+	// Unasked reports whether a tool call (by its id) needs no approval
+	// whatever the mode, for a tool whose only effect is the agent's own
+	// (Gemini CLI's todo list), which the agent nonetheless asks about.
+	Unasked func(toolCallID string) bool
 }
 
 // Client is one turn's conversation with an ACP agent: a cliproc.Protocol

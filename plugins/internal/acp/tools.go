@@ -318,7 +318,7 @@ func (a *Client) request(m jsonrpc.Message) {
 		}
 	}
 	switch {
-	case a.ownTool(call):
+	case a.ownTool(call) || a.opts.Unasked != nil && a.opts.Unasked(call.ID):
 		answer(core.Answer{Decision: core.Allow})
 		return
 	case !a.turn.Ask:
