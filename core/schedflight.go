@@ -52,7 +52,7 @@ func (f *schedFlight) busy(s Schedule) (busy, first bool) {
 }
 
 // start marks s as being handled and returns what ends that, which then
-// calls after (arming the schedules it held back).
+// calls after (arming the schedules it held back) for a continuation.
 func (f *schedFlight) start(s Schedule, after func()) func() {
 	f.mu.Lock()
 	f.firing[s.ID] = true
@@ -62,12 +62,18 @@ func (f *schedFlight) start(s Schedule, after func()) func() {
 	}
 	f.mu.Unlock()
 	return func() {
+		// Only a continuation holds others back (holds): only its end
+		// has schedules to arm again. Arming for nothing would race a
+		// test's clock for no gain.
+		continuation := s.Limit != ""
 		f.mu.Lock()
 		delete(f.firing, s.ID)
-		if s.Limit != "" {
+		if continuation {
 			delete(f.users, author(s))
 		}
 		f.mu.Unlock()
-		after()
+		if continuation {
+			after()
+		}
 	}
 }
