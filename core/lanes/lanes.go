@@ -9,24 +9,33 @@ import "sync"
 // chat holding up the others. A key's goroutine exists only while it has
 // work. The zero value is ready to use; it is safe for concurrent use.
 type PerKey[K comparable] struct {
-	mu sync.Mutex
-	q  map[K][]func()
-	wg sync.WaitGroup
+	mu     sync.Mutex
+	q      map[K][]func()
+	wg     sync.WaitGroup
+	closed bool
 }
 
-// Do queues f behind the functions already queued for k.
-func (l *PerKey[K]) Do(k K, f func()) {
+// Do queues f behind the functions already queued for k. It reports false,
+// and drops f, once Close has been called: a platform event that arrives
+// while the adapter shuts down has nowhere to go.
+func (l *PerKey[K]) Do(k K, f func()) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
 	if l.q == nil {
 		l.q = make(map[K][]func())
 	}
 	q, busy := l.q[k]
 	l.q[k] = append(q, f)
 	if !busy {
+		// Under mu, and never after closed is set: a WaitGroup's Add must
+		// not race its Wait, and events keep coming while Close waits.
 		l.wg.Add(1)
 		go l.work(k)
 	}
+	return true
 }
 
 func (l *PerKey[K]) work(k K) {
@@ -47,5 +56,11 @@ func (l *PerKey[K]) work(k K) {
 	}
 }
 
-// Wait blocks until every queued function has run.
-func (l *PerKey[K]) Wait() { l.wg.Wait() }
+// Close refuses new functions and blocks until every queued one has run.
+// It is safe to call more than once and while Do is being called.
+func (l *PerKey[K]) Close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
+}

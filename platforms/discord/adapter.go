@@ -269,7 +269,7 @@ func (a *Adapter) close() {
 	a.mu.Lock()
 	a.stopping = true
 	a.mu.Unlock()
-	a.lanes.Wait()
+	a.lanes.Close()
 	if err := a.api.Close(); err != nil {
 		a.logger.Warn("close gateway", "err", err)
 	}

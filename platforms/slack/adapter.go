@@ -272,7 +272,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	done := make(chan error, 1)
 	go func() { done <- a.sock.RunContext(runCtx) }()
 	var work lanes.PerKey[string]
-	defer work.Wait()
+	defer work.Close()
 	for {
 		select {
 		case <-ctx.Done():

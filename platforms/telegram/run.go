@@ -220,5 +220,5 @@ type conversationLanes struct {
 // inOrder queues f behind k's earlier work.
 func (d *conversationLanes) inOrder(k core.ConversationKey, f func()) { d.lanes.Do(k, f) }
 
-// wait blocks until every queued call has run.
-func (d *conversationLanes) wait() { d.lanes.Wait() }
+// wait refuses further calls and blocks until every queued one has run.
+func (d *conversationLanes) wait() { d.lanes.Close() }

@@ -186,7 +186,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("web: %w", err)
 	}
-	a.lanes.Wait()
+	a.lanes.Close()
 	return nil
 }
 
@@ -205,8 +205,7 @@ func (a *Adapter) deliver(m core.Message) bool {
 	if h == nil || ctx.Err() != nil {
 		return false
 	}
-	a.lanes.Do(m.Key.Channel, func() { h(ctx, m) })
-	return true
+	return a.lanes.Do(m.Key.Channel, func() { h(ctx, m) })
 }
 
 // Send posts a message in to's conversation.
