@@ -44,7 +44,7 @@ type outbox struct {
 	stopping <-chan struct{}
 
 	mu      sync.Mutex
-	pending []wireEvent
+	pending []queuedEvent
 	end     *turnMessage
 	wake    chan struct{}
 	done    chan struct{}
@@ -58,10 +58,23 @@ func newOutbox(r *Runner, id string, stopping <-chan struct{}) *outbox {
 	return o
 }
 
+// queuedEvent is an event waiting in the outbox, and its JSON: each
+// event is encoded once, when it comes, which tells its size too.
+type queuedEvent struct {
+	we   *wireEvent
+	data []byte
+}
+
+func queued(we *wireEvent) queuedEvent {
+	data, _ := json.Marshal(we) // nothing in a wireEvent fails to encode
+	return queuedEvent{we: we, data: data}
+}
+
 // add queues an event (its secrets blanked out already).
 func (o *outbox) add(we wireEvent) {
+	q := queued(&we)
 	o.mu.Lock()
-	o.pending = append(o.pending, we)
+	o.pending = append(o.pending, q)
 	o.mu.Unlock()
 	o.poke()
 }
@@ -84,42 +97,48 @@ func (o *outbox) poke() { poke(o.wake) }
 func (o *outbox) send() {
 	defer close(o.done)
 	for {
-		m, last := o.next()
+		m, data, last := o.next()
 		if m == nil {
 			<-o.wake
 			continue
 		}
-		o.publish(m)
+		if data != nil {
+			o.publish(m.Seq, data)
+		}
 		if last {
 			return
 		}
 	}
 }
 
-// next takes what is queued as the next message: events up to maxBatch
-// bytes, and the end once every event is in.
-func (o *outbox) next() (*turnMessage, bool) {
+// next takes what is queued as the next message, encoded: events up to
+// maxBatch bytes, and the end once every event is in.
+func (o *outbox) next() (*turnMessage, []byte, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.pending) == 0 && o.end == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	m := &turnMessage{}
+	var events [][]byte
 	size, room := 0, o.room()
 	for len(o.pending) > 0 {
-		we := o.pending[0]
-		n := eventSize(we)
-		if n > room {
+		q := o.pending[0]
+		if len(q.data) > room {
 			// Too large for any message: text goes in pieces, anything
 			// else is cut short.
-			o.pending = append(o.fit(we, room), o.pending[1:]...)
-			we = o.pending[0]
-			n = eventSize(we)
+			var pieces []queuedEvent
+			for _, we := range o.fit(*q.we, room) {
+				pieces = append(pieces, queued(&we))
+			}
+			o.pending = append(pieces, o.pending[1:]...)
+			q = o.pending[0]
 		}
-		if len(m.Events) > 0 && size+n > room {
+		if len(events) > 0 && size+len(q.data) > room {
 			break
 		}
-		m.Events, size = append(m.Events, we), size+n
+		events, size = append(events, q.data), size+len(q.data)
+		o.pending[0] = queuedEvent{}
 		o.pending = o.pending[1:]
 	}
 	last := len(o.pending) == 0 && o.end != nil
@@ -128,7 +147,34 @@ func (o *outbox) next() (*turnMessage, bool) {
 	}
 	o.seq++
 	m.Seq = o.seq
-	return m, last
+	data, err := encodeTurnMessage(m, events)
+	if err != nil {
+		o.r.logger.Error("turn message not encoded", "id", o.id, "seq", m.Seq, "err", err)
+	}
+	return m, data, last
+}
+
+// encodeTurnMessage is m as JSON with events, each encoded already, as its
+// events: the outbox encodes an event once, when it comes.
+func encodeTurnMessage(m *turnMessage, events [][]byte) ([]byte, error) {
+	head, err := json.Marshal(m) // m.Events is empty: left out
+	if err != nil || len(events) == 0 {
+		return head, err
+	}
+	n := len(head) + len(`,"events":[]`) + len(events)
+	for _, e := range events {
+		n += len(e)
+	}
+	data := make([]byte, 0, n)
+	data = append(data, head[:len(head)-1]...) // all but its closing brace
+	data = append(data, `,"events":[`...)
+	for i, e := range events {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = append(data, e...)
+	}
+	return append(data, "]}"...), nil
 }
 
 // room is the most event bytes one message may carry.
@@ -208,15 +254,11 @@ func eventSize(we wireEvent) int {
 	return len(data)
 }
 
-// publish stores m in the stream, trying again until it is stored, or
-// the runner is stopping and publishGrace has passed.
-func (o *outbox) publish(m *turnMessage) {
-	data, err := json.Marshal(m)
-	if err != nil {
-		o.r.logger.Error("turn message not encoded", "id", o.id, "seq", m.Seq, "err", err)
-		return
-	}
-	msgID := o.id + "." + strconv.Itoa(m.Seq)
+// publish stores turn message seq, data, in the stream, trying again
+// until it is stored, or the runner is stopping and publishGrace has
+// passed.
+func (o *outbox) publish(seq int, data []byte) {
+	msgID := o.id + "." + strconv.Itoa(seq)
 	wait := publishRetry
 	var giveUp <-chan time.Time
 	for {
@@ -228,16 +270,16 @@ func (o *outbox) publish(m *turnMessage) {
 		}
 		if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, nats.ErrMaxPayload) {
 			// Never stored, however often tried: the gateway sees the gap.
-			o.r.logger.Error("turn message lost", "id", o.id, "seq", m.Seq, "err", err)
+			o.r.logger.Error("turn message lost", "id", o.id, "seq", seq, "err", err)
 			return
 		}
-		o.r.logger.Warn("turn message not stored yet; trying again", "id", o.id, "seq", m.Seq, "err", err, "in", wait)
+		o.r.logger.Warn("turn message not stored yet; trying again", "id", o.id, "seq", seq, "err", err, "in", wait)
 		select {
 		case <-time.After(wait):
 		case <-o.stopping:
 			o.stopping, giveUp = nil, time.After(publishGrace)
 		case <-giveUp:
-			o.r.logger.Error("turn message lost: the runner stopped before it could be stored", "id", o.id, "seq", m.Seq)
+			o.r.logger.Error("turn message lost: the runner stopped before it could be stored", "id", o.id, "seq", seq)
 			return
 		}
 		wait = min(2*wait, publishMaxWait)

@@ -59,3 +59,45 @@ func BenchmarkTurnMessage(b *testing.B) {
 		}
 	}
 }
+
+// The outbox encodes each event once, when it comes, and puts a turn
+// message together from those encodings: what the gateway decodes must be
+// the message itself.
+func TestTurnMessagesPutTogetherDecodeWhole(t *testing.T) {
+	events := []wireEvent{
+		{Kind: core.EventText, Text: "a \"quoted\" <delta>\n"},
+		{Kind: core.EventBlock, Block: core.ResponseBlock{Kind: core.BlockToolUse, Text: "Bash", Detail: "ls"}},
+		{Inbox: inboxOpen},
+	}
+	for _, tt := range []struct {
+		name string
+		m    turnMessage
+	}{
+		{"nothing", turnMessage{Seq: 1}},
+		{"one event", turnMessage{Seq: 2, Events: events[:1]}},
+		{"events", turnMessage{Seq: 3, Events: events}},
+		{"the end", turnMessage{Seq: 4, Events: events[1:], Done: true, Result: &core.TurnResult{SessionID: "s1", CostUSD: 0.25},
+			Error: &wireError{Message: "it broke", User: true}}},
+		{"the end alone", turnMessage{Seq: 5, Done: true, Result: &core.TurnResult{}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			head := tt.m
+			head.Events = nil
+			var encoded [][]byte
+			for i := range tt.m.Events {
+				encoded = append(encoded, queued(&tt.m.Events[i]).data)
+			}
+			data, err := encodeTurnMessage(&head, encoded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got turnMessage
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatalf("%s: %v", data, err)
+			}
+			if !reflect.DeepEqual(got, tt.m) {
+				t.Errorf("decoded %+v from %s, want %+v", got, data, tt.m)
+			}
+		})
+	}
+}
