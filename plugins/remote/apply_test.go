@@ -57,23 +57,10 @@ func (s *savedTurns) entries() []string {
 	return slices.Clone(s.log)
 }
 
-// streamMsg is a turn message as the event stream delivers it, at its
-// place there.
-type streamMsg struct {
-	jetstream.Msg
-	data   []byte
-	stream uint64
-}
-
-func (m streamMsg) Data() []byte { return m.data }
-func (m streamMsg) Metadata() (*jetstream.MsgMetadata, error) {
-	return &jetstream.MsgMetadata{Sequence: jetstream.SequencePair{Stream: m.stream}}, nil
-}
-
 // turnMsg is turn message seq of one text event, at 10+seq in the stream.
-func turnMsg(seq int, done bool, text string) jetstream.Msg {
-	data, _ := json.Marshal(turnMessage{Seq: seq, Done: done, Events: []wireEvent{{Kind: core.EventText, Text: text}}})
-	return streamMsg{data: data, stream: uint64(10 + seq)}
+func turnMsg(seq int, done bool, text string) feedPart {
+	return feedPart{tm: &turnMessage{Turn: "T", Seq: seq, Done: done, Events: []wireEvent{{Kind: core.EventText, Text: text}}},
+		streamSeq: uint64(10 + seq)}
 }
 
 // A batch of turn messages is shown as it comes, skipping the messages
@@ -84,17 +71,17 @@ func TestABatchIsShownAndMovesTheRecordOn(t *testing.T) {
 	var shown []string
 	emit := func(ev core.Event) { shown = append(shown, ev.Text) }
 	for _, tt := range []struct {
-		batch   []jetstream.Msg
+		batch   []feedPart
 		want    []string
 		end     bool
 		err     string
 		applied string
 	}{
-		{[]jetstream.Msg{turnMsg(1, false, "a"), turnMsg(2, false, "b"), turnMsg(3, false, "c")}, []string{"a", "b", "c"}, false, "", "3/13"},
-		{[]jetstream.Msg{turnMsg(3, false, "c"), turnMsg(4, false, "d")}, []string{"d"}, false, "", "4/14"},
-		{[]jetstream.Msg{turnMsg(4, false, "d")}, nil, false, "", "4/14"},
-		{[]jetstream.Msg{turnMsg(5, false, "e"), turnMsg(7, false, "g")}, []string{"e"}, false, "turn message 7 came where 6 was due", "5/15"},
-		{[]jetstream.Msg{turnMsg(6, false, "f"), turnMsg(7, true, "g"), turnMsg(8, false, "h")}, []string{"f", "g"}, true, "", "7/17"},
+		{[]feedPart{turnMsg(1, false, "a"), turnMsg(2, false, "b"), turnMsg(3, false, "c")}, []string{"a", "b", "c"}, false, "", "3/13"},
+		{[]feedPart{turnMsg(3, false, "c"), turnMsg(4, false, "d")}, []string{"d"}, false, "", "4/14"},
+		{[]feedPart{turnMsg(4, false, "d")}, nil, false, "", "4/14"},
+		{[]feedPart{turnMsg(5, false, "e"), turnMsg(7, false, "g")}, []string{"e"}, false, "turn message 7 came where 6 was due", "5/15"},
+		{[]feedPart{turnMsg(6, false, "f"), turnMsg(7, true, "g"), turnMsg(8, false, "h")}, []string{"f", "g"}, true, "", "7/17"},
 	} {
 		shown = nil
 		end, err := p.apply(rec, tt.batch, nil, &core.Inbox{}, emit)
@@ -161,5 +148,65 @@ func TestTheRecordIsSavedBehindTheChat(t *testing.T) {
 				t.Errorf("the record went %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// streamMsg is a message as the event stream delivers it, at its place
+// there.
+type streamMsg struct {
+	jetstream.Msg
+	subject string
+	data    []byte
+	stream  uint64
+}
+
+func (m streamMsg) Subject() string { return m.subject }
+func (m streamMsg) Data() []byte    { return m.data }
+func (m streamMsg) Metadata() (*jetstream.MsgMetadata, error) {
+	return &jetstream.MsgMetadata{Sequence: jetstream.SequencePair{Stream: m.stream}}, nil
+}
+
+// A message of the stream carries parts of many turns: each goes to its
+// turn, with the message's place, if it came from the turn's runner. A
+// runner naming another's turn writes nothing into it.
+func TestPartsGoToTheirTurnsFromTheirRunnerOnly(t *testing.T) {
+	r := &eventReader{feeds: map[string]followed{}, logger: core.OrDiscard(nil)}
+	t1, from := r.open("T1", "box2")
+	t2, _ := r.open("T2", "box2")
+	t3, _ := r.open("T3", "box3")
+	if from != 0 {
+		t.Errorf("a turn opened before any message starts after %d", from)
+	}
+	batch := func(runner string, seq uint64, turns ...string) jetstream.Msg {
+		var b eventBatch
+		for _, id := range turns {
+			b.Parts = append(b.Parts, turnMessage{Turn: id, Seq: 1, Events: []wireEvent{{Kind: core.EventText, Text: id + "@" + runner}}})
+		}
+		data, _ := json.Marshal(b)
+		return streamMsg{subject: eventSubject(runner), data: data, stream: seq}
+	}
+	r.deliver(batch("box2", 7, "T1", "T2", "T3", "gone"))
+	r.deliver(batch("box3", 8, "T1", "T3"))
+	r.deliver(streamMsg{subject: eventSubject("box2"), data: []byte("{not json"), stream: 9})
+	for _, tt := range []struct {
+		name string
+		feed *feed
+		want []string
+	}{
+		{"T1", t1, []string{"T1@box2 at 7"}},
+		{"T2", t2, []string{"T2@box2 at 7"}},
+		{"T3", t3, []string{"T3@box3 at 8"}},
+	} {
+		parts, _ := tt.feed.take()
+		var got []string
+		for _, p := range parts {
+			got = append(got, fmt.Sprintf("%s at %d", p.tm.Events[0].Text, p.streamSeq))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if _, from := r.open("T4", "box2"); from != 9 {
+		t.Errorf("a turn opened after message 9 was read starts after %d", from)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // up to it, shown texts cut short, and what cannot be cut (options, ids)
 // replaced by a warning.
 func TestFit(t *testing.T) {
-	o := &outbox{r: &Runner{cfg: RunnerConfig{Name: "box2"}}}
+	o := &outbox{s: &sender{r: &Runner{cfg: RunnerConfig{Name: "box2"}}}}
 	const room = 1 << 10
 	many := make([]string, 50)
 	for i := range many {

@@ -180,11 +180,10 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 	if t.Tools != nil && t.Tools.Actions != nil {
 		req.Tools = t.Tools.Tools
 	}
-	subject := turnSubject(p.runner, rec.ID, "event")
-	msgs = p.g.events.open(subject)
+	msgs, rec.StreamSeq = p.g.events.open(rec.ID, p.runner)
 	stop = func() {
 		stopTools()
-		p.g.events.forget(subject)
+		p.g.events.forget(rec.ID)
 	}
 	if err := p.g.saveTurn(rec); err != nil {
 		stop()
@@ -307,8 +306,8 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, msgs *feed, 
 // apply shows a batch of turn messages: those applied before are
 // skipped, a gap is an error. It moves rec on past what it showed, and
 // returns the last message once the turn's end is applied.
-func (p *remotePlugin) apply(rec *turnRecord, batch []jetstream.Msg, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (*turnMessage, error) {
-	tms, err := p.decode(rec, batch)
+func (p *remotePlugin) apply(rec *turnRecord, batch []feedPart, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (*turnMessage, error) {
+	tms, err := p.fresh(rec, batch)
 	for _, tm := range tms {
 		for i := range tm.Events {
 			switch we := &tm.Events[i]; {
@@ -434,26 +433,20 @@ func (s *recordSaver) close(last bool) {
 	}
 }
 
-// decode returns the messages of batch not applied yet, in order, up to
-// the turn's end, and moves rec on to the last of them. It stops at a
-// malformed message or a gap, with the error.
-func (p *remotePlugin) decode(rec *turnRecord, batch []jetstream.Msg) ([]*turnMessage, error) {
+// fresh returns the parts of batch not applied yet, in order, up to the
+// turn's end, and moves rec on to the last of them. It stops at a gap,
+// with the error.
+func (p *remotePlugin) fresh(rec *turnRecord, batch []feedPart) ([]*turnMessage, error) {
 	var tms []*turnMessage
-	for _, jm := range batch {
-		tm := &turnMessage{}
-		if err := json.Unmarshal(jm.Data(), tm); err != nil {
-			return tms, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
-		}
+	for _, fp := range batch {
+		tm := fp.tm
 		switch {
 		case tm.Seq <= rec.Seq:
 			continue
 		case tm.Seq != rec.Seq+1:
 			return tms, fmt.Errorf("runner %s: turn message %d came where %d was due: events were lost", p.runner, tm.Seq, rec.Seq+1)
 		}
-		rec.Seq = tm.Seq
-		if meta, err := jm.Metadata(); err == nil {
-			rec.StreamSeq = meta.Sequence.Stream
-		}
+		rec.Seq, rec.StreamSeq = tm.Seq, fp.streamSeq
 		if tms = append(tms, tm); tm.Done {
 			break
 		}
@@ -481,10 +474,8 @@ func (p *remotePlugin) stillRunning(rec *turnRecord) (<-chan struct{}, error) {
 // followed, from the one after the last applied, with a consumer of its
 // own: the gateway's reader starts after them.
 func (g *Gateway) turnMessages(rec *turnRecord) (*feed, func(), error) {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{turnSubject(rec.Runner, rec.ID, "event")}}
-	if rec.StreamSeq > 0 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, rec.StreamSeq+1
-	}
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{eventSubject(rec.Runner)},
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: rec.StreamSeq + 1}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	cons, err := g.js.OrderedConsumer(ctx, eventStream, cfg)
@@ -504,7 +495,12 @@ func (g *Gateway) turnMessages(rec *turnRecord) (*feed, func(), error) {
 			if err != nil {
 				return
 			}
-			msgs.put(m)
+			parts, seq := decodeBatch(m, g.cfg.Logger)
+			for i := range parts {
+				if parts[i].Turn == rec.ID {
+					msgs.put(feedPart{tm: &parts[i], streamSeq: seq})
+				}
+			}
 		}
 	}()
 	stop := func() {

@@ -115,7 +115,7 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 	w.say("are you back?")
 	w.expect("runner box2 is offline (last heard 15s ago)")
 
-	if err := connect(t, w.url).Publish("jakebot.v3.discover", nil); err != nil {
+	if err := connect(t, w.url).Publish("jakebot.v4.discover", nil); err != nil {
 		t.Fatal(err)
 	}
 	w.waitOnline("box2")

@@ -45,7 +45,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		r.respond(m, turnReply{Error: toWire(err)})
 		return
 	}
-	rt.out = newOutbox(r, req.ID, ctx.Done())
+	rt.out = newOutbox(r.sender, req.ID)
 	t.Inbox.Watch(rt.inboxChanged)
 	r.respond(m, turnReply{Instance: r.instance})
 	r.wg.Add(1)
@@ -169,7 +169,7 @@ func (t *runnerTurn) emit(ev core.Event) {
 		n := t.asked
 		t.mu.Unlock()
 		we.Question.ID = "q" + strconv.Itoa(n)
-		if room := t.out.room(); eventSize(we) > room {
+		if room := t.out.s.room() - partRoom; eventSize(we) > room {
 			if we = t.out.fit(we, room)[0]; we.Question == nil {
 				// Too large to ask even cut (its options): denied, so
 				// that the agent is not left waiting for nobody.
