@@ -551,8 +551,11 @@ func (p *remotePlugin) steer(rec *turnRecord) func(core.Steering) error {
 // event turns a wire event back into a core.Event; a question's answer
 // goes back to the runner, without the gateway's secrets.
 func (p *remotePlugin) event(rec *turnRecord, we *wireEvent) core.Event {
-	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, SessionID: we.SessionID, Model: we.Model,
+	ev := core.Event{Kind: we.Kind, Text: we.Text, SessionID: we.SessionID, Model: we.Model,
 		Limit: we.Limit, Background: we.Background}
+	if we.Block != nil {
+		ev.Block = *we.Block
+	}
 	if q := we.Question; q != nil {
 		ev.Question = &core.Question{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options,
 			Answer: func(a core.Answer) {

@@ -59,16 +59,16 @@ func newOutbox(s *sender, id string) *outbox {
 	return &outbox{s: s, id: id, done: make(chan struct{})}
 }
 
-// queuedEvent is an event waiting in the outbox, and its JSON: each
-// event is encoded once, when it comes, which tells its size too.
+// queuedEvent is an event waiting in the outbox, as JSON: each event is
+// encoded once, when it comes, which tells its size too (and keeps the
+// garbage of a busy runner down: the event itself is not kept).
 type queuedEvent struct {
-	we   *wireEvent
 	data []byte
 }
 
 func queued(we *wireEvent) queuedEvent {
 	data, _ := json.Marshal(we) // nothing in a wireEvent fails to encode
-	return queuedEvent{we: we, data: data}
+	return queuedEvent{data: data}
 }
 
 // add queues an event (its secrets blanked out already).
@@ -95,29 +95,31 @@ func (o *outbox) finish(res core.TurnResult, err *wireError) {
 	o.s.ready(o)
 }
 
-// part takes the turn's next part, encoded: its events that fit in room
-// bytes (an event too large for any message goes in pieces, or cut), and
-// the end once every event is in. It returns nil when nothing is queued,
-// or nothing fits and some is not the first part of its message; more
-// says something is left.
-func (o *outbox) part(room, full int, first bool) (data []byte, last, more bool) {
+// part appends the turn's next part to dst, encoded: its events that fit
+// in room bytes (an event too large for any message goes in pieces, or
+// cut), and the end once every event is in. It appends nothing when
+// nothing is queued, or nothing fits and it is not the first part of its
+// message; more says something is left.
+func (o *outbox) part(dst []byte, room, full int, first bool) (data []byte, last, more bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.pending) == 0 && o.end == nil || o.endTaken {
-		return nil, false, false
+		return dst, false, false
 	}
 	// The end may come in this part: room for it.
 	room, full = room-o.endSize, full-o.endSize
 	if room < 0 && !first {
-		return nil, false, true
+		return dst, false, true
 	}
 	var events [][]byte
 	size := 0
 	for len(o.pending) > 0 {
 		q := o.pending[0]
 		if len(q.data) > full {
+			var we wireEvent
+			json.Unmarshal(q.data, &we) // as encoded by queued
 			var pieces []queuedEvent
-			for _, we := range o.fit(*q.we, full) {
+			for _, we := range o.fit(we, full) {
 				pieces = append(pieces, queued(&we))
 			}
 			o.pending = append(pieces, o.pending[1:]...)
@@ -132,7 +134,7 @@ func (o *outbox) part(room, full int, first bool) (data []byte, last, more bool)
 	}
 	last = len(o.pending) == 0 && o.end != nil
 	if len(events) == 0 && !last {
-		return nil, false, true
+		return dst, false, true
 	}
 	m := &turnMessage{Turn: o.id}
 	if last {
@@ -141,34 +143,43 @@ func (o *outbox) part(room, full int, first bool) (data []byte, last, more bool)
 	}
 	o.seq++
 	m.Seq = o.seq
-	data, err := encodeTurnMessage(m, events)
+	data, err := appendTurnMessage(dst, m, events)
 	if err != nil {
 		o.s.r.logger.Error("turn message not encoded", "id", o.id, "seq", m.Seq, "err", err)
+		return dst, last, !last && len(o.pending) > 0
 	}
 	return data, last, !last && len(o.pending) > 0
 }
 
-// encodeTurnMessage is m as JSON with events, each encoded already, as its
-// events: the outbox encodes an event once, when it comes.
-func encodeTurnMessage(m *turnMessage, events [][]byte) ([]byte, error) {
-	head, err := json.Marshal(m) // m.Events is empty: left out
-	if err != nil || len(events) == 0 {
-		return head, err
-	}
-	n := len(head) + len(`,"events":[]`) + len(events)
-	for _, e := range events {
-		n += len(e)
-	}
-	data := make([]byte, 0, n)
-	data = append(data, head[:len(head)-1]...) // all but its closing brace
-	data = append(data, `,"events":[`...)
-	for i, e := range events {
-		if i > 0 {
-			data = append(data, ',')
+// appendTurnMessage appends m to dst as JSON, with events, each encoded
+// already, as its events: the outbox encodes an event once, when it
+// comes. A part that is no end is written as it goes: it is most of a
+// busy runner's messages.
+func appendTurnMessage(dst []byte, m *turnMessage, events [][]byte) ([]byte, error) {
+	if m.Done {
+		head, err := json.Marshal(m) // m.Events is empty: left out
+		if err != nil {
+			return dst, err
 		}
-		data = append(data, e...)
+		dst = append(dst, head[:len(head)-1]...) // all but its closing brace
+	} else {
+		// A turn id is letters and digits (validName): nothing to escape.
+		dst = append(dst, `{"turn":"`...)
+		dst = append(dst, m.Turn...)
+		dst = append(dst, `","seq":`...)
+		dst = strconv.AppendInt(dst, int64(m.Seq), 10)
 	}
-	return append(data, "]}"...), nil
+	if len(events) > 0 {
+		dst = append(dst, `,"events":[`...)
+		for i, e := range events {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, e...)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}'), nil
 }
 
 // sender puts the runner's turn messages into the event stream: one
@@ -192,6 +203,10 @@ type sender struct {
 	// max is the most bytes one message carries: maxBatch, less where
 	// the server's max_payload is smaller.
 	max int
+
+	// buf is the last message's, reused for the next (the sender's
+	// goroutine's only).
+	buf []byte
 
 	mu    sync.Mutex
 	queue []*outbox // with something to send, in the order they became so
@@ -266,21 +281,23 @@ func (s *sender) next() (data []byte, ended []*outbox, quit bool) {
 		return nil, nil, quit
 	}
 	full := s.room()
-	data = append(make([]byte, 0, 4<<10), `{"parts":[`...)
+	// The message is put together in the buffer of the last: the
+	// connection copied that when it was published.
+	data = append(s.buf[:0], `{"parts":[`...)
 	var keep []*outbox
 	for i, o := range queue {
 		// An even share of the room left: one turn with much to say
 		// (a long tool output) does not keep the others waiting.
 		share := (full - len(data)) / (len(queue) - i)
-		part, last, more := []byte(nil), false, true
+		last, more := false, true
 		if share > partRoom {
-			part, last, more = o.part(share-partRoom, full-partRoom, len(data) == len(`{"parts":[`))
-		}
-		if part != nil {
-			if len(data) > len(`{"parts":[`) {
+			before, comma := len(data), len(data) > len(`{"parts":[`)
+			if comma {
 				data = append(data, ',')
 			}
-			data = append(data, part...)
+			if data, last, more = o.part(data, share-partRoom, full-partRoom, !comma); len(data) == before+1 && comma {
+				data = data[:before] // no part after all
+			}
 		}
 		if last {
 			ended = append(ended, o)
@@ -300,10 +317,13 @@ func (s *sender) next() (data []byte, ended []*outbox, quit bool) {
 	}
 	s.queue = append(first, s.queue...)
 	s.mu.Unlock()
+	s.buf = data
 	if len(data) == len(`{"parts":[`) {
 		return nil, ended, false
 	}
-	return append(data, "]}"...), ended, false
+	data = append(data, "]}"...)
+	s.buf = data
+	return data, ended, false
 }
 
 // room is the most bytes one message may carry.
@@ -336,10 +356,14 @@ func (o *outbox) fit(we wireEvent, room int) []wireEvent {
 		c := *q // the event's own copy to cut
 		we.Question = &c
 	}
+	if b := we.Block; b != nil {
+		c := *b
+		we.Block = &c
+	}
 	for excess := size - room; excess > 0; excess = eventSize(we) - room {
 		longest := longestText(&we)
 		if len(*longest) <= minCut {
-			return []wireEvent{{Kind: core.EventBlock, Block: core.ResponseBlock{Kind: core.BlockWarning,
+			return []wireEvent{{Kind: core.EventBlock, Block: &core.ResponseBlock{Kind: core.BlockWarning,
 				Text: fmt.Sprintf("an event of %d bytes was too large to send from runner %s", size, o.s.r.cfg.Name)}}}
 		}
 		// A byte cut is at least a byte less of JSON; the note takes some.
@@ -355,7 +379,10 @@ const minCut = 256
 // longestText points at the longest of an event's texts that may be cut
 // short: what the chat shows, never an id or an option to answer with.
 func longestText(we *wireEvent) *string {
-	texts := []*string{&we.Text, &we.Block.Text, &we.Block.Detail}
+	texts := []*string{&we.Text}
+	if b := we.Block; b != nil {
+		texts = append(texts, &b.Text, &b.Detail)
+	}
 	if q := we.Question; q != nil {
 		texts = append(texts, &q.Summary, &q.Detail)
 	}

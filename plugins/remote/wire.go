@@ -277,15 +277,17 @@ type turnMessage struct {
 // event of the chat's: it says the turn's inbox there opened ("open") or
 // closed ("closed"), so that the gateway's takes messages meanwhile.
 type wireEvent struct {
-	Kind       core.EventKind     `json:"kind"`
-	Text       string             `json:"text,omitempty"`
-	Block      core.ResponseBlock `json:"block,omitzero"`
-	SessionID  string             `json:"resume_token,omitempty"`
-	Model      string             `json:"model,omitempty"`
-	Question   *wireQuestion      `json:"question,omitempty"`
-	Limit      *core.UsageWindow  `json:"limit,omitempty"`
-	Background *core.Background   `json:"background,omitempty"`
-	Inbox      string             `json:"inbox,omitempty"`
+	Kind core.EventKind `json:"kind"`
+	Text string         `json:"text,omitempty"`
+	// Block is nil for a text delta, most of a turn's events: a block
+	// held inline made every event a few hundred bytes to decode.
+	Block      *core.ResponseBlock `json:"block,omitempty"`
+	SessionID  string              `json:"resume_token,omitempty"`
+	Model      string              `json:"model,omitempty"`
+	Question   *wireQuestion       `json:"question,omitempty"`
+	Limit      *core.UsageWindow   `json:"limit,omitempty"`
+	Background *core.Background    `json:"background,omitempty"`
+	Inbox      string              `json:"inbox,omitempty"`
 }
 
 // The states of a turn's inbox on the runner (wireEvent.Inbox).
