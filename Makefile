@@ -65,9 +65,12 @@ bench:
 LOAD_STEPS ?= 10,100
 LOAD_RUNNERS ?= 0,1
 LOAD_IDLE ?= 1000
+## LOAD_SPREAD=1 starts each conversation's stream at a random point of its first 100 ms, as independent
+## conversations would; by default they all write at the same instants, the worst case for a burst.
+LOAD_SPREAD ?=
 load:
 	$(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -count 1 ./bot
-	JAKEBOT_LOAD_STEPS=$(LOAD_STEPS) JAKEBOT_LOAD_RUNNERS=$(LOAD_RUNNERS) JAKEBOT_LOAD_IDLE=$(LOAD_IDLE) \
+	JAKEBOT_LOAD_STEPS=$(LOAD_STEPS) JAKEBOT_LOAD_RUNNERS=$(LOAD_RUNNERS) JAKEBOT_LOAD_IDLE=$(LOAD_IDLE) JAKEBOT_LOAD_SPREAD=$(LOAD_SPREAD) \
 	  $(GO) test -run '^$$' -bench '^BenchmarkLoadCurve$$' -benchtime 1x -count 1 -timeout 60m ./bot
 
 load-full:

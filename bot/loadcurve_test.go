@@ -38,13 +38,15 @@ import (
 //
 // JAKEBOT_LOAD_EVENTS (per conversation) and JAKEBOT_LOAD_PACE (deltas
 // per write, and the time between writes: "5/100ms") set the stream;
-// JAKEBOT_LOAD_LOG=warn shows the bot's warnings (a turn that failed, a
+// JAKEBOT_LOAD_SPREAD (any value) starts each stream at a random point of
+// its first gap instead of all at once; JAKEBOT_LOAD_LOG=warn shows the bot's warnings (a turn that failed, a
 // turn message sent again), errors only otherwise.
 func BenchmarkLoadCurve(b *testing.B) {
 	steps := envInts("JAKEBOT_LOAD_STEPS", "10,100")
 	runners := envInts("JAKEBOT_LOAD_RUNNERS", "0,1")
 	idle := envInts("JAKEBOT_LOAD_IDLE", "1000")[0]
-	fake := synthClaude{events: envInts("JAKEBOT_LOAD_EVENTS", "200")[0], batch: 5, gap: 100 * time.Millisecond}
+	fake := synthClaude{events: envInts("JAKEBOT_LOAD_EVENTS", "200")[0], batch: 5, gap: 100 * time.Millisecond,
+		spread: os.Getenv("JAKEBOT_LOAD_SPREAD") != ""}
 	if pace := os.Getenv("JAKEBOT_LOAD_PACE"); pace != "" {
 		n, gap, _ := strings.Cut(pace, "/")
 		fake.batch, _ = strconv.Atoi(n)
@@ -97,6 +99,7 @@ type loadRow struct {
 	cpu                            time.Duration // the whole test process's: bot, fakes and NATS
 	peakRSS, peakHeap              uint64
 	p50, p99, rawP99               time.Duration // beyond the throttle, and line → write
+	arriveP50, arriveP99           time.Duration // line → the router: the hop's own delay, with runners
 	writesPerSec                   []float64     // per platform fake
 	peakGoroutines                 int
 	lost, disordered               int // replies
@@ -111,6 +114,7 @@ func (r loadRow) report(b *testing.B) {
 	b.ReportMetric(float64(r.peakRSS)/(1<<20), "peak_rss_MiB")
 	b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50_beyond_throttle_ms")
 	b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99_beyond_throttle_ms")
+	b.ReportMetric(float64(r.arriveP99.Microseconds())/1000, "p99_line_to_router_ms")
 	b.ReportMetric(float64(r.peakGoroutines), "peak_goroutines")
 }
 
@@ -120,6 +124,7 @@ type loadBot struct {
 	router    *core.Router
 	platforms []*loadPlatform
 	handles   []core.Handler
+	arrivals  *arrivals
 	// where is what conversation i's /claude start names.
 	where func(i int) string
 }
@@ -128,7 +133,12 @@ const loadEditInterval = 500 * time.Millisecond
 
 func newLoadBot(b *testing.B, runners int, plugin core.Plugin, keep bool) *loadBot {
 	dir := b.TempDir()
-	reg, err := core.NewRegistry(plugin)
+	arrived := &arrivals{}
+	local := plugin
+	if runners == 0 {
+		local = timedPlugin{plugin, arrived}
+	}
+	reg, err := core.NewRegistry(local)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -137,13 +147,13 @@ func newLoadBot(b *testing.B, runners int, plugin core.Plugin, keep bool) *loadB
 		b.Fatal(err)
 	}
 	access := core.NewAccess()
-	lb := &loadBot{where: func(int) string { return "" }}
+	lb := &loadBot{where: func(int) string { return "" }, arrivals: arrived}
 	level := slog.LevelError
 	level.UnmarshalText([]byte(os.Getenv("JAKEBOT_LOAD_LOG"))) // "warn" shows what a step retried
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
 	if runners > 0 {
-		cfg.Runners = startRunners(b, runners, reg, roots, logger)
+		cfg.Runners = timedRunners{startRunners(b, runners, reg, roots, logger), arrived}
 		lb.where = func(i int) string { return fmt.Sprintf(" box%d:%s", i%runners+1, dir) }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -235,7 +245,83 @@ func runCurveStep(b *testing.B, conversations, runners int, fake synthClaude) lo
 	row.lost, row.disordered = checkReplies(b, calls, conversations, fake.events)
 	raw, beyond := lineDelays(calls, loadEditInterval)
 	row.p50, row.p99, row.rawP99 = percentile(beyond, 0.5), percentile(beyond, 0.99), percentile(raw, 0.99)
+	arrived := lb.arrivals.delays()
+	row.arriveP50, row.arriveP99 = percentile(arrived, 0.5), percentile(arrived, 0.99)
 	return row
+}
+
+// arrivals keeps how long each delta took from its line to the router:
+// through a runner, that is the hop (the runner's parser, NATS and the
+// gateway), measured apart from what the chat's throttle does with it.
+type arrivals struct {
+	mu  sync.Mutex
+	got []time.Duration
+}
+
+func (a *arrivals) note(ev core.Event) {
+	if ev.Kind != core.EventText {
+		return
+	}
+	now := time.Now().UnixMicro()
+	var got []time.Duration
+	for text := ev.Text; ; {
+		_, rest, ok := strings.Cut(text, ".")
+		stamp, after, ok2 := strings.Cut(rest, ";")
+		if !ok || !ok2 {
+			break
+		}
+		if tok, err := strconv.ParseInt(stamp, 10, 64); err == nil {
+			written := now - (now-tok)%loadWrap
+			got = append(got, time.Duration(now-written)*time.Microsecond)
+		}
+		text = after
+	}
+	a.mu.Lock()
+	a.got = append(a.got, got...)
+	a.mu.Unlock()
+}
+
+func (a *arrivals) delays() []time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.got
+}
+
+// timedPlugin notes when each of its events reaches the router.
+type timedPlugin struct {
+	core.Plugin
+	arrived *arrivals
+}
+
+func (p timedPlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	return p.Plugin.Run(ctx, t, func(ev core.Event) {
+		p.arrived.note(ev)
+		emit(ev)
+	})
+}
+
+// timedRunners are runners whose plugins note when each of their events
+// reaches the router.
+type timedRunners struct {
+	core.Runners
+	arrived *arrivals
+}
+
+func (r timedRunners) Place(runner string) core.Place {
+	return timedPlace{r.Runners.Place(runner), r.arrived}
+}
+
+type timedPlace struct {
+	core.Place
+	arrived *arrivals
+}
+
+func (p timedPlace) Plugin(id string, m core.Message, admin bool) (core.Plugin, error) {
+	plugin, err := p.Place.Plugin(id, m, admin)
+	if err != nil {
+		return nil, err
+	}
+	return timedPlugin{plugin, p.arrived}, nil
 }
 
 // sampleProcess records the peak RSS, heap and goroutines into row until
@@ -334,28 +420,33 @@ func runIdleStep(b *testing.B, n int) idleCost {
 // printLoadTable writes the curve as README.md's "How far it scales"
 // shows it.
 func printLoadTable(w io.Writer, rows []loadRow, idle idleCost, fake synthClaude) {
-	fmt.Fprintf(w, "\nLoad curve: each conversation one turn of %d deltas, %d every %s, onto 2 platform fakes (edits ≥ %s apart); GOMAXPROCS %d\n",
-		fake.events, fake.batch, fake.gap, loadEditInterval, runtime.GOMAXPROCS(0))
-	fmt.Fprintln(w, "| runners | conversations | CPU per 1,000 events | peak RSS | peak heap | beyond throttle p50 / p99 | line → write p99 | writes/s per fake | peak goroutines | replies lost / out of order | hop p99 (vs 0 runners) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	when := "all writing at the same instants"
+	if fake.spread {
+		when = "each starting at a random point of its first gap"
+	}
+	fmt.Fprintf(w, "\nLoad curve: each conversation one turn of %d deltas, %d every %s, %s, onto 2 platform fakes (edits ≥ %s apart); GOMAXPROCS %d\n",
+		fake.events, fake.batch, fake.gap, when, loadEditInterval, runtime.GOMAXPROCS(0))
+	fmt.Fprintln(w, "| runners | conversations | CPU per 1,000 events | peak RSS | peak heap | beyond throttle p50 / p99 | line → write p99 | line → router p50 / p99 | writes/s per fake | peak goroutines | replies lost / out of order | hop p99 (vs 0 runners) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	local := map[int]time.Duration{}
 	for _, r := range rows {
 		if r.runners == 0 {
-			local[r.conversations] = r.p99
+			local[r.conversations] = r.arriveP99
 		}
 	}
 	for _, r := range rows {
 		hop := "–"
 		if l, ok := local[r.conversations]; ok && r.runners > 0 {
-			hop = (r.p99 - l).Round(100 * time.Microsecond).String()
+			hop = (r.arriveP99 - l).Round(100 * time.Microsecond).String()
 		}
 		var wps []string
 		for _, x := range r.writesPerSec {
 			wps = append(wps, strconv.FormatFloat(x, 'f', 0, 64))
 		}
-		fmt.Fprintf(w, "| %d | %d | %s | %.0f MiB | %.0f MiB | %s / %s | %s | %s | %d | %d / %d | %s |\n", r.runners, r.conversations,
+		fmt.Fprintf(w, "| %d | %d | %s | %.0f MiB | %.0f MiB | %s / %s | %s | %s / %s | %s | %d | %d / %d | %s |\n", r.runners, r.conversations,
 			r.cpuPerK().Round(10*time.Microsecond), float64(r.peakRSS)/(1<<20), float64(r.peakHeap)/(1<<20),
 			r.p50.Round(100*time.Microsecond), r.p99.Round(100*time.Microsecond), r.rawP99.Round(time.Millisecond),
+			r.arriveP50.Round(100*time.Microsecond), r.arriveP99.Round(100*time.Microsecond),
 			strings.Join(wps, " / "), r.peakGoroutines, r.lost, r.disordered, hop)
 	}
 	if idle.conversations > 0 {

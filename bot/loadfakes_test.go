@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,10 @@ import (
 type synthClaude struct {
 	events, batch int
 	gap           time.Duration
+	// spread starts each stream at a random point of its first gap, as
+	// independent conversations would; without it every conversation's
+	// CLI writes at the same instants (the worst case for a burst).
+	spread bool
 }
 
 func (synthClaude) ID() string   { return "claude" }
@@ -72,6 +77,14 @@ func (s synthClaude) write(ctx context.Context, w *io.PipeWriter) {
 	buf := []byte(l.init)
 	var tick *time.Ticker
 	if s.gap > 0 {
+		if s.spread {
+			select {
+			case <-time.After(rand.N(s.gap)):
+			case <-ctx.Done():
+				w.CloseWithError(ctx.Err())
+				return
+			}
+		}
 		tick = time.NewTicker(s.gap)
 		defer tick.Stop()
 	}

@@ -136,7 +136,7 @@ func hop(b testing.TB, opts *server.Options, plugin core.Plugin, dir string) *re
 	url := runNATS(b, opts)
 	nc := connect(b, url)
 	heard := make(chan *nats.Msg, 1)
-	sub, err := nc.ChanSubscribe("jakebot.v3.announce.box2", heard)
+	sub, err := nc.ChanSubscribe("jakebot.v4.announce.box2", heard)
 	if err != nil {
 		b.Fatal(err)
 	}

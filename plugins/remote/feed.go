@@ -2,7 +2,9 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -14,7 +16,7 @@ import (
 // turn's record for them all).
 type feed struct {
 	mu    sync.Mutex
-	msgs  []jetstream.Msg
+	parts []feedPart
 	ended bool
 	// ready holds a token while there may be something to take.
 	ready chan struct{}
@@ -22,9 +24,16 @@ type feed struct {
 
 func newFeed() *feed { return &feed{ready: make(chan struct{}, 1)} }
 
-func (f *feed) put(m jetstream.Msg) {
+// feedPart is a turn's part of a message of the stream, and the
+// message's place there.
+type feedPart struct {
+	tm        *turnMessage
+	streamSeq uint64
+}
+
+func (f *feed) put(p feedPart) {
 	f.mu.Lock()
-	f.msgs = append(f.msgs, m)
+	f.parts = append(f.parts, p)
 	f.mu.Unlock()
 	f.poke()
 }
@@ -47,14 +56,45 @@ func poke(ch chan<- struct{}) {
 	}
 }
 
-// take returns the messages that came since the last take, in order, and
+// take returns the parts that came since the last take, in order, and
 // whether none will come after them.
-func (f *feed) take() ([]jetstream.Msg, bool) {
+func (f *feed) take() ([]feedPart, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	msgs := f.msgs
-	f.msgs = nil
-	return msgs, f.ended
+	parts := f.parts
+	f.parts = nil
+	return parts, f.ended
+}
+
+// eventBatch is a message of the stream: parts of a runner's turns.
+type eventBatch struct {
+	Parts []turnMessage `json:"parts"`
+}
+
+// decodeBatch decodes m, a message of the stream, into its parts, and
+// returns its place there; it logs one it cannot read (which its turns
+// see as a gap).
+func decodeBatch(m jetstream.Msg, logger interface{ Warn(string, ...any) }) ([]turnMessage, uint64) {
+	var seq uint64
+	if meta, err := m.Metadata(); err == nil {
+		seq = meta.Sequence.Stream
+	}
+	var b eventBatch
+	if err := json.Unmarshal(m.Data(), &b); err != nil {
+		logger.Warn("a malformed message in the event stream", "subject", m.Subject(), "seq", seq, "err", err)
+		return nil, seq
+	}
+	return b.Parts, seq
+}
+
+// runnerOf is the runner whose event subject subject is.
+func runnerOf(subject string) string {
+	rest, ok := strings.CutPrefix(subject, prefix+"runner.")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ".")
+	return name
 }
 
 // eventReader reads the messages of every turn this gateway starts with
@@ -65,7 +105,11 @@ func (f *feed) take() ([]jetstream.Msg, bool) {
 // failed with "follow turn …: context deadline exceeded".
 type eventReader struct {
 	mu    sync.Mutex
-	feeds map[string]*feed // by the turn's event subject
+	feeds map[string]followed // by turn id
+	// read is the place in the stream of the last message read: a turn
+	// started after it has its messages after it.
+	read   uint64
+	logger interface{ Warn(string, ...any) }
 	// stopped: the reader ended; a feed opened now gets nothing.
 	stopped bool
 	quit    func()
@@ -84,7 +128,7 @@ func (g *Gateway) readEvents(ctx context.Context, last uint64) error {
 	if err != nil {
 		return fmt.Errorf("read stream %s: %w", eventStream, err)
 	}
-	r := &eventReader{feeds: map[string]*feed{}}
+	r := &eventReader{feeds: map[string]followed{}, read: last, logger: g.cfg.Logger}
 	done := make(chan struct{})
 	r.quit = func() {
 		it.Stop()
@@ -106,32 +150,46 @@ func (g *Gateway) readEvents(ctx context.Context, last uint64) error {
 	return nil
 }
 
+// followed is a turn the gateway follows: where its parts go, and the
+// runner they must come from.
+type followed struct {
+	feed   *feed
+	runner string
+}
+
 func (r *eventReader) deliver(m jetstream.Msg) {
+	parts, seq := decodeBatch(m, r.logger)
+	runner := runnerOf(m.Subject())
 	r.mu.Lock()
-	f := r.feeds[m.Subject()]
-	r.mu.Unlock()
-	if f != nil { // else a turn this gateway does not follow
-		f.put(m)
+	defer r.mu.Unlock()
+	r.read = max(r.read, seq)
+	for i := range parts {
+		// A runner's parts count for its own turns only: no runner can
+		// write into another's.
+		if t, ok := r.feeds[parts[i].Turn]; ok && t.runner == runner {
+			t.feed.put(feedPart{tm: &parts[i], streamSeq: seq})
+		}
 	}
 }
 
-// open is the feed of the turn whose messages come on subject, from now.
-func (r *eventReader) open(subject string) *feed {
+// open is the feed of turn id on runner, from now, and the place in the
+// stream after which its messages come.
+func (r *eventReader) open(id, runner string) (*feed, uint64) {
 	f := newFeed()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopped {
 		f.end()
-		return f
+		return f, r.read
 	}
-	r.feeds[subject] = f
-	return f
+	r.feeds[id] = followed{feed: f, runner: runner}
+	return f, r.read
 }
 
-// forget stops handing subject's messages to its feed.
-func (r *eventReader) forget(subject string) {
+// forget stops handing turn id's parts to its feed.
+func (r *eventReader) forget(id string) {
 	r.mu.Lock()
-	delete(r.feeds, subject)
+	delete(r.feeds, id)
 	r.mu.Unlock()
 }
 
@@ -141,8 +199,8 @@ func (r *eventReader) stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stopped = true
-	for _, f := range r.feeds {
-		f.end()
+	for _, t := range r.feeds {
+		t.feed.end()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -179,11 +180,10 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 	if t.Tools != nil && t.Tools.Actions != nil {
 		req.Tools = t.Tools.Tools
 	}
-	subject := turnSubject(p.runner, rec.ID, "event")
-	msgs = p.g.events.open(subject)
+	msgs, rec.StreamSeq = p.g.events.open(rec.ID, p.runner)
 	stop = func() {
 		stopTools()
-		p.g.events.forget(subject)
+		p.g.events.forget(rec.ID)
 	}
 	if err := p.g.saveTurn(rec); err != nil {
 		stop()
@@ -253,6 +253,7 @@ func (p *remotePlugin) stopTurn(rec *turnRecord) {
 // were asked already; inbox takes messages into the turn while the
 // runner's does.
 func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, msgs *feed, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (core.TurnResult, error) {
+	saver := newRecordSaver(p.g)
 	gone, err := p.stillRunning(rec)
 	done := ctx.Done()
 	var giveUp <-chan time.Time
@@ -260,19 +261,28 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, msgs *feed, 
 		select {
 		case <-msgs.ready:
 			batch, ended := msgs.take()
+			applied := rec.Seq
 			var end *turnMessage
-			if end, err = p.apply(rec, batch, asked, inbox, emit); end != nil {
+			end, err = p.apply(rec, batch, asked, inbox, emit)
+			if end != nil {
+				saver.close(false)
+				p.g.dropTurn(rec.ID)
 				res := core.TurnResult{}
 				if end.Result != nil {
 					res = *end.Result
 				}
 				return res, end.Error.err()
 			}
+			if rec.Seq != applied {
+				saver.note(rec)
+			}
 			if err == nil && ended {
 				err = fmt.Errorf("runner %s: the turn's messages stopped coming", p.runner)
 			}
 		case <-done:
 			if errors.Is(context.Cause(ctx), core.ErrShutdown) {
+				// The next gateway follows on from the last message shown.
+				saver.close(true)
 				return core.TurnResult{}, &core.UserError{Err: core.ErrTurnGoesOn, Msg: fmt.Sprintf(
 					"The bot is restarting; this turn goes on on %s, and its reply goes on here once the bot is back.", p.runner)}
 			}
@@ -281,33 +291,23 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, msgs *feed, 
 			p.g.tell(p.runner, rec.Instance, "cancel", cancelMessage{Turn: rec.ID})
 			done, giveUp = nil, time.After(stopGrace)
 		case <-giveUp:
+			saver.close(false)
 			p.g.dropTurn(rec.ID)
 			return core.TurnResult{}, context.Cause(ctx)
 		case <-gone:
 			gone, err = p.stillRunning(rec)
 		}
 	}
+	saver.close(false)
 	p.stopTurn(rec)
 	return core.TurnResult{}, err
 }
 
-// apply applies a batch of turn messages: those applied before are
-// skipped, a gap is an error. The record moves on past the whole batch,
-// in one save, before the chat sees its events, so that a gateway
-// following the turn again never shows one twice; messages that came
-// while the last save was on its way make the next batch. It returns the
-// last message, once the turn's end is applied.
-func (p *remotePlugin) apply(rec *turnRecord, batch []jetstream.Msg, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (*turnMessage, error) {
-	tms, err := p.decode(rec, batch)
-	if len(tms) == 0 {
-		return nil, err
-	}
-	last := tms[len(tms)-1]
-	if last.Done {
-		p.g.dropTurn(rec.ID)
-	} else if err := p.g.saveTurn(rec); err != nil {
-		p.g.cfg.Logger.Warn("turn record", "err", err)
-	}
+// apply shows a batch of turn messages: those applied before are
+// skipped, a gap is an error. It moves rec on past what it showed, and
+// returns the last message once the turn's end is applied.
+func (p *remotePlugin) apply(rec *turnRecord, batch []feedPart, asked map[string]bool, inbox *core.Inbox, emit func(core.Event)) (*turnMessage, error) {
+	tms, err := p.fresh(rec, batch)
 	for _, tm := range tms {
 		for i := range tm.Events {
 			switch we := &tm.Events[i]; {
@@ -320,32 +320,133 @@ func (p *remotePlugin) apply(rec *turnRecord, batch []jetstream.Msg, asked map[s
 			}
 		}
 	}
-	if last.Done {
-		return last, nil
+	if n := len(tms); n > 0 && tms[n-1].Done {
+		return tms[n-1], nil
 	}
 	return nil, err
 }
 
-// decode returns the messages of batch not applied yet, in order, up to
-// the turn's end, and moves rec on to the last of them. It stops at a
-// malformed message or a gap, with the error.
-func (p *remotePlugin) decode(rec *turnRecord, batch []jetstream.Msg) ([]*turnMessage, error) {
-	var tms []*turnMessage
-	for _, jm := range batch {
-		tm := &turnMessage{}
-		if err := json.Unmarshal(jm.Data(), tm); err != nil {
-			return tms, fmt.Errorf("runner %s: a malformed turn message: %w", p.runner, err)
+// recordSaver keeps a followed turn's record up with the messages shown,
+// in the background and at most every saveEvery: once a batch is shown,
+// note saves the record as far as that batch, after the last save's
+// saveEvery is over; batches shown meanwhile make one save, of the
+// latest. Saving before showing, as the gateway once did, put a round
+// trip to the key-value store into every event's way to the chat, and a
+// save per batch cost the store (each put replaces the key's value) and
+// the gateway more CPU than the events: under load (1,000 turns through
+// a runner, issue 33) they were most of the runner hop's delay. The cost
+// is in a crash only: the next gateway shows again what the dead one
+// showed after its last save, at most saveEvery of the turn, where saving
+// first lost what was saved and not shown. A gateway that stops shows
+// nothing twice: it saves the last record before it goes.
+type recordSaver struct {
+	g *Gateway
+
+	mu            sync.Mutex
+	latest        turnRecord
+	dirty, saving bool
+	closed        bool
+	lastSave      time.Time
+	// idle is closed when the saving goroutine ends.
+	idle chan struct{}
+	// wake cuts the wait between saves short: the timer's end, or close.
+	wake chan struct{}
+}
+
+// saveEvery bounds how often a followed turn's record is saved.
+const saveEvery = time.Second
+
+func newRecordSaver(g *Gateway) *recordSaver {
+	return &recordSaver{g: g, wake: make(chan struct{}, 1)}
+}
+
+// note saves rec, a copy of it, once saveEvery has passed since the last
+// save.
+func (s *recordSaver) note(rec *turnRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.latest, s.dirty = *rec, true
+	if !s.saving {
+		wait := time.Duration(0)
+		if !s.lastSave.IsZero() {
+			wait = s.lastSave.Add(saveEvery).Sub(s.g.cfg.Clock.Now())
 		}
+		s.saving, s.idle = true, make(chan struct{})
+		go s.save(s.idle, wait)
+	}
+}
+
+// save waits, then saves the latest record noted, and goes on while
+// there is more to save.
+func (s *recordSaver) save(idle chan struct{}, wait time.Duration) {
+	defer close(idle)
+	for {
+		s.pause(wait)
+		s.mu.Lock()
+		if !s.dirty {
+			s.saving = false
+			s.mu.Unlock()
+			return
+		}
+		rec := s.latest
+		s.dirty = false
+		s.lastSave = s.g.cfg.Clock.Now()
+		s.mu.Unlock()
+		if err := s.g.saveTurn(&rec); err != nil {
+			s.g.cfg.Logger.Warn("turn record", "err", err)
+		}
+		wait = saveEvery
+	}
+}
+
+// pause waits for d, or less if the saver is closed.
+func (s *recordSaver) pause(d time.Duration) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if d <= 0 || closed {
+		return
+	}
+	t := s.g.cfg.Clock.AfterFunc(d, func() { poke(s.wake) })
+	<-s.wake
+	t.Stop()
+}
+
+// close ends the saving and waits for the save on its way: with last,
+// the latest record noted is saved first, at once; without, it is
+// dropped (the record is about to be deleted, and no save may come
+// after that).
+func (s *recordSaver) close(last bool) {
+	s.mu.Lock()
+	s.closed = true
+	if !last {
+		s.dirty = false
+	}
+	idle := s.idle
+	s.mu.Unlock()
+	poke(s.wake)
+	if idle != nil {
+		<-idle
+	}
+}
+
+// fresh returns the parts of batch not applied yet, in order, up to the
+// turn's end, and moves rec on to the last of them. It stops at a gap,
+// with the error.
+func (p *remotePlugin) fresh(rec *turnRecord, batch []feedPart) ([]*turnMessage, error) {
+	var tms []*turnMessage
+	for _, fp := range batch {
+		tm := fp.tm
 		switch {
 		case tm.Seq <= rec.Seq:
 			continue
 		case tm.Seq != rec.Seq+1:
 			return tms, fmt.Errorf("runner %s: turn message %d came where %d was due: events were lost", p.runner, tm.Seq, rec.Seq+1)
 		}
-		rec.Seq = tm.Seq
-		if meta, err := jm.Metadata(); err == nil {
-			rec.StreamSeq = meta.Sequence.Stream
-		}
+		rec.Seq, rec.StreamSeq = tm.Seq, fp.streamSeq
 		if tms = append(tms, tm); tm.Done {
 			break
 		}
@@ -373,10 +474,8 @@ func (p *remotePlugin) stillRunning(rec *turnRecord) (<-chan struct{}, error) {
 // followed, from the one after the last applied, with a consumer of its
 // own: the gateway's reader starts after them.
 func (g *Gateway) turnMessages(rec *turnRecord) (*feed, func(), error) {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{turnSubject(rec.Runner, rec.ID, "event")}}
-	if rec.StreamSeq > 0 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, rec.StreamSeq+1
-	}
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{eventSubject(rec.Runner)},
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: rec.StreamSeq + 1}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	cons, err := g.js.OrderedConsumer(ctx, eventStream, cfg)
@@ -396,7 +495,12 @@ func (g *Gateway) turnMessages(rec *turnRecord) (*feed, func(), error) {
 			if err != nil {
 				return
 			}
-			msgs.put(m)
+			parts, seq := decodeBatch(m, g.cfg.Logger)
+			for i := range parts {
+				if parts[i].Turn == rec.ID {
+					msgs.put(feedPart{tm: &parts[i], streamSeq: seq})
+				}
+			}
 		}
 	}()
 	stop := func() {
@@ -447,8 +551,11 @@ func (p *remotePlugin) steer(rec *turnRecord) func(core.Steering) error {
 // event turns a wire event back into a core.Event; a question's answer
 // goes back to the runner, without the gateway's secrets.
 func (p *remotePlugin) event(rec *turnRecord, we *wireEvent) core.Event {
-	ev := core.Event{Kind: we.Kind, Text: we.Text, Block: we.Block, SessionID: we.SessionID, Model: we.Model,
+	ev := core.Event{Kind: we.Kind, Text: we.Text, SessionID: we.SessionID, Model: we.Model,
 		Limit: we.Limit, Background: we.Background}
+	if we.Block != nil {
+		ev.Block = *we.Block
+	}
 	if q := we.Question; q != nil {
 		ev.Question = &core.Question{Tool: q.Tool, Summary: q.Summary, Detail: q.Detail, Options: q.Options,
 			Answer: func(a core.Answer) {

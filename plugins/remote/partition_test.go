@@ -107,7 +107,7 @@ func TestAnswerAndStopCrossAPartition(t *testing.T) {
 	w.expect("conversation started in box2:" + app)
 	// What the gateway sends box2 reaches the server: seen here.
 	seen := connect(t, w.url)
-	sent, err := seen.SubscribeSync("jakebot.v3.runner.box2.*")
+	sent, err := seen.SubscribeSync("jakebot.v4.runner.box2.*")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestDocumentedPermissions(t *testing.T) {
 
 	box2Hears := make(chan *nats.Msg, 16)
 	listener := w.dial(remote.Config{User: "box2", Password: "b2-secret"})
-	if _, err := listener.ChanSubscribe("jakebot.v3.runner.box2.>", box2Hears); err != nil {
+	if _, err := listener.ChanSubscribe("jakebot.v4.runner.box2.>", box2Hears); err != nil {
 		t.Fatal(err)
 	}
 	if err := listener.Flush(); err != nil {
@@ -94,11 +94,11 @@ func TestDocumentedPermissions(t *testing.T) {
 			t.Errorf("the server let box3 %s", what)
 		}
 	}
-	for _, subject := range []string{"jakebot.v3.runner.box2.turn", "jakebot.v3.runner.box2.turn.forged.event",
-		"jakebot.v3.announce.box2", "$JS.API.CONSUMER.CREATE.jakebot_events", "$KV.jakebot_turns.forged"} {
+	for _, subject := range []string{"jakebot.v4.runner.box2.turn", "jakebot.v4.runner.box2.events",
+		"jakebot.v4.announce.box2", "$JS.API.CONSUMER.CREATE.jakebot_events", "$KV.jakebot_turns.forged"} {
 		refused("publish to "+subject, forger.Publish(subject, []byte(`{"id":"forged","name":"box2"}`)))
 	}
-	for _, subject := range []string{"jakebot.v3.runner.box2.>", "jakebot.v3.runner.*.turn.*.event", "_INBOX.>", "jakebot.v3.announce.*"} {
+	for _, subject := range []string{"jakebot.v4.runner.box2.>", "jakebot.v4.runner.*.events", "_INBOX.>", "jakebot.v4.announce.*"} {
 		_, err := forger.Subscribe(subject, func(*nats.Msg) {})
 		refused("read "+subject, err)
 	}

@@ -14,8 +14,9 @@ import (
 // A gateway that stops mid-turn, killed or restarted, loses nothing of
 // the turn: the runner goes on with it, its messages wait in the stream,
 // and the next gateway goes on with the reply from the first event the
-// chat has not seen. Every event arrives once, in order, and the reply
-// ends complete, with the turn's result kept.
+// chat has not seen (a killed gateway's last second may be shown again).
+// Every event arrives, in order, and the reply ends complete, with the
+// turn's result kept.
 func TestGatewayRestartedMidTurn(t *testing.T) {
 	t.Parallel()
 	for _, crash := range []bool{true, false} {
@@ -42,9 +43,19 @@ func TestGatewayRestartedMidTurn(t *testing.T) {
 			w.expect("$0.0100") // the reply's footer: the end applied
 			rest := strings.Join(w.gw.rec.Messages(), "\n")
 			for _, part := range []string{"part 1.", "part 2."} {
-				if strings.Count(shown, part) != 1 || strings.Contains(rest, part) {
+				// A gateway that stops saves where it was; one killed may
+				// not have saved its last second (recordSaver), which the
+				// next shows again rather than lose.
+				again := 0
+				if crash {
+					again = strings.Count(rest, part)
+				}
+				if strings.Count(shown, part) != 1 || strings.Count(rest, part) != again || again > 1 {
 					t.Errorf("%q was shown %d times before and %d times after", part, strings.Count(shown, part), strings.Count(rest, part))
 				}
+			}
+			if strings.Contains(rest, "part 1.") && !strings.Contains(rest, "part 2.") {
+				t.Errorf("the reply went on with a hole in what it showed again:\n%s", rest)
 			}
 			for _, part := range []string{"part 3.", "part 4."} {
 				if strings.Contains(shown, part) || strings.Count(rest, part) != 1 {
@@ -104,7 +115,7 @@ func TestSilentRunnerIsOffline(t *testing.T) {
 	w.say("are you back?")
 	w.expect("runner box2 is offline (last heard 15s ago)")
 
-	if err := connect(t, w.url).Publish("jakebot.v3.discover", nil); err != nil {
+	if err := connect(t, w.url).Publish("jakebot.v4.discover", nil); err != nil {
 		t.Fatal(err)
 	}
 	w.waitOnline("box2")

@@ -73,6 +73,8 @@ type Runner struct {
 	turns     map[string]*runnerTurn
 	cancelled map[string]time.Time
 	wg        sync.WaitGroup
+	// sender puts the turns' messages into the stream, while Run runs.
+	sender *sender
 
 	upMu    sync.Mutex
 	uploads map[string]*upload
@@ -125,6 +127,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	// Deferred first, so run last: once nothing more can come.
 	defer r.closeUploads()
+	r.sender = newSender(r, ctx.Done())
+	defer r.sender.close() // after the turns, each waiting for its end to be sent
 	var subs []*nats.Subscription
 	defer func() {
 		for _, s := range subs {

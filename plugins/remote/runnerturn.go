@@ -45,7 +45,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 		r.respond(m, turnReply{Error: toWire(err)})
 		return
 	}
-	rt.out = newOutbox(r, req.ID, ctx.Done())
+	rt.out = newOutbox(r.sender, req.ID)
 	t.Inbox.Watch(rt.inboxChanged)
 	r.respond(m, turnReply{Instance: r.instance})
 	r.wg.Add(1)
@@ -155,7 +155,11 @@ func (r *Runner) release(rt *runnerTurn) {
 }
 
 func (t *runnerTurn) emit(ev core.Event) {
-	we := wireEvent{Kind: ev.Kind, Text: ev.Text, Block: ev.Block, SessionID: ev.SessionID, Model: ev.Model, Limit: ev.Limit}
+	we := wireEvent{Kind: ev.Kind, Text: ev.Text, SessionID: ev.SessionID, Model: ev.Model, Limit: ev.Limit}
+	if ev.Block != (core.ResponseBlock{}) {
+		b := ev.Block
+		we.Block = &b
+	}
 	if b := ev.Background; b != nil {
 		we.Background = &core.Background{Tasks: slices.Clone(b.Tasks), Answered: b.Answered}
 	}
@@ -169,7 +173,7 @@ func (t *runnerTurn) emit(ev core.Event) {
 		n := t.asked
 		t.mu.Unlock()
 		we.Question.ID = "q" + strconv.Itoa(n)
-		if room := t.out.room(); eventSize(we) > room {
+		if room := t.out.s.room() - partRoom; eventSize(we) > room {
 			if we = t.out.fit(we, room)[0]; we.Question == nil {
 				// Too large to ask even cut (its options): denied, so
 				// that the agent is not left waiting for nobody.
@@ -230,7 +234,9 @@ func (r *Runner) steerTurn(m *nats.Msg) {
 func (r *Runner) redact(we *wireEvent) {
 	red := r.cfg.Redactor
 	we.Text, we.Model = red.Redact(we.Text), red.Redact(we.Model)
-	we.Block.Text, we.Block.Detail, we.Block.Path = red.Redact(we.Block.Text), red.Redact(we.Block.Detail), red.Redact(we.Block.Path)
+	if b := we.Block; b != nil {
+		b.Text, b.Detail, b.Path = red.Redact(b.Text), red.Redact(b.Detail), red.Redact(b.Path)
+	}
 	if b := we.Background; b != nil {
 		for i := range b.Tasks {
 			b.Tasks[i] = red.Redact(b.Tasks[i])

@@ -133,7 +133,7 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 		{"a commit of no upload", "upload", `{"id":"u4","commit":true}`, "no such upload"},
 		{"a bad upload id", "upload", `{"id":"a.b","workdir":"` + app + `"}`, "malformed upload"},
 	} {
-		reply := request(t, forger, "jakebot.v3.runner.box2."+tc.subject, tc.data)
+		reply := request(t, forger, "jakebot.v4.runner.box2."+tc.subject, tc.data)
 		if msg, _ := reply["error"].(map[string]any)["message"].(string); !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, reply, tc.want)
 		}
@@ -141,7 +141,7 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 	// One message's files are bounded in number as well as in bytes:
 	// empty ones would otherwise hold a descriptor each.
 	for i := 0; ; i++ {
-		reply := request(t, forger, "jakebot.v3.runner.box2.upload", fmt.Sprintf(`{"id":"many","workdir":%q,"file":%d,"name":"f"}`, app, i))
+		reply := request(t, forger, "jakebot.v4.runner.box2.upload", fmt.Sprintf(`{"id":"many","workdir":%q,"file":%d,"name":"f"}`, app, i))
 		e, _ := reply["error"].(map[string]any)
 		msg, _ := e["message"].(string)
 		if i < 64 && msg != "" || i == 64 && !strings.Contains(msg, "takes at most 64 files") {
@@ -165,7 +165,7 @@ func TestRunnerRefusesForgedRequests(t *testing.T) {
 	req, _ := json.Marshal(map[string]any{"id": "forgedimages", "plugin": "claude", "admin": true,
 		"turn": map[string]any{"Workdir": elsewhere, "Prompt": "hello", "Mode": "yolo",
 			"Images": []string{"/etc/hostname", filepath.Join(outside, "secret"), uploaded, filepath.Join(def, "link", "secret")}}})
-	if reply := request(t, forger, "jakebot.v3.runner.box2.turn", string(req)); reply["error"] != nil {
+	if reply := request(t, forger, "jakebot.v4.runner.box2.turn", string(req)); reply["error"] != nil {
 		t.Fatalf("an admin's turn was refused: %v", reply)
 	}
 	if got := recv(t, box2.plugin.Started(), "a turn on box2"); got.Workdir != elsewhere || got.Mode != "yolo" ||
@@ -248,7 +248,7 @@ func TestOneTurnPerSession(t *testing.T) {
 	forger := connect(t, w.url)
 	turn := func(id, prompt string) {
 		req := `{"id":"` + id + `","plugin":"claude","admin":true,"turn":{"Workdir":"` + box2.app() + `","Prompt":"` + prompt + `","ResumeToken":"` + session + `"}}`
-		if reply := request(t, forger, "jakebot.v3.runner.box2.turn", req); reply["error"] != nil {
+		if reply := request(t, forger, "jakebot.v4.runner.box2.turn", req); reply["error"] != nil {
 			t.Fatalf("turn %s refused: %v", id, reply)
 		}
 	}

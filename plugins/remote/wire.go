@@ -17,8 +17,9 @@ import (
 // requests, batched turn messages in a JetStream stream, and runner
 // instances; version 3, acknowledged cancels and answers on the runner's
 // own subjects (a v2 runner would never hear them), files, diffs,
-// worktrees and plugin modes.
-const prefix = "jakebot.v3."
+// worktrees and plugin modes; version 4, one stream subject per runner,
+// whose messages carry parts of many turns.
+const prefix = "jakebot.v4."
 
 // Subjects.
 func discoverSubject() string              { return prefix + "discover" }
@@ -55,7 +56,9 @@ const (
 	eventBytes = 1 << 30
 )
 
-func eventSubjects() string { return prefix + "runner.*.turn.*.event" }
+// eventSubject is where runner's turn messages go into the stream.
+func eventSubject(runner string) string { return runnerSubject(runner, "events") }
+func eventSubjects() string             { return eventSubject("*") }
 
 // Announcement is what a runner says of itself, every AnnounceInterval
 // and when a gateway asks (discover). Instance is new each time the
@@ -261,6 +264,7 @@ type turnReply struct {
 // turnMessage is one message of a running turn, numbered from 1: the
 // events since the last one, and at the end (Done) the result.
 type turnMessage struct {
+	Turn   string           `json:"turn"`
 	Seq    int              `json:"seq"`
 	Events []wireEvent      `json:"events,omitempty"`
 	Done   bool             `json:"done,omitempty"`
@@ -273,15 +277,17 @@ type turnMessage struct {
 // event of the chat's: it says the turn's inbox there opened ("open") or
 // closed ("closed"), so that the gateway's takes messages meanwhile.
 type wireEvent struct {
-	Kind       core.EventKind     `json:"kind"`
-	Text       string             `json:"text,omitempty"`
-	Block      core.ResponseBlock `json:"block,omitzero"`
-	SessionID  string             `json:"resume_token,omitempty"`
-	Model      string             `json:"model,omitempty"`
-	Question   *wireQuestion      `json:"question,omitempty"`
-	Limit      *core.UsageWindow  `json:"limit,omitempty"`
-	Background *core.Background   `json:"background,omitempty"`
-	Inbox      string             `json:"inbox,omitempty"`
+	Kind core.EventKind `json:"kind"`
+	Text string         `json:"text,omitempty"`
+	// Block is nil for a text delta, most of a turn's events: a block
+	// held inline made every event a few hundred bytes to decode.
+	Block      *core.ResponseBlock `json:"block,omitempty"`
+	SessionID  string              `json:"resume_token,omitempty"`
+	Model      string              `json:"model,omitempty"`
+	Question   *wireQuestion       `json:"question,omitempty"`
+	Limit      *core.UsageWindow   `json:"limit,omitempty"`
+	Background *core.Background    `json:"background,omitempty"`
+	Inbox      string              `json:"inbox,omitempty"`
 }
 
 // The states of a turn's inbox on the runner (wireEvent.Inbox).

@@ -21,7 +21,7 @@ func TestWireEventsCarryNoEmptyBlock(t *testing.T) {
 	}{
 		{"a text delta", wireEvent{Kind: core.EventText, Text: "12.34; "}, false},
 		{"a session", wireEvent{Kind: core.EventSession, SessionID: "s"}, false},
-		{"a tool block", wireEvent{Kind: core.EventBlock, Block: core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash",
+		{"a tool block", wireEvent{Kind: core.EventBlock, Block: &core.ResponseBlock{Kind: core.BlockToolUse, Tool: "Bash",
 			Text: "ls", Status: core.ToolDone}}, true},
 	}
 	for _, tt := range tests {
@@ -57,5 +57,47 @@ func BenchmarkTurnMessage(b *testing.B) {
 		if err := json.Unmarshal(data, &back); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The outbox encodes each event once, when it comes, and puts a turn
+// message together from those encodings: what the gateway decodes must be
+// the message itself.
+func TestTurnMessagesPutTogetherDecodeWhole(t *testing.T) {
+	events := []wireEvent{
+		{Kind: core.EventText, Text: "a \"quoted\" <delta>\n"},
+		{Kind: core.EventBlock, Block: &core.ResponseBlock{Kind: core.BlockToolUse, Text: "Bash", Detail: "ls"}},
+		{Inbox: inboxOpen},
+	}
+	for _, tt := range []struct {
+		name string
+		m    turnMessage
+	}{
+		{"nothing", turnMessage{Turn: "T1", Seq: 1}},
+		{"one event", turnMessage{Turn: "T1", Seq: 2, Events: events[:1]}},
+		{"events", turnMessage{Turn: "T1", Seq: 3, Events: events}},
+		{"the end", turnMessage{Turn: "T1", Seq: 4, Events: events[1:], Done: true, Result: &core.TurnResult{SessionID: "s1", CostUSD: 0.25},
+			Error: &wireError{Message: "it broke", User: true}}},
+		{"the end alone", turnMessage{Turn: "T1", Seq: 5, Done: true, Result: &core.TurnResult{}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			head := tt.m
+			head.Events = nil
+			var encoded [][]byte
+			for i := range tt.m.Events {
+				encoded = append(encoded, queued(&tt.m.Events[i]).data)
+			}
+			data, err := appendTurnMessage(nil, &head, encoded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got turnMessage
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatalf("%s: %v", data, err)
+			}
+			if !reflect.DeepEqual(got, tt.m) {
+				t.Errorf("decoded %+v from %s, want %+v", got, data, tt.m)
+			}
+		})
 	}
 }

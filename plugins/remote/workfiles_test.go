@@ -104,7 +104,7 @@ func TestDiffAndFileOnARunner(t *testing.T) {
 	}
 	forger := connect(t, w.url)
 	for _, offset := range []int64{1, 36_000, 50_005} {
-		reply := request(t, forger, "jakebot.v3.runner.box2.file", fmt.Sprintf(`{"workdir":%q,"path":"notes.txt","admin":true,"max":1000000,"offset":%d,"size":%d,"mod_time":%d}`,
+		reply := request(t, forger, "jakebot.v4.runner.box2.file", fmt.Sprintf(`{"workdir":%q,"path":"notes.txt","admin":true,"max":1000000,"offset":%d,"size":%d,"mod_time":%d}`,
 			app, offset, fi.Size(), fi.ModTime().UnixNano()))
 		e, _ := reply["error"].(map[string]any)
 		data, _ := reply["data"].(string)

@@ -97,7 +97,7 @@ func TestRunnerRefusesForgedWorktrees(t *testing.T) {
 		{"a worktree on another branch", op("merge", feat, "jakebot/feat", app, true), "is not on branch jakebot/feat"},
 		{"an unknown operation", op("rm", filepath.Join(app, "gone"), "jakebot/gone", app, true), "no worktree operation"},
 	} {
-		reply := request(t, forger, "jakebot.v3.runner.box2.worktree", tc.data)
+		reply := request(t, forger, "jakebot.v4.runner.box2.worktree", tc.data)
 		if msg, _ := reply["error"].(map[string]any)["message"].(string); !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, reply, tc.want)
 		}
