@@ -50,7 +50,8 @@ type outbox struct {
 	endTaken bool
 	seq      int
 	// done is closed once the turn's end is stored (or given up).
-	done chan struct{}
+	done     chan struct{}
+	doneOnce sync.Once
 	// ready: the outbox is in its sender's queue, or on its way there.
 	ready atomic.Bool
 }
@@ -93,6 +94,23 @@ func (o *outbox) finish(res core.TurnResult, err *wireError) {
 	o.end, o.endSize = end, len(data)
 	o.mu.Unlock()
 	o.s.ready(o)
+	if o.s.isGone() {
+		o.abandon()
+	}
+}
+
+// sent says the turn's end is sent (or given up).
+func (o *outbox) sent() { o.doneOnce.Do(func() { close(o.done) }) }
+
+// abandon gives the turn up, its sender gone: its end, once queued, waits
+// for nothing.
+func (o *outbox) abandon() {
+	o.mu.Lock()
+	end := o.end != nil
+	o.mu.Unlock()
+	if end {
+		o.sent()
+	}
 }
 
 // part appends the turn's next part to dst, encoded: its events that fit
@@ -211,6 +229,7 @@ type sender struct {
 	mu    sync.Mutex
 	queue []*outbox // with something to send, in the order they became so
 	quit  bool
+	gone  bool // the goroutine has ended
 	wake  chan struct{}
 	ended chan struct{}
 	n     int // messages sent
@@ -230,9 +249,36 @@ func (s *sender) ready(o *outbox) {
 		return
 	}
 	s.mu.Lock()
+	if s.gone {
+		s.mu.Unlock()
+		o.abandon()
+		return
+	}
 	s.queue = append(s.queue, o)
 	s.mu.Unlock()
 	poke(s.wake)
+}
+
+// isGone says the sender has ended.
+func (s *sender) isGone() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone
+}
+
+// end is the sender's goroutine's last step: a turn that comes later (one
+// asked for as the runner stopped) sends nothing, and its end waits for
+// nothing.
+func (s *sender) end() {
+	s.mu.Lock()
+	s.gone = true
+	left := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	for _, o := range left {
+		o.abandon()
+	}
+	close(s.ended)
 }
 
 // close ends the sender once nothing is waiting. The runner's turns have
@@ -246,7 +292,7 @@ func (s *sender) close() {
 }
 
 func (s *sender) run() {
-	defer close(s.ended)
+	defer s.end()
 	for {
 		data, ended, quit := s.next()
 		if data == nil {
@@ -258,7 +304,7 @@ func (s *sender) run() {
 		}
 		s.publish(data)
 		for _, o := range ended {
-			close(o.done)
+			o.sent()
 		}
 	}
 }

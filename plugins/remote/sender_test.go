@@ -87,3 +87,23 @@ func TestAMessageCarriesEveryWaitingTurn(t *testing.T) {
 		t.Errorf("the ends sent were %v, want B, C and D", ended)
 	}
 }
+
+// A turn asked for as the runner stops may come after its sender ended:
+// its end waits for nothing, so the turn's goroutine ends too.
+func TestATurnAfterTheSenderEndsWaitsForNothing(t *testing.T) {
+	s := &sender{r: &Runner{cfg: RunnerConfig{Name: "box2"}, logger: core.OrDiscard(nil)}, max: 2000,
+		wake: make(chan struct{}, 1), ended: make(chan struct{})}
+	before := newOutbox(s, "A") // queued while the sender ran
+	before.add(wireEvent{Kind: core.EventText, Text: "a"})
+	s.end()
+	after := newOutbox(s, "B")
+	after.add(wireEvent{Kind: core.EventText, Text: "b"})
+	for _, o := range []*outbox{before, after} {
+		o.finish(core.TurnResult{}, nil)
+		select {
+		case <-o.done:
+		default:
+			t.Errorf("turn %s's end waits for a sender that has ended", o.id)
+		}
+	}
+}
