@@ -72,7 +72,9 @@ type Runner struct {
 	// cancelled before they came, with when.
 	turns     map[string]*runnerTurn
 	cancelled map[string]time.Time
-	wg        sync.WaitGroup
+	// stopping: Run is returning; no turn starts, and wg counts no more.
+	stopping bool
+	wg       sync.WaitGroup
 	// sender puts the turns' messages into the stream, while Run runs.
 	sender *sender
 
@@ -155,6 +157,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			r.dropIdleUploads()
 		case <-ctx.Done():
 			cancel()
+			r.mu.Lock()
+			r.stopping = true
+			r.mu.Unlock()
 			r.wg.Wait()
 			return nil
 		}
@@ -166,7 +171,16 @@ func (r *Runner) Run(ctx context.Context) error {
 // thousand turns asked at once made the last wait past the gateway's
 // requestTimeout, and they failed (issue 33).
 func (r *Runner) startTurn(ctx context.Context, m *nats.Msg) {
+	// Counted under the lock Run takes to stop: a request handled as Run
+	// returns must not add to the turns Run waits for beside its Wait.
+	r.mu.Lock()
+	if r.stopping {
+		r.mu.Unlock()
+		r.respond(m, turnReply{Error: &wireError{Message: "runner " + r.cfg.Name + " is stopping", User: true}})
+		return
+	}
 	r.wg.Add(1)
+	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		r.turn(ctx, m)
