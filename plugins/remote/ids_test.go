@@ -4,16 +4,19 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// The ids of turns, uploads and runner processes, as they travel, are
-// random: 128 bits, and no two share a beginning. nuid's share a prefix
+// The ids of turns, uploads, runner processes and their messages'
+// senders, as they travel, are random: 128 bits, and no two share a
+// beginning. nuid's share a prefix
 // and step by a constant, so a runner that saw two of its own turn ids
 // could name another runner's next turn and have JetStream drop that
 // turn's messages as duplicates of its own.
@@ -24,6 +27,7 @@ func TestIDsAreUnpredictable(t *testing.T) {
 	turns := subscribeSync(t, sniff, "jakebot.v4.runner.*.turn")
 	uploads := subscribeSync(t, sniff, "jakebot.v4.runner.*.upload")
 	announces := subscribeSync(t, sniff, "jakebot.v4.announce.*")
+	events := subscribeSync(t, sniff, "jakebot.v4.runner.*.events")
 	box2 := w.startRunner(runnerOpts{name: "box2"})
 	w.startRunner(runnerOpts{name: "box3"})
 	w.startGateway()
@@ -39,6 +43,13 @@ func TestIDsAreUnpredictable(t *testing.T) {
 	ids := distinct(t, turns, "id", n)
 	ids = append(ids, distinct(t, uploads, "id", n)...)
 	ids = append(ids, distinct(t, announces, "instance", 2)...)
+	// A runner's message ids begin with its sender's id, announced nowhere.
+	m, err := events.NextMsg(30 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender, _, _ := strings.Cut(m.Header.Get(jetstream.MsgIDHeader), ".")
+	ids = append(ids, sender)
 
 	form := regexp.MustCompile(`^[A-Za-z0-9]{26,}$`) // one subject token, a KV key, ≥128 bits
 	for i, id := range ids {
