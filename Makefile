@@ -68,9 +68,14 @@ LOAD_IDLE ?= 1000
 ## LOAD_SPREAD=1 starts each conversation's stream at a random point of its first 100 ms, as independent
 ## conversations would; by default they all write at the same instants, the worst case for a burst.
 LOAD_SPREAD ?=
+## LOAD_PROCS=1 runs each runner in a process of its own (the test binary again), as runners are deployed.
+LOAD_PROCS ?=
+## LOAD_PACE sets each stream's pace, deltas per write and the time between writes (5/100ms by default).
+LOAD_PACE ?=
 load:
 	$(GO) test -run '^$$' -bench '^BenchmarkLoad$$' -benchtime 1x -count 1 ./bot
 	JAKEBOT_LOAD_STEPS=$(LOAD_STEPS) JAKEBOT_LOAD_RUNNERS=$(LOAD_RUNNERS) JAKEBOT_LOAD_IDLE=$(LOAD_IDLE) JAKEBOT_LOAD_SPREAD=$(LOAD_SPREAD) \
+	  JAKEBOT_LOAD_PROCS=$(LOAD_PROCS) JAKEBOT_LOAD_PACE=$(LOAD_PACE) \
 	  $(GO) test -run '^$$' -bench '^BenchmarkLoadCurve$$' -benchtime 1x -count 1 -timeout 60m ./bot
 
 load-full:

@@ -39,7 +39,9 @@ import (
 // JAKEBOT_LOAD_EVENTS (per conversation) and JAKEBOT_LOAD_PACE (deltas
 // per write, and the time between writes: "5/100ms") set the stream;
 // JAKEBOT_LOAD_SPREAD (any value) starts each stream at a random point of
-// its first gap instead of all at once; JAKEBOT_LOAD_LOG=warn shows the bot's warnings (a turn that failed, a
+// its first gap instead of all at once; JAKEBOT_LOAD_PROCS (any value)
+// runs each runner in a process of its own, as deployed (loadrunner_test.go);
+// JAKEBOT_LOAD_LOG=warn shows the bot's warnings (a turn that failed, a
 // turn message sent again), errors only otherwise.
 func BenchmarkLoadCurve(b *testing.B) {
 	steps := envInts("JAKEBOT_LOAD_STEPS", "10,100")
@@ -47,6 +49,7 @@ func BenchmarkLoadCurve(b *testing.B) {
 	idle := envInts("JAKEBOT_LOAD_IDLE", "1000")[0]
 	fake := synthClaude{events: envInts("JAKEBOT_LOAD_EVENTS", "200")[0], batch: 5, gap: 100 * time.Millisecond,
 		spread: os.Getenv("JAKEBOT_LOAD_SPREAD") != ""}
+	procs := os.Getenv("JAKEBOT_LOAD_PROCS") != ""
 	if pace := os.Getenv("JAKEBOT_LOAD_PACE"); pace != "" {
 		n, gap, _ := strings.Cut(pace, "/")
 		fake.batch, _ = strconv.Atoi(n)
@@ -57,7 +60,7 @@ func BenchmarkLoadCurve(b *testing.B) {
 		for _, n := range steps {
 			b.Run(fmt.Sprintf("runners=%d/conversations=%d", r, n), func(b *testing.B) {
 				for range b.N {
-					row := runCurveStep(b, n, r, fake)
+					row := runCurveStep(b, n, r, fake, procs)
 					rows = append(rows, row)
 					row.report(b)
 				}
@@ -72,7 +75,7 @@ func BenchmarkLoadCurve(b *testing.B) {
 			}
 		})
 	}
-	printLoadTable(os.Stdout, rows, idleRow, fake)
+	printLoadTable(os.Stdout, rows, idleRow, fake, procs)
 }
 
 func envInts(name, def string) []int {
@@ -127,14 +130,16 @@ type loadBot struct {
 	arrivals  *arrivals
 	// where is what conversation i's /claude start names.
 	where func(i int) string
+	// runners are the runners' processes, when they have their own.
+	runners []runnerProcess
 }
 
 const loadEditInterval = 500 * time.Millisecond
 
-func newLoadBot(b *testing.B, runners int, plugin core.Plugin, keep bool) *loadBot {
+func newLoadBot(b testing.TB, runners int, plugin synthClaude, keep, procs bool) *loadBot {
 	dir := b.TempDir()
 	arrived := &arrivals{}
-	local := plugin
+	var local core.Plugin = plugin
 	if runners == 0 {
 		local = timedPlugin{plugin, arrived}
 	}
@@ -153,7 +158,13 @@ func newLoadBot(b *testing.B, runners int, plugin core.Plugin, keep bool) *loadB
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Logger: logger}
 	if runners > 0 {
-		cfg.Runners = timedRunners{startRunners(b, runners, reg, roots, logger), arrived}
+		var gw *remote.Gateway
+		if procs {
+			gw, lb.runners = startRunnerProcesses(b, runners, plugin, dir)
+		} else {
+			gw = startRunners(b, runners, reg, roots, logger)
+		}
+		cfg.Runners = timedRunners{gw, arrived}
 		lb.where = func(i int) string { return fmt.Sprintf(" box%d:%s", i%runners+1, dir) }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -179,7 +190,7 @@ func (lb *loadBot) converse(i int) {
 
 // startRunners runs an embedded NATS server, n runners (box1…) serving
 // reg in roots, and a gateway that has heard them all.
-func startRunners(b *testing.B, n int, reg *core.Registry, roots core.Roots, logger *slog.Logger) *remote.Gateway {
+func startRunners(b testing.TB, n int, reg *core.Registry, roots core.Roots, logger *slog.Logger) *remote.Gateway {
 	url := startNATS(b)
 	connect := func(opts ...nats.Option) *nats.Conn {
 		nc, err := nats.Connect(url, opts...)
@@ -189,11 +200,7 @@ func startRunners(b *testing.B, n int, reg *core.Registry, roots core.Roots, log
 		b.Cleanup(nc.Close)
 		return nc
 	}
-	gw, err := remote.NewGateway(context.Background(), connect(), remote.GatewayConfig{OfflineAfter: time.Minute, Logger: logger})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(gw.Close)
+	gw := startGateway(b, connect(), logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
 	for i := 1; i <= n; i++ {
@@ -204,25 +211,50 @@ func startRunners(b *testing.B, n int, reg *core.Registry, roots core.Roots, log
 			b.Fatal(err)
 		}
 		go r.Run(ctx)
-		for { // until the gateway has heard it
-			if _, err := gw.Plugin(name, "claude", core.Message{}, true); err == nil {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitForRunner(b, gw, name)
 	}
 	return gw
 }
 
+// startGateway starts a gateway on nc, stopped when the benchmark ends.
+func startGateway(b testing.TB, nc *nats.Conn, logger *slog.Logger) *remote.Gateway {
+	gw, err := remote.NewGateway(context.Background(), nc, remote.GatewayConfig{OfflineAfter: time.Minute, Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(gw.Close)
+	return gw
+}
+
+// waitForRunner waits until the gateway has heard runner name, a minute
+// at most.
+func waitForRunner(tb testing.TB, gw *remote.Gateway, name string) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := gw.Plugin(name, "claude", core.Message{}, true)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("the gateway has not heard runner %s: %v", name, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // runCurveStep runs conversations at once, each one streamed turn, and
 // measures it.
-func runCurveStep(b *testing.B, conversations, runners int, fake synthClaude) loadRow {
-	lb := newLoadBot(b, runners, fake, true)
+func runCurveStep(b *testing.B, conversations, runners int, fake synthClaude, procs bool) loadRow {
+	lb := newLoadBot(b, runners, fake, true, procs)
 	row := loadRow{conversations: conversations, runners: runners, events: fake.events}
 	freeMemory()
 	stop := sampleProcess(&row)
 	var r0, r1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	var runnersCPU time.Duration
+	for _, p := range lb.runners {
+		runnersCPU -= p.cpu()
+	}
 	start := time.Now()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -234,8 +266,11 @@ func runCurveStep(b *testing.B, conversations, runners int, fake synthClaude) lo
 	b.StopTimer()
 	row.elapsed = time.Since(start)
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	for _, p := range lb.runners {
+		runnersCPU += p.cpu()
+	}
 	stop()
-	row.cpu = cpuBetween(r0, r1)
+	row.cpu = cpuBetween(r0, r1) + runnersCPU
 
 	var calls []platformtest.Call
 	for _, p := range lb.platforms {
@@ -381,7 +416,7 @@ type idleCost struct {
 // runIdleStep runs one short turn in each of n conversations, 500 at a
 // time, and measures the memory and goroutines they keep afterwards.
 func runIdleStep(b *testing.B, n int) idleCost {
-	lb := newLoadBot(b, 0, synthClaude{events: 3, batch: 3}, false)
+	lb := newLoadBot(b, 0, synthClaude{events: 3, batch: 3}, false, false)
 	freeMemory()
 	rss0, heap0 := processMemory()
 	g0 := runtime.NumGoroutine()
@@ -419,10 +454,13 @@ func runIdleStep(b *testing.B, n int) idleCost {
 
 // printLoadTable writes the curve as README.md's "How far it scales"
 // shows it.
-func printLoadTable(w io.Writer, rows []loadRow, idle idleCost, fake synthClaude) {
+func printLoadTable(w io.Writer, rows []loadRow, idle idleCost, fake synthClaude, procs bool) {
 	when := "all writing at the same instants"
 	if fake.spread {
 		when = "each starting at a random point of its first gap"
+	}
+	if procs {
+		when += "; each runner in a process of its own (CPU counts theirs; RSS and heap are the gateway's)"
 	}
 	fmt.Fprintf(w, "\nLoad curve: each conversation one turn of %d deltas, %d every %s, %s, onto 2 platform fakes (edits ≥ %s apart); GOMAXPROCS %d\n",
 		fake.events, fake.batch, fake.gap, when, loadEditInterval, runtime.GOMAXPROCS(0))

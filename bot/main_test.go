@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 		io.Copy(os.Stdout, f)
 		os.Exit(0)
 	}
+	if name := os.Getenv(loadRunnerEnv); name != "" {
+		os.Exit(runLoadRunner(name))
+	}
 	if mode := os.Getenv("JAKEBOT_FAKE_CLAUDE"); mode != "" {
 		os.Exit(fakeClaude(mode))
 	}
