@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/workspace"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
@@ -50,6 +51,8 @@ func BenchmarkLoadCurve(b *testing.B) {
 	fake := synthClaude{events: envInts("JAKEBOT_LOAD_EVENTS", "200")[0], batch: 5, gap: 100 * time.Millisecond,
 		spread: os.Getenv("JAKEBOT_LOAD_SPREAD") != ""}
 	procs := os.Getenv("JAKEBOT_LOAD_PROCS") != ""
+	// The collector's target the bot and its runners would choose here.
+	gc, gcFrom := bot.SetGCPercent()
 	if pace := os.Getenv("JAKEBOT_LOAD_PACE"); pace != "" {
 		n, gap, _ := strings.Cut(pace, "/")
 		fake.batch, _ = strconv.Atoi(n)
@@ -75,7 +78,7 @@ func BenchmarkLoadCurve(b *testing.B) {
 			}
 		})
 	}
-	printLoadTable(os.Stdout, rows, idleRow, fake, procs)
+	printLoadTable(os.Stdout, rows, idleRow, fake, procs, fmt.Sprintf("GOGC %d (%s)", gc, gcFrom))
 }
 
 func envInts(name, def string) []int {
@@ -454,7 +457,7 @@ func runIdleStep(b *testing.B, n int) idleCost {
 
 // printLoadTable writes the curve as README.md's "How far it scales"
 // shows it.
-func printLoadTable(w io.Writer, rows []loadRow, idle idleCost, fake synthClaude, procs bool) {
+func printLoadTable(w io.Writer, rows []loadRow, idle idleCost, fake synthClaude, procs bool, gc string) {
 	when := "all writing at the same instants"
 	if fake.spread {
 		when = "each starting at a random point of its first gap"
@@ -462,8 +465,8 @@ func printLoadTable(w io.Writer, rows []loadRow, idle idleCost, fake synthClaude
 	if procs {
 		when += "; each runner in a process of its own (CPU counts theirs; RSS and heap are the gateway's)"
 	}
-	fmt.Fprintf(w, "\nLoad curve: each conversation one turn of %d deltas, %d every %s, %s, onto 2 platform fakes (edits ≥ %s apart); GOMAXPROCS %d\n",
-		fake.events, fake.batch, fake.gap, when, loadEditInterval, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "\nLoad curve: each conversation one turn of %d deltas, %d every %s, %s, onto 2 platform fakes (edits ≥ %s apart); GOMAXPROCS %d, %s\n",
+		fake.events, fake.batch, fake.gap, when, loadEditInterval, runtime.GOMAXPROCS(0), gc)
 	fmt.Fprintln(w, "| runners | conversations | CPU per 1,000 events | peak RSS | peak heap | beyond throttle p50 / p99 | line → write p99 | line → router p50 / p99 | writes/s per fake | peak goroutines | replies lost / out of order | hop p99 (vs 0 runners) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	local := map[int]time.Duration{}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/workspace"
 	"github.com/jake-bot/jake-bot/platforms/platformtest"
@@ -62,6 +63,7 @@ func runLoadRunner(name string) int {
 		logger.Error("load runner", "runner", name, "err", err)
 		return 1
 	}
+	bot.SetGCPercent() // as jakebot runner does
 	fake, err := decodeSynth(os.Getenv(loadSynthEnv))
 	if err != nil {
 		return fail(err)

@@ -54,6 +54,10 @@ type Main struct {
 	// that number came from (WARM_MAX, or the machine's memory).
 	warmMax     int
 	warmMaxFrom string
+	// gcPercent is the collector's target, and gcFrom where it came from
+	// (GOGC, or the machine's memory).
+	gcPercent int
+	gcFrom    string
 	// closers release what build opened; close runs them last first.
 	closers []func()
 }
@@ -79,6 +83,7 @@ func (m *Main) build(ctx context.Context) error {
 		return err
 	}
 	m.warmMax, m.warmMaxFrom = warmMax(m.cfg.WarmMax, readMemInfo())
+	m.gcPercent, m.gcFrom = SetGCPercent()
 	all, err := Plugins(m.cfg, m.logger)
 	if err != nil {
 		return err
@@ -380,7 +385,7 @@ func agentTools(s *agenttools.Server) core.AgentTools {
 func (m *Main) run(ctx context.Context) error {
 	m.logger.Info("jakebot started", "platforms", len(m.platform), "plugins", m.plugins.IDs(),
 		"roots", []string(m.policy.roots), "conversations", m.convs.Len(), "user_rate", m.policy.userRate.String(),
-		"warm_max", m.warmMax, "warm_max_from", m.warmMaxFrom)
+		"warm_max", m.warmMax, "warm_max_from", m.warmMaxFrom, "gc_percent", m.gcPercent, "gc_percent_from", m.gcFrom)
 	var wg sync.WaitGroup
 	errs := make(chan error, len(m.platform))
 	for _, p := range m.platform {

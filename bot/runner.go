@@ -58,6 +58,8 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	percent, from := SetGCPercent()
+	logger.Info("collector target", "gc_percent", percent, "gc_percent_from", from)
 	return r.Run(ctx)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -20,13 +21,35 @@ const (
 	defaultWarmMax = 4
 )
 
-// memInfo is what /proc/meminfo says of the machine's memory, in bytes;
-// zero when unknown.
+// memInfo is the memory this process may use, in bytes: the machine's,
+// as /proc/meminfo says, within its cgroup's limit; zero when unknown.
 type memInfo struct{ total, available int64 }
 
-// readMemInfo reads /proc/meminfo; a zero memInfo where there is none.
-func readMemInfo() memInfo {
-	f, err := os.Open("/proc/meminfo")
+// readMemInfo reads the memory this process may use; a zero memInfo where
+// nothing says.
+func readMemInfo() memInfo { return readMemInfoAt("/") }
+
+// readMemInfoAt is readMemInfo with the files under root. A container
+// sees the machine's memory in /proc/meminfo: its cgroup's limit is what
+// it has (a bot in a 1 GiB container on a 64 GiB host choosing from 64
+// GiB would be killed for memory it never had).
+func readMemInfoAt(root string) memInfo {
+	m := readProcMeminfo(filepath.Join(root, "proc/meminfo"))
+	limit, used := cgroupMemory(root)
+	if limit <= 0 {
+		return m
+	}
+	if m.total <= 0 || limit < m.total {
+		m.total = limit
+	}
+	if free := max(0, limit-used); m.available <= 0 || free < m.available {
+		m.available = free
+	}
+	return m
+}
+
+func readProcMeminfo(path string) memInfo {
+	f, err := os.Open(path)
 	if err != nil {
 		return memInfo{}
 	}
@@ -49,13 +72,55 @@ func readMemInfo() memInfo {
 	return m
 }
 
+// cgroupMemory is the memory limit of this process's cgroup and what the
+// group uses, in bytes; zero where no limit is set or none can be read. It
+// looks where a container or a systemd unit has it: cgroup v2's files for
+// the process's own group (/proc/self/cgroup), then at the mount's root
+// (a container's own group), then cgroup v1's memory controller there.
+func cgroupMemory(root string) (limit, used int64) {
+	fsRoot := filepath.Join(root, "sys/fs/cgroup")
+	var dirs []string
+	if data, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup")); err == nil {
+		for line := range strings.Lines(string(data)) {
+			if path, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok && path != "/" {
+				dirs = append(dirs, filepath.Join(fsRoot, path))
+			}
+		}
+	}
+	dirs = append(dirs, fsRoot)
+	for _, dir := range dirs {
+		if limit, used = readLimit(filepath.Join(dir, "memory.max"), filepath.Join(dir, "memory.current")); limit > 0 {
+			return limit, used
+		}
+	}
+	v1 := filepath.Join(fsRoot, "memory")
+	return readLimit(filepath.Join(v1, "memory.limit_in_bytes"), filepath.Join(v1, "memory.usage_in_bytes"))
+}
+
+// readLimit reads a cgroup's memory limit and use; zero for "max", the
+// huge number cgroup v1 writes for no limit, or a file not there.
+func readLimit(limitFile, usedFile string) (limit, used int64) {
+	data, err := os.ReadFile(limitFile)
+	if err != nil {
+		return 0, 0
+	}
+	limit, err = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || limit <= 0 || limit >= 1<<60 {
+		return 0, 0
+	}
+	if data, err := os.ReadFile(usedFile); err == nil {
+		used, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	}
+	return limit, used
+}
+
 // warmMax is how many warm CLIs to keep given WARM_MAX (configured, zero
 // when unset) and the machine's memory, and where that number came from.
 func warmMax(configured int, mem memInfo) (int, string) {
 	if configured > 0 {
 		return configured, "WARM_MAX"
 	}
-	if mem.available <= 0 {
+	if mem.total <= 0 {
 		return defaultWarmMax, "the machine's memory is unknown"
 	}
 	n := int(min(int64(defaultWarmMax), mem.available/warmShare))

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -23,6 +25,7 @@ func TestWarmMaxFromMemory(t *testing.T) {
 		{"4 GiB server", 0, memInfo{total: 4 * gb, available: 3500 << 20}, 2, "3.4 GiB"},
 		{"8 GiB, mostly used", 0, memInfo{total: 8 * gb, available: 2 * gb}, 1, "2.0 GiB"},
 		{"32 GiB: the old default", 0, memInfo{total: 32 * gb, available: 30 * gb}, 4, "30.0 GiB"},
+		{"a container's limit used up", 0, memInfo{total: 1 * gb}, 0, "0.0 GiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,5 +50,93 @@ func TestMemoryShort(t *testing.T) {
 		if got := tt.mem.short(); got != tt.want {
 			t.Errorf("%+v.short() = %v, want %v", tt.mem, got, tt.want)
 		}
+	}
+}
+
+// GOGC unset is chosen from the memory available at start-up: 400 from
+// 4 GiB on, 200 from 2 GiB, Go's own below or where memory is unknown.
+func TestGCPercentFromMemory(t *testing.T) {
+	const gb = 1 << 30
+	tests := []struct {
+		name string
+		gogc string
+		mem  memInfo
+		want int
+		from string
+	}{
+		{"GOGC set wins", "50", memInfo{total: 32 * gb, available: 30 * gb}, 0, "GOGC"},
+		{"GOGC=off wins", "off", memInfo{total: 32 * gb, available: 30 * gb}, 0, "GOGC"},
+		{"unknown memory", "", memInfo{}, 0, "unknown"},
+		{"1 GiB server", "", memInfo{total: 1 * gb, available: 800 << 20}, 0, "0.8 GiB"},
+		{"2 GiB free", "", memInfo{total: 4 * gb, available: 2 * gb}, 200, "2.0 GiB"},
+		{"just under 4 GiB free", "", memInfo{total: 8 * gb, available: 4*gb - 1}, 200, "4.0 GiB"},
+		{"4 GiB free", "", memInfo{total: 8 * gb, available: 4 * gb}, 400, "4.0 GiB"},
+		{"24 GiB", "", memInfo{total: 24 * gb, available: 23 * gb}, 400, "23.0 GiB"},
+		{"a container's limit used up", "", memInfo{total: 8 * gb}, 0, "0.0 GiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, from := gcPercent(tt.gogc, tt.mem)
+			if got != tt.want || !strings.Contains(from, tt.from) {
+				t.Errorf("gcPercent(%q, %+v) = %d, %q; want %d, %q", tt.gogc, tt.mem, got, from, tt.want, tt.from)
+			}
+		})
+	}
+}
+
+// The memory a bot may use is the machine's within its cgroup's limit: a
+// container sees the host's memory in /proc/meminfo.
+func TestMemInfoWithinTheCgroupLimit(t *testing.T) {
+	const mib = 1 << 20
+	meminfo := "MemTotal:       25165824 kB\nMemFree:         1000 kB\nMemAvailable:   20971520 kB\n" // 24 GiB, 20 free
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  memInfo
+	}{
+		{"a machine", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n"},
+			memInfo{total: 24 << 30, available: 20 << 30}},
+		{"nothing to read", nil, memInfo{}},
+		{"a container, cgroup v2", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n",
+			"sys/fs/cgroup/memory.max": "1073741824\n", "sys/fs/cgroup/memory.current": "209715200\n"},
+			memInfo{total: 1024 * mib, available: 824 * mib}},
+		{"no limit, cgroup v2", map[string]string{"proc/meminfo": meminfo,
+			"sys/fs/cgroup/memory.max": "max\n", "sys/fs/cgroup/memory.current": "209715200\n"},
+			memInfo{total: 24 << 30, available: 20 << 30}},
+		{"a systemd unit's MemoryMax", map[string]string{"proc/meminfo": meminfo,
+			"proc/self/cgroup":         "0::/system.slice/jakebot.service\n",
+			"sys/fs/cgroup/memory.max": "max\n",
+			"sys/fs/cgroup/system.slice/jakebot.service/memory.max":     "2147483648\n",
+			"sys/fs/cgroup/system.slice/jakebot.service/memory.current": "0\n"},
+			memInfo{total: 2 << 30, available: 2 << 30}},
+		{"a container, cgroup v1", map[string]string{"proc/meminfo": meminfo,
+			"sys/fs/cgroup/memory/memory.limit_in_bytes": "536870912\n", "sys/fs/cgroup/memory/memory.usage_in_bytes": "104857600\n"},
+			memInfo{total: 512 * mib, available: 412 * mib}},
+		{"no limit, cgroup v1", map[string]string{"proc/meminfo": meminfo,
+			"sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n", "sys/fs/cgroup/memory/memory.usage_in_bytes": "104857600\n"},
+			memInfo{total: 24 << 30, available: 20 << 30}},
+		{"a limit above the machine", map[string]string{"proc/meminfo": meminfo,
+			"sys/fs/cgroup/memory.max": "68719476736\n", "sys/fs/cgroup/memory.current": "0\n"},
+			memInfo{total: 24 << 30, available: 20 << 30}},
+		{"a limit used up", map[string]string{"proc/meminfo": meminfo,
+			"sys/fs/cgroup/memory.max": "1073741824\n", "sys/fs/cgroup/memory.current": "2147483648\n"},
+			memInfo{total: 1 << 30, available: 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range tt.files {
+				path := filepath.Join(root, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := readMemInfoAt(root); got != tt.want {
+				t.Errorf("readMemInfoAt = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
