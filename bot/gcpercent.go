@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 )
 
 // The collector's target (issue 33). Under load the collector is much of
@@ -48,8 +49,10 @@ func SetGCPercent() (percent int, from string) {
 		debug.SetGCPercent(n)
 		return n, from
 	}
-	// SetGCPercent returns the old target; set it back at once.
-	current := debug.SetGCPercent(100)
-	debug.SetGCPercent(current)
-	return current, from
+	sample := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0, from
+	}
+	return int(sample[0].Value.Uint64()), from
 }

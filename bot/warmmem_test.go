@@ -3,6 +3,7 @@ package bot
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,14 @@ func TestMemInfoWithinTheCgroupLimit(t *testing.T) {
 				t.Errorf("readMemInfoAt = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// SetGCPercent says the target in effect: GOGC's where it is set.
+func TestSetGCPercentSaysTheTarget(t *testing.T) {
+	t.Setenv("GOGC", "150")
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	if got, from := SetGCPercent(); got != 150 || from != "GOGC" {
+		t.Errorf("SetGCPercent() = %d, %q; want 150, GOGC", got, from)
 	}
 }
