@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -75,26 +76,39 @@ func readProcMeminfo(path string) memInfo {
 // cgroupMemory is the memory limit of this process's cgroup and what the
 // group uses, in bytes; zero where no limit is set or none can be read. It
 // looks where a container or a systemd unit has it: cgroup v2's files for
-// the process's own group (/proc/self/cgroup), then at the mount's root
-// (a container's own group), then cgroup v1's memory controller there.
+// the process's own group (/proc/self/cgroup), then at the mount's root (a
+// container's own group); then cgroup v1's memory controller, the same
+// two ways.
 func cgroupMemory(root string) (limit, used int64) {
 	fsRoot := filepath.Join(root, "sys/fs/cgroup")
-	var dirs []string
+	v1Root := filepath.Join(fsRoot, "memory")
+	var v2, v1 []string
 	if data, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup")); err == nil {
 		for line := range strings.Lines(string(data)) {
-			if path, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok && path != "/" {
-				dirs = append(dirs, filepath.Join(fsRoot, path))
+			// hierarchy:controllers:path
+			fields := strings.SplitN(strings.TrimSpace(line), ":", 3)
+			if len(fields) != 3 || fields[2] == "/" {
+				continue
+			}
+			switch {
+			case fields[0] == "0" && fields[1] == "":
+				v2 = append(v2, filepath.Join(fsRoot, fields[2]))
+			case slices.Contains(strings.Split(fields[1], ","), "memory"):
+				v1 = append(v1, filepath.Join(v1Root, fields[2]))
 			}
 		}
 	}
-	dirs = append(dirs, fsRoot)
-	for _, dir := range dirs {
+	for _, dir := range append(v2, fsRoot) {
 		if limit, used = readLimit(filepath.Join(dir, "memory.max"), filepath.Join(dir, "memory.current")); limit > 0 {
 			return limit, used
 		}
 	}
-	v1 := filepath.Join(fsRoot, "memory")
-	return readLimit(filepath.Join(v1, "memory.limit_in_bytes"), filepath.Join(v1, "memory.usage_in_bytes"))
+	for _, dir := range append(v1, v1Root) {
+		if limit, used = readLimit(filepath.Join(dir, "memory.limit_in_bytes"), filepath.Join(dir, "memory.usage_in_bytes")); limit > 0 {
+			return limit, used
+		}
+	}
+	return 0, 0
 }
 
 // readLimit reads a cgroup's memory limit and use; zero for "max", the
