@@ -99,22 +99,25 @@ func cgroupMemory(root string) (limit, used int64) {
 		}
 	}
 	for _, dir := range append(v2, fsRoot) {
-		if limit, used = readLimit(filepath.Join(dir, "memory.max"), filepath.Join(dir, "memory.current")); limit > 0 {
+		if limit, used = readLimit(dir, "memory.max", "memory.current", "inactive_file"); limit > 0 {
 			return limit, used
 		}
 	}
 	for _, dir := range append(v1, v1Root) {
-		if limit, used = readLimit(filepath.Join(dir, "memory.limit_in_bytes"), filepath.Join(dir, "memory.usage_in_bytes")); limit > 0 {
+		if limit, used = readLimit(dir, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"); limit > 0 {
 			return limit, used
 		}
 	}
 	return 0, 0
 }
 
-// readLimit reads a cgroup's memory limit and use; zero for "max", the
-// huge number cgroup v1 writes for no limit, or a file not there.
-func readLimit(limitFile, usedFile string) (limit, used int64) {
-	data, err := os.ReadFile(limitFile)
+// readLimit reads a cgroup's memory limit and use, in dir; zero for
+// "max", the huge number cgroup v1 writes for no limit, or a file not
+// there. Its use counts the page cache, which the kernel gives back when
+// it must: the file pages it has not touched lately (inactive_file in
+// memory.stat) are left out, as the working set container tools report.
+func readLimit(dir, limitFile, usedFile, inactiveStat string) (limit, used int64) {
+	data, err := os.ReadFile(filepath.Join(dir, limitFile))
 	if err != nil {
 		return 0, 0
 	}
@@ -122,8 +125,17 @@ func readLimit(limitFile, usedFile string) (limit, used int64) {
 	if err != nil || limit <= 0 || limit >= 1<<60 {
 		return 0, 0
 	}
-	if data, err := os.ReadFile(usedFile); err == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, usedFile)); err == nil {
 		used, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "memory.stat")); err == nil {
+		for line := range strings.Lines(string(data)) {
+			if value, ok := strings.CutPrefix(strings.TrimSpace(line), inactiveStat+" "); ok {
+				inactive, _ := strconv.ParseInt(value, 10, 64)
+				used = max(0, used-inactive)
+				break
+			}
+		}
 	}
 	return limit, used
 }
