@@ -276,8 +276,7 @@ func WithheldVars() []string {
 	t := reflect.TypeOf(Config{})
 	for i := range t.NumField() {
 		f := t.Field(i)
-		switch f.Type {
-		case reflect.TypeOf(claude.Config{}), reflect.TypeOf(codex.Config{}), reflect.TypeOf(gemini.Config{}):
+		if cliSettingsIndex(f.Type) != nil {
 			continue
 		}
 		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f}), "") {
@@ -296,7 +295,39 @@ func WithheldVars() []string {
 // bot's own variables: a secret-looking one (a name with TOKEN, SECRET,
 // PASSWORD, KEY...) is withheld even when jakebot does not read it, as
 // SLACK_SIGNING_SECRET.
-var withheldPrefixes = []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"}
+func withheldPrefixes() []string {
+	out := []string{"NATS_", "JAKEBOT_"}
+	for _, p := range BuiltinPlatforms {
+		out = append(out, p.EnvPrefix)
+	}
+	return out
+}
+
+// cliSettings returns the cliproc.Settings of the CLI plugins' parts of
+// cfg: the fields whose type embeds them.
+func (cfg *Config) cliSettings() []*cliproc.Settings {
+	var out []*cliproc.Settings
+	v := reflect.ValueOf(cfg).Elem()
+	for i := range v.NumField() {
+		if index := cliSettingsIndex(v.Type().Field(i).Type); index != nil {
+			out = append(out, v.Field(i).FieldByIndex(index).Addr().Interface().(*cliproc.Settings))
+		}
+	}
+	return out
+}
+
+// cliSettingsIndex is the index of the cliproc.Settings that t, a CLI
+// plugin's config, embeds; nil for any other type.
+func cliSettingsIndex(t reflect.Type) []int {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := t.FieldByName("Settings")
+	if !ok || !f.Anonymous || f.Type != reflect.TypeOf(cliproc.Settings{}) {
+		return nil
+	}
+	return f.Index
+}
 
 // credentialFiles name the files that hold the bot's own credentials, by
 // the variable that points at each: withheld like the secrets (the path is
@@ -321,7 +352,7 @@ func Withheld(k string) bool {
 	if _, ok := (Config{}).credentialFiles()[k]; ok {
 		return true
 	}
-	for _, prefix := range withheldPrefixes {
+	for _, prefix := range withheldPrefixes() {
 		if strings.HasPrefix(k, prefix) && core.SecretName(k) {
 			return true
 		}
