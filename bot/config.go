@@ -70,9 +70,9 @@ type Config struct {
 	// has it wait for the turn to end (with Steer and Send now buttons).
 	Busy string `env:"BUSY" envDefault:"steer"`
 	// AgentTools are the tools of the bot's own MCP server that every
-	// turn's agent reaches its chat through (issue 31): a comma list of
-	// send_file, notify, ask_user, schedule, or "off".
-	AgentTools string `env:"AGENT_TOOLS" envDefault:"send_file,notify,ask_user,schedule"`
+	// turn's agent reaches its chat through (issue 31): "all" (those of
+	// core.AllAgentTools), a comma list of them, or "off".
+	AgentTools string `env:"AGENT_TOOLS" envDefault:"all"`
 	// BackgroundLimit is how long a turn stays open after its answer for
 	// background work its CLI reports on when it ends.
 	BackgroundLimit time.Duration `env:"BACKGROUND_LIMIT" envDefault:"30m"`
@@ -499,14 +499,17 @@ func (cfg Config) BudgetWarning() string {
 // agentTools reads AGENT_TOOLS: nil for off.
 func (cfg Config) agentTools() ([]string, error) {
 	v := strings.TrimSpace(cfg.AgentTools)
-	if v == "off" || v == "" {
+	switch v {
+	case "off", "":
 		return nil, nil
+	case "all":
+		return slices.Clone(core.AllAgentTools), nil
 	}
 	var tools []string
 	for t := range strings.SplitSeq(v, ",") {
 		t = strings.TrimSpace(t)
 		if !slices.Contains(core.AllAgentTools, t) {
-			return nil, fmt.Errorf("AGENT_TOOLS: no tool %q: want off or a comma list of %s", t, strings.Join(core.AllAgentTools, ", "))
+			return nil, fmt.Errorf("AGENT_TOOLS: no tool %q: want all, off or a comma list of %s", t, strings.Join(core.AllAgentTools, ", "))
 		}
 		if !slices.Contains(tools, t) {
 			tools = append(tools, t)
