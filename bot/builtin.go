@@ -3,6 +3,7 @@ package bot
 import (
 	"io"
 	"log/slog"
+	"reflect"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
@@ -10,6 +11,7 @@ import (
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
@@ -81,4 +83,30 @@ var BuiltinPlatforms = []BuiltinPlatform{
 			return web.New(cfg.Web, web.Options{Logger: d.logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: d.plugins})
 		},
 		Format: func() core.Format { return web.NewFormat(web.Config{}) }},
+}
+
+// cliSettings returns the cliproc.Settings of the CLI plugins' parts of
+// cfg: the fields whose type embeds them.
+func (cfg *Config) cliSettings() []*cliproc.Settings {
+	var out []*cliproc.Settings
+	v := reflect.ValueOf(cfg).Elem()
+	for i := range v.NumField() {
+		if index := cliSettingsIndex(v.Type().Field(i).Type); index != nil {
+			out = append(out, v.Field(i).FieldByIndex(index).Addr().Interface().(*cliproc.Settings))
+		}
+	}
+	return out
+}
+
+// cliSettingsIndex is the index of the cliproc.Settings that t, a CLI
+// plugin's config, embeds; nil for any other type.
+func cliSettingsIndex(t reflect.Type) []int {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := t.FieldByName("Settings")
+	if !ok || !f.Anonymous || f.Type != reflect.TypeOf(cliproc.Settings{}) {
+		return nil
+	}
+	return f.Index
 }
