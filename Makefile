@@ -15,7 +15,7 @@ run:
 
 ## test: formatting, vet, tidy module, staticcheck, every test with the race detector, short fuzz runs.
 test: check
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 	$(MAKE) fuzz
 
 check:
