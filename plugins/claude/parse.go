@@ -119,10 +119,14 @@ type line struct {
 		RequestID string `json:"request_id"`
 	} `json:"response"`
 
-	// system/background_tasks_changed, task_notification
-	Tasks   json.RawMessage `json:"tasks"`
-	TaskID  string          `json:"task_id"`
-	Summary string          `json:"summary"`
+	// system/background_tasks_changed, task_started, task_updated,
+	// task_notification (see background.go)
+	Tasks          json.RawMessage `json:"tasks"`
+	TaskID         string          `json:"task_id"`
+	Summary        string          `json:"summary"`
+	Description    string          `json:"description"`
+	IsBackgrounded *bool           `json:"is_backgrounded"`
+	Patch          *taskPatch      `json:"patch"`
 
 	// system/init: the MCP servers and how their connection went
 	// ("connected", "failed", "pending", "needs-auth").
@@ -264,6 +268,10 @@ func (p *Parser) system(l *line) {
 			Text: fmt.Sprintf("API %s, retrying (%d/%d)…", status, l.Attempt, l.MaxRetries)}))
 	case "background_tasks_changed":
 		p.backgroundChanged(l.Tasks)
+	case "task_started":
+		p.taskStarted(l)
+	case "task_updated":
+		p.taskUpdated(l)
 	case "task_notification":
 		p.backgroundEnded(l.TaskID, l.Summary)
 	case "compact_boundary":
