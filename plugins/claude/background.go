@@ -51,6 +51,10 @@ type backgroundWork struct {
 	// ids are the tasks ever in the background, whose notifications are
 	// shown (a foreground subagent's are its Agent line's).
 	ids map[string]bool
+	// followUp is set when the work that outlived a result has ended,
+	// until the next result: the CLI answers the work's end with one more
+	// turn of its own.
+	followUp bool
 }
 
 // add counts task id as running in the background, described as desc
@@ -138,8 +142,11 @@ func (p *Parser) workChanged(changed bool) {
 		return
 	}
 	p.reportBackground()
-	if len(p.bg.running) == 0 && p.result != nil && p.OnResult != nil {
-		p.OnResult()
+	if len(p.bg.running) == 0 && p.result != nil {
+		p.bg.followUp = true
+		if p.OnResult != nil {
+			p.OnResult()
+		}
 	}
 }
 

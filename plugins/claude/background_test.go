@@ -13,6 +13,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -118,6 +119,49 @@ func TestBackgroundWorkOutlivesTheResult(t *testing.T) {
 				t.Errorf("the command did not finish: %v", err)
 			}
 		})
+	}
+}
+
+// The turn Claude Code writes in answer to the end of background work
+// that outlived the result may take the model longer than the CLI's exit
+// grace: the CLI's stdin stays open until that turn's result, and the
+// answer is the reply's. The model holds its answer past the grace, in
+// real time, since the grace is the engine's own clock.
+func TestTheAnswerToBackgroundWorkMayTakeLong(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release)
+	f := newFixtureWith(t, []string{"--allowedTools", "Bash"},
+		plugintest.Reply{Tool: &plugintest.ToolCall{ID: "toolu_bg1", Name: "Bash", Input: map[string]any{
+			"command":     "while [ ! -f go ]; do sleep 0.05; done; echo bgdone",
+			"description": "Slow background job", "run_in_background": true}}},
+		plugintest.Reply{Text: []string{"It runs in the background."}},
+		plugintest.Reply{Text: []string{"The background job finished: bgdone."}, Hold: hold})
+	go func() {
+		for range 3 {
+			<-f.Model.Arrived()
+		}
+		time.AfterFunc(cliproc.DefaultExitGrace+5*time.Second, release)
+	}()
+	once := sync.Once{}
+	var out plugintest.TurnOutput
+	res, err := f.Plugin.Run(context.Background(), f.Turn("start the job", "", false), func(ev core.Event) {
+		out.Events = append(out.Events, ev)
+		if b := ev.Background; ev.Kind == core.EventBackground && b != nil && b.Answered && len(b.Tasks) > 0 {
+			once.Do(func() {
+				if err := os.WriteFile(filepath.Join(f.Workdir, "go"), nil, 0o644); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	})
+	t.Logf("events:\n%s", plugintest.FormatEvents(out.Events))
+	if err != nil || res.IsError {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if text := out.Text(); !strings.Contains(text, "The background job finished: bgdone.") {
+		t.Errorf("reply text %q, want the answer to the work's end", text)
 	}
 }
 
