@@ -29,6 +29,8 @@ func (p *Parser) skippable(b []byte) bool {
 			!bytes.HasPrefix(rest, []byte(`"subtype":"compact_boundary"`)) &&
 			!bytes.HasPrefix(rest, []byte(`"subtype":"background_tasks_changed"`)) &&
 			!bytes.HasPrefix(rest, []byte(`"subtype":"task_notification"`)) &&
+			!bytes.HasPrefix(rest, []byte(`"subtype":"task_started"`)) &&
+			!bytes.HasPrefix(rest, []byte(`"subtype":"task_updated"`)) &&
 			bytes.HasPrefix(rest, []byte(`"subtype":"`))
 	}
 	return false

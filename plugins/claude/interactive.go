@@ -154,11 +154,16 @@ func (c *protocol) steer(s core.Steering) error {
 // missed the turn; the CLI runs it as one more turn of its own, with a
 // result of its own, which the reply waits for. A CLI that echoes no
 // message (not even the turn's own) is not waited for. While work runs in
-// the background both stay open: the CLI lives on for it anyway, and runs
-// a message steered in meanwhile as one more turn at once; the work's end
-// closes them (the CLI still writes the turn its end notifies).
+// the background both stay open: the CLI waits for the work only while
+// its stdin is open (closed, it may give the work 5 s: FORMAT.md), and
+// runs a message steered in meanwhile as one more turn at once. The work's
+// end closes the inbox; stdin stays open for the turn the CLI writes in
+// answer to it, until its result: closed, the CLI would have only its
+// exit grace (cliproc.DefaultExitGrace) to write a turn that may take the
+// model longer.
 func (c *protocol) resultSeen() {
-	if len(c.parser.bg.running) > 0 && !c.parser.interrupted.Load() {
+	interrupted := c.parser.interrupted.Load()
+	if len(c.parser.bg.running) > 0 && !interrupted {
 		return
 	}
 	c.mu.Lock()
@@ -166,7 +171,10 @@ func (c *protocol) resultSeen() {
 	steered, inbox := c.steered, c.inbox
 	c.mu.Unlock()
 	inbox.Close()
-	if taken := c.replays.Load(); taken > 0 && taken < 1+steered && !c.parser.interrupted.Load() {
+	if c.parser.FollowUpDue() && !interrupted {
+		return
+	}
+	if taken := c.replays.Load(); taken > 0 && taken < 1+steered && !interrupted {
 		return
 	}
 	c.link.Done()

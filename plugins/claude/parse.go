@@ -62,8 +62,9 @@ type Parser struct {
 	// echoes as it takes it in (--replay-user-messages).
 	OnReplay func()
 	// OnResult, when set, is called after the result line, and again
-	// when background work that outlived it ends: an interactive CLI's
-	// stdin is closed then.
+	// when background work that outlived it ends (FollowUpDue then
+	// says so): an interactive CLI's stdin is closed once no work runs
+	// and no answer to it is due.
 	OnResult func()
 	// interrupted is set by Interrupt, from another goroutine.
 	interrupted atomic.Bool
@@ -119,10 +120,14 @@ type line struct {
 		RequestID string `json:"request_id"`
 	} `json:"response"`
 
-	// system/background_tasks_changed, task_notification
-	Tasks   json.RawMessage `json:"tasks"`
-	TaskID  string          `json:"task_id"`
-	Summary string          `json:"summary"`
+	// system/background_tasks_changed, task_started, task_updated,
+	// task_notification (see background.go)
+	Tasks          json.RawMessage `json:"tasks"`
+	TaskID         string          `json:"task_id"`
+	Summary        string          `json:"summary"`
+	Description    string          `json:"description"`
+	IsBackgrounded *bool           `json:"is_backgrounded"`
+	Patch          *taskPatch      `json:"patch"`
 
 	// system/init: the MCP servers and how their connection went
 	// ("connected", "failed", "pending", "needs-auth").
@@ -264,6 +269,10 @@ func (p *Parser) system(l *line) {
 			Text: fmt.Sprintf("API %s, retrying (%d/%d)…", status, l.Attempt, l.MaxRetries)}))
 	case "background_tasks_changed":
 		p.backgroundChanged(l.Tasks)
+	case "task_started":
+		p.taskStarted(l)
+	case "task_updated":
+		p.taskUpdated(l)
 	case "task_notification":
 		p.backgroundEnded(l.TaskID, l.Summary)
 	case "compact_boundary":
@@ -427,6 +436,7 @@ func (p *Parser) resultLine(l *line) {
 		r.Duration += prev.Duration
 	}
 	p.result = r
+	p.bg.followUp = false
 	if len(p.bg.running) > 0 {
 		p.reportBackground()
 	}
@@ -463,6 +473,11 @@ func (p *Parser) denials(ds []permissionDenial) {
 		p.emit(core.BlockEvent(b))
 	}
 }
+
+// FollowUpDue reports whether the background work that outlived a
+// result has ended since the last result: the CLI then writes one more
+// turn, its answer to the work's end, and a result.
+func (p *Parser) FollowUpDue() bool { return p.bg.followUp }
 
 // Result returns the turn's result, or nil if the stream had none.
 func (p *Parser) Result() *core.TurnResult { return p.result }

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,7 +30,8 @@ func exitCode() int {
 // "ready" at once, answers {"prompt":…} with {"text":…} and a result,
 // unless HOLD is set, when only {"interrupt":true} ends the turn, with a
 // result "interrupted". It exits at the end of its input, unless LINGER
-// is set: then it stays until killed. With START set, it says "ready"
+// is set: then it stays until killed, or with LINGER=term until SIGTERM,
+// which it takes as a request to exit, exiting 0 (as Node does). With START set, it says "ready"
 // only once that file exists: a CLI still starting.
 func protocolCLI() {
 	for start := os.Getenv("START"); start != ""; time.Sleep(time.Millisecond) {
@@ -52,6 +55,12 @@ func protocolCLI() {
 		case m.Interrupt:
 			fmt.Println(`{"result":"interrupted"}`)
 		}
+	}
+	if os.Getenv("LINGER") == "term" {
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		<-term
+		os.Exit(0)
 	}
 	if os.Getenv("LINGER") != "" {
 		select {}
@@ -226,15 +235,22 @@ func TestOpenIsReadyAfterTheHandshake(t *testing.T) {
 }
 
 // A CLI that stays on after its turn's end (its input closed) is stopped
-// ExitGrace later, and its turn ends as it went: no error for the kill.
+// ExitGrace later, and its turn ends as it went: no error for the stop,
+// whether the signal kills it or it exits 0 on it (Gemini CLI kept alive
+// by a command it runs in the background).
 func TestALingeringCLIIsStoppedAfterItsTurn(t *testing.T) {
 	t.Parallel()
-	cli := fakeCLI(t, "protocol", "LINGER=1")
-	cli.ExitGrace = time.Millisecond
-	var c collect
-	res, err := cli.Converse(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, nil, lines, c.emit)
-	if err != nil || res.SessionID != "s-1" || res.IsError || !strings.Contains(c.String(), "you said hi") {
-		t.Errorf("Converse = %+v, %v with events %q; want the turn as it went", res, err, c.String())
+	for _, linger := range []string{"1", "term"} {
+		t.Run("LINGER="+linger, func(t *testing.T) {
+			t.Parallel()
+			cli := fakeCLI(t, "protocol", "LINGER="+linger)
+			cli.ExitGrace = time.Millisecond
+			var c collect
+			res, err := cli.Converse(context.Background(), core.Turn{Workdir: t.TempDir(), Prompt: "hi"}, nil, lines, c.emit)
+			if err != nil || res.SessionID != "s-1" || res.IsError || !strings.Contains(c.String(), "you said hi") {
+				t.Errorf("Converse = %+v, %v with events %q; want the turn as it went", res, err, c.String())
+			}
+		})
 	}
 }
 

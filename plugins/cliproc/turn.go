@@ -2,6 +2,7 @@ package cliproc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 
@@ -35,7 +36,9 @@ func (e ending) Err(ctx context.Context) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case e.WaitErr != nil:
+	case e.WaitErr != nil && !(e.Stopped && errors.Is(e.WaitErr, context.Canceled)):
+		// A CLI the bot stopped that exited 0 on its signal (Node does)
+		// is waited for with the stop's cancellation as its error.
 		return fmt.Errorf("wait for %s: %w", e.CLI, e.WaitErr)
 	case e.ReadErr != nil:
 		return fmt.Errorf("read %s output: %w", e.CLI, e.ReadErr)
