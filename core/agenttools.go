@@ -258,6 +258,12 @@ func (t *turnActions) Schedule(ctx context.Context, when, message string) (strin
 		if strings.ContainsAny(when, " \t\n") {
 			return "", Errorf("%q is not a time: use 30m, 2h, 09:00 or an RFC 3339 time", when)
 		}
-		return t.r.schedule(run.a, run.qm.m, Command{Name: CmdAt, Arg: when + " " + message})
+		if IsCommand(message) {
+			return "", Errorf("a scheduled message starts a turn of its own: it is never a command of the bot, so it may not start with /")
+		}
+		// The schedule is the agent's, not its user's (Router.permit).
+		m := run.qm.m
+		m.origin = OriginAgent
+		return t.r.schedule(run.a, m, Command{Name: CmdAt, Arg: when + " " + message})
 	})
 }

@@ -337,7 +337,7 @@ func TestConversationTurnsCancel(t *testing.T) {
 		{func() { c.stop(turnsKey("a")) }, ErrStopped},
 	} {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		c.began(q, cancel, "x", "")
+		c.began(q, Message{}, cancel, "x", "")
 		tc.do()
 		if got := context.Cause(ctx); !errors.Is(got, tc.want) {
 			t.Errorf("cause %v, want %v", got, tc.want)

@@ -333,11 +333,13 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 		return
 	}
 	m.Text = text
-	if IsCommand(m.Text) {
+	// Who made m decides what it may be (permit): a message the agent
+	// caused is never a command nor an answer, only a turn of its own.
+	if IsCommand(m.Text) && r.permit(m, actCommand, nil) == nil {
 		queuedTurn = r.command(ctx, a, m, id, done)
 		return
 	}
-	if len(m.Files) == 0 && r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
+	if len(m.Files) == 0 && r.permit(m, actAnswer, nil) == nil && r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
 		queuedTurn = true // the answer holds done
 		return
 	}

@@ -41,6 +41,21 @@ type Schedule struct {
 	// Start with another CLI now button sends.
 	Limit  string
 	Prompt string
+	// Agent marks a schedule the agent of a turn of From set (its
+	// schedule tool): its message only ever starts a turn of its own,
+	// marked as the agent's, with an agent's rights (Router.permit).
+	Agent bool
+}
+
+// origin is the origin of the messages s sends.
+func (s Schedule) origin() OriginKind {
+	switch {
+	case s.Agent:
+		return OriginAgentSchedule
+	case s.Limit != "":
+		return OriginContinuation
+	}
+	return OriginSchedule
 }
 
 // repeats says how it repeats, for listings: "every 30m", "0 9 * * 1-5".
@@ -269,6 +284,7 @@ func (r *Router) schedule(a *attached, m Message, cmd Command) (string, error) {
 		return "", Errorf("you have %d schedules, the most one may have: /unschedule one first", n)
 	}
 	s.Key, s.From, s.UserName = m.Key, m.Author(), m.UserName
+	s.Agent = m.origin == OriginAgent
 	id := r.convs.AddSchedule(s)
 	r.armSchedules()
 	return fmt.Sprintf("Scheduled #%d (%s), next at %s: %s\n/schedules lists them, /unschedule %d removes it.",
@@ -364,8 +380,11 @@ func (r *Router) runSchedules() {
 		}
 		r.advanceSchedule(s, now)
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), Unattended: true}
+			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), origin: s.origin()}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
+		if s.Agent {
+			note = fmt.Sprintf("⏰ Scheduled by the agent (#%d, %s, in %s's conversation), a turn of its own: %s", s.ID, s.repeats(), cmp.Or(s.UserName, s.From), Shorten(s.Text, 200))
+		}
 		if late := now.Sub(s.Next); late > lateAfter {
 			note += fmt.Sprintf("\nIt is late: it was due at %s, while the bot was not running.", s.Next.Format("2006-01-02 15:04 MST"))
 		}
