@@ -243,8 +243,11 @@ func (c *conversationTurns) sendNow(platform, id, by string, admin bool) (queued
 
 // takeWaiting takes message id, waiting in one of platform's
 // conversations, out of line to be steered into the running turn, which
-// it returns; by takes it: its author, or an admin.
-func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool) (*runningTurn, queued, error) {
+// it returns; by takes it: its author, or an admin. may says whether the
+// message may join the running turn of the message running (nil before
+// the turn begins); its error is returned as it is, the message left
+// waiting. may must not block.
+func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool, may func(waiting Message, running *Message) error) (*runningTurn, queued, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q, i, err := c.waiting(platform, id, by, admin)
@@ -254,6 +257,9 @@ func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool) (*r
 	next := q.pending[i]
 	if !q.inbox.Taking() {
 		return nil, next, errNotTaking
+	}
+	if err := may(next.m, q.running); err != nil {
+		return nil, next, err
 	}
 	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)
 	return q, next, nil

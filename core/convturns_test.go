@@ -179,7 +179,7 @@ func (d *turnsDriver) do(f []string) string {
 		if f[0] == "now" {
 			m, err = d.c.sendNow("p", f[1], f[2], admin)
 		} else {
-			_, m, err = d.c.takeWaiting("p", f[1], f[2], admin)
+			_, m, err = d.c.takeWaiting("p", f[1], f[2], admin, func(Message, *Message) error { return nil })
 		}
 		if err != nil {
 			return err.Error()

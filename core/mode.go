@@ -42,7 +42,7 @@ var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
 // author who may choose it, and the others run as configured. note says
 // so, once per conversation and author.
 func (r *Router) turnFor(m Message, conv Conversation, p Plugin, workdir string, maxUSD float64) (t Turn, note string) {
-	t = Turn{Key: m.Key, Workdir: workdir, SessionID: conv.SessionID, Ask: r.asks(conv), Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
+	t = Turn{Key: m.Key, Author: m.Author(), Workdir: workdir, SessionID: conv.SessionID, Ask: r.asks(conv), Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
 	if r.permit(m, actBypass, nil) == nil {
 		return t, ""
 	}

@@ -73,7 +73,8 @@ type act uint8
 const (
 	// actCommand: run a slash command.
 	actCommand act = iota + 1
-	// actAnswer: answer a question of a running turn.
+	// actAnswer: answer a question of a running turn, or press a
+	// button that moves a waiting message into it.
 	actAnswer
 	// actSteer: be added to a running turn, with its rights.
 	actSteer
@@ -104,12 +105,18 @@ func (r *Router) permit(m Message, what act, into *Message) error {
 		}
 	case actAnswer:
 		if o.Kind != OriginPerson {
-			return Errorf("only a person's own message answers a question, not a %s's", o.Kind)
+			return Errorf("only a person's own message or button press acts on a running turn, not a %s's", o.Kind)
 		}
 	case actSteer:
 		switch {
 		case o.Kind != OriginPerson:
 			return Errorf("a message sent by a %s starts a turn of its own", o.Kind)
+		case into == nil:
+			return Errorf("no turn is running")
+		case into.Author() == m.Author():
+			return nil
+		case !r.sameTurn(m, *into):
+			return Errorf("the running turn is %s's, and yours would not run the same (mode, approvals, workdirs or budget)", into.AuthorName())
 		}
 	case actBypass:
 		switch {
