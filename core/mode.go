@@ -16,8 +16,17 @@ const (
 	ModeDefault = "default"
 )
 
+// IsBotMode reports whether name is one of the modes every plugin has
+// (ask, auto, default), in any case: a CLI's own mode must be offered
+// under another name (plugins/configured names an agent's "default"
+// agent-default).
+func IsBotMode(name string) bool {
+	return strings.EqualFold(name, ModeAsk) || strings.EqualFold(name, ModeAuto) || strings.EqualFold(name, ModeDefault)
+}
+
 // ModesOf lists the modes /mode offers for p: ask, auto, default, then
-// the CLI's own.
+// the CLI's own, but for one named as those three, which the bot's
+// would shadow.
 func ModesOf(p Plugin) []Mode {
 	modes := []Mode{
 		{Name: ModeAsk, Help: "the chat approves tool calls the CLI asks about"},
@@ -25,7 +34,11 @@ func ModesOf(p Plugin) []Mode {
 		{Name: ModeDefault, Help: "the CLI's mode as the bot is configured"},
 	}
 	if mp, ok := p.(ModeProvider); ok {
-		modes = append(modes, mp.Modes()...)
+		for _, md := range mp.Modes() {
+			if !IsBotMode(md.Name) {
+				modes = append(modes, md)
+			}
+		}
 	}
 	return modes
 }
