@@ -50,6 +50,9 @@ type runningTurn struct {
 	inbox   *Inbox
 	conv    Conversation
 	workdir string
+	// running is the running turn's message, whose author and origin
+	// decide who may steer into it (Router.permit); nil before it begins.
+	running *Message
 	// plugin and token of the running turn, for /status and the shutdown
 	// notice.
 	plugin string
@@ -86,12 +89,13 @@ const (
 
 // placed is place's result: q is the conversation's runningTurn; waiting
 // how many messages wait in it, and steerable whether its running turn
-// takes messages now.
+// takes messages now; running is that turn's message.
 type placed struct {
 	how       placement
 	q         *runningTurn
 	waiting   int
 	steerable bool
+	running   *Message
 }
 
 // place starts m's turn if its conversation has none running, else queues
@@ -107,12 +111,12 @@ func (c *conversationTurns) place(a *attached, m queued, steer bool) placed {
 	q, running := c.byKey[key]
 	switch {
 	case running && steer:
-		return placed{how: placeSteer, q: q}
+		return placed{how: placeSteer, q: q, running: q.running}
 	case running && len(q.pending) >= c.limit:
 		return placed{how: placeFull, q: q, waiting: len(q.pending)}
 	case running:
 		q.pending = append(q.pending, m)
-		return placed{how: placeQueued, q: q, waiting: len(q.pending), steerable: q.inbox.Taking()}
+		return placed{how: placeQueued, q: q, waiting: len(q.pending), steerable: q.inbox.Taking(), running: q.running}
 	}
 	q = &runningTurn{key: key, a: a, target: m.m.Target(), plugin: m.conv.Plugin}
 	c.byKey[key] = q
@@ -146,7 +150,7 @@ func (c *conversationTurns) next(q *runningTurn, stopping bool) turnEnd {
 		return end
 	}
 	end.next, end.more = q.pending[0], true
-	q.pending = q.pending[1:]
+	q.pending, q.running = q.pending[1:], nil
 	return end
 }
 
@@ -157,12 +161,12 @@ func (c *conversationTurns) exited() { c.running.Done() }
 // wait blocks until every goroutine running turns has exited.
 func (c *conversationTurns) wait() { c.running.Wait() }
 
-// began records that q's turn started: what cancels it, its plugin and
-// session.
-func (c *conversationTurns) began(q *runningTurn, cancel context.CancelCauseFunc, plugin, token string) {
+// began records that q's turn of m started: what cancels it, its plugin
+// and session.
+func (c *conversationTurns) began(q *runningTurn, m Message, cancel context.CancelCauseFunc, plugin, token string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	q.cancel, q.plugin, q.token = cancel, plugin, token
+	q.running, q.cancel, q.plugin, q.token = &m, cancel, plugin, token
 }
 
 // streaming records where q's turn runs and its inbox, once the turn has
@@ -239,8 +243,11 @@ func (c *conversationTurns) sendNow(platform, id, by string, admin bool) (queued
 
 // takeWaiting takes message id, waiting in one of platform's
 // conversations, out of line to be steered into the running turn, which
-// it returns; by takes it: its author, or an admin.
-func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool) (*runningTurn, queued, error) {
+// it returns; by takes it: its author, or an admin. may says whether the
+// message may join the running turn of the message running (nil before
+// the turn begins); its error is returned as it is, the message left
+// waiting. may must not block.
+func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool, may func(waiting Message, running *Message) error) (*runningTurn, queued, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q, i, err := c.waiting(platform, id, by, admin)
@@ -250,6 +257,9 @@ func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool) (*r
 	next := q.pending[i]
 	if !q.inbox.Taking() {
 		return nil, next, errNotTaking
+	}
+	if err := may(next.m, q.running); err != nil {
+		return nil, next, err
 	}
 	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)
 	return q, next, nil

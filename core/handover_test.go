@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -46,4 +47,38 @@ func TestHandOverToTheTerminal(t *testing.T) {
 	f.expect("Conversation ended. Its history stays with the CLI: /resume brings it back, and in a terminal: cd " + f.root + " && fake --resume tok-hi.")
 	f.say("alice", "/resume latest")
 	f.expect("Resumed Fake fake conversation 0b0b0b0b-newest (the newest)")
+}
+
+// The terminal line is pasted into a shell: a session id a CLI (or a
+// runner) reported that is not of an id's form gives no line, and one
+// that is is quoted. Before, "tok-$(touch pwned)" was printed as it was.
+func TestTheTerminalLineHoldsNoShellSyntax(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ prompt, want string }{
+		{"hi", "In a terminal: cd %s && fake --resume tok-hi"},
+		{"$(touch pwned)", ""},
+		{"x;reboot", ""},
+		{"a b", ""},
+	} {
+		t.Run(tc.prompt, func(t *testing.T) {
+			t.Parallel()
+			p := &plugintest.Scripted{PluginID: "fake", PluginName: "Fake fake", Script: echo}
+			f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+				reg, err := core.NewRegistry(handing{p})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Plugins = reg
+			})
+			f.plugin = p
+			f.say("alice", "/fake start")
+			f.expect("conversation started")
+			f.turn(tc.prompt)
+			f.say("alice", "/status")
+			got := f.next()
+			if tc.want == "" && strings.Contains(got, "In a terminal") || tc.want != "" && !strings.Contains(got, fmt.Sprintf(tc.want, f.root)) {
+				t.Errorf("/status after session tok-%s = %q, want %q", tc.prompt, got, tc.want)
+			}
+		})
+	}
 }

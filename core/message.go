@@ -72,10 +72,13 @@ type Message struct {
 	// the message refused or dropped. A platform that reads a script (the
 	// console on a pipe) waits for it before it reads the next line.
 	Done func()
-	// Unattended is set on a message the router sends on its author's
-	// behalf (a schedule, a continuation at a window's reset): nobody may
-	// be watching its turn (RouterConfig.UnattendedApprovals).
-	Unattended bool
+	// origin is who made the message (Origin): a person unless core made
+	// it on someone's behalf. Unexported, so that no adapter nor plugin
+	// can make a message pass for another kind.
+	origin OriginKind
+	// depth is, for a message an agent's schedule sent, how many such
+	// schedules in a row led to it (Schedule.Depth); 0 for any other.
+	depth int
 }
 
 // finisher returns m's Done, safe to call more than once, or a no-op.

@@ -16,8 +16,17 @@ const (
 	ModeDefault = "default"
 )
 
+// IsBotMode reports whether name is one of the modes every plugin has
+// (ask, auto, default), in any case: a CLI's own mode must be offered
+// under another name (plugins/configured names an agent's "default"
+// agent-default).
+func IsBotMode(name string) bool {
+	return strings.EqualFold(name, ModeAsk) || strings.EqualFold(name, ModeAuto) || strings.EqualFold(name, ModeDefault)
+}
+
 // ModesOf lists the modes /mode offers for p: ask, auto, default, then
-// the CLI's own.
+// the CLI's own, but for one named as those three, which the bot's
+// would shadow.
 func ModesOf(p Plugin) []Mode {
 	modes := []Mode{
 		{Name: ModeAsk, Help: "the chat approves tool calls the CLI asks about"},
@@ -25,7 +34,11 @@ func ModesOf(p Plugin) []Mode {
 		{Name: ModeDefault, Help: "the CLI's mode as the bot is configured"},
 	}
 	if mp, ok := p.(ModeProvider); ok {
-		modes = append(modes, mp.Modes()...)
+		for _, md := range mp.Modes() {
+			if !IsBotMode(md.Name) {
+				modes = append(modes, md)
+			}
+		}
 	}
 	return modes
 }
@@ -42,8 +55,8 @@ var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
 // author who may choose it, and the others run as configured. note says
 // so, once per conversation and author.
 func (r *Router) turnFor(m Message, conv Conversation, p Plugin, workdir string, maxUSD float64) (t Turn, note string) {
-	t = Turn{Key: m.Key, Workdir: workdir, SessionID: conv.SessionID, Ask: r.asks(conv), Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
-	if r.cfg.AllowBypassModes || r.isAdmin(m) {
+	t = Turn{Key: m.Key, Author: m.Author(), Workdir: workdir, SessionID: conv.SessionID, Ask: r.asks(conv), Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
+	if r.permit(m, actBypass, nil) == nil {
 		return t, ""
 	}
 	var held []string
@@ -55,8 +68,13 @@ func (r *Router) turnFor(m Message, conv Conversation, p Plugin, workdir string,
 		held = append(held, t.Mode)
 		t.Mode = ""
 	}
-	if len(held) == 0 || !r.saidOnce.Add("mode "+m.Key.String()+" "+m.Author()+" "+strings.Join(held, ","), struct{}{}) {
+	agent := m.origin == OriginAgent || m.origin == OriginAgentSchedule
+	if len(held) == 0 || !r.saidOnce.Add(fmt.Sprintf("mode %s %s %t %s", m.Key, m.Author(), agent, strings.Join(held, ",")), struct{}{}) {
 		return t, ""
+	}
+	if agent {
+		return t, fmt.Sprintf("This conversation is set to mode %s, which lets tools run with nobody approving them: a turn the agent scheduled never runs so, and runs %s.",
+			strings.Join(held, " and "), modeWords(t.Mode, t.Ask))
 	}
 	return t, fmt.Sprintf("This conversation is set to mode %s, which lets tools run with nobody approving them: only admins may use it, so your turns here run %s.",
 		strings.Join(held, " and "), modeWords(t.Mode, t.Ask))
@@ -122,7 +140,7 @@ func (r *Router) mode(m Message, name string) (string, error) {
 	if chosen == nil {
 		return "", Errorf("%s has no mode %q. /mode lists them", p.Name(), name)
 	}
-	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes && !r.isAdmin(m) {
+	if r.bypasses(*chosen) && r.permit(m, actBypass, nil) != nil {
 		if chosen.Name == ModeAuto {
 			return "", Errorf("mode auto asks nothing in the chat, so the CLI may run tools with nobody approving them, where the bot is set to ask (APPROVALS=ask): only admins may choose it")
 		}

@@ -11,7 +11,11 @@ import (
 // Turn is one message to a coding CLI, with what it needs to continue the
 // conversation.
 type Turn struct {
-	Key     ConversationKey
+	Key ConversationKey
+	// Author is the id of the person whose turn it is, its message's
+	// author (Message.Author): a message steered into it names its own
+	// (Steering.From), which a runner compares (plugins/remote).
+	Author  string
 	Workdir string
 	Prompt  string
 	// SessionID is the CLI's session id from the previous turn, or empty

@@ -184,7 +184,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 		q.Answer(Answer{Decision: Allow, By: "always allowed in this conversation"})
 		return
 	}
-	if qm.m.Unattended && r.cfg.UnattendedApprovals != UnattendedAsk {
+	if qm.m.Unattended() && r.cfg.UnattendedApprovals != UnattendedAsk {
 		r.denyUnattended(a, qm.m, q)
 		return
 	}

@@ -21,6 +21,9 @@ type queued struct {
 	// that could not take it after all (steer), is its prompt and images
 	// as they were saved: its turn saves nothing again.
 	saved *Steering
+	// notSteered says why the message was not added to the running turn
+	// (Router.permit), for the chat.
+	notSteered string
 }
 
 // enqueue runs m now or, while its conversation's turn runs, adds it to
@@ -37,7 +40,9 @@ func (r *Router) enqueue(a *attached, m queued, busy string) bool {
 		r.reply(a, m.m.Target(), "The bot is restarting and starts no new turns; this message was not sent. Send it again in a minute: the conversation continues.")
 		return false
 	case placeSteer:
-		if r.steer(r.turnCtx, a, p.q, &m) {
+		if err := r.permit(m.m, actSteer, p.running); err != nil {
+			m.notSteered = UserMessage(err)
+		} else if r.steer(r.turnCtx, a, p.q, &m) {
 			return true
 		}
 		return r.enqueue(a, m, BusyQueue)
@@ -47,11 +52,15 @@ func (r *Router) enqueue(a *attached, m queued, busy string) bool {
 	case placeQueued:
 		choices := []Choice{{Label: "Send now", Command: "/now " + m.id}}
 		typed := "/now " + m.id + " stops the running turn and runs this message next."
-		if p.steerable {
+		text := fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", p.waiting)
+		if m.notSteered != "" {
+			text += " It was not added to the running turn: " + m.notSteered + "."
+		}
+		if p.steerable && r.permit(m.m, actSteer, p.running) == nil {
 			choices = append([]Choice{{Label: "Steer", Command: "/steer " + m.id}}, choices...)
 			typed = "/steer " + m.id + " adds it to the running turn; " + typed
 		}
-		r.offer(a, m.m.Target(), fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", p.waiting), choices, typed)
+		r.offer(a, m.m.Target(), text, choices, typed)
 		return true
 	}
 	go r.runQueued(a, p.q, m)

@@ -56,7 +56,7 @@ type mark struct {
 // is on. It returns at once.
 func (r *Router) react(a *attached, m Message, state Reaction) {
 	p, ok := a.p.(Reacter)
-	if !ok || !r.cfg.Reactions || m.ID == "" || m.Unattended {
+	if !ok || !r.cfg.Reactions || m.ID == "" || m.Unattended() {
 		return
 	}
 	key := m.Key.Platform + "/" + m.Key.Channel + "/" + m.ID

@@ -156,9 +156,11 @@ type Router struct {
 	cancelAll  context.CancelCauseFunc
 	deliverCtx context.Context
 
-	limits  *userLimits
-	usage   *usageBook
-	refused *recent.Map[string, struct{}]
+	limits *userLimits
+	// notifies bounds the agents' notify per conversation.
+	notifies *userLimits
+	usage    *usageBook
+	refused  *recent.Map[string, struct{}]
 	// saidOnce remembers the notes said once per conversation: that a
 	// dollar budget does not bound its CLI (unpricedNote), that its mode
 	// is not its author's to use (turnFor).
@@ -217,6 +219,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 	return &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
+		notifies:    newUserLimits(agentNotifyRate),
 		usage:       newUsageBook(),
 		flight:      newSchedFlight(),
 		refused:     recent.New[string, struct{}](10_000),
@@ -333,11 +336,13 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 		return
 	}
 	m.Text = text
-	if IsCommand(m.Text) {
+	// Who made m decides what it may be (permit): a message the agent
+	// caused is never a command nor an answer, only a turn of its own.
+	if IsCommand(m.Text) && r.permit(m, actCommand, nil) == nil {
 		queuedTurn = r.command(ctx, a, m, id, done)
 		return
 	}
-	if len(m.Files) == 0 && r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
+	if len(m.Files) == 0 && r.permit(m, actAnswer, nil) == nil && r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
 		queuedTurn = true // the answer holds done
 		return
 	}

@@ -20,8 +20,12 @@ func (r *Router) command(ctx context.Context, a *attached, m Message, id string,
 	if err == nil && (cmd.Name == CmdAllow || cmd.Name == CmdDeny || cmd.Name == CmdAnswer) {
 		rec.Command = strings.TrimSpace("/" + string(cmd.Name) + " " + cmd.Arg)
 		qid, ans := answerCommand(cmd)
-		if tookDone = r.tryAnswer(a, m, qid, ans, done); !tookDone {
-			err = Errorf("no question is waiting for an answer here")
+		// A person's schedule sends commands, never answers: it was not
+		// written with the question in front of them.
+		if err = r.permit(m, actAnswer, nil); err == nil {
+			if tookDone = r.tryAnswer(a, m, qid, ans, done); !tookDone {
+				err = Errorf("no question is waiting for an answer here")
+			}
 		}
 	} else if err == nil {
 		rec.Command = strings.TrimSpace("/" + string(cmd.Name) + " " + cmd.Arg)

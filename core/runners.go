@@ -104,7 +104,9 @@ func (r *Router) followUnfinished(a *attached) {
 			u.Abandon()
 			continue
 		}
-		r.enqueue(a, queued{m: u.Message, id: newID(), conv: conv, done: func() {}, follow: u.Plugin}, "")
+		m := u.Message
+		m.origin = OriginRunner
+		r.enqueue(a, queued{m: m, id: newID(), conv: conv, done: func() {}, follow: u.Plugin}, "")
 	}
 }
 

@@ -20,6 +20,10 @@ const (
 // Steering is a message added to a running turn: the agent reads it at
 // its next step, inside the same turn.
 type Steering struct {
+	// From is its author's id: the router steers a message only into a
+	// turn it may join (Router.permit), and a runner takes it only into
+	// a turn of the same author (Turn.Author).
+	From   string
 	Prompt string
 	// Images are absolute paths of images sent with it, as Turn.Images.
 	Images []string
@@ -114,7 +118,7 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 	if !inbox.Taking() {
 		return false
 	}
-	s := Steering{Prompt: m.m.Text}
+	s := Steering{From: m.m.Author(), Prompt: m.m.Text}
 	if len(m.m.Files) > 0 {
 		var err error
 		if s.Prompt, s.Images, err = r.takeFiles(ctx, a, m.m, conv, workdir); err != nil {
@@ -124,7 +128,10 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 		}
 	}
 	if err := inbox.Send(s); err != nil {
-		if !errors.Is(err, ErrNotTaken) {
+		switch {
+		case IsUserError(err):
+			m.notSteered = UserMessage(err)
+		case !errors.Is(err, ErrNotTaken):
 			r.logger.Warn("steer a running turn", "id", m.id, "conversation", m.m.Key.String(), "err", err)
 		}
 		if len(m.m.Files) > 0 {
@@ -144,11 +151,18 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 }
 
 // steerWaiting gives the waiting message id to the running turn (its
-// Steer button), as steer does; only its author or an admin may.
+// Steer button), as steer does; only its author or an admin may press it,
+// and only a message that may join that turn (Router.permit) goes.
 func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error) {
+	if err := r.permit(m, actAnswer, nil); err != nil {
+		return "", err
+	}
 	by := m.Author()
-	q, next, err := r.turns.takeWaiting(m.Key.Platform, id, by, r.cfg.Access.IsAdmin(m.Key.Platform, by))
+	q, next, err := r.turns.takeWaiting(m.Key.Platform, id, by, r.cfg.Access.IsAdmin(m.Key.Platform, by),
+		func(waiting Message, running *Message) error { return r.permit(waiting, actSteer, running) })
 	switch {
+	case IsUserError(err):
+		return "", Errorf("that message waits for the turn to end: %s", UserMessage(err))
 	case errors.Is(err, errNotAuthor):
 		return "", Errorf("only its author (%s) or an admin can add that message to the running turn", next.m.AuthorName())
 	case errors.Is(err, errNotTaking):

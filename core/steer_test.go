@@ -197,3 +197,90 @@ func TestInboxWatch(t *testing.T) {
 		})
 	}
 }
+
+// A message steers a running turn only if its author is the turn's, or
+// would get exactly the same turn; otherwise it waits, and the chat says
+// why: for BUSY=steer, /steer and the Steer button alike. Before, a
+// non-admin's message ran inside an admin's yolo turn (outside the roots
+// he may work in), and one user's inside another's budget.
+func TestSteeringNeedsTheSameTurn(t *testing.T) {
+	t.Parallel()
+	nowID := regexp.MustCompile(`/now ([0-9a-f]{16}) stops`)
+	const notSame = "It was not added to the running turn: the running turn is carol's, and yours would not run the same"
+	for _, tc := range []struct {
+		name, busy string
+		budget     bool
+		author     string // of the running turn
+		run        func(t *testing.T, f *routerFixture, say func(from, text string))
+	}{
+		{"bob's message into an admin's yolo turn", "", false, "carol", func(t *testing.T, f *routerFixture, say func(from, text string)) {
+			say("bob", "and this")
+			if got := f.next(); !strings.Contains(got, "Queued (1 waiting)") || !strings.Contains(got, notSame) || strings.Contains(got, "/steer") {
+				t.Fatalf("bob's message: bot wrote %q, want it queued, saying why, with no Steer", got)
+			}
+			say("carol", "also this")
+			f.expect("↪ Added to the running turn")
+		}},
+		{"/steer", "", false, "carol", func(t *testing.T, f *routerFixture, say func(from, text string)) {
+			say("bob", "/steer and this")
+			f.expect(notSame)
+		}},
+		{"the Steer button", core.BusyQueue, false, "carol", func(t *testing.T, f *routerFixture, say func(from, text string)) {
+			say("bob", "and this")
+			got := f.next()
+			id := nowID.FindStringSubmatch(got)
+			if id == nil || strings.Contains(got, "/steer") {
+				t.Fatalf("bob's queued message: bot wrote %q, want no Steer", got)
+			}
+			say("bob", "/steer "+id[1])
+			f.expect("that message waits for the turn to end: the running turn is carol's")
+			say("carol", "/steer "+id[1])
+			f.expect("that message waits for the turn to end: the running turn is carol's")
+		}},
+		{"another's daily budget", "", true, "alice", func(t *testing.T, f *routerFixture, say func(from, text string)) {
+			say("bob", "and this")
+			f.expect("It was not added to the running turn: the running turn is alice's")
+			say("alice", "also this")
+			f.expect("↪ Added to the running turn")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			end, opened := make(chan struct{}), make(chan struct{}, 8)
+			f := newRouterFixtureWith(t, steerable(end, opened), nil, func(cfg *core.RouterConfig) {
+				cfg.Busy = tc.busy
+				cfg.Access.Admin("fake", "carol")
+				if tc.budget {
+					cfg.Budgets.UserDailyUSD = 5
+				}
+			})
+			f.plugin.CLIModes = []core.Mode{{Name: "yolo", Help: "runs every tool", Bypass: true}}
+			shared := core.ConversationKey{Platform: "fake", Channel: "c", Thread: "t"}
+			say := func(from, text string) {
+				f.handle(context.Background(), core.Message{Key: shared, From: from, Text: text})
+			}
+			say(tc.author, "/fake start")
+			f.expect("conversation started")
+			if tc.author == "carol" {
+				say("carol", "/mode yolo")
+				f.expect("From the next turn: mode yolo")
+			}
+			say(tc.author, "one")
+			<-f.plugin.Started()
+			<-opened
+			tc.run(t, f, say)
+			end <- struct{}{}
+			if got := f.next(); strings.Contains(got, "and this") {
+				t.Fatalf("the running turn %q took bob's message", got)
+			}
+			turn := <-f.plugin.Started() // bob's, of his own
+			if turn.Prompt != "and this" || turn.Mode != "" {
+				t.Errorf("bob's turn ran %q in mode %q, want his message in the configured mode", turn.Prompt, turn.Mode)
+			}
+			<-opened
+			end <- struct{}{}
+			f.expect("took and this")
+			f.router.Wait()
+		})
+	}
+}

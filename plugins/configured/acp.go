@@ -2,6 +2,8 @@ package configured
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -40,22 +42,48 @@ func (p *Plugin) replayProtocol(link *cliproc.Link) cliproc.Protocol {
 // protocol is turn t's conversation with the agent.
 func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
-		c := acp.New(t, acp.Options{Name: p.spec.Name, Model: t.Model, Mode: t.Mode, SetModel: t.Model, ToolOutput: true,
+		c := acp.New(t, acp.Options{Name: p.spec.Name, Model: t.Model, Mode: agentMode(t.Mode), SetModel: t.Model, ToolOutput: true,
 			Announced: p.announced, Commands: func(cmds []acp.Command) { p.announcedCommands(t.Workdir, cmds) }}, link)
 		c.Start()
 		return c
 	}
 }
 
-// announced keeps the modes the agent announced, for /mode.
+// announced keeps the modes the agent announced, for /mode: those the
+// entry does not list as safe (safe_modes) are for admins only, and one
+// named as a mode of the bot's own is offered under another name
+// (modeName).
 func (p *Plugin) announced(s acp.Session) {
 	modes := make([]core.Mode, 0, len(s.Modes))
 	for _, m := range s.Modes {
-		modes = append(modes, core.Mode{Name: m.ID, Help: firstNonEmpty(m.Description, m.Name)})
+		safe := slices.ContainsFunc(p.spec.SafeModes, func(s string) bool { return strings.EqualFold(s, m.ID) })
+		modes = append(modes, core.Mode{Name: modeName(m.ID), Help: firstNonEmpty(m.Description, m.Name), Bypass: !safe})
 	}
 	p.acp.mu.Lock()
 	p.acp.modes = modes
 	p.acp.mu.Unlock()
+}
+
+// agentModePrefix begins the name /mode offers an agent's mode by when
+// the agent names it as one of the bot's own modes (ask, auto, default):
+// Qwen Code's "default" is /mode agent-default, and /mode default stays
+// the bot's.
+const agentModePrefix = "agent-"
+
+// modeName is the name /mode offers the agent's mode id by.
+func modeName(id string) string {
+	if core.IsBotMode(id) {
+		return agentModePrefix + id
+	}
+	return id
+}
+
+// agentMode is the agent's id of the mode /mode named name.
+func agentMode(name string) string {
+	if id, ok := strings.CutPrefix(name, agentModePrefix); ok && core.IsBotMode(id) {
+		return id
+	}
+	return name
 }
 
 func firstNonEmpty(a, b string) string {

@@ -183,3 +183,44 @@ func TestACPGemini(t *testing.T) {
 		t.Fatalf("turn = %q, %+v, %v", first.Text(), first.Result, first.Err)
 	}
 }
+
+// The modes an ACP agent announces are for admins only (Bypass) unless
+// the entry lists them as safe (safe_modes), and the agent's own
+// "default" and "auto" are offered as agent-default and agent-auto, which reach the agent as its
+// own, while /mode default and auto stay the bot's. Before, every mode the
+// agent announced was anyone's: a user who is not an admin chose Qwen
+// Code's yolo under APPROVALS=ask and its tools ran unasked.
+func TestACPModesAreForAdminsUnlessSafe(t *testing.T) {
+	t.Parallel()
+	bin := plugintest.CLIPath(t, "qwen")
+	hello := plugintest.Reply{Text: []string{"Hello."}}
+	model := plugintest.NewOpenAI(t, hello, hello)
+	f := plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
+		spec := qwenSpec(bin, home, plugintest.QwenArgs(model), append(plugintest.QwenEnv(t, home), mark)...)
+		spec.SafeModes = []string{"plan"}
+		return configured.New(spec, nil)
+	})
+	if tr := f.Run(context.Background(), "hi", ""); tr.Err != nil {
+		t.Fatal(tr.Err)
+	}
+	modes := map[string]core.Mode{}
+	for _, md := range core.ModesOf(f.Plugin) {
+		if _, twice := modes[md.Name]; twice {
+			t.Errorf("/mode offers %q twice", md.Name)
+		}
+		modes[md.Name] = md
+	}
+	for name, bypass := range map[string]bool{"plan": false, "yolo": true, "auto-edit": true, "agent-default": true, "agent-auto": true} {
+		if md, ok := modes[name]; !ok || md.Bypass != bypass {
+			t.Errorf("mode %q: %+v, offered %v; want it offered, for admins only: %v (modes %v)", name, md, ok, bypass, modes)
+		}
+	}
+	if modes[core.ModeDefault].Help != "the CLI's mode as the bot is configured" {
+		t.Errorf("/mode default is %+v, want the bot's", modes[core.ModeDefault])
+	}
+	turn := f.Turn("hi", "", false)
+	turn.Mode = "agent-default"
+	if tr := plugintest.RunTurn(context.Background(), t, f.Plugin, turn); tr.Err != nil || tr.Text() != "Hello." {
+		t.Errorf("a turn in agent-default: %q, %v", tr.Text(), tr.Err)
+	}
+}

@@ -142,7 +142,7 @@ func (l *loader) fields(n *yaml.Node, what string, allowed ...string) func(func(
 var idRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
 var entryKeys = []string{"id", "name", "bin", "args", "mode", "jsonl", "resume", "env",
-	"terminal", "format", "grace", "version_args"}
+	"terminal", "format", "grace", "version_args", "safe_modes"}
 
 func (l *loader) entry(n *yaml.Node) (Spec, bool) {
 	before := len(l.errs)
@@ -171,7 +171,7 @@ func (l *loader) entry(n *yaml.Node) (Spec, bool) {
 
 // entryNodes are the nodes of an entry's keys that are read once the
 // others are known.
-type entryNodes struct{ args, mode, jsonl, resume, term, id, bin *yaml.Node }
+type entryNodes struct{ args, mode, jsonl, resume, term, id, bin, safe *yaml.Node }
 
 // entryFields reads an entry's keys into s, keeping the nodes of those
 // that depend on others.
@@ -209,6 +209,8 @@ func (l *loader) entryFields(n *yaml.Node, s *Spec) entryNodes {
 			s.Grace = l.duration(v, key)
 		case "version_args":
 			s.VersionArgs = l.strs(v, key)
+		case "safe_modes":
+			nodes.safe, s.SafeModes = v, l.strs(v, key)
 		}
 	}
 	return nodes
@@ -242,6 +244,9 @@ func (l *loader) checkMode(n *yaml.Node, nodes entryNodes, s *Spec) {
 		default:
 			s.Resume = l.resumeRE(nodes.resume)
 		}
+	}
+	if nodes.safe != nil && s.Mode != ModeACP {
+		l.errorf(nodes.safe, "`safe_modes:` is for mode acp")
 	}
 	if nodes.term != nil {
 		if s.Mode != ModePTY {

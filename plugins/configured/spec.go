@@ -61,6 +61,11 @@ type Spec struct {
 	Grace time.Duration
 	// VersionArgs print the CLI's version, for jakebot doctor.
 	VersionArgs []string
+	// SafeModes, for mode acp, are the modes the agent announces that
+	// anyone may choose (safe_modes): every other is for admins only
+	// (core.Mode.Bypass), since the bot cannot tell which of an agent's
+	// modes run tools with nobody approving them.
+	SafeModes []string
 	// Source is where the entry was defined, "file:line".
 	Source string
 }

@@ -303,7 +303,7 @@ func (p *remotePlugin) stillRunning(rec *turnRecord) (<-chan struct{}, error) {
 // sent again.
 func (p *remotePlugin) steer(rec *turnRecord) func(core.Steering) error {
 	return func(s core.Steering) error {
-		msg := steerMessage{Turn: rec.ID, Prompt: p.g.cfg.Redactor.Redact(s.Prompt), Images: s.Images}
+		msg := steerMessage{Turn: rec.ID, From: s.From, Prompt: p.g.cfg.Redactor.Redact(s.Prompt), Images: s.Images}
 		var rep steerReply
 		if err := p.g.request(p.g.ctx, runnerSubject(p.runner, "steer"), msg, &rep); err != nil {
 			return fmt.Errorf("runner %s: %w (%w)", p.runner, core.ErrNotTaken, err)

@@ -31,7 +31,7 @@ func (r *Runner) turn(ctx context.Context, m *nats.Msg) {
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	t.Inbox = &core.Inbox{}
-	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), workdir: t.Workdir, admin: req.Admin, inbox: t.Inbox,
+	rt := &runnerTurn{r: r, id: req.ID, plugin: p.ID(), workdir: t.Workdir, admin: req.Admin, author: t.Author, inbox: t.Inbox,
 		cancel: cancel, ended: make(chan struct{}), questions: map[string]openQuestion{}}
 	if !r.register(rt) {
 		cancel(nil)
@@ -74,6 +74,9 @@ type runnerTurn struct {
 	plugin  string
 	workdir string
 	admin   bool
+	// author is the turn's (core.Turn.Author): only a message of theirs
+	// is steered into it.
+	author string
 	// inbox takes the messages the gateway adds to the turn (steer).
 	inbox  *core.Inbox
 	cancel context.CancelCauseFunc
@@ -218,7 +221,14 @@ func (r *Runner) steerTurn(m *nats.Msg) {
 		r.respond(m, steerReply{}) // ended: the message waits in the chat
 		return
 	}
-	err := t.inbox.Send(core.Steering{Prompt: s.Prompt, Images: r.uploadedImages(t.workdir, s.Images)})
+	if s.From == "" || s.From != t.author {
+		// The gateway checks who may steer (core's Router.permit); the
+		// runner holds its own turn to the same author whatever it says.
+		r.logger.Warn("message refused: not the turn's author", "id", t.id, "from", s.From)
+		r.respond(m, steerReply{Error: &wireError{Message: "only a message of the turn's own author is added to a turn on a runner", User: true}})
+		return
+	}
+	err := t.inbox.Send(core.Steering{From: s.From, Prompt: s.Prompt, Images: r.uploadedImages(t.workdir, s.Images)})
 	switch {
 	case errors.Is(err, core.ErrNotTaken):
 		r.respond(m, steerReply{})

@@ -316,7 +316,10 @@ type openReply struct {
 // Images are paths on the runner, of images uploaded into the turn's
 // workdir. It is not sent again: a message not taken waits in the chat.
 type steerMessage struct {
-	Turn   string   `json:"turn"`
+	Turn string `json:"turn"`
+	// From is the message's author (core.Steering.From): the runner takes
+	// it only into a turn of the same author (core.Turn.Author).
+	From   string   `json:"from"`
 	Prompt string   `json:"prompt"`
 	Images []string `json:"images,omitempty"`
 }
