@@ -1,0 +1,149 @@
+package mattermost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/core/lanes"
+)
+
+// Keep-alive of the WebSocket: the bot pings every pingEvery, and a
+// connection that has been silent for readTimeout (no event, ping or
+// pong) is dead and replaced.
+const (
+	pingEvery   = 30 * time.Second
+	readTimeout = 90 * time.Second
+)
+
+// event is one message on the WebSocket: an event (with its data and
+// sequence number) or the answer to one of the bot's requests.
+type event struct {
+	Event     string          `json:"event"`
+	Data      json.RawMessage `json:"data"`
+	Broadcast struct {
+		ChannelID string `json:"channel_id"`
+	} `json:"broadcast"`
+	Seq      int64  `json:"seq"`
+	Status   string `json:"status"`
+	SeqReply int64  `json:"seq_reply"`
+}
+
+// errRefused is a token the server no longer accepts.
+var errRefused = errors.New("the server refused MATTERMOST_TOKEN")
+
+// Run checks the token (/users/me), serves the button callbacks when
+// MATTERMOST_ACTIONS_URL is set, and reads the event stream, reconnecting
+// when it drops, until ctx ends; then it waits for the handlers it
+// started. It returns an error when the server refuses the token at start
+// or the callback address cannot be listened on.
+func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
+	if err := a.api.call(ctx, http.MethodGet, "/users/me", nil, &a.self); err != nil {
+		return fmt.Errorf("mattermost: /users/me: %w", err)
+	}
+	a.logger = a.logger.With("bot", a.self.Username)
+	a.logger.Info("connecting", "bot_user", a.self.ID, "config", a.cfg)
+	var work lanes.PerKey[string]
+	defer work.Close()
+	stop, err := a.serveActions(ctx, h, &work)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	failures := 0
+	for ctx.Err() == nil {
+		connected, err := a.listen(ctx, h, &work)
+		if ctx.Err() != nil {
+			break
+		}
+		if connected {
+			failures = 0
+		}
+		failures++
+		a.logger.Warn("event stream", "err", err, "failures", failures)
+		a.Set(fmt.Errorf("event stream: %w", err))
+		a.sleep(ctx, min(time.Second<<min(failures-1, 6), time.Minute))
+	}
+	return nil
+}
+
+// listen reads one connection's events until it drops or ctx ends. It
+// reports whether the server accepted the connection's authentication.
+func (a *Adapter) listen(ctx context.Context, h core.Handler, work *lanes.PerKey[string]) (bool, error) {
+	ws, _, err := a.dialer.DialContext(ctx, a.wsURL, nil)
+	if err != nil {
+		return false, err
+	}
+	defer ws.Close()
+	defer context.AfterFunc(ctx, func() { ws.Close() })()
+	var wmu sync.Mutex
+	write := func(v any) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		return ws.WriteJSON(v)
+	}
+	// The token goes in the first message, never in the URL.
+	if err := write(map[string]any{"seq": 1, "action": "authentication_challenge", "data": map[string]string{"token": a.api.token}}); err != nil {
+		return false, err
+	}
+	alive := func() { _ = ws.SetReadDeadline(time.Now().Add(readTimeout)) }
+	alive()
+	ws.SetPongHandler(func(string) error { alive(); return nil })
+	ws.SetPingHandler(func(data string) error {
+		alive()
+		return ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(10*time.Second))
+	})
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(pingEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(10*time.Second))
+			case <-done:
+				return
+			}
+		}
+	}()
+	authed := false
+	for {
+		var ev event
+		if err := ws.ReadJSON(&ev); err != nil {
+			return authed, err
+		}
+		alive()
+		switch {
+		case ev.SeqReply == 1 && ev.Event == "":
+			if ev.Status != "OK" {
+				return false, errRefused
+			}
+			authed = true
+			a.logger.Info("connected")
+			a.Set(nil)
+		case ev.Event == "posted":
+			a.onPosted(ctx, ev, h, work)
+		case ev.Event == "reaction_added":
+			a.onReaction(ctx, ev, h, work)
+		}
+	}
+}
+
+func (a *Adapter) sleep(ctx context.Context, d time.Duration) {
+	ch := make(chan struct{})
+	t := a.clock.AfterFunc(d, func() { close(ch) })
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
