@@ -12,6 +12,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/console"
 	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/mattermost"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -29,11 +30,12 @@ type Platform struct {
 // platforms are the platforms a stream can be replayed on. The console is
 // the one on a pipe: each reply once, final, as plain markdown.
 var platforms = map[string]Platform{
-	console.Name:  {console.Name, console.NewFormat(false)},
-	discord.Name:  {discord.Name, discord.NewFormat(discord.Config{})},
-	slack.Name:    {slack.Name, slack.NewFormat(slack.Config{})},
-	telegram.Name: {telegram.Name, telegram.NewFormat(telegram.Config{})},
-	web.Name:      {web.Name, web.NewFormat(web.Config{})},
+	console.Name:    {console.Name, console.NewFormat(false)},
+	discord.Name:    {discord.Name, discord.NewFormat(discord.Config{})},
+	mattermost.Name: {mattermost.Name, mattermost.NewFormat(mattermost.Config{})},
+	slack.Name:      {slack.Name, slack.NewFormat(slack.Config{})},
+	telegram.Name:   {telegram.Name, telegram.NewFormat(telegram.Config{})},
+	web.Name:        {web.Name, web.NewFormat(web.Config{})},
 }
 
 // Platforms returns the names of the platforms replay knows.

@@ -22,7 +22,7 @@ import (
 )
 
 // Token is the bot account's access token.
-const Token = "fake-mattermost-bot-token"
+const Token = "tokenfakemattermostbot0001"
 
 // MaxRunes is the most runes a post may hold, as the server's
 // PostMessageMaxRunesV2.
