@@ -64,6 +64,7 @@ type Adapter struct {
 	names    *recent.Map[string, string]   // user id → username
 	lastUsed *recent.Map[string, string]   // "channel/user" → the thread that user last used there
 	shown    *recent.Map[string, string]   // the reaction React left on each post
+	added    *recent.Map[string, string]   // the reaction React added last, perhaps with the one before still there
 	hinted   *core.Spacer                  // places told how to start
 	offers   *offers
 }
@@ -129,6 +130,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		names:    recent.New[string, string](memory),
 		lastUsed: recent.New[string, string](memory),
 		shown:    recent.New[string, string](memory),
+		added:    recent.New[string, string](memory),
 		hinted:   core.NewSpacer(memory, hintEvery, clock.Now),
 		offers:   newOffers(),
 		commands: core.NewCommands(opts.Plugins),
@@ -250,15 +252,18 @@ var reactionNames = map[core.Reaction]string{
 
 // React shows state on m's post (core.Reacter): its emoji is added, then
 // the one shown before removed, so that the post always shows one. Tried
-// again after a 429, each step that was done is a no-op (the server keeps
-// one reaction per user, post and emoji).
+// again after a 429, the step that was done is not done again: each call
+// spends the bot's rate limit.
 func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction) error {
 	name, ok := reactionNames[state]
 	if !ok || !validID(m.ID) || isPress(m) {
 		return nil // a button's press: no post of the user's
 	}
-	if err := a.react(ctx, m.ID, name); err != nil {
-		return fmt.Errorf("mattermost: react: %w", err)
+	if added, _ := a.added.Get(m.ID); added != name {
+		if err := a.react(ctx, m.ID, name); err != nil {
+			return fmt.Errorf("mattermost: react: %w", err)
+		}
+		a.added.Set(m.ID, name)
 	}
 	if prev, ok := a.shown.Get(m.ID); ok && prev != name {
 		if err := a.unreactOne(ctx, m.ID, prev); err != nil {

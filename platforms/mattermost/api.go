@@ -94,15 +94,11 @@ func (c *client) upload(ctx context.Context, path string, fields map[string]stri
 
 func (c *client) send(ctx context.Context, method, path, contentType string, body io.Reader, out any) error {
 	op := method + " " + path
-	if d := c.gate.blocked(); d > 0 {
-		return &core.RateLimitError{RetryAfter: d, Err: fmt.Errorf("%s: %w", op, errHeldBack)}
-	}
 	resp, err := c.open(ctx, method, path, contentType, body)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	defer resp.Body.Close()
-	c.gate.observe(resp)
 	if resp.StatusCode/100 != 2 {
 		return c.failure(op, resp)
 	}
@@ -116,10 +112,17 @@ func (c *client) send(ctx context.Context, method, path, contentType string, bod
 	return nil
 }
 
-// open makes one request and returns the response whatever its status.
+// open makes one request, once the gate lets it, and returns the
+// response whatever its status. A call the gate holds back is a
+// *core.RateLimitError.
 func (c *client) open(ctx context.Context, method, path, contentType string, body io.Reader) (*http.Response, error) {
+	done, wait := c.gate.acquire()
+	if wait > 0 {
+		return nil, &core.RateLimitError{RetryAfter: wait, Err: errHeldBack}
+	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+"/api/v4"+path, body)
 	if err != nil {
+		done(nil)
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
@@ -129,7 +132,9 @@ func (c *client) open(ctx context.Context, method, path, contentType string, bod
 	// Mattermost checks this header to tell a script from a browser's
 	// request without its CSRF token.
 	req.Header.Set("X-Requested-With", "XMLHttpRequest")
-	return c.http.Do(req)
+	resp, err := c.http.Do(req)
+	done(resp)
+	return resp, err
 }
 
 // failure reads a failed call's answer: a 429 is a *core.RateLimitError
@@ -147,14 +152,10 @@ func (c *client) failure(op string, resp *http.Response) error {
 // download GETs path and returns its body, for a file.
 func (c *client) download(ctx context.Context, path string) (io.ReadCloser, error) {
 	op := "GET " + path
-	if d := c.gate.blocked(); d > 0 {
-		return nil, &core.RateLimitError{RetryAfter: d, Err: fmt.Errorf("%s: %w", op, errHeldBack)}
-	}
 	resp, err := c.open(ctx, http.MethodGet, path, "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	c.gate.observe(resp)
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
 		return nil, c.failure(op, resp)
@@ -166,49 +167,111 @@ func (c *client) download(ctx context.Context, path string) (io.ReadCloser, erro
 // limit is the bot's across the whole server (per user or per address,
 // as the server is configured), not per channel, so a 429 on one reply's
 // edit is every reply's. It answers "wait d" rather than waiting, so the
-// coordinator keeps coalescing meanwhile. It is safe for concurrent use.
+// coordinator keeps coalescing meanwhile.
+//
+// Besides a 429's Retry-After, it reads the X-Ratelimit-* headers every
+// answer carries: the server's limiter is a bucket of Limit calls that
+// refills one call at a time, full again after Reset seconds. The gate
+// keeps the same bucket from the last answer, counting the calls still
+// under way, so that calls made at once stop before the bucket is empty
+// rather than one of them running into a 429. It is safe for concurrent
+// use.
 type gate struct {
 	clock core.Clock
 	mu    sync.Mutex
-	until time.Time
+	until time.Time // no call before (a 429)
+	// The bucket as the last answer described it: remaining calls at
+	// seen, refilling one every every, up to limit; known once an answer
+	// carried the headers.
+	known     bool
+	remaining int
+	limit     int
+	every     time.Duration
+	seen      time.Time
+	inflight  int
 }
 
-// blocked returns how long calls are still held back.
-func (g *gate) blocked() time.Duration {
+// acquire takes a call: it returns how long to wait instead when the
+// server would refuse it now, else the func to call with the call's
+// answer (nil when it failed to arrive).
+func (g *gate) acquire() (done func(*http.Response), wait time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return max(g.until.Sub(g.clock.Now()), 0)
+	now := g.clock.Now()
+	if now.Before(g.until) {
+		return nil, g.until.Sub(now)
+	}
+	if g.known && g.available(now) <= 0 {
+		return nil, g.every - now.Sub(g.seen)%g.every
+	}
+	g.inflight++
+	return g.release, 0
 }
 
-// observe reads the rate-limit headers of an answer: a 429's Retry-After
-// (or, without one, X-Ratelimit-Reset), or a last request allowed
-// (X-Ratelimit-Remaining: 0) closes the gate for that long.
-func (g *gate) observe(resp *http.Response) {
-	h := resp.Header
-	seconds := func(name string) (time.Duration, bool) {
-		n, err := strconv.Atoi(h.Get(name))
-		return time.Duration(n) * time.Second, err == nil && n >= 0
+// available is how many more calls the bucket allows now.
+func (g *gate) available(now time.Time) int {
+	refilled := g.remaining + int(now.Sub(g.seen)/g.every)
+	return min(refilled, g.limit) - g.inflight
+}
+
+// blocked returns how long a call would have to wait now.
+func (g *gate) blocked() time.Duration {
+	done, wait := g.acquire()
+	if done != nil {
+		g.mu.Lock()
+		g.inflight--
+		g.mu.Unlock()
 	}
-	var wait time.Duration
-	reset, hasReset := seconds("X-Ratelimit-Reset")
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		wait = time.Second
-		if d, ok := seconds("Retry-After"); ok {
-			wait = max(d, time.Second)
-		} else if hasReset {
-			wait = max(reset, time.Second)
-		}
-	case h.Get("X-Ratelimit-Remaining") == "0" && hasReset:
-		wait = reset
-	default:
+	return wait
+}
+
+// release ends a call, reading its answer's rate-limit headers: a 429's
+// Retry-After (or, without one, X-Ratelimit-Reset) closes the gate for
+// that long; the others describe the bucket.
+func (g *gate) release(resp *http.Response) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.inflight--
+	if resp == nil {
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if until := g.clock.Now().Add(wait); until.After(g.until) {
-		g.until = until
+	h := resp.Header
+	number := func(name string) (int, bool) {
+		n, err := strconv.Atoi(h.Get(name))
+		return n, err == nil && n >= 0
 	}
+	now := g.clock.Now()
+	reset, hasReset := number("X-Ratelimit-Reset")
+	if resp.StatusCode == http.StatusTooManyRequests {
+		wait := time.Second
+		if d, ok := number("Retry-After"); ok {
+			wait = max(time.Duration(d)*time.Second, time.Second)
+		} else if hasReset {
+			wait = max(time.Duration(reset)*time.Second, time.Second)
+		}
+		if until := now.Add(wait); until.After(g.until) {
+			g.until = until
+		}
+		return
+	}
+	limit, hasLimit := number("X-Ratelimit-Limit")
+	remaining, hasRemaining := number("X-Ratelimit-Remaining")
+	if !hasLimit || !hasRemaining || !hasReset || limit == 0 {
+		return
+	}
+	// Reset is whole seconds to a full bucket: the refill of one call is
+	// at most Reset divided by the calls missing.
+	every := time.Second
+	if missing := limit - remaining; missing > 0 && reset > 0 {
+		every = max(time.Duration(reset)*time.Second/time.Duration(missing), time.Millisecond)
+	}
+	// Answers to calls made at once come in any order: one that left the
+	// server earlier counts fewer calls spent, so the bucket keeps the
+	// fewest calls either says are left.
+	if g.known {
+		remaining = min(remaining, g.remaining+int(now.Sub(g.seen)/g.every))
+	}
+	g.known, g.remaining, g.limit, g.every, g.seen = true, remaining, limit, every, now
 }
 
 // wait blocks until calls may be made, or ctx ends: for writes that have

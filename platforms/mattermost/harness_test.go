@@ -3,9 +3,11 @@ package mattermost_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,9 +74,6 @@ func start(t *testing.T, s setup) *harness {
 	fake := mattermosttest.New(t)
 	h := &harness{t: t, fake: fake, plugin: newTestPlugin(),
 		alice: fake.NewUser("alice"), bob: fake.NewUser("bob"), mallory: fake.NewUser("mallory")}
-	if s.before != nil {
-		s.before(fake)
-	}
 	var clock core.Clock = coretest.NewInstantClock()
 	var plugin core.Plugin = s.plugin
 	if plugin == nil {
@@ -82,6 +81,9 @@ func start(t *testing.T, s setup) *harness {
 		clock, plugin = h.clock, h.plugin
 	}
 	fake.SetClock(clock.Now)
+	if s.before != nil {
+		s.before(fake)
+	}
 	reg, err := core.NewRegistry(plugin)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +109,8 @@ func start(t *testing.T, s setup) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logs := &testLog{w: t.Output()}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
 	rc := core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, Logger: logger, Reactions: true}
 	if s.router != nil {
@@ -132,6 +135,7 @@ func start(t *testing.T, s setup) *harness {
 		}
 		h.router.Shutdown()
 		h.router.Wait()
+		logs.close()
 	})
 	fake.WaitConnected(t)
 	return h
@@ -142,11 +146,18 @@ func start(t *testing.T, s setup) *harness {
 // test sleeping.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
+	h.drive(what, 0, cond)
+}
+
+// drive is until, but moves the clock only for waits shorter than below
+// (0: every wait), and returns the others, which stay pending.
+func (h *harness) drive(what string, below time.Duration, cond func() bool) (pending []time.Duration) {
+	h.t.Helper()
 	timeout := time.After(guard)
 	for {
 		changed := h.fake.Changed()
 		if cond() {
-			return
+			return pending
 		}
 		var waiting <-chan time.Duration
 		if h.clock != nil {
@@ -154,7 +165,11 @@ func (h *harness) until(what string, cond func() bool) {
 		}
 		select {
 		case d := <-waiting:
-			h.clock.Advance(d)
+			if below == 0 || d < below {
+				h.clock.Advance(d)
+			} else {
+				pending = append(pending, d)
+			}
 		case <-changed:
 		case <-timeout:
 			h.t.Fatalf("timed out waiting for %s; calls:\n%v", what, h.fake.Calls())
@@ -219,4 +234,27 @@ func messages(ps []mattermosttest.Post) []string {
 		out = append(out, p.Message)
 	}
 	return out
+}
+
+// testLog is the test's output until the test ends: a retry the clock's
+// Free let go may still log after that.
+type testLog struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return len(p), nil
+	}
+	return l.w.Write(p)
+}
+
+func (l *testLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
 }

@@ -104,3 +104,18 @@ func (s *Server) Press(t testing.TB, u User, id, action string) PressResponse {
 	})
 	return out
 }
+
+// ActionURL returns the integration URL of button action on post id, as
+// the server keeps it (no client sees it).
+func (s *Server) ActionURL(id, action string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.posts[id]; ok {
+		for _, in := range integrations(p.Props) {
+			if in.id == action {
+				return in.url
+			}
+		}
+	}
+	return ""
+}
