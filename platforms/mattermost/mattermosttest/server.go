@@ -300,19 +300,6 @@ func (s *Server) BotReplies(channel, root string) []Post {
 	return fakeserver.Keep(s.Thread(channel, root), func(p Post) bool { return p.UserID == s.Bot.ID })
 }
 
-// Files returns the files the bot posted in root's thread, in order.
-func (s *Server) Files(channel, root string) []File {
-	var out []File
-	for _, p := range s.BotReplies(channel, root) {
-		for _, id := range p.FileIDs {
-			s.mu.Lock()
-			out = append(out, *s.files[id])
-			s.mu.Unlock()
-		}
-	}
-	return out
-}
-
 // Downloads returns the ids of the files the bot downloaded.
 func (s *Server) Downloads() []string {
 	s.mu.Lock()
@@ -449,4 +436,15 @@ func (s *Server) getUser(r *http.Request, c *Call) (int, any) {
 		return appError(http.StatusNotFound, "app.user.missing_account.const", "We couldn't find the existing account.")
 	}
 	return http.StatusOK, s.userJSON(u)
+}
+
+// File returns the file id.
+func (s *Server) File(id string) (File, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[id]
+	if !ok {
+		return File{}, false
+	}
+	return *f, true
 }
