@@ -282,12 +282,7 @@ func (g *gate) wait(ctx context.Context) error {
 		if d == 0 {
 			return nil
 		}
-		ch := make(chan struct{})
-		t := g.clock.AfterFunc(d, func() { close(ch) })
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Stop()
+		if !core.Sleep(ctx, g.clock, d) {
 			return ctx.Err()
 		}
 	}

@@ -89,7 +89,7 @@ func (a *Adapter) onPosted(ctx context.Context, ev event, h core.Handler, work *
 // used last there, and any other is answered in the post's thread.
 func (a *Adapter) commandThread(m core.Message) string {
 	last := m.Key.Channel + "/" + m.From
-	switch a.scope(m.Text) {
+	switch a.commands.ScopeOf(m.Text) {
 	case core.ScopeNewConversation:
 		a.lastUsed.Set(last, m.ID)
 	case core.ScopeConversation:
@@ -98,18 +98,6 @@ func (a *Adapter) commandThread(m core.Message) string {
 		}
 	}
 	return m.ID
-}
-
-// scope says where a command typed at the top of a channel acts: its
-// entry in core's command table says; what does not parse is answered
-// where it was typed.
-func (a *Adapter) scope(command string) core.Scope {
-	cmd, err := a.commands.Parse(command)
-	if err != nil {
-		return core.ScopeHere
-	}
-	s, _ := a.commands.Lookup(cmd)
-	return s.Scope
 }
 
 // hint tells someone the router serves, in m's thread, how to start a

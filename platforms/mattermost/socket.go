@@ -69,7 +69,7 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 		failures++
 		a.logger.Warn("event stream", "err", err, "failures", failures)
 		a.Set(fmt.Errorf("event stream: %w", err))
-		a.sleep(ctx, min(time.Second<<min(failures-1, 6), time.Minute))
+		core.Sleep(ctx, a.clock, min(time.Second<<min(failures-1, 6), time.Minute))
 	}
 	return nil
 }
@@ -135,15 +135,5 @@ func (a *Adapter) listen(ctx context.Context, h core.Handler, work *lanes.PerKey
 		case ev.Event == "reaction_added":
 			a.onReaction(ctx, ev, h, work)
 		}
-	}
-}
-
-func (a *Adapter) sleep(ctx context.Context, d time.Duration) {
-	ch := make(chan struct{})
-	t := a.clock.AfterFunc(d, func() { close(ch) })
-	defer t.Stop()
-	select {
-	case <-ch:
-	case <-ctx.Done():
 	}
 }
