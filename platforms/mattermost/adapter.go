@@ -118,7 +118,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	a := &Adapter{
 		format:   NewFormat(cfg).(format),
 		cfg:      cfg,
-		api:      &client{base: base, token: string(cfg.Token), http: httpClient, gate: &gate{clock: clock}},
+		api:      &client{base: base, token: string(cfg.Token), http: httpClient, gate: newGate(clock)},
 		wsURL:    ws,
 		dialer:   &websocket.Dialer{HandshakeTimeout: 30 * time.Second, Proxy: http.ProxyFromEnvironment},
 		clock:    clock,

@@ -189,20 +189,45 @@ type gate struct {
 	every     time.Duration
 	seen      time.Time
 	inflight  int
+	// answered is signalled with every answer, for calls that wait for
+	// those under way.
+	answered sync.Cond
 }
+
+func newGate(clock core.Clock) *gate {
+	g := &gate{clock: clock}
+	g.answered.L = &g.mu
+	return g
+}
+
+// lowWater is how few calls left in the bucket make calls go one at a
+// time: each then sees the bucket its predecessor's answer describes, so
+// that calls made at once do not spend the last call twice.
+const lowWater = 2
 
 // acquire takes a call: it returns how long to wait instead when the
 // server would refuse it now, else the func to call with the call's
-// answer (nil when it failed to arrive).
+// answer (nil when it failed to arrive). While few calls are left and
+// some are under way, it waits for their answers.
 func (g *gate) acquire() (done func(*http.Response), wait time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	now := g.clock.Now()
-	if now.Before(g.until) {
-		return nil, g.until.Sub(now)
-	}
-	if g.known && g.available(now) <= 0 {
-		return nil, g.every - now.Sub(g.seen)%g.every
+	for {
+		now := g.clock.Now()
+		if now.Before(g.until) {
+			return nil, g.until.Sub(now)
+		}
+		if !g.known {
+			break
+		}
+		left := g.available(now)
+		if left <= 0 && g.inflight == 0 {
+			return nil, g.every - now.Sub(g.seen)%g.every
+		}
+		if left > lowWater || g.inflight == 0 {
+			break
+		}
+		g.answered.Wait()
 	}
 	g.inflight++
 	return g.release, 0
@@ -220,6 +245,7 @@ func (g *gate) blocked() time.Duration {
 	if done != nil {
 		g.mu.Lock()
 		g.inflight--
+		g.answered.Broadcast()
 		g.mu.Unlock()
 	}
 	return wait
@@ -231,6 +257,7 @@ func (g *gate) blocked() time.Duration {
 func (g *gate) release(resp *http.Response) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	defer g.answered.Broadcast()
 	g.inflight--
 	if resp == nil {
 		return

@@ -60,7 +60,7 @@ func TestRateLimitHoldsEveryWrite(t *testing.T) {
 	turn.Emit(t, core.TextEvent("first"))
 	h.waitReply(h.fake.Channel, a, "first")
 	const retry = 5 * time.Second
-	h.fake.RateLimit(retry, 1)
+	h.fake.RateLimit("PUT", retry, 1)
 	turn.Emit(t, core.TextEvent(" second"))
 	limited := func() bool {
 		for _, c := range h.fake.Calls() {
@@ -86,14 +86,14 @@ func TestRateLimitHoldsEveryWrite(t *testing.T) {
 		}
 	}
 	waitFor(1, "the edit refused did not wait for Retry-After")
-	refusedAt, mark := h.clock.Now(), len(h.fake.Calls())
+	refusedAt := h.clock.Now()
 	turn.Emit(t, core.TextEvent(" third"))
-	h.fake.Say(t, h.bob, h.fake.Channel, b, "hello")
+	hello := h.fake.Say(t, h.bob, h.fake.Channel, b, "hello")
 	// Bob's reply (and his message's reaction) wait out the same 5s.
 	waitFor(2, "the reply in the other thread did not wait for the limit")
-	for _, c := range h.fake.Calls()[mark:] {
-		if c.Method != "GET" && !strings.HasSuffix(c.Path, "/typing") {
-			t.Errorf("%s %s written while the rate limit held", c.Method, c.Path)
+	for _, c := range h.fake.Calls() {
+		if strings.Contains(c.Body, "echo: hello") || strings.Contains(c.Body, hello.ID) {
+			t.Errorf("%s %s %s written while the rate limit held", c.Method, c.Path, c.Body)
 		}
 	}
 	h.clock.Advance(retry)
@@ -118,9 +118,13 @@ func TestRemainingZeroHoldsBeforeA429(t *testing.T) {
 		h.fake.Say(t, h.alice, h.fake.Channel, thread, w)
 		h.waitReply(h.fake.Channel, thread, "echo: "+w)
 	}
-	for _, c := range h.fake.Calls() {
+	calls := h.fake.Calls()
+	for i, c := range calls {
 		if c.Status == 429 {
 			t.Errorf("%s %s was refused with 429: the bot should have waited for the reset", c.Method, c.Path)
+			for _, c := range calls[max(i-8, 0) : i+1] {
+				t.Logf("  %v %s %s → %d remaining %d", c.At.Format("05.000"), c.Method, c.Path, c.Status, c.Remaining)
+			}
 		}
 	}
 }

@@ -76,6 +76,8 @@ type Call struct {
 	Status       int
 	Body         string
 	At           time.Time
+	// Remaining is the X-Ratelimit-Remaining answered, -1 without.
+	Remaining int
 }
 
 // File is a file uploaded to the server.
@@ -122,7 +124,7 @@ type Server struct {
 	maxRunes  int
 	limiter   *rate.Limiter
 	burst     int
-	forced    []int // Retry-After seconds of the next writes' 429s
+	forced    map[string][]int // method → Retry-After seconds of its next 429s
 	downloads []string
 }
 
@@ -134,6 +136,7 @@ func New(t testing.TB) *Server {
 		channels: map[string]channel{},
 		posts:    map[string]*Post{},
 		files:    map[string]*File{},
+		forced:   map[string][]int{},
 		maxRunes: MaxRunes,
 		upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 		actions:  &http.Client{Timeout: 30 * time.Second},
@@ -201,13 +204,14 @@ func (s *Server) SetRateLimit(perSec float64, burst int) {
 	s.limiter.AllowN(s.clock(), 0)
 }
 
-// RateLimit makes the next times writes (POST, PUT, DELETE) answer 429
-// with a Retry-After of retryAfter, whole seconds as the server sends it.
-func (s *Server) RateLimit(retryAfter time.Duration, times int) {
+// RateLimit makes the next times calls of method (PUT: the edits) answer
+// 429 with a Retry-After of retryAfter, whole seconds as the server sends
+// it.
+func (s *Server) RateLimit(method string, retryAfter time.Duration, times int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range times {
-		s.forced = append(s.forced, int(retryAfter/time.Second))
+		s.forced[method] = append(s.forced[method], int(retryAfter/time.Second))
 	}
 }
 
@@ -362,6 +366,10 @@ func (s *Server) api(h func(*http.Request, *Call) (int, any)) http.HandlerFunc {
 				status, out = h(r, &call)
 			}
 			call.Status = status
+			call.Remaining = -1
+			if n, err := strconv.Atoi(w.Header().Get("X-Ratelimit-Remaining")); err == nil {
+				call.Remaining = n
+			}
 			s.calls = append(s.calls, call)
 		})
 		if status == http.StatusTooManyRequests {
@@ -382,10 +390,9 @@ func (s *Server) api(h func(*http.Request, *Call) (int, any)) http.HandlerFunc {
 // allow applies the rate limit to a call, setting its headers, and
 // reports whether the call goes through; s.mu is held.
 func (s *Server) allow(w http.ResponseWriter, method string) bool {
-	if method != http.MethodGet && len(s.forced) > 0 {
-		retry := s.forced[0]
-		s.forced = s.forced[1:]
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+	if q := s.forced[method]; len(q) > 0 {
+		s.forced[method] = q[1:]
+		w.Header().Set("Retry-After", strconv.Itoa(q[0]))
 		return false
 	}
 	if s.limiter == nil {
