@@ -159,6 +159,13 @@ func New(t testing.TB) *Server {
 		mux.HandleFunc(pattern, s.api(h))
 	}
 	mux.HandleFunc("/", s.api(func(r *http.Request, c *Call) (int, any) {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+			other := r.Clone(r.Context())
+			other.Method = m
+			if _, pattern := mux.Handler(other); pattern != "/" {
+				return appError(http.StatusMethodNotAllowed, "api.context.405.app_error", "Method not allowed.")
+			}
+		}
 		return appError(http.StatusNotFound, "api.context.404.app_error", "Sorry, we could not find the page.")
 	}))
 	s.srv = httptest.NewServer(mux)
