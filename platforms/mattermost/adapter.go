@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -58,7 +59,7 @@ type Adapter struct {
 
 	// self is the bot's own account, learnt from /users/me when Run
 	// starts.
-	self user
+	self atomic.Pointer[user]
 
 	seen     *recent.Map[string, struct{}] // posts handled
 	names    *recent.Map[string, string]   // user id → username
@@ -147,6 +148,15 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	return a, nil
 }
 
+// me returns the bot's own account; before Run has asked the server, an
+// empty one, which no post nor id matches.
+func (a *Adapter) me() user {
+	if u := a.self.Load(); u != nil {
+		return *u
+	}
+	return user{}
+}
+
 // Name returns "mattermost".
 func (a *Adapter) Name() string { return Name }
 
@@ -233,7 +243,7 @@ func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
 	if a.api.gate.blocked() > 0 {
 		return nil
 	}
-	err := a.api.call(ctx, http.MethodPost, "/users/"+a.self.ID+"/typing", map[string]string{"channel_id": to.Channel, "parent_id": to.Thread}, nil)
+	err := a.api.call(ctx, http.MethodPost, "/users/me/typing", map[string]string{"channel_id": to.Channel, "parent_id": to.Thread}, nil)
 	if _, limited := core.AsRateLimit(err); limited {
 		return nil
 	}
@@ -275,11 +285,11 @@ func (a *Adapter) React(ctx context.Context, m core.Message, state core.Reaction
 }
 
 func (a *Adapter) react(ctx context.Context, postID, emoji string) error {
-	return a.api.call(ctx, http.MethodPost, "/reactions", map[string]string{"user_id": a.self.ID, "post_id": postID, "emoji_name": emoji}, nil)
+	return a.api.call(ctx, http.MethodPost, "/reactions", map[string]string{"user_id": a.me().ID, "post_id": postID, "emoji_name": emoji}, nil)
 }
 
 func (a *Adapter) unreactOne(ctx context.Context, postID, emoji string) error {
-	err := a.api.call(ctx, http.MethodDelete, "/users/"+a.self.ID+"/posts/"+postID+"/reactions/"+url.PathEscape(emoji), nil, nil)
+	err := a.api.call(ctx, http.MethodDelete, "/users/me/posts/"+postID+"/reactions/"+url.PathEscape(emoji), nil, nil)
 	if statusOf(err) == http.StatusNotFound {
 		return nil
 	}

@@ -213,7 +213,7 @@ func (a *Adapter) onReaction(ctx context.Context, ev event, h core.Handler, work
 		PostID    string `json:"post_id"`
 		EmojiName string `json:"emoji_name"`
 	}
-	if json.Unmarshal(ev.Data, &d) != nil || json.Unmarshal([]byte(d.Reaction), &r) != nil || r.UserID == a.self.ID {
+	if json.Unmarshal(ev.Data, &d) != nil || json.Unmarshal([]byte(d.Reaction), &r) != nil || r.UserID == a.me().ID {
 		return
 	}
 	off, ok := a.offers.posts.Get(r.PostID)

@@ -32,7 +32,7 @@ func (a *Adapter) onPosted(ctx context.Context, ev event, h core.Handler, work *
 		a.logger.Warn("a posted event that does not decode", "seq", ev.Seq)
 		return
 	}
-	if p.ID == "" || p.UserID == "" || p.UserID == a.self.ID || p.Type != "" || isTrue(p.Props["from_bot"]) || isTrue(p.Props["from_webhook"]) {
+	if p.ID == "" || p.UserID == "" || p.UserID == a.me().ID || p.Type != "" || isTrue(p.Props["from_bot"]) || isTrue(p.Props["from_webhook"]) {
 		return
 	}
 	if !a.seen.Add(p.ID, struct{}{}) {
@@ -120,9 +120,9 @@ func (a *Adapter) hint(ctx context.Context, m core.Message, why string) {
 // clean returns a post's text without a leading mention of the bot, and
 // whether the post mentions the bot at all.
 func (a *Adapter) clean(s string) (string, bool) {
-	mention := "@" + strings.ToLower(a.self.Username)
+	mention := "@" + strings.ToLower(a.me().Username)
 	lower := strings.ToLower(s)
-	mentioned := a.self.Username != "" && mentions(lower, mention)
+	mentioned := a.me().Username != "" && mentions(lower, mention)
 	trimmed := strings.TrimSpace(s)
 	if mentioned && strings.HasPrefix(strings.ToLower(trimmed), mention) {
 		rest := trimmed[len(mention):]

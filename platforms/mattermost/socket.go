@@ -45,11 +45,12 @@ var errRefused = errors.New("the server refused MATTERMOST_TOKEN")
 // started. It returns an error when the server refuses the token at start
 // or the callback address cannot be listened on.
 func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
-	if err := a.api.call(ctx, http.MethodGet, "/users/me", nil, &a.self); err != nil {
+	var me user
+	if err := a.api.call(ctx, http.MethodGet, "/users/me", nil, &me); err != nil {
 		return fmt.Errorf("mattermost: /users/me: %w", err)
 	}
-	a.logger = a.logger.With("bot", a.self.Username)
-	a.logger.Info("connecting", "bot_user", a.self.ID, "config", a.cfg)
+	a.self.Store(&me)
+	a.logger.Info("connecting", "bot", me.Username, "bot_user", me.ID, "config", a.cfg)
 	var work lanes.PerKey[string]
 	defer work.Close()
 	stop, err := a.serveActions(ctx, h, &work)

@@ -186,6 +186,9 @@ func (s *Server) reactLocked(user, postID, emoji string) {
 
 func (s *Server) deleteReaction(r *http.Request, c *Call) (int, any) {
 	user, id, emoji := r.PathValue("user_id"), r.PathValue("post_id"), r.PathValue("emoji")
+	if user == "me" { // the session's user, as everywhere in the API
+		user = s.Bot.ID
+	}
 	switch {
 	case !idRE.MatchString(user):
 		return badID("user_id")
