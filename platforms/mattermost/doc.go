@@ -24,6 +24,10 @@
 // shows it to clients). Without it, a question offers its choices as
 // numbered reactions; typed answers work everywhere.
 //
+// The event stream is resumed after a drop (the server's reliable
+// WebSockets: the stream's connection_id and the next sequence_number),
+// so the posts made meanwhile are not lost.
+//
 // Files: adapter.go is the core.Platform (Send, Edit, Typing, React,
 // Notify); api.go the REST client and its rate-limit gate; socket.go the
 // WebSocket connection; events.go turns posts into core.Messages;

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -59,8 +61,9 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	}
 	defer stop()
 	failures := 0
+	var st stream
 	for ctx.Err() == nil {
-		connected, err := a.listen(ctx, h, &work)
+		connected, err := a.listen(ctx, h, &work, &st)
 		if ctx.Err() != nil {
 			break
 		}
@@ -75,10 +78,28 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	return nil
 }
 
+// stream is where the event stream stands across connections: the
+// server's id for it and the sequence number of the next event. A client
+// that reconnects with both gets the events sent while it was away
+// (reliable WebSockets); a server that no longer has them (it restarted,
+// or too much happened) greets the client with a new id.
+type stream struct {
+	id   string
+	next int64
+}
+
+// errMissed is an event stream that skipped events: the connection is
+// replaced, and the server sends them again on the next.
+var errMissed = errors.New("events were missed")
+
 // listen reads one connection's events until it drops or ctx ends. It
 // reports whether the server accepted the connection's authentication.
-func (a *Adapter) listen(ctx context.Context, h core.Handler, work *lanes.PerKey[string]) (bool, error) {
-	ws, _, err := a.dialer.DialContext(ctx, a.wsURL, nil)
+func (a *Adapter) listen(ctx context.Context, h core.Handler, work *lanes.PerKey[string], st *stream) (bool, error) {
+	u := a.wsURL
+	if st.id != "" {
+		u += "?" + url.Values{"connection_id": {st.id}, "sequence_number": {strconv.FormatInt(st.next, 10)}}.Encode()
+	}
+	ws, _, err := a.dialer.DialContext(ctx, u, nil)
 	if err != nil {
 		return false, err
 	}
@@ -123,14 +144,32 @@ func (a *Adapter) listen(ctx context.Context, h core.Handler, work *lanes.PerKey
 			return authed, err
 		}
 		alive()
-		switch {
-		case ev.SeqReply == 1 && ev.Event == "":
-			if ev.Status != "OK" {
-				return false, errRefused
+		if ev.Event == "" { // an answer to the bot's request
+			if ev.SeqReply == 1 {
+				if ev.Status != "OK" {
+					return false, errRefused
+				}
+				authed = true
+				a.logger.Info("connected", "resumed", st.id != "")
+				a.Set(nil)
 			}
-			authed = true
-			a.logger.Info("connected")
-			a.Set(nil)
+			continue
+		}
+		if ev.Event == "hello" {
+			var hello struct {
+				ConnectionID string `json:"connection_id"`
+			}
+			_ = json.Unmarshal(ev.Data, &hello)
+			if st.id != "" && hello.ConnectionID != st.id {
+				a.logger.Warn("the server could not resume the event stream: posts made while it was down were missed")
+			}
+			st.id, st.next = hello.ConnectionID, ev.Seq
+		}
+		if ev.Seq != st.next {
+			return authed, fmt.Errorf("%w: event %d, expected %d", errMissed, ev.Seq, st.next)
+		}
+		st.next++
+		switch {
 		case ev.Event == "posted":
 			a.onPosted(ctx, ev, h, work)
 		case ev.Event == "reaction_added":

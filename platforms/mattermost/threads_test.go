@@ -158,17 +158,28 @@ func TestFilesBothWays(t *testing.T) {
 	}
 }
 
-// When the event stream drops, the bot reconnects and goes on; health
-// says so meanwhile.
+// When the event stream drops, the bot reconnects with the stream's id
+// and the next sequence number, and the server sends what was said
+// meanwhile; after a server restart, which cannot resume, it goes on with
+// a new stream.
 func TestReconnects(t *testing.T) {
 	t.Parallel()
 	h := start(t, setup{})
 	thread := h.startThread(h.alice, h.fake.Channel)
 	h.fake.Disconnect()
-	h.until("a second connection", func() bool { return h.fake.Connects() == 2 })
+	h.fake.Say(t, h.alice, h.fake.Channel, thread, "said while you were away")
+	h.waitReply(h.fake.Channel, thread, "echo: said while you were away")
+	if connects, resumes := h.fake.Connects(); connects != 2 || resumes != 1 {
+		t.Errorf("%d connections, %d resumed; want the second to resume the stream", connects, resumes)
+	}
+	h.fake.Restart()
+	h.until("a third connection", func() bool { connects, _ := h.fake.Connects(); return connects == 3 })
 	h.fake.Say(t, h.alice, h.fake.Channel, thread, "still there?")
 	h.waitReply(h.fake.Channel, thread, "echo: still there?")
 	if err := h.adapter.Healthy(); err != nil {
 		t.Errorf("Healthy = %v once reconnected", err)
+	}
+	if n := len(h.plugin.Turns()); n != 2 {
+		t.Errorf("%d turns, want 2: a resumed event runs once", n)
 	}
 }

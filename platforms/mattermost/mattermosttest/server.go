@@ -118,8 +118,9 @@ type Server struct {
 	order     []string
 	files     map[string]*File
 	calls     []Call
-	conns     []*conn
+	sessions  map[string]*session
 	connects  int
+	resumes   int
 	ephemeral []Ephemeral
 	maxRunes  int
 	limiter   *rate.Limiter
@@ -137,6 +138,7 @@ func New(t testing.TB) *Server {
 		posts:    map[string]*Post{},
 		files:    map[string]*File{},
 		forced:   map[string][]int{},
+		sessions: map[string]*session{},
 		maxRunes: MaxRunes,
 		upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
 		actions:  &http.Client{Timeout: 30 * time.Second},
@@ -176,12 +178,7 @@ func New(t testing.TB) *Server {
 
 // Close disconnects the bot and stops the server.
 func (s *Server) Close() {
-	s.mu.Lock()
-	conns := slices.Clone(s.conns)
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.ws.Close()
-	}
+	s.Disconnect()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
 }
