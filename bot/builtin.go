@@ -7,6 +7,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/mattermost"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -77,6 +78,12 @@ var BuiltinPlatforms = []BuiltinPlatform{
 			return telegram.New(cfg.Telegram, telegram.Options{Plugins: d.plugins, Logger: d.logger})
 		},
 		Format: func() core.Format { return telegram.NewFormat(telegram.Config{}) }},
+	{Name: mattermost.Name, EnvPrefix: "MATTERMOST_",
+		Config: func(cfg Config) platformConfig { return cfg.Mattermost },
+		New: func(cfg Config, d platformDeps) (core.Platform, error) {
+			return mattermost.New(cfg.Mattermost, mattermost.Options{Plugins: d.plugins, Lookup: d.lookup, Logger: d.logger})
+		},
+		Format: func() core.Format { return mattermost.NewFormat(mattermost.Config{}) }},
 	{Name: web.Name, EnvPrefix: "WEB_",
 		Config: func(cfg Config) platformConfig { return cfg.Web },
 		New: func(cfg Config, d platformDeps) (core.Platform, error) {

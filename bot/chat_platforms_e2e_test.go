@@ -17,6 +17,8 @@ import (
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
+	"github.com/jake-bot/jake-bot/platforms/mattermost"
+	"github.com/jake-bot/jake-bot/platforms/mattermost/mattermosttest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
@@ -37,6 +39,7 @@ var platformCases = []platformCase{
 	{"slack", openSlack},
 	{"telegram", openTelegram},
 	{"web", openWeb},
+	{"mattermost", openMattermost},
 }
 
 // fastWrites is the platforms' least time between two writes in the
@@ -525,3 +528,81 @@ func (d *webDriver) snapshot(data []byte) []webMessage {
 
 // press sends the button's command, as the page's script does.
 func (d *webDriver) press(w who, m shown, b button) { d.send(w, b.data) }
+
+// mattermostDriver is a conversation in a thread of the fake Mattermost's
+// town square, started by a command typed at the top of the channel with
+// a space before its slash, as Mattermost's clients need; questions carry
+// buttons, whose presses the fake posts to the bot's callback endpoint.
+type mattermostDriver struct {
+	t      testing.TB
+	fake   *mattermosttest.Server
+	users  [2]mattermosttest.User
+	thread string
+	logs   *logScan
+}
+
+func openMattermost(t testing.TB, cfg *bot.Config) driver {
+	fake := mattermosttest.New(t)
+	d := &mattermostDriver{t: t, fake: fake, users: [2]mattermosttest.User{fake.NewUser("owner"), fake.NewUser("stranger")},
+		logs: &logScan{t: t}}
+	cfg.Mattermost = mattermost.Config{URL: fake.URL, Token: mattermosttest.Token,
+		AllowedUsers: []string{d.users[owner].ID, d.users[stranger].ID}, EditInterval: fastWrites,
+		ActionsURL: "http://127.0.0.1:0/mattermost/actions", ActionsListen: "127.0.0.1:0"}
+	return d
+}
+
+func (d *mattermostDriver) stdio() bot.Stdio {
+	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs}
+}
+
+func (d *mattermostDriver) ready() { d.fake.WaitConnected(d.t) }
+
+func (d *mattermostDriver) start(plugin string) {
+	d.thread = d.fake.Say(d.t, d.users[owner], d.fake.Channel, "", " /"+plugin+" start").ID
+}
+
+func (d *mattermostDriver) send(w who, text string) {
+	if strings.HasPrefix(text, "/") {
+		text = " " + text
+	}
+	d.fake.Say(d.t, d.users[w], d.fake.Channel, d.thread, text)
+}
+
+func (d *mattermostDriver) messages() []shown {
+	var out []shown
+	for _, p := range d.fake.BotReplies(d.fake.Channel, d.thread) {
+		s := shown{id: p.ID, text: p.Message}
+		for _, b := range p.Buttons() {
+			s.buttons = append(s.buttons, button{b.Name, b.ID})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (d *mattermostDriver) press(w who, m shown, b button) {
+	d.fake.Press(d.t, d.users[w], m.id, b.data)
+}
+
+// files are the files of the bot's posts in the thread (uploaded with
+// POST /files, then posted with their ids), each with its post's text.
+func (d *mattermostDriver) files() []received {
+	var out []received
+	for _, p := range d.fake.BotReplies(d.fake.Channel, d.thread) {
+		for _, id := range p.FileIDs {
+			f, _ := d.fake.File(id)
+			out = append(out, received{name: f.Name, caption: p.Message, data: f.Data})
+		}
+	}
+	return out
+}
+
+// pinged: a reply in the thread @mentions the owner about the question.
+func (d *mattermostDriver) pinged() bool {
+	for _, p := range d.fake.BotReplies(d.fake.Channel, d.thread) {
+		if strings.HasPrefix(p.Message, "@owner ") && strings.Contains(p.Message, "a question is waiting") {
+			return true
+		}
+	}
+	return false
+}

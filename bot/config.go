@@ -16,6 +16,7 @@ import (
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/mattermost"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -148,6 +149,8 @@ type Config struct {
 	Slack    slack.Config
 	Telegram telegram.Config
 	Web      web.Config
+	// Mattermost is the Mattermost bot account (MATTERMOST_*).
+	Mattermost mattermost.Config
 	// NATS, when NATS_URL is set, reaches the runners on other machines
 	// (and is how `jakebot runner` reaches the bot).
 	NATS remote.Config

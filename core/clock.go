@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Clock is the time source of the coordinator and router, so tests can
 // drive throttling without sleeping.
@@ -21,3 +24,16 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now() }
 
 func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Sleep waits d on c, or until ctx ends, and reports whether d passed.
+func Sleep(ctx context.Context, c Clock, d time.Duration) bool {
+	ch := make(chan struct{})
+	t := c.AfterFunc(d, func() { close(ch) })
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		t.Stop()
+		return false
+	}
+}

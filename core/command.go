@@ -259,6 +259,19 @@ func (c *Commands) Lookup(cmd Command) (CommandSpec, bool) {
 	return CommandSpec{}, false
 }
 
+// ScopeOf says where text, a command typed in a channel rather than in a
+// thread, acts: its entry's Scope; what does not parse is answered where
+// it was typed (ScopeHere). Adapters whose conversations are threads ask
+// it to place a command typed outside them.
+func (c *Commands) ScopeOf(text string) Scope {
+	cmd, err := c.Parse(text)
+	if err != nil {
+		return ScopeHere
+	}
+	s, _ := c.Lookup(cmd)
+	return s.Scope
+}
+
 // reservedWords are the first words of the shared commands, which no
 // plugin ID may take.
 var reservedWords = func() []string {

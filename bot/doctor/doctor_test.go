@@ -12,6 +12,8 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/platforms/mattermost"
+	"github.com/jake-bot/jake-bot/platforms/mattermost/mattermosttest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -294,6 +296,24 @@ func TestDoctorTelegramFromConfig(t *testing.T) {
 	expect(t, r, "telegram getMe", doctor.OK, "accepted: @jake_bot")
 	if strings.Contains(text(t, r), "AAHdqTcv") {
 		t.Error("the report prints the Telegram token")
+	}
+}
+
+// A Mattermost bot configured in bot.Config is checked, online against
+// the fake server.
+func TestDoctorMattermostFromConfig(t *testing.T) {
+	t.Parallel()
+	fake := mattermosttest.New(t)
+	dir := t.TempDir()
+	cfg := bot.Config{AllowedRoots: []string{dir}}
+	cfg.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+	cfg.Mattermost.URL, cfg.Mattermost.Token = fake.URL, mattermost.Secret(mattermosttest.Token)
+	r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(nil), Home: dir, Online: true, HTTP: &http.Client{}})
+	expect(t, r, "mattermost token", doctor.OK, "MATTERMOST_TOKEN is set and well formed")
+	expect(t, r, "mattermost allow-list", doctor.Fail, "MATTERMOST_ALLOWED_USERS is empty")
+	expect(t, r, "mattermost /users/me", doctor.OK, "accepted: bot @jakebot")
+	if strings.Contains(text(t, r), mattermosttest.Token) {
+		t.Error("the report prints the Mattermost token")
 	}
 }
 

@@ -46,6 +46,13 @@ func checkPlatforms(ctx context.Context, r *Report, cfg bot.Config, opts Options
 			Users: slices.Concat(s.AllowedUsers.Strings(), s.AdminUsers.Strings()),
 		}, opts)
 	}
+	if s := cfg.Mattermost; s.Token != "" || s.URL != "" {
+		configured++
+		checkMattermost(ctx, r, mattermostSettings{
+			URL: s.URL, Token: string(s.Token), ActionsURL: s.ActionsURL,
+			Users: slices.Concat(s.AllowedUsers, s.AdminUsers),
+		}, opts)
+	}
 	if s := cfg.Web; s.Enabled() {
 		configured++
 		checkWeb(r, s)
@@ -217,6 +224,52 @@ func checkTelegram(ctx context.Context, r *Report, s telegramSettings, opts Opti
 		r.add("platform", "telegram getMe", Fail, "TELEGRAM_TOKEN refused: %s", me.Description)
 	default:
 		r.add("platform", "telegram getMe", OK, "accepted: @%s", me.Result.Username)
+	}
+}
+
+// mattermostSettings is what the Mattermost checks need.
+type mattermostSettings struct {
+	URL, Token, ActionsURL string
+	Users                  []string
+}
+
+// mattermostIDRE is the form of Mattermost's ids and access tokens.
+var mattermostIDRE = regexp.MustCompile(`^[a-z0-9]{26}$`)
+
+// checkMattermost checks the server's URL, the bot account's token (26
+// letters and digits), the allow-list, where button presses go and,
+// online, GET /api/v4/users/me.
+func checkMattermost(ctx context.Context, r *Report, s mattermostSettings, opts Options) {
+	u, err := url.Parse(s.URL)
+	urlOK := s.URL != "" && err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	if urlOK {
+		r.add("platform", "mattermost url", OK, "%s", s.URL)
+	} else {
+		r.add("platform", "mattermost url", Fail, "MATTERMOST_URL is not the server's http(s) address, such as https://chat.example.com")
+	}
+	ok := token(r, "mattermost", "MATTERMOST_TOKEN", s.Token, mattermostIDRE.MatchString(s.Token), "a bot account's access token (26 letters and digits)", "")
+	allowList(r, "mattermost", "MATTERMOST_ALLOWED_USERS", s.Users, "")
+	if s.ActionsURL == "" {
+		r.add("platform", "mattermost buttons", OK, "MATTERMOST_ACTIONS_URL is not set: questions offer numbered reactions to click, and typed answers")
+	} else {
+		r.add("platform", "mattermost buttons", OK, "presses are posted to %s: the server must reach it (ServiceSettings.AllowedUntrustedInternalConnections for a private address)", s.ActionsURL)
+	}
+	if !online(r, "mattermost", opts) || !ok || !urlOK {
+		return
+	}
+	var me struct {
+		ID       string `json:"id"`
+		Username string `json:"username"`
+		IsBot    bool   `json:"is_bot"`
+	}
+	if err := call(ctx, opts, http.MethodGet, strings.TrimRight(s.URL, "/")+"/api/v4/users/me", "Bearer "+s.Token, &me); err != nil {
+		r.add("platform", "mattermost /users/me", Fail, "%s", redact(err.Error(), s.Token))
+	} else if me.ID == "" {
+		r.add("platform", "mattermost /users/me", Fail, "MATTERMOST_TOKEN refused")
+	} else if !me.IsBot {
+		r.add("platform", "mattermost /users/me", Warn, "accepted: @%s (%s), a person's account: a bot account keeps the bot's posts apart", me.Username, me.ID)
+	} else {
+		r.add("platform", "mattermost /users/me", OK, "accepted: bot @%s (%s)", me.Username, me.ID)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jake-bot/jake-bot/platforms/mattermost/mattermosttest"
 )
 
 // The Discord check waits for its configuration to land in bot.Config;
@@ -113,6 +115,40 @@ func TestCheckTelegram(t *testing.T) {
 		})
 	}
 	srv.Close()
+}
+
+// The Mattermost checks against the fake server, which answers
+// /api/v4/users/me as the server does: a token of the right form that the
+// server refuses fails online, and the report never prints the token.
+func TestCheckMattermost(t *testing.T) {
+	t.Parallel()
+	fake := mattermosttest.New(t)
+	opts := Options{Online: true, HTTP: &http.Client{}}.withDefaults()
+	for _, tt := range []struct {
+		name, url, token string
+		checks           [][3]string
+	}{
+		{"good", fake.URL, mattermosttest.Token, [][3]string{
+			{"mattermost url", "ok", fake.URL},
+			{"mattermost token", "ok", "MATTERMOST_TOKEN is set and well formed"},
+			{"mattermost /users/me", "ok", "accepted: bot @jakebot (" + fake.Bot.ID + ")"}}},
+		{"malformed", fake.URL, "not-a-token", [][3]string{
+			{"mattermost token", "FAIL", "MATTERMOST_TOKEN is not a bot account's access token"}}},
+		{"refused", fake.URL + "/", "abcdefghijklmnopqrstuvwxyz", [][3]string{
+			{"mattermost /users/me", "FAIL", "answered 401 Unauthorized"}}},
+		{"no url", "chat.example.com", mattermosttest.Token, [][3]string{
+			{"mattermost url", "FAIL", "MATTERMOST_URL is not the server's http(s) address"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var r Report
+			checkMattermost(context.Background(), &r, mattermostSettings{URL: tt.url, Token: tt.token, Users: []string{"u1"}}, opts)
+			for _, c := range tt.checks {
+				has(t, r, c[0], statusNamed(c[1]), c[2])
+			}
+			noSecret(t, r, mattermosttest.Token)
+			noSecret(t, r, "abcdefghijklmnopqrstuvwxyz")
+		})
+	}
 }
 
 func TestCheckWritable(t *testing.T) {

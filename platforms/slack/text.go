@@ -84,16 +84,8 @@ func (a *Adapter) mentionCommand(text string) (string, bool) {
 }
 
 // scope says where a command typed in a channel, rather than in a
-// thread, acts: its entry in core's command table says; what does not
-// parse is answered where it was typed.
-func (a *Adapter) scope(command string) core.Scope {
-	cmd, err := a.commands.Parse(command)
-	if err != nil {
-		return core.ScopeHere
-	}
-	s, _ := a.commands.Lookup(cmd)
-	return s.Scope
-}
+// thread, acts (core.Commands.ScopeOf).
+func (a *Adapter) scope(command string) core.Scope { return a.commands.ScopeOf(command) }
 
 // isDM reports whether channel is a direct message with the bot.
 func isDM(channel string) bool { return strings.HasPrefix(channel, "D") }

@@ -114,12 +114,7 @@ func (g *gate) wait(ctx context.Context, chat int64) (func(), error) {
 		if d == 0 {
 			return release, nil
 		}
-		ch := make(chan struct{})
-		t := g.clock.AfterFunc(d, func() { close(ch) })
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Stop()
+		if !core.Sleep(ctx, g.clock, d) {
 			return nil, ctx.Err()
 		}
 	}

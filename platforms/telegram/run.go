@@ -112,15 +112,7 @@ func backoff(failures int, err error) time.Duration {
 	return min(time.Second<<min(failures-1, 6), time.Minute)
 }
 
-func (a *Adapter) sleep(ctx context.Context, d time.Duration) {
-	ch := make(chan struct{})
-	t := a.clock.AfterFunc(d, func() { close(ch) })
-	defer t.Stop()
-	select {
-	case <-ch:
-	case <-ctx.Done():
-	}
-}
+func (a *Adapter) sleep(ctx context.Context, d time.Duration) { core.Sleep(ctx, a.clock, d) }
 
 // pollClient gives long polls a context. The library builds its requests
 // without one, and shutdown should not wait out a long poll, so getUpdates

@@ -1,0 +1,130 @@
+package mattermost_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/mattermost/mattermosttest"
+)
+
+// A reply longer than a post continues in new posts of the thread, each
+// within the server's limit, and a code block cut between two posts is
+// closed and reopened so each renders on its own.
+func TestLongReplySplitsWithoutBreakingCodeBlocks(t *testing.T) {
+	t.Parallel()
+	const limit = 300
+	h := start(t, setup{limit: limit, before: func(f *mattermosttest.Server) { f.SetMaxRunes(limit) }})
+	thread := h.startThread(h.alice, h.fake.Channel)
+	h.fake.Say(t, h.alice, h.fake.Channel, thread, "live: write a lot")
+	turn := h.plugin.Next(t)
+	var code strings.Builder
+	for i := range 40 {
+		code.WriteString(strings.Repeat("x", 10) + string(rune('a'+i%26)) + "\n")
+	}
+	turn.Emit(t, core.TextEvent("Here it is:\n\n```go\n"+code.String()+"```\nDone."))
+	turn.End(t, core.TurnResult{Duration: time.Second})
+	replies := h.waitReply(h.fake.Channel, thread, "— 1.0s")
+	posts := replies[1:] // after the start notice
+	if len(posts) < 2 {
+		t.Fatalf("the reply is %d posts, want it split: %q", len(posts), messages(posts))
+	}
+	for i, p := range posts {
+		if n := utf8.RuneCountInString(p.Message); n > limit {
+			t.Errorf("post %d has %d runes, over the limit %d", i, n, limit)
+		}
+		if strings.Count(p.Message, "```")%2 != 0 {
+			t.Errorf("post %d leaves a code block open:\n%s", i, p.Message)
+		}
+	}
+	if !strings.HasPrefix(posts[1].Message, "```go\n") {
+		t.Errorf("the second post does not reopen the go block: %q", posts[1].Message)
+	}
+	if failed := h.fake.Failed(); len(failed) != 0 {
+		t.Errorf("calls failed: %+v", failed)
+	}
+}
+
+// A 429 on an edit is waited out for as long as Retry-After says, and
+// the wait holds every write to the server (the limit is the bot's, not the thread's): a reply in
+// another thread waits too.
+func TestRateLimitHoldsEveryWrite(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{})
+	a := h.startThread(h.alice, h.fake.Channel)
+	b := h.startThread(h.bob, h.fake.Channel)
+	h.fake.Say(t, h.alice, h.fake.Channel, a, "live: one")
+	turn := h.plugin.Next(t)
+	turn.Emit(t, core.TextEvent("first"))
+	h.waitReply(h.fake.Channel, a, "first")
+	const retry = 5 * time.Second
+	h.fake.RateLimit("PUT", retry, 1)
+	turn.Emit(t, core.TextEvent(" second"))
+	limited := func() bool {
+		for _, c := range h.fake.Calls() {
+			if c.Status == 429 {
+				return true
+			}
+		}
+		return false
+	}
+	// The edit interval passes; the Retry-After does not, nor any wait
+	// from now on: the clock stands still while the limit holds.
+	pending := h.drive("the 429", retry, limited)
+	waitFor := func(n int, why string) {
+		for len(pending) < n {
+			select {
+			case d := <-h.clock.Waiting():
+				if d == retry {
+					pending = append(pending, d)
+				}
+			case <-time.After(guard):
+				t.Fatalf("waits %v: %s", pending, why)
+			}
+		}
+	}
+	waitFor(1, "the edit refused did not wait for Retry-After")
+	refusedAt := h.clock.Now()
+	turn.Emit(t, core.TextEvent(" third"))
+	hello := h.fake.Say(t, h.bob, h.fake.Channel, b, "hello")
+	// Bob's reply (and his message's reaction) wait out the same 5s.
+	waitFor(2, "the reply in the other thread did not wait for the limit")
+	for _, c := range h.fake.Calls() {
+		if strings.Contains(c.Body, "echo: hello") || strings.Contains(c.Body, hello.ID) {
+			t.Errorf("%s %s %s written while the rate limit held", c.Method, c.Path, c.Body)
+		}
+	}
+	h.clock.Advance(retry)
+	h.waitReply(h.fake.Channel, a, "first second third")
+	h.waitReply(h.fake.Channel, b, "echo: hello")
+	for _, c := range h.fake.Calls() {
+		if c.Method != "GET" && c.Status != 429 && c.At.After(refusedAt) && c.At.Before(refusedAt.Add(retry)) {
+			t.Errorf("%s %s at %v, before the limit's end at %v", c.Method, c.Path, c.At, refusedAt.Add(retry))
+		}
+	}
+	turn.End(t, core.TurnResult{})
+}
+
+// With the server's rate limiter on (PerSec, MaxBurst), the bot stops
+// writing when X-Ratelimit-Remaining reaches 0 instead of running into
+// 429s, and writes again once X-Ratelimit-Reset has passed.
+func TestRemainingZeroHoldsBeforeA429(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{before: func(f *mattermosttest.Server) { f.SetRateLimit(1, 6) }})
+	thread := h.startThread(h.alice, h.fake.Channel)
+	for _, w := range []string{"a", "b", "c", "d", "e"} {
+		h.fake.Say(t, h.alice, h.fake.Channel, thread, w)
+		h.waitReply(h.fake.Channel, thread, "echo: "+w)
+	}
+	calls := h.fake.Calls()
+	for i, c := range calls {
+		if c.Status == 429 {
+			t.Errorf("%s %s was refused with 429: the bot should have waited for the reset", c.Method, c.Path)
+			for _, c := range calls[max(i-8, 0) : i+1] {
+				t.Logf("  %v %s %s → %d remaining %d", c.At.Format("05.000"), c.Method, c.Path, c.Status, c.Remaining)
+			}
+		}
+	}
+}
