@@ -2,13 +2,11 @@ package bot
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -70,9 +68,9 @@ type Config struct {
 	// has it wait for the turn to end (with Steer and Send now buttons).
 	Busy string `env:"BUSY" envDefault:"steer"`
 	// AgentTools are the tools of the bot's own MCP server that every
-	// turn's agent reaches its chat through (issue 31): a comma list of
-	// send_file, notify, ask_user, schedule, or "off".
-	AgentTools string `env:"AGENT_TOOLS" envDefault:"send_file,notify,ask_user,schedule"`
+	// turn's agent reaches its chat through (issue 31): "all" (those of
+	// core.AllAgentTools), a comma list of them, or "off".
+	AgentTools string `env:"AGENT_TOOLS" envDefault:"all"`
 	// BackgroundLimit is how long a turn stays open after its answer for
 	// background work its CLI reports on when it ends.
 	BackgroundLimit time.Duration `env:"BACKGROUND_LIMIT" envDefault:"30m"`
@@ -268,89 +266,6 @@ func (cfg Config) check() error {
 	return nil
 }
 
-// WithheldVars are the variables no CLI sees: the secrets jakebot itself
-// consumes (platform tokens, signing and webhook secrets). A CLI's own
-// credentials, such as ANTHROPIC_API_KEY, are not among them.
-func WithheldVars() []string {
-	var out []string
-	t := reflect.TypeOf(Config{})
-	for i := range t.NumField() {
-		f := t.Field(i)
-		switch f.Type {
-		case reflect.TypeOf(claude.Config{}), reflect.TypeOf(codex.Config{}), reflect.TypeOf(gemini.Config{}):
-			continue
-		}
-		for _, fs := range envFields(reflect.StructOf([]reflect.StructField{f}), "") {
-			for _, field := range fs {
-				if core.SecretName(field.key) {
-					out = append(out, field.key)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// withheldPrefixes start the names of the platforms', NATS's and the
-// bot's own variables: a secret-looking one (a name with TOKEN, SECRET,
-// PASSWORD, KEY...) is withheld even when jakebot does not read it, as
-// SLACK_SIGNING_SECRET.
-var withheldPrefixes = []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"}
-
-// credentialFiles name the files that hold the bot's own credentials, by
-// the variable that points at each: withheld like the secrets (the path is
-// the way to the secret), and refused inside the allowed roots.
-func (cfg Config) credentialFiles() map[string]string {
-	return map[string]string{
-		"NATS_CREDS":  cfg.NATS.Creds,
-		"NATS_NKEY":   cfg.NATS.NkeySeed,
-		"NATS_KEY":    cfg.NATS.Key,
-		"WEB_TLS_KEY": cfg.Web.TLSKey,
-	}
-}
-
-// Withheld reports whether no CLI may see variable k: it is one of
-// WithheldVars, points at one of the bot's credential files (NATS_CREDS,
-// NATS_NKEY, NATS_KEY, WEB_TLS_KEY), or is a secret-looking variable
-// starting with one of withheldPrefixes.
-func Withheld(k string) bool {
-	if slices.Contains(WithheldVars(), k) {
-		return true
-	}
-	if _, ok := (Config{}).credentialFiles()[k]; ok {
-		return true
-	}
-	for _, prefix := range withheldPrefixes {
-		if strings.HasPrefix(k, prefix) && core.SecretName(k) {
-			return true
-		}
-	}
-	return false
-}
-
-// childEnv is the environment of every CLI: environ, then the variables
-// only .env sets, without the withheld ones.
-func childEnv(environ []string, fileVars map[string]string) []string {
-	out := make([]string, 0, len(environ)+len(fileVars))
-	seen := map[string]bool{}
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		seen[k] = true
-		if !Withheld(k) {
-			out = append(out, kv)
-		}
-	}
-	var fromFile []string
-	for k, v := range fileVars {
-		if !seen[k] && !Withheld(k) {
-			fromFile = append(fromFile, k+"="+v)
-		}
-	}
-	slices.Sort(fromFile)
-	return append(out, fromFile...)
-}
-
 // readDotenv reads KEY=VALUE lines; blank lines and # comments are
 // skipped, and one pair of surrounding quotes is removed from a value.
 func readDotenv(path string) (map[string]string, error) {
@@ -392,61 +307,6 @@ func parseLevel(s string) (slog.Level, error) {
 	return l, nil
 }
 
-// CheckSecretFiles refuses files that hold the bot's own secrets inside an
-// allowed root, where any agent could read them: .env when it sets a
-// withheld variable (a model API key alone does not count: the CLI gets
-// it anyway), the credential files (NATS_CREDS, NATS_NKEY, NATS_KEY,
-// WEB_TLS_KEY), the state file (the conversations' session ids and
-// always-allowed tools) and the audit log.
-func (cfg Config) CheckSecretFiles(roots core.Roots) error {
-	type file struct{ path, what, fix string }
-	var files []file
-	if cfg.Dotenv != "" && len(cfg.DotenvWithheld) > 0 {
-		files = append(files, file{cfg.Dotenv, ".env, which sets " + strings.Join(cfg.DotenvWithheld, ", "),
-			"move those variables to the environment or run jakebot from a directory outside ALLOWED_ROOTS"})
-	}
-	creds := cfg.credentialFiles()
-	for _, name := range slices.Sorted(maps.Keys(creds)) {
-		if path := creds[name]; path != "" {
-			files = append(files, file{path, name, "move it, and " + name + ", to a path outside them"})
-		}
-	}
-	if cfg.StateFile != "" && cfg.StateFile != "off" {
-		files = append(files, file{cfg.StateFile, "STATE_FILE", "set STATE_FILE to a path outside them (or off)"})
-	}
-	if cfg.AuditLog != "" {
-		files = append(files, file{cfg.AuditLog, "AUDIT_LOG", "set AUDIT_LOG to a path outside them"})
-	}
-	var msgs []string
-	for _, f := range files {
-		if real, ok := resolveFile(f.path); ok && roots.Contains(real) {
-			msgs = append(msgs, fmt.Sprintf("%s (%s) is inside the allowed roots (%s), where every agent can read it: %s",
-				f.what, real, strings.Join(roots, ", "), f.fix))
-		}
-	}
-	if len(msgs) > 0 {
-		return errors.New(strings.Join(msgs, "; "))
-	}
-	return nil
-}
-
-// resolveFile returns path absolute, with symlinks resolved as far as it
-// exists: a file not yet created is where its directory says.
-func resolveFile(path string) (string, bool) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", false
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real, true
-	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return abs, true
-	}
-	return filepath.Join(dir, filepath.Base(abs)), true
-}
-
 // budgets are the router's Budgets.
 func (cfg Config) budgets() core.Budgets {
 	return core.Budgets{TurnUSD: cfg.BudgetTurnUSD, UserDailyUSD: cfg.BudgetUserDailyUSD,
@@ -468,14 +328,17 @@ func (cfg Config) BudgetWarning() string {
 // agentTools reads AGENT_TOOLS: nil for off.
 func (cfg Config) agentTools() ([]string, error) {
 	v := strings.TrimSpace(cfg.AgentTools)
-	if v == "off" || v == "" {
+	switch v {
+	case "off", "":
 		return nil, nil
+	case "all":
+		return slices.Clone(core.AllAgentTools), nil
 	}
 	var tools []string
 	for t := range strings.SplitSeq(v, ",") {
 		t = strings.TrimSpace(t)
 		if !slices.Contains(core.AllAgentTools, t) {
-			return nil, fmt.Errorf("AGENT_TOOLS: no tool %q: want off or a comma list of %s", t, strings.Join(core.AllAgentTools, ", "))
+			return nil, fmt.Errorf("AGENT_TOOLS: no tool %q: want all, off or a comma list of %s", t, strings.Join(core.AllAgentTools, ", "))
 		}
 		if !slices.Contains(tools, t) {
 			tools = append(tools, t)

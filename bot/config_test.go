@@ -259,6 +259,7 @@ func TestAgentToolsSetting(t *testing.T) {
 	}{
 		{"", core.AllAgentTools, ""},
 		{"AGENT_TOOLS=off", nil, ""},
+		{"AGENT_TOOLS=all", core.AllAgentTools, ""},
 		{"AGENT_TOOLS=notify, send_file,notify", []string{"notify", "send_file"}, ""},
 		{"AGENT_TOOLS=send_file,rm_rf", nil, `AGENT_TOOLS: no tool "rm_rf"`},
 	} {

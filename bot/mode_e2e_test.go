@@ -66,11 +66,11 @@ func TestModePlanMakesClaudePlanOnly(t *testing.T) {
 	c := f.start(cfg)
 	c.say("/claude start", "/mode plan")
 	c.expect(`started`)
-	c.expect(`mode plan, no approvals asked`)
+	c.expect(`From the next turn: plan, no approvals asked`)
 	c.say("make planned.txt")
 	c.expect(`Here is the plan\.`)
 	c.say("/mode default", "make made.txt")
-	c.expect(`the configured mode`)
+	c.expect(`the plugin's default`)
 	c.expect(`Made it\.`)
 	c.close()
 	if _, err := os.Stat(filepath.Join(f.workdir, "planned.txt")); err == nil {

@@ -5,10 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/platforms/discord"
-	"github.com/jake-bot/jake-bot/platforms/slack"
-	"github.com/jake-bot/jake-bot/platforms/telegram"
-	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
 // platformDeps is what the adapters are built from besides their config.
@@ -30,38 +26,21 @@ type platformConfig interface {
 	Grant(*core.Access)
 }
 
-// buildPlatforms returns the chat platforms whose tokens are configured,
-// each with its users granted in access. None configured means the
-// console.
+// buildPlatforms returns the chat platforms (BuiltinPlatforms) whose
+// tokens are configured, each with its users granted in access. None
+// configured means the console.
 func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
-	plugins, logger := d.plugins, d.logger
-	builders := []struct {
-		cfg   platformConfig
-		build func() (core.Platform, error)
-	}{
-		{cfg.Discord, func() (core.Platform, error) {
-			return discord.New(cfg.Discord, discord.Options{Plugins: plugins, Lookup: d.lookup, Logger: logger})
-		}},
-		{cfg.Slack, func() (core.Platform, error) {
-			return slack.New(cfg.Slack, slack.Options{Plugins: plugins, Lookup: d.lookup, Logger: logger})
-		}},
-		{cfg.Telegram, func() (core.Platform, error) {
-			return telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})
-		}},
-		{cfg.Web, func() (core.Platform, error) {
-			return web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: plugins})
-		}},
-	}
 	var ps []core.Platform
-	for _, b := range builders {
-		if !b.cfg.Enabled() {
+	for _, b := range BuiltinPlatforms {
+		pc := b.Config(cfg)
+		if !pc.Enabled() {
 			continue
 		}
-		if err := b.cfg.Validate(); err != nil {
+		if err := pc.Validate(); err != nil {
 			return nil, err
 		}
-		b.cfg.Grant(d.access)
-		p, err := b.build()
+		pc.Grant(d.access)
+		p, err := b.New(cfg, d)
 		if err != nil {
 			return nil, err
 		}

@@ -6,20 +6,20 @@ import (
 	"slices"
 
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/plugins/claude"
-	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/configured"
-	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
-// builtins returns the plugins jake-bot always has.
+// builtins returns the plugins jake-bot always has (BuiltinPlugins), their
+// CLIs' environment cfg.ChildEnv.
 func builtins(cfg Config, logger *slog.Logger) []core.Plugin {
-	cfg.Claude.Environ, cfg.Codex.Environ, cfg.Gemini.Environ = cfg.ChildEnv, cfg.ChildEnv, cfg.ChildEnv
-	return []core.Plugin{
-		claude.New(cfg.Claude, logger.With("plugin", "claude")),
-		codex.New(cfg.Codex, logger.With("plugin", "codex")),
-		gemini.New(cfg.Gemini, logger.With("plugin", "gemini")),
+	for _, s := range cfg.cliSettings() {
+		s.Environ = cfg.ChildEnv
 	}
+	var out []core.Plugin
+	for _, b := range BuiltinPlugins {
+		out = append(out, b.New(cfg, logger.With("plugin", b.ID)))
+	}
+	return out
 }
 
 // Plugins returns the built-in plugins followed by those configured in
@@ -45,13 +45,9 @@ func (cfg Config) PluginSpecs(skipLookPath bool) ([]configured.Spec, error) {
 	if cfg.PluginsFile == "" {
 		return nil, nil
 	}
-	var ids []string
-	for _, p := range builtins(cfg, core.OrDiscard(nil)) {
-		ids = append(ids, p.ID())
-	}
 	taken := func(id string) string {
 		switch {
-		case slices.Contains(ids, id):
+		case slices.ContainsFunc(BuiltinPlugins, func(b BuiltinPlugin) bool { return b.ID == id }):
 			return "a built-in plugin has it"
 		case core.IsReserved(id):
 			return "it is the /" + id + " command"

@@ -177,15 +177,17 @@ func (r *Router) bypasses(md Mode) bool {
 // modeSummary says in words how conv's turns run.
 func (r *Router) modeSummary(conv Conversation) string { return modeWords(conv.Mode, r.asks(conv)) }
 
-// modeWords says in words how a turn in CLI mode mode runs.
+// modeWords says in words how a turn in CLI mode mode runs, a phrase
+// that follows /status's "Mode: ": the mode's name, or the plugin's
+// default (as "Model: " says it), then whether the chat approves.
 func modeWords(mode string, ask bool) string {
 	if mode == "" {
-		mode = "the configured mode"
+		mode = "the plugin's default"
 	}
 	if ask {
-		return "mode " + mode + ", approvals asked in the chat"
+		return mode + ", approvals asked in the chat"
 	}
-	return "mode " + mode + ", no approvals asked"
+	return mode + ", no approvals asked"
 }
 
 func (r *Router) describeModes(conv Conversation, modes []Mode) string {

@@ -91,7 +91,7 @@ func TestModeSwitchesTheCLIModeAndApprovals(t *testing.T) {
 	f.expect("conversation started")
 	f.say("alice", "/mode")
 	listing := f.next()
-	for _, want := range []string{"Now: mode the configured mode, no approvals asked", "ask — ", "auto — ", "default — ",
+	for _, want := range []string{"Now: the plugin's default, no approvals asked", "ask — ", "auto — ", "default — ",
 		"plan — plans only", "yolo — runs everything (admins only)"} {
 		if !strings.Contains(listing, want) {
 			t.Errorf("/mode = %q, want it to contain %q", listing, want)
@@ -104,13 +104,13 @@ func TestModeSwitchesTheCLIModeAndApprovals(t *testing.T) {
 		// a bypass mode applies only to an admin's turns.
 		alice, bob core.Turn
 	}{
-		{"alice", "plan", "mode plan, no approvals asked", core.Turn{Mode: "plan"}, core.Turn{Mode: "plan"}},
-		{"alice", "ask", "mode plan, approvals asked in the chat", core.Turn{Mode: "plan", Ask: true}, core.Turn{Mode: "plan", Ask: true}},
+		{"alice", "plan", "From the next turn: plan, no approvals asked", core.Turn{Mode: "plan"}, core.Turn{Mode: "plan"}},
+		{"alice", "ask", "From the next turn: plan, approvals asked in the chat", core.Turn{Mode: "plan", Ask: true}, core.Turn{Mode: "plan", Ask: true}},
 		{"alice", "yolo", "only admins may choose it", core.Turn{Mode: "plan", Ask: true}, core.Turn{Mode: "plan", Ask: true}},
 		{"alice", "nonsense", `has no mode "nonsense"`, core.Turn{Mode: "plan", Ask: true}, core.Turn{Mode: "plan", Ask: true}},
-		{"bob", "YOLO", "mode yolo, approvals asked in the chat. It applies to admins' turns only", core.Turn{Ask: true}, core.Turn{Mode: "yolo", Ask: true}},
-		{"alice", "auto", "mode yolo, no approvals asked", core.Turn{}, core.Turn{Mode: "yolo"}},
-		{"alice", "default", "the configured mode, no approvals asked", core.Turn{}, core.Turn{}},
+		{"bob", "YOLO", "From the next turn: yolo, approvals asked in the chat. It applies to admins' turns only", core.Turn{Ask: true}, core.Turn{Mode: "yolo", Ask: true}},
+		{"alice", "auto", "From the next turn: yolo, no approvals asked", core.Turn{}, core.Turn{Mode: "yolo"}},
+		{"alice", "default", "From the next turn: the plugin's default, no approvals asked", core.Turn{}, core.Turn{}},
 	} {
 		f.handle(context.Background(), core.Message{Key: core.ConversationKey{Platform: "fake", User: "alice", Channel: "c"},
 			From: tc.who, Text: "/mode " + tc.mode})
@@ -134,7 +134,7 @@ func TestBypassModeAppliesOnlyToItsAuthorsTurns(t *testing.T) {
 		want       core.Turn
 		note       string
 	}{
-		{"a CLI mode", "yolo", false, core.Turn{}, "set to mode yolo, which lets tools run with nobody approving them: only admins may use it, so your turns here run mode the configured mode, no approvals asked."},
+		{"a CLI mode", "yolo", false, core.Turn{}, "set to mode yolo, which lets tools run with nobody approving them: only admins may use it, so your turns here run the plugin's default, no approvals asked."},
 		{"auto where the chat approves", "auto", true, core.Turn{Ask: true}, "set to mode auto, which lets tools run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestAllowBypassModesLetsEveryoneChooseThem(t *testing.T) {
 	f.say("alice", "/mode")
 	f.expect("yolo — runs everything (no approvals at all)")
 	f.say("alice", "/mode yolo")
-	f.expect("mode yolo")
+	f.expect("From the next turn: yolo")
 	if got := f.turn("go").Mode; got != "yolo" {
 		t.Errorf("turn mode = %q, want yolo", got)
 	}
@@ -197,7 +197,7 @@ func TestModeAutoBypassesTheChatsApprovals(t *testing.T) {
 			f.say("alice", "/fake start")
 			f.expect("conversation started")
 			f.say("alice", "/mode")
-			if listing := f.next(); !strings.Contains(listing, "Now: mode the configured mode, approvals asked in the chat") ||
+			if listing := f.next(); !strings.Contains(listing, "Now: the plugin's default, approvals asked in the chat") ||
 				strings.Contains(listing, "auto — no questions: the CLI's permission mode decides alone (admins only)") == tc.allowBypass {
 				t.Errorf("/mode = %q", listing)
 			}

@@ -295,6 +295,8 @@ func (r *Router) warmUp(m Message) {
 	if !ok || !canWarm {
 		return
 	}
+	// A conversation on a runner has no workdir here: its turns warm
+	// nothing on this machine.
 	workdir, err := r.conversationWorkdir(m, conv)
 	if err != nil {
 		return
@@ -303,10 +305,7 @@ func (r *Router) warmUp(m Message) {
 	// (another turn of the author's spent or holds some) makes a cold start.
 	maxUSD, _ := r.budgetFor(m, r.holds.heldBy(OwnerOf(m)))
 	t, _ := r.turnFor(m, conv, p, workdir, maxUSD)
-	var tools *toolLease
-	if conv.Runner == "" {
-		tools = r.leaseTools()
-	}
+	tools := r.leaseTools()
 	t.Tools = tools.Access()
 	id := r.warm.begin(m.Key)
 	r.warm.wg.Add(1)

@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/bot"
-	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
-	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/configured"
 	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
@@ -42,27 +40,26 @@ type authHint struct {
 	login string   // what to do when neither is there
 }
 
-// builtinCLIs lists the built-in plugins' CLIs, as the plugins run them
-// (name, binary, how to install it). A built-in plugin that lands adds its
-// line here, with its auth hint from authHints.
+// builtinCLIs lists the built-in plugins' CLIs (bot.BuiltinPlugins), as
+// the plugins run them (name, binary, how to install it), with their auth
+// hints from authHints.
 func builtinCLIs(cfg bot.Config, opts Options) []cli {
 	var out []cli
-	for _, b := range []struct {
-		id  string
-		cli cliproc.CLI
-	}{
-		{"claude", claude.New(cfg.Claude, nil).CLI()},
-		{"codex", codex.New(cfg.Codex, nil).CLI()},
-		{"gemini", gemini.New(cfg.Gemini, nil).CLI()},
-	} {
-		out = append(out, cli{id: b.id, name: b.cli.Name, bin: b.cli.Bin, versionArgs: []string{"--version"},
-			install: b.cli.Install, auth: authHints(b.id, cfg, opts)})
+	for _, b := range bot.BuiltinPlugins {
+		p, ok := b.New(cfg, nil).(interface{ CLI() cliproc.CLI })
+		if !ok {
+			continue
+		}
+		c := p.CLI()
+		out = append(out, cli{id: b.ID, name: c.Name, bin: c.Bin, versionArgs: []string{"--version"},
+			install: c.Install, auth: authHints(b.ID, cfg, opts)})
 	}
 	return out
 }
 
 // authHints returns where the CLI of plugin id looks for credentials:
-// Claude Code, Codex and Gemini CLI.
+// Claude Code, Codex and Gemini CLI; nil for a plugin doctor knows no
+// credentials of.
 func authHints(id string, cfg bot.Config, opts Options) *authHint {
 	dir := func(env, def string) string {
 		if d := opts.Getenv(env); d != "" {

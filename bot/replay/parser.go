@@ -7,11 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/core"
-	"github.com/jake-bot/jake-bot/plugins/claude"
-	"github.com/jake-bot/jake-bot/plugins/codex"
 	"github.com/jake-bot/jake-bot/plugins/configured"
-	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
 // StreamParser turns a plugin's recorded output into the events the plugin
@@ -22,20 +20,18 @@ type StreamParser interface {
 	Parse(r io.Reader, emit func(core.Event)) (*core.TurnResult, error)
 }
 
-// builtins read the built-in plugins' recorded output, one-shot streams
-// and protocol sessions alike, by plugin id. A replay has nobody to
-// answer the questions they ask, so these show as status lines.
-var builtins = map[string]readFunc{
-	"claude": func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-		return claude.ReadStream(r, "", askedAsStatus(emit))
-	},
-	"codex": func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-		return codex.ReadStream(r, "", askedAsStatus(emit))
-	},
-	"gemini": func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
-		return gemini.ReadStream(r, "", askedAsStatus(emit))
-	},
-}
+// builtins read the built-in plugins' recorded output (bot.BuiltinPlugins),
+// one-shot streams and protocol sessions alike, by plugin id. A replay has
+// nobody to answer the questions they ask, so these show as status lines.
+var builtins = func() map[string]readFunc {
+	out := map[string]readFunc{}
+	for _, b := range bot.BuiltinPlugins {
+		out[b.ID] = func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error) {
+			return b.ReadStream(r, "", askedAsStatus(emit))
+		}
+	}
+	return out
+}()
 
 // readFunc is a StreamParser that is a function.
 type readFunc func(r io.Reader, emit func(core.Event)) (*core.TurnResult, error)

@@ -9,12 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/console"
-	"github.com/jake-bot/jake-bot/platforms/discord"
-	"github.com/jake-bot/jake-bot/platforms/slack"
-	"github.com/jake-bot/jake-bot/platforms/telegram"
-	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
 // Platform is a chat platform as replay sees it: its name and its
@@ -26,15 +23,16 @@ type Platform struct {
 	core.Format
 }
 
-// platforms are the platforms a stream can be replayed on. The console is
-// the one on a pipe: each reply once, final, as plain markdown.
-var platforms = map[string]Platform{
-	console.Name:  {console.Name, console.NewFormat(false)},
-	discord.Name:  {discord.Name, discord.NewFormat(discord.Config{})},
-	slack.Name:    {slack.Name, slack.NewFormat(slack.Config{})},
-	telegram.Name: {telegram.Name, telegram.NewFormat(telegram.Config{})},
-	web.Name:      {web.Name, web.NewFormat(web.Config{})},
-}
+// platforms are the platforms a stream can be replayed on: the chat
+// platforms (bot.BuiltinPlatforms) and the console, on a pipe: each reply
+// once, final, as plain markdown.
+var platforms = func() map[string]Platform {
+	out := map[string]Platform{console.Name: {console.Name, console.NewFormat(false)}}
+	for _, p := range bot.BuiltinPlatforms {
+		out[p.Name] = Platform{p.Name, p.Format()}
+	}
+	return out
+}()
 
 // Platforms returns the names of the platforms replay knows.
 func Platforms() []string { return slices.Sorted(maps.Keys(platforms)) }

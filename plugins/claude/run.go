@@ -26,25 +26,18 @@ type Config struct {
 
 // Plugin runs Claude Code. It is safe for concurrent use.
 type Plugin struct {
+	cliproc.Base
 	cfg Config
-	cli *cliproc.CLI
 }
 
 var _ core.Warmer = (*Plugin)(nil)
-var _ core.SessionIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
-		Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), Logger: logger})}
+	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "claude", SessionNoun: "Claude Code session id", Resume: "claude --resume",
+		Proc: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
+			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), Logger: logger})}}
 }
-
-func (p *Plugin) ID() string   { return "claude" }
-func (p *Plugin) Name() string { return p.cli.Name }
-
-// CLI is the CLI the plugin runs, as jakebot doctor checks it: its name,
-// binary and how to install it.
-func (p *Plugin) CLI() cliproc.CLI { return *p.cli }
 
 // Modes are Claude Code's permission modes (--permission-mode).
 func (p *Plugin) Modes() []core.Mode {
@@ -91,14 +84,14 @@ func (p *Plugin) Args(t core.Turn) []string {
 // protocol, so that the partial turn stays in the session; the CLI is
 // killed only if it has not ended cliproc.InterruptGrace later.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	return p.cli.Converse(ctx, t, p.Args(t), p.protocol(t), emit)
+	return p.Proc.Converse(ctx, t, p.Args(t), p.protocol(t), emit)
 }
 
 // Warm starts the CLI of t's conversation's next turn, waiting for its
 // message (core.Warmer): Claude Code starting up is most of a short
 // turn.
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	return p.cli.Open(life, t, p.Args(t), p.protocol(t))
+	return p.Proc.Open(life, t, p.Args(t), p.protocol(t))
 }
 
 // sessionStamp is what a session's transcript held: its size and a hash
@@ -135,11 +128,3 @@ func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 	}
 	return sessionStamp{}
 }
-
-// CheckSessionID accepts Claude Code's session ids, which are UUIDs.
-func (p *Plugin) CheckSessionID(id string) error {
-	return cliproc.CheckUUID(id, "Claude Code session id")
-}
-
-// ResumeCommand continues session in a terminal (core.Handover).
-func (p *Plugin) ResumeCommand(session string) string { return "claude --resume " + session }

@@ -31,12 +31,11 @@ type Config struct {
 
 // Plugin runs Codex. It is safe for concurrent use.
 type Plugin struct {
+	cliproc.Base
 	cfg Config
-	cli *cliproc.CLI
 }
 
 var _ core.Warmer = (*Plugin)(nil)
-var _ core.SessionIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
@@ -46,16 +45,11 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	if cfg.ApprovalPolicy == "" {
 		cfg.ApprovalPolicy = "untrusted"
 	}
-	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-		Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger})}
+	// Codex's thread ids are UUIDs (version 7).
+	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume",
+		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
+			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger})}}
 }
-
-func (p *Plugin) ID() string   { return "codex" }
-func (p *Plugin) Name() string { return p.cli.Name }
-
-// CLI is the CLI the plugin runs, as jakebot doctor checks it: its name,
-// binary and how to install it.
-func (p *Plugin) CLI() cliproc.CLI { return *p.cli }
 
 // Modes are Codex's sandbox levels (--sandbox), which bound what its
 // commands may touch.
@@ -73,13 +67,13 @@ func (p *Plugin) Modes() []core.Mode {
 // written meanwhile reach the turn (turn/steer), and cancelling it sends
 // turn/interrupt, so the thread keeps the partial turn.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	return p.cli.Converse(ctx, t, p.appServerArgs(t), p.appServer(t), emit)
+	return p.Proc.Converse(ctx, t, p.appServerArgs(t), p.appServer(t), emit)
 }
 
 // Warm starts the app-server of t's conversation's next turn, its thread
 // resumed and waiting for the message (core.Warmer).
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	return p.cli.Open(life, t, p.appServerArgs(t), p.appServer(t))
+	return p.Proc.Open(life, t, p.appServerArgs(t), p.appServer(t))
 }
 
 // approvalPolicy is the app-server's approvalPolicy for t: the
@@ -102,11 +96,3 @@ func stripNoise(s string) string {
 	}
 	return noise.ReplaceAllString(s, "")
 }
-
-// CheckSessionID accepts Codex's thread ids, which are UUIDs (version 7).
-func (p *Plugin) CheckSessionID(id string) error {
-	return cliproc.CheckUUID(id, "Codex thread id")
-}
-
-// ResumeCommand continues session in a terminal (core.Handover).
-func (p *Plugin) ResumeCommand(session string) string { return "codex resume " + session }

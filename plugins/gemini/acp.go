@@ -48,7 +48,7 @@ func (p *Plugin) acp(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 
 func (p *Plugin) acpOptions(t core.Turn) acp.Options {
 	return acp.Options{
-		Name: p.cli.Name, Model: cmp.Or(t.Model, p.cfg.Model), ErrorText: apiMessage, SettleReplay: true,
+		Name: p.Name(), Model: cmp.Or(t.Model, p.cfg.Model), ErrorText: apiMessage, SettleReplay: true,
 		// Over ACP Gemini CLI hides every tool named ask_user (it has one
 		// of its own, which a client cannot show), an MCP server's too.
 		ToolNames: map[string]string{core.ToolAskUser: AskUserTool},

@@ -36,12 +36,11 @@ type Config struct {
 
 // Plugin runs the Gemini CLI. It is safe for concurrent use.
 type Plugin struct {
+	cliproc.Base
 	cfg Config
-	cli *cliproc.CLI
 }
 
 var _ core.Warmer = (*Plugin)(nil)
-var _ core.SessionIDChecker = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
@@ -53,16 +52,10 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	}
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
-	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
-		Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), Clean: stripNoise, Logger: logger})}
+	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "gemini", SessionNoun: "Gemini CLI session id", Resume: "gemini --resume",
+		Proc: cfg.CLI(cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
+			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), Clean: stripNoise, Logger: logger})}}
 }
-
-func (p *Plugin) ID() string   { return "gemini" }
-func (p *Plugin) Name() string { return p.cli.Name }
-
-// CLI is the CLI the plugin runs, as jakebot doctor checks it: its name,
-// binary and how to install it.
-func (p *Plugin) CLI() cliproc.CLI { return *p.cli }
 
 // Modes are the Gemini CLI's approval modes (--approval-mode).
 func (p *Plugin) Modes() []core.Mode {
@@ -137,7 +130,7 @@ func stageImages(t core.Turn) (*stagedImages, error) {
 // (see guardLoad) runs one-shot with stream-json.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	if p.guardLoad(t) {
-		return p.cli.Converse(ctx, t, p.acpArgs(t), p.acp(t), emit)
+		return p.Proc.Converse(ctx, t, p.acpArgs(t), p.acp(t), emit)
 	}
 	res, err := p.runOneShot(ctx, t, emit)
 	if t.SessionID != "" && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), noSession) {
@@ -159,7 +152,7 @@ func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) 
 	if !p.guardLoad(t) {
 		return nil, core.ErrNoWarm
 	}
-	return p.cli.Open(life, t, p.acpArgs(t), p.acp(t))
+	return p.Proc.Open(life, t, p.acpArgs(t), p.acp(t))
 }
 
 // noSession is what the CLI says when asked to resume a session it never
@@ -175,7 +168,7 @@ func (p *Plugin) runOneShot(ctx context.Context, t core.Turn, emit func(core.Eve
 	if staged != nil {
 		defer os.RemoveAll(staged.dir)
 	}
-	return p.cli.Run(ctx, t, p.args(t, staged), func(link *cliproc.Link) cliproc.Protocol {
+	return p.Proc.Run(ctx, t, p.args(t, staged), func(link *cliproc.Link) cliproc.Protocol {
 		parser := NewParser(link.Emit)
 		parser.Workdir, parser.Clock = t.Workdir, p.cfg.Clock
 		return parser
@@ -194,11 +187,3 @@ var pingRefused = regexp.MustCompile(`(?m)^Error handling request \{[^\n]*'jakeb
 func stripNoise(s string) string {
 	return strings.TrimSpace(noise.ReplaceAllString(pingRefused.ReplaceAllString(s, ""), ""))
 }
-
-// CheckSessionID accepts the Gemini CLI's session ids, which are UUIDs.
-func (p *Plugin) CheckSessionID(id string) error {
-	return cliproc.CheckUUID(id, "Gemini CLI session id")
-}
-
-// ResumeCommand continues session in a terminal (core.Handover).
-func (p *Plugin) ResumeCommand(session string) string { return "gemini --resume " + session }

@@ -10,7 +10,7 @@ func TestBypassModeOnARunnerIsItsAuthorsOnly(t *testing.T) {
 	w, box2 := newWorldWithBox2(t)
 	w.startOn(box2)
 	w.say("/mode yolo")
-	w.expect("mode yolo", "admins' turns only")
+	w.expect("From the next turn: yolo", "admins' turns only")
 	w.sayAs(key(admin), user, "hello")
 	w.expect("box2 echo: hello", "set to mode yolo", "only admins may use it")
 	if turn := recv(t, box2.plugin.Started(), "a user's turn on box2"); turn.Mode != "" {

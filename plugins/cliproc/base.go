@@ -1,0 +1,43 @@
+package cliproc
+
+import "github.com/jake-bot/jake-bot/core"
+
+// Base is the part of a CLI's plugin that is the same for every CLI, for
+// the plugin to embed: its id and name (core.Plugin), the CLI it runs (for
+// jakebot doctor), its session ids, which are UUIDs (core.SessionIDChecker),
+// and the command that resumes a session in a terminal (core.Handover). The
+// plugin adds what is its CLI's own: its arguments, modes, Run and Warm.
+// Its methods are safe for concurrent use.
+type Base struct {
+	// Proc is the CLI the plugin's turns run, as Settings.CLI makes it.
+	Proc *CLI
+	// PluginID is the plugin's id, as the chat names it ("claude").
+	PluginID string
+	// SessionNoun is what the CLI calls a session id, for the error that
+	// refuses one ("Claude Code session id").
+	SessionNoun string
+	// Resume is the terminal command a session's id follows to resume it
+	// ("claude --resume").
+	Resume string
+}
+
+var (
+	_ core.SessionIDChecker = Base{}
+	_ core.Handover         = Base{}
+)
+
+// ID is the plugin's id.
+func (b Base) ID() string { return b.PluginID }
+
+// Name is the CLI's display name.
+func (b Base) Name() string { return b.Proc.Name }
+
+// CLI is the CLI the plugin runs, as jakebot doctor checks it: its name,
+// binary and how to install it.
+func (b Base) CLI() CLI { return *b.Proc }
+
+// CheckSessionID accepts a UUID, the only session id the CLI makes.
+func (b Base) CheckSessionID(id string) error { return CheckUUID(id, b.SessionNoun) }
+
+// ResumeCommand continues session in a terminal.
+func (b Base) ResumeCommand(session string) string { return b.Resume + " " + session }
