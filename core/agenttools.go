@@ -264,6 +264,6 @@ func (t *turnActions) Schedule(ctx context.Context, when, message string) (strin
 		// The schedule is the agent's, not its user's (Router.permit).
 		m := run.qm.m
 		m.origin = OriginAgent
-		return t.r.schedule(run.a, m, Command{Name: CmdAt, Arg: when + " " + message})
+		return t.r.newCall(ctx, run.a, m, run.qm.id, nil).schedule(Command{Name: CmdAt, Arg: when + " " + message})
 	})
 }

@@ -211,14 +211,11 @@ func (r *Router) transcribe(ctx context.Context, local, saved string) (string, e
 	return text, nil
 }
 
-// sendFile answers /file <path>: the file from the conversation's
+// cmdFile answers /file <path>: the file from the conversation's
 // workdir, here or on its runner, as a document.
-func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg string) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.noConversation(), nil
-	}
-	fs, ok := a.p.(FileSender)
+func cmdFile(c *call) (string, error) {
+	r, ctx, m, conv, arg := c.r, c.ctx, c.m, c.conv, c.cmd.Arg
+	fs, ok := c.a.p.(FileSender)
 	if !ok {
 		return r.fileWithoutSending(ctx, m, conv, arg, "")
 	}

@@ -88,27 +88,29 @@ func (r *Router) offerContinuation(a *attached, to Target, plugin string, c *con
 	r.offer(a, to, c.note, choices, typed+".")
 }
 
-// startNow answers /<plugin> now N, a continuation's Start with <plugin>
+// cmdStartNow answers /<plugin> now N, a continuation's Start with <plugin>
 // now: the refused message of schedule N goes at once to a new
 // conversation of that plugin, here, in the same workdir; the schedule
 // is removed.
-func (r *Router) startNow(ctx context.Context, a *attached, m *Message, cmd Command) (string, error) {
-	s, err := r.ownSchedule(*m, cmd.Arg)
+func cmdStartNow(c *call) (string, error) {
+	r, a, m, cmd := c.r, c.a, &c.m, c.cmd
+	s, err := c.ownSchedule(cmd.Arg)
 	if err != nil {
 		return "", err
 	}
 	if s.Limit == "" || s.Prompt == "" {
 		return "", Errorf("schedule #%d does not wait for a usage window: /%s start begins a conversation", s.ID, cmd.Plugin)
 	}
-	conv, ok := r.convs.Get(m.Key)
-	if !ok || s.Key != m.Key {
+	conv := c.conv
+	if !c.hasConv || s.Key != m.Key {
 		return "", Errorf("schedule #%d belongs to another conversation: press its button there", s.ID)
 	}
 	start := Command{Name: CmdStart, Plugin: cmd.Plugin, Arg: conv.Shown(conv.Workdir) + " --no-worktree"}
-	started, err := r.rewarm(*m, true)(r.start(ctx, a, m, start))
+	started, err := c.start(start)
 	if err != nil {
 		return "", err
 	}
+	c.rewarm()
 	r.convs.RemoveSchedule(s.ID)
 	r.armSchedules()
 	r.reply(a, m.Target(), started)

@@ -375,6 +375,14 @@ func parseApproval(text string) Answer {
 	return Answer{Decision: Deny, Reason: strings.TrimSpace(text)}
 }
 
+// cmdAnswer answers /allow, /deny and /answer.
+func cmdAnswer(c *call) (string, error) {
+	if !c.answer(answerCommand(c.cmd)) {
+		return "", Errorf("no question is waiting for an answer here")
+	}
+	return "", nil
+}
+
 // answerCommand reads /allow [id] [always] and /deny [id] [reason].
 func answerCommand(cmd Command) (id string, ans Answer) {
 	arg := strings.TrimSpace(cmd.Arg)
@@ -395,18 +403,21 @@ func answerCommand(cmd Command) (id string, ans Answer) {
 	return id, Answer{Decision: Deny, Reason: arg}
 }
 
-// tryAnswer answers a pending question of m's conversation (id, or the
+// answer answers a pending question of c's conversation (id, or the
 // oldest) with ans, replying with the decision. It reports whether there
-// was a question to answer; if so it owns done, m's own, which it holds
-// until the turn ends so that a script's next line waits for the turn the
-// answer let go on.
-func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done func()) bool {
+// was a question to answer; if so it owns c.done (c.tookDone), which it
+// holds until the turn ends so that a script's next line waits for the
+// turn the answer let go on.
+func (c *call) answer(id string, ans Answer) bool {
+	r, a, m := c.r, c.a, c.m
 	pq := r.questions.find(id, m.Key)
 	if pq == nil {
 		return false
 	}
+	c.tookDone = true
+	done := c.done
 	by := m.Author()
-	if by != pq.author && !r.cfg.Access.IsAdmin(m.Key.Platform, by) {
+	if by != pq.author && !c.admin {
 		r.reply(a, m.Target(), fmt.Sprintf("Only the author of this turn (%s) or an admin can answer.", pq.authorName))
 		done()
 		return true
@@ -437,9 +448,9 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	case Allow:
 		text = fmt.Sprintf("Allowed %s (%s).", pq.q.Tool, name)
 	case AllowAlways:
-		r.convs.Update(pq.key, func(c *Conversation) {
-			if !slices.Contains(c.AllowedTools, pq.q.Tool) {
-				c.AllowedTools = append(slices.Clone(c.AllowedTools), pq.q.Tool)
+		r.convs.Update(pq.key, func(cv *Conversation) {
+			if !slices.Contains(cv.AllowedTools, pq.q.Tool) {
+				cv.AllowedTools = append(slices.Clone(cv.AllowedTools), pq.q.Tool)
 			}
 		})
 		text = fmt.Sprintf("Allowed %s, and always from now on in this conversation (%s).", pq.q.Tool, name)

@@ -9,16 +9,20 @@ import (
 	"time"
 )
 
+// cmdConversations answers /<plugin> conversations.
+func cmdConversations(c *call) (string, error) { return c.listConversations(c.cmd.Plugin, "") }
+
 // listConversations shows the plugin's past conversations for this
 // conversation's workdir, as buttons where the platform has them.
-func (r *Router) listConversations(ctx context.Context, a *attached, m Message, pluginID, resumeCmd string) (string, error) {
+func (c *call) listConversations(pluginID, resumeCmd string) (string, error) {
+	r, ctx, a, m := c.r, c.ctx, c.a, c.m
 	p, _ := r.cfg.Plugins.Get(pluginID)
 	where, infos, _, err := r.history(ctx, m, p)
 	if err != nil {
 		return "", err
 	}
 	wd := where.Shown(where.Workdir)
-	admin := r.isAdmin(m)
+	admin := c.admin
 	if len(infos) == 0 && !admin {
 		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
 	}
@@ -31,16 +35,16 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s conversations in %s (newest first):", p.Name(), wd)
 	var choices []Choice
-	for i, c := range infos[:min(len(infos), listLimit)] {
-		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.SessionID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
+	for i, info := range infos[:min(len(infos), listLimit)] {
+		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(info.SessionID), info.Updated.Local().Format("2006-01-02 15:04"), Shorten(info.Title, 60))
 		if admin {
-			owner := r.convs.Owner(p.ID(), c.SessionID)
+			owner := r.convs.Owner(p.ID(), info.SessionID)
 			if owner == "" {
 				owner = "not started from chat"
 			}
 			fmt.Fprintf(&b, "  [%s]", owner)
 		}
-		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.SessionID})
+		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(info.Title, 40)), Command: resumeCmd + " " + info.SessionID})
 	}
 	if o, ok := a.p.(ChoiceOfferer); ok {
 		if _, err := o.OfferChoices(ctx, m.Target(), r.cfg.Redactor.Redact(b.String()), choices); err == nil {
@@ -117,9 +121,10 @@ func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
 	return p, nil
 }
 
-// resume answers /resume [id] and /<plugin> resume [id]: without an id,
-// the listing to pick from.
-func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
+// cmdResume answers /resume [id] and /<plugin> resume [id]: without an
+// id, the listing to pick from.
+func cmdResume(c *call) (string, error) {
+	r, ctx, m, cmd := c.r, c.ctx, c.m, c.cmd
 	p, err := r.resumePlugin(m, cmd)
 	if err != nil {
 		return "", err
@@ -129,7 +134,7 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 		if cmd.Plugin != "" {
 			resumeCmd = "/" + p.ID() + " resume"
 		}
-		return r.listConversations(ctx, a, m, p.ID(), resumeCmd)
+		return c.listConversations(p.ID(), resumeCmd)
 	}
 	where, infos, listed, err := r.history(ctx, m, p)
 	if err != nil {
@@ -138,10 +143,10 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	wd := where.Shown(where.Workdir)
 	info, err := pickConversation(infos, cmd.Arg)
 	if err != nil {
-		if c, ok := p.(SessionIDChecker); ok && !listed {
+		if ck, ok := p.(SessionIDChecker); ok && !listed {
 			// A CLI without a listing: trust an id of the right form,
 			// of a session the author may resume.
-			if cerr := c.CheckSessionID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
+			if cerr := ck.CheckSessionID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
 				info, err = ConversationInfo{SessionID: cmd.Arg}, nil
 			}
 		}
@@ -151,8 +156,8 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	}
 	// An id from the CLI's history on disk reaches its argv too: it must
 	// have the form the CLI's ids have, whatever a file there is named.
-	if c, ok := p.(SessionIDChecker); ok {
-		if err := c.CheckSessionID(info.SessionID); err != nil {
+	if ck, ok := p.(SessionIDChecker); ok {
+		if err := ck.CheckSessionID(info.SessionID); err != nil {
 			return "", err
 		}
 	}

@@ -333,23 +333,24 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 		return
 	}
 	m.Text = text
+	c := r.newCall(ctx, a, m, id, done)
 	// Who made m decides what it may be (permit): a message the agent
 	// caused is never a command nor an answer, only a turn of its own.
 	if IsCommand(m.Text) && r.permit(m, actCommand, nil) == nil {
-		queuedTurn = r.command(ctx, a, m, id, done)
+		r.command(c)
+		queuedTurn = c.tookDone
 		return
 	}
-	if len(m.Files) == 0 && r.permit(m, actAnswer, nil) == nil && r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
+	if len(m.Files) == 0 && r.permit(m, actAnswer, nil) == nil && c.answer("", parseAnswer(m.Text)) {
 		queuedTurn = true // the answer holds done
 		return
 	}
 	m.Text = ForCLI(m.Text)
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
+	if !c.hasConv {
 		r.reply(a, m.Target(), r.noConversation())
 		return
 	}
-	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: conv, done: done}, "")
+	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: c.conv, done: done}, "")
 }
 
 // checkText refuses what cannot reach a CLI as an argument and repairs

@@ -110,14 +110,15 @@ func (r *Router) followUnfinished(a *attached) {
 	}
 }
 
-// listRunners answers /runners.
-func (r *Router) listRunners() string {
+// cmdRunners answers /runners.
+func cmdRunners(c *call) (string, error) {
+	r := c.r
 	if r.cfg.Runners == nil {
-		return "Turns run on this machine only: NATS_URL is not set (README, Several machines)."
+		return "Turns run on this machine only: NATS_URL is not set (README, Several machines).", nil
 	}
 	list := r.cfg.Runners.List()
 	if len(list) == 0 {
-		return "No runner has connected yet. Start one with `jakebot runner` on the machine where the code is."
+		return "No runner has connected yet. Start one with `jakebot runner` on the machine where the code is.", nil
 	}
 	var b strings.Builder
 	b.WriteString("Runners (start a conversation on one with /<plugin> start name:path):")
@@ -128,5 +129,5 @@ func (r *Router) listRunners() string {
 		}
 		fmt.Fprintf(&b, "\n- %s (%s): %s; roots %s", ri.Name, state, strings.Join(ri.Plugins, ", "), strings.Join(ri.Roots, ", "))
 	}
-	return b.String()
+	return b.String(), nil
 }

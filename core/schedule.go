@@ -252,15 +252,20 @@ func parseEvery(arg string, now time.Time, parseCron func(string) (Cron, error))
 	return Schedule{Text: text, Cron: expr, Next: next}, nil
 }
 
-// schedule answers /at and /every: the message is kept and sent when due.
+// cmdSchedule answers /at and /every: the message is kept and sent when due.
 // A user admitted by a platform's rule (a role) may schedule only where
 // the platform checks the rule again each time the schedule fires
 // (Readmitter): losing the role must stop it.
-func (r *Router) schedule(a *attached, m Message, cmd Command) (string, error) {
-	if _, ok := r.convs.Get(m.Key); !ok {
+func cmdSchedule(c *call) (string, error) { return c.schedule(c.cmd) }
+
+// schedule adds the schedule of cmd, an /at or /every, to c's
+// conversation: its author's, or the agent's for its schedule tool.
+func (c *call) schedule(cmd Command) (string, error) {
+	r, m := c.r, c.m
+	if !c.hasConv {
 		return r.noConversation(), nil
 	}
-	if _, readmits := a.p.(Readmitter); !readmits && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
+	if _, readmits := c.a.p.(Readmitter); !readmits && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
 		return "", Errorf("you are admitted by a rule of %s (such as a role) that cannot be checked again when a schedule runs while you are away: /at and /every need your id, %s, on the bot's allow-list (ask the operator)", m.Key.Platform, m.Author())
 	}
 	now := r.clock.Now()
@@ -291,35 +296,36 @@ func (r *Router) schedule(a *attached, m Message, cmd Command) (string, error) {
 		id, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"), Shorten(s.Text, 80), id), nil
 }
 
-// listSchedules answers /schedules: this conversation's.
-func (r *Router) listSchedules(m Message) string {
+// cmdSchedules answers /schedules: this conversation's.
+func cmdSchedules(c *call) (string, error) {
 	var b strings.Builder
-	for _, s := range r.convs.Schedules() {
-		if s.Key == m.Key {
+	for _, s := range c.r.convs.Schedules() {
+		if s.Key == c.m.Key {
 			fmt.Fprintf(&b, "\n#%d %s, next at %s, by %s: %s", s.ID, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"),
 				cmp.Or(s.UserName, s.From), Shorten(s.Text, 80))
 		}
 	}
 	if b.Len() == 0 {
-		return "Nothing is scheduled here. /at 30m <message> or /every 1h <message> schedule one."
+		return "Nothing is scheduled here. /at 30m <message> or /every 1h <message> schedule one.", nil
 	}
-	return "Scheduled here:" + b.String()
+	return "Scheduled here:" + b.String(), nil
 }
 
-// unschedule answers /unschedule N: its author or an admin may.
-func (r *Router) unschedule(m Message, arg string) (string, error) {
-	s, err := r.ownSchedule(m, arg)
+// cmdUnschedule answers /unschedule N: its author or an admin may.
+func cmdUnschedule(c *call) (string, error) {
+	s, err := c.ownSchedule(c.cmd.Arg)
 	if err != nil {
 		return "", err
 	}
-	r.convs.RemoveSchedule(s.ID)
-	r.armSchedules()
+	c.r.convs.RemoveSchedule(s.ID)
+	c.r.armSchedules()
 	return fmt.Sprintf("Removed schedule #%d.", s.ID), nil
 }
 
-// ownSchedule returns the schedule numbered arg, provided m's author set
+// ownSchedule returns the schedule numbered arg, provided c's author set
 // it or is an admin.
-func (r *Router) ownSchedule(m Message, arg string) (Schedule, error) {
+func (c *call) ownSchedule(arg string) (Schedule, error) {
+	r, m := c.r, c.m
 	id, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
 	if err != nil {
 		return Schedule{}, Errorf("%q is not a schedule's number: /schedules lists them", arg)
@@ -328,7 +334,7 @@ func (r *Router) ownSchedule(m Message, arg string) (Schedule, error) {
 		if s.ID != id {
 			continue
 		}
-		if !r.isAdmin(m) && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
+		if !c.admin && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
 			return Schedule{}, Errorf("schedule #%d is someone else's", id)
 		}
 		return s, nil

@@ -292,12 +292,13 @@ func (r *Router) unpricedNote(m Message, p Plugin, res TurnResult) string {
 	return fmt.Sprintf("%s reports tokens, not dollars: the dollar budgets (BUDGET_TURN_USD, BUDGET_USER_DAILY_USD) do not bound its turns; %s", p.Name(), bound)
 }
 
-// cost answers /cost: this conversation's and the user's spend today, or
+// cmdCost answers /cost: this conversation's and the user's spend today, or
 // with all, everyone's (admins only).
-func (r *Router) cost(m Message, all bool) (string, error) {
+func cmdCost(c *call) (string, error) {
+	r, m := c.r, c.m
 	day := Day(r.clock.Now())
-	if all {
-		if !r.isAdmin(m) {
+	if c.cmd.Arg == "all" {
+		if !c.admin {
 			return "", Errorf("/cost all is for admins")
 		}
 		var b strings.Builder

@@ -177,15 +177,15 @@ func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error)
 	return "", nil
 }
 
-// busyMessage runs /steer and /queue: the text as a message, added to the
+// cmdBusyMessage runs /steer and /queue: the text as a message, added to the
 // running turn or waiting for it to end whatever BUSY says; /steer of a
 // waiting message's id is its Steer button.
-func (r *Router) busyMessage(a *attached, m Message, cmd Command) (string, error) {
+func cmdBusyMessage(c *call) (string, error) {
+	r, a, m, cmd, conv := c.r, c.a, c.m, c.cmd, c.conv
 	if cmd.Name == CmdSteer && isMessageID(cmd.Arg) {
 		return r.steerWaiting(a, m, cmd.Arg)
 	}
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
+	if !c.hasConv {
 		return r.noConversation(), nil
 	}
 	busy := BusyQueue

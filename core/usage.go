@@ -124,15 +124,16 @@ func resetTime(now, at time.Time) string {
 	return at.Format("Mon 2 Jan 15:04") + " UTC"
 }
 
-// listLimits answers /limits.
-func (r *Router) listLimits() string {
+// cmdLimits answers /limits.
+func cmdLimits(c *call) (string, error) {
+	r := c.r
 	windows := r.usage.all()
 	if len(windows) == 0 {
-		return "No CLI has reported a usage window yet. Claude Code reports them when signed in with a subscription, Codex when signed in with ChatGPT; they come with each turn."
+		return "No CLI has reported a usage window yet. Claude Code reports them when signed in with a subscription, Codex when signed in with ChatGPT; they come with each turn.", nil
 	}
 	lines := []string{"Usage windows, as the CLIs last reported them:"}
 	for _, w := range windows {
 		lines = append(lines, "• "+r.windowLine(w))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), nil
 }

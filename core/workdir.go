@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -26,6 +27,92 @@ func (r *Router) space(m Message) workspace.Space {
 
 func (r *Router) spaceOf(admin bool) workspace.Space {
 	return workspace.Machine{Roots: r.cfg.Roots, DefaultWorkdir: r.cfg.DefaultWorkdir, WorktreeDir: r.cfg.WorktreeDir}.For(admin)
+}
+
+func (r *Router) defaultWorkdir() string {
+	if r.cfg.DefaultWorkdir != "" {
+		return r.cfg.DefaultWorkdir
+	}
+	return r.cfg.Roots[0]
+}
+
+// userWorkdir resolves a user's path for m's conversation, against its
+// current workdir, and checks it (the current workdir, for an empty
+// path) against m's author's roots.
+func (r *Router) userWorkdir(m Message, path string) (string, error) {
+	wd := r.defaultWorkdir()
+	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner == "" {
+		wd = conv.Workdir
+	}
+	if path != "" {
+		var err error
+		if wd, err = r.space(m).Resolve(path, wd); err != nil {
+			return "", WorkError(err)
+		}
+	}
+	if !r.mayWorkIn(m, wd) {
+		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
+	}
+	return wd, nil
+}
+
+// mayWorkIn reports whether m's author may work in the resolved directory
+// wd.
+func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Contains(wd) }
+
+// isAdmin reports whether m's author is an admin of m's platform.
+func (r *Router) isAdmin(m Message) bool { return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) }
+
+// userRoots are the roots m's author may work in (workspace.UserRoots).
+func (r *Router) userRoots(m Message) Roots { return r.space(m).Roots }
+
+// conversationWorkdir resolves a conversation's stored workdir again, for
+// m's author, each time it is used: a root narrowed since, a symlink
+// swapped in later, or a writer who is not an admin in an admin's shared
+// thread must not run, list or resume anything outside their policy.
+func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, error) {
+	if conv.Runner != "" {
+		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", conv.Runner)
+	}
+	return r.storedWorkdir(conv.Workdir, r.isAdmin(m))
+}
+
+// storedWorkdir is conversationWorkdir of a workdir here, for a user who
+// is an admin or not.
+func (r *Router) storedWorkdir(stored string, admin bool) (string, error) {
+	wd, err := r.cfg.Roots.Resolve(stored, "")
+	if err != nil {
+		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", err)
+	}
+	if !r.spaceOf(admin).Roots.Contains(wd) {
+		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, r.defaultRoot)
+	}
+	return wd, nil
+}
+
+// currentWorkdir is conversationWorkdir of m's conversation, or the
+// default workdir when there is none.
+func (r *Router) currentWorkdir(m Message) (string, error) {
+	conv, ok := r.convs.Get(m.Key)
+	if !ok {
+		return r.defaultWorkdir(), nil
+	}
+	return r.conversationWorkdir(m, conv)
+}
+
+// userPlace resolves a path a user typed for m's conversation of
+// pluginID: "runner:path" on that runner, any other here (userWorkdir).
+// An empty path, in a conversation on a runner, is its workdir there.
+func (r *Router) userPlace(ctx context.Context, m Message, pluginID, path string) (runner, wd string, err error) {
+	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner != "" && path == "" {
+		path = conv.Shown(conv.Workdir)
+	}
+	if runner, rest, remote := r.remoteWorkdir(path); remote {
+		wd, err = r.remoteStart(ctx, m, pluginID, runner, rest)
+		return runner, wd, err
+	}
+	wd, err = r.userWorkdir(m, path)
+	return "", wd, err
 }
 
 // WorkError shows the workspace's and git's refusals, and a workdir

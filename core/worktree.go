@@ -100,25 +100,22 @@ func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 		"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Shown(conv.Workdir))
 }
 
-// diff shows what m's conversation changed.
-func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.noConversation(), nil
-	}
-	c, err := r.changes(ctx, m, conv)
+// cmdDiff shows what c's conversation changed.
+func cmdDiff(c *call) (string, error) {
+	r, ctx, m, conv := c.r, c.ctx, c.m, c.conv
+	ch, err := r.changes(ctx, m, conv)
 	if err != nil {
 		return "", err
 	}
-	if c.Patch == "" && c.Stat == "" {
-		return "No changes since " + c.Since + ".", nil
+	if ch.Patch == "" && ch.Stat == "" {
+		return "No changes since " + ch.Since + ".", nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", c.Since, c.Stat)
-	if name, ok := r.attachPatch(ctx, a, m, conv, c); ok {
-		fmt.Fprintf(&b, "\nThe whole patch (%s) is attached as %s.", size(int64(len(c.Patch))), name)
-	} else if c.Patch != "" {
-		patch, whole := c.Patch, max(c.PatchSize, len(c.Patch))
+	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", ch.Since, ch.Stat)
+	if name, ok := r.attachPatch(ctx, c.a, m, conv, ch); ok {
+		fmt.Fprintf(&b, "\nThe whole patch (%s) is attached as %s.", size(int64(len(ch.Patch))), name)
+	} else if ch.Patch != "" {
+		patch, whole := ch.Patch, max(ch.PatchSize, len(ch.Patch))
 		if len(patch) > maxPatchBytes {
 			patch = patch[:strings.LastIndexByte(patch[:maxPatchBytes], '\n')+1]
 		}
@@ -158,18 +155,15 @@ func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv C
 	return name, true
 }
 
-// merge commits and merges m's worktree conversation's branch, here or
-// on its runner.
-func (r *Router) merge(ctx context.Context, m Message) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.noConversation(), nil
-	}
+// cmdMerge commits and merges c's worktree conversation's branch, here
+// or on its runner.
+func cmdMerge(c *call) (string, error) {
+	r, ctx, m, conv := c.r, c.ctx, c.m, c.conv
 	p, wt := r.worktreePlace(conv)
 	if wt == nil {
 		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Shown(conv.Workdir), conv.Plugin)
 	}
-	return p.Merge(ctx, *wt, r.conversationTitle(ctx, m, conv), r.isAdmin(m))
+	return p.Merge(ctx, *wt, r.conversationTitle(ctx, m, conv), c.admin)
 }
 
 // conversationTitle is the CLI's title for conv's session, for a commit
