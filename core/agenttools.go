@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // AgentTools is the bot's MCP server (issue 31), through which a turn's
@@ -51,6 +52,10 @@ const ToolNamesHeader = "X-Jakebot-Tool-Names"
 
 // AllAgentTools are the tools AGENT_TOOLS offers by default.
 var AllAgentTools = []string{ToolSendFile, ToolNotify, ToolAskUser, ToolSchedule}
+
+// agentNotifyRate bounds how often the agents of one conversation's turns
+// may notify (notify): a burst of 5, then one every 2 minutes.
+var agentNotifyRate = Rate{N: 5, Per: 10 * time.Minute}
 
 // Bounds of what the agent may say through its tools.
 const (
@@ -213,6 +218,10 @@ func (t *turnActions) Notify(ctx context.Context, text string) error {
 		if err := toolText("the text", text); err != nil {
 			return "", err
 		}
+		m := run.qm.m
+		if wait := t.r.notifies.take(m.Key.Platform, m.Key.String(), t.r.clock.Now()); wait > 0 {
+			return "", Errorf("this conversation was notified as often as an agent may (%s): notify again in %s, or say it in your answer", agentNotifyRate, roundUp(wait))
+		}
 		if _, ok := run.a.p.(Notifier); ok {
 			t.r.notify(run.a, run.qm.m, NotifyAgent, text)
 		} else {
@@ -261,7 +270,8 @@ func (t *turnActions) Schedule(ctx context.Context, when, message string) (strin
 		if IsCommand(message) {
 			return "", Errorf("a scheduled message starts a turn of its own: it is never a command of the bot, so it may not start with /")
 		}
-		// The schedule is the agent's, not its user's (Router.permit).
+		// The schedule is the agent's, not its user's (Router.permit),
+		// one deeper than the turn it is set in (agentScheduleLimits).
 		m := run.qm.m
 		m.origin = OriginAgent
 		return t.r.newCall(ctx, run.a, m, run.qm.id, nil).schedule(Command{Name: CmdAt, Arg: when + " " + message})

@@ -76,6 +76,9 @@ type Message struct {
 	// it on someone's behalf. Unexported, so that no adapter nor plugin
 	// can make a message pass for another kind.
 	origin OriginKind
+	// depth is, for a message an agent's schedule sent, how many such
+	// schedules in a row led to it (Schedule.Depth); 0 for any other.
+	depth int
 }
 
 // finisher returns m's Done, safe to call more than once, or a no-op.

@@ -166,3 +166,84 @@ func (f *routerFixture) expectAll(substrs ...string) {
 func (f *routerFixture) key(user string) core.ConversationKey {
 	return core.ConversationKey{Platform: "fake", User: user, Channel: "c"}
 }
+
+// looping is a turn whose agent, for a prompt "loop <when>", schedules the
+// same prompt again at when (an agent that keeps its conversation going);
+// for "many", schedules four turns; for "notify", notifies six times. It
+// says what each call answered.
+func looping(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	act := turn.Tools.Actions
+	var said []string
+	say := func(ok string, err error) {
+		if err != nil {
+			ok = "refused: " + core.UserMessage(err)
+		}
+		said = append(said, ok)
+	}
+	switch first, rest, _ := strings.Cut(turn.Prompt, " "); first {
+	case "loop":
+		say(act.Schedule(ctx, rest, turn.Prompt))
+	case "many":
+		for range 4 {
+			say(act.Schedule(ctx, "1h", "later"))
+		}
+	case "notify":
+		for range 6 {
+			say("notified", act.Notify(ctx, "done"))
+		}
+	}
+	emit(core.TextEvent(strings.Join(said, "\n")))
+	return core.TurnResult{SessionID: "tok"}, nil
+}
+
+// An agent cannot keep its conversation running unattended: its schedule
+// fires a minute from now at the soonest, the turns its schedules start
+// may schedule again only three deep until a person writes, three of its
+// schedules may wait in a conversation, and its notifications are
+// rate-limited. Before, each turn scheduled the next in 1s, for ever.
+func TestTheAgentCannotKeepItsConversationGoing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		run  func(t *testing.T, f *routerFixture, clock *coretest.ManualClock)
+	}{
+		{"a minute at the soonest", func(t *testing.T, f *routerFixture, clock *coretest.ManualClock) {
+			f.say("bob", "loop 1s")
+			f.expect("refused: a schedule of yours fires 1m0s from now at the soonest")
+		}},
+		{"three deep", func(t *testing.T, f *routerFixture, clock *coretest.ManualClock) {
+			f.say("bob", "loop 1m")
+			f.expect("Scheduled #1")
+			for i, want := range []string{"Scheduled #2", "Scheduled #3", "refused: schedules of yours started 3 turns in a row"} {
+				clock.Advance(time.Minute)
+				f.expect("⏰ Scheduled by the agent")
+				if got := f.next(); !strings.Contains(got, want) {
+					t.Fatalf("scheduled turn %d: bot wrote %q, want %q", i+1, got, want)
+				}
+			}
+			f.router.Wait()
+			if n := len(f.router.Conversations().Schedules()); n != 0 {
+				t.Errorf("%d schedules left, want none", n)
+			}
+			f.say("bob", "loop 1m") // a person writes: the agent may go on again
+			f.expect("Scheduled #4")
+		}},
+		{"three waiting", func(t *testing.T, f *routerFixture, clock *coretest.ManualClock) {
+			f.say("bob", "many")
+			f.expectAll("Scheduled #1", "Scheduled #3", "refused: 3 schedules of yours wait in this conversation already")
+		}},
+		{"notifications", func(t *testing.T, f *routerFixture, clock *coretest.ManualClock) {
+			f.say("bob", "notify")
+			f.expectAll("notified\nnotified\nnotified\nnotified\nnotified\nrefused: this conversation was notified as often as an agent may (5/10m0s): notify again in 2m0s")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := coretest.NewManualClock()
+			f := newRouterFixtureWith(t, looping, clock, withAgentTools(t))
+			f.say("bob", "/fake start")
+			f.expect("conversation started")
+			tc.run(t, f, clock)
+		})
+	}
+}

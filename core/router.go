@@ -156,9 +156,11 @@ type Router struct {
 	cancelAll  context.CancelCauseFunc
 	deliverCtx context.Context
 
-	limits  *userLimits
-	usage   *usageBook
-	refused *recent.Map[string, struct{}]
+	limits *userLimits
+	// notifies bounds the agents' notify per conversation.
+	notifies *userLimits
+	usage    *usageBook
+	refused  *recent.Map[string, struct{}]
 	// saidOnce remembers the notes said once per conversation: that a
 	// dollar budget does not bound its CLI (unpricedNote), that its mode
 	// is not its author's to use (turnFor).
@@ -217,6 +219,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 	return &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
+		notifies:    newUserLimits(agentNotifyRate),
 		usage:       newUsageBook(),
 		flight:      newSchedFlight(),
 		refused:     recent.New[string, struct{}](10_000),

@@ -44,7 +44,10 @@ type Schedule struct {
 	// Agent marks a schedule the agent of a turn of From set (its
 	// schedule tool): its message only ever starts a turn of its own,
 	// marked as the agent's, with an agent's rights (Router.permit).
+	// Depth is how many agent schedules in a row it ends: 1 for one set
+	// in a person's turn, 2 for one set in the turn that one started.
 	Agent bool
+	Depth int
 }
 
 // origin is the origin of the messages s sends.
@@ -91,6 +94,20 @@ func (s Schedule) after(t time.Time, parseCron func(string) (Cron, error)) (next
 	}
 	return time.Time{}, false
 }
+
+// Limits on what an agent sets going on by itself (its schedule tool):
+// one turn may not keep its conversation running unattended for ever.
+const (
+	// minAgentDelay is the soonest an agent's schedule may fire, as
+	// /every's least interval.
+	minAgentDelay = time.Minute
+	// maxAgentDepth is how many turns in a row an agent's schedules may
+	// start before a person writes again.
+	maxAgentDepth = 3
+	// maxAgentSchedules is how many of an agent's schedules may wait in
+	// one conversation.
+	maxAgentSchedules = 3
+)
 
 // Limits on schedules.
 const (
@@ -279,21 +296,44 @@ func (c *call) schedule(cmd Command) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n := 0
+	n, agents := 0, 0
 	for _, o := range r.convs.Schedules() {
 		if o.Key.Platform == m.Key.Platform && o.From == m.Author() {
 			n++
+		}
+		if o.Agent && o.Key == m.Key {
+			agents++
 		}
 	}
 	if n >= maxSchedulesPerUser {
 		return "", Errorf("you have %d schedules, the most one may have: /unschedule one first", n)
 	}
+	if m.origin == OriginAgent {
+		if err := agentScheduleLimits(s, m, now, agents); err != nil {
+			return "", err
+		}
+		s.Agent, s.Depth = true, m.depth+1
+	}
 	s.Key, s.From, s.UserName = m.Key, m.Author(), m.UserName
-	s.Agent = m.origin == OriginAgent
 	id := r.convs.AddSchedule(s)
 	r.armSchedules()
 	return fmt.Sprintf("Scheduled #%d (%s), next at %s: %s\n/schedules lists them, /unschedule %d removes it.",
 		id, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"), Shorten(s.Text, 80), id), nil
+}
+
+// agentScheduleLimits refuses schedule s that the agent of m's turn sets
+// at now, agents of its schedules waiting in the conversation already,
+// beyond what an agent may set going on by itself.
+func agentScheduleLimits(s Schedule, m Message, now time.Time, agents int) error {
+	switch {
+	case s.Next.Sub(now) < minAgentDelay:
+		return Errorf("a schedule of yours fires %s from now at the soonest", minAgentDelay)
+	case m.depth >= maxAgentDepth:
+		return Errorf("schedules of yours started %d turns in a row, this one included, the most there may be until a person writes here", m.depth)
+	case agents >= maxAgentSchedules:
+		return Errorf("%d schedules of yours wait in this conversation already, the most there may be: they are in /schedules", agents)
+	}
+	return nil
 }
 
 // cmdSchedules answers /schedules: this conversation's.
@@ -386,7 +426,7 @@ func (r *Router) runSchedules() {
 		}
 		r.advanceSchedule(s, now)
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), origin: s.origin()}
+			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), origin: s.origin(), depth: s.Depth}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
 		if s.Agent {
 			note = fmt.Sprintf("⏰ Scheduled by the agent (#%d, %s, in %s's conversation), a turn of its own: %s", s.ID, s.repeats(), cmp.Or(s.UserName, s.From), Shorten(s.Text, 200))

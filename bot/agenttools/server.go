@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,9 +56,30 @@ type turn struct {
 // CLI asks for one.
 const maxToolNamings = 4
 
+// Timeouts bound what a client may hold of the server: any process of the
+// machine can connect, with or without a token. A tool call's answer may
+// take as long as ask_user waits for the chat, so there is no bound on
+// writing it: its turn's end closes it.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers, Read the whole
+	// request, Idle a kept-alive connection between requests.
+	ReadHeader, Read, Idle time.Duration
+}
+
+// DefaultTimeouts are Start's.
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: time.Minute, Idle: 2 * time.Minute}
+
+// maxHeaderBytes bounds a request's headers: a token and a few names.
+const maxHeaderBytes = 64 << 10
+
 // Start listens on an ephemeral port of 127.0.0.1 and serves tools, a
-// subset of core.AllAgentTools.
+// subset of core.AllAgentTools, within DefaultTimeouts.
 func Start(tools []string, logger *slog.Logger) (*Server, error) {
+	return StartWithin(tools, logger, DefaultTimeouts)
+}
+
+// StartWithin is Start within timeouts.
+func StartWithin(tools []string, logger *slog.Logger, timeouts Timeouts) (*Server, error) {
 	for _, t := range tools {
 		if !slices.Contains(core.AllAgentTools, t) {
 			return nil, fmt.Errorf("agent tools: no tool %q (there are %s)", t, strings.Join(core.AllAgentTools, ", "))
@@ -69,7 +91,8 @@ func Start(tools []string, logger *slog.Logger) (*Server, error) {
 	}
 	s := &Server{tools: tools, logger: logger, turns: map[string]*turn{},
 		url: "http://" + ln.Addr().String() + "/mcp"}
-	s.srv = &http.Server{Handler: s}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: timeouts.ReadHeader, ReadTimeout: timeouts.Read,
+		IdleTimeout: timeouts.Idle, MaxHeaderBytes: maxHeaderBytes}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("agent tools server", "err", err)

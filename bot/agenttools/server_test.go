@@ -4,11 +4,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -270,5 +273,39 @@ func TestATurnSeesOnlyTheToolsItWasOpenedFor(t *testing.T) {
 				t.Errorf("listed %q, told %q; want %q", listed, told, tc.want)
 			}
 		})
+	}
+}
+
+// A connection that never finishes its request's headers is closed: any
+// process of the machine may connect, token or not. Before, 500 such
+// connections stayed open for as long as their clients liked.
+func TestHalfSentRequestsAreClosed(t *testing.T) {
+	t.Parallel()
+	s, err := StartWithin(core.AllAgentTools, slog.New(slog.DiscardHandler),
+		Timeouts{ReadHeader: 50 * time.Millisecond, Read: time.Second, Idle: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	access, closeTurn := s.Open(&fakeActions{}, nil)
+	t.Cleanup(closeTurn)
+	u, err := url.Parse(access.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: "+u.Host+"\r\nAuthor"); err != nil {
+		t.Fatal(err)
+	}
+	// The deadline only keeps a failing test from hanging: the server
+	// closes the connection long before it.
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	n, err := io.Copy(io.Discard, conn)
+	if err != nil {
+		t.Errorf("reading the half-sent request's connection: %d bytes, %v; want it closed by the server", n, err)
 	}
 }

@@ -57,6 +57,7 @@ type schedule struct {
 	// Agent marks a schedule the agent of a turn set, whose message is
 	// never a command nor an answer (core.Schedule.Agent).
 	Agent bool `json:"agent,omitempty"`
+	Depth int  `json:"depth,omitempty"`
 }
 
 // spend is what turns cost, in dollars where known and tokens.
@@ -188,7 +189,7 @@ func Decode(data []byte) (Snapshot, error) {
 		}
 		schedules = append(schedules, core.Schedule{ID: sc.ID,
 			Key:  core.ConversationKey{Platform: sc.Platform, User: sc.User, Channel: sc.Channel, Thread: sc.Thread},
-			From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt, Agent: sc.Agent})
+			From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt, Agent: sc.Agent, Depth: sc.Depth})
 	}
 	return Snapshot{Conversations: out, Owners: owners, Spend: spends, Schedules: schedules}, nil
 }
@@ -220,7 +221,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 		}
 		f.Schedules = append(f.Schedules, schedule{ID: sc.ID, Platform: sc.Key.Platform, User: sc.Key.User, Channel: sc.Key.Channel,
 			Thread: sc.Key.Thread, From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next.UTC(),
-			Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt, Agent: sc.Agent})
+			Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt, Agent: sc.Agent, Depth: sc.Depth})
 	}
 	for _, d := range snap.Spend {
 		f.Spend = append(f.Spend, daySpend{User: d.User, Day: d.Day, spend: toSpend(d.Spend)})

@@ -22,7 +22,7 @@ func sample() state.Snapshot {
 				Text: "run the tests", Next: at.Add(time.Hour), Every: 90 * time.Minute},
 			{ID: 4, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "/cost", Next: at, Cron: "0 9 * * 1-5"},
 			{ID: 6, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "continue", Next: at, Limit: "Claude Code 5h", Prompt: "fix the bug"},
-			{ID: 7, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "check CI", Next: at, Agent: true},
+			{ID: 7, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "check CI", Next: at, Agent: true, Depth: 2},
 		},
 		Spend: []core.UserSpend{{User: "discord/42", Day: "2026-11-24", Spend: core.Spend{CostUSD: 0.5, InputTokens: 10, OutputTokens: 2, Turns: 3, Unpriced: 1}}},
 		Conversations: []core.Entry{

@@ -40,18 +40,28 @@ func (a *Client) mcpServers() []any {
 	return []any{map[string]any{"type": "http", "name": MCPServer, "url": tools.URL, "headers": headers}}
 }
 
-// ownTool reports whether a permission request is for one of the bot's
-// tools given to the turn, which need no approval (they are its own,
-// bounded by it). ACP does not name a call's MCP server: Gemini CLI
-// titles the call "<tool> (jakebot MCP Server)", Qwen Code names it
-// mcp__jakebot__<tool> in _meta.toolName.
-func (a *Client) ownTool(c toolCall) bool {
+// mcpConfirmation is the option Gemini CLI offers only when it confirms a
+// call of an MCP server's tool ("Allow all server tools for this
+// session"): its own, which nothing the model writes sets.
+const mcpConfirmation = "proceed_always_server"
+
+// ownTool reports whether permission request req, for call c, is for one
+// of the bot's tools given to the turn, which need no approval (they are
+// its own, bounded by it). ACP does not name a call's MCP server, and a
+// title is no proof: a shell call's title is its command, which the model
+// writes. So it is decided by what the agent itself says of the call:
+// Qwen Code names the tool mcp__jakebot__<tool> in _meta.toolName; Gemini
+// CLI titles it "<tool> (jakebot MCP Server)", of kind other, and offers
+// its MCP confirmation's option, which no other call has. A call that
+// shows neither is asked about as any other.
+func (a *Client) ownTool(c toolCall, req permission) bool {
 	if a.turn.Tools == nil {
 		return false
 	}
+	mcp := c.Kind == "other" && slices.ContainsFunc(req.Options, func(o permissionOption) bool { return o.ID == mcpConfirmation })
 	return slices.ContainsFunc(a.turn.Tools.Tools, func(tool string) bool {
 		tool = cmp.Or(a.opts.ToolNames[tool], tool)
-		return strings.TrimSpace(c.Title) == tool+" ("+MCPServer+" MCP Server)" ||
+		return mcp && strings.TrimSpace(c.Title) == tool+" ("+MCPServer+" MCP Server)" ||
 			c.Meta.ToolName == "mcp__"+MCPServer+"__"+tool
 	})
 }

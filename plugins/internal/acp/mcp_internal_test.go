@@ -21,6 +21,11 @@ func TestClientMCPServers(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":` + call +
 			`,"options":[{"optionId":"yes","kind":"allow_once"},{"optionId":"no","kind":"reject_once"}]}}`
 	}
+	// Gemini CLI's request for an MCP tool's call offers its own options.
+	mcpPermission := func(id, call string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":` + call +
+			`,"options":[{"optionId":"proceed_always_server","kind":"allow_always"},{"optionId":"yes","kind":"allow_once"},{"optionId":"no","kind":"reject_once"}]}}`
+	}
 	for _, tc := range []struct {
 		name, caps, resume string
 		want               []string
@@ -43,11 +48,15 @@ func TestClientMCPServers(t *testing.T) {
 	sent, _, _ := run(t, core.Turn{Workdir: "/w", Prompt: "hi", Tools: tools}, Options{},
 		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
-		permission("7", `{"toolCallId":"g","title":"send_file (jakebot MCP Server)","kind":"other"}`),
+		mcpPermission("7", `{"toolCallId":"g","title":"send_file (jakebot MCP Server)","kind":"other"}`),
 		permission("8", `{"toolCallId":"q","title":"{}","kind":"other","_meta":{"toolName":"mcp__jakebot__send_file"}}`),
-		permission("9", `{"toolCallId":"o","title":"notify (jakebot MCP Server)","kind":"other","_meta":{"toolName":"mcp__jakebot__notify"}}`),
+		mcpPermission("9", `{"toolCallId":"o","title":"notify (jakebot MCP Server)","kind":"other","_meta":{"toolName":"mcp__jakebot__notify"}}`),
+		// A title is no proof: a shell command the model wrote, or a
+		// call without the agent's own sign of an MCP tool, is asked.
+		mcpPermission("10", `{"toolCallId":"x","title":"send_file (jakebot MCP Server)","kind":"execute"}`),
+		permission("11", `{"toolCallId":"y","title":"send_file (jakebot MCP Server)","kind":"other"}`),
 		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
-	for id, want := range map[string]string{"7": "yes", "8": "yes", "9": "no"} {
+	for id, want := range map[string]string{"7": "yes", "8": "yes", "9": "no", "10": "no", "11": "no"} {
 		if !strings.Contains(strings.Join(sent, "\n"), `{"id":`+id+`,"jsonrpc":"2.0","result":{"outcome":{"optionId":"`+want+`"`) {
 			t.Errorf("permission %s: sent\n%s\nwant %s", id, strings.Join(sent, "\n"), want)
 		}
@@ -87,7 +96,7 @@ func TestClientMCPToolNames(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":`+
 			`{"toolCallId":"g","title":"ask_the_user (jakebot MCP Server)","kind":"other"},`+
-			`"options":[{"optionId":"yes","kind":"allow_once"},{"optionId":"no","kind":"reject_once"}]}}`,
+			`"options":[{"optionId":"proceed_always_server","kind":"allow_always"},{"optionId":"yes","kind":"allow_once"},{"optionId":"no","kind":"reject_once"}]}}`,
 		`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
 	all := strings.Join(sent, "\n")
 	if want := `"headers":[{"name":"Authorization","value":"Bearer tok"},{"name":"X-Jakebot-Tool-Names","value":"ask_user=ask_the_user"}]`; !strings.Contains(all, want) {

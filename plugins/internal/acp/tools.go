@@ -246,11 +246,14 @@ func ToolName(kind string) string {
 
 // permission is a session/request_permission's parameters.
 type permission struct {
-	Options []struct {
-		ID   string `json:"optionId"`
-		Kind string `json:"kind"`
-	} `json:"options"`
-	ToolCall toolCall `json:"toolCall"`
+	Options  []permissionOption `json:"options"`
+	ToolCall toolCall           `json:"toolCall"`
+}
+
+// permissionOption is one way to answer a permission request.
+type permissionOption struct {
+	ID   string `json:"optionId"`
+	Kind string `json:"kind"`
 }
 
 // option is the id of the first option of one of kinds, in their order.
@@ -318,7 +321,7 @@ func (a *Client) request(m jsonrpc.Message) {
 		}
 	}
 	switch {
-	case a.ownTool(call) || a.opts.Unasked != nil && a.opts.Unasked(call.ID):
+	case a.ownTool(call, req) || a.opts.Unasked != nil && a.opts.Unasked(call.ID):
 		answer(core.Answer{Decision: core.Allow})
 		return
 	case !a.turn.Ask:
