@@ -18,8 +18,8 @@ type call struct {
 	// m is the message; a /start that opens a thread moves it there.
 	m  Message
 	id string
-	// admin says whether m's author is an admin of m's platform.
-	admin bool
+	// who are the rights of m's author.
+	who Rights
 	// conv is m's conversation as it was when m arrived; hasConv says
 	// whether there was one.
 	conv    Conversation
@@ -35,10 +35,13 @@ type call struct {
 
 // newCall builds m's call.
 func (r *Router) newCall(ctx context.Context, a *attached, m Message, id string, done func()) *call {
-	c := &call{ctx: ctx, r: r, a: a, m: m, id: id, done: done, admin: r.isAdmin(m)}
+	c := &call{ctx: ctx, r: r, a: a, m: m, id: id, done: done, who: r.cfg.Access.RightsOf(m)}
 	c.conv, c.hasConv = r.convs.Get(m.Key)
 	return c
 }
+
+// place is the machine c's conversation works on, narrowed to c's author.
+func (c *call) place() Place { return c.r.placeOf(c.conv, c.who) }
 
 // command runs c's message as a slash command and records it. An answer
 // to a question keeps c.done until the turn ends (c.tookDone).

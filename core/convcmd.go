@@ -108,7 +108,7 @@ func (c *call) start(cmd Command) (string, error) {
 	r, ctx, a, m := c.r, c.ctx, c.a, &c.m
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
 	path, worktree, name := startArgs(cmd.Arg)
-	runner, wd, err := r.userPlace(ctx, *m, p.ID(), path)
+	runner, wd, err := c.userPlace(ctx, p.ID(), path)
 	if err != nil {
 		return "", err
 	}
@@ -163,7 +163,7 @@ func cmdSetWorkdir(c *call) (string, error) {
 	if !c.hasConv {
 		return "", Errorf("no conversation here; start one with a workdir: /%s start <path>", r.cfg.Plugins.IDs()[0])
 	}
-	runner, wd, err := r.userPlace(context.Background(), m, conv.Plugin, path)
+	runner, wd, err := c.userPlace(context.Background(), conv.Plugin, path)
 	if err != nil {
 		return "", err
 	}
@@ -185,7 +185,7 @@ func cmdSetWorkdir(c *call) (string, error) {
 func cmdStatus(c *call) (string, error) {
 	r, m := c.r, c.m
 	if c.cmd.Arg == "all" {
-		if !c.admin {
+		if !c.who.Admin {
 			return "", Errorf("/status all is for admins")
 		}
 		entries := r.convs.All()

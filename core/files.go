@@ -125,7 +125,7 @@ func (r *Router) uploadFiles(ctx context.Context, m Message, conv Conversation, 
 		saved = append(saved, savedFile{kind: f.Kind, local: local})
 		files = append(files, UploadFile{Name: filepath.Base(local), Path: local})
 	}
-	paths, err := r.placeOf(conv).Upload(ctx, workdir, r.isAdmin(m), files)
+	paths, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Upload(ctx, workdir, files)
 	if err == nil && len(paths) != len(saved) {
 		err = fmt.Errorf("saved %d files of %d", len(paths), len(saved))
 	}
@@ -258,7 +258,7 @@ func (r *Router) sendWorkFile(ctx context.Context, fs FileSender, m Message, con
 // workFile reads arg for /file from conv's workdir: on this machine, or
 // on its runner, which checks it against the author's roots there.
 func (r *Router) workFile(ctx context.Context, m Message, conv Conversation, arg string) (WorkFile, error) {
-	f, err := r.placeOf(conv).ReadFile(ctx, conv.Workdir, arg, r.isAdmin(m), r.maxAttachment())
+	f, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).ReadFile(ctx, conv.Workdir, arg, r.maxAttachment())
 	f.Path = conv.Shown(f.Path)
 	return f, err
 }

@@ -118,7 +118,7 @@ func cmdModel(c *call) (string, error) {
 // one.
 func cmdMode(c *call) (string, error) {
 	r, m, conv, name := c.r, c.m, c.conv, c.cmd.Arg
-	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, c.admin)
+	p, err := c.place().Plugin(conv.Plugin, m)
 	if err != nil {
 		return "", err
 	}

@@ -417,7 +417,7 @@ func (c *call) answer(id string, ans Answer) bool {
 	c.tookDone = true
 	done := c.done
 	by := m.Author()
-	if by != pq.author && !c.admin {
+	if by != pq.author && !c.who.Admin {
 		r.reply(a, m.Target(), fmt.Sprintf("Only the author of this turn (%s) or an admin can answer.", pq.authorName))
 		done()
 		return true

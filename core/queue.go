@@ -116,7 +116,7 @@ func (r *Router) runQueued(a *attached, q *runningTurn, m queued) {
 func cmdNow(c *call) (string, error) {
 	r, m, id := c.r, c.m, c.cmd.Arg
 	by := m.Author()
-	next, err := r.turns.sendNow(m.Key.Platform, id, by, c.admin)
+	next, err := r.turns.sendNow(m.Key.Platform, id, by, c.who.Admin)
 	switch {
 	case errors.Is(err, errNotAuthor):
 		return "", Errorf("only its author (%s) or an admin can send that message now", next.m.AuthorName())

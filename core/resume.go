@@ -22,7 +22,7 @@ func (c *call) listConversations(pluginID, resumeCmd string) (string, error) {
 		return "", err
 	}
 	wd := where.Shown(where.Workdir)
-	admin := c.admin
+	admin := c.who.Admin
 	if len(infos) == 0 && !admin {
 		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
 	}
@@ -64,11 +64,11 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conver
 	if ok {
 		// The conversation's machine lists its CLI's history, and the
 		// conversation resumed stays there.
-		place, admin := r.placeOf(conv), r.isAdmin(m)
-		if p, err = place.Plugin(p.ID(), m, admin); err != nil {
+		place := r.placeOf(conv, r.cfg.Access.RightsOf(m))
+		if p, err = place.Plugin(p.ID(), m); err != nil {
 			return Conversation{}, nil, false, err
 		}
-		if where.Workdir, err = place.Workdir(ctx, conv.Workdir, admin); err != nil {
+		if where.Workdir, err = place.Workdir(ctx, conv.Workdir); err != nil {
 			return Conversation{}, nil, false, err
 		}
 		where.Runner = conv.Runner
@@ -99,7 +99,7 @@ func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
 func (r *Router) worktreeGone(m Message, conv Conversation) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := r.placeOf(conv).Resolve(ctx, conv.Worktree, r.isAdmin(m))
+	_, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Resolve(ctx, conv.Worktree)
 	return errors.Is(err, ErrNoSuchDir)
 }
 

@@ -20,7 +20,7 @@ import (
 type Runners interface {
 	// Place is runner's machine: the runner checks each path against the
 	// roots the user may work in there.
-	Place(runner string) Place
+	Place(runner string, who Rights) Place
 	// List describes the runners known, connected or not.
 	List() []RunnerInfo
 	// Unfinished hands over, once, the turns on runners that an earlier
@@ -82,12 +82,12 @@ func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 // remoteStart resolves a "runner:path" workdir for /<plugin> start or
 // /workdir: the runner checks path against the roots m's author may work
 // in there.
-func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string) (string, error) {
-	admin := r.isAdmin(m)
-	if _, err := r.runnerPlace(runner).Plugin(pluginID, m, admin); err != nil {
+func (c *call) remoteStart(ctx context.Context, pluginID, runner, path string) (string, error) {
+	place := c.r.runnerPlace(runner, c.who)
+	if _, err := place.Plugin(pluginID, c.m); err != nil {
 		return "", err
 	}
-	return r.runnerPlace(runner).Resolve(ctx, path, admin)
+	return place.Resolve(ctx, path)
 }
 
 // followUnfinished goes on with the replies of the turns on runners that

@@ -374,7 +374,7 @@ func (c *call) ownSchedule(arg string) (Schedule, error) {
 		if s.ID != id {
 			continue
 		}
-		if !c.admin && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
+		if !c.who.Admin && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
 			return Schedule{}, Errorf("schedule #%d is someone else's", id)
 		}
 		return s, nil

@@ -298,7 +298,7 @@ func cmdCost(c *call) (string, error) {
 	r, m := c.r, c.m
 	day := Day(r.clock.Now())
 	if c.cmd.Arg == "all" {
-		if !c.admin {
+		if !c.who.Admin {
 			return "", Errorf("/cost all is for admins")
 		}
 		var b strings.Builder
@@ -316,8 +316,8 @@ func cmdCost(c *call) (string, error) {
 		return b.String(), nil
 	}
 	var b strings.Builder
-	if conv, ok := r.convs.Get(m.Key); ok {
-		fmt.Fprintf(&b, "This conversation: %s\n", conv.Spent)
+	if c.hasConv {
+		fmt.Fprintf(&b, "This conversation: %s\n", c.conv.Spent)
 	}
 	fmt.Fprintf(&b, "You today (%s, UTC): %s", day, r.convs.Spent(OwnerOf(m), day))
 	if r.cfg.Budgets.UserDailyUSD > 0 {

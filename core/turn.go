@@ -299,11 +299,11 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 		// that turn, whose workdir was checked when it started.
 		return conv, qm.follow, conv.Workdir, nil
 	}
-	place, admin := r.placeOf(conv), r.isAdmin(m)
-	if plugin, refusal = place.Plugin(conv.Plugin, m, admin); refusal != nil {
+	place := r.placeOf(conv, r.cfg.Access.RightsOf(m))
+	if plugin, refusal = place.Plugin(conv.Plugin, m); refusal != nil {
 		return conv, nil, "", refusal
 	}
-	workdir, err := place.Workdir(r.turnCtx, conv.Workdir, admin)
+	workdir, err := place.Workdir(r.turnCtx, conv.Workdir)
 	if err != nil {
 		r.logger.Warn("turn refused by the workdir policy", "id", qm.id, "conversation", m.Key.String(), "user", m.Author(), "err", err)
 		return conv, nil, "", err

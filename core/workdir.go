@@ -36,29 +36,27 @@ func (r *Router) defaultWorkdir() string {
 	return r.cfg.Roots[0]
 }
 
-// userWorkdir resolves a user's path for m's conversation, against its
+// userWorkdir resolves a user's path for c's conversation, against its
 // current workdir, and checks it (the current workdir, for an empty
-// path) against m's author's roots.
-func (r *Router) userWorkdir(m Message, path string) (string, error) {
+// path) against c's author's roots.
+func (c *call) userWorkdir(path string) (string, error) {
+	r := c.r
 	wd := r.defaultWorkdir()
-	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner == "" {
-		wd = conv.Workdir
+	if c.hasConv && c.conv.Runner == "" {
+		wd = c.conv.Workdir
 	}
+	space := r.spaceOf(c.who.Admin)
 	if path != "" {
 		var err error
-		if wd, err = r.space(m).Resolve(path, wd); err != nil {
+		if wd, err = space.Resolve(path, wd); err != nil {
 			return "", WorkError(err)
 		}
 	}
-	if !r.mayWorkIn(m, wd) {
+	if !space.Roots.Contains(wd) {
 		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
 	}
 	return wd, nil
 }
-
-// mayWorkIn reports whether m's author may work in the resolved directory
-// wd.
-func (r *Router) mayWorkIn(m Message, wd string) bool { return r.userRoots(m).Contains(wd) }
 
 // isAdmin reports whether m's author is an admin of m's platform.
 func (r *Router) isAdmin(m Message) bool { return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) }
@@ -100,18 +98,18 @@ func (r *Router) currentWorkdir(m Message) (string, error) {
 	return r.conversationWorkdir(m, conv)
 }
 
-// userPlace resolves a path a user typed for m's conversation of
+// userPlace resolves a path a user typed for c's conversation of
 // pluginID: "runner:path" on that runner, any other here (userWorkdir).
 // An empty path, in a conversation on a runner, is its workdir there.
-func (r *Router) userPlace(ctx context.Context, m Message, pluginID, path string) (runner, wd string, err error) {
-	if conv, ok := r.convs.Get(m.Key); ok && conv.Runner != "" && path == "" {
-		path = conv.Shown(conv.Workdir)
+func (c *call) userPlace(ctx context.Context, pluginID, path string) (runner, wd string, err error) {
+	if c.hasConv && c.conv.Runner != "" && path == "" {
+		path = c.conv.Shown(c.conv.Workdir)
 	}
-	if runner, rest, remote := r.remoteWorkdir(path); remote {
-		wd, err = r.remoteStart(ctx, m, pluginID, runner, rest)
+	if runner, rest, remote := c.r.remoteWorkdir(path); remote {
+		wd, err = c.remoteStart(ctx, pluginID, runner, rest)
 		return runner, wd, err
 	}
-	wd, err = r.userWorkdir(m, path)
+	wd, err = c.userWorkdir(path)
 	return "", wd, err
 }
 

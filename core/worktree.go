@@ -61,7 +61,7 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	if name == "" {
 		name = conv.Plugin + "-" + randomHex(3)
 	}
-	wt, workdir, err := r.placeOf(*conv).NewWorktree(ctx, conv.Workdir, name, r.isAdmin(m))
+	wt, workdir, err := r.placeOf(*conv, r.cfg.Access.RightsOf(m)).NewWorktree(ctx, conv.Workdir, name)
 	if errors.Is(err, gitrepo.ErrNotARepo) {
 		if explicit {
 			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Shown(conv.Workdir))
@@ -73,12 +73,6 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	}
 	conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = workdir, wt.Path, wt.Branch, wt.Main
 	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Shown(conv.Worktree), wt.Branch, conv.Shown(conv.Repo)), nil
-}
-
-// worktreePlace is conv's worktree and the machine it is on; nil without
-// one.
-func (r *Router) worktreePlace(conv Conversation) (Place, *gitrepo.Worktree) {
-	return r.placeOf(conv), worktreeOf(conv)
 }
 
 func randomHex(n int) string {
@@ -130,7 +124,7 @@ func cmdDiff(c *call) (string, error) {
 // changes is what conv changed: on this machine, or on its runner, which
 // checks the workdir against the author's roots there.
 func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (gitrepo.Changes, error) {
-	c, err := r.placeOf(conv).Diff(ctx, conv.Workdir, worktreeOf(conv), r.isAdmin(m))
+	c, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Diff(ctx, conv.Workdir, worktreeOf(conv))
 	return c, WorkError(err)
 }
 
@@ -159,17 +153,17 @@ func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv C
 // or on its runner.
 func cmdMerge(c *call) (string, error) {
 	r, ctx, m, conv := c.r, c.ctx, c.m, c.conv
-	p, wt := r.worktreePlace(conv)
+	wt := worktreeOf(conv)
 	if wt == nil {
 		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Shown(conv.Workdir), conv.Plugin)
 	}
-	return p.Merge(ctx, *wt, r.conversationTitle(ctx, m, conv), c.admin)
+	return c.place().Merge(ctx, *wt, r.conversationTitle(ctx, m, conv))
 }
 
 // conversationTitle is the CLI's title for conv's session, for a commit
 // message; the branch when the CLI has none.
 func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
-	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
+	p, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Plugin(conv.Plugin, m)
 	if err == nil && conv.SessionID != "" {
 		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
 			for _, info := range infos {
@@ -185,13 +179,13 @@ func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversa
 // endWorktree removes an ended conversation's worktree, here or on its
 // runner, if nothing in it is unmerged, and says what became of it.
 func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
-	p, wt := r.worktreePlace(conv)
+	wt := worktreeOf(conv)
 	if wt == nil {
 		return ""
 	}
 	// Whoever ends the conversation removes its worktree: an admin's, in
 	// a thread others write in, included.
-	if err := p.RemoveWorktree(ctx, *wt, true); err != nil {
+	if err := r.placeOf(conv, Rights{Admin: true}).RemoveWorktree(ctx, *wt); err != nil {
 		var ref *gitrepo.Refusal
 		var ue *UserError
 		switch {
