@@ -246,7 +246,7 @@ func (t *turnActions) Ask(ctx context.Context, question string, options []string
 		// The message's done is the turn's own, not this question's.
 		qm := run.qm
 		qm.done = func() {}
-		t.r.ask(run.a, qm, q, run.idle)
+		t.r.questions.ask(run.a, qm, q, run.idle)
 		select {
 		case a := <-answers:
 			if a.Decision == Deny {

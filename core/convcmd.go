@@ -61,7 +61,7 @@ func cmdEnd(c *call) (string, error) {
 func (r *Router) retire(ctx context.Context, k ConversationKey, conv Conversation) string {
 	note := ""
 	if n := r.convs.removeSchedulesOf(k); n > 0 {
-		r.armSchedules()
+		r.sched.armSchedules()
 		note = fmt.Sprintf("\nIts %d schedules are removed.", n)
 		if n == 1 {
 			note = "\nIts schedule is removed."

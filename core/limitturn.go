@@ -42,7 +42,8 @@ type continuation struct {
 // continueAfterLimit schedules a turn that a usage window refused again at
 // the window's reset; nil when the turn was not refused by a window (or
 // was stopped, or the reset is unknown).
-func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) *continuation {
+func (ub *usageBook) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) *continuation {
+	r := ub.r
 	if ctx.Err() != nil || (err == nil && !res.IsError) {
 		return nil
 	}
@@ -58,10 +59,10 @@ func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnRes
 	if cut || text == "" {
 		text = continueText
 	}
-	window := r.windowName(*w)
+	window := r.usage.windowName(*w)
 	id := r.convs.AddSchedule(Schedule{Key: m.Key, From: m.Author(), UserName: m.UserName, Text: text,
 		Next: w.ResetsAt, Limit: window, Prompt: m.Text})
-	r.armSchedules()
+	r.sched.armSchedules()
 	r.logger.Info("turn refused by a usage window: continued at its reset", "id", t.qm.id, "conversation", m.Key.String(),
 		"window", window, "resets_at", w.ResetsAt, "schedule", id)
 	what := "this message will be sent again then"
@@ -75,7 +76,8 @@ func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnRes
 // offerContinuation posts c's note with its buttons: Cancel, and Start
 // with each other plugin now (in a new conversation there, the same
 // workdir, the refused message).
-func (r *Router) offerContinuation(a *attached, to Target, plugin string, c *continuation) {
+func (ub *usageBook) offerContinuation(a *attached, to Target, plugin string, c *continuation) {
+	r := ub.r
 	choices := []Choice{{Label: "Cancel", Command: fmt.Sprintf("/unschedule %d", c.id)}}
 	typed := fmt.Sprintf("/unschedule %d cancels it", c.id)
 	for _, id := range r.cfg.Plugins.IDs() {
@@ -112,7 +114,7 @@ func cmdStartNow(c *call) (string, error) {
 	}
 	c.rewarm()
 	r.convs.RemoveSchedule(s.ID)
-	r.armSchedules()
+	r.sched.armSchedules()
 	r.reply(a, m.Target(), started)
 	conv, _ = r.convs.Get(m.Key)
 	msg := *m
@@ -122,7 +124,8 @@ func cmdStartNow(c *call) (string, error) {
 }
 
 // windowName is a window's name with its CLI's: "Claude Code 5h".
-func (r *Router) windowName(w UsageWindow) string {
+func (ub *usageBook) windowName(w UsageWindow) string {
+	r := ub.r
 	name := r.pluginName(w.Plugin)
 	if w.Runner != "" {
 		return name + " " + w.Window + " (" + w.Runner + ")"

@@ -143,5 +143,5 @@ func (r *Router) sameTurn(m, into Message) bool {
 	}
 	b := r.cfg.Budgets
 	perUser := b.UserDailyUSD > 0 || b.UserDailyTokens > 0
-	return !perUser || (!r.budgeted(m) && !r.budgeted(into))
+	return !perUser || (!r.holds.budgeted(m) && !r.holds.budgeted(into))
 }

@@ -88,6 +88,8 @@ type pendingQuestion struct {
 
 // questions are the pending questions of every conversation.
 type questions struct {
+	// r asks in the chat, and settles the questions it answers.
+	r       *Router
 	mu      sync.Mutex
 	next    int
 	pending map[string]*pendingQuestion
@@ -176,7 +178,8 @@ func (pq *pendingQuestion) answer(ans Answer) bool {
 // ask handles a plugin's question during qm's turn: a tool always allowed
 // in the conversation is allowed at once; otherwise the question is shown
 // and waits for the author's (or an admin's) answer, or the timeout.
-func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
+func (qs *questions) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
+	r := qs.r
 	if q == nil || q.Answer == nil {
 		return
 	}
@@ -185,7 +188,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 		return
 	}
 	if qm.m.Unattended() && r.cfg.UnattendedApprovals != UnattendedAsk {
-		r.denyUnattended(a, qm.m, q)
+		r.questions.denyUnattended(a, qm.m, q)
 		return
 	}
 	idle.pause()
@@ -193,7 +196,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 		answered: func() { idle.resume(); r.react(a, qm.m, ReactionRunning) }}
 	r.questions.add(pq)
 	// Shown first, so that even a short timeout's denial follows it.
-	r.showQuestion(a, qm.m, pq)
+	r.questions.showQuestion(a, qm.m, pq)
 	r.notify(a, qm.m, NotifyQuestion, fmt.Sprintf("a question is waiting for your answer: %s", q.Tool))
 	r.react(a, qm.m, ReactionWaiting)
 	timeout := r.cfg.ApprovalTimeout
@@ -205,7 +208,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 			return // answered meanwhile
 		}
 		r.reply(a, qm.m.Target(), fmt.Sprintf("Denied %s: nobody answered within %s.", q.Tool, timeout))
-		r.settleQuestion(a, pq, fmt.Sprintf("⏱ Denied: nobody answered within %s.", timeout))
+		r.questions.settleQuestion(a, pq, fmt.Sprintf("⏱ Denied: nobody answered within %s.", timeout))
 		pq.answer(Answer{Decision: Deny, Reason: fmt.Sprintf("nobody answered within %s", timeout), By: "timeout"})
 	})
 	// A script on a pipe reads its next line once the message is done:
@@ -222,7 +225,8 @@ const (
 
 // denyUnattended denies q, raised by the turn of m, which the router sent
 // on its author's behalf, at once, and tells the chat.
-func (r *Router) denyUnattended(a *attached, m Message, q *Question) {
+func (qs *questions) denyUnattended(a *attached, m Message, q *Question) {
+	r := qs.r
 	what := q.Tool
 	if q.chooses() {
 		what = Shorten(q.Summary, 80)
@@ -235,10 +239,11 @@ func (r *Router) denyUnattended(a *attached, m Message, q *Question) {
 
 // showQuestion posts pq with Allow / Always allow / Deny buttons, or as
 // text with how to answer where the platform has no buttons.
-func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
+func (qs *questions) showQuestion(a *attached, m Message, pq *pendingQuestion) {
+	r := qs.r
 	q := pq.q
 	if q.chooses() {
-		r.showChoiceQuestion(a, m, pq)
+		r.questions.showChoiceQuestion(a, m, pq)
 		return
 	}
 	var b strings.Builder
@@ -256,13 +261,14 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 		{Label: "Always allow " + q.Tool, Command: "/allow " + pq.id + " always"},
 		{Label: "Deny", Command: "/deny " + pq.id},
 	}
-	r.postQuestion(a, m, pq, text, choices, "Answer [y]es / [a]lways / [n]o (or say why not).")
+	r.questions.postQuestion(a, m, pq, text, choices, "Answer [y]es / [a]lways / [n]o (or say why not).")
 }
 
 // postQuestion posts pq's text with buttons for choices, remembering the
 // message to edit once answered; without buttons, the text says how to
 // answer by typing.
-func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text string, choices []Choice, typed string) {
+func (qs *questions) postQuestion(a *attached, m Message, pq *pendingQuestion, text string, choices []Choice, typed string) {
+	r := qs.r
 	to := m.Target()
 	to.Quote = m.ID // addressed to its author (Target.Quote)
 	if o, ok := a.p.(ChoiceOfferer); ok {
@@ -272,7 +278,7 @@ func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text 
 			settled := pq.settled
 			r.questions.mu.Unlock()
 			if settled != "" {
-				r.settleQuestion(a, pq, settled)
+				r.questions.settleQuestion(a, pq, settled)
 			}
 			return
 		}
@@ -282,7 +288,8 @@ func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text 
 
 // showChoiceQuestion posts a question with options: a button per option,
 // or a numbered list to answer by number or in one's own words.
-func (r *Router) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion) {
+func (qs *questions) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion) {
+	r := qs.r
 	q := pq.q
 	var b strings.Builder
 	fmt.Fprintf(&b, "❓ %s", q.Summary)
@@ -296,7 +303,7 @@ func (r *Router) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion)
 	}
 	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.AuthorName(), pq.id)
 	text := r.cfg.Redactor.Redact(b.String())
-	r.postQuestion(a, m, pq, text, choices, "Answer with a number, or in your own words.")
+	r.questions.postQuestion(a, m, pq, text, choices, "Answer with a number, or in your own words.")
 }
 
 // choiceAnswer reads an answer to a question with options: an option's
@@ -315,7 +322,8 @@ const maxSettleTries = 30
 
 // settleQuestion edits an answered question's message to say how it was
 // answered, which also removes its buttons.
-func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string) {
+func (qs *questions) settleQuestion(a *attached, pq *pendingQuestion, outcome string) {
+	r := qs.r
 	r.questions.mu.Lock()
 	ref, text := pq.shown, pq.text
 	if ref == nil {
@@ -435,8 +443,8 @@ func (c *call) answer(id string, ans Answer) bool {
 		ans.By = by
 		text := fmt.Sprintf("Answered (%s): %s", name, ans.Choice)
 		r.reply(a, m.Target(), text)
-		r.settleQuestion(a, pq, "→ "+text)
-		r.holdUntilTurnEnds(pq.key, done)
+		r.questions.settleQuestion(a, pq, "→ "+text)
+		r.questions.holdUntilTurnEnds(pq.key, done)
 		pq.answer(ans)
 		return true
 	}
@@ -459,15 +467,16 @@ func (c *call) answer(id string, ans Answer) bool {
 	}
 	// The decision is in the chat before the turn goes on.
 	r.reply(a, m.Target(), text)
-	r.settleQuestion(a, pq, "→ "+text)
-	r.holdUntilTurnEnds(pq.key, done)
+	r.questions.settleQuestion(a, pq, "→ "+text)
+	r.questions.holdUntilTurnEnds(pq.key, done)
 	pq.answer(ans)
 	return true
 }
 
 // holdUntilTurnEnds calls done once key's running turn has ended and been
 // delivered, or now when none runs.
-func (r *Router) holdUntilTurnEnds(key ConversationKey, done func()) {
+func (qs *questions) holdUntilTurnEnds(key ConversationKey, done func()) {
+	r := qs.r
 	if !r.turns.hold(key, nil, done) {
 		done()
 	}
@@ -475,7 +484,8 @@ func (r *Router) holdUntilTurnEnds(key ConversationKey, done func()) {
 
 // dropQuestions denies the questions left when key's turn ended: their
 // CLI is gone.
-func (r *Router) dropQuestions(key ConversationKey) {
+func (qs *questions) dropQuestions(key ConversationKey) {
+	r := qs.r
 	for _, pq := range r.questions.dropAll(key) {
 		pq.answer(Answer{Decision: Deny, Reason: "the turn ended", By: "the turn's end"})
 	}

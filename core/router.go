@@ -176,11 +176,8 @@ type Router struct {
 	// since which platforms are attached is no conversation's state.
 	platforms platformSet
 	turns     *conversationTurns
-	// schedTimer fires at the earliest schedule (/at, /every).
-	schedMu    sync.Mutex
-	schedTimer Timer
-	flight     *schedFlight
-	reactions  reactions
+	sched     *scheduler
+	reactions reactions
 }
 
 type attached struct {
@@ -216,12 +213,11 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		convs = NewState()
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
-	return &Router{
+	r := &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		notifies:    newUserLimits(agentNotifyRate),
 		usage:       newUsageBook(),
-		flight:      newSchedFlight(),
 		refused:     recent.New[string, struct{}](10_000),
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
@@ -238,6 +234,9 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		platforms:   platformSet{byName: make(map[string]*attached)},
 		turns:       newConversationTurns(cfg.QueueLimit),
 	}
+	r.sched = &scheduler{r: r, flight: newSchedFlight()}
+	r.questions.r, r.usage.r, r.holds.r = r, r, r
+	return r
 }
 
 // Conversations returns the router's conversation map.
@@ -250,18 +249,14 @@ func (r *Router) Attach(p Platform) Handler {
 	a.coord.redact = r.cfg.Redactor
 	a.coord.longPages, a.coord.document = r.cfg.LongReplyPages, r.cfg.Document
 	r.platforms.add(a)
-	r.armSchedules()      // the platform's schedules, late ones at once
-	r.followUnfinished(a) // the turns an earlier process left on runners
+	r.sched.armSchedules() // the platform's schedules, late ones at once
+	r.followUnfinished(a)  // the turns an earlier process left on runners
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 
 // Shutdown cancels every running turn with ErrShutdown.
 func (r *Router) Shutdown() {
-	r.schedMu.Lock()
-	if r.schedTimer != nil {
-		r.schedTimer.Stop()
-	}
-	r.schedMu.Unlock()
+	r.sched.stop()
 	r.cancelAll(ErrShutdown)
 	r.warm.closeAll()
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -269,6 +270,26 @@ func parseEvery(arg string, now time.Time, parseCron func(string) (Cron, error))
 	return Schedule{Text: text, Cron: expr, Next: next}, nil
 }
 
+// scheduler fires the schedules (/at, /every, the agent's schedule tool,
+// a usage window's continuations) when they are due, each as its
+// conversation's turn.
+type scheduler struct {
+	r *Router
+	// mu guards timer, which fires at the earliest schedule.
+	mu     sync.Mutex
+	timer  Timer
+	flight *schedFlight
+}
+
+// stop stops the timer for good (Router.Shutdown).
+func (sch *scheduler) stop() {
+	sch.mu.Lock()
+	defer sch.mu.Unlock()
+	if sch.timer != nil {
+		sch.timer.Stop()
+	}
+}
+
 // cmdSchedule answers /at and /every: the message is kept and sent when due.
 // A user admitted by a platform's rule (a role) may schedule only where
 // the platform checks the rule again each time the schedule fires
@@ -316,7 +337,7 @@ func (c *call) schedule(cmd Command) (string, error) {
 	}
 	s.Key, s.From, s.UserName = m.Key, m.Author(), m.UserName
 	id := r.convs.AddSchedule(s)
-	r.armSchedules()
+	r.sched.armSchedules()
 	return fmt.Sprintf("Scheduled #%d (%s), next at %s: %s\n/schedules lists them, /unschedule %d removes it.",
 		id, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"), Shorten(s.Text, 80), id), nil
 }
@@ -358,7 +379,7 @@ func cmdUnschedule(c *call) (string, error) {
 		return "", err
 	}
 	c.r.convs.RemoveSchedule(s.ID)
-	c.r.armSchedules()
+	c.r.sched.armSchedules()
 	return fmt.Sprintf("Removed schedule #%d.", s.ID), nil
 }
 
@@ -384,49 +405,51 @@ func (c *call) ownSchedule(arg string) (Schedule, error) {
 
 // armSchedules sets the timer for the earliest schedule, replacing the
 // one set before.
-func (r *Router) armSchedules() {
-	r.schedMu.Lock()
-	defer r.schedMu.Unlock()
-	if r.schedTimer != nil {
-		r.schedTimer.Stop()
-		r.schedTimer = nil
+func (sch *scheduler) armSchedules() {
+	r := sch.r
+	r.sched.mu.Lock()
+	defer r.sched.mu.Unlock()
+	if r.sched.timer != nil {
+		r.sched.timer.Stop()
+		r.sched.timer = nil
 	}
 	var next time.Time
 	for _, s := range r.convs.Schedules() {
 		// A platform not attached yet arms its schedules when it is.
 		attached := r.platforms.get(s.Key.Platform) != nil
-		if attached && !r.flight.holds(s) && (next.IsZero() || s.Next.Before(next)) {
+		if attached && !r.sched.flight.holds(s) && (next.IsZero() || s.Next.Before(next)) {
 			next = s.Next
 		}
 	}
 	if next.IsZero() || r.turnCtx.Err() != nil {
 		return
 	}
-	r.schedTimer = r.clock.AfterFunc(max(0, next.Sub(r.clock.Now())), r.runSchedules)
+	r.sched.timer = r.clock.AfterFunc(max(0, next.Sub(r.clock.Now())), r.sched.runSchedules)
 }
 
 // runSchedules sends every schedule that is due, from its author, to a
 // platform that is attached; one whose platform is not (yet) waits. A
 // schedule missed while the bot was down runs once, and says it is late.
-func (r *Router) runSchedules() {
-	r.flight.run.Lock()
-	defer r.flight.run.Unlock()
+func (sch *scheduler) runSchedules() {
+	r := sch.r
+	r.sched.flight.run.Lock()
+	defer r.sched.flight.run.Unlock()
 	now := r.clock.Now()
 	for _, s := range r.convs.Schedules() {
 		if s.Next.After(now) {
 			continue
 		}
 		a := r.platforms.get(s.Key.Platform)
-		if a == nil || r.flight.holds(s) || r.skipBusy(a, s, now) {
+		if a == nil || r.sched.flight.holds(s) || r.sched.skipBusy(a, s, now) {
 			continue
 		}
-		admitted, byRule := r.admitSchedule(a, s, now)
+		admitted, byRule := r.sched.admitSchedule(a, s, now)
 		if !admitted {
 			continue
 		}
-		r.advanceSchedule(s, now)
+		r.sched.advanceSchedule(s, now)
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), origin: s.origin(), depth: s.Depth}
+			Text: s.Text, Allowed: byRule, Done: r.sched.flight.start(s, r.sched.heldBack), origin: s.origin(), depth: s.Depth}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
 		if s.Agent {
 			note = fmt.Sprintf("⏰ Scheduled by the agent (#%d, %s, in %s's conversation), a turn of its own: %s", s.ID, s.repeats(), cmp.Or(s.UserName, s.From), Shorten(s.Text, 200))
@@ -438,7 +461,7 @@ func (r *Router) runSchedules() {
 		r.reply(a, m.Target(), note)
 		r.handle(r.turnCtx, a, m)
 	}
-	r.armSchedules()
+	r.sched.armSchedules()
 }
 
 // heldBack arms the schedules again once a message that held some back
@@ -447,20 +470,22 @@ func (r *Router) runSchedules() {
 // router's clock, and done before the message's turn counts as over: a
 // goroutine of its own raced the clock (a test's clock moved on while it
 // re-armed left the next firing set a step late) and outlived Wait.
-func (r *Router) heldBack() {
+func (sch *scheduler) heldBack() {
+	r := sch.r
 	if r.turnCtx.Err() == nil {
-		r.armSchedules()
+		r.sched.armSchedules()
 	}
 }
 
 // skipBusy skips a firing of repeating schedule s, due at now, while its
 // previous one still runs or waits, and says so once.
-func (r *Router) skipBusy(a *attached, s Schedule, now time.Time) bool {
-	busy, first := r.flight.busy(s)
+func (sch *scheduler) skipBusy(a *attached, s Schedule, now time.Time) bool {
+	r := sch.r
+	busy, first := r.sched.flight.busy(s)
 	if !busy {
 		return false
 	}
-	r.advanceSchedule(s, now)
+	r.sched.advanceSchedule(s, now)
 	r.logger.Info("schedule skipped: its previous message is still being handled", "schedule", s.ID, "conversation", s.Key.String())
 	if first {
 		r.reply(a, s.Key.Target(), fmt.Sprintf("⏰ Schedule #%d (%s) was skipped: its previous message still runs or waits for an answer. Later firings are skipped likewise, without a word, until it is done.", s.ID, s.repeats()))
@@ -470,7 +495,8 @@ func (r *Router) skipBusy(a *attached, s Schedule, now time.Time) bool {
 
 // advanceSchedule moves schedule s, due at now, to its next time, or
 // removes it when it ran once.
-func (r *Router) advanceSchedule(s Schedule, now time.Time) {
+func (sch *scheduler) advanceSchedule(s Schedule, now time.Time) {
+	r := sch.r
 	if next, ok := s.after(now, r.cfg.ParseCron); ok {
 		r.convs.setScheduleNext(s.ID, next)
 	} else {
@@ -489,7 +515,8 @@ const readmitTimeout = 30 * time.Second
 // check its rule again (nothing of theirs is posted or run), with a note
 // to the chat where it can. When the platform could not tell, this time is
 // skipped, with a note, and a repeating schedule stays.
-func (r *Router) admitSchedule(a *attached, s Schedule, now time.Time) (admitted, byRule bool) {
+func (sch *scheduler) admitSchedule(a *attached, s Schedule, now time.Time) (admitted, byRule bool) {
+	r := sch.r
 	if r.cfg.Access.Allowed(s.Key.Platform, s.From) {
 		return true, false
 	}
@@ -506,7 +533,7 @@ func (r *Router) admitSchedule(a *attached, s Schedule, now time.Time) (admitted
 	switch {
 	case err != nil:
 		r.logger.Warn("schedule skipped: its author's admission could not be checked", "schedule", s.ID, "user", s.From, "err", err)
-		r.advanceSchedule(s, now)
+		r.sched.advanceSchedule(s, now)
 		r.reply(a, to, fmt.Sprintf("⏰ Schedule #%d was not sent this time: %s could not say whether %s is still admitted here.", s.ID, s.Key.Platform, who))
 	case !admitted:
 		r.logger.Warn("schedule removed: its author is no longer admitted", "schedule", s.ID, "user", s.From)

@@ -23,7 +23,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	}
 	// Refused at once if the day's budget is spent; what the turn may
 	// spend is settled once it has a slot (holdBudget).
-	if _, refusal := r.budgetFor(m, 0); refusal != nil {
+	if _, refusal := r.holds.budgetFor(m, 0); refusal != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, refusal) }
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
@@ -112,7 +112,7 @@ func (r *Router) admit(ctx context.Context, a *attached, qm queued, plugin Plugi
 			r.reply(a, m.Target(), "This message waited in line and was not sent: "+cancelMessage(err, r.cfg, plugin))
 		}
 	}
-	maxUSD, unhold, err := r.holdBudget(ctx, m, func() {
+	maxUSD, unhold, err := r.holds.holdBudget(ctx, m, func() {
 		r.reply(a, m.Target(), fmt.Sprintf("Your turns running now may spend all that is left of your daily budget ($%.2f): this one starts when one of them ends (/stop to drop it).", r.cfg.Budgets.UserDailyUSD))
 	})
 	switch {
@@ -180,14 +180,14 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 			idle.touch()
 			switch {
 			case ev.Kind == EventQuestion:
-				r.ask(a, t.qm, ev.Question, idle)
+				r.questions.ask(a, t.qm, ev.Question, idle)
 				return
 			case ev.Kind == EventBackground && ev.Background != nil:
 				r.background(t, *ev.Background, idle)
 				return
 			case ev.Kind == EventLimit:
 				if ev.Limit != nil {
-					r.keepUsage(t, *ev.Limit)
+					r.usage.keepUsage(t, *ev.Limit)
 				}
 				return
 			case progresses(ev):
@@ -198,7 +198,7 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 			}
 			t.reply.Emit(ev)
 		})
-	r.dropQuestions(t.qm.m.Key)
+	r.questions.dropQuestions(t.qm.m.Key)
 	idle.stop()
 	r.endBackground(t)
 	if res.SessionID != "" {
@@ -225,10 +225,10 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	notes := []string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}
-	cont := r.continueAfterLimit(ctx, t, res, err)
+	notes := []string{r.holds.budgetNote(t.maxUSD, res), r.holds.unpricedNote(m, plugin, res)}
+	cont := r.usage.continueAfterLimit(ctx, t, res, err)
 	if cont == nil {
-		notes = append(notes, r.limitNotes(t)...)
+		notes = append(notes, r.usage.limitNotes(t)...)
 	}
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
@@ -247,7 +247,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, ContextPercent: res.ContextPercent()})
 		t.reply.Close(r.deliverCtx)
 		if cont != nil {
-			r.offerContinuation(a, m.Target(), plugin.ID(), cont)
+			r.usage.offerContinuation(a, m.Target(), plugin.ID(), cont)
 		}
 		r.react(a, m, endReaction(outcome, cont != nil))
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {

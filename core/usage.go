@@ -37,6 +37,9 @@ const DefaultLimitWarn = 80
 // usageBook keeps the latest report of every window, per plugin and
 // runner: a sparse update (one window) leaves the others as they were.
 type usageBook struct {
+	// r is the router whose turns report the windows and whose replies
+	// warn of them.
+	r       *Router
 	mu      sync.Mutex
 	windows map[[3]string]UsageWindow
 }
@@ -65,7 +68,8 @@ func (b *usageBook) all() []UsageWindow {
 
 // keepUsage records a window a turn's CLI reported and remembers it in
 // the turn, for the footer.
-func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
+func (ub *usageBook) keepUsage(t *turnRun, w UsageWindow) {
+	r := ub.r
 	w.Plugin, w.Runner = t.conv.Plugin, t.conv.Runner
 	r.usage.set(w)
 	t.mu.Lock()
@@ -78,7 +82,8 @@ func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
 
 // limitNotes are the footer's warnings: each window the turn's CLI
 // reported past LIMIT_WARN, at most once per window.
-func (r *Router) limitNotes(t *turnRun) []string {
+func (ub *usageBook) limitNotes(t *turnRun) []string {
+	r := ub.r
 	warn := r.cfg.LimitWarn
 	if warn <= 0 {
 		warn = DefaultLimitWarn
@@ -89,14 +94,15 @@ func (r *Router) limitNotes(t *turnRun) []string {
 	var notes []string
 	for _, w := range windows {
 		if w.UsedPercent >= warn || w.Rejected {
-			notes = append(notes, r.windowLine(w))
+			notes = append(notes, r.usage.windowLine(w))
 		}
 	}
 	return notes
 }
 
 // windowLine says one window: "Claude 5h window 91 % · resets 18:40 UTC".
-func (r *Router) windowLine(w UsageWindow) string {
+func (ub *usageBook) windowLine(w UsageWindow) string {
+	r := ub.r
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s window", r.pluginName(w.Plugin), w.Window)
 	switch {
@@ -133,7 +139,7 @@ func cmdLimits(c *call) (string, error) {
 	}
 	lines := []string{"Usage windows, as the CLIs last reported them:"}
 	for _, w := range windows {
-		lines = append(lines, "• "+r.windowLine(w))
+		lines = append(lines, "• "+r.usage.windowLine(w))
 	}
 	return strings.Join(lines, "\n"), nil
 }
