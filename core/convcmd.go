@@ -51,14 +51,15 @@ func cmdEnd(c *call) (string, error) {
 	if line := r.terminalLine(conv); line != "" {
 		ended += ", and in a terminal: " + line
 	}
-	return ended + "." + r.retire(c.ctx, m.Key, conv), nil
+	return ended + "." + c.retire(c.ctx, m.Key, conv), nil
 }
 
 // retire lets go of what belonged to conv, the conversation k had, once
 // it ended or was replaced by a new one: its schedules are removed (they
 // were set for it, not for whatever starts there next) and its worktree
 // too when nothing in it is unmerged. It says what became of them.
-func (r *Router) retire(ctx context.Context, k ConversationKey, conv Conversation) string {
+func (c *call) retire(ctx context.Context, k ConversationKey, conv Conversation) string {
+	r := c.r
 	note := ""
 	if n := r.convs.removeSchedulesOf(k); n > 0 {
 		r.sched.armSchedules()
@@ -105,7 +106,7 @@ func cmdStart(c *call) (string, error) { return c.start(c.cmd) }
 // conversation moves there, and so does c.m: its replies go to the
 // thread.
 func (c *call) start(cmd Command) (string, error) {
-	r, ctx, a, m := c.r, c.ctx, c.a, &c.m
+	r, ctx, m := c.r, c.ctx, &c.m
 	p, _ := r.cfg.Plugins.Get(cmd.Plugin)
 	path, worktree, name := startArgs(cmd.Arg)
 	runner, wd, err := c.userPlace(ctx, p.ID(), path)
@@ -116,13 +117,13 @@ func (c *call) start(cmd Command) (string, error) {
 	conv := Conversation{Plugin: p.ID(), Runner: runner, Workdir: wd, Started: now, LastUsed: now}
 	note, warning := "", ""
 	if (worktree == nil && r.cfg.Worktrees) || (worktree != nil && *worktree) {
-		if note, err = r.newWorktree(ctx, *m, &conv, name, worktree != nil); err != nil {
+		if note, err = c.newWorktree(ctx, &conv, name, worktree != nil); err != nil {
 			return "", err
 		}
 	}
-	r.openThread(ctx, a, m, conv.Shown(wd), p)
+	c.openThread(ctx, m, conv.Shown(wd), p)
 	if conv.Worktree == "" {
-		warning = r.sharedWorkdir(m.Key, conv)
+		warning = c.sharedWorkdir(m.Key, conv)
 	}
 	replaced := ""
 	if old, ok := r.convs.Get(m.Key); ok {
@@ -133,7 +134,7 @@ func (c *call) start(cmd Command) (string, error) {
 		}
 		// The new conversation replaces the old one here: what was the
 		// old one's must not pass to it, nor be forgotten.
-		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, r.retire(ctx, m.Key, old))
+		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, c.retire(ctx, m.Key, old))
 	}
 	r.convs.Put(m.Key, conv)
 	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Shown(conv.Workdir), note, replaced, warning), nil
@@ -142,7 +143,8 @@ func (c *call) start(cmd Command) (string, error) {
 // openThread moves m to a thread of its own where the platform opens one
 // for a new conversation; nothing can refuse the start any more. A thread
 // that cannot be opened leaves the conversation where it was started.
-func (r *Router) openThread(ctx context.Context, a *attached, m *Message, workdir string, p Plugin) {
+func (c *call) openThread(ctx context.Context, m *Message, workdir string, p Plugin) {
+	r, a := c.r, c.a
 	t, ok := a.p.(ThreadOpener)
 	if !ok {
 		return

@@ -67,7 +67,7 @@ func (r *Router) ResumeCandidates(ctx context.Context, m Message, plugin string)
 	if !ok || !r.Admits(m) {
 		return nil, nil
 	}
-	_, infos, _, err := r.history(ctx, m, p)
+	_, infos, _, err := r.newCall(ctx, nil, m, "", nil).history(ctx, p)
 	if err != nil {
 		return nil, err
 	}

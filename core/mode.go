@@ -124,7 +124,7 @@ func cmdMode(c *call) (string, error) {
 	}
 	modes := ModesOf(p)
 	if name == "" {
-		return r.describeModes(conv, modes), nil
+		return c.describeModes(conv, modes), nil
 	}
 	var chosen *Mode
 	for i := range modes {
@@ -185,7 +185,8 @@ func modeWords(mode string, ask bool) string {
 	return mode + ", no approvals asked"
 }
 
-func (r *Router) describeModes(conv Conversation, modes []Mode) string {
+func (c *call) describeModes(conv Conversation, modes []Mode) string {
+	r := c.r
 	var b strings.Builder
 	fmt.Fprintf(&b, "Now: %s.\nModes (/mode <name>):", r.modeSummary(conv))
 	for _, md := range modes {

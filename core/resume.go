@@ -17,7 +17,7 @@ func cmdConversations(c *call) (string, error) { return c.listConversations(c.cm
 func (c *call) listConversations(pluginID, resumeCmd string) (string, error) {
 	r, ctx, a, m := c.r, c.ctx, c.a, c.m
 	p, _ := r.cfg.Plugins.Get(pluginID)
-	where, infos, _, err := r.history(ctx, m, p)
+	where, infos, _, err := c.history(ctx, p)
 	if err != nil {
 		return "", err
 	}
@@ -58,13 +58,14 @@ func (c *call) listConversations(pluginID, resumeCmd string) (string, error) {
 // history is p's past conversations in m's workdir that m's author may
 // resume; listed says whether the CLI listed any at all. where is that
 // workdir, and its runner.
-func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conversation, infos []ConversationInfo, listed bool, err error) {
-	conv, ok := r.lastConversation(m)
+func (c *call) history(ctx context.Context, p Plugin) (where Conversation, infos []ConversationInfo, listed bool, err error) {
+	r, m := c.r, c.m
+	conv, ok := c.lastConversation()
 	where.Workdir = r.defaultWorkdir()
 	if ok {
 		// The conversation's machine lists its CLI's history, and the
 		// conversation resumed stays there.
-		place := r.placeOf(conv, r.cfg.Access.RightsOf(m))
+		place := r.placeOf(conv, c.who)
 		if p, err = place.Plugin(p.ID(), m); err != nil {
 			return Conversation{}, nil, false, err
 		}
@@ -76,7 +77,7 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conver
 	if infos, err = p.Conversations(ctx, where.Workdir); err != nil {
 		return Conversation{}, nil, false, fmt.Errorf("list %s conversations: %w", p.Name(), err)
 	}
-	return where, r.ownSessions(m, p.ID(), infos), len(infos) > 0, nil
+	return where, c.ownSessions(p.ID(), infos), len(infos) > 0, nil
 }
 
 // lastConversation is m's conversation or, when it has none, where the
@@ -84,11 +85,12 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conver
 // /resume lists and resumes where the user just was. An ended
 // conversation whose worktree was removed with it is taken to be in its
 // repository. ok is false when there is neither.
-func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
+func (c *call) lastConversation() (conv Conversation, ok bool) {
+	r, m := c.r, c.m
 	if conv, ok = r.convs.Get(m.Key); ok {
 		return conv, true
 	}
-	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" && r.worktreeGone(m, conv) {
+	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" && c.worktreeGone(conv) {
 		conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = conv.Repo, "", "", ""
 	}
 	return conv, ok
@@ -96,19 +98,21 @@ func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
 
 // worktreeGone reports whether conv's worktree, here or on its runner, is
 // no longer there (not merely out of reach).
-func (r *Router) worktreeGone(m Message, conv Conversation) bool {
+func (c *call) worktreeGone(conv Conversation) bool {
+	r := c.r
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Resolve(ctx, conv.Worktree)
+	_, err := r.placeOf(conv, c.who).Resolve(ctx, conv.Worktree)
 	return errors.Is(err, ErrNoSuchDir)
 }
 
 // resumePlugin is the plugin /resume means: the one named, or the
 // conversation's current or last one.
-func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
+func (c *call) resumePlugin(cmd Command) (Plugin, error) {
+	r := c.r
 	pluginID := cmd.Plugin
 	if pluginID == "" {
-		last, _ := r.lastConversation(m)
+		last, _ := c.lastConversation()
 		pluginID = last.Plugin
 		if pluginID == "" {
 			return nil, Errorf("no current or previous conversation here; use /<plugin> resume <id>, e.g. /%s resume <id>", r.cfg.Plugins.IDs()[0])
@@ -125,7 +129,7 @@ func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
 // id, the listing to pick from.
 func cmdResume(c *call) (string, error) {
 	r, ctx, m, cmd := c.r, c.ctx, c.m, c.cmd
-	p, err := r.resumePlugin(m, cmd)
+	p, err := c.resumePlugin(cmd)
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +140,7 @@ func cmdResume(c *call) (string, error) {
 		}
 		return c.listConversations(p.ID(), resumeCmd)
 	}
-	where, infos, listed, err := r.history(ctx, m, p)
+	where, infos, listed, err := c.history(ctx, p)
 	if err != nil {
 		return "", err
 	}
@@ -146,7 +150,7 @@ func cmdResume(c *call) (string, error) {
 		if ck, ok := p.(SessionIDChecker); ok && !listed {
 			// A CLI without a listing: trust an id of the right form,
 			// of a session the author may resume.
-			if cerr := ck.CheckSessionID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
+			if cerr := ck.CheckSessionID(cmd.Arg); cerr == nil && c.mayResume(p.ID(), cmd.Arg) {
 				info, err = ConversationInfo{SessionID: cmd.Arg}, nil
 			}
 		}
@@ -163,7 +167,7 @@ func cmdResume(c *call) (string, error) {
 	}
 	now := r.clock.Now()
 	conv := Conversation{Plugin: p.ID(), Runner: where.Runner, Workdir: where.Workdir, SessionID: info.SessionID, Started: now, LastUsed: now}
-	if old, ok := r.lastConversation(m); ok && old.Worktree != "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
+	if old, ok := c.lastConversation(); ok && old.Worktree != "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
 		// Resumed in the worktree: the conversation keeps it.
 		conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
 	}
@@ -178,21 +182,22 @@ func cmdResume(c *call) (string, error) {
 // ownSessions keeps the sessions m's author may see and resume: the ones
 // they started from chat, or every one for an admin. Sessions started on
 // the host, outside the chat, are the admins'.
-func (r *Router) ownSessions(m Message, pluginID string, infos []ConversationInfo) []ConversationInfo {
-	if r.isAdmin(m) {
+func (c *call) ownSessions(pluginID string, infos []ConversationInfo) []ConversationInfo {
+	if c.who.Admin {
 		return infos
 	}
 	var own []ConversationInfo
-	for _, c := range infos {
-		if r.mayResume(m, pluginID, c.SessionID) {
-			own = append(own, c)
+	for _, info := range infos {
+		if c.mayResume(pluginID, info.SessionID) {
+			own = append(own, info)
 		}
 	}
 	return own
 }
 
-func (r *Router) mayResume(m Message, pluginID, session string) bool {
-	return r.isAdmin(m) || r.convs.Owner(pluginID, session) == OwnerOf(m)
+func (c *call) mayResume(pluginID, session string) bool {
+	r, m := c.r, c.m
+	return c.who.Admin || r.convs.Owner(pluginID, session) == OwnerOf(m)
 }
 
 // pickConversation finds arg among infos (newest first): "latest", a full

@@ -153,7 +153,8 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 // steerWaiting gives the waiting message id to the running turn (its
 // Steer button), as steer does; only its author or an admin may press it,
 // and only a message that may join that turn (Router.permit) goes.
-func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error) {
+func (c *call) steerWaiting(id string) (string, error) {
+	r, a, m := c.r, c.a, c.m
 	if err := r.permit(m, actAnswer, nil); err != nil {
 		return "", err
 	}
@@ -183,7 +184,7 @@ func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error)
 func cmdBusyMessage(c *call) (string, error) {
 	r, a, m, cmd, conv := c.r, c.a, c.m, c.cmd, c.conv
 	if cmd.Name == CmdSteer && isMessageID(cmd.Arg) {
-		return r.steerWaiting(a, m, cmd.Arg)
+		return c.steerWaiting(cmd.Arg)
 	}
 	if !c.hasConv {
 		return r.noConversation(), nil

@@ -57,7 +57,8 @@ func startArgs(arg string) (workdir string, worktree *bool, name string) {
 // runner. explicit says the user asked for it (--worktree); WORKTREES=always
 // asks on everyone's behalf, and a workdir outside git then stays a plain
 // one with a note.
-func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation, name string, explicit bool) (note string, err error) {
+func (c *call) newWorktree(ctx context.Context, conv *Conversation, name string, explicit bool) (note string, err error) {
+	r, m := c.r, c.m
 	if name == "" {
 		name = conv.Plugin + "-" + randomHex(3)
 	}
@@ -83,7 +84,8 @@ func randomHex(n int) string {
 
 // sharedWorkdir warns when another active conversation works directly in
 // conv's workdir: both would edit the same files.
-func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
+func (c *call) sharedWorkdir(k ConversationKey, conv Conversation) string {
+	r := c.r
 	e, ok := r.convs.Latest(func(e Entry) bool {
 		return e.Key != k && e.Worktree == "" && e.Runner == conv.Runner && e.Workdir == conv.Workdir
 	})
@@ -96,8 +98,8 @@ func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 
 // cmdDiff shows what c's conversation changed.
 func cmdDiff(c *call) (string, error) {
-	r, ctx, m, conv := c.r, c.ctx, c.m, c.conv
-	ch, err := r.changes(ctx, m, conv)
+	ctx, conv := c.ctx, c.conv
+	ch, err := c.changes(ctx, conv)
 	if err != nil {
 		return "", err
 	}
@@ -106,7 +108,7 @@ func cmdDiff(c *call) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", ch.Since, ch.Stat)
-	if name, ok := r.attachPatch(ctx, c.a, m, conv, ch); ok {
+	if name, ok := c.attachPatch(ctx, conv, ch); ok {
 		fmt.Fprintf(&b, "\nThe whole patch (%s) is attached as %s.", size(int64(len(ch.Patch))), name)
 	} else if ch.Patch != "" {
 		patch, whole := ch.Patch, max(ch.PatchSize, len(ch.Patch))
@@ -123,9 +125,9 @@ func cmdDiff(c *call) (string, error) {
 
 // changes is what conv changed: on this machine, or on its runner, which
 // checks the workdir against the author's roots there.
-func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (gitrepo.Changes, error) {
-	c, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Diff(ctx, conv.Workdir, worktreeOf(conv))
-	return c, WorkError(err)
+func (c *call) changes(ctx context.Context, conv Conversation) (gitrepo.Changes, error) {
+	ch, err := c.r.placeOf(conv, c.who).Diff(ctx, conv.Workdir, worktreeOf(conv))
+	return ch, WorkError(err)
 }
 
 // inlinePatchBytes is the longest patch /diff shows in its message where
@@ -135,10 +137,11 @@ const inlinePatchBytes = 1500
 // attachPatch sends a long patch as a .diff file, secrets blanked, where
 // the platform sends files; ok is false when it was not sent. A patch cut
 // short is not sent as if it were whole.
-func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv Conversation, c gitrepo.Changes) (name string, ok bool) {
-	patch := c.Patch
+func (c *call) attachPatch(ctx context.Context, conv Conversation, ch gitrepo.Changes) (name string, ok bool) {
+	r, a, m := c.r, c.a, c.m
+	patch := ch.Patch
 	fs, can := a.p.(FileSender)
-	if !can || c.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
+	if !can || ch.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
 		return "", false
 	}
 	name = cmp.Or(conv.Shown(conv.Worktree), filepath.Base(conv.Workdir), "changes") + ".diff"
@@ -152,17 +155,18 @@ func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv C
 // cmdMerge commits and merges c's worktree conversation's branch, here
 // or on its runner.
 func cmdMerge(c *call) (string, error) {
-	r, ctx, m, conv := c.r, c.ctx, c.m, c.conv
+	ctx, conv := c.ctx, c.conv
 	wt := worktreeOf(conv)
 	if wt == nil {
 		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Shown(conv.Workdir), conv.Plugin)
 	}
-	return c.place().Merge(ctx, *wt, r.conversationTitle(ctx, m, conv))
+	return c.place().Merge(ctx, *wt, c.conversationTitle(ctx, conv))
 }
 
 // conversationTitle is the CLI's title for conv's session, for a commit
 // message; the branch when the CLI has none.
-func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
+func (c *call) conversationTitle(ctx context.Context, conv Conversation) string {
+	r, m := c.r, c.m
 	p, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Plugin(conv.Plugin, m)
 	if err == nil && conv.SessionID != "" {
 		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
