@@ -202,13 +202,13 @@ func (t *turnActions) SendFile(ctx context.Context, path, caption string) error 
 		if !ok {
 			// The console: the user is on this machine, and is told
 			// where the file is (as /file does).
-			text, err := t.r.fileWithoutSending(ctx, run.qm.m, conv, path, caption)
+			text, err := t.r.files.fileWithoutSending(ctx, run.qm.m, conv, path, caption)
 			if err == nil {
 				t.r.reply(run.a, run.qm.m.Target(), "📎 The agent sends a file. "+text)
 			}
 			return "", err
 		}
-		return "", t.r.sendWorkFile(ctx, fs, run.qm.m, conv, path, caption)
+		return "", t.r.files.sendWorkFile(ctx, fs, run.qm.m, conv, path, caption)
 	})
 	return err
 }

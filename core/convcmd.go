@@ -13,7 +13,8 @@ const listLimit = 10
 // stateOf says what k's conversation is doing, for /status: idle or
 // running (with its queue and background work), its next CLI warm, a
 // question waiting.
-func (r *Router) stateOf(k ConversationKey) string {
+func (c *call) stateOf(k ConversationKey) string {
+	r := c.r
 	state := "idle"
 	if st, running := r.turns.state(k); running {
 		state = fmt.Sprintf("running a turn, %d queued", st.waiting) + backgroundState(st.background)
@@ -32,7 +33,7 @@ func cmdWorkdir(c *call) (string, error) {
 	if c.hasConv {
 		return "Workdir: " + c.conv.Shown(c.conv.Workdir), nil
 	}
-	return "No conversation here. The default workdir is " + c.r.defaultWorkdir(), nil
+	return "No conversation here. The default workdir is " + c.r.here.defaultWorkdir(), nil
 }
 
 // cmdHelp answers /help: the table's overview.
@@ -214,7 +215,7 @@ func cmdStatus(c *call) (string, error) {
 	if k, ok := p.(SessionKeeper); ok && !k.KeepsSessions() {
 		session = fmt.Sprintf("none: %s cannot resume a session, so each turn starts fresh", name)
 	}
-	state := r.stateOf(m.Key)
+	state := c.stateOf(m.Key)
 	allowed := "none"
 	if len(conv.AllowedTools) > 0 {
 		allowed = strings.Join(conv.AllowedTools, ", ")

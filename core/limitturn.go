@@ -83,8 +83,8 @@ func (ub *usageBook) offerContinuation(a *attached, to Target, plugin string, c 
 	for _, id := range r.cfg.Plugins.IDs() {
 		if id != plugin {
 			cmd := fmt.Sprintf("/%s now %d", id, c.id)
-			choices = append(choices, Choice{Label: "Start with " + r.pluginName(id) + " now", Command: cmd})
-			typed += fmt.Sprintf("; %s sends it now to %s, in a new conversation here", cmd, r.pluginName(id))
+			choices = append(choices, Choice{Label: "Start with " + r.cfg.Plugins.name(id) + " now", Command: cmd})
+			typed += fmt.Sprintf("; %s sends it now to %s, in a new conversation here", cmd, r.cfg.Plugins.name(id))
 		}
 	}
 	r.offer(a, to, c.note, choices, typed+".")
@@ -126,7 +126,7 @@ func cmdStartNow(c *call) (string, error) {
 // windowName is a window's name with its CLI's: "Claude Code 5h".
 func (ub *usageBook) windowName(w UsageWindow) string {
 	r := ub.r
-	name := r.pluginName(w.Plugin)
+	name := r.cfg.Plugins.name(w.Plugin)
 	if w.Runner != "" {
 		return name + " " + w.Window + " (" + w.Runner + ")"
 	}

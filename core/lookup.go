@@ -87,9 +87,9 @@ func (r *Router) WorkdirSuggestions(m Message, typed string, n int) []string {
 	}
 	base, err := r.currentWorkdir(m)
 	if err != nil {
-		base = r.defaultWorkdir() // the conversation's own is no longer theirs
+		base = r.here.defaultWorkdir() // the conversation's own is no longer theirs
 	}
-	return suggestDirs(r.userRoots(m), base, typed, n)
+	return suggestDirs(r.here.spaceOf(r.cfg.Access.RightsOf(m).Admin).Roots, base, typed, n)
 }
 
 // maxScan bounds how many entries one suggestion reads from a directory.

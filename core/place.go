@@ -75,49 +75,49 @@ func (p localPlace) Plugin(pluginID string, _ Message) (Plugin, error) {
 }
 
 func (p localPlace) Resolve(_ context.Context, path string) (string, error) {
-	wd, err := p.r.spaceOf(p.admin).Resolve(path, "")
+	wd, err := p.r.here.spaceOf(p.admin).Resolve(path, "")
 	return wd, WorkError(err)
 }
 
 func (p localPlace) Workdir(_ context.Context, stored string) (string, error) {
-	return p.r.storedWorkdir(stored, p.admin)
+	return p.r.here.storedWorkdir(stored, p.admin)
 }
 
 func (p localPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree) (gitrepo.Changes, error) {
-	wd, err := p.r.storedWorkdir(workdir, p.admin)
+	wd, err := p.r.here.storedWorkdir(workdir, p.admin)
 	if err != nil {
 		return gitrepo.Changes{}, err
 	}
-	c, err := p.r.spaceOf(p.admin).Diff(ctx, wd, wt)
+	c, err := p.r.here.spaceOf(p.admin).Diff(ctx, wd, wt)
 	return c, WorkError(err)
 }
 
 func (p localPlace) ReadFile(_ context.Context, workdir, path string, max int64) (WorkFile, error) {
-	wd, err := p.r.storedWorkdir(workdir, p.admin)
+	wd, err := p.r.here.storedWorkdir(workdir, p.admin)
 	if err != nil {
 		return WorkFile{}, err
 	}
-	f, err := p.r.spaceOf(p.admin).ReadFile(path, wd, max)
+	f, err := p.r.here.spaceOf(p.admin).ReadFile(path, wd, max)
 	return f, WorkError(err)
 }
 
 func (p localPlace) NewWorktree(ctx context.Context, workdir, name string) (gitrepo.Worktree, string, error) {
-	wt, wd, err := p.r.spaceOf(p.admin).NewWorktree(ctx, workdir, name)
+	wt, wd, err := p.r.here.spaceOf(p.admin).NewWorktree(ctx, workdir, name)
 	return wt, wd, WorkError(err)
 }
 
 func (p localPlace) Merge(ctx context.Context, wt gitrepo.Worktree, title string) (string, error) {
-	msg, err := p.r.spaceOf(p.admin).Merge(ctx, wt, title)
+	msg, err := p.r.here.spaceOf(p.admin).Merge(ctx, wt, title)
 	return msg, WorkError(err)
 }
 
 func (p localPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree) error {
-	return WorkError(p.r.spaceOf(p.admin).RemoveWorktree(ctx, wt))
+	return WorkError(p.r.here.spaceOf(p.admin).RemoveWorktree(ctx, wt))
 }
 
 func (p localPlace) Upload(ctx context.Context, workdir string, files []UploadFile) ([]string, error) {
 	now := p.r.clock.Now()
-	paths, err := p.r.spaceOf(p.admin).SaveUploads(ctx, workdir, Day(now), now, files, p.r.logger)
+	paths, err := p.r.here.spaceOf(p.admin).SaveUploads(ctx, workdir, Day(now), now, files, p.r.logger)
 	return paths, WorkError(err)
 }
 

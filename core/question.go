@@ -193,12 +193,12 @@ func (qs *questions) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 	}
 	idle.pause()
 	pq := &pendingQuestion{key: qm.m.Key, author: qm.m.Author(), authorName: qm.m.AuthorName(), q: q,
-		answered: func() { idle.resume(); r.react(a, qm.m, ReactionRunning) }}
+		answered: func() { idle.resume(); r.reactions.react(a, qm.m, ReactionRunning) }}
 	r.questions.add(pq)
 	// Shown first, so that even a short timeout's denial follows it.
 	r.questions.showQuestion(a, qm.m, pq)
 	r.notify(a, qm.m, NotifyQuestion, fmt.Sprintf("a question is waiting for your answer: %s", q.Tool))
-	r.react(a, qm.m, ReactionWaiting)
+	r.reactions.react(a, qm.m, ReactionWaiting)
 	timeout := r.cfg.ApprovalTimeout
 	// An answer before the timer exists leaves it nothing to take.
 	pq.timerMu.Lock()

@@ -147,7 +147,7 @@ func (r *Router) busy(k ConversationKey) string {
 	if !ok {
 		return ""
 	}
-	msg := fmt.Sprintf("A %s turn is running", r.pluginName(st.plugin))
+	msg := fmt.Sprintf("A %s turn is running", r.cfg.Plugins.name(st.plugin))
 	if st.waiting > 0 {
 		msg += fmt.Sprintf(" and %d messages are waiting", st.waiting)
 	}

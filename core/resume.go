@@ -61,7 +61,7 @@ func (c *call) listConversations(pluginID, resumeCmd string) (string, error) {
 func (c *call) history(ctx context.Context, p Plugin) (where Conversation, infos []ConversationInfo, listed bool, err error) {
 	r, m := c.r, c.m
 	conv, ok := c.lastConversation()
-	where.Workdir = r.defaultWorkdir()
+	where.Workdir = r.here.defaultWorkdir()
 	if ok {
 		// The conversation's machine lists its CLI's history, and the
 		// conversation resumed stays there.

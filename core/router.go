@@ -171,6 +171,8 @@ type Router struct {
 	questions   questions
 	obs         Observer
 	defaultRoot string
+	// here is this machine's folders.
+	here machine
 
 	// platforms are the attached platforms by name: apart from turns,
 	// since which platforms are attached is no conversation's state.
@@ -178,6 +180,7 @@ type Router struct {
 	turns     *conversationTurns
 	sched     *scheduler
 	reactions reactions
+	files     files
 }
 
 type attached struct {
@@ -225,17 +228,20 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers, cfg.WarmPressure),
 		obs:         cfg.Observer,
 		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
-		convs:       convs,
-		logger:      OrDiscard(cfg.Logger),
-		clock:       cfg.Clock,
-		turnCtx:     turnCtx,
-		cancelAll:   cancel,
-		deliverCtx:  context.WithoutCancel(ctx),
-		platforms:   platformSet{byName: make(map[string]*attached)},
-		turns:       newConversationTurns(cfg.QueueLimit),
+		here: machine{Machine: workspace.Machine{Roots: cfg.Roots, DefaultWorkdir: cfg.DefaultWorkdir, WorktreeDir: cfg.WorktreeDir},
+			defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir)},
+		convs:      convs,
+		logger:     OrDiscard(cfg.Logger),
+		clock:      cfg.Clock,
+		turnCtx:    turnCtx,
+		cancelAll:  cancel,
+		deliverCtx: context.WithoutCancel(ctx),
+		platforms:  platformSet{byName: make(map[string]*attached)},
+		turns:      newConversationTurns(cfg.QueueLimit),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r, r.usage.r, r.holds.r = r, r, r
+	r.questions.r, r.usage.r, r.holds.r, r.reactions.r = r, r, r, r
+	r.files = files{r}
 	return r
 }
 
@@ -316,7 +322,7 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 	// Admins are trusted with the host already (any root, every
 	// conversation); the limit guards against everyone else. It also
 	// spares a scripted console, whose one user is an admin.
-	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.isAdmin(m) {
+	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.cfg.Access.RightsOf(m).Admin {
 		r.logger.Info("rate limited", "id", id, "conversation", m.Key.String(), "retry_after", wait)
 		rec.Kind, rec.Outcome = RecordLimited, OutcomeError
 		r.obs.Record(rec)

@@ -72,7 +72,8 @@ func SplitRunner(workdir string) (runner, path string, ok bool) {
 
 // remoteWorkdir reports the runner and path of a workdir a user typed
 // ("box2:~/src") on another machine, when runners are configured.
-func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
+func (c *call) remoteWorkdir(workdir string) (runner, path string, ok bool) {
+	r := c.r
 	if r.cfg.Runners == nil {
 		return "", workdir, false
 	}

@@ -148,7 +148,7 @@ func (b Budgets) dollars() bool { return b.TurnUSD > 0 || b.UserDailyUSD > 0 }
 // budgeted reports whether the budgets apply to m's author.
 func (h *budgetHolds) budgeted(m Message) bool {
 	r := h.r
-	return r.cfg.Budgets.Admins || !r.isAdmin(m)
+	return r.cfg.Budgets.Admins || !r.cfg.Access.RightsOf(m).Admin
 }
 
 // budgetFor returns the most m's turn may cost (0: no bound), or a

@@ -121,7 +121,7 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 	s := Steering{From: m.m.Author(), Prompt: m.m.Text}
 	if len(m.m.Files) > 0 {
 		var err error
-		if s.Prompt, s.Images, err = r.takeFiles(ctx, a, m.m, conv, workdir); err != nil {
+		if s.Prompt, s.Images, err = r.files.takeFiles(ctx, a, m.m, conv, workdir); err != nil {
 			r.replyError(a, m.m.Target(), m.id, err)
 			m.done()
 			return true
@@ -167,7 +167,7 @@ func (c *call) steerWaiting(id string) (string, error) {
 	case errors.Is(err, errNotAuthor):
 		return "", Errorf("only its author (%s) or an admin can add that message to the running turn", next.m.AuthorName())
 	case errors.Is(err, errNotTaking):
-		return "", Errorf("%s cannot take a message in the middle of a turn: it waits for the turn to end", r.pluginName(next.conv.Plugin))
+		return "", Errorf("%s cannot take a message in the middle of a turn: it waits for the turn to end", r.cfg.Plugins.name(next.conv.Plugin))
 	case err != nil:
 		return "", errNoLongerWaiting
 	}
@@ -196,12 +196,4 @@ func cmdBusyMessage(c *call) (string, error) {
 	m.Text = ForCLI(cmd.Arg)
 	r.enqueue(a, queued{m: m, id: newID(), conv: conv, done: func() {}}, busy)
 	return "", nil
-}
-
-// pluginName is the display name of the plugin id, or the id.
-func (r *Router) pluginName(id string) string {
-	if p, ok := r.cfg.Plugins.Get(id); ok {
-		return p.Name()
-	}
-	return id
 }

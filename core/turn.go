@@ -60,7 +60,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
 	}
 	stopTyping := r.typing(ctx, a.p, m.Target())
-	r.react(a, m, ReactionRunning)
+	r.reactions.react(a, m, ReactionRunning)
 	t.started = r.clock.Now()
 	res, err := r.streamTurn(ctx, a, t, warm, turn, idle)
 	stopTyping()
@@ -77,7 +77,7 @@ func (r *Router) turnMessage(ctx context.Context, a *attached, qm queued, conv C
 		turn.Prompt, turn.Images = qm.saved.Prompt, qm.saved.Images
 	case len(qm.m.Files) > 0:
 		var err error
-		turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, qm.m, conv, workdir)
+		turn.Prompt, turn.Images, err = r.files.takeFiles(ctx, a, qm.m, conv, workdir)
 		return err
 	}
 	return nil
@@ -249,7 +249,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 		if cont != nil {
 			r.usage.offerContinuation(a, m.Target(), plugin.ID(), cont)
 		}
-		r.react(a, m, endReaction(outcome, cont != nil))
+		r.reactions.react(a, m, endReaction(outcome, cont != nil))
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}

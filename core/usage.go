@@ -104,7 +104,7 @@ func (ub *usageBook) limitNotes(t *turnRun) []string {
 func (ub *usageBook) windowLine(w UsageWindow) string {
 	r := ub.r
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s window", r.pluginName(w.Plugin), w.Window)
+	fmt.Fprintf(&b, "%s %s window", r.cfg.Plugins.name(w.Plugin), w.Window)
 	switch {
 	case w.Rejected:
 		b.WriteString(" used up")

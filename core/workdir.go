@@ -20,32 +20,16 @@ func NewRoots(paths []string) (Roots, error) { return workspace.NewRoots(paths) 
 // not exist.
 var ErrNoSuchDir = workspace.ErrNoSuchDir
 
-// space is what m's author may reach of this machine's folders.
-func (r *Router) space(m Message) workspace.Space {
-	return r.spaceOf(r.isAdmin(m))
-}
-
-func (r *Router) spaceOf(admin bool) workspace.Space {
-	return workspace.Machine{Roots: r.cfg.Roots, DefaultWorkdir: r.cfg.DefaultWorkdir, WorktreeDir: r.cfg.WorktreeDir}.For(admin)
-}
-
-func (r *Router) defaultWorkdir() string {
-	if r.cfg.DefaultWorkdir != "" {
-		return r.cfg.DefaultWorkdir
-	}
-	return r.cfg.Roots[0]
-}
-
 // userWorkdir resolves a user's path for c's conversation, against its
 // current workdir, and checks it (the current workdir, for an empty
 // path) against c's author's roots.
 func (c *call) userWorkdir(path string) (string, error) {
 	r := c.r
-	wd := r.defaultWorkdir()
+	wd := r.here.defaultWorkdir()
 	if c.hasConv && c.conv.Runner == "" {
 		wd = c.conv.Workdir
 	}
-	space := r.spaceOf(c.who.Admin)
+	space := r.here.spaceOf(c.who.Admin)
 	if path != "" {
 		var err error
 		if wd, err = space.Resolve(path, wd); err != nil {
@@ -58,11 +42,38 @@ func (c *call) userWorkdir(path string) (string, error) {
 	return wd, nil
 }
 
-// isAdmin reports whether m's author is an admin of m's platform.
-func (r *Router) isAdmin(m Message) bool { return r.cfg.Access.IsAdmin(m.Key.Platform, m.Author()) }
+// machine is this machine's folders as the router's settings give them:
+// the space each kind of user may reach, the default workdir, and a
+// conversation's stored workdir checked again.
+type machine struct {
+	workspace.Machine
+	// defaultRoot is the root users who are not admins work in.
+	defaultRoot string
+}
 
-// userRoots are the roots m's author may work in (workspace.UserRoots).
-func (r *Router) userRoots(m Message) Roots { return r.space(m).Roots }
+// spaceOf is what a user who is an admin, or not, may reach.
+func (h machine) spaceOf(admin bool) workspace.Space { return h.For(admin) }
+
+// defaultWorkdir is where /start without a path begins.
+func (h machine) defaultWorkdir() string {
+	if h.DefaultWorkdir != "" {
+		return h.DefaultWorkdir
+	}
+	return h.Roots[0]
+}
+
+// storedWorkdir is conversationWorkdir of a workdir here, for a user who
+// is an admin or not.
+func (h machine) storedWorkdir(stored string, admin bool) (string, error) {
+	wd, err := h.Roots.Resolve(stored, "")
+	if err != nil {
+		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", err)
+	}
+	if !h.spaceOf(admin).Roots.Contains(wd) {
+		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, h.defaultRoot)
+	}
+	return wd, nil
+}
 
 // conversationWorkdir resolves a conversation's stored workdir again, for
 // m's author, each time it is used: a root narrowed since, a symlink
@@ -72,20 +83,7 @@ func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, erro
 	if conv.Runner != "" {
 		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", conv.Runner)
 	}
-	return r.storedWorkdir(conv.Workdir, r.isAdmin(m))
-}
-
-// storedWorkdir is conversationWorkdir of a workdir here, for a user who
-// is an admin or not.
-func (r *Router) storedWorkdir(stored string, admin bool) (string, error) {
-	wd, err := r.cfg.Roots.Resolve(stored, "")
-	if err != nil {
-		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", err)
-	}
-	if !r.spaceOf(admin).Roots.Contains(wd) {
-		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, r.defaultRoot)
-	}
-	return wd, nil
+	return r.here.storedWorkdir(conv.Workdir, r.cfg.Access.RightsOf(m).Admin)
 }
 
 // currentWorkdir is conversationWorkdir of m's conversation, or the
@@ -93,7 +91,7 @@ func (r *Router) storedWorkdir(stored string, admin bool) (string, error) {
 func (r *Router) currentWorkdir(m Message) (string, error) {
 	conv, ok := r.convs.Get(m.Key)
 	if !ok {
-		return r.defaultWorkdir(), nil
+		return r.here.defaultWorkdir(), nil
 	}
 	return r.conversationWorkdir(m, conv)
 }
@@ -105,7 +103,7 @@ func (c *call) userPlace(ctx context.Context, pluginID, path string) (runner, wd
 	if c.hasConv && c.conv.Runner != "" && path == "" {
 		path = c.conv.Shown(c.conv.Workdir)
 	}
-	if runner, rest, remote := c.r.remoteWorkdir(path); remote {
+	if runner, rest, remote := c.remoteWorkdir(path); remote {
 		wd, err = c.remoteStart(ctx, pluginID, runner, rest)
 		return runner, wd, err
 	}

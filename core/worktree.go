@@ -141,7 +141,7 @@ func (c *call) attachPatch(ctx context.Context, conv Conversation, ch gitrepo.Ch
 	r, a, m := c.r, c.a, c.m
 	patch := ch.Patch
 	fs, can := a.p.(FileSender)
-	if !can || ch.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
+	if !can || ch.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.files.maxAttachment() {
 		return "", false
 	}
 	name = cmp.Or(conv.Shown(conv.Worktree), filepath.Base(conv.Workdir), "changes") + ".diff"
