@@ -194,10 +194,11 @@ func (t *turnActions) SendFile(ctx context.Context, path, caption string) error 
 		if len(caption) > maxToolText {
 			return "", toolText("the caption", caption)
 		}
-		conv, ok := t.r.convs.Get(run.qm.m.Key)
-		if !ok {
+		c := t.r.newCall(ctx, run.a, run.qm.m, run.qm.id, nil)
+		if !c.hasConv {
 			return "", Errorf("the conversation has ended")
 		}
+		conv := c.conv
 		fs, ok := run.a.p.(FileSender)
 		if !ok {
 			// The console: the user is on this machine, and is told

@@ -138,6 +138,7 @@ func (c *call) start(cmd Command) (string, error) {
 		replaced = fmt.Sprintf("\nThe %s conversation that was here has ended (/%s resume brings it back).%s", old.Plugin, old.Plugin, c.retire(ctx, m.Key, old))
 	}
 	r.convs.Put(m.Key, conv)
+	c.conv, c.hasConv = conv, true
 	return fmt.Sprintf("%s conversation started in %s.%s Just type to chat.%s%s", p.Name(), conv.Shown(conv.Workdir), note, replaced, warning), nil
 }
 

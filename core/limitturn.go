@@ -116,7 +116,7 @@ func cmdStartNow(c *call) (string, error) {
 	r.convs.RemoveSchedule(s.ID)
 	r.sched.armSchedules()
 	r.reply(a, m.Target(), started)
-	conv, _ = r.convs.Get(m.Key)
+	conv = c.conv // the conversation started
 	msg := *m
 	msg.Text = s.Prompt
 	r.enqueue(a, queued{m: msg, id: newID(), conv: conv, done: func() {}}, BusyQueue)

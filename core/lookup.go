@@ -85,7 +85,7 @@ func (r *Router) WorkdirSuggestions(m Message, typed string, n int) []string {
 	if !r.Admits(m) {
 		return nil
 	}
-	base, err := r.currentWorkdir(m)
+	base, err := r.newCall(context.Background(), nil, m, "", nil).currentWorkdir()
 	if err != nil {
 		base = r.here.defaultWorkdir() // the conversation's own is no longer theirs
 	}

@@ -141,7 +141,7 @@ func cmdMode(c *call) (string, error) {
 		}
 		return "", Errorf("mode %s runs tools with nobody approving them: only admins may choose it", chosen.Name)
 	}
-	r.convs.Update(m.Key, func(cv *Conversation) {
+	set := func(cv *Conversation) {
 		switch chosen.Name {
 		case ModeAsk, ModeAuto:
 			cv.Approvals = chosen.Name
@@ -150,10 +150,11 @@ func cmdMode(c *call) (string, error) {
 		default:
 			cv.Mode = chosen.Name
 		}
-	})
+	}
+	r.convs.Update(m.Key, set)
+	set(&conv) // as the conversation now is
 	r.warm.drop(m.Key)
 	r.warmUp(m)
-	conv, _ = r.convs.Get(m.Key)
 	answer := "From the next turn: " + r.modeSummary(conv) + "."
 	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes {
 		answer += " It applies to admins' turns only: in this conversation, others' turns run as configured."

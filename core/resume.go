@@ -87,8 +87,8 @@ func (c *call) history(ctx context.Context, p Plugin) (where Conversation, infos
 // repository. ok is false when there is neither.
 func (c *call) lastConversation() (conv Conversation, ok bool) {
 	r, m := c.r, c.m
-	if conv, ok = r.convs.Get(m.Key); ok {
-		return conv, true
+	if c.hasConv {
+		return c.conv, true
 	}
 	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" && c.worktreeGone(conv) {
 		conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = conv.Repo, "", "", ""

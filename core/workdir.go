@@ -86,14 +86,13 @@ func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, erro
 	return r.here.storedWorkdir(conv.Workdir, r.cfg.Access.RightsOf(m).Admin)
 }
 
-// currentWorkdir is conversationWorkdir of m's conversation, or the
+// currentWorkdir is conversationWorkdir of c's conversation, or the
 // default workdir when there is none.
-func (r *Router) currentWorkdir(m Message) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.here.defaultWorkdir(), nil
+func (c *call) currentWorkdir() (string, error) {
+	if !c.hasConv {
+		return c.r.here.defaultWorkdir(), nil
 	}
-	return r.conversationWorkdir(m, conv)
+	return c.r.conversationWorkdir(c.m, c.conv)
 }
 
 // userPlace resolves a path a user typed for c's conversation of
