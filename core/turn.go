@@ -55,7 +55,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	turn.Tools = tools.Access()
 	r.turns.streaming(q, turn.Inbox, conv, workdir)
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
-		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.SessionID, cancel: cancel, timeout: timeout}
+		reply: a.coord.NewReply(r.deliverCtx, m.Target()), sessionID: conv.SessionID, cancel: cancel, timeout: timeout}
 	if modeNote != "" {
 		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
 	}
@@ -145,13 +145,13 @@ type turnRun struct {
 	cancel  context.CancelCauseFunc
 	timeout *time.Timer
 	bg      backgroundWatch
-	// mu guards what the turn's events set while it streams: token is
+	// mu guards what the turn's events set while it streams: sessionID is
 	// the session the turn is in, as the CLI reported it; usage are the
 	// windows the CLI reported in this turn; refusedBy is the first that
 	// refused it, cut whether the turn had done some work by then.
 	// progressed is set once it does.
 	mu         sync.Mutex
-	token      string
+	sessionID  string
 	usage      []UsageWindow
 	refusedBy  *UsageWindow
 	cut        bool
@@ -159,17 +159,17 @@ type turnRun struct {
 }
 
 // setSession records the session the turn is in, as the CLI reported it.
-func (t *turnRun) setSession(token string) {
+func (t *turnRun) setSession(sessionID string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.token = token
+	t.sessionID = sessionID
 }
 
 // session is the session the turn is in.
 func (t *turnRun) session() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.token
+	return t.sessionID
 }
 
 // streamTurn runs the plugin, streaming its events into the reply; a
@@ -213,8 +213,8 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	m, plugin := t.qm.m, t.plugin
 	// A turn that never reached the model (no CLI, refused) cost nothing.
 	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
-	token := t.session()
-	r.keepSession(m, t.conv, plugin, token, res, counted)
+	sessionID := t.session()
+	r.keepSession(m, t.conv, plugin, sessionID, res, counted)
 	if counted {
 		r.convs.AddSpend(t.user, Day(r.clock.Now()), res)
 	}
@@ -231,9 +231,9 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 		notes = append(notes, r.usage.limitNotes(t)...)
 	}
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
-		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
+		"duration", res.Duration, "cost_usd", res.CostUSD, "session_id", sessionID)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
-		Workdir: t.workdir, SessionID: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
+		Workdir: t.workdir, SessionID: sessionID, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
 	return func() {
 		// The footer comes once the conversation is released (runQueued):
@@ -311,20 +311,20 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 	return conv, plugin, workdir, nil
 }
 
-// keepSession stores the turn's session token and spend in its
+// keepSession stores the turn's session id and spend in its
 // conversation, unless a /start or /resume meanwhile made a new one, and
 // records who started the session.
-func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token string, res TurnResult, counted bool) {
+func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
 	r.convs.Update(m.Key, func(c *Conversation) {
 		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
-			c.SessionID = token
+			c.SessionID = sessionID
 			c.LastUsed = r.clock.Now()
 			if counted {
 				c.Spent.add(res)
 			}
 		}
 	})
-	r.convs.SetOwner(plugin.ID(), token, OwnerOf(m))
+	r.convs.SetOwner(plugin.ID(), sessionID, OwnerOf(m))
 }
 
 // turnOutcome adds the block that says how a turn that did not end well
