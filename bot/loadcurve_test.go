@@ -345,8 +345,8 @@ type timedRunners struct {
 	arrived *arrivals
 }
 
-func (r timedRunners) Place(runner string) core.Place {
-	return timedPlace{r.Runners.Place(runner), r.arrived}
+func (r timedRunners) Place(runner string, who core.Rights) core.Place {
+	return timedPlace{r.Runners.Place(runner, who), r.arrived}
 }
 
 type timedPlace struct {
@@ -354,8 +354,8 @@ type timedPlace struct {
 	arrived *arrivals
 }
 
-func (p timedPlace) Plugin(id string, m core.Message, admin bool) (core.Plugin, error) {
-	plugin, err := p.Place.Plugin(id, m, admin)
+func (p timedPlace) Plugin(id string, m core.Message) (core.Plugin, error) {
+	plugin, err := p.Place.Plugin(id, m)
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,20 @@ func (a *Access) IsAdmin(platform, user string) bool {
 	return set[user] || set["*"]
 }
 
+// Rights are what a message's author may do beyond using the bot,
+// decided once per message: the router's call carries them, and a Place
+// is narrowed to them.
+type Rights struct {
+	// Admin: an admin of the message's platform, who may work in every
+	// root and see every conversation.
+	Admin bool
+}
+
+// RightsOf returns the rights of m's author.
+func (a *Access) RightsOf(m Message) Rights {
+	return Rights{Admin: a.IsAdmin(m.Key.Platform, m.Author())}
+}
+
 // Serves reports whether anyone at all may use platform.
 func (a *Access) Serves(platform string) bool {
 	return len(a.allowed[platform]) > 0 || len(a.rules[platform]) > 0

@@ -194,21 +194,22 @@ func (t *turnActions) SendFile(ctx context.Context, path, caption string) error 
 		if len(caption) > maxToolText {
 			return "", toolText("the caption", caption)
 		}
-		conv, ok := t.r.convs.Get(run.qm.m.Key)
-		if !ok {
+		c := t.r.newCall(ctx, run.a, run.qm.m, run.qm.id, nil)
+		if !c.hasConv {
 			return "", Errorf("the conversation has ended")
 		}
+		conv := c.conv
 		fs, ok := run.a.p.(FileSender)
 		if !ok {
 			// The console: the user is on this machine, and is told
 			// where the file is (as /file does).
-			text, err := t.r.fileWithoutSending(ctx, run.qm.m, conv, path, caption)
+			text, err := t.r.files.fileWithoutSending(ctx, run.qm.m, conv, path, caption)
 			if err == nil {
 				t.r.reply(run.a, run.qm.m.Target(), "📎 The agent sends a file. "+text)
 			}
 			return "", err
 		}
-		return "", t.r.sendWorkFile(ctx, fs, run.qm.m, conv, path, caption)
+		return "", t.r.files.sendWorkFile(ctx, fs, run.qm.m, conv, path, caption)
 	})
 	return err
 }
@@ -246,7 +247,7 @@ func (t *turnActions) Ask(ctx context.Context, question string, options []string
 		// The message's done is the turn's own, not this question's.
 		qm := run.qm
 		qm.done = func() {}
-		t.r.ask(run.a, qm, q, run.idle)
+		t.r.questions.ask(run.a, qm, q, run.idle)
 		select {
 		case a := <-answers:
 			if a.Decision == Deny {
@@ -274,6 +275,6 @@ func (t *turnActions) Schedule(ctx context.Context, when, message string) (strin
 		// one deeper than the turn it is set in (agentScheduleLimits).
 		m := run.qm.m
 		m.origin = OriginAgent
-		return t.r.schedule(run.a, m, Command{Name: CmdAt, Arg: when + " " + message})
+		return t.r.newCall(ctx, run.a, m, run.qm.id, nil).schedule(Command{Name: CmdAt, Arg: when + " " + message})
 	})
 }

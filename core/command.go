@@ -112,6 +112,27 @@ type CommandSpec struct {
 	// Discord commands, which show the entry they repeat; menus of bare
 	// words (Telegram's) may list them.
 	Alias bool
+
+	// Run is the command's handler, a function over the message's call
+	// (core/call.go), in the file of its concern; it returns the answer
+	// to send, if any. A plugin's own commands (CommandProvider) run
+	// through its RunCommand.
+	Run func(*call) (string, error)
+	// NeedsConversation commands answer that there is none when they are
+	// typed where no conversation is.
+	NeedsConversation bool
+	// Changes: the command moves the conversation to another plugin,
+	// session or directory, or ends it. It is refused while a turn runs
+	// or messages wait, since they belong to the conversation as it was.
+	// Rewarm: once it succeeded, the old session's warm CLI is dropped
+	// and the new one's started (not for one that leaves no session to
+	// warm, such as /end). ShowsBare: without its argument the command
+	// only shows (a bare /resume lists), and neither rule applies.
+	Changes, Rewarm, ShowsBare bool
+	// Answer commands answer a question of the running turn: only a
+	// person's own message may (Router.permit), and the message is kept
+	// until that turn ends.
+	Answer bool
 }
 
 // Usage is how the command is typed: "/claude start [workdir]".
@@ -140,9 +161,10 @@ type CommandProvider interface {
 
 // Commands is the command table: every command the bot understands. It
 // drives parsing, /help, and each platform's menus (Telegram's menu,
-// Discord's application commands, Slack's mention grammar), so a command
-// is one entry here and its handler in the router. It is built once and
-// only read afterwards.
+// Discord's application commands, Slack's mention grammar) and, through
+// each entry's Run and rules, what the command does: a command is one
+// entry here and its handler in the file of its concern. It is built once
+// and only read afterwards.
 type Commands struct {
 	specs []CommandSpec
 }
@@ -163,83 +185,83 @@ func NewCommands(plugins []Plugin) *Commands {
 // sharedCommands are the commands of every plugin's conversations, in
 // the order /help lists them after the plugins' own.
 var sharedCommands = []CommandSpec{
-	{Name: CmdResume, Words: []string{"resume"}, Arg: "id", Kind: ArgWord, Optional: true,
+	{Run: cmdResume, Changes: true, Rewarm: true, ShowsBare: true, Name: CmdResume, Words: []string{"resume"}, Arg: "id", Kind: ArgWord, Optional: true,
 		Scope: ScopeConversation, Help: "list or resume conversations of the current plugin",
 		ArgHelp: "Conversation id (or the start of it); none lists them"},
-	{Name: CmdStatus, Words: []string{"status"}, Arg: "all", Kind: ArgFlag,
+	{Run: cmdStatus, Name: CmdStatus, Words: []string{"status"}, Arg: "all", Kind: ArgFlag,
 		Scope: ScopeConversation, Help: "show this conversation", ArgHelp: "Every active conversation (admins only)"},
-	{Name: CmdCost, Words: []string{"cost"}, Arg: "all", Kind: ArgFlag,
+	{Run: cmdCost, Name: CmdCost, Words: []string{"cost"}, Arg: "all", Kind: ArgFlag,
 		Scope: ScopeConversation, Help: "what this conversation and you spent today", ArgHelp: "Everyone's spend today (admins only)"},
-	{Name: CmdWorkdir, Words: []string{"workdir"}, Scope: ScopeConversation,
+	{Run: cmdWorkdir, Name: CmdWorkdir, Words: []string{"workdir"}, Scope: ScopeConversation,
 		Help: "show the working directory"},
-	{Name: CmdWorkdirSet, Words: []string{"workdir", "set"}, Arg: "path", Kind: ArgText,
+	{Run: cmdSetWorkdir, Changes: true, Rewarm: true, Name: CmdWorkdirSet, Words: []string{"workdir", "set"}, Arg: "path", Kind: ArgText,
 		Suggest: SuggestWorkdir, Scope: ScopeConversation, Help: "change the working directory",
 		ArgHelp: "Directory under the allowed roots"},
-	{Name: CmdModel, Words: []string{"model"}, Arg: "name", Kind: ArgWord, Optional: true,
+	{Run: cmdModel, NeedsConversation: true, Name: CmdModel, Words: []string{"model"}, Arg: "name", Kind: ArgWord, Optional: true,
 		Scope: ScopeConversation, Help: "show or set the model (from the next turn)",
 		ArgHelp: "A model the CLI knows, or \"default\""},
-	{Name: CmdMode, Words: []string{"mode"}, Arg: "name", Kind: ArgWord, Optional: true,
+	{Run: cmdMode, NeedsConversation: true, Name: CmdMode, Words: []string{"mode"}, Arg: "name", Kind: ArgWord, Optional: true,
 		Suggest: SuggestMode, Scope: ScopeConversation, Help: "show or set the permission mode (from the next turn)",
 		ArgHelp: "ask, auto, default, or one of the CLI's modes (/mode lists them)"},
-	{Name: CmdFile, Words: []string{"file"}, Arg: "path", Kind: ArgText, Scope: ScopeConversation,
+	{Run: cmdFile, NeedsConversation: true, Name: CmdFile, Words: []string{"file"}, Arg: "path", Kind: ArgText, Scope: ScopeConversation,
 		Help: "send a file from the workdir", ArgHelp: "The file's path, from the workdir"},
-	{Name: CmdDiff, Words: []string{"diff"}, Scope: ScopeConversation,
+	{Run: cmdDiff, NeedsConversation: true, Name: CmdDiff, Words: []string{"diff"}, Scope: ScopeConversation,
 		Help: "show what the conversation changed"},
-	{Name: CmdMerge, Words: []string{"merge"}, Scope: ScopeConversation,
+	{Run: cmdMerge, Changes: true, NeedsConversation: true, Name: CmdMerge, Words: []string{"merge"}, Scope: ScopeConversation,
 		Help: "commit the worktree's changes and merge its branch"},
-	{Name: CmdAt, Words: []string{"at"}, Arg: "when_and_message", Kind: ArgText, Scope: ScopeConversation,
+	{Run: cmdSchedule, NeedsConversation: true, Name: CmdAt, Words: []string{"at"}, Arg: "when_and_message", Kind: ArgText, Scope: ScopeConversation,
 		Help: "send a message later, as if you typed it then", ArgHelp: "When (30m, 2h, 09:00, 2026-12-01T09:00:00Z), then the message"},
-	{Name: CmdEvery, Words: []string{"every"}, Arg: "interval_and_message", Kind: ArgText, Scope: ScopeConversation,
+	{Run: cmdSchedule, NeedsConversation: true, Name: CmdEvery, Words: []string{"every"}, Arg: "interval_and_message", Kind: ArgText, Scope: ScopeConversation,
 		Help: "send a message again and again", ArgHelp: "An interval (1h) or cron expression (0 9 * * 1-5, @daily), then the message"},
-	{Name: CmdSchedules, Words: []string{"schedules"}, Scope: ScopeConversation, Help: "list the messages scheduled here"},
-	{Name: CmdUnschedule, Words: []string{"unschedule"}, Arg: "number", Kind: ArgWord, Scope: ScopeConversation,
+	{Run: cmdSchedules, Name: CmdSchedules, Words: []string{"schedules"}, Scope: ScopeConversation, Help: "list the messages scheduled here"},
+	{Run: cmdUnschedule, Name: CmdUnschedule, Words: []string{"unschedule"}, Arg: "number", Kind: ArgWord, Scope: ScopeConversation,
 		Help: "remove a scheduled message", ArgHelp: "Its number in /schedules"},
-	{Name: CmdRunners, Words: []string{"runners"}, Scope: ScopeHere,
+	{Run: cmdRunners, Name: CmdRunners, Words: []string{"runners"}, Scope: ScopeHere,
 		Help: "list the machines turns can run on (/<plugin> start name:path)"},
-	{Name: CmdLimits, Words: []string{"limits"}, Scope: ScopeHere,
+	{Run: cmdLimits, Name: CmdLimits, Words: []string{"limits"}, Scope: ScopeHere,
 		Help: "each CLI's usage windows: how much is used, when each resets"},
-	{Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
-	{Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
+	{Run: cmdStop, Name: CmdStop, Words: []string{"stop"}, Scope: ScopeConversation, Help: "cancel the running turn"},
+	{Run: cmdNow, Name: CmdNow, Words: []string{"now"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
 		Help: "run a waiting message next, interrupting the running turn", ArgHelp: "The waiting message's id"},
-	{Name: CmdSteer, Words: []string{"steer"}, Arg: "message", Kind: ArgText, Scope: ScopeConversation,
+	{Run: cmdBusyMessage, Name: CmdSteer, Words: []string{"steer"}, Arg: "message", Kind: ArgText, Scope: ScopeConversation,
 		Help: "add a message to the running turn, where its CLI can take one (else it waits)", ArgHelp: "The message for the agent"},
-	{Name: CmdQueue, Words: []string{"queue"}, Arg: "message", Kind: ArgText, Scope: ScopeConversation,
+	{Run: cmdBusyMessage, Name: CmdQueue, Words: []string{"queue"}, Arg: "message", Kind: ArgText, Scope: ScopeConversation,
 		Help: "send a message once the running turn ends", ArgHelp: "The message for the agent"},
-	{Name: CmdAllow, Words: []string{"allow"}, Arg: "always", Kind: ArgText, Optional: true,
+	{Run: cmdAnswer, Answer: true, Name: CmdAllow, Words: []string{"allow"}, Arg: "always", Kind: ArgText, Optional: true,
 		Scope: ScopeConversation, Help: "allow the tool call the agent asks about",
 		ArgHelp: "\"always\" to allow this tool for the rest of the conversation"},
-	{Name: CmdAnswer, Words: []string{"answer"}, Arg: "answer", Kind: ArgText,
+	{Run: cmdAnswer, Answer: true, Name: CmdAnswer, Words: []string{"answer"}, Arg: "answer", Kind: ArgText,
 		Scope: ScopeConversation, Help: "answer the agent's question: an option's number, or your own words",
 		ArgHelp: "An option's number, or your own words"},
-	{Name: CmdDeny, Words: []string{"deny"}, Arg: "reason", Kind: ArgText, Optional: true,
+	{Run: cmdAnswer, Answer: true, Name: CmdDeny, Words: []string{"deny"}, Arg: "reason", Kind: ArgText, Optional: true,
 		Scope: ScopeConversation, Help: "deny the tool call the agent asks about",
 		ArgHelp: "Why not, told to the agent"},
-	{Name: CmdEnd, Words: []string{"conversation", "end"}, Scope: ScopeConversation,
+	{Run: cmdEnd, Changes: true, Name: CmdEnd, Words: []string{"conversation", "end"}, Scope: ScopeConversation,
 		Help: "end the conversation (its history stays with the CLI)"},
-	{Name: CmdEnd, Words: []string{"end"}, Scope: ScopeConversation, Alias: true,
+	{Run: cmdEnd, Changes: true, Name: CmdEnd, Words: []string{"end"}, Scope: ScopeConversation, Alias: true,
 		Help: "end this conversation (its history stays with the CLI)"},
-	{Name: CmdHelp, Words: []string{"help"}, Help: "list the commands"},
+	{Run: cmdHelp, Name: CmdHelp, Words: []string{"help"}, Help: "list the commands"},
 }
 
 func pluginCommands(p Plugin) []CommandSpec {
 	id, name := p.ID(), p.Name()
 	specs := []CommandSpec{
-		{Name: CmdStart, Words: []string{id, "start"}, Plugin: id, Arg: "workdir", Kind: ArgText, Optional: true,
+		{Run: cmdStart, Changes: true, Rewarm: true, Name: CmdStart, Words: []string{id, "start"}, Plugin: id, Arg: "workdir", Kind: ArgText, Optional: true,
 			Suggest: SuggestWorkdir, Scope: ScopeNewConversation, Help: "start a " + name + " conversation (--worktree [name]: in a git worktree of its own)",
 			ArgHelp: "Working directory (default: the bot's default); add --worktree [name] for a worktree of its own"},
-		{Name: CmdConversations, Words: []string{id, "conversations"}, Plugin: id,
+		{Run: cmdConversations, Name: CmdConversations, Words: []string{id, "conversations"}, Plugin: id,
 			Help: "list past " + name + " conversations here"},
-		{Name: CmdResume, Words: []string{id, "resume"}, Plugin: id, Arg: "id", Kind: ArgWord,
+		{Run: cmdResume, Changes: true, Rewarm: true, ShowsBare: true, Name: CmdResume, Words: []string{id, "resume"}, Plugin: id, Arg: "id", Kind: ArgWord,
 			Suggest: SuggestResumeID, Scope: ScopeNewConversation, Help: "continue a past " + name + " conversation",
 			ArgHelp: "Conversation id (or the start of it)"},
-		{Name: CmdStartNow, Words: []string{id, "now"}, Plugin: id, Arg: "schedule", Kind: ArgWord,
+		{Run: cmdStartNow, Changes: true, Name: CmdStartNow, Words: []string{id, "now"}, Plugin: id, Arg: "schedule", Kind: ArgWord,
 			Scope: ScopeConversation, Help: "send a message waiting for a usage window's reset now, to a new " + name + " conversation here",
 			ArgHelp: "The continuation's number in /schedules"},
 	}
 	if cp, ok := p.(CommandProvider); ok {
 		for _, s := range cp.Commands() {
 			s.Words = append([]string{id}, s.Words...)
-			s.Plugin = id
+			s.Plugin, s.Run = id, cmdPlugin
 			specs = append(specs, s)
 		}
 	}
@@ -308,9 +330,15 @@ func ForCLI(text string) string {
 // Parse parses a slash command. The error is a UserError: the usage of
 // the command meant, or that there is no such command.
 func (c *Commands) Parse(text string) (Command, error) {
+	cmd, _, err := c.parse(text)
+	return cmd, err
+}
+
+// parse is Parse, and the entry the command came from.
+func (c *Commands) parse(text string) (Command, CommandSpec, error) {
 	text = strings.TrimSpace(text)
 	if !strings.HasPrefix(text, "/") {
-		return Command{}, Errorf("not a command: %q", text)
+		return Command{}, CommandSpec{}, Errorf("not a command: %q", text)
 	}
 	first, _ := cutWord(text[1:])
 	first = strings.ToLower(first)
@@ -321,7 +349,7 @@ func (c *Commands) Parse(text string) (Command, error) {
 		}
 	}
 	if len(candidates) == 0 {
-		return Command{}, Errorf("unknown command /%s. Try /help", first)
+		return Command{}, CommandSpec{}, Errorf("unknown command /%s. Try /help", first)
 	}
 	// The entry whose words matched most says what was meant.
 	var meant *CommandSpec
@@ -331,14 +359,14 @@ func (c *Commands) Parse(text string) (Command, error) {
 			continue
 		}
 		if arg, ok := s.takeArg(rest); ok {
-			return Command{Name: s.Name, Plugin: s.Plugin, Arg: arg}, nil
+			return Command{Name: s.Name, Plugin: s.Plugin, Arg: arg}, s, nil
 		}
 		if meant == nil || len(s.Words) > len(meant.Words) {
 			meant = &candidates[i]
 		}
 	}
 	if meant != nil && (len(meant.Words) > 1 || len(candidates) == 1) {
-		return Command{}, usageError(meant.Usage())
+		return Command{}, CommandSpec{}, usageError(meant.Usage())
 	}
 	var usages []string
 	for _, s := range candidates {
@@ -346,7 +374,7 @@ func (c *Commands) Parse(text string) (Command, error) {
 			usages = append(usages, s.Usage())
 		}
 	}
-	return Command{}, usageError(strings.Join(usages, " | "))
+	return Command{}, CommandSpec{}, usageError(strings.Join(usages, " | "))
 }
 
 // matchWords reports whether line starts with words (in any case) and

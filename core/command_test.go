@@ -99,8 +99,8 @@ func (modelPlugin) RunCommand(ctx context.Context, conv core.Conversation, cmd c
 	return "model " + cmd.Arg + " for the conversation in " + conv.Workdir, nil
 }
 
-// Every entry parses back from its usage and is listed by /help: the
-// table is the one place a command is declared.
+// Every entry parses back from its usage, is listed by /help and carries
+// its handler: the table is the one place a command is declared.
 func TestEveryCommandParsesFromItsUsage(t *testing.T) {
 	t.Parallel()
 	commands := core.NewCommands([]core.Plugin{plugintest.Named{PluginID: "claude", PluginName: "Claude Code"},
@@ -118,6 +118,9 @@ func TestEveryCommandParsesFromItsUsage(t *testing.T) {
 		cmd, err := commands.Parse(strings.ToUpper(line[:2]) + line[2:])
 		if err != nil || cmd.Name != s.Name || cmd.Plugin != s.Plugin {
 			t.Errorf("Parse(%q) = %+v, %v; want %s of %q", line, cmd, err, s.Name, s.Plugin)
+		}
+		if s.Run == nil {
+			t.Errorf("%s has no handler (CommandSpec.Run)", s.Usage())
 		}
 		if !s.Alias && !strings.Contains(help, s.Usage()+" — "+s.Help) {
 			t.Errorf("/help lacks %q:\n%s", s.Usage(), help)

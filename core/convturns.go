@@ -53,10 +53,10 @@ type runningTurn struct {
 	// running is the running turn's message, whose author and origin
 	// decide who may steer into it (Router.permit); nil before it begins.
 	running *Message
-	// plugin and token of the running turn, for /status and the shutdown
+	// plugin and session id of the running turn, for /status and the shutdown
 	// notice.
-	plugin string
-	token  string
+	plugin    string
+	sessionID string
 	// background is the running turn's background work.
 	background []string
 	// held are the Done of messages answered in the running turn
@@ -163,10 +163,10 @@ func (c *conversationTurns) wait() { c.running.Wait() }
 
 // began records that q's turn of m started: what cancels it, its plugin
 // and session.
-func (c *conversationTurns) began(q *runningTurn, m Message, cancel context.CancelCauseFunc, plugin, token string) {
+func (c *conversationTurns) began(q *runningTurn, m Message, cancel context.CancelCauseFunc, plugin, sessionID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	q.running, q.cancel, q.plugin, q.token = &m, cancel, plugin, token
+	q.running, q.cancel, q.plugin, q.sessionID = &m, cancel, plugin, sessionID
 }
 
 // streaming records where q's turn runs and its inbox, once the turn has
@@ -185,10 +185,10 @@ func (c *conversationTurns) inboxOf(q *runningTurn) (*Inbox, Conversation, strin
 }
 
 // setSession records the session q's running turn is in.
-func (c *conversationTurns) setSession(q *runningTurn, token string) {
+func (c *conversationTurns) setSession(q *runningTurn, sessionID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	q.token = token
+	q.sessionID = sessionID
 }
 
 // setBackground records q's running turn's background work.
@@ -353,11 +353,11 @@ func (c *conversationTurns) idle(k ConversationKey) bool {
 // windingTurn is a running turn as windDown found it, with the messages
 // that waited in it, dropped.
 type windingTurn struct {
-	a       *attached
-	target  Target
-	plugin  string
-	token   string
-	dropped []queued
+	a         *attached
+	target    Target
+	plugin    string
+	sessionID string
+	dropped   []queued
 }
 
 // windDown stops every turn from starting from now on and takes every
@@ -368,7 +368,7 @@ func (c *conversationTurns) windDown() []windingTurn {
 	c.windingDown = true
 	turns := make([]windingTurn, 0, len(c.byKey))
 	for _, q := range c.byKey {
-		turns = append(turns, windingTurn{a: q.a, target: q.target, plugin: q.plugin, token: q.token, dropped: q.pending})
+		turns = append(turns, windingTurn{a: q.a, target: q.target, plugin: q.plugin, sessionID: q.sessionID, dropped: q.pending})
 		q.pending = nil
 	}
 	return turns

@@ -49,7 +49,13 @@ type FileSender interface {
 // Transcriber turns a voice note into text (TRANSCRIBE_CMD).
 type Transcriber func(ctx context.Context, file string) (string, error)
 
-func (r *Router) maxAttachment() int64 {
+// files carries files between the chat and a conversation's workdir: a
+// user's attachments saved for the turn (voice notes transcribed), and a
+// workdir's file sent for /file and the agent's send_file.
+type files struct{ r *Router }
+
+func (fl *files) maxAttachment() int64 {
+	r := fl.r
 	if r.cfg.AttachmentMaxBytes > 0 {
 		return r.cfg.AttachmentMaxBytes
 	}
@@ -61,7 +67,8 @@ func (r *Router) maxAttachment() int64 {
 // note's text in place of an empty message, and the images' paths. A
 // file over the size limit, a failed download or a voice note that cannot
 // be heard fails the whole message, and nothing half-written is left.
-func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, conv Conversation, workdir string) (prompt string, images []string, err error) {
+func (fl *files) takeFiles(ctx context.Context, a *attached, m Message, conv Conversation, workdir string) (prompt string, images []string, err error) {
+	r := fl.r
 	prompt = m.Text
 	if len(m.Files) == 0 {
 		return prompt, nil, nil
@@ -71,7 +78,7 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, conv Con
 		return "", nil, fmt.Errorf("uploads folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	saved, err := r.uploadFiles(ctx, m, conv, workdir, tmp)
+	saved, err := r.files.uploadFiles(ctx, m, conv, workdir, tmp)
 	if err != nil {
 		return "", nil, err
 	}
@@ -80,7 +87,7 @@ func (r *Router) takeFiles(ctx context.Context, a *attached, m Message, conv Con
 		rel, _ := filepath.Rel(workdir, s.path)
 		switch s.kind {
 		case FileVoice:
-			text, err := r.transcribe(ctx, s.local, s.path)
+			text, err := r.files.transcribe(ctx, s.local, s.path)
 			if err != nil {
 				return "", nil, err
 			}
@@ -109,7 +116,8 @@ type savedFile struct {
 // save them in workdir's uploads folder (Place.Upload): all or none. The
 // copies here stay until the turn has its prompt: a voice note is heard
 // here, by TRANSCRIBE_CMD.
-func (r *Router) uploadFiles(ctx context.Context, m Message, conv Conversation, workdir, tmp string) ([]savedFile, error) {
+func (fl *files) uploadFiles(ctx context.Context, m Message, conv Conversation, workdir, tmp string) ([]savedFile, error) {
+	r := fl.r
 	dir, err := workspace.OpenFolder(tmp, tmp)
 	if err != nil {
 		return nil, err
@@ -118,14 +126,14 @@ func (r *Router) uploadFiles(ctx context.Context, m Message, conv Conversation, 
 	var saved []savedFile
 	var files []UploadFile
 	for _, f := range m.Files {
-		local, err := r.saveFile(ctx, dir, f)
+		local, err := r.files.saveFile(ctx, dir, f)
 		if err != nil {
 			return nil, err
 		}
 		saved = append(saved, savedFile{kind: f.Kind, local: local})
 		files = append(files, UploadFile{Name: filepath.Base(local), Path: local})
 	}
-	paths, err := r.placeOf(conv).Upload(ctx, workdir, r.isAdmin(m), files)
+	paths, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Upload(ctx, workdir, files)
 	if err == nil && len(paths) != len(saved) {
 		err = fmt.Errorf("saved %d files of %d", len(paths), len(saved))
 	}
@@ -142,8 +150,9 @@ func (r *Router) uploadFiles(ctx context.Context, m Message, conv Conversation, 
 type UploadFile = workspace.UploadFile
 
 // saveFile downloads f into dir under a clean name of its own.
-func (r *Router) saveFile(ctx context.Context, dir *workspace.Folder, f Attachment) (string, error) {
-	max := r.maxAttachment()
+func (fl *files) saveFile(ctx context.Context, dir *workspace.Folder, f Attachment) (string, error) {
+	r := fl.r
+	max := r.files.maxAttachment()
 	name := workspace.CleanFileName(f.Name)
 	if f.Kind == FileVoice {
 		// TRANSCRIBE_CMD may put {file} inside a shell string: a voice
@@ -196,7 +205,8 @@ func (r *Router) saveFile(ctx context.Context, dir *workspace.Folder, f Attachme
 
 // transcribe runs the Transcriber on the voice note at local, or says how
 // to get one; saved is where the note stays, for the user.
-func (r *Router) transcribe(ctx context.Context, local, saved string) (string, error) {
+func (fl *files) transcribe(ctx context.Context, local, saved string) (string, error) {
+	r := fl.r
 	if r.cfg.Transcribe == nil {
 		return "", Errorf("voice notes need TRANSCRIBE_CMD, a command that prints the text of {file} (a local whisper.cpp, for one): see README, Files and voice. Your note is saved at %s", saved)
 	}
@@ -211,25 +221,23 @@ func (r *Router) transcribe(ctx context.Context, local, saved string) (string, e
 	return text, nil
 }
 
-// sendFile answers /file <path>: the file from the conversation's
+// cmdFile answers /file <path>: the file from the conversation's
 // workdir, here or on its runner, as a document.
-func (r *Router) sendFile(ctx context.Context, a *attached, m Message, arg string) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
+func cmdFile(c *call) (string, error) {
+	r, ctx, m, conv, arg := c.r, c.ctx, c.m, c.conv, c.cmd.Arg
+	fs, ok := c.a.p.(FileSender)
 	if !ok {
-		return r.noConversation(), nil
+		return r.files.fileWithoutSending(ctx, m, conv, arg, "")
 	}
-	fs, ok := a.p.(FileSender)
-	if !ok {
-		return r.fileWithoutSending(ctx, m, conv, arg, "")
-	}
-	return "", r.sendWorkFile(ctx, fs, m, conv, arg, "")
+	return "", r.files.sendWorkFile(ctx, fs, m, conv, arg, "")
 }
 
 // fileWithoutSending says where arg of conv's workdir is, its size and
 // caption, on a platform that cannot send files (the console), once it
 // passes the checks a file sent would.
-func (r *Router) fileWithoutSending(ctx context.Context, m Message, conv Conversation, arg, caption string) (string, error) {
-	f, err := r.workFile(ctx, m, conv, arg)
+func (fl *files) fileWithoutSending(ctx context.Context, m Message, conv Conversation, arg, caption string) (string, error) {
+	r := fl.r
+	f, err := r.files.workFile(ctx, m, conv, arg)
 	if err != nil {
 		return "", err
 	}
@@ -243,8 +251,9 @@ func (r *Router) fileWithoutSending(ctx context.Context, m Message, conv Convers
 // sendWorkFile sends arg from conv's workdir to m's place through fs, for
 // /file and the agent's send_file: inside the roots, within
 // ATTACHMENT_MAX_BYTES, never one holding a secret.
-func (r *Router) sendWorkFile(ctx context.Context, fs FileSender, m Message, conv Conversation, arg, caption string) error {
-	f, err := r.workFile(ctx, m, conv, arg)
+func (fl *files) sendWorkFile(ctx context.Context, fs FileSender, m Message, conv Conversation, arg, caption string) error {
+	r := fl.r
+	f, err := r.files.workFile(ctx, m, conv, arg)
 	if err != nil {
 		return err
 	}
@@ -260,8 +269,9 @@ func (r *Router) sendWorkFile(ctx context.Context, fs FileSender, m Message, con
 
 // workFile reads arg for /file from conv's workdir: on this machine, or
 // on its runner, which checks it against the author's roots there.
-func (r *Router) workFile(ctx context.Context, m Message, conv Conversation, arg string) (WorkFile, error) {
-	f, err := r.placeOf(conv).ReadFile(ctx, conv.Workdir, arg, r.isAdmin(m), r.maxAttachment())
+func (fl *files) workFile(ctx context.Context, m Message, conv Conversation, arg string) (WorkFile, error) {
+	r := fl.r
+	f, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).ReadFile(ctx, conv.Workdir, arg, r.files.maxAttachment())
 	f.Path = conv.Shown(f.Path)
 	return f, err
 }

@@ -42,7 +42,8 @@ type continuation struct {
 // continueAfterLimit schedules a turn that a usage window refused again at
 // the window's reset; nil when the turn was not refused by a window (or
 // was stopped, or the reset is unknown).
-func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) *continuation {
+func (ub *usageBook) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) *continuation {
+	r := ub.r
 	if ctx.Err() != nil || (err == nil && !res.IsError) {
 		return nil
 	}
@@ -58,10 +59,10 @@ func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnRes
 	if cut || text == "" {
 		text = continueText
 	}
-	window := r.windowName(*w)
+	window := r.usage.windowName(*w)
 	id := r.convs.AddSchedule(Schedule{Key: m.Key, From: m.Author(), UserName: m.UserName, Text: text,
 		Next: w.ResetsAt, Limit: window, Prompt: m.Text})
-	r.armSchedules()
+	r.sched.armSchedules()
 	r.logger.Info("turn refused by a usage window: continued at its reset", "id", t.qm.id, "conversation", m.Key.String(),
 		"window", window, "resets_at", w.ResetsAt, "schedule", id)
 	what := "this message will be sent again then"
@@ -75,44 +76,47 @@ func (r *Router) continueAfterLimit(ctx context.Context, t *turnRun, res TurnRes
 // offerContinuation posts c's note with its buttons: Cancel, and Start
 // with each other plugin now (in a new conversation there, the same
 // workdir, the refused message).
-func (r *Router) offerContinuation(a *attached, to Target, plugin string, c *continuation) {
+func (ub *usageBook) offerContinuation(a *attached, to Target, plugin string, c *continuation) {
+	r := ub.r
 	choices := []Choice{{Label: "Cancel", Command: fmt.Sprintf("/unschedule %d", c.id)}}
 	typed := fmt.Sprintf("/unschedule %d cancels it", c.id)
 	for _, id := range r.cfg.Plugins.IDs() {
 		if id != plugin {
 			cmd := fmt.Sprintf("/%s now %d", id, c.id)
-			choices = append(choices, Choice{Label: "Start with " + r.pluginName(id) + " now", Command: cmd})
-			typed += fmt.Sprintf("; %s sends it now to %s, in a new conversation here", cmd, r.pluginName(id))
+			choices = append(choices, Choice{Label: "Start with " + r.cfg.Plugins.name(id) + " now", Command: cmd})
+			typed += fmt.Sprintf("; %s sends it now to %s, in a new conversation here", cmd, r.cfg.Plugins.name(id))
 		}
 	}
 	r.offer(a, to, c.note, choices, typed+".")
 }
 
-// startNow answers /<plugin> now N, a continuation's Start with <plugin>
+// cmdStartNow answers /<plugin> now N, a continuation's Start with <plugin>
 // now: the refused message of schedule N goes at once to a new
 // conversation of that plugin, here, in the same workdir; the schedule
 // is removed.
-func (r *Router) startNow(ctx context.Context, a *attached, m *Message, cmd Command) (string, error) {
-	s, err := r.ownSchedule(*m, cmd.Arg)
+func cmdStartNow(c *call) (string, error) {
+	r, a, m, cmd := c.r, c.a, &c.m, c.cmd
+	s, err := c.ownSchedule(cmd.Arg)
 	if err != nil {
 		return "", err
 	}
 	if s.Limit == "" || s.Prompt == "" {
 		return "", Errorf("schedule #%d does not wait for a usage window: /%s start begins a conversation", s.ID, cmd.Plugin)
 	}
-	conv, ok := r.convs.Get(m.Key)
-	if !ok || s.Key != m.Key {
+	conv := c.conv
+	if !c.hasConv || s.Key != m.Key {
 		return "", Errorf("schedule #%d belongs to another conversation: press its button there", s.ID)
 	}
 	start := Command{Name: CmdStart, Plugin: cmd.Plugin, Arg: conv.Shown(conv.Workdir) + " --no-worktree"}
-	started, err := r.rewarm(*m, true)(r.start(ctx, a, m, start))
+	started, err := c.start(start)
 	if err != nil {
 		return "", err
 	}
+	c.rewarm()
 	r.convs.RemoveSchedule(s.ID)
-	r.armSchedules()
+	r.sched.armSchedules()
 	r.reply(a, m.Target(), started)
-	conv, _ = r.convs.Get(m.Key)
+	conv = c.conv // the conversation started
 	msg := *m
 	msg.Text = s.Prompt
 	r.enqueue(a, queued{m: msg, id: newID(), conv: conv, done: func() {}}, BusyQueue)
@@ -120,8 +124,9 @@ func (r *Router) startNow(ctx context.Context, a *attached, m *Message, cmd Comm
 }
 
 // windowName is a window's name with its CLI's: "Claude Code 5h".
-func (r *Router) windowName(w UsageWindow) string {
-	name := r.pluginName(w.Plugin)
+func (ub *usageBook) windowName(w UsageWindow) string {
+	r := ub.r
+	name := r.cfg.Plugins.name(w.Plugin)
 	if w.Runner != "" {
 		return name + " " + w.Window + " (" + w.Runner + ")"
 	}

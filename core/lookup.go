@@ -67,7 +67,7 @@ func (r *Router) ResumeCandidates(ctx context.Context, m Message, plugin string)
 	if !ok || !r.Admits(m) {
 		return nil, nil
 	}
-	_, infos, _, err := r.history(ctx, m, p)
+	_, infos, _, err := r.newCall(ctx, nil, m, "", nil).history(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -85,11 +85,11 @@ func (r *Router) WorkdirSuggestions(m Message, typed string, n int) []string {
 	if !r.Admits(m) {
 		return nil
 	}
-	base, err := r.currentWorkdir(m)
+	base, err := r.newCall(context.Background(), nil, m, "", nil).currentWorkdir()
 	if err != nil {
-		base = r.defaultWorkdir() // the conversation's own is no longer theirs
+		base = r.here.defaultWorkdir() // the conversation's own is no longer theirs
 	}
-	return suggestDirs(r.userRoots(m), base, typed, n)
+	return suggestDirs(r.here.spaceOf(r.cfg.Access.RightsOf(m).Admin).Roots, base, typed, n)
 }
 
 // maxScan bounds how many entries one suggestion reads from a directory.

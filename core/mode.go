@@ -91,12 +91,9 @@ func (r *Router) asks(conv Conversation) bool {
 	return r.cfg.Ask
 }
 
-// model shows or sets the conversation's model.
-func (r *Router) model(m Message, name string) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.noConversation(), nil
-	}
+// cmdModel shows or sets the conversation's model.
+func cmdModel(c *call) (string, error) {
+	r, m, conv, name := c.r, c.m, c.conv, c.cmd.Arg
 	if name == "" {
 		if conv.Model == "" {
 			return "Model: the plugin's default. Set one with /model <name>.", nil
@@ -108,7 +105,7 @@ func (r *Router) model(m Message, name string) (string, error) {
 	} else if !modelName.MatchString(name) {
 		return "", Errorf("%q is not a model name", name)
 	}
-	r.convs.Update(m.Key, func(c *Conversation) { c.Model = name })
+	r.convs.Update(m.Key, func(cv *Conversation) { cv.Model = name })
 	r.warm.drop(m.Key)
 	r.warmUp(m)
 	if name == "" {
@@ -117,19 +114,17 @@ func (r *Router) model(m Message, name string) (string, error) {
 	return "Model: " + name + ", from the next turn. If the CLI does not know it, the turn says so.", nil
 }
 
-// mode shows the conversation's modes and those it may take, or sets one.
-func (r *Router) mode(m Message, name string) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.noConversation(), nil
-	}
-	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
+// cmdMode shows the conversation's modes and those it may take, or sets
+// one.
+func cmdMode(c *call) (string, error) {
+	r, m, conv, name := c.r, c.m, c.conv, c.cmd.Arg
+	p, err := c.place().Plugin(conv.Plugin, m)
 	if err != nil {
 		return "", err
 	}
 	modes := ModesOf(p)
 	if name == "" {
-		return r.describeModes(conv, modes), nil
+		return c.describeModes(conv, modes), nil
 	}
 	var chosen *Mode
 	for i := range modes {
@@ -146,19 +141,20 @@ func (r *Router) mode(m Message, name string) (string, error) {
 		}
 		return "", Errorf("mode %s runs tools with nobody approving them: only admins may choose it", chosen.Name)
 	}
-	r.convs.Update(m.Key, func(c *Conversation) {
+	set := func(cv *Conversation) {
 		switch chosen.Name {
 		case ModeAsk, ModeAuto:
-			c.Approvals = chosen.Name
+			cv.Approvals = chosen.Name
 		case ModeDefault:
-			c.Mode, c.Approvals = "", ""
+			cv.Mode, cv.Approvals = "", ""
 		default:
-			c.Mode = chosen.Name
+			cv.Mode = chosen.Name
 		}
-	})
+	}
+	r.convs.Update(m.Key, set)
+	set(&conv) // as the conversation now is
 	r.warm.drop(m.Key)
 	r.warmUp(m)
-	conv, _ = r.convs.Get(m.Key)
 	answer := "From the next turn: " + r.modeSummary(conv) + "."
 	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes {
 		answer += " It applies to admins' turns only: in this conversation, others' turns run as configured."
@@ -190,7 +186,8 @@ func modeWords(mode string, ask bool) string {
 	return mode + ", no approvals asked"
 }
 
-func (r *Router) describeModes(conv Conversation, modes []Mode) string {
+func (c *call) describeModes(conv Conversation, modes []Mode) string {
+	r := c.r
 	var b strings.Builder
 	fmt.Fprintf(&b, "Now: %s.\nModes (/mode <name>):", r.modeSummary(conv))
 	for _, md := range modes {

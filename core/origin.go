@@ -122,7 +122,7 @@ func (r *Router) permit(m Message, what act, into *Message) error {
 		switch {
 		case o.Kind == OriginAgent || o.Kind == OriginAgentSchedule:
 			return Errorf("a turn the agent set runs no mode that skips approvals")
-		case !r.cfg.AllowBypassModes && !r.isAdmin(m):
+		case !r.cfg.AllowBypassModes && !r.cfg.Access.RightsOf(m).Admin:
 			return Errorf("only admins may use a mode that skips approvals")
 		}
 	}
@@ -135,7 +135,7 @@ func (r *Router) permit(m Message, what act, into *Message) error {
 // actBypass), and no daily budget of its own that would bound it
 // otherwise.
 func (r *Router) sameTurn(m, into Message) bool {
-	if r.isAdmin(m) != r.isAdmin(into) {
+	if r.cfg.Access.RightsOf(m).Admin != r.cfg.Access.RightsOf(into).Admin {
 		return false
 	}
 	if (r.permit(m, actBypass, nil) == nil) != (r.permit(into, actBypass, nil) == nil) {
@@ -143,5 +143,5 @@ func (r *Router) sameTurn(m, into Message) bool {
 	}
 	b := r.cfg.Budgets
 	perUser := b.UserDailyUSD > 0 || b.UserDailyTokens > 0
-	return !perUser || (!r.budgeted(m) && !r.budgeted(into))
+	return !perUser || (!r.holds.budgeted(m) && !r.holds.budgeted(into))
 }

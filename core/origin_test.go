@@ -89,9 +89,9 @@ func TestTheAgentsScheduleIsNotItsUsersVoice(t *testing.T) {
 		}},
 		{"it is no command", func(t *testing.T, f *routerFixture, clock *coretest.ManualClock) {
 			f.say("carol", "/mode yolo")
-			f.expect("From the next turn: mode yolo")
+			f.expect("From the next turn: yolo")
 			f.say("carol", "/mode ask")
-			f.expect("From the next turn: mode yolo, approvals asked")
+			f.expect("From the next turn: yolo, approvals asked")
 			f.say("carol", "schedule 1m /mode auto")
 			<-f.plugin.Started()
 			f.expect("Allow Bash?")
@@ -118,7 +118,7 @@ func TestTheAgentsScheduleIsNotItsUsersVoice(t *testing.T) {
 		}},
 		{"its turn skips no approval", func(t *testing.T, f *routerFixture, clock *coretest.ManualClock) {
 			f.say("carol", "/mode yolo")
-			f.expect("From the next turn: mode yolo")
+			f.expect("From the next turn: yolo")
 			f.say("carol", "/mode auto")
 			f.expect("no approvals asked")
 			f.say("carol", "schedule 1m check the build")

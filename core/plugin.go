@@ -145,5 +145,13 @@ func (r *Registry) Get(id string) (Plugin, bool) {
 	return p, ok
 }
 
+// name is the display name of the plugin id, or the id.
+func (r *Registry) name(id string) string {
+	if p, ok := r.Get(id); ok {
+		return p.Name()
+	}
+	return id
+}
+
 // IDs returns the registered plugin IDs, sorted.
 func (r *Registry) IDs() []string { return slices.Clone(r.ids) }

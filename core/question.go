@@ -88,6 +88,8 @@ type pendingQuestion struct {
 
 // questions are the pending questions of every conversation.
 type questions struct {
+	// r asks in the chat, and settles the questions it answers.
+	r       *Router
 	mu      sync.Mutex
 	next    int
 	pending map[string]*pendingQuestion
@@ -176,7 +178,8 @@ func (pq *pendingQuestion) answer(ans Answer) bool {
 // ask handles a plugin's question during qm's turn: a tool always allowed
 // in the conversation is allowed at once; otherwise the question is shown
 // and waits for the author's (or an admin's) answer, or the timeout.
-func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
+func (qs *questions) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
+	r := qs.r
 	if q == nil || q.Answer == nil {
 		return
 	}
@@ -185,17 +188,17 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 		return
 	}
 	if qm.m.Unattended() && r.cfg.UnattendedApprovals != UnattendedAsk {
-		r.denyUnattended(a, qm.m, q)
+		r.questions.denyUnattended(a, qm.m, q)
 		return
 	}
 	idle.pause()
 	pq := &pendingQuestion{key: qm.m.Key, author: qm.m.Author(), authorName: qm.m.AuthorName(), q: q,
-		answered: func() { idle.resume(); r.react(a, qm.m, ReactionRunning) }}
+		answered: func() { idle.resume(); r.reactions.react(a, qm.m, ReactionRunning) }}
 	r.questions.add(pq)
 	// Shown first, so that even a short timeout's denial follows it.
-	r.showQuestion(a, qm.m, pq)
+	r.questions.showQuestion(a, qm.m, pq)
 	r.notify(a, qm.m, NotifyQuestion, fmt.Sprintf("a question is waiting for your answer: %s", q.Tool))
-	r.react(a, qm.m, ReactionWaiting)
+	r.reactions.react(a, qm.m, ReactionWaiting)
 	timeout := r.cfg.ApprovalTimeout
 	// An answer before the timer exists leaves it nothing to take.
 	pq.timerMu.Lock()
@@ -205,7 +208,7 @@ func (r *Router) ask(a *attached, qm queued, q *Question, idle *idleWatch) {
 			return // answered meanwhile
 		}
 		r.reply(a, qm.m.Target(), fmt.Sprintf("Denied %s: nobody answered within %s.", q.Tool, timeout))
-		r.settleQuestion(a, pq, fmt.Sprintf("⏱ Denied: nobody answered within %s.", timeout))
+		r.questions.settleQuestion(a, pq, fmt.Sprintf("⏱ Denied: nobody answered within %s.", timeout))
 		pq.answer(Answer{Decision: Deny, Reason: fmt.Sprintf("nobody answered within %s", timeout), By: "timeout"})
 	})
 	// A script on a pipe reads its next line once the message is done:
@@ -222,7 +225,8 @@ const (
 
 // denyUnattended denies q, raised by the turn of m, which the router sent
 // on its author's behalf, at once, and tells the chat.
-func (r *Router) denyUnattended(a *attached, m Message, q *Question) {
+func (qs *questions) denyUnattended(a *attached, m Message, q *Question) {
+	r := qs.r
 	what := q.Tool
 	if q.chooses() {
 		what = Shorten(q.Summary, 80)
@@ -235,10 +239,11 @@ func (r *Router) denyUnattended(a *attached, m Message, q *Question) {
 
 // showQuestion posts pq with Allow / Always allow / Deny buttons, or as
 // text with how to answer where the platform has no buttons.
-func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
+func (qs *questions) showQuestion(a *attached, m Message, pq *pendingQuestion) {
+	r := qs.r
 	q := pq.q
 	if q.chooses() {
-		r.showChoiceQuestion(a, m, pq)
+		r.questions.showChoiceQuestion(a, m, pq)
 		return
 	}
 	var b strings.Builder
@@ -256,13 +261,14 @@ func (r *Router) showQuestion(a *attached, m Message, pq *pendingQuestion) {
 		{Label: "Always allow " + q.Tool, Command: "/allow " + pq.id + " always"},
 		{Label: "Deny", Command: "/deny " + pq.id},
 	}
-	r.postQuestion(a, m, pq, text, choices, "Answer [y]es / [a]lways / [n]o (or say why not).")
+	r.questions.postQuestion(a, m, pq, text, choices, "Answer [y]es / [a]lways / [n]o (or say why not).")
 }
 
 // postQuestion posts pq's text with buttons for choices, remembering the
 // message to edit once answered; without buttons, the text says how to
 // answer by typing.
-func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text string, choices []Choice, typed string) {
+func (qs *questions) postQuestion(a *attached, m Message, pq *pendingQuestion, text string, choices []Choice, typed string) {
+	r := qs.r
 	to := m.Target()
 	to.Quote = m.ID // addressed to its author (Target.Quote)
 	if o, ok := a.p.(ChoiceOfferer); ok {
@@ -272,7 +278,7 @@ func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text 
 			settled := pq.settled
 			r.questions.mu.Unlock()
 			if settled != "" {
-				r.settleQuestion(a, pq, settled)
+				r.questions.settleQuestion(a, pq, settled)
 			}
 			return
 		}
@@ -282,7 +288,8 @@ func (r *Router) postQuestion(a *attached, m Message, pq *pendingQuestion, text 
 
 // showChoiceQuestion posts a question with options: a button per option,
 // or a numbered list to answer by number or in one's own words.
-func (r *Router) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion) {
+func (qs *questions) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion) {
+	r := qs.r
 	q := pq.q
 	var b strings.Builder
 	fmt.Fprintf(&b, "❓ %s", q.Summary)
@@ -296,7 +303,7 @@ func (r *Router) showChoiceQuestion(a *attached, m Message, pq *pendingQuestion)
 	}
 	fmt.Fprintf(&b, "\nOnly %s or an admin can answer (%s).", m.AuthorName(), pq.id)
 	text := r.cfg.Redactor.Redact(b.String())
-	r.postQuestion(a, m, pq, text, choices, "Answer with a number, or in your own words.")
+	r.questions.postQuestion(a, m, pq, text, choices, "Answer with a number, or in your own words.")
 }
 
 // choiceAnswer reads an answer to a question with options: an option's
@@ -315,7 +322,8 @@ const maxSettleTries = 30
 
 // settleQuestion edits an answered question's message to say how it was
 // answered, which also removes its buttons.
-func (r *Router) settleQuestion(a *attached, pq *pendingQuestion, outcome string) {
+func (qs *questions) settleQuestion(a *attached, pq *pendingQuestion, outcome string) {
+	r := qs.r
 	r.questions.mu.Lock()
 	ref, text := pq.shown, pq.text
 	if ref == nil {
@@ -375,6 +383,14 @@ func parseApproval(text string) Answer {
 	return Answer{Decision: Deny, Reason: strings.TrimSpace(text)}
 }
 
+// cmdAnswer answers /allow, /deny and /answer.
+func cmdAnswer(c *call) (string, error) {
+	if !c.answer(answerCommand(c.cmd)) {
+		return "", Errorf("no question is waiting for an answer here")
+	}
+	return "", nil
+}
+
 // answerCommand reads /allow [id] [always] and /deny [id] [reason].
 func answerCommand(cmd Command) (id string, ans Answer) {
 	arg := strings.TrimSpace(cmd.Arg)
@@ -395,18 +411,21 @@ func answerCommand(cmd Command) (id string, ans Answer) {
 	return id, Answer{Decision: Deny, Reason: arg}
 }
 
-// tryAnswer answers a pending question of m's conversation (id, or the
+// answer answers a pending question of c's conversation (id, or the
 // oldest) with ans, replying with the decision. It reports whether there
-// was a question to answer; if so it owns done, m's own, which it holds
-// until the turn ends so that a script's next line waits for the turn the
-// answer let go on.
-func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done func()) bool {
+// was a question to answer; if so it owns c.done (c.tookDone), which it
+// holds until the turn ends so that a script's next line waits for the
+// turn the answer let go on.
+func (c *call) answer(id string, ans Answer) bool {
+	r, a, m := c.r, c.a, c.m
 	pq := r.questions.find(id, m.Key)
 	if pq == nil {
 		return false
 	}
+	c.tookDone = true
+	done := c.done
 	by := m.Author()
-	if by != pq.author && !r.cfg.Access.IsAdmin(m.Key.Platform, by) {
+	if by != pq.author && !c.who.Admin {
 		r.reply(a, m.Target(), fmt.Sprintf("Only the author of this turn (%s) or an admin can answer.", pq.authorName))
 		done()
 		return true
@@ -424,8 +443,8 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 		ans.By = by
 		text := fmt.Sprintf("Answered (%s): %s", name, ans.Choice)
 		r.reply(a, m.Target(), text)
-		r.settleQuestion(a, pq, "→ "+text)
-		r.holdUntilTurnEnds(pq.key, done)
+		r.questions.settleQuestion(a, pq, "→ "+text)
+		r.questions.holdUntilTurnEnds(pq.key, done)
 		pq.answer(ans)
 		return true
 	}
@@ -437,9 +456,9 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	case Allow:
 		text = fmt.Sprintf("Allowed %s (%s).", pq.q.Tool, name)
 	case AllowAlways:
-		r.convs.Update(pq.key, func(c *Conversation) {
-			if !slices.Contains(c.AllowedTools, pq.q.Tool) {
-				c.AllowedTools = append(slices.Clone(c.AllowedTools), pq.q.Tool)
+		r.convs.Update(pq.key, func(cv *Conversation) {
+			if !slices.Contains(cv.AllowedTools, pq.q.Tool) {
+				cv.AllowedTools = append(slices.Clone(cv.AllowedTools), pq.q.Tool)
 			}
 		})
 		text = fmt.Sprintf("Allowed %s, and always from now on in this conversation (%s).", pq.q.Tool, name)
@@ -448,15 +467,16 @@ func (r *Router) tryAnswer(a *attached, m Message, id string, ans Answer, done f
 	}
 	// The decision is in the chat before the turn goes on.
 	r.reply(a, m.Target(), text)
-	r.settleQuestion(a, pq, "→ "+text)
-	r.holdUntilTurnEnds(pq.key, done)
+	r.questions.settleQuestion(a, pq, "→ "+text)
+	r.questions.holdUntilTurnEnds(pq.key, done)
 	pq.answer(ans)
 	return true
 }
 
 // holdUntilTurnEnds calls done once key's running turn has ended and been
 // delivered, or now when none runs.
-func (r *Router) holdUntilTurnEnds(key ConversationKey, done func()) {
+func (qs *questions) holdUntilTurnEnds(key ConversationKey, done func()) {
+	r := qs.r
 	if !r.turns.hold(key, nil, done) {
 		done()
 	}
@@ -464,7 +484,8 @@ func (r *Router) holdUntilTurnEnds(key ConversationKey, done func()) {
 
 // dropQuestions denies the questions left when key's turn ended: their
 // CLI is gone.
-func (r *Router) dropQuestions(key ConversationKey) {
+func (qs *questions) dropQuestions(key ConversationKey) {
+	r := qs.r
 	for _, pq := range r.questions.dropAll(key) {
 		pq.answer(Answer{Decision: Deny, Reason: "the turn ended", By: "the turn's end"})
 	}

@@ -107,15 +107,16 @@ func (r *Router) runQueued(a *attached, q *runningTurn, m queued) {
 	}
 }
 
-// sendNow moves the queued message id to the front of its conversation's
+// cmdNow moves the queued message id to the front of its conversation's
 // queue and interrupts the running turn, so that it runs next. Only the
 // message's author or an admin may. The message is looked up among the
 // platform's queues, not only m's conversation: where a conversation is
 // its author's own (a Discord thread, a Telegram topic), an admin's press
 // on the author's button comes from another conversation.
-func (r *Router) sendNow(m Message, id string) (string, error) {
+func cmdNow(c *call) (string, error) {
+	r, m, id := c.r, c.m, c.cmd.Arg
 	by := m.Author()
-	next, err := r.turns.sendNow(m.Key.Platform, id, by, r.cfg.Access.IsAdmin(m.Key.Platform, by))
+	next, err := r.turns.sendNow(m.Key.Platform, id, by, c.who.Admin)
 	switch {
 	case errors.Is(err, errNotAuthor):
 		return "", Errorf("only its author (%s) or an admin can send that message now", next.m.AuthorName())
@@ -146,7 +147,7 @@ func (r *Router) busy(k ConversationKey) string {
 	if !ok {
 		return ""
 	}
-	msg := fmt.Sprintf("A %s turn is running", r.pluginName(st.plugin))
+	msg := fmt.Sprintf("A %s turn is running", r.cfg.Plugins.name(st.plugin))
 	if st.waiting > 0 {
 		msg += fmt.Sprintf(" and %d messages are waiting", st.waiting)
 	}

@@ -41,6 +41,8 @@ type Reacter interface {
 // message, so that a slow or rate-limited platform skips the states that
 // passed meanwhile and loses none of the last.
 type reactions struct {
+	// r is the router whose turns the reactions show.
+	r     *Router
 	mu    sync.Mutex
 	marks map[string]*mark
 }
@@ -54,13 +56,13 @@ type mark struct {
 
 // react shows state on m's message where the platform can and REACTIONS
 // is on. It returns at once.
-func (r *Router) react(a *attached, m Message, state Reaction) {
+func (rs *reactions) react(a *attached, m Message, state Reaction) {
+	r := rs.r
 	p, ok := a.p.(Reacter)
 	if !ok || !r.cfg.Reactions || m.ID == "" || m.Unattended() {
 		return
 	}
 	key := m.Key.Platform + "/" + m.Key.Channel + "/" + m.ID
-	rs := &r.reactions
 	rs.mu.Lock()
 	if rs.marks == nil {
 		rs.marks = map[string]*mark{}
@@ -75,14 +77,14 @@ func (r *Router) react(a *attached, m Message, state Reaction) {
 	mk.busy = true
 	rs.mu.Unlock()
 	if start {
-		go r.showReaction(p, m, key, mk)
+		go r.reactions.showReaction(p, m, key, mk)
 	}
 }
 
 // showReaction makes the platform show mk.want until it does, waiting
 // out a 429 on the clock; other errors give the message up.
-func (r *Router) showReaction(p Reacter, m Message, key string, mk *mark) {
-	rs := &r.reactions
+func (rs *reactions) showReaction(p Reacter, m Message, key string, mk *mark) {
+	r := rs.r
 	for {
 		rs.mu.Lock()
 		state := mk.want
@@ -98,7 +100,7 @@ func (r *Router) showReaction(p Reacter, m Message, key string, mk *mark) {
 		err := p.React(r.deliverCtx, m, state)
 		if rl, limited := AsRateLimit(err); limited {
 			r.logger.Debug("reaction rate limited: the latest state is shown after the wait", "conversation", m.Key.String(), "retry_after", rl.RetryAfter)
-			r.clock.AfterFunc(rl.RetryAfter, func() { r.showReaction(p, m, key, mk) })
+			r.clock.AfterFunc(rl.RetryAfter, func() { r.reactions.showReaction(p, m, key, mk) })
 			return
 		}
 		rs.mu.Lock()

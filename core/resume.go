@@ -9,16 +9,20 @@ import (
 	"time"
 )
 
+// cmdConversations answers /<plugin> conversations.
+func cmdConversations(c *call) (string, error) { return c.listConversations(c.cmd.Plugin, "") }
+
 // listConversations shows the plugin's past conversations for this
 // conversation's workdir, as buttons where the platform has them.
-func (r *Router) listConversations(ctx context.Context, a *attached, m Message, pluginID, resumeCmd string) (string, error) {
+func (c *call) listConversations(pluginID, resumeCmd string) (string, error) {
+	r, ctx, a, m := c.r, c.ctx, c.a, c.m
 	p, _ := r.cfg.Plugins.Get(pluginID)
-	where, infos, _, err := r.history(ctx, m, p)
+	where, infos, _, err := c.history(ctx, p)
 	if err != nil {
 		return "", err
 	}
 	wd := where.Shown(where.Workdir)
-	admin := r.isAdmin(m)
+	admin := c.who.Admin
 	if len(infos) == 0 && !admin {
 		return fmt.Sprintf("No %s conversations of yours in %s yet (you see those you started from chat).", p.Name(), wd), nil
 	}
@@ -31,16 +35,16 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s conversations in %s (newest first):", p.Name(), wd)
 	var choices []Choice
-	for i, c := range infos[:min(len(infos), listLimit)] {
-		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(c.SessionID), c.Updated.Local().Format("2006-01-02 15:04"), Shorten(c.Title, 60))
+	for i, info := range infos[:min(len(infos), listLimit)] {
+		fmt.Fprintf(&b, "\n%d. %s  %s  %s", i+1, shortID(info.SessionID), info.Updated.Local().Format("2006-01-02 15:04"), Shorten(info.Title, 60))
 		if admin {
-			owner := r.convs.Owner(p.ID(), c.SessionID)
+			owner := r.convs.Owner(p.ID(), info.SessionID)
 			if owner == "" {
 				owner = "not started from chat"
 			}
 			fmt.Fprintf(&b, "  [%s]", owner)
 		}
-		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(c.Title, 40)), Command: resumeCmd + " " + c.SessionID})
+		choices = append(choices, Choice{Label: r.cfg.Redactor.Redact(Shorten(info.Title, 40)), Command: resumeCmd + " " + info.SessionID})
 	}
 	if o, ok := a.p.(ChoiceOfferer); ok {
 		if _, err := o.OfferChoices(ctx, m.Target(), r.cfg.Redactor.Redact(b.String()), choices); err == nil {
@@ -54,17 +58,18 @@ func (r *Router) listConversations(ctx context.Context, a *attached, m Message, 
 // history is p's past conversations in m's workdir that m's author may
 // resume; listed says whether the CLI listed any at all. where is that
 // workdir, and its runner.
-func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conversation, infos []ConversationInfo, listed bool, err error) {
-	conv, ok := r.lastConversation(m)
-	where.Workdir = r.defaultWorkdir()
+func (c *call) history(ctx context.Context, p Plugin) (where Conversation, infos []ConversationInfo, listed bool, err error) {
+	r, m := c.r, c.m
+	conv, ok := c.lastConversation()
+	where.Workdir = r.here.defaultWorkdir()
 	if ok {
 		// The conversation's machine lists its CLI's history, and the
 		// conversation resumed stays there.
-		place, admin := r.placeOf(conv), r.isAdmin(m)
-		if p, err = place.Plugin(p.ID(), m, admin); err != nil {
+		place := r.placeOf(conv, c.who)
+		if p, err = place.Plugin(p.ID(), m); err != nil {
 			return Conversation{}, nil, false, err
 		}
-		if where.Workdir, err = place.Workdir(ctx, conv.Workdir, admin); err != nil {
+		if where.Workdir, err = place.Workdir(ctx, conv.Workdir); err != nil {
 			return Conversation{}, nil, false, err
 		}
 		where.Runner = conv.Runner
@@ -72,7 +77,7 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conver
 	if infos, err = p.Conversations(ctx, where.Workdir); err != nil {
 		return Conversation{}, nil, false, fmt.Errorf("list %s conversations: %w", p.Name(), err)
 	}
-	return where, r.ownSessions(m, p.ID(), infos), len(infos) > 0, nil
+	return where, c.ownSessions(p.ID(), infos), len(infos) > 0, nil
 }
 
 // lastConversation is m's conversation or, when it has none, where the
@@ -80,11 +85,12 @@ func (r *Router) history(ctx context.Context, m Message, p Plugin) (where Conver
 // /resume lists and resumes where the user just was. An ended
 // conversation whose worktree was removed with it is taken to be in its
 // repository. ok is false when there is neither.
-func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
-	if conv, ok = r.convs.Get(m.Key); ok {
-		return conv, true
+func (c *call) lastConversation() (conv Conversation, ok bool) {
+	r, m := c.r, c.m
+	if c.hasConv {
+		return c.conv, true
 	}
-	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" && r.worktreeGone(m, conv) {
+	if conv, ok = r.convs.Ended(m.Key); ok && conv.Worktree != "" && c.worktreeGone(conv) {
 		conv.Workdir, conv.Worktree, conv.Branch, conv.Repo = conv.Repo, "", "", ""
 	}
 	return conv, ok
@@ -92,19 +98,21 @@ func (r *Router) lastConversation(m Message) (conv Conversation, ok bool) {
 
 // worktreeGone reports whether conv's worktree, here or on its runner, is
 // no longer there (not merely out of reach).
-func (r *Router) worktreeGone(m Message, conv Conversation) bool {
+func (c *call) worktreeGone(conv Conversation) bool {
+	r := c.r
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := r.placeOf(conv).Resolve(ctx, conv.Worktree, r.isAdmin(m))
+	_, err := r.placeOf(conv, c.who).Resolve(ctx, conv.Worktree)
 	return errors.Is(err, ErrNoSuchDir)
 }
 
 // resumePlugin is the plugin /resume means: the one named, or the
 // conversation's current or last one.
-func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
+func (c *call) resumePlugin(cmd Command) (Plugin, error) {
+	r := c.r
 	pluginID := cmd.Plugin
 	if pluginID == "" {
-		last, _ := r.lastConversation(m)
+		last, _ := c.lastConversation()
 		pluginID = last.Plugin
 		if pluginID == "" {
 			return nil, Errorf("no current or previous conversation here; use /<plugin> resume <id>, e.g. /%s resume <id>", r.cfg.Plugins.IDs()[0])
@@ -117,10 +125,11 @@ func (r *Router) resumePlugin(m Message, cmd Command) (Plugin, error) {
 	return p, nil
 }
 
-// resume answers /resume [id] and /<plugin> resume [id]: without an id,
-// the listing to pick from.
-func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command) (string, error) {
-	p, err := r.resumePlugin(m, cmd)
+// cmdResume answers /resume [id] and /<plugin> resume [id]: without an
+// id, the listing to pick from.
+func cmdResume(c *call) (string, error) {
+	r, ctx, m, cmd := c.r, c.ctx, c.m, c.cmd
+	p, err := c.resumePlugin(cmd)
 	if err != nil {
 		return "", err
 	}
@@ -129,19 +138,19 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 		if cmd.Plugin != "" {
 			resumeCmd = "/" + p.ID() + " resume"
 		}
-		return r.listConversations(ctx, a, m, p.ID(), resumeCmd)
+		return c.listConversations(p.ID(), resumeCmd)
 	}
-	where, infos, listed, err := r.history(ctx, m, p)
+	where, infos, listed, err := c.history(ctx, p)
 	if err != nil {
 		return "", err
 	}
 	wd := where.Shown(where.Workdir)
 	info, err := pickConversation(infos, cmd.Arg)
 	if err != nil {
-		if c, ok := p.(SessionIDChecker); ok && !listed {
+		if ck, ok := p.(SessionIDChecker); ok && !listed {
 			// A CLI without a listing: trust an id of the right form,
 			// of a session the author may resume.
-			if cerr := c.CheckSessionID(cmd.Arg); cerr == nil && r.mayResume(m, p.ID(), cmd.Arg) {
+			if cerr := ck.CheckSessionID(cmd.Arg); cerr == nil && c.mayResume(p.ID(), cmd.Arg) {
 				info, err = ConversationInfo{SessionID: cmd.Arg}, nil
 			}
 		}
@@ -151,14 +160,14 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 	}
 	// An id from the CLI's history on disk reaches its argv too: it must
 	// have the form the CLI's ids have, whatever a file there is named.
-	if c, ok := p.(SessionIDChecker); ok {
-		if err := c.CheckSessionID(info.SessionID); err != nil {
+	if ck, ok := p.(SessionIDChecker); ok {
+		if err := ck.CheckSessionID(info.SessionID); err != nil {
 			return "", err
 		}
 	}
 	now := r.clock.Now()
 	conv := Conversation{Plugin: p.ID(), Runner: where.Runner, Workdir: where.Workdir, SessionID: info.SessionID, Started: now, LastUsed: now}
-	if old, ok := r.lastConversation(m); ok && old.Worktree != "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
+	if old, ok := c.lastConversation(); ok && old.Worktree != "" && old.Runner == conv.Runner && (Roots{old.Worktree}).Contains(conv.Workdir) {
 		// Resumed in the worktree: the conversation keeps it.
 		conv.Worktree, conv.Branch, conv.Repo = old.Worktree, old.Branch, old.Repo
 	}
@@ -173,21 +182,22 @@ func (r *Router) resume(ctx context.Context, a *attached, m Message, cmd Command
 // ownSessions keeps the sessions m's author may see and resume: the ones
 // they started from chat, or every one for an admin. Sessions started on
 // the host, outside the chat, are the admins'.
-func (r *Router) ownSessions(m Message, pluginID string, infos []ConversationInfo) []ConversationInfo {
-	if r.isAdmin(m) {
+func (c *call) ownSessions(pluginID string, infos []ConversationInfo) []ConversationInfo {
+	if c.who.Admin {
 		return infos
 	}
 	var own []ConversationInfo
-	for _, c := range infos {
-		if r.mayResume(m, pluginID, c.SessionID) {
-			own = append(own, c)
+	for _, info := range infos {
+		if c.mayResume(pluginID, info.SessionID) {
+			own = append(own, info)
 		}
 	}
 	return own
 }
 
-func (r *Router) mayResume(m Message, pluginID, session string) bool {
-	return r.isAdmin(m) || r.convs.Owner(pluginID, session) == OwnerOf(m)
+func (c *call) mayResume(pluginID, session string) bool {
+	r, m := c.r, c.m
+	return c.who.Admin || r.convs.Owner(pluginID, session) == OwnerOf(m)
 }
 
 // pickConversation finds arg among infos (newest first): "latest", a full

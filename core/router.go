@@ -24,123 +24,6 @@ var (
 	ErrSentNow     = errors.New("interrupted for a message sent now")
 )
 
-// RouterConfig holds the router's settings.
-type RouterConfig struct {
-	Plugins *Registry
-	Access  *Access
-	Roots   Roots
-	// DefaultWorkdir is where /start without a path begins; empty means
-	// the first root.
-	DefaultWorkdir string
-	// TurnTimeout bounds one turn; zero means 30 minutes.
-	TurnTimeout time.Duration
-	// IdleTimeout stops a turn whose plugin emitted no event for that
-	// long; zero means 10 minutes, negative means never. Like TurnTimeout
-	// it runs on real time, not on Clock.
-	IdleTimeout time.Duration
-	// QueueLimit is how many messages may wait behind a running turn;
-	// zero means 5.
-	QueueLimit int
-	// MaxRunningTurns bounds the turns running at once in the whole bot,
-	// and MaxUserTurns those of one user; zero means no limit. A turn
-	// beyond them waits in line, and its chat is told its place.
-	MaxRunningTurns int
-	MaxUserTurns    int
-	// UserRate limits how many messages each user other than an admin may
-	// send; the zero Rate means no limit.
-	UserRate Rate
-	// MaxMessageBytes is the longest message passed to a plugin; zero
-	// means 100,000 bytes (a CLI gets the message as one argument, and
-	// Linux caps one argument at 128 KiB).
-	MaxMessageBytes int
-	// Observer, when set, is told about every command, turn and delivery.
-	Observer Observer
-	// WarmTTL, when positive, starts the next turn's CLI as soon as a turn
-	// ends (plugins that are Warmers), and stops it unused after WarmTTL
-	// (on Timers); WarmMax bounds the warm CLIs of the whole bot, zero
-	// meaning 4. WarmMaxFrom says where WarmMax came from, for /status
-	// ("chosen from 3.1 GiB of available memory"). WarmPressure, when set,
-	// reports whether memory is short: while it is, a warm CLI coming in
-	// has the oldest stopped first, itself last (issue 33).
-	WarmTTL      time.Duration
-	WarmMax      int
-	WarmMaxFrom  string
-	WarmPressure func() bool
-	// StopDeadline bounds how long WindDown waits for cancelled turns to
-	// end; zero means 15 seconds. It runs on real time.
-	StopDeadline time.Duration
-	// Ask lets plugins ask the chat before a tool runs (APPROVALS=ask);
-	// ApprovalTimeout denies a question nobody answered (on Timers), zero
-	// meaning DefaultApprovalTimeout.
-	Ask             bool
-	ApprovalTimeout time.Duration
-	// BackgroundLimit is how long a turn stays open after its answer for
-	// background work its CLI reports on when it ends (on Timers); zero
-	// means DefaultBackgroundLimit.
-	BackgroundLimit time.Duration
-	// Busy is what a message written while its conversation's turn runs
-	// does: BusySteer (the default) or BusyQueue.
-	Busy string
-	// AllowBypassModes lets users who are not admins choose a mode in
-	// which tools run unapproved (ALLOW_BYPASS_MODES).
-	AllowBypassModes bool
-	// Worktrees, when true, gives every conversation started in a git
-	// repository its own worktree, as --worktree does (WORKTREES=always);
-	// WorktreeDir is where worktrees go, empty meaning
-	// <repository>/.jakebot/worktrees.
-	Worktrees   bool
-	WorktreeDir string
-	// Budgets bound what turns cost (BUDGET_*).
-	Budgets Budgets
-	// AttachmentMaxBytes bounds a file in or out; zero means
-	// DefaultAttachmentMaxBytes. Transcribe hears voice notes; nil means
-	// they are refused with how to enable it.
-	AttachmentMaxBytes int64
-	Transcribe         Transcriber
-	// LongReplyPages: an answer longer than that many messages comes as
-	// its first page, a note and the whole answer as a Markdown file that
-	// Document renders, where the platform sends files. Zero or a nil
-	// Document: every page is a message.
-	LongReplyPages int
-	Document       func([]ResponseBlock) string
-	// ParseCron reads /every's cron expressions (bot/cronexpr wraps a
-	// well-kept library); nil refuses them, and /every takes intervals
-	// only.
-	ParseCron func(expr string) (Cron, error)
-	// Runners, when set, runs conversations started in "name:path" on
-	// other machines (NATS_URL); nil keeps every turn on this one.
-	Runners Runners
-	// NotifyAfter: a turn that ran longer notifies its author when it
-	// ends (Notifier); zero means 60 seconds, negative never. A question
-	// always notifies.
-	NotifyAfter time.Duration
-	// AgentTools, when set, is the bot's MCP server, which every turn's
-	// agent may reach its conversation through (AGENT_TOOLS).
-	AgentTools AgentTools
-	// Redactor blanks the bot's secrets out of everything sent to a chat,
-	// whatever a CLI printed.
-	Redactor *Redactor
-	// LimitWarn is the used percent of a CLI's usage window from which
-	// the reply's footer warns of it (LIMIT_WARN); zero means
-	// DefaultLimitWarn.
-	LimitWarn int
-	// UnattendedApprovals is how a question of a turn nobody may be
-	// watching (Message.Unattended) is answered: UnattendedDeny (the
-	// default) denies it at once, UnattendedAsk asks it as any other.
-	UnattendedApprovals string
-	// Reactions shows each turn's state as an emoji reaction on its
-	// message where the platform can (Reacter; REACTIONS).
-	Reactions bool
-	// Clock times replies (edit intervals, rate-limit waits), spend days
-	// and schedules. Timers times what waits on a person or an idle CLI:
-	// an unanswered question, an unused warm CLI. Both default to real
-	// time; they are apart so that a test can let every edit interval
-	// pass at once and still decide when a question times out.
-	Clock  Clock
-	Timers Clock
-	Logger *slog.Logger
-}
-
 // Router routes messages from every platform to commands and turns. It is
 // safe for concurrent use.
 type Router struct {
@@ -171,16 +54,16 @@ type Router struct {
 	questions   questions
 	obs         Observer
 	defaultRoot string
+	// here is this machine's folders.
+	here machine
 
 	// platforms are the attached platforms by name: apart from turns,
 	// since which platforms are attached is no conversation's state.
 	platforms platformSet
 	turns     *conversationTurns
-	// schedTimer fires at the earliest schedule (/at, /every).
-	schedMu    sync.Mutex
-	schedTimer Timer
-	flight     *schedFlight
-	reactions  reactions
+	sched     *scheduler
+	reactions reactions
+	files     files
 }
 
 type attached struct {
@@ -216,12 +99,11 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		convs = NewState()
 	}
 	turnCtx, cancel := context.WithCancelCause(ctx)
-	return &Router{
+	r := &Router{
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		notifies:    newUserLimits(agentNotifyRate),
 		usage:       newUsageBook(),
-		flight:      newSchedFlight(),
 		refused:     recent.New[string, struct{}](10_000),
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
@@ -229,15 +111,21 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers, cfg.WarmPressure),
 		obs:         cfg.Observer,
 		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
-		convs:       convs,
-		logger:      OrDiscard(cfg.Logger),
-		clock:       cfg.Clock,
-		turnCtx:     turnCtx,
-		cancelAll:   cancel,
-		deliverCtx:  context.WithoutCancel(ctx),
-		platforms:   platformSet{byName: make(map[string]*attached)},
-		turns:       newConversationTurns(cfg.QueueLimit),
+		here: machine{Machine: workspace.Machine{Roots: cfg.Roots, DefaultWorkdir: cfg.DefaultWorkdir, WorktreeDir: cfg.WorktreeDir},
+			defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir)},
+		convs:      convs,
+		logger:     OrDiscard(cfg.Logger),
+		clock:      cfg.Clock,
+		turnCtx:    turnCtx,
+		cancelAll:  cancel,
+		deliverCtx: context.WithoutCancel(ctx),
+		platforms:  platformSet{byName: make(map[string]*attached)},
+		turns:      newConversationTurns(cfg.QueueLimit),
 	}
+	r.sched = &scheduler{r: r, flight: newSchedFlight()}
+	r.questions.r, r.usage.r, r.holds.r, r.reactions.r = r, r, r, r
+	r.files = files{r}
+	return r
 }
 
 // Conversations returns the router's conversation map.
@@ -250,18 +138,14 @@ func (r *Router) Attach(p Platform) Handler {
 	a.coord.redact = r.cfg.Redactor
 	a.coord.longPages, a.coord.document = r.cfg.LongReplyPages, r.cfg.Document
 	r.platforms.add(a)
-	r.armSchedules()      // the platform's schedules, late ones at once
-	r.followUnfinished(a) // the turns an earlier process left on runners
+	r.sched.armSchedules() // the platform's schedules, late ones at once
+	r.followUnfinished(a)  // the turns an earlier process left on runners
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 
 // Shutdown cancels every running turn with ErrShutdown.
 func (r *Router) Shutdown() {
-	r.schedMu.Lock()
-	if r.schedTimer != nil {
-		r.schedTimer.Stop()
-	}
-	r.schedMu.Unlock()
+	r.sched.stop()
 	r.cancelAll(ErrShutdown)
 	r.warm.closeAll()
 }
@@ -321,7 +205,7 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 	// Admins are trusted with the host already (any root, every
 	// conversation); the limit guards against everyone else. It also
 	// spares a scripted console, whose one user is an admin.
-	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.isAdmin(m) {
+	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.cfg.Access.RightsOf(m).Admin {
 		r.logger.Info("rate limited", "id", id, "conversation", m.Key.String(), "retry_after", wait)
 		rec.Kind, rec.Outcome = RecordLimited, OutcomeError
 		r.obs.Record(rec)
@@ -336,23 +220,24 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 		return
 	}
 	m.Text = text
+	c := r.newCall(ctx, a, m, id, done)
 	// Who made m decides what it may be (permit): a message the agent
 	// caused is never a command nor an answer, only a turn of its own.
 	if IsCommand(m.Text) && r.permit(m, actCommand, nil) == nil {
-		queuedTurn = r.command(ctx, a, m, id, done)
+		r.command(c)
+		queuedTurn = c.tookDone
 		return
 	}
-	if len(m.Files) == 0 && r.permit(m, actAnswer, nil) == nil && r.tryAnswer(a, m, "", parseAnswer(m.Text), done) {
+	if len(m.Files) == 0 && r.permit(m, actAnswer, nil) == nil && c.answer("", parseAnswer(m.Text)) {
 		queuedTurn = true // the answer holds done
 		return
 	}
 	m.Text = ForCLI(m.Text)
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
+	if !c.hasConv {
 		r.reply(a, m.Target(), r.noConversation())
 		return
 	}
-	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: conv, done: done}, "")
+	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: c.conv, done: done}, "")
 }
 
 // checkText refuses what cannot reach a CLI as an argument and repairs
@@ -452,48 +337,4 @@ func (r *Router) replyError(a *attached, to Target, id string, err error) {
 	rep := a.coord.NewReply(r.deliverCtx, to)
 	rep.Add(ResponseBlock{Kind: BlockError, Text: errorText(err, id)})
 	rep.Close(r.deliverCtx)
-}
-
-// withDefaults fills in what cfg leaves zero.
-func (cfg RouterConfig) withDefaults() RouterConfig {
-	if cfg.TurnTimeout <= 0 {
-		cfg.TurnTimeout = 30 * time.Minute
-	}
-	if cfg.QueueLimit <= 0 {
-		cfg.QueueLimit = 5
-	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = 10 * time.Minute
-	}
-	if cfg.MaxMessageBytes <= 0 {
-		cfg.MaxMessageBytes = 100_000
-	}
-	if cfg.WarmMax <= 0 {
-		cfg.WarmMax = 4
-	}
-	if cfg.StopDeadline <= 0 {
-		cfg.StopDeadline = 15 * time.Second
-	}
-	if cfg.ApprovalTimeout <= 0 {
-		cfg.ApprovalTimeout = DefaultApprovalTimeout
-	}
-	if cfg.Busy == "" {
-		cfg.Busy = BusySteer
-	}
-	if cfg.BackgroundLimit <= 0 {
-		cfg.BackgroundLimit = DefaultBackgroundLimit
-	}
-	if cfg.Observer == nil {
-		cfg.Observer = nopObserver{}
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = SystemClock{}
-	}
-	if cfg.Timers == nil {
-		cfg.Timers = SystemClock{}
-	}
-	if cfg.Access == nil {
-		cfg.Access = NewAccess()
-	}
-	return cfg
 }

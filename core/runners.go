@@ -20,7 +20,7 @@ import (
 type Runners interface {
 	// Place is runner's machine: the runner checks each path against the
 	// roots the user may work in there.
-	Place(runner string) Place
+	Place(runner string, who Rights) Place
 	// List describes the runners known, connected or not.
 	List() []RunnerInfo
 	// Unfinished hands over, once, the turns on runners that an earlier
@@ -72,7 +72,8 @@ func SplitRunner(workdir string) (runner, path string, ok bool) {
 
 // remoteWorkdir reports the runner and path of a workdir a user typed
 // ("box2:~/src") on another machine, when runners are configured.
-func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
+func (c *call) remoteWorkdir(workdir string) (runner, path string, ok bool) {
+	r := c.r
 	if r.cfg.Runners == nil {
 		return "", workdir, false
 	}
@@ -82,12 +83,12 @@ func (r *Router) remoteWorkdir(workdir string) (runner, path string, ok bool) {
 // remoteStart resolves a "runner:path" workdir for /<plugin> start or
 // /workdir: the runner checks path against the roots m's author may work
 // in there.
-func (r *Router) remoteStart(ctx context.Context, m Message, pluginID, runner, path string) (string, error) {
-	admin := r.isAdmin(m)
-	if _, err := r.runnerPlace(runner).Plugin(pluginID, m, admin); err != nil {
+func (c *call) remoteStart(ctx context.Context, pluginID, runner, path string) (string, error) {
+	place := c.r.runnerPlace(runner, c.who)
+	if _, err := place.Plugin(pluginID, c.m); err != nil {
 		return "", err
 	}
-	return r.runnerPlace(runner).Resolve(ctx, path, admin)
+	return place.Resolve(ctx, path)
 }
 
 // followUnfinished goes on with the replies of the turns on runners that
@@ -110,14 +111,15 @@ func (r *Router) followUnfinished(a *attached) {
 	}
 }
 
-// listRunners answers /runners.
-func (r *Router) listRunners() string {
+// cmdRunners answers /runners.
+func cmdRunners(c *call) (string, error) {
+	r := c.r
 	if r.cfg.Runners == nil {
-		return "Turns run on this machine only: NATS_URL is not set (README, Several machines)."
+		return "Turns run on this machine only: NATS_URL is not set (README, Several machines).", nil
 	}
 	list := r.cfg.Runners.List()
 	if len(list) == 0 {
-		return "No runner has connected yet. Start one with `jakebot runner` on the machine where the code is."
+		return "No runner has connected yet. Start one with `jakebot runner` on the machine where the code is.", nil
 	}
 	var b strings.Builder
 	b.WriteString("Runners (start a conversation on one with /<plugin> start name:path):")
@@ -128,5 +130,5 @@ func (r *Router) listRunners() string {
 		}
 		fmt.Fprintf(&b, "\n- %s (%s): %s; roots %s", ri.Name, state, strings.Join(ri.Plugins, ", "), strings.Join(ri.Roots, ", "))
 	}
-	return b.String()
+	return b.String(), nil
 }

@@ -2,7 +2,6 @@ package core
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -269,15 +268,20 @@ func parseEvery(arg string, now time.Time, parseCron func(string) (Cron, error))
 	return Schedule{Text: text, Cron: expr, Next: next}, nil
 }
 
-// schedule answers /at and /every: the message is kept and sent when due.
+// cmdSchedule answers /at and /every: the message is kept and sent when due.
 // A user admitted by a platform's rule (a role) may schedule only where
 // the platform checks the rule again each time the schedule fires
 // (Readmitter): losing the role must stop it.
-func (r *Router) schedule(a *attached, m Message, cmd Command) (string, error) {
-	if _, ok := r.convs.Get(m.Key); !ok {
+func cmdSchedule(c *call) (string, error) { return c.schedule(c.cmd) }
+
+// schedule adds the schedule of cmd, an /at or /every, to c's
+// conversation: its author's, or the agent's for its schedule tool.
+func (c *call) schedule(cmd Command) (string, error) {
+	r, m := c.r, c.m
+	if !c.hasConv {
 		return r.noConversation(), nil
 	}
-	if _, readmits := a.p.(Readmitter); !readmits && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
+	if _, readmits := c.a.p.(Readmitter); !readmits && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
 		return "", Errorf("you are admitted by a rule of %s (such as a role) that cannot be checked again when a schedule runs while you are away: /at and /every need your id, %s, on the bot's allow-list (ask the operator)", m.Key.Platform, m.Author())
 	}
 	now := r.clock.Now()
@@ -311,7 +315,7 @@ func (r *Router) schedule(a *attached, m Message, cmd Command) (string, error) {
 	}
 	s.Key, s.From, s.UserName = m.Key, m.Author(), m.UserName
 	id := r.convs.AddSchedule(s)
-	r.armSchedules()
+	r.sched.armSchedules()
 	return fmt.Sprintf("Scheduled #%d (%s), next at %s: %s\n/schedules lists them, /unschedule %d removes it.",
 		id, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"), Shorten(s.Text, 80), id), nil
 }
@@ -331,35 +335,36 @@ func agentScheduleLimits(s Schedule, m Message, now time.Time, agents int) error
 	return nil
 }
 
-// listSchedules answers /schedules: this conversation's.
-func (r *Router) listSchedules(m Message) string {
+// cmdSchedules answers /schedules: this conversation's.
+func cmdSchedules(c *call) (string, error) {
 	var b strings.Builder
-	for _, s := range r.convs.Schedules() {
-		if s.Key == m.Key {
+	for _, s := range c.r.convs.Schedules() {
+		if s.Key == c.m.Key {
 			fmt.Fprintf(&b, "\n#%d %s, next at %s, by %s: %s", s.ID, s.repeats(), s.Next.Format("2006-01-02 15:04 MST"),
 				cmp.Or(s.UserName, s.From), Shorten(s.Text, 80))
 		}
 	}
 	if b.Len() == 0 {
-		return "Nothing is scheduled here. /at 30m <message> or /every 1h <message> schedule one."
+		return "Nothing is scheduled here. /at 30m <message> or /every 1h <message> schedule one.", nil
 	}
-	return "Scheduled here:" + b.String()
+	return "Scheduled here:" + b.String(), nil
 }
 
-// unschedule answers /unschedule N: its author or an admin may.
-func (r *Router) unschedule(m Message, arg string) (string, error) {
-	s, err := r.ownSchedule(m, arg)
+// cmdUnschedule answers /unschedule N: its author or an admin may.
+func cmdUnschedule(c *call) (string, error) {
+	s, err := c.ownSchedule(c.cmd.Arg)
 	if err != nil {
 		return "", err
 	}
-	r.convs.RemoveSchedule(s.ID)
-	r.armSchedules()
+	c.r.convs.RemoveSchedule(s.ID)
+	c.r.sched.armSchedules()
 	return fmt.Sprintf("Removed schedule #%d.", s.ID), nil
 }
 
-// ownSchedule returns the schedule numbered arg, provided m's author set
+// ownSchedule returns the schedule numbered arg, provided c's author set
 // it or is an admin.
-func (r *Router) ownSchedule(m Message, arg string) (Schedule, error) {
+func (c *call) ownSchedule(arg string) (Schedule, error) {
+	r, m := c.r, c.m
 	id, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
 	if err != nil {
 		return Schedule{}, Errorf("%q is not a schedule's number: /schedules lists them", arg)
@@ -368,144 +373,10 @@ func (r *Router) ownSchedule(m Message, arg string) (Schedule, error) {
 		if s.ID != id {
 			continue
 		}
-		if !r.isAdmin(m) && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
+		if !c.who.Admin && (s.Key.Platform != m.Key.Platform || s.From != m.Author()) {
 			return Schedule{}, Errorf("schedule #%d is someone else's", id)
 		}
 		return s, nil
 	}
 	return Schedule{}, Errorf("there is no schedule #%d: /schedules lists them", id)
-}
-
-// armSchedules sets the timer for the earliest schedule, replacing the
-// one set before.
-func (r *Router) armSchedules() {
-	r.schedMu.Lock()
-	defer r.schedMu.Unlock()
-	if r.schedTimer != nil {
-		r.schedTimer.Stop()
-		r.schedTimer = nil
-	}
-	var next time.Time
-	for _, s := range r.convs.Schedules() {
-		// A platform not attached yet arms its schedules when it is.
-		attached := r.platforms.get(s.Key.Platform) != nil
-		if attached && !r.flight.holds(s) && (next.IsZero() || s.Next.Before(next)) {
-			next = s.Next
-		}
-	}
-	if next.IsZero() || r.turnCtx.Err() != nil {
-		return
-	}
-	r.schedTimer = r.clock.AfterFunc(max(0, next.Sub(r.clock.Now())), r.runSchedules)
-}
-
-// runSchedules sends every schedule that is due, from its author, to a
-// platform that is attached; one whose platform is not (yet) waits. A
-// schedule missed while the bot was down runs once, and says it is late.
-func (r *Router) runSchedules() {
-	r.flight.run.Lock()
-	defer r.flight.run.Unlock()
-	now := r.clock.Now()
-	for _, s := range r.convs.Schedules() {
-		if s.Next.After(now) {
-			continue
-		}
-		a := r.platforms.get(s.Key.Platform)
-		if a == nil || r.flight.holds(s) || r.skipBusy(a, s, now) {
-			continue
-		}
-		admitted, byRule := r.admitSchedule(a, s, now)
-		if !admitted {
-			continue
-		}
-		r.advanceSchedule(s, now)
-		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
-			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), origin: s.origin(), depth: s.Depth}
-		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
-		if s.Agent {
-			note = fmt.Sprintf("⏰ Scheduled by the agent (#%d, %s, in %s's conversation), a turn of its own: %s", s.ID, s.repeats(), cmp.Or(s.UserName, s.From), Shorten(s.Text, 200))
-		}
-		if late := now.Sub(s.Next); late > lateAfter {
-			note += fmt.Sprintf("\nIt is late: it was due at %s, while the bot was not running.", s.Next.Format("2006-01-02 15:04 MST"))
-		}
-		r.logger.Info("schedule due", "schedule", s.ID, "conversation", s.Key.String(), "user", s.From)
-		r.reply(a, m.Target(), note)
-		r.handle(r.turnCtx, a, m)
-	}
-	r.armSchedules()
-}
-
-// heldBack arms the schedules again once a message that held some back
-// (runSchedules) is handled: those are due already, so their timer fires
-// at once. Arming rather than running them here keeps every firing on the
-// router's clock, and done before the message's turn counts as over: a
-// goroutine of its own raced the clock (a test's clock moved on while it
-// re-armed left the next firing set a step late) and outlived Wait.
-func (r *Router) heldBack() {
-	if r.turnCtx.Err() == nil {
-		r.armSchedules()
-	}
-}
-
-// skipBusy skips a firing of repeating schedule s, due at now, while its
-// previous one still runs or waits, and says so once.
-func (r *Router) skipBusy(a *attached, s Schedule, now time.Time) bool {
-	busy, first := r.flight.busy(s)
-	if !busy {
-		return false
-	}
-	r.advanceSchedule(s, now)
-	r.logger.Info("schedule skipped: its previous message is still being handled", "schedule", s.ID, "conversation", s.Key.String())
-	if first {
-		r.reply(a, s.Key.Target(), fmt.Sprintf("⏰ Schedule #%d (%s) was skipped: its previous message still runs or waits for an answer. Later firings are skipped likewise, without a word, until it is done.", s.ID, s.repeats()))
-	}
-	return true
-}
-
-// advanceSchedule moves schedule s, due at now, to its next time, or
-// removes it when it ran once.
-func (r *Router) advanceSchedule(s Schedule, now time.Time) {
-	if next, ok := s.after(now, r.cfg.ParseCron); ok {
-		r.convs.setScheduleNext(s.ID, next)
-	} else {
-		r.convs.RemoveSchedule(s.ID)
-	}
-}
-
-// readmitTimeout bounds how long a platform may take to check again that
-// a schedule's author is admitted (Readmitter).
-const readmitTimeout = 30 * time.Second
-
-// admitSchedule reports whether schedule s, due at now, may send its
-// message: its author is on the allow-list, or the platform's own rule
-// admits them still (byRule: the platform's Readmitter said so). An author
-// admitted no more loses the schedule: silently on a platform that cannot
-// check its rule again (nothing of theirs is posted or run), with a note
-// to the chat where it can. When the platform could not tell, this time is
-// skipped, with a note, and a repeating schedule stays.
-func (r *Router) admitSchedule(a *attached, s Schedule, now time.Time) (admitted, byRule bool) {
-	if r.cfg.Access.Allowed(s.Key.Platform, s.From) {
-		return true, false
-	}
-	ra, ok := a.p.(Readmitter)
-	if !ok {
-		r.logger.Warn("schedule dropped: its author is not allowed", "schedule", s.ID, "user", s.From)
-		r.convs.RemoveSchedule(s.ID)
-		return false, false
-	}
-	ctx, cancel := context.WithTimeout(r.turnCtx, readmitTimeout)
-	defer cancel()
-	admitted, err := ra.Readmit(ctx, s.Key, s.From)
-	who, to := cmp.Or(s.UserName, s.From), s.Key.Target()
-	switch {
-	case err != nil:
-		r.logger.Warn("schedule skipped: its author's admission could not be checked", "schedule", s.ID, "user", s.From, "err", err)
-		r.advanceSchedule(s, now)
-		r.reply(a, to, fmt.Sprintf("⏰ Schedule #%d was not sent this time: %s could not say whether %s is still admitted here.", s.ID, s.Key.Platform, who))
-	case !admitted:
-		r.logger.Warn("schedule removed: its author is no longer admitted", "schedule", s.ID, "user", s.From)
-		r.convs.RemoveSchedule(s.ID)
-		r.reply(a, to, fmt.Sprintf("⏰ Schedule #%d was not sent, and is removed: %s is no longer admitted here (by the allow-list or a rule of %s, such as a role).", s.ID, who, s.Key.Platform))
-	}
-	return admitted && err == nil, true
 }

@@ -20,7 +20,7 @@ func (r *Router) WindDown(grace time.Duration) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.reply(t.a, t.target, restartNotice(grace, t.plugin, t.token, len(t.dropped)))
+			r.reply(t.a, t.target, restartNotice(grace, t.plugin, t.sessionID, len(t.dropped)))
 		}()
 	}
 	wg.Wait()
@@ -54,11 +54,11 @@ func (r *Router) WindDown(grace time.Duration) {
 	}
 }
 
-func restartNotice(grace time.Duration, plugin, token string, dropped int) string {
+func restartNotice(grace time.Duration, plugin, sessionID string, dropped int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The bot is restarting. The running turn has %s to finish; if it is cut short, send your message again once the bot is back.", grace)
-	if token != "" {
-		fmt.Fprintf(&b, " The conversation continues by itself if the bot keeps its state; otherwise /%s resume %s brings it back.", plugin, token)
+	if sessionID != "" {
+		fmt.Fprintf(&b, " The conversation continues by itself if the bot keeps its state; otherwise /%s resume %s brings it back.", plugin, sessionID)
 	}
 	if dropped > 0 {
 		fmt.Fprintf(&b, " %d queued messages were not run; send them again later.", dropped)

@@ -146,8 +146,9 @@ type Budgets struct {
 func (b Budgets) dollars() bool { return b.TurnUSD > 0 || b.UserDailyUSD > 0 }
 
 // budgeted reports whether the budgets apply to m's author.
-func (r *Router) budgeted(m Message) bool {
-	return r.cfg.Budgets.Admins || !r.isAdmin(m)
+func (h *budgetHolds) budgeted(m Message) bool {
+	r := h.r
+	return r.cfg.Budgets.Admins || !r.cfg.Access.RightsOf(m).Admin
 }
 
 // budgetFor returns the most m's turn may cost (0: no bound), or a
@@ -155,9 +156,10 @@ func (r *Router) budgeted(m Message) bool {
 // author's turns running now may still spend: it counts against the
 // day's remainder, so that turns side by side cannot each be given all of
 // it; errBudgetHeld says they hold it all.
-func (r *Router) budgetFor(m Message, held float64) (maxUSD float64, refusal error) {
+func (h *budgetHolds) budgetFor(m Message, held float64) (maxUSD float64, refusal error) {
+	r := h.r
 	b := r.cfg.Budgets
-	if !r.budgeted(m) {
+	if !r.holds.budgeted(m) {
 		return 0, nil
 	}
 	now := r.clock.Now()
@@ -193,6 +195,8 @@ var errBudgetHeld = errors.New("the daily budget's remainder is held by running 
 // budgetHolds are the dollar bounds of the turns running now, per user
 // (budgetFor's held). It is safe for concurrent use.
 type budgetHolds struct {
+	// r is the router whose turns the budgets bound.
+	r    *Router
 	mu   sync.Mutex
 	held map[string]budgetHold
 	// freed is closed, and replaced, whenever a hold is released.
@@ -212,14 +216,15 @@ func newBudgetHolds() *budgetHolds {
 // author's daily remainder until release is called. Where the author's
 // other running turns hold all of it, it waits for one of them to end,
 // calling waiting once, unless ctx ends first.
-func (r *Router) holdBudget(ctx context.Context, m Message, waiting func()) (maxUSD float64, release func(), err error) {
-	if !r.budgeted(m) {
+func (h *budgetHolds) holdBudget(ctx context.Context, m Message, waiting func()) (maxUSD float64, release func(), err error) {
+	r := h.r
+	if !r.holds.budgeted(m) {
 		return 0, func() {}, nil
 	}
 	h, user, told := r.holds, OwnerOf(m), false
 	for {
 		h.mu.Lock()
-		maxUSD, err = r.budgetFor(m, h.held[user].usd)
+		maxUSD, err = r.holds.budgetFor(m, h.held[user].usd)
 		if err == nil {
 			bh := h.held[user]
 			bh.usd, bh.turns = bh.usd+maxUSD, bh.turns+1
@@ -265,7 +270,8 @@ func (h *budgetHolds) heldBy(user string) float64 {
 }
 
 // budgetNote explains a turn that ended at its cost bound.
-func (r *Router) budgetNote(maxUSD float64, res TurnResult) string {
+func (h *budgetHolds) budgetNote(maxUSD float64, res TurnResult) string {
+	r := h.r
 	if maxUSD <= 0 || res.CostUSD < maxUSD {
 		return ""
 	}
@@ -279,9 +285,10 @@ func (r *Router) budgetNote(maxUSD float64, res TurnResult) string {
 // unpricedNote warns, once per conversation and plugin, that a dollar
 // budget the turn's author is under does not bound a CLI that reported
 // tokens but no cost.
-func (r *Router) unpricedNote(m Message, p Plugin, res TurnResult) string {
+func (h *budgetHolds) unpricedNote(m Message, p Plugin, res TurnResult) string {
+	r := h.r
 	b := r.cfg.Budgets
-	if !b.dollars() || res.CostUSD > 0 || res.InputTokens+res.OutputTokens == 0 || !r.budgeted(m) ||
+	if !b.dollars() || res.CostUSD > 0 || res.InputTokens+res.OutputTokens == 0 || !r.holds.budgeted(m) ||
 		!r.saidOnce.Add("unpriced "+m.Key.String()+" "+p.ID(), struct{}{}) {
 		return ""
 	}
@@ -292,12 +299,13 @@ func (r *Router) unpricedNote(m Message, p Plugin, res TurnResult) string {
 	return fmt.Sprintf("%s reports tokens, not dollars: the dollar budgets (BUDGET_TURN_USD, BUDGET_USER_DAILY_USD) do not bound its turns; %s", p.Name(), bound)
 }
 
-// cost answers /cost: this conversation's and the user's spend today, or
+// cmdCost answers /cost: this conversation's and the user's spend today, or
 // with all, everyone's (admins only).
-func (r *Router) cost(m Message, all bool) (string, error) {
+func cmdCost(c *call) (string, error) {
+	r, m := c.r, c.m
 	day := Day(r.clock.Now())
-	if all {
-		if !r.isAdmin(m) {
+	if c.cmd.Arg == "all" {
+		if !c.who.Admin {
 			return "", Errorf("/cost all is for admins")
 		}
 		var b strings.Builder
@@ -315,8 +323,8 @@ func (r *Router) cost(m Message, all bool) (string, error) {
 		return b.String(), nil
 	}
 	var b strings.Builder
-	if conv, ok := r.convs.Get(m.Key); ok {
-		fmt.Fprintf(&b, "This conversation: %s\n", conv.Spent)
+	if c.hasConv {
+		fmt.Fprintf(&b, "This conversation: %s\n", c.conv.Spent)
 	}
 	fmt.Fprintf(&b, "You today (%s, UTC): %s", day, r.convs.Spent(OwnerOf(m), day))
 	if r.cfg.Budgets.UserDailyUSD > 0 {

@@ -121,7 +121,7 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 	s := Steering{From: m.m.Author(), Prompt: m.m.Text}
 	if len(m.m.Files) > 0 {
 		var err error
-		if s.Prompt, s.Images, err = r.takeFiles(ctx, a, m.m, conv, workdir); err != nil {
+		if s.Prompt, s.Images, err = r.files.takeFiles(ctx, a, m.m, conv, workdir); err != nil {
 			r.replyError(a, m.m.Target(), m.id, err)
 			m.done()
 			return true
@@ -153,7 +153,8 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 // steerWaiting gives the waiting message id to the running turn (its
 // Steer button), as steer does; only its author or an admin may press it,
 // and only a message that may join that turn (Router.permit) goes.
-func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error) {
+func (c *call) steerWaiting(id string) (string, error) {
+	r, a, m := c.r, c.a, c.m
 	if err := r.permit(m, actAnswer, nil); err != nil {
 		return "", err
 	}
@@ -166,7 +167,7 @@ func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error)
 	case errors.Is(err, errNotAuthor):
 		return "", Errorf("only its author (%s) or an admin can add that message to the running turn", next.m.AuthorName())
 	case errors.Is(err, errNotTaking):
-		return "", Errorf("%s cannot take a message in the middle of a turn: it waits for the turn to end", r.pluginName(next.conv.Plugin))
+		return "", Errorf("%s cannot take a message in the middle of a turn: it waits for the turn to end", r.cfg.Plugins.name(next.conv.Plugin))
 	case err != nil:
 		return "", errNoLongerWaiting
 	}
@@ -177,15 +178,15 @@ func (r *Router) steerWaiting(a *attached, m Message, id string) (string, error)
 	return "", nil
 }
 
-// busyMessage runs /steer and /queue: the text as a message, added to the
+// cmdBusyMessage runs /steer and /queue: the text as a message, added to the
 // running turn or waiting for it to end whatever BUSY says; /steer of a
 // waiting message's id is its Steer button.
-func (r *Router) busyMessage(a *attached, m Message, cmd Command) (string, error) {
+func cmdBusyMessage(c *call) (string, error) {
+	r, a, m, cmd, conv := c.r, c.a, c.m, c.cmd, c.conv
 	if cmd.Name == CmdSteer && isMessageID(cmd.Arg) {
-		return r.steerWaiting(a, m, cmd.Arg)
+		return c.steerWaiting(cmd.Arg)
 	}
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
+	if !c.hasConv {
 		return r.noConversation(), nil
 	}
 	busy := BusyQueue
@@ -195,12 +196,4 @@ func (r *Router) busyMessage(a *attached, m Message, cmd Command) (string, error
 	m.Text = ForCLI(cmd.Arg)
 	r.enqueue(a, queued{m: m, id: newID(), conv: conv, done: func() {}}, busy)
 	return "", nil
-}
-
-// pluginName is the display name of the plugin id, or the id.
-func (r *Router) pluginName(id string) string {
-	if p, ok := r.cfg.Plugins.Get(id); ok {
-		return p.Name()
-	}
-	return id
 }

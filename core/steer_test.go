@@ -263,7 +263,7 @@ func TestSteeringNeedsTheSameTurn(t *testing.T) {
 			f.expect("conversation started")
 			if tc.author == "carol" {
 				say("carol", "/mode yolo")
-				f.expect("From the next turn: mode yolo")
+				f.expect("From the next turn: yolo")
 			}
 			say(tc.author, "one")
 			<-f.plugin.Started()

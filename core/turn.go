@@ -23,7 +23,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	}
 	// Refused at once if the day's budget is spent; what the turn may
 	// spend is settled once it has a slot (holdBudget).
-	if _, refusal := r.budgetFor(m, 0); refusal != nil {
+	if _, refusal := r.holds.budgetFor(m, 0); refusal != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, refusal) }
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
@@ -55,12 +55,12 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	turn.Tools = tools.Access()
 	r.turns.streaming(q, turn.Inbox, conv, workdir)
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
-		reply: a.coord.NewReply(r.deliverCtx, m.Target()), token: conv.SessionID, cancel: cancel, timeout: timeout}
+		reply: a.coord.NewReply(r.deliverCtx, m.Target()), sessionID: conv.SessionID, cancel: cancel, timeout: timeout}
 	if modeNote != "" {
 		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
 	}
 	stopTyping := r.typing(ctx, a.p, m.Target())
-	r.react(a, m, ReactionRunning)
+	r.reactions.react(a, m, ReactionRunning)
 	t.started = r.clock.Now()
 	res, err := r.streamTurn(ctx, a, t, warm, turn, idle)
 	stopTyping()
@@ -77,7 +77,7 @@ func (r *Router) turnMessage(ctx context.Context, a *attached, qm queued, conv C
 		turn.Prompt, turn.Images = qm.saved.Prompt, qm.saved.Images
 	case len(qm.m.Files) > 0:
 		var err error
-		turn.Prompt, turn.Images, err = r.takeFiles(ctx, a, qm.m, conv, workdir)
+		turn.Prompt, turn.Images, err = r.files.takeFiles(ctx, a, qm.m, conv, workdir)
 		return err
 	}
 	return nil
@@ -112,7 +112,7 @@ func (r *Router) admit(ctx context.Context, a *attached, qm queued, plugin Plugi
 			r.reply(a, m.Target(), "This message waited in line and was not sent: "+cancelMessage(err, r.cfg, plugin))
 		}
 	}
-	maxUSD, unhold, err := r.holdBudget(ctx, m, func() {
+	maxUSD, unhold, err := r.holds.holdBudget(ctx, m, func() {
 		r.reply(a, m.Target(), fmt.Sprintf("Your turns running now may spend all that is left of your daily budget ($%.2f): this one starts when one of them ends (/stop to drop it).", r.cfg.Budgets.UserDailyUSD))
 	})
 	switch {
@@ -145,13 +145,13 @@ type turnRun struct {
 	cancel  context.CancelCauseFunc
 	timeout *time.Timer
 	bg      backgroundWatch
-	// mu guards what the turn's events set while it streams: token is
+	// mu guards what the turn's events set while it streams: sessionID is
 	// the session the turn is in, as the CLI reported it; usage are the
 	// windows the CLI reported in this turn; refusedBy is the first that
 	// refused it, cut whether the turn had done some work by then.
 	// progressed is set once it does.
 	mu         sync.Mutex
-	token      string
+	sessionID  string
 	usage      []UsageWindow
 	refusedBy  *UsageWindow
 	cut        bool
@@ -159,17 +159,17 @@ type turnRun struct {
 }
 
 // setSession records the session the turn is in, as the CLI reported it.
-func (t *turnRun) setSession(token string) {
+func (t *turnRun) setSession(sessionID string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.token = token
+	t.sessionID = sessionID
 }
 
 // session is the session the turn is in.
 func (t *turnRun) session() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.token
+	return t.sessionID
 }
 
 // streamTurn runs the plugin, streaming its events into the reply; a
@@ -180,14 +180,14 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 			idle.touch()
 			switch {
 			case ev.Kind == EventQuestion:
-				r.ask(a, t.qm, ev.Question, idle)
+				r.questions.ask(a, t.qm, ev.Question, idle)
 				return
 			case ev.Kind == EventBackground && ev.Background != nil:
 				r.background(t, *ev.Background, idle)
 				return
 			case ev.Kind == EventLimit:
 				if ev.Limit != nil {
-					r.keepUsage(t, *ev.Limit)
+					r.usage.keepUsage(t, *ev.Limit)
 				}
 				return
 			case progresses(ev):
@@ -198,7 +198,7 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 			}
 			t.reply.Emit(ev)
 		})
-	r.dropQuestions(t.qm.m.Key)
+	r.questions.dropQuestions(t.qm.m.Key)
 	idle.stop()
 	r.endBackground(t)
 	if res.SessionID != "" {
@@ -213,8 +213,8 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	m, plugin := t.qm.m, t.plugin
 	// A turn that never reached the model (no CLI, refused) cost nothing.
 	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
-	token := t.session()
-	r.keepSession(m, t.conv, plugin, token, res, counted)
+	sessionID := t.session()
+	r.keepSession(m, t.conv, plugin, sessionID, res, counted)
 	if counted {
 		r.convs.AddSpend(t.user, Day(r.clock.Now()), res)
 	}
@@ -225,15 +225,15 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	if res.Duration == 0 {
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
-	notes := []string{r.budgetNote(t.maxUSD, res), r.unpricedNote(m, plugin, res)}
-	cont := r.continueAfterLimit(ctx, t, res, err)
+	notes := []string{r.holds.budgetNote(t.maxUSD, res), r.holds.unpricedNote(m, plugin, res)}
+	cont := r.usage.continueAfterLimit(ctx, t, res, err)
 	if cont == nil {
-		notes = append(notes, r.limitNotes(t)...)
+		notes = append(notes, r.usage.limitNotes(t)...)
 	}
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
-		"duration", res.Duration, "cost_usd", res.CostUSD, "resume_token", token)
+		"duration", res.Duration, "cost_usd", res.CostUSD, "session_id", sessionID)
 	r.obs.Record(Record{Kind: RecordTurn, ID: t.qm.id, Time: t.started, Key: m.Key, Author: m.Author(), Plugin: plugin.ID(),
-		Workdir: t.workdir, SessionID: token, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
+		Workdir: t.workdir, SessionID: sessionID, Duration: res.Duration, Outcome: outcome, CostUSD: res.CostUSD,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, Text: m.Text})
 	return func() {
 		// The footer comes once the conversation is released (runQueued):
@@ -247,9 +247,9 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, ContextPercent: res.ContextPercent()})
 		t.reply.Close(r.deliverCtx)
 		if cont != nil {
-			r.offerContinuation(a, m.Target(), plugin.ID(), cont)
+			r.usage.offerContinuation(a, m.Target(), plugin.ID(), cont)
 		}
-		r.react(a, m, endReaction(outcome, cont != nil))
+		r.reactions.react(a, m, endReaction(outcome, cont != nil))
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}
@@ -299,11 +299,11 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 		// that turn, whose workdir was checked when it started.
 		return conv, qm.follow, conv.Workdir, nil
 	}
-	place, admin := r.placeOf(conv), r.isAdmin(m)
-	if plugin, refusal = place.Plugin(conv.Plugin, m, admin); refusal != nil {
+	place := r.placeOf(conv, r.cfg.Access.RightsOf(m))
+	if plugin, refusal = place.Plugin(conv.Plugin, m); refusal != nil {
 		return conv, nil, "", refusal
 	}
-	workdir, err := place.Workdir(r.turnCtx, conv.Workdir, admin)
+	workdir, err := place.Workdir(r.turnCtx, conv.Workdir)
 	if err != nil {
 		r.logger.Warn("turn refused by the workdir policy", "id", qm.id, "conversation", m.Key.String(), "user", m.Author(), "err", err)
 		return conv, nil, "", err
@@ -311,20 +311,20 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 	return conv, plugin, workdir, nil
 }
 
-// keepSession stores the turn's session token and spend in its
+// keepSession stores the turn's session id and spend in its
 // conversation, unless a /start or /resume meanwhile made a new one, and
 // records who started the session.
-func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, token string, res TurnResult, counted bool) {
+func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
 	r.convs.Update(m.Key, func(c *Conversation) {
 		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
-			c.SessionID = token
+			c.SessionID = sessionID
 			c.LastUsed = r.clock.Now()
 			if counted {
 				c.Spent.add(res)
 			}
 		}
 	})
-	r.convs.SetOwner(plugin.ID(), token, OwnerOf(m))
+	r.convs.SetOwner(plugin.ID(), sessionID, OwnerOf(m))
 }
 
 // turnOutcome adds the block that says how a turn that did not end well

@@ -37,6 +37,9 @@ const DefaultLimitWarn = 80
 // usageBook keeps the latest report of every window, per plugin and
 // runner: a sparse update (one window) leaves the others as they were.
 type usageBook struct {
+	// r is the router whose turns report the windows and whose replies
+	// warn of them.
+	r       *Router
 	mu      sync.Mutex
 	windows map[[3]string]UsageWindow
 }
@@ -65,7 +68,8 @@ func (b *usageBook) all() []UsageWindow {
 
 // keepUsage records a window a turn's CLI reported and remembers it in
 // the turn, for the footer.
-func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
+func (ub *usageBook) keepUsage(t *turnRun, w UsageWindow) {
+	r := ub.r
 	w.Plugin, w.Runner = t.conv.Plugin, t.conv.Runner
 	r.usage.set(w)
 	t.mu.Lock()
@@ -78,7 +82,8 @@ func (r *Router) keepUsage(t *turnRun, w UsageWindow) {
 
 // limitNotes are the footer's warnings: each window the turn's CLI
 // reported past LIMIT_WARN, at most once per window.
-func (r *Router) limitNotes(t *turnRun) []string {
+func (ub *usageBook) limitNotes(t *turnRun) []string {
+	r := ub.r
 	warn := r.cfg.LimitWarn
 	if warn <= 0 {
 		warn = DefaultLimitWarn
@@ -89,16 +94,17 @@ func (r *Router) limitNotes(t *turnRun) []string {
 	var notes []string
 	for _, w := range windows {
 		if w.UsedPercent >= warn || w.Rejected {
-			notes = append(notes, r.windowLine(w))
+			notes = append(notes, r.usage.windowLine(w))
 		}
 	}
 	return notes
 }
 
 // windowLine says one window: "Claude 5h window 91 % · resets 18:40 UTC".
-func (r *Router) windowLine(w UsageWindow) string {
+func (ub *usageBook) windowLine(w UsageWindow) string {
+	r := ub.r
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s window", r.pluginName(w.Plugin), w.Window)
+	fmt.Fprintf(&b, "%s %s window", r.cfg.Plugins.name(w.Plugin), w.Window)
 	switch {
 	case w.Rejected:
 		b.WriteString(" used up")
@@ -124,15 +130,16 @@ func resetTime(now, at time.Time) string {
 	return at.Format("Mon 2 Jan 15:04") + " UTC"
 }
 
-// listLimits answers /limits.
-func (r *Router) listLimits() string {
+// cmdLimits answers /limits.
+func cmdLimits(c *call) (string, error) {
+	r := c.r
 	windows := r.usage.all()
 	if len(windows) == 0 {
-		return "No CLI has reported a usage window yet. Claude Code reports them when signed in with a subscription, Codex when signed in with ChatGPT; they come with each turn."
+		return "No CLI has reported a usage window yet. Claude Code reports them when signed in with a subscription, Codex when signed in with ChatGPT; they come with each turn.", nil
 	}
 	lines := []string{"Usage windows, as the CLIs last reported them:"}
 	for _, w := range windows {
-		lines = append(lines, "• "+r.windowLine(w))
+		lines = append(lines, "• "+r.usage.windowLine(w))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), nil
 }

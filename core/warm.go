@@ -303,7 +303,7 @@ func (r *Router) warmUp(m Message) {
 	}
 	// The bound the turn would have now: one that differs when it runs
 	// (another turn of the author's spent or holds some) makes a cold start.
-	maxUSD, _ := r.budgetFor(m, r.holds.heldBy(OwnerOf(m)))
+	maxUSD, _ := r.holds.budgetFor(m, r.holds.heldBy(OwnerOf(m)))
 	t, _ := r.turnFor(m, conv, p, workdir, maxUSD)
 	tools := r.leaseTools()
 	t.Tools = tools.Access()

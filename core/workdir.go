@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -19,13 +20,94 @@ func NewRoots(paths []string) (Roots, error) { return workspace.NewRoots(paths) 
 // not exist.
 var ErrNoSuchDir = workspace.ErrNoSuchDir
 
-// space is what m's author may reach of this machine's folders.
-func (r *Router) space(m Message) workspace.Space {
-	return r.spaceOf(r.isAdmin(m))
+// userWorkdir resolves a user's path for c's conversation, against its
+// current workdir, and checks it (the current workdir, for an empty
+// path) against c's author's roots.
+func (c *call) userWorkdir(path string) (string, error) {
+	r := c.r
+	wd := r.here.defaultWorkdir()
+	if c.hasConv && c.conv.Runner == "" {
+		wd = c.conv.Workdir
+	}
+	space := r.here.spaceOf(c.who.Admin)
+	if path != "" {
+		var err error
+		if wd, err = space.Resolve(path, wd); err != nil {
+			return "", WorkError(err)
+		}
+	}
+	if !space.Roots.Contains(wd) {
+		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
+	}
+	return wd, nil
 }
 
-func (r *Router) spaceOf(admin bool) workspace.Space {
-	return workspace.Machine{Roots: r.cfg.Roots, DefaultWorkdir: r.cfg.DefaultWorkdir, WorktreeDir: r.cfg.WorktreeDir}.For(admin)
+// machine is this machine's folders as the router's settings give them:
+// the space each kind of user may reach, the default workdir, and a
+// conversation's stored workdir checked again.
+type machine struct {
+	workspace.Machine
+	// defaultRoot is the root users who are not admins work in.
+	defaultRoot string
+}
+
+// spaceOf is what a user who is an admin, or not, may reach.
+func (h machine) spaceOf(admin bool) workspace.Space { return h.For(admin) }
+
+// defaultWorkdir is where /start without a path begins.
+func (h machine) defaultWorkdir() string {
+	if h.DefaultWorkdir != "" {
+		return h.DefaultWorkdir
+	}
+	return h.Roots[0]
+}
+
+// storedWorkdir is conversationWorkdir of a workdir here, for a user who
+// is an admin or not.
+func (h machine) storedWorkdir(stored string, admin bool) (string, error) {
+	wd, err := h.Roots.Resolve(stored, "")
+	if err != nil {
+		return "", Errorf("this conversation's workdir is no longer allowed: %v. Start a new conversation", err)
+	}
+	if !h.spaceOf(admin).Roots.Contains(wd) {
+		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, h.defaultRoot)
+	}
+	return wd, nil
+}
+
+// conversationWorkdir resolves a conversation's stored workdir again, for
+// m's author, each time it is used: a root narrowed since, a symlink
+// swapped in later, or a writer who is not an admin in an admin's shared
+// thread must not run, list or resume anything outside their policy.
+func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, error) {
+	if conv.Runner != "" {
+		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", conv.Runner)
+	}
+	return r.here.storedWorkdir(conv.Workdir, r.cfg.Access.RightsOf(m).Admin)
+}
+
+// currentWorkdir is conversationWorkdir of c's conversation, or the
+// default workdir when there is none.
+func (c *call) currentWorkdir() (string, error) {
+	if !c.hasConv {
+		return c.r.here.defaultWorkdir(), nil
+	}
+	return c.r.conversationWorkdir(c.m, c.conv)
+}
+
+// userPlace resolves a path a user typed for c's conversation of
+// pluginID: "runner:path" on that runner, any other here (userWorkdir).
+// An empty path, in a conversation on a runner, is its workdir there.
+func (c *call) userPlace(ctx context.Context, pluginID, path string) (runner, wd string, err error) {
+	if c.hasConv && c.conv.Runner != "" && path == "" {
+		path = c.conv.Shown(c.conv.Workdir)
+	}
+	if runner, rest, remote := c.remoteWorkdir(path); remote {
+		wd, err = c.remoteStart(ctx, pluginID, runner, rest)
+		return runner, wd, err
+	}
+	wd, err = c.userWorkdir(path)
+	return "", wd, err
 }
 
 // WorkError shows the workspace's and git's refusals, and a workdir

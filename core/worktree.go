@@ -57,11 +57,12 @@ func startArgs(arg string) (workdir string, worktree *bool, name string) {
 // runner. explicit says the user asked for it (--worktree); WORKTREES=always
 // asks on everyone's behalf, and a workdir outside git then stays a plain
 // one with a note.
-func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation, name string, explicit bool) (note string, err error) {
+func (c *call) newWorktree(ctx context.Context, conv *Conversation, name string, explicit bool) (note string, err error) {
+	r, m := c.r, c.m
 	if name == "" {
 		name = conv.Plugin + "-" + randomHex(3)
 	}
-	wt, workdir, err := r.placeOf(*conv).NewWorktree(ctx, conv.Workdir, name, r.isAdmin(m))
+	wt, workdir, err := r.placeOf(*conv, r.cfg.Access.RightsOf(m)).NewWorktree(ctx, conv.Workdir, name)
 	if errors.Is(err, gitrepo.ErrNotARepo) {
 		if explicit {
 			return "", Errorf("%s is not in a git repository: --worktree needs one (start without it, or git init there)", conv.Shown(conv.Workdir))
@@ -75,12 +76,6 @@ func (r *Router) newWorktree(ctx context.Context, m Message, conv *Conversation,
 	return fmt.Sprintf(" It has its own worktree %s on branch %s (from %s's HEAD): /diff shows its changes, /merge merges them.", conv.Shown(conv.Worktree), wt.Branch, conv.Shown(conv.Repo)), nil
 }
 
-// worktreePlace is conv's worktree and the machine it is on; nil without
-// one.
-func (r *Router) worktreePlace(conv Conversation) (Place, *gitrepo.Worktree) {
-	return r.placeOf(conv), worktreeOf(conv)
-}
-
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -89,7 +84,8 @@ func randomHex(n int) string {
 
 // sharedWorkdir warns when another active conversation works directly in
 // conv's workdir: both would edit the same files.
-func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
+func (c *call) sharedWorkdir(k ConversationKey, conv Conversation) string {
+	r := c.r
 	e, ok := r.convs.Latest(func(e Entry) bool {
 		return e.Key != k && e.Worktree == "" && e.Runner == conv.Runner && e.Workdir == conv.Workdir
 	})
@@ -100,25 +96,22 @@ func (r *Router) sharedWorkdir(k ConversationKey, conv Conversation) string {
 		"To keep them apart, start with --worktree: /%s start %s --worktree", e.Key, e.Plugin, conv.Plugin, conv.Shown(conv.Workdir))
 }
 
-// diff shows what m's conversation changed.
-func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.noConversation(), nil
-	}
-	c, err := r.changes(ctx, m, conv)
+// cmdDiff shows what c's conversation changed.
+func cmdDiff(c *call) (string, error) {
+	ctx, conv := c.ctx, c.conv
+	ch, err := c.changes(ctx, conv)
 	if err != nil {
 		return "", err
 	}
-	if c.Patch == "" && c.Stat == "" {
-		return "No changes since " + c.Since + ".", nil
+	if ch.Patch == "" && ch.Stat == "" {
+		return "No changes since " + ch.Since + ".", nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", c.Since, c.Stat)
-	if name, ok := r.attachPatch(ctx, a, m, conv, c); ok {
-		fmt.Fprintf(&b, "\nThe whole patch (%s) is attached as %s.", size(int64(len(c.Patch))), name)
-	} else if c.Patch != "" {
-		patch, whole := c.Patch, max(c.PatchSize, len(c.Patch))
+	fmt.Fprintf(&b, "Changes since %s:\n```\n%s\n```", ch.Since, ch.Stat)
+	if name, ok := c.attachPatch(ctx, conv, ch); ok {
+		fmt.Fprintf(&b, "\nThe whole patch (%s) is attached as %s.", size(int64(len(ch.Patch))), name)
+	} else if ch.Patch != "" {
+		patch, whole := ch.Patch, max(ch.PatchSize, len(ch.Patch))
 		if len(patch) > maxPatchBytes {
 			patch = patch[:strings.LastIndexByte(patch[:maxPatchBytes], '\n')+1]
 		}
@@ -132,9 +125,9 @@ func (r *Router) diff(ctx context.Context, a *attached, m Message) (string, erro
 
 // changes is what conv changed: on this machine, or on its runner, which
 // checks the workdir against the author's roots there.
-func (r *Router) changes(ctx context.Context, m Message, conv Conversation) (gitrepo.Changes, error) {
-	c, err := r.placeOf(conv).Diff(ctx, conv.Workdir, worktreeOf(conv), r.isAdmin(m))
-	return c, WorkError(err)
+func (c *call) changes(ctx context.Context, conv Conversation) (gitrepo.Changes, error) {
+	ch, err := c.r.placeOf(conv, c.who).Diff(ctx, conv.Workdir, worktreeOf(conv))
+	return ch, WorkError(err)
 }
 
 // inlinePatchBytes is the longest patch /diff shows in its message where
@@ -144,10 +137,11 @@ const inlinePatchBytes = 1500
 // attachPatch sends a long patch as a .diff file, secrets blanked, where
 // the platform sends files; ok is false when it was not sent. A patch cut
 // short is not sent as if it were whole.
-func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv Conversation, c gitrepo.Changes) (name string, ok bool) {
-	patch := c.Patch
+func (c *call) attachPatch(ctx context.Context, conv Conversation, ch gitrepo.Changes) (name string, ok bool) {
+	r, a, m := c.r, c.a, c.m
+	patch := ch.Patch
 	fs, can := a.p.(FileSender)
-	if !can || c.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.maxAttachment() {
+	if !can || ch.Cut() || len(patch) <= inlinePatchBytes || int64(len(patch)) > r.files.maxAttachment() {
 		return "", false
 	}
 	name = cmp.Or(conv.Shown(conv.Worktree), filepath.Base(conv.Workdir), "changes") + ".diff"
@@ -158,24 +152,22 @@ func (r *Router) attachPatch(ctx context.Context, a *attached, m Message, conv C
 	return name, true
 }
 
-// merge commits and merges m's worktree conversation's branch, here or
-// on its runner.
-func (r *Router) merge(ctx context.Context, m Message) (string, error) {
-	conv, ok := r.convs.Get(m.Key)
-	if !ok {
-		return r.noConversation(), nil
-	}
-	p, wt := r.worktreePlace(conv)
+// cmdMerge commits and merges c's worktree conversation's branch, here
+// or on its runner.
+func cmdMerge(c *call) (string, error) {
+	ctx, conv := c.ctx, c.conv
+	wt := worktreeOf(conv)
 	if wt == nil {
 		return "", Errorf("this conversation works directly in %s, not in a worktree: there is no branch to merge. /%s start --worktree starts one that has", conv.Shown(conv.Workdir), conv.Plugin)
 	}
-	return p.Merge(ctx, *wt, r.conversationTitle(ctx, m, conv), r.isAdmin(m))
+	return c.place().Merge(ctx, *wt, c.conversationTitle(ctx, conv))
 }
 
 // conversationTitle is the CLI's title for conv's session, for a commit
 // message; the branch when the CLI has none.
-func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversation) string {
-	p, err := r.placeOf(conv).Plugin(conv.Plugin, m, r.isAdmin(m))
+func (c *call) conversationTitle(ctx context.Context, conv Conversation) string {
+	r, m := c.r, c.m
+	p, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Plugin(conv.Plugin, m)
 	if err == nil && conv.SessionID != "" {
 		if infos, err := p.Conversations(ctx, conv.Workdir); err == nil {
 			for _, info := range infos {
@@ -191,13 +183,13 @@ func (r *Router) conversationTitle(ctx context.Context, m Message, conv Conversa
 // endWorktree removes an ended conversation's worktree, here or on its
 // runner, if nothing in it is unmerged, and says what became of it.
 func (r *Router) endWorktree(ctx context.Context, conv Conversation) string {
-	p, wt := r.worktreePlace(conv)
+	wt := worktreeOf(conv)
 	if wt == nil {
 		return ""
 	}
 	// Whoever ends the conversation removes its worktree: an admin's, in
 	// a thread others write in, included.
-	if err := p.RemoveWorktree(ctx, *wt, true); err != nil {
+	if err := r.placeOf(conv, Rights{Admin: true}).RemoveWorktree(ctx, *wt); err != nil {
 		var ref *gitrepo.Refusal
 		var ue *UserError
 		switch {

@@ -11,23 +11,27 @@ import (
 type runnerPlace struct {
 	g      *Gateway
 	runner string
+	// admin is the user's right, which every request carries.
+	admin bool
 }
 
-// Place is runner's machine.
-func (g *Gateway) Place(runner string) core.Place { return runnerPlace{g: g, runner: runner} }
+// Place is runner's machine, for a user of rights who.
+func (g *Gateway) Place(runner string, who core.Rights) core.Place {
+	return runnerPlace{g: g, runner: runner, admin: who.Admin}
+}
 
 // Plugin is pluginID as it runs on the runner for m's author.
-func (p runnerPlace) Plugin(pluginID string, m core.Message, admin bool) (core.Plugin, error) {
-	return p.g.Plugin(p.runner, pluginID, m, admin)
+func (p runnerPlace) Plugin(pluginID string, m core.Message) (core.Plugin, error) {
+	return p.g.Plugin(p.runner, pluginID, m, p.admin)
 }
 
 // Resolve asks the runner to resolve path within the user's roots there.
-func (p runnerPlace) Resolve(ctx context.Context, path string, admin bool) (string, error) {
-	return p.g.Resolve(ctx, p.runner, path, admin)
+func (p runnerPlace) Resolve(ctx context.Context, path string) (string, error) {
+	return p.g.Resolve(ctx, p.runner, path, p.admin)
 }
 
 // Workdir is the stored workdir as it is: the runner checks it against
 // the user's roots there with every request that uses it.
-func (p runnerPlace) Workdir(_ context.Context, stored string, _ bool) (string, error) {
+func (p runnerPlace) Workdir(_ context.Context, stored string) (string, error) {
 	return stored, nil
 }

@@ -225,7 +225,7 @@ func (r *Runner) uploadedImages(workdir string, images []string) []string {
 
 // Upload sends files to the runner, part after part, to save in workdir
 // there.
-func (p runnerPlace) Upload(ctx context.Context, workdir string, admin bool, files []core.UploadFile) ([]string, error) {
+func (p runnerPlace) Upload(ctx context.Context, workdir string, files []core.UploadFile) ([]string, error) {
 	g, runner := p.g, p.runner
 	id := newID()
 	send := func(req uploadRequest) ([]string, error) {
@@ -236,7 +236,7 @@ func (p runnerPlace) Upload(ctx context.Context, workdir string, admin bool, fil
 		return rep.Paths, rep.Error.err()
 	}
 	for i, f := range files {
-		if err := g.uploadFile(send, uploadRequest{ID: id, Workdir: workdir, Admin: admin, File: i, Name: f.Name}, f.Path); err != nil {
+		if err := g.uploadFile(send, uploadRequest{ID: id, Workdir: workdir, Admin: p.admin, File: i, Name: f.Name}, f.Path); err != nil {
 			// Dropped there at once, rather than when it has been idle.
 			send(uploadRequest{ID: id, Abort: true})
 			return nil, err

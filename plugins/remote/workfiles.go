@@ -107,9 +107,9 @@ func (r *Runner) filePart(req fileRequest) (fileReply, error) {
 
 // Diff asks the runner what changed in workdir there, in worktree wt
 // when not nil.
-func (p runnerPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree, admin bool) (gitrepo.Changes, error) {
+func (p runnerPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Worktree) (gitrepo.Changes, error) {
 	g, runner := p.g, p.runner
-	req := diffRequest{Workdir: workdir, Admin: admin}
+	req := diffRequest{Workdir: workdir, Admin: p.admin}
 	if wt != nil {
 		w := toWireWorktree(*wt)
 		req.Worktree = &w
@@ -122,9 +122,9 @@ func (p runnerPlace) Diff(ctx context.Context, workdir string, wt *gitrepo.Workt
 }
 
 // ReadFile reads path in workdir on the runner, part after part.
-func (p runnerPlace) ReadFile(ctx context.Context, workdir, path string, admin bool, max int64) (core.WorkFile, error) {
+func (p runnerPlace) ReadFile(ctx context.Context, workdir, path string, max int64) (core.WorkFile, error) {
 	g, runner := p.g, p.runner
-	req := fileRequest{Workdir: workdir, Path: path, Admin: admin, Max: max}
+	req := fileRequest{Workdir: workdir, Path: path, Admin: p.admin, Max: max}
 	var f core.WorkFile
 	for {
 		var rep fileReply

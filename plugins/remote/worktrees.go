@@ -56,21 +56,21 @@ func (r *Runner) worktreeOp(ctx context.Context, req worktreeRequest) (worktreeR
 
 // NewWorktree asks the runner for a worktree of workdir's repository
 // there.
-func (p runnerPlace) NewWorktree(ctx context.Context, workdir, name string, admin bool) (gitrepo.Worktree, string, error) {
-	rep, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "create", Workdir: workdir, Name: name, Admin: admin})
+func (p runnerPlace) NewWorktree(ctx context.Context, workdir, name string) (gitrepo.Worktree, string, error) {
+	rep, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "create", Workdir: workdir, Name: name, Admin: p.admin})
 	return rep.Worktree.worktree(), rep.Workdir, err
 }
 
 // Merge asks the runner to merge wt there.
-func (p runnerPlace) Merge(ctx context.Context, wt gitrepo.Worktree, title string, admin bool) (string, error) {
+func (p runnerPlace) Merge(ctx context.Context, wt gitrepo.Worktree, title string) (string, error) {
 	title = p.g.cfg.Redactor.Redact(title)
-	rep, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "merge", Worktree: toWireWorktree(wt), Title: title, Admin: admin})
+	rep, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "merge", Worktree: toWireWorktree(wt), Title: title, Admin: p.admin})
 	return rep.Message, err
 }
 
 // RemoveWorktree asks the runner to remove wt there.
-func (p runnerPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree, admin bool) error {
-	_, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "remove", Worktree: toWireWorktree(wt), Admin: admin})
+func (p runnerPlace) RemoveWorktree(ctx context.Context, wt gitrepo.Worktree) error {
+	_, err := p.g.worktreeRequest(ctx, p.runner, worktreeRequest{Op: "remove", Worktree: toWireWorktree(wt), Admin: p.admin})
 	return err
 }
 
