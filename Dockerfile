@@ -17,7 +17,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/jakebot ./cmd/jakebot \
+# The compiler's cache outlives the build on the builder (BuildKit, buildah).
+RUN --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/jakebot ./cmd/jakebot \
     && mkdir -p /out/data/work
 
 # The bot alone: bring your own CLIs (mount them, or extend this image), or
