@@ -20,35 +20,48 @@ import (
 // what this machine needs besides).
 
 // containerRun returns the command that runs image with args, named name
-// (removed when the test ends), with env as -e flags and stdin attached.
-func containerRun(t *testing.T, image, name string, env []string, args ...string) *exec.Cmd {
+// (removed when the test ends), with stdin attached and flags (-e, -v)
+// before the image.
+func containerRun(t *testing.T, image, name string, flags []string, args ...string) *exec.Cmd {
 	t.Helper()
 	run := strings.Fields(os.Getenv("JAKEBOT_CONTAINER_RUN"))
 	if len(run) == 0 {
 		run = []string{"docker", "run", "--rm", "--network", "host"}
 	}
-	argv := append(run[1:], "--interactive", "--name", name)
-	for _, kv := range env {
-		argv = append(argv, "-e", kv)
-	}
+	argv := append(append(run[1:], "--interactive", "--name", name), flags...)
 	argv = append(append(argv, image), args...)
-	t.Cleanup(func() { exec.Command(run[0], "rm", "-f", "-t", "0", name).Run() })
+	t.Cleanup(func() { exec.Command(run[0], "rm", "-f", name).Run() })
 	return exec.Command(run[0], argv...)
 }
 
-// containerTool runs the container tool (podman, docker) on a running
-// container, failing the test unless it succeeds.
+// containerCLI is the container tool (podman, docker) JAKEBOT_CONTAINER_RUN
+// names.
+func containerCLI() string {
+	if run := strings.Fields(os.Getenv("JAKEBOT_CONTAINER_RUN")); len(run) > 0 {
+		return run[0]
+	}
+	return "docker"
+}
+
+// containerTool runs the container tool on a running container, failing
+// the test unless it succeeds.
 func containerTool(t *testing.T, args ...string) string {
 	t.Helper()
-	tool := "docker"
-	if run := strings.Fields(os.Getenv("JAKEBOT_CONTAINER_RUN")); len(run) > 0 {
-		tool = run[0]
-	}
+	tool := containerCLI()
 	out, err := exec.Command(tool, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// envFlags returns the -e flags that give a container env.
+func envFlags(env ...string) []string {
+	var flags []string
+	for _, kv := range env {
+		flags = append(flags, "-e", kv)
+	}
+	return flags
 }
 
 func image(t *testing.T, name string) string {
@@ -74,7 +87,7 @@ func healthAddr(t *testing.T) string {
 
 var containerSeq atomic.Int64
 
-func containerName(t *testing.T) string {
+func containerName() string {
 	return fmt.Sprintf("jakebot-test-%d-%d", os.Getpid(), containerSeq.Add(1))
 }
 
@@ -97,13 +110,13 @@ func notRoot(t *testing.T, name string) {
 // answers its HEALTHCHECK and stops on SIGTERM.
 func TestBotImage(t *testing.T) {
 	img := image(t, "JAKEBOT_IMAGE_BOT")
-	out, err := containerRun(t, img, containerName(t), nil, "--help").CombinedOutput()
+	out, err := containerRun(t, img, containerName(), nil, "--help").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "usage:") || !strings.Contains(string(out), "jakebot runner") {
 		t.Fatalf("jakebot --help in %s = %v:\n%s", img, err, out)
 	}
 
-	name := containerName(t)
-	b := startProcess(t, containerRun(t, img, name, []string{healthAddr(t), "CONSOLE_INPUT=typed"}))
+	name := containerName()
+	b := startProcess(t, containerRun(t, img, name, envFlags(healthAddr(t), "CONSOLE_INPUT=typed")))
 	// The console answers once the bot is set up, its health server with it.
 	b.say("/status")
 	b.expect(`No conversation here yet`)
@@ -118,10 +131,11 @@ func TestBotImage(t *testing.T) {
 // The default image runs a turn: doctor passes, the real Claude Code in the
 // container answers from the fake model on the host, as a user other than
 // root; SIGTERM during a turn stops the turn and the container exits by
-// itself within docker stop's 10 seconds.
+// itself within docker stop's 10 seconds; the next container on the same
+// volume goes on with the conversation in the CLI's session.
 func TestImageRunsATurn(t *testing.T) {
 	img := image(t, "JAKEBOT_IMAGE")
-	out, err := containerRun(t, img, containerName(t), nil, "doctor").CombinedOutput()
+	out, err := containerRun(t, img, containerName(), nil, "doctor").CombinedOutput()
 	if err != nil {
 		t.Fatalf("jakebot doctor in %s = %v:\n%s", img, err, out)
 	}
@@ -131,9 +145,13 @@ func TestImageRunsATurn(t *testing.T) {
 	defer close(hold)
 	model := plugintest.NewAnthropic(t,
 		plugintest.Reply{Text: []string{"Hello from ", "inside the container."}},
-		plugintest.Reply{Text: []string{"Never sent."}, Hold: hold})
-	name := containerName(t)
-	b := startProcess(t, containerRun(t, img, name, append(plugintest.ClaudeVars(model), healthAddr(t), "CONSOLE_INPUT=typed")))
+		plugintest.Reply{Text: []string{"Never sent."}, Hold: hold},
+		plugintest.Reply{Text: []string{"Still here."}})
+	volume := containerName()
+	t.Cleanup(func() { exec.Command(containerCLI(), "volume", "rm", "-f", volume).Run() })
+	flags := append(envFlags(append(plugintest.ClaudeVars(model), healthAddr(t), "CONSOLE_INPUT=typed")...), "-v", volume+":/data")
+	name := containerName()
+	b := startProcess(t, containerRun(t, img, name, flags))
 	b.say("/claude start", "say hello")
 	reply := b.expect(`Hello from inside the container\.`)
 	t.Logf("the container's reply: %s", reply)
@@ -146,5 +164,13 @@ func TestImageRunsATurn(t *testing.T) {
 	b.expect(`The bot is restarting; this turn was stopped\.`)
 	if code := b.wait(); code != 0 {
 		t.Fatalf("the container exited %d after SIGTERM, want 0: its turn stopped, not killed\n%s", code, b.stderr.String())
+	}
+
+	b = startProcess(t, containerRun(t, img, containerName(), flags))
+	b.say("are you there?")
+	b.expect(`Still here\.`)
+	reqs := model.Requests()
+	if last := reqs[len(reqs)-1].Text(); !strings.Contains(last, "say hello") {
+		t.Errorf("the next container's turn did not resume the session kept in the volume: %q", last)
 	}
 }
