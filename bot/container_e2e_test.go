@@ -30,7 +30,7 @@ func containerRun(t *testing.T, image, name string, flags []string, args ...stri
 	}
 	argv := append(append(run[1:], "--interactive", "--name", name), flags...)
 	argv = append(append(argv, image), args...)
-	t.Cleanup(func() { exec.Command(run[0], "rm", "-f", name).Run() })
+	t.Cleanup(func() { exec.Command(run[0], "rm", "-f", "-v", name).Run() })
 	return exec.Command(run[0], argv...)
 }
 
