@@ -91,10 +91,12 @@ bench-warm:
 ## docker-test: what CI checks of them (.ci/docker-test: buildah and podman, the base images made if no registry answers).
 ## A docker client without a daemon it reaches does not count.
 DOCKER ?= $(shell if docker info >/dev/null 2>&1; then echo docker; else command -v podman buildah 2>/dev/null | head -1; fi)
+## podman and buildah write OCI images by default, which drop the HEALTHCHECK.
+DOCKER_FORMAT = $(if $(filter docker,$(notdir $(DOCKER))),,--format docker)
 docker:
 	@[ -n "$(DOCKER)" ] || { echo "make docker needs docker (with its daemon), podman or buildah"; exit 1; }
-	$(DOCKER) build --target bot -t jakebot:bot .
-	$(DOCKER) build -t jakebot .
+	$(DOCKER) build $(DOCKER_FORMAT) --target bot -t jakebot:bot .
+	$(DOCKER) build $(DOCKER_FORMAT) -t jakebot .
 
 docker-test:
 	.ci/docker-test
