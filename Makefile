@@ -5,7 +5,7 @@ FUZZTIME ?= 100000x
 # Pinned; run with `go run pkg@version` so the linter's own dependencies stay out of go.mod.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check vet clis fuzz bench bench-warm load load-full stress docker
+.PHONY: build run test check vet clis fuzz bench bench-warm load load-full stress docker docker-test
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/jakebot ./cmd/jakebot
@@ -87,6 +87,16 @@ load-full:
 bench-warm:
 	$(GO) test -run '^$$' -bench '^Benchmark(TurnStart|ColdTurn)$$' -benchtime 5x -count 1 -timeout 30m ./bot
 
+## docker: the images (README "Docker") with the builder this machine has: docker, else podman, else buildah.
+## docker-test: what CI checks of them (.ci/docker-test: buildah and podman, the base images made if no registry answers).
+## A docker client without a daemon it reaches does not count.
+DOCKER ?= $(shell if docker info >/dev/null 2>&1; then echo docker; else command -v podman buildah 2>/dev/null | head -1; fi)
+## podman and buildah write OCI images by default, which drop the HEALTHCHECK.
+DOCKER_FORMAT = $(if $(filter docker,$(notdir $(DOCKER))),,--format docker)
 docker:
-	docker build -t jakebot .
-	docker build --target with-clis -t jakebot:clis .
+	@[ -n "$(DOCKER)" ] || { echo "make docker needs docker (with its daemon), podman or buildah"; exit 1; }
+	$(DOCKER) build $(DOCKER_FORMAT) --target bot -t jakebot:bot .
+	$(DOCKER) build $(DOCKER_FORMAT) -t jakebot .
+
+docker-test:
+	.ci/docker-test

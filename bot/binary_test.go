@@ -62,6 +62,13 @@ func startBinary(t testing.TB, dir string, env []string) *binBot {
 	cmd := exec.Command(buildJakebot(t))
 	cmd.Dir = dir
 	cmd.Env = env
+	return startProcess(t, cmd)
+}
+
+// startProcess starts cmd, a jakebot on the console (the binary, or a
+// container running it), its stdin a pipe the test writes.
+func startProcess(t testing.TB, cmd *exec.Cmd) *binBot {
+	t.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

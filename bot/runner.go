@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/jake-bot/jake-bot/bot/agenttools"
 	"github.com/jake-bot/jake-bot/core"
@@ -57,6 +58,15 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 		AttachmentMaxBytes: cfg.AttachmentMaxBytes, AgentTools: agentTools(tools), Logger: logger})
 	if err != nil {
 		return err
+	}
+	if cfg.HealthAddr != "" {
+		// /healthz says the runner is up (a container's HEALTHCHECK);
+		// its metrics are the gateway's.
+		h, err := startHealth(cfg.HealthAddr, nil, http.NotFoundHandler(), logger)
+		if err != nil {
+			return err
+		}
+		defer h.close()
 	}
 	percent, from := SetGCPercent()
 	logger.Info("collector target", "gc_percent", percent, "gc_percent_from", from)

@@ -1,7 +1,10 @@
 package bot_test
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,4 +210,45 @@ func startOnBox2(c *chat, d *telegramDriver, workdir string) {
 	}
 	c.say("/claude start box2:" + workdir)
 	c.expect(`started in box2:`)
+}
+
+// A runner serves /healthz on HEALTH_ADDR, as the bot does: the image's
+// HEALTHCHECK (jakebot health) asks it there.
+func TestRunnerServesHealth(t *testing.T) {
+	t.Parallel()
+	cfg := gatewayConfig(startNATS(t), t.TempDir())
+	cfg.NATS.RunnerName, cfg.HealthAddr = "box2", "127.0.0.1:0"
+	logs, logw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- bot.RunRunner(ctx, cfg, bot.Stdio{Err: logw})
+		logw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runner: %v", err)
+		}
+	})
+	// The health server starts before the runner serves.
+	addr := ""
+	lines := bufio.NewScanner(logs)
+	for addr == "" && lines.Scan() && !strings.Contains(lines.Text(), `msg="runner serving"`) {
+		if m := healthLine.FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	go io.Copy(io.Discard, logs)
+	if addr == "" {
+		t.Fatal("the runner logged no health address")
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the runner's /healthz = %s, want 200", resp.Status)
+	}
 }

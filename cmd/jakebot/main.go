@@ -5,6 +5,7 @@
 //
 //	jakebot                 run the bot
 //	jakebot doctor          check what would and would not work
+//	jakebot health          ask the running bot's HEALTH_ADDR whether it is healthy
 //	jakebot replay FILE     show what a recorded CLI stream looks like in chat
 //	jakebot runner          serve turns from the bot over NATS_URL, on this machine
 //	jakebot web-url         print the web page's sign-in URL
@@ -68,6 +69,7 @@ func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) 
 const usage = `usage:
   jakebot                   run the bot (configuration: environment and .env)
   jakebot doctor [--online] check what would and would not work
+  jakebot health            ask the running bot's /healthz on HEALTH_ADDR (a container's HEALTHCHECK)
   jakebot runner            run this machine's CLIs for the bot reached through NATS_URL
   jakebot web-url           print the web page's sign-in URL (it holds WEB_TOKEN)
   jakebot replay [--plugin claude] [--platform discord] [--plugins-file F] FILE.jsonl
@@ -87,6 +89,8 @@ func run(ctx context.Context, args, environ []string, stdio bot.Stdio) error {
 		return runDoctor(ctx, args[1:], environ, stdio)
 	case "replay":
 		return runReplay(ctx, args[1:], environ, stdio)
+	case "health":
+		return runHealth(ctx, args[1:], environ, stdio)
 	case "web-url":
 		return runWebURL(args[1:], environ, stdio)
 	case "runner":

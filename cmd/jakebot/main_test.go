@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -125,6 +129,71 @@ func TestWebURLCommand(t *testing.T) {
 			}
 			if err != nil || out != tc.want {
 				t.Errorf("web-url = %q, %v; want %q", out, err, tc.want)
+			}
+		})
+	}
+}
+
+// jakebot health, a container's HEALTHCHECK, asks the running bot's
+// /healthz: on the address it logged, on loopback for a bare port, and
+// fails where nothing answers.
+func TestHealthCommand(t *testing.T) {
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "claude")
+	os.WriteFile(cli, []byte("#!/bin/sh\necho 2.0.0\n"), 0o755)
+	ctx, cancel := context.WithCancel(context.Background())
+	in, keepOpen := io.Pipe()
+	logs, logw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, nil, []string{"ALLOWED_ROOTS=" + dir, "CLAUDE_BIN=" + cli, "STATE_FILE=off",
+			"HEALTH_ADDR=127.0.0.1:0", "LOG_LEVEL=info"}, bot.Stdio{In: in, Out: io.Discard, Err: logw})
+		logw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		keepOpen.Close()
+		if err := <-done; err != nil {
+			t.Errorf("the bot: %v", err)
+		}
+	})
+	addr := ""
+	lines := bufio.NewScanner(logs)
+	for addr == "" && lines.Scan() {
+		if m := regexp.MustCompile(`msg="health and metrics" addr=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatal("the bot never logged its health address")
+	}
+	go io.Copy(io.Discard, logs)
+	_, port, _ := net.SplitHostPort(addr)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+
+	for _, tc := range []struct {
+		name, addr, wantErr string
+	}{
+		{name: "the logged address", addr: addr},
+		{name: "a bare port", addr: ":" + port},
+		{name: "every address", addr: "0.0.0.0:" + port},
+		{name: "nothing listening", addr: closed.Addr().String(), wantErr: "connection refused"},
+		{name: "unset", wantErr: "HEALTH_ADDR is not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runCmd(t, []string{"ALLOWED_ROOTS=" + dir, "HEALTH_ADDR=" + tc.addr}, "health")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("health = %q, %v; want %q", out, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, `"status":"ok"`) {
+				t.Errorf("health = %q, %v; want ok", out, err)
 			}
 		})
 	}

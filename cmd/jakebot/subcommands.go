@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -117,4 +119,50 @@ func getenv(environ []string) func(string) string {
 		}
 	}
 	return func(k string) string { return vars[k] }
+}
+
+// runHealth asks the running bot's HEALTH_ADDR for /healthz and exits 1
+// unless it answers 200: a container's HEALTHCHECK, since the distroless
+// image has no HTTP client of its own. An unspecified host (":9090",
+// "0.0.0.0:9090") is asked on loopback.
+func runHealth(ctx context.Context, args, environ []string, stdio bot.Stdio) error {
+	fs := flags("health", stdio)
+	timeout := fs.Duration("timeout", 5*time.Second, "bound on the request")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		fmt.Fprintln(stdio.Err, "usage: jakebot health [--timeout 5s]")
+		return exitCode(2)
+	}
+	cfg, err := bot.LoadConfig(environ, ".env")
+	if err != nil {
+		return err
+	}
+	if cfg.HealthAddr == "" {
+		return errors.New("HEALTH_ADDR is not set: the bot serves no /healthz")
+	}
+	host, port, err := net.SplitHostPort(cfg.HealthAddr)
+	if err != nil {
+		return fmt.Errorf("HEALTH_ADDR: %w", err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("health: %w", err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(stdio.Out, io.LimitReader(resp.Body, 64<<10)); err != nil {
+		return fmt.Errorf("health: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(stdio.Err, "jakebot health:", resp.Status)
+		return exitCode(1)
+	}
+	return nil
 }

@@ -425,9 +425,15 @@ func ClaudeEnv(t testing.TB, a *Anthropic, home string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env,
-		"HOME="+home,
-		"ANTHROPIC_BASE_URL="+a.URL,
+	return append(append(env, "HOME="+home), ClaudeVars(a)...)
+}
+
+// ClaudeVars returns the variables ClaudeEnv sets for the real claude CLI
+// against a, without the rest of the environment: for a CLI run where
+// os.Environ is not its environment (in a container).
+func ClaudeVars(a *Anthropic) []string {
+	return []string{
+		"ANTHROPIC_BASE_URL=" + a.URL,
 		"ANTHROPIC_API_KEY=test-key",
 		// No title generation, telemetry, update checks, error
 		// reporting, release notes or marketplace fetches: only the
@@ -439,5 +445,5 @@ func ClaudeEnv(t testing.TB, a *Anthropic, home string) []string {
 		// The CLI retries even 401s, with exponential backoff from 0.5 s,
 		// 10 times by default: minutes. Tests of errors want one try.
 		"CLAUDE_CODE_MAX_RETRIES=0",
-	)
+	}
 }
