@@ -18,6 +18,7 @@ import (
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -150,6 +151,8 @@ type Config struct {
 	Slack    slack.Config
 	Telegram telegram.Config
 	Web      web.Config
+	// Matrix is the Matrix bot account (MATRIX_*).
+	Matrix matrix.Config
 	// NATS, when NATS_URL is set, reaches the runners on other machines
 	// (and is how `jakebot runner` reaches the bot).
 	NATS remote.Config
@@ -296,7 +299,7 @@ func WithheldVars() []string {
 // bot's own variables: a secret-looking one (a name with TOKEN, SECRET,
 // PASSWORD, KEY...) is withheld even when jakebot does not read it, as
 // SLACK_SIGNING_SECRET.
-var withheldPrefixes = []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "NATS_", "JAKEBOT_"}
+var withheldPrefixes = []string{"DISCORD_", "SLACK_", "TELEGRAM_", "WEB_", "MATRIX_", "NATS_", "JAKEBOT_"}
 
 // credentialFiles name the files that hold the bot's own credentials, by
 // the variable that points at each: withheld like the secrets (the path is

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -47,6 +48,9 @@ func buildPlatforms(cfg Config, d platformDeps) ([]core.Platform, error) {
 		}},
 		{cfg.Telegram, func() (core.Platform, error) {
 			return telegram.New(cfg.Telegram, telegram.Options{Plugins: plugins, Logger: logger})
+		}},
+		{cfg.Matrix, func() (core.Platform, error) {
+			return matrix.New(cfg.Matrix, matrix.Options{Plugins: plugins, Lookup: d.lookup, Logger: logger})
 		}},
 		{cfg.Web, func() (core.Platform, error) {
 			return web.New(cfg.Web, web.Options{Logger: logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: plugins})

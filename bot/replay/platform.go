@@ -12,6 +12,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/console"
 	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -31,6 +32,7 @@ type Platform struct {
 var platforms = map[string]Platform{
 	console.Name:  {console.Name, console.NewFormat(false)},
 	discord.Name:  {discord.Name, discord.NewFormat(discord.Config{})},
+	matrix.Name:   {matrix.Name, matrix.NewFormat(matrix.Config{})},
 	slack.Name:    {slack.Name, slack.NewFormat(slack.Config{})},
 	telegram.Name: {telegram.Name, telegram.NewFormat(telegram.Config{})},
 	web.Name:      {web.Name, web.NewFormat(web.Config{})},
