@@ -256,12 +256,13 @@ func codeSize(lines []tgLine) int {
 }
 
 // assemble joins a page's lines, wrapping each run of one code block's
-// lines in <pre><code>. Inside a code block lines are joined by a newline,
-// elsewhere by lineBreak.
+// lines in <pre><code>. Prose lines are joined by lineBreak, any other
+// by a newline.
 func assemble(page []tgLine, lineBreak string) string {
 	var b strings.Builder
 	for i, l := range page {
-		if i > 0 && l.code > 0 && page[i-1].code == l.code {
+		// A <pre> is a block of its own: no break beside one.
+		if i > 0 && (l.code > 0 || page[i-1].code > 0) {
 			b.WriteByte('\n')
 		} else if i > 0 {
 			b.WriteString(lineBreak)
