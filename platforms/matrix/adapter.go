@@ -26,9 +26,9 @@ import (
 const Name = "matrix"
 
 // MessageLimit is the most visible characters of a page. An event is at
-// most 65536 bytes, and an edit carries its text twice (its fallback body
-// and m.new_content's body), beside the HTML: 4000 characters keep even
-// four-byte ones under it.
+// most 65536 bytes, and a message carries its text twice (the plain body
+// and the HTML, longer by its tags): 4000 characters keep even four-byte
+// ones under it.
 const MessageLimit = 4000
 
 // memory bounds each of the adapter's recent-id sets.

@@ -83,7 +83,7 @@ func (a *Adapter) unoffer(ctx context.Context, room string, off offer) {
 // onReaction reads someone's reaction: on a message offering choices,
 // the choice's command, as if they typed it in its thread.
 func (a *Adapter) onReaction(ctx context.Context, ev *event.Event, h core.Handler, work *lanes.PerKey[string]) {
-	if err := ev.Content.ParseRaw(ev.Type); err != nil {
+	if !parsed(ev) {
 		return
 	}
 	rel := ev.Content.AsReaction().RelatesTo

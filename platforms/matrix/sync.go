@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,13 +81,19 @@ func (a *Adapter) handleSync(ctx context.Context, resp *mautrix.RespSync, first 
 		for _, ev := range joined.State.Events {
 			a.onState(ctx, room, ev, first)
 		}
+		// A room the bot has just joined shows what was said before:
+		// the past, as on the first sync.
+		past := first || slices.ContainsFunc(joined.Timeline.Events, a.joinedNow)
 		for _, ev := range joined.Timeline.Events {
 			ev.RoomID = room
 			if ev.StateKey != nil {
 				a.onState(ctx, room, ev, first)
+				if a.joinedNow(ev) {
+					past = first
+				}
 				continue
 			}
-			if first || ev.Sender == a.self || !a.seen.Add(ev.ID.String(), struct{}{}) {
+			if past || ev.Sender == a.self || !a.seen.Add(ev.ID.String(), struct{}{}) {
 				continue
 			}
 			switch ev.Type {
@@ -99,6 +106,20 @@ func (a *Adapter) handleSync(ctx context.Context, resp *mautrix.RespSync, first 
 			}
 		}
 	}
+}
+
+// joinedNow reports whether ev is the bot's own join.
+func (a *Adapter) joinedNow(ev *event.Event) bool {
+	if ev.Type != event.StateMember || ev.GetStateKey() != a.self.String() || !parsed(ev) {
+		return false
+	}
+	return ev.Content.AsMember().Membership == event.MembershipJoin
+}
+
+// parsed parses ev's content, once, and reports whether it could be.
+func parsed(ev *event.Event) bool {
+	err := ev.Content.ParseRaw(ev.Type)
+	return err == nil || errors.Is(err, event.ErrContentAlreadyParsed)
 }
 
 // onInvite joins a room an allowed user invited the bot to, and rejects
@@ -137,7 +158,7 @@ func (a *Adapter) onState(ctx context.Context, room id.RoomID, ev *event.Event, 
 		}
 	case event.StateMember:
 		a.members.Delete(room.String())
-		if err := ev.Content.ParseRaw(ev.Type); err == nil {
+		if parsed(ev) {
 			if mem := ev.Content.AsMember(); mem.Displayname != "" {
 				a.names.Set(ev.GetStateKey(), mem.Displayname)
 			}
@@ -183,7 +204,7 @@ func (a *Adapter) direct(ctx context.Context, room string) bool {
 // room's top level (the command's event is the thread's root), and a
 // message in a thread is a turn where a conversation is.
 func (a *Adapter) onMessage(ctx context.Context, ev *event.Event, h core.Handler, work *lanes.PerKey[string]) {
-	if err := ev.Content.ParseRaw(ev.Type); err != nil {
+	if !parsed(ev) {
 		return
 	}
 	c := ev.Content.AsMessage()
