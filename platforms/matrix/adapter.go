@@ -343,11 +343,13 @@ func (a *Adapter) apiError(err error) error {
 	if !errors.As(err, &he) || !he.IsStatus(http.StatusTooManyRequests) {
 		return err
 	}
-	wait := time.Second
+	wait := time.Second // neither says: a guess
+	var ms any
 	if he.RespError != nil {
-		if ms, ok := he.RespError.ExtraData["retry_after_ms"].(float64); ok && ms >= 0 {
-			wait = time.Duration(ms) * time.Millisecond
-		}
+		ms = he.RespError.ExtraData["retry_after_ms"]
+	}
+	if ms, ok := ms.(float64); ok && ms >= 0 {
+		wait = time.Duration(ms) * time.Millisecond
 	} else if s, perr := strconv.Atoi(he.Response.Header.Get("Retry-After")); perr == nil && s >= 0 {
 		wait = time.Duration(s) * time.Second
 	}
