@@ -263,26 +263,34 @@ func TestInvitationsAndEncryptedRooms(t *testing.T) {
 }
 
 // The homeserver's 429 (M_LIMIT_EXCEEDED) is a core.RateLimitError after
-// its retry_after_ms: Dendrite's limit, 20 requests per 500ms, met by
-// sending at once.
+// its retry_after_ms. Dendrite limits uploads (not messages, edits nor
+// redactions) to 20 requests in flight per 500ms: 30 files sent at once
+// meet it.
 func TestTheHomeserversRateLimit(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	room := h.room()
 	target := core.Target{Platform: "matrix", Channel: room.String()}
+	errs := make(chan error, 30)
+	for i := range cap(errs) {
+		go func() {
+			_, err := h.adapter.SendFile(context.Background(), target, fmt.Sprintf("f%d.txt", i), []byte("x"), "")
+			errs <- err
+		}()
+	}
 	var limited *core.RateLimitError
-	for i := 0; i < 100 && limited == nil; i++ {
-		_, err := h.adapter.Send(context.Background(), target, fmt.Sprintf("message %d", i))
+	for range cap(errs) {
+		err := <-errs
 		if rl, ok := core.AsRateLimit(err); ok {
 			limited = rl
 		} else if err != nil {
-			t.Fatalf("Send = %v, want a RateLimitError or nil", err)
+			t.Errorf("SendFile = %v, want a RateLimitError or nil", err)
 		}
 	}
 	if limited == nil {
-		t.Fatal("100 messages at once met no 429")
+		t.Fatal("30 uploads at once met no 429")
 	}
-	if limited.RetryAfter <= 0 || limited.RetryAfter > time.Second || !strings.Contains(limited.Error(), "M_LIMIT_EXCEEDED") {
+	if limited.RetryAfter != 500*time.Millisecond || !strings.Contains(limited.Error(), "M_LIMIT_EXCEEDED") {
 		t.Errorf("RateLimitError = %v after %v, want M_LIMIT_EXCEEDED after Dendrite's retry_after_ms (500ms)", limited, limited.RetryAfter)
 	}
 }

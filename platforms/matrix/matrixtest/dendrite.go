@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,7 +88,19 @@ func Start(t testing.TB, exempt ...string) *Server {
 	for _, name := range exempt {
 		ids = append(ids, fmt.Sprintf("%q", "@"+name+":"+ServerName))
 	}
-	config := fmt.Sprintf(configTemplate, key, filepath.Join(dir, "dendrite.db"), dir, s.secret, strings.Join(ids, ", "), filepath.Join(dir, "media"))
+	config := regexp.MustCompile(`\{[a-z ]+\}`).ReplaceAllStringFunc(configTemplate, func(p string) string {
+		switch p = strings.Trim(p, "{}"); p {
+		case "key":
+			return key
+		case "dir":
+			return dir
+		case "secret":
+			return fmt.Sprintf("%q", s.secret)
+		case "exempt":
+			return strings.Join(ids, ", ")
+		}
+		return "\n    connection_string: file:" + filepath.Join(dir, strings.TrimPrefix(p, "db ")+".db")
+	})
 	cfgPath := filepath.Join(dir, "dendrite.yaml")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -219,21 +232,18 @@ func freePort(t testing.TB) string {
 	return port
 }
 
-// configTemplate is Dendrite's configuration (version 2): SQLite, an
-// in-memory JetStream, no federation, registration by shared secret only.
-// Its verbs: the key, the database, the JetStream directory, the shared
-// secret, the users exempt from the rate limit, the media directory.
+// configTemplate is Dendrite's configuration (version 2): a SQLite
+// database per component (Dendrite's single database is PostgreSQL's
+// only), an in-memory JetStream, no federation, registration by shared
+// secret only. config fills in its {placeholders}.
 const configTemplate = `version: 2
 global:
   server_name: localhost
-  private_key: %s
-  database:
-    connection_string: file:%s
-    max_open_conns: 1
+  private_key: {key}
   disable_federation: true
   jetstream:
     in_memory: true
-    storage_path: %s
+    storage_path: {dir}
   presence:
     enable_inbound: false
     enable_outbound: false
@@ -242,21 +252,33 @@ global:
 client_api:
   registration_disabled: true
   guests_disabled: true
-  registration_shared_secret: %q
+  registration_shared_secret: {secret}
   rate_limiting:
     enabled: true
     threshold: 20
     cooloff_ms: 500
-    exempt_user_ids: [%s]
+    exempt_user_ids: [{exempt}]
 federation_api:
+  database: {db federationapi}
   key_perspectives: []
+key_server:
+  database: {db keyserver}
 media_api:
-  base_path: %s
+  database: {db mediaapi}
+  base_path: {dir}/media
   max_file_size_bytes: 10485760
+mscs:
+  database: {db mscs}
+relay_api:
+  database: {db relayapi}
+room_server:
+  database: {db roomserver}
 sync_api:
+  database: {db syncapi}
   search:
     enabled: false
 user_api:
+  account_database: {db userapi}
   bcrypt_cost: 4
 logging:
   - type: std
