@@ -294,3 +294,30 @@ func TestTheHomeserversRateLimit(t *testing.T) {
 		t.Errorf("RateLimitError = %v after %v, want M_LIMIT_EXCEEDED after Dendrite's retry_after_ms (500ms)", limited, limited.RetryAfter)
 	}
 }
+
+// What was said in a room before the bot joined is its past: a command
+// there starts nothing once the bot joins, while one sent after does.
+func TestWhatWasSaidBeforeTheBotJoinedStartsNothing(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ctx := context.Background()
+	resp, err := h.alice.Client.CreateRoom(ctx, &mautrix.ReqCreateRoom{Preset: "private_chat", Invite: []id.UserID{h.bob.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := resp.RoomID
+	if _, err := h.bob.Client.JoinRoomByID(ctx, room); err != nil {
+		t.Fatal(err)
+	}
+	old := h.say(h.alice, room, "", "/claude start")
+	if _, err := h.alice.Client.InviteUser(ctx, room, &mautrix.ReqInviteUser{UserID: h.bot.ID}); err != nil {
+		t.Fatal(err)
+	}
+	h.joined(room)
+	thread := h.startThread(room)
+	h.say(h.alice, room, thread, "hello")
+	h.waitReply(room, thread, "echo: hello")
+	if got := h.botMessages(room, old); len(got) != 0 {
+		t.Errorf("the command sent before the bot joined was answered: %q", bodies(got))
+	}
+}
