@@ -89,6 +89,7 @@ func TestApprovalsEndToEnd(t *testing.T) {
 		{0, 0}, {1, 4}, {2, 1}, {3, 2}, {4, 3}, // console allow, discord stranger, slack always, telegram deny, web timeout
 		{3, 5}, // telegram interrupt
 		{5, 4}, // mattermost stranger
+		{6, 0}, // matrix allow
 	} {
 		rows = append(rows, row{platformCases[g.plat], actions[g.act], "gemini"})
 	}

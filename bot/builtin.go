@@ -7,6 +7,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
 	"github.com/jake-bot/jake-bot/platforms/mattermost"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
@@ -84,6 +85,12 @@ var BuiltinPlatforms = []BuiltinPlatform{
 			return mattermost.New(cfg.Mattermost, mattermost.Options{Plugins: d.plugins, Lookup: d.lookup, Logger: d.logger})
 		},
 		Format: func() core.Format { return mattermost.NewFormat(mattermost.Config{}) }},
+	{Name: matrix.Name, EnvPrefix: "MATRIX_",
+		Config: func(cfg Config) platformConfig { return cfg.Matrix },
+		New: func(cfg Config, d platformDeps) (core.Platform, error) {
+			return matrix.New(cfg.Matrix, matrix.Options{Plugins: d.plugins, Lookup: d.lookup, Logger: d.logger})
+		},
+		Format: func() core.Format { return matrix.NewFormat(matrix.Config{}) }},
 	{Name: web.Name, EnvPrefix: "WEB_",
 		Config: func(cfg Config) platformConfig { return cfg.Web },
 		New: func(cfg Config, d platformDeps) (core.Platform, error) {

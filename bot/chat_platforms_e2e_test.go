@@ -14,9 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"maunium.net/go/mautrix"
+	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
+
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/discord/discordtest"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
+	"github.com/jake-bot/jake-bot/platforms/matrix/matrixtest"
 	"github.com/jake-bot/jake-bot/platforms/mattermost"
 	"github.com/jake-bot/jake-bot/platforms/mattermost/mattermosttest"
 	"github.com/jake-bot/jake-bot/platforms/slack"
@@ -40,6 +46,7 @@ var platformCases = []platformCase{
 	{"telegram", openTelegram},
 	{"web", openWeb},
 	{"mattermost", openMattermost},
+	{"matrix", openMatrix},
 }
 
 // fastWrites is the platforms' least time between two writes in the
@@ -601,6 +608,147 @@ func (d *mattermostDriver) files() []received {
 func (d *mattermostDriver) pinged() bool {
 	for _, p := range d.fake.BotReplies(d.fake.Channel, d.thread) {
 		if strings.HasPrefix(p.Message, "@owner ") && strings.Contains(p.Message, "a question is waiting") {
+			return true
+		}
+	}
+	return false
+}
+
+// matrixDriver is a conversation in a thread of a room on a real Dendrite
+// (matrixtest; the case skips without one), started by a command at the
+// room's top level; questions offer numbered reactions, which the owner's
+// client adds to press them.
+type matrixDriver struct {
+	t      testing.TB
+	users  [2]matrixtest.User
+	bot    matrixtest.User
+	room   id.RoomID
+	thread id.EventID
+	seen   *matrixtest.Timeline // the owner's
+	logs   *logScan
+}
+
+func openMatrix(t testing.TB, cfg *bot.Config) driver {
+	srv := matrixtest.Start(t, "owner", "stranger")
+	d := &matrixDriver{t: t, users: [2]matrixtest.User{srv.Register(t, "owner"), srv.Register(t, "stranger")},
+		bot: srv.Register(t, "jakebot"), logs: &logScan{t: t}}
+	d.seen = d.users[owner].Watch(t)
+	ctx := context.Background()
+	resp, err := d.users[owner].Client.CreateRoom(ctx, &mautrix.ReqCreateRoom{Preset: "private_chat", Invite: []id.UserID{d.users[stranger].ID, d.bot.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.users[stranger].Client.JoinRoomByID(ctx, resp.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	d.room = resp.RoomID
+	cfg.Matrix = matrix.Config{Homeserver: srv.URL, UserID: d.bot.ID.String(), AccessToken: matrix.Secret(d.bot.Token),
+		AllowedUsers: []string{d.users[owner].ID.String(), d.users[stranger].ID.String()}, EditInterval: fastWrites, RoomInterval: fastWrites, RoomBurst: 5}
+	return d
+}
+
+func (d *matrixDriver) stdio() bot.Stdio {
+	return bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: d.logs}
+}
+
+// ready: the bot joined the room it was invited to.
+func (d *matrixDriver) ready() {
+	d.seen.Until(d.t, "the bot to join", func() bool {
+		for _, ev := range d.seen.Events(d.room) {
+			if ev.Type == event.StateMember && ev.GetStateKey() == d.bot.ID.String() && ev.Content.AsMember().Membership == event.MembershipJoin {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func (d *matrixDriver) start(plugin string) { d.thread = d.say(owner, "", "/"+plugin+" start") }
+
+func (d *matrixDriver) say(w who, thread id.EventID, text string) id.EventID {
+	c := &event.MessageEventContent{MsgType: event.MsgText, Body: text}
+	if thread != "" {
+		c.RelatesTo = (&event.RelatesTo{}).SetThread(thread, thread)
+	}
+	resp, err := d.users[w].Client.SendMessageEvent(context.Background(), d.room, event.EventMessage, c)
+	if err != nil {
+		d.t.Fatalf("say %q: %v", text, err)
+	}
+	return resp.EventID
+}
+
+func (d *matrixDriver) send(w who, text string) { d.say(w, d.thread, text) }
+
+// thread is the bot's messages in the conversation's thread.
+func (d *matrixDriver) botMessages() []matrixtest.Message {
+	var out []matrixtest.Message
+	for _, m := range d.seen.Messages(d.room) {
+		if m.Sender == d.bot.ID && m.Thread == d.thread {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// messages: a question's buttons are the numbered reactions the bot has
+// on it, named by the legend in its text.
+func (d *matrixDriver) messages() []shown {
+	var out []shown
+	for _, m := range d.botMessages() {
+		s := shown{id: m.ID.String(), text: m.Content.Body}
+		for _, key := range m.Reactions[d.bot.ID] {
+			if i := strings.Index(s.text, key+" "); i >= 0 {
+				label, _, _ := strings.Cut(s.text[i+len(key)+1:], " · ")
+				label, _, _ = strings.Cut(label, ", or type")
+				s.buttons = append(s.buttons, button{label, key})
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// press reacts with the button's emoji, as a client's click on the
+// bot's reaction does.
+func (d *matrixDriver) press(w who, m shown, b button) {
+	if _, err := d.users[w].Client.SendReaction(context.Background(), d.room, id.EventID(m.id), b.data); err != nil {
+		d.t.Fatalf("react %s: %v", b.data, err)
+	}
+}
+
+// files are the bot's m.file and m.image messages in the thread,
+// downloaded from the media repository, each with its caption (the body,
+// when it is not the file's name).
+func (d *matrixDriver) files() []received {
+	var out []received
+	for _, m := range d.botMessages() {
+		c := m.Content
+		if c.MsgType != event.MsgFile && c.MsgType != event.MsgImage {
+			continue
+		}
+		uri, err := c.URL.Parse()
+		if err != nil {
+			d.t.Fatalf("file %q: %v", c.FileName, err)
+		}
+		data, err := d.users[owner].Client.DownloadBytes(context.Background(), uri)
+		if err != nil {
+			d.t.Fatalf("download %q: %v", c.FileName, err)
+		}
+		r := received{name: c.FileName, data: data}
+		if c.Body != c.FileName {
+			r.caption = c.Body
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// pinged: an m.text in the thread mentions the owner (m.mentions) about
+// the question.
+func (d *matrixDriver) pinged() bool {
+	for _, m := range d.botMessages() {
+		if m.Content.MsgType == event.MsgText && m.Content.Mentions != nil && m.Content.Mentions.Has(d.users[owner].ID) &&
+			strings.Contains(m.Content.Body, "a question is waiting") {
 			return true
 		}
 	}

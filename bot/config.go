@@ -17,6 +17,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/mattermost"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -151,6 +152,8 @@ type Config struct {
 	Web      web.Config
 	// Mattermost is the Mattermost bot account (MATTERMOST_*).
 	Mattermost mattermost.Config
+	// Matrix is the Matrix bot account (MATRIX_*).
+	Matrix matrix.Config
 	// NATS, when NATS_URL is set, reaches the runners on other machines
 	// (and is how `jakebot runner` reaches the bot).
 	NATS remote.Config

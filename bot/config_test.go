@@ -136,7 +136,7 @@ func TestLoadConfigChildEnv(t *testing.T) {
 	if got := strings.Join(cfg.DotenvWithheld, ","); got != "TELEGRAM_TOKEN,TELEGRAM_WEBHOOK_SECRET" {
 		t.Errorf("DotenvWithheld = %q", got)
 	}
-	if got := strings.Join(WithheldVars(), ","); got != "DISCORD_TOKEN,MATTERMOST_TOKEN,NATS_PASSWORD,SLACK_APP_TOKEN,SLACK_BOT_TOKEN,TELEGRAM_TOKEN,TELEGRAM_WEBHOOK_SECRET,WEB_TOKEN" {
+	if got := strings.Join(WithheldVars(), ","); got != "DISCORD_TOKEN,MATRIX_ACCESS_TOKEN,MATTERMOST_TOKEN,NATS_PASSWORD,SLACK_APP_TOKEN,SLACK_BOT_TOKEN,TELEGRAM_TOKEN,TELEGRAM_WEBHOOK_SECRET,WEB_TOKEN" {
 		t.Errorf("WithheldVars = %q", got)
 	}
 }

@@ -31,7 +31,7 @@ func Telegram(blocks []core.ResponseBlock, limit int) []string {
 		}
 		ls.block(bl)
 	}
-	return paginate(ls.cut(limit), limit)
+	return paginate(ls.cut(limit), limit, "\n")
 }
 
 // TelegramPlain turns a message rendered by Telegram back into plain text,
@@ -191,8 +191,9 @@ func (ls *tgLines) cut(limit int) []tgLine {
 }
 
 // paginate packs lines into pages of at most limit visible units, counting
-// the newline between two lines.
-func paginate(lines []tgLine, limit int) []string {
+// the newline between two lines; lineBreak is what separates two prose
+// lines in a page's HTML.
+func paginate(lines []tgLine, limit int, lineBreak string) []string {
 	var pages []string
 	var page []tgLine
 	size := 0
@@ -206,7 +207,7 @@ func paginate(lines []tgLine, limit int) []string {
 			visible = visible || strings.TrimSpace(l.plain) != ""
 		}
 		if visible {
-			pages = append(pages, assemble(page))
+			pages = append(pages, assemble(page, lineBreak))
 		}
 		page, size = nil, 0
 	}
@@ -255,12 +256,16 @@ func codeSize(lines []tgLine) int {
 }
 
 // assemble joins a page's lines, wrapping each run of one code block's
-// lines in <pre><code>.
-func assemble(page []tgLine) string {
+// lines in <pre><code>. Prose lines are joined by lineBreak, any other
+// by a newline.
+func assemble(page []tgLine, lineBreak string) string {
 	var b strings.Builder
 	for i, l := range page {
-		if i > 0 {
+		// A <pre> is a block of its own: no break beside one.
+		if i > 0 && (l.code > 0 || page[i-1].code > 0) {
 			b.WriteByte('\n')
+		} else if i > 0 {
+			b.WriteString(lineBreak)
 		}
 		if l.code > 0 && (i == 0 || page[i-1].code != l.code) {
 			b.WriteString("<pre>")

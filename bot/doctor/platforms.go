@@ -17,6 +17,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
 	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
@@ -44,6 +45,13 @@ func checkPlatforms(ctx context.Context, r *Report, cfg bot.Config, opts Options
 		checkTelegram(ctx, r, telegramSettings{
 			Token: string(s.Token), Endpoint: s.APIEndpoint,
 			Users: slices.Concat(s.AllowedUsers.Strings(), s.AdminUsers.Strings()),
+		}, opts)
+	}
+	if s := cfg.Matrix; s.AccessToken != "" || s.Homeserver != "" {
+		configured++
+		checkMatrix(ctx, r, matrixSettings{
+			Homeserver: s.Homeserver, UserID: s.UserID, Token: string(s.AccessToken),
+			Users: slices.Concat(s.AllowedUsers, s.AdminUsers),
 		}, opts)
 	}
 	if s := cfg.Mattermost; s.Token != "" || s.URL != "" {
@@ -396,5 +404,60 @@ func checkWeb(r *Report, c web.Config) {
 	}
 	if c.Admin {
 		r.add("platform", "web admin", Warn, "WEB_ADMIN=true: whoever holds WEB_TOKEN is an admin")
+	}
+}
+
+// matrixSettings is what the Matrix checks need.
+type matrixSettings struct {
+	Homeserver, UserID, Token string
+	Users                     []string
+}
+
+// checkMatrix checks the homeserver's address, the bot's Matrix id, the
+// access token's presence, the allow-list (Matrix ids) and, online,
+// GET /_matrix/client/v3/account/whoami: that the token is the bot's.
+func checkMatrix(ctx context.Context, r *Report, s matrixSettings, opts Options) {
+	u, err := url.Parse(s.Homeserver)
+	urlOK := s.Homeserver != "" && err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	if urlOK {
+		r.add("platform", "matrix homeserver", OK, "%s", s.Homeserver)
+	} else {
+		r.add("platform", "matrix homeserver", Fail, "MATRIX_HOMESERVER is not the homeserver's http(s) address, such as https://matrix.example.org")
+	}
+	idOK := matrix.ValidUserID(s.UserID)
+	if idOK {
+		r.add("platform", "matrix user", OK, "%s", s.UserID)
+	} else {
+		r.add("platform", "matrix user", Fail, "MATRIX_USER_ID is not the bot's Matrix id, such as @jakebot:example.org")
+	}
+	// Access tokens have no fixed form (Synapse's syt_…, Dendrite's, an
+	// OAuth server's): any non-blank one without spaces.
+	ok := token(r, "matrix", "MATRIX_ACCESS_TOKEN", s.Token, s.Token != "" && !strings.ContainsAny(s.Token, " \t\n"), "the bot account's access token", s.UserID)
+	var bad []string
+	for _, u := range s.Users {
+		if u = strings.TrimSpace(u); u != "" && u != "*" && !matrix.ValidUserID(u) {
+			bad = append(bad, u)
+		}
+	}
+	if len(bad) > 0 {
+		r.add("platform", "matrix allow-list", Fail, "not Matrix ids (@name:server): %s", strings.Join(bad, ", "))
+	} else {
+		allowList(r, "matrix", "MATRIX_ALLOWED_USERS", s.Users, "")
+	}
+	if !online(r, "matrix", opts) || !ok || !urlOK {
+		return
+	}
+	var who struct {
+		UserID   string `json:"user_id"`
+		DeviceID string `json:"device_id"`
+	}
+	if err := call(ctx, opts, http.MethodGet, strings.TrimRight(s.Homeserver, "/")+"/_matrix/client/v3/account/whoami", "Bearer "+s.Token, &who); err != nil {
+		r.add("platform", "matrix whoami", Fail, "%s", redact(err.Error(), s.Token))
+	} else if who.UserID == "" {
+		r.add("platform", "matrix whoami", Fail, "MATRIX_ACCESS_TOKEN refused")
+	} else if idOK && who.UserID != s.UserID {
+		r.add("platform", "matrix whoami", Fail, "MATRIX_ACCESS_TOKEN is %s's, not MATRIX_USER_ID's (%s)", who.UserID, s.UserID)
+	} else {
+		r.add("platform", "matrix whoami", OK, "accepted: %s (device %s)", who.UserID, who.DeviceID)
 	}
 }

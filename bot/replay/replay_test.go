@@ -20,6 +20,7 @@ import (
 	"github.com/jake-bot/jake-bot/platforms/console"
 	"github.com/jake-bot/jake-bot/platforms/discord"
 	"github.com/jake-bot/jake-bot/platforms/mattermost"
+	"github.com/jake-bot/jake-bot/platforms/matrix"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
@@ -240,7 +241,11 @@ func TestPlatformsWriteAsTheirAdapters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adapters := []core.Platform{console.New(console.Options{}), dc, mm, sl, tgAdapter, wb}
+	mx, err := matrix.New(matrix.Config{Homeserver: "https://matrix.example.org", UserID: "@jakebot:example.org", AccessToken: "not-a-real-token"}, matrix.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adapters := []core.Platform{console.New(console.Options{}), dc, mx, mm, sl, tgAdapter, wb}
 	blocks := []core.ResponseBlock{
 		{Kind: core.BlockText, Text: "**bold** <b>&" + strings.Repeat(" long", 2000)},
 		{Kind: core.BlockToolUse, Tool: "Bash", Status: core.ToolDone, Text: "ls", Detail: "a b"},
