@@ -1,0 +1,142 @@
+package plugintest
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+)
+
+// wallProbe is the shell command an agent taken over runs: it reads the
+// bot's .env, looks for another CLI's token in every /proc/*/environ it
+// can read and in those of that CLI's processes by their ids, writes
+// outside its workdir and inside it, and prints how each went.
+const wallProbe = `cat %[1]s; echo "secret-read=$?"
+n=0; for f in /proc/[0-9]*/environ; do if grep -q %[2]s "$f" 2>/dev/null; then n=$((n+1)); fi; done; echo "environ-hits=$n"
+for p in %[3]s; do if cat /proc/$p/environ >/dev/null 2>&1; then echo "environ-read=$p"; fi; done
+echo planted > %[4]s; echo "write-outside=$?"
+echo in > inside.txt; echo "write-inside=$?"; echo probe-end`
+
+// OtherCLI starts, behind sb, a process standing for another
+// conversation's CLI, with token in its environment, and returns the ids
+// of its processes as the bot sees them. It ends with the test.
+func OtherCLI(t testing.TB, sb *cliproc.Sandbox, token string) []int {
+	t.Helper()
+	mark, alive := ProcessMarker(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := cliproc.Start(ctx, cliproc.Spec{Bin: "sh", Args: []string{"-c", "echo ready; exec sleep 600"}, Dir: t.TempDir(),
+		Sandbox: sb, Env: []string{"OTHER_TURN_TOKEN=" + token, mark}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		io.Copy(io.Discard, p.Stdout)
+		p.Wait()
+	})
+	if line, _ := bufio.NewReader(p.Stdout).ReadString('\n'); line != "ready\n" {
+		res, _ := p.Wait()
+		t.Fatalf("the other CLI said %q, then %+v", line, res)
+	}
+	var pids []int
+	for _, proc := range alive() {
+		pids = append(pids, proc.PID)
+	}
+	return pids
+}
+
+// sandboxed: behind bwrap, the real CLI's shell tool can neither read
+// the bot's .env beside the workdir nor another CLI's environment, nor
+// write outside its workdir; it writes inside, and the turn answers,
+// resumes in the next and stops when cancelled, keeping its session.
+func (s Suite) sandboxed(t *testing.T) {
+	if s.Walled == nil {
+		t.Skip("the plugin has no Walled fixture")
+	}
+	sb := Sandbox(t, cliproc.SandboxBwrap, "")
+	token := "tok-" + rand.Text()
+	pids := OtherCLI(t, sb, token)
+	bot := t.TempDir()
+	dotenv := filepath.Join(bot, ".env")
+	if err := os.WriteFile(dotenv, []byte("TELEGRAM_TOKEN=bot-secret-"+token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(bot, "planted")
+	ids := make([]string, len(pids))
+	for i, pid := range pids {
+		ids[i] = fmt.Sprint(pid)
+	}
+	cmd := fmt.Sprintf(wallProbe, dotenv, token, strings.Join(ids, " "), outside)
+	hold := make(chan struct{})
+	defer close(hold)
+	f := s.Walled(t, sb, Reply{Tool: s.Shell(cmd)}, Reply{Text: []string{"Walled in."}},
+		Reply{Text: []string{"Still here."}}, Reply{Text: []string{"too late"}, Hold: hold})
+
+	first := f.Run(context.Background(), "probe the walls", "")
+	if first.Err != nil || first.Result.IsError || first.Text() != "Walled in." || first.Result.SessionID == "" {
+		t.Fatalf("Run = %+v, %q, %v; want the answer after the tool", first.Result, first.Text(), first.Err)
+	}
+	var sent strings.Builder
+	for _, r := range f.Model.Requests() {
+		sent.WriteString(r.Text() + "\n")
+	}
+	// Whole lines: the request also carries the command, which names
+	// them.
+	for _, want := range []string{`secret-read=[1-9]\d*`, `environ-hits=0`, `write-outside=[1-9]\d*`, `write-inside=0`, `probe-end`} {
+		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(sent.String()) {
+			t.Errorf("the tool's output lacks a line %q:\n%s", want, core.Shorten(sent.String(), 2000))
+		}
+	}
+	for _, leak := range []string{"bot-secret-", "environ-read="} {
+		if regexp.MustCompile(`(?m)^` + leak).MatchString(sent.String()) {
+			t.Errorf("the tool's output holds %q:\n%s", leak, core.Shorten(sent.String(), 2000))
+		}
+	}
+	if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the tool wrote outside its workdir (%v)", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.Workdir, "inside.txt")); string(b) != "in\n" {
+		t.Errorf("inside.txt = %q, %v", b, err)
+	}
+
+	f.Plugin = f.Restart()
+	second := f.Run(context.Background(), "still there?", first.Result.SessionID)
+	if second.Err != nil || second.Text() != "Still here." || second.Result.SessionID != first.Result.SessionID {
+		t.Fatalf("resumed turn = %+v, %q, %v", second.Result, second.Text(), second.Err)
+	}
+	s.remembers(t, f, "probe the walls", "Walled in.", "still there?")
+
+	for drained := false; !drained; {
+		select {
+		case <-f.Model.Arrived():
+		default:
+			drained = true
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan TurnOutput)
+	go func() { done <- RunTurn(ctx, t, f.Plugin, f.Turn("take your time", first.Result.SessionID, false)) }()
+	select {
+	case <-f.Model.Arrived():
+	case tr := <-done:
+		t.Fatalf("Run returned before the model was asked: %+v, %v", tr.Result, tr.Err)
+	case <-time.After(time.Minute):
+		t.Fatal("the model was never asked")
+	}
+	cancel()
+	if tr := <-done; !errors.Is(tr.Err, context.Canceled) || tr.Result.SessionID != first.Result.SessionID {
+		t.Errorf("stopped turn = %+v, %v; want context.Canceled and the session", tr.Result, tr.Err)
+	}
+	// The fixture checks that no process is left.
+}
