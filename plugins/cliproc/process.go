@@ -168,7 +168,7 @@ func sandbox(cmd *exec.Cmd, s Spec) (func(), error) {
 			return nil, err
 		}
 	}
-	w := walls{workdir: dir, home: env("HOME"), git: gitDirs(dir), install: installDirs(cmd.Path, env("PATH"))}
+	w := walls{workdir: dir, home: env("HOME"), tmp: env("TMPDIR"), git: gitDirs(dir), install: installDirs(cmd.Path, env("PATH"))}
 	if s.State != nil {
 		w.state = s.State(env, dir)
 	}

@@ -228,6 +228,8 @@ type walls struct {
 	// home is the CLI's HOME: an empty folder unless a state path is
 	// under it.
 	home string
+	// tmp is the CLI's TMPDIR, empty when it has none.
+	tmp string
 	// git are the git directories the workdir's repository uses outside
 	// the workdir (a worktree's main repository's .git).
 	git []string

@@ -59,7 +59,6 @@ func (s *Sandbox) wrap(cmd *exec.Cmd, w walls) (func(), error) {
 	case SandboxBwrap:
 		args := append([]string{s.bin}, s.bwrapArgs(w)...)
 		cmd.Path, cmd.Args = s.bin, append(append(args, "--", bin), cmd.Args[1:]...)
-		cmd.Env = append(cmd.Env, "TMPDIR=/tmp")
 		return func() {}, nil
 	case SandboxLandlock:
 		// No private /tmp: a folder of the run's own, named by TMPDIR.
@@ -76,8 +75,8 @@ func (s *Sandbox) wrap(cmd *exec.Cmd, w walls) (func(), error) {
 }
 
 // bwrapArgs are bwrap's options for w: namespaces of the CLI's own but
-// the network's, the system read-only, a private /proc, /dev and /tmp,
-// an empty home, then the workdir, its git directories and the CLI's
+// the network's, the system read-only, a private /proc, /dev, /tmp and
+// TMPDIR, an empty home, then the workdir, its git directories and the CLI's
 // state read-write, its install folders read-only, and the configured
 // paths. Later mounts go over earlier ones: a state folder's Empty entry
 // hides what the folder shows there. Not --new-session: the CLI stays in
@@ -92,6 +91,12 @@ func (s *Sandbox) bwrapArgs(w walls) []string {
 		"--cap-drop", "ALL")
 	args = append(args, systemArgs()...)
 	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	// TMPDIR, when the CLI has one, is as private as /tmp: where Codex
+	// makes its helpers, which it refuses to do under TMPDIR when its
+	// home is there too.
+	if filepath.IsAbs(w.tmp) && filepath.Clean(w.tmp) != "/tmp" {
+		args = append(args, "--tmpfs", w.tmp)
+	}
 	if filepath.IsAbs(w.home) && w.home != "/" {
 		args = append(args, "--dir", w.home)
 	}

@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -47,7 +48,18 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 		cfg.ApprovalPolicy = "untrusted"
 	}
 	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-		Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger})}
+		Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, Logger: logger})}
+}
+
+// state is what Codex keeps of its own, which its sandbox shows it:
+// $CODEX_HOME, else ~/.codex, whole (its threads of every workdir, its
+// login and its index of them share it).
+func state(getenv func(string) string, _ string) []cliproc.StatePath {
+	dir := getenv("CODEX_HOME")
+	if dir == "" {
+		dir = filepath.Join(getenv("HOME"), ".codex")
+	}
+	return []cliproc.StatePath{{Path: dir}}
 }
 
 func (p *Plugin) ID() string   { return "codex" }

@@ -14,17 +14,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 // wallProbe is the shell command an agent taken over runs: it reads the
 // bot's .env, looks for another CLI's token in every /proc/*/environ it
 // can read and in those of that CLI's processes by their ids, writes
-// outside its workdir and inside it, and prints how each went.
+// outside its workdir and inside it, and prints how each went. No $(…)
+// nor $((…)): the Gemini CLI refuses them.
 const wallProbe = `cat %[1]s; echo "secret-read=$?"
-n=0; for f in /proc/[0-9]*/environ; do if grep -q %[2]s "$f" 2>/dev/null; then n=$((n+1)); fi; done; echo "environ-hits=$n"
-for p in %[3]s; do if cat /proc/$p/environ >/dev/null 2>&1; then echo "environ-read=$p"; fi; done
+grep -l %[2]s /proc/[0-9]*/environ 2>/dev/null | sed 's/^/environ-hit /'
+for p in %[3]s; do cat /proc/$p/environ >/dev/null 2>&1 && echo "environ-read=$p"; done
 echo planted > %[4]s; echo "write-outside=$?"
 echo in > inside.txt; echo "write-inside=$?"; echo probe-end`
 
@@ -93,14 +93,14 @@ func (s Suite) sandboxed(t *testing.T) {
 	}
 	// Whole lines: the request also carries the command, which names
 	// them.
-	for _, want := range []string{`secret-read=[1-9]\d*`, `environ-hits=0`, `write-outside=[1-9]\d*`, `write-inside=0`, `probe-end`} {
+	for _, want := range []string{`secret-read=[1-9]\d*`, `write-outside=[1-9]\d*`, `write-inside=0`, `probe-end`} {
 		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(sent.String()) {
-			t.Errorf("the tool's output lacks a line %q:\n%s", want, core.Shorten(sent.String(), 2000))
+			t.Errorf("the tool's output lacks a line %q:\n%s", want, tail(sent.String(), 3000))
 		}
 	}
-	for _, leak := range []string{"bot-secret-", "environ-read="} {
+	for _, leak := range []string{"bot-secret-", "environ-read=", "environ-hit "} {
 		if regexp.MustCompile(`(?m)^` + leak).MatchString(sent.String()) {
-			t.Errorf("the tool's output holds %q:\n%s", leak, core.Shorten(sent.String(), 2000))
+			t.Errorf("the tool's output holds %q:\n%s", leak, tail(sent.String(), 3000))
 		}
 	}
 	if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
@@ -139,4 +139,12 @@ func (s Suite) sandboxed(t *testing.T) {
 		t.Errorf("stopped turn = %+v, %v; want context.Canceled and the session", tr.Result, tr.Err)
 	}
 	// The fixture checks that no process is left.
+}
+
+// tail is the end of s, at most n bytes of it.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }
