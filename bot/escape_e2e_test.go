@@ -52,7 +52,10 @@ func TestDetachedDescendantsEndWithTheTurn(t *testing.T) {
 	mark, alive := plugintest.ProcessMarker(t)
 	plugins := escapingPlugins(t, mark)
 	said := filepath.Join(filepath.Dir(plugins), "escaped.said")
-	b := startBinary(t, f.workdir, f.binEnv("STATE_FILE=off", "WARM_TTL=0", "CONSOLE_INPUT=typed", "SHUTDOWN_GRACE=1ms", "SHUTDOWN_DEADLINE=200ms",
+	// Without the sandbox, whose PID namespace would end the detached
+	// descendant with the CLI anyway, and which hides $ESCAPED: the
+	// group, mark and orphan sweeps alone.
+	b := startBinary(t, f.workdir, f.binEnv("SANDBOX=off", "STATE_FILE=off", "WARM_TTL=0", "CONSOLE_INPUT=typed", "SHUTDOWN_GRACE=1ms", "SHUTDOWN_DEADLINE=200ms",
 		"PLUGINS_FILE="+plugins))
 	b.say("/daemon start", "go")
 	b.expect(`started in`)

@@ -15,6 +15,8 @@ import (
 // builtins returns the plugins jake-bot always has.
 func builtins(cfg Config, logger *slog.Logger) []core.Plugin {
 	cfg.Claude.Environ, cfg.Codex.Environ, cfg.Gemini.Environ = cfg.ChildEnv, cfg.ChildEnv, cfg.ChildEnv
+	// Codex's own Config.Sandbox is its CLI's sandbox level (CODEX_SANDBOX).
+	cfg.Claude.Settings.Sandbox, cfg.Codex.Settings.Sandbox, cfg.Gemini.Settings.Sandbox = cfg.Sandbox, cfg.Sandbox, cfg.Sandbox
 	return []core.Plugin{
 		claude.New(cfg.Claude, logger.With("plugin", "claude")),
 		codex.New(cfg.Codex, logger.With("plugin", "codex")),
@@ -33,7 +35,7 @@ func Plugins(cfg Config, logger *slog.Logger) ([]core.Plugin, error) {
 		return nil, err
 	}
 	for i := range specs {
-		specs[i].Environ = cfg.ChildEnv
+		specs[i].Environ, specs[i].Sandbox = cfg.ChildEnv, cfg.Sandbox
 	}
 	return append(out, configured.Plugins(specs, logger)...), nil
 }

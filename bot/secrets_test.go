@@ -60,7 +60,10 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	fake := slacktest.New(t)
 	tg := telegramtest.New(t)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	env := f.binEnv("STATE_FILE=off", "WARM_TTL=0", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
+	// Without the sandbox, which hides the bot from the CLI altogether
+	// (plugintest's Sandboxed): what keeps the bot's secrets its own even
+	// then.
+	env := f.binEnv("SANDBOX=off", "STATE_FILE=off", "WARM_TTL=0", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
 		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),
 		"DISCORD_API_URL="+dc.URL, "CLAUDE_ARGS=--allowedTools Bash", "WEB_ADDR=127.0.0.1:0")
 	for k, v := range secrets {

@@ -428,5 +428,12 @@ func (r *Router) status(m Message, all bool) (string, error) {
 	if line := r.terminalLine(conv); line != "" {
 		out += "\nIn a terminal: " + line
 	}
+	if r.cfg.Sandbox != "" {
+		where := r.cfg.Sandbox
+		if conv.Runner != "" {
+			where = "the runner's own (its start-up log says which)"
+		}
+		out += "\nSandbox: " + where
+	}
 	return out, nil
 }

@@ -70,6 +70,9 @@ type Sandbox struct {
 	read   []string
 	write  []string
 	detail string
+	// nests says a CLI's own sandbox (user and mount namespaces, as
+	// Codex's bwrap makes) works inside.
+	nests bool
 }
 
 // NewSandbox chooses the sandbox cfg.Mode asks for, trying it on a run of
@@ -134,9 +137,12 @@ func newSandbox(ctx context.Context, m string, cfg SandboxConfig) (*Sandbox, err
 		}
 		s.detail = fmt.Sprintf("Landlock ABI %d", abi)
 	}
-	if err := s.try(ctx); err != nil {
+	if err := s.try(ctx, "/bin/true"); err != nil {
 		return nil, err
 	}
+	// Landlock forbids mounts; inside bwrap, the host may forbid nested
+	// user namespaces.
+	s.nests = m == SandboxBwrap && s.try(ctx, s.bin, "--unshare-user", "--ro-bind", "/", "/", "/bin/true") == nil
 	return s, nil
 }
 
@@ -156,8 +162,8 @@ func existing(list []string) []string {
 	return out
 }
 
-// try runs /bin/true in the sandbox, in a workdir of its own.
-func (s *Sandbox) try(ctx context.Context) error {
+// try runs prog with args in the sandbox, in a workdir of its own.
+func (s *Sandbox) try(ctx context.Context, prog string, args ...string) error {
 	dir, err := os.MkdirTemp("", "jakebot-sandbox-try-")
 	if err != nil {
 		return err
@@ -165,9 +171,9 @@ func (s *Sandbox) try(ctx context.Context) error {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/true")
+	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = dir
-	done, err := s.wrap(cmd, walls{workdir: dir, home: dir})
+	done, err := s.wrap(cmd, walls{workdir: dir, home: dir, install: installDirs(prog, "")})
 	if err != nil {
 		return err
 	}
@@ -189,6 +195,11 @@ func (s *Sandbox) Mode() string {
 
 // On reports whether CLIs run in a sandbox.
 func (s *Sandbox) On() bool { return s.Mode() != SandboxOff }
+
+// Nests reports whether a CLI's own sandbox can work inside this one (it
+// can without one): Codex's needs user and mount namespaces, which
+// Landlock forbids, as may the host inside bwrap.
+func (s *Sandbox) Nests() bool { return !s.On() || s.nests }
 
 // Summary says in a line what the sandbox is and hides, for the start-up
 // log, /status and jakebot doctor.

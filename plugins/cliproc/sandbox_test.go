@@ -200,6 +200,9 @@ func TestSandboxWallsTheCLI(t *testing.T) {
 			if _, err := os.Stat(p.outside); (err == nil) != (mode == cliproc.SandboxOff) {
 				t.Errorf("the file written outside: %v", err)
 			}
+			if mode == cliproc.SandboxLandlock && sb.Nests() {
+				t.Errorf("a CLI's own sandbox nests in Landlock, which forbids mounts")
+			}
 			if mode != cliproc.SandboxOff && os.Geteuid() == 0 {
 				if got["caps"] != "0000000000000000" {
 					t.Errorf("the CLI of a root bot has capabilities %s", got["caps"])
@@ -265,5 +268,34 @@ func TestNewSandboxModes(t *testing.T) {
 	}
 	if !slices.Contains([]string{cliproc.SandboxLandlock, cliproc.SandboxOff}, auto.Mode()) {
 		t.Errorf("auto without bwrap = %s", auto.Mode())
+	}
+}
+
+// BenchmarkSandboxStart is what the sandbox adds to a turn's start: from
+// Start to the CLI's first line (a CLI that prints one and exits), with
+// no sandbox, behind bwrap and behind Landlock.
+func BenchmarkSandboxStart(b *testing.B) {
+	for _, mode := range []string{cliproc.SandboxOff, cliproc.SandboxBwrap, cliproc.SandboxLandlock} {
+		b.Run(mode, func(b *testing.B) {
+			var sb *cliproc.Sandbox
+			if mode != cliproc.SandboxOff {
+				sb = plugintest.Sandbox(b, mode, "")
+			}
+			wd := b.TempDir()
+			for b.Loop() {
+				p, err := cliproc.Start(context.Background(), cliproc.Spec{Bin: os.Args[0], Dir: wd, Sandbox: sb,
+					Env: []string{"JAKEBOT_HELPER=stream", "STREAM=hello"}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if line, _ := bufio.NewReader(p.Stdout).ReadString('\n'); line != "hello\n" {
+					b.Fatalf("the CLI said %q", line)
+				}
+				b.StopTimer()
+				io.Copy(io.Discard, p.Stdout)
+				p.Wait()
+				b.StartTimer()
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"path/filepath"
@@ -49,6 +50,17 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	}
 	return &Plugin{cfg: cfg, cli: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
 		Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, Logger: logger})}
+}
+
+// level is the sandbox level of a turn in mode (empty: the configured
+// one). Inside a sandbox of the bot's that its own cannot nest in (every
+// command would fail, ENOSPC), Codex runs without its own: the bot's
+// sandbox bounds what its commands reach instead.
+func (cfg Config) level(mode string) string {
+	if !cfg.Settings.Sandbox.Nests() {
+		return "danger-full-access"
+	}
+	return cmp.Or(mode, cfg.Sandbox)
 }
 
 // state is what Codex keeps of its own, which its sandbox shows it:
