@@ -180,6 +180,9 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 			t.Errorf("the CLI's tool read the value of %s in a process's environment", name)
 		}
 	}
+	if !strings.Contains(b.stderr.String(), "no sandbox (SANDBOX=off, or neither bwrap nor Landlock works here): every agent can read and write whatever jakebot's user can") {
+		t.Errorf("start-up does not warn that SANDBOX=off leaves everything open:\n%s", b.stderr.String())
+	}
 	if !strings.Contains(b.stderr.String(), "telegram serves nobody: no allowed users. Set TELEGRAM_ALLOWED_USERS") {
 		t.Errorf("no start-up line says Telegram serves nobody:\n%s", b.stderr.String())
 	}

@@ -313,21 +313,21 @@ func lookupIn(environ []string) func(string) string {
 }
 
 // gitDirs returns the git directories the repository holding workdir
-// keeps outside it, as git finds them: the .git of a folder above the
-// workdir, or, for a linked worktree, its main repository's .git, which
-// holds the worktree's own. A worktree's .git file is the agent's to
-// write: its main repository counts only when that repository's record
-// of the worktree points back at this .git file, as git's own does.
+// keeps outside it: for a linked worktree, its main repository's .git,
+// which holds the worktree's own. A worktree's .git file is the agent's
+// to write: its main repository counts only when that repository's
+// record of the worktree points back at this .git file, as git's own
+// does. The .git of a plain repository above the workdir is not shown:
+// it could be anyone's (a /tmp/.git, a home kept in git), and would show
+// the whole repository's history; a workdir below its repository's top
+// sees no repository.
 func gitDirs(workdir string) []string {
 	for dir := workdir; ; {
 		dotgit := filepath.Join(dir, ".git")
 		fi, err := os.Lstat(dotgit)
 		switch {
 		case err == nil && fi.IsDir():
-			if dir == workdir {
-				return nil
-			}
-			return []string{dotgit}
+			return nil
 		case err == nil && fi.Mode().IsRegular():
 			if common := worktreeCommon(dotgit); common != "" {
 				return []string{common}
