@@ -386,11 +386,12 @@ func samePath(a, b string) bool {
 // installs caches installDirs by binary.
 var installs sync.Map // string -> []string
 
-// installDirs returns the folders a CLI's binary needs to run, to be
-// shown read-only: the binary's package (the outermost node_modules that
-// holds it, so that its sibling packages resolve; a folder of its own,
-// the parent of a bin folder), and the same of the interpreter its #!
-// line names, looked up on path. What /usr holds is shown anyway.
+// installDirs returns the folders (or files) a CLI's binary needs to
+// run, to be shown read-only: the binary's package (the outermost
+// node_modules that holds it, so that its sibling packages resolve; the
+// virtual environment of a Python program; else the binary alone), and
+// the same of the interpreter its #! line names, looked up on path. What
+// /usr holds is shown anyway.
 func installDirs(bin, path string) []string {
 	key := bin + "\x00" + path
 	if v, ok := installs.Load(key); ok {
@@ -422,19 +423,15 @@ func installDir(path string) string {
 	if i := strings.Index(real, "/node_modules/"); i >= 0 {
 		return real[:i+len("/node_modules")]
 	}
-	dir := filepath.Dir(real)
-	if filepath.Base(dir) != "bin" {
-		return dir
-	}
-	// A bin folder's parent is the program's own, unless it is a folder
-	// shared with much else (~/.local, /usr/local, the home itself): then
+	// A Python virtual environment is the program's own; any other
+	// folder may hold anything (the bot's .env beside a CLI copied there):
 	// the program alone.
-	parent := filepath.Dir(dir)
-	home, _ := os.UserHomeDir()
-	if parent == "/" || parent == home || filepath.Base(parent) == ".local" || parent == "/usr/local" || parent == "/opt" {
-		return real
+	if bin := filepath.Dir(real); filepath.Base(bin) == "bin" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(bin), "pyvenv.cfg")); err == nil {
+			return filepath.Dir(bin)
+		}
 	}
-	return parent
+	return real
 }
 
 // underSystem reports whether path is in a folder every sandbox shows.

@@ -100,6 +100,14 @@ func (s *Sandbox) bwrapArgs(w walls) []string {
 	if filepath.IsAbs(w.home) && w.home != "/" {
 		args = append(args, "--dir", w.home)
 	}
+	// What is read-only first: a folder written in it (a workdir holding
+	// its CLI's install) is mounted over it.
+	for _, d := range w.install {
+		args = append(args, "--ro-bind", d, d)
+	}
+	for _, d := range s.read {
+		args = append(args, "--ro-bind-try", d, d)
+	}
 	args = append(args, "--bind", w.workdir, w.workdir)
 	for _, g := range w.git {
 		args = append(args, "--bind", g, g)
@@ -110,12 +118,6 @@ func (s *Sandbox) bwrapArgs(w walls) []string {
 		} else {
 			args = append(args, "--bind", p.Path, p.Path)
 		}
-	}
-	for _, d := range w.install {
-		args = append(args, "--ro-bind", d, d)
-	}
-	for _, d := range s.read {
-		args = append(args, "--ro-bind-try", d, d)
 	}
 	for _, d := range s.write {
 		args = append(args, "--bind-try", d, d)
