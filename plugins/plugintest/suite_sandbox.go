@@ -56,39 +56,41 @@ func OtherCLI(t testing.TB, sb *cliproc.Sandbox, token string) []int {
 	return pids
 }
 
-// sandboxed: behind bwrap, the real CLI's shell tool can neither read
-// the bot's .env beside the workdir nor another CLI's environment, nor
-// write outside its workdir; it writes inside, and the turn answers,
-// resumes in the next and stops when cancelled, keeping its session.
-func (s Suite) sandboxed(t *testing.T) {
-	if s.Walled == nil {
-		t.Skip("the plugin has no Walled fixture")
-	}
-	sb := Sandbox(t, cliproc.SandboxBwrap, "")
+// WallProbe is a probe of a sandbox's walls: Command, run by a CLI's
+// shell tool, reads the bot's .env beside the workdir, looks for another
+// running CLI's token in the environments it can read, and writes beside
+// the workdir and in it; Check checks what it found.
+type WallProbe struct {
+	Command         string
+	dotenv, outside string
+}
+
+// NewWallProbe writes the bot's .env in a folder of the test's and starts
+// another CLI behind sb holding a token, for Command to look for.
+func NewWallProbe(t testing.TB, sb *cliproc.Sandbox) WallProbe {
+	t.Helper()
 	token := "tok-" + rand.Text()
 	pids := OtherCLI(t, sb, token)
 	bot := t.TempDir()
-	dotenv := filepath.Join(bot, ".env")
-	if err := os.WriteFile(dotenv, []byte("TELEGRAM_TOKEN=bot-secret-"+token+"\n"), 0o600); err != nil {
+	w := WallProbe{dotenv: filepath.Join(bot, ".env"), outside: filepath.Join(bot, "planted")}
+	if err := os.WriteFile(w.dotenv, []byte("TELEGRAM_TOKEN=bot-secret-"+token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	outside := filepath.Join(bot, "planted")
 	ids := make([]string, len(pids))
 	for i, pid := range pids {
 		ids[i] = fmt.Sprint(pid)
 	}
-	cmd := fmt.Sprintf(wallProbe, dotenv, token, strings.Join(ids, " "), outside)
-	hold := make(chan struct{})
-	defer close(hold)
-	f := s.Walled(t, sb, Reply{Tool: s.Shell(cmd)}, Reply{Text: []string{"Walled in."}},
-		Reply{Text: []string{"Still here."}}, Reply{Text: []string{"too late"}, Hold: hold})
+	w.Command = fmt.Sprintf(wallProbe, w.dotenv, token, strings.Join(ids, " "), w.outside)
+	return w
+}
 
-	first := f.Run(context.Background(), "probe the walls", "")
-	if first.Err != nil || first.Result.IsError || first.Text() != "Walled in." || first.Result.SessionID == "" {
-		t.Fatalf("Run = %+v, %q, %v; want the answer after the tool", first.Result, first.Text(), first.Err)
-	}
+// Check checks, in what the CLI sent its model after running Command
+// (requests), that Command read and wrote nothing outside workdir, and
+// wrote inside.
+func (w WallProbe) Check(t testing.TB, requests []Request, workdir string) {
+	t.Helper()
 	var sent strings.Builder
-	for _, r := range f.Model.Requests() {
+	for _, r := range requests {
 		sent.WriteString(r.Text() + "\n")
 	}
 	// Whole lines: the request also carries the command, which names
@@ -103,12 +105,34 @@ func (s Suite) sandboxed(t *testing.T) {
 			t.Errorf("the tool's output holds %q:\n%s", leak, tail(sent.String(), 3000))
 		}
 	}
-	if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(w.outside); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the tool wrote outside its workdir (%v)", err)
 	}
-	if b, err := os.ReadFile(filepath.Join(f.Workdir, "inside.txt")); string(b) != "in\n" {
+	if b, err := os.ReadFile(filepath.Join(workdir, "inside.txt")); string(b) != "in\n" {
 		t.Errorf("inside.txt = %q, %v", b, err)
 	}
+}
+
+// sandboxed: behind bwrap, the real CLI's shell tool can neither read
+// the bot's .env beside the workdir nor another CLI's environment, nor
+// write outside its workdir; it writes inside, and the turn answers,
+// resumes in the next and stops when cancelled, keeping its session.
+func (s Suite) sandboxed(t *testing.T) {
+	if s.Walled == nil {
+		t.Skip("the plugin has no Walled fixture")
+	}
+	sb := Sandbox(t, cliproc.SandboxBwrap, "")
+	probe := NewWallProbe(t, sb)
+	hold := make(chan struct{})
+	defer close(hold)
+	f := s.Walled(t, sb, Reply{Tool: s.Shell(probe.Command)}, Reply{Text: []string{"Walled in."}},
+		Reply{Text: []string{"Still here."}}, Reply{Text: []string{"too late"}, Hold: hold})
+
+	first := f.Run(context.Background(), "probe the walls", "")
+	if first.Err != nil || first.Result.IsError || first.Text() != "Walled in." || first.Result.SessionID == "" {
+		t.Fatalf("Run = %+v, %q, %v; want the answer after the tool", first.Result, first.Text(), first.Err)
+	}
+	probe.Check(t, f.Model.Requests(), f.Workdir)
 
 	f.Plugin = f.Restart()
 	second := f.Run(context.Background(), "still there?", first.Result.SessionID)
