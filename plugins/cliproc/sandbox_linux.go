@@ -19,9 +19,9 @@ func landlockABI() (int, error) {
 	case errno == unix.ENOSYS:
 		return 0, errors.New("this kernel has no Landlock")
 	case errno == unix.EOPNOTSUPP:
-		return 0, errors.New("Landlock is disabled on this kernel (add landlock to lsm=)")
+		return 0, errors.New("this kernel has Landlock disabled (add landlock to lsm=)")
 	case errno != 0:
-		return 0, fmt.Errorf("Landlock: %w", errno)
+		return 0, fmt.Errorf("landlock: %w", errno)
 	}
 	return int(v), nil
 }
@@ -56,6 +56,8 @@ type rulesetAttr struct {
 	handledFS, handledNet, scoped uint64
 }
 
+var errSandboxExecUsage = errors.New("usage: jakebot " + SandboxExecCommand + " [--write PATH | --read PATH]… -- BIN [ARG…]")
+
 // SandboxExec is `jakebot sandbox-exec --write PATH… --read PATH… -- BIN
 // ARGS…`: it restricts itself with Landlock to reading and writing the
 // --write paths and reading the --read ones, signalling no process
@@ -65,7 +67,7 @@ func SandboxExec(args []string) error {
 	var write, read []string
 	for len(args) > 0 && args[0] != "--" {
 		if len(args) < 2 || (args[0] != "--write" && args[0] != "--read") {
-			return fmt.Errorf("usage: jakebot %s [--write PATH | --read PATH]... -- BIN ARGS...", SandboxExecCommand)
+			return errSandboxExecUsage
 		}
 		if args[0] == "--write" {
 			write = append(write, args[1])
@@ -75,7 +77,7 @@ func SandboxExec(args []string) error {
 		args = args[2:]
 	}
 	if len(args) < 2 {
-		return fmt.Errorf("usage: jakebot %s [--write PATH | --read PATH]... -- BIN ARGS...", SandboxExecCommand)
+		return errSandboxExecUsage
 	}
 	bin, argv := args[1], args[1:]
 	// Landlock, capabilities and no_new_privs are the thread's, and pass

@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-func landlockABI() (int, error) { return 0, errors.New("Landlock is Linux's") }
+func landlockABI() (int, error) { return 0, errors.New("no Landlock outside Linux") }
 
 // SandboxExec fails outside Linux, which has no Landlock.
-func SandboxExec([]string) error { return errors.New("Landlock is Linux's") }
+func SandboxExec([]string) error { return errors.New("no Landlock outside Linux") }
 
 func stopInside(pgid int) error { return syscall.Kill(-pgid, syscall.SIGTERM) }
