@@ -146,12 +146,17 @@ func newSandbox(ctx context.Context, m string, cfg SandboxConfig) (*Sandbox, err
 	return s, nil
 }
 
-// existing returns the paths of list that exist, absolute and cleaned.
+// existing returns the paths of list that exist, absolute and cleaned,
+// "~/" the bot's home.
 func existing(list []string) []string {
 	var out []string
+	home, _ := os.UserHomeDir()
 	for _, p := range list {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
+		}
+		if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
+			p = filepath.Join(home, rest)
 		}
 		if abs, err := filepath.Abs(p); err == nil {
 			if _, err := os.Stat(abs); err == nil {

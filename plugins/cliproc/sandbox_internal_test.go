@@ -3,6 +3,7 @@ package cliproc
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -43,5 +44,19 @@ func TestInstallDir(t *testing.T) {
 		if got := installDir(tc.bin); got != tc.want {
 			t.Errorf("installDir(%s) = %q, want %q", tc.bin, got, tc.want)
 		}
+	}
+}
+
+// SANDBOX_READ and SANDBOX_WRITE's paths: "~/" is the bot's home, and
+// what does not exist is left out.
+func TestExistingPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := existing([]string{"~/.gitconfig", " ", "~/.missing", "/usr"})
+	if want := []string{filepath.Join(home, ".gitconfig"), "/usr"}; !slices.Equal(got, want) {
+		t.Errorf("existing = %q, want %q", got, want)
 	}
 }
