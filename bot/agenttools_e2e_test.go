@@ -38,7 +38,8 @@ var (
 	}}
 	openCodeCLI = otherCLI{"opencode", "OpenCode", func(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) fakeModel {
 		o := plugintest.NewOpenAI(t, replies...)
-		setupACP(t, cfg, "opencode", "OpenCode", []string{"acp"}, append(plugintest.OpenCodeEnv(t, f.home, o, true), f.mark))
+		setupACP(t, cfg, "opencode", "OpenCode", []string{"acp"}, append(plugintest.OpenCodeEnv(t, f.home, o, true), f.mark),
+			"~/.local/share/opencode", "~/.config/opencode", "~/.cache/opencode")
 		return o
 	}}
 )
@@ -217,13 +218,13 @@ func toolTokenOffCommandLines(t testing.TB, f *fixture) {
 func setupQwen(t testing.TB, f *fixture, cfg *bot.Config, replies ...plugintest.Reply) *plugintest.OpenAI {
 	t.Helper()
 	o := plugintest.NewOpenAI(t, replies...)
-	setupACP(t, cfg, "qwen", "Qwen Code", plugintest.QwenArgs(o), append(plugintest.QwenEnv(t, f.home), f.mark))
+	setupACP(t, cfg, "qwen", "Qwen Code", plugintest.QwenArgs(o), append(plugintest.QwenEnv(t, f.home), f.mark), "~/.qwen")
 	return o
 }
 
 // setupACP makes cfg's PLUGINS_FILE hold one mode acp entry of the pinned
-// CLI id, named name, with args and env.
-func setupACP(t testing.TB, cfg *bot.Config, id, name string, args, env []string) {
+// CLI id, named name, with args, env and the CLI's state.
+func setupACP(t testing.TB, cfg *bot.Config, id, name string, args, env []string, state ...string) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "plugins:\n  - id: %s\n    name: %s\n    bin: %q\n    mode: acp\n    args: [", id, name, plugintest.CLIPath(t, id))
@@ -232,6 +233,13 @@ func setupACP(t testing.TB, cfg *bot.Config, id, name string, args, env []string
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%q", a)
+	}
+	b.WriteString("]\n    state: [")
+	for i, p := range state {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", p)
 	}
 	b.WriteString("]\n    env:\n")
 	for _, kv := range env {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -16,8 +17,8 @@ import (
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/platforms/discord"
-	"github.com/jake-bot/jake-bot/platforms/mattermost"
 	"github.com/jake-bot/jake-bot/platforms/matrix"
+	"github.com/jake-bot/jake-bot/platforms/mattermost"
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
@@ -142,6 +143,14 @@ type Config struct {
 	// PluginsFile is a YAML file of further CLIs to run as plugins
 	// (plugins/configured); empty means none.
 	PluginsFile string `env:"PLUGINS_FILE"`
+	// SandboxMode is the wall every CLI runs behind: auto (or empty),
+	// bwrap, landlock or off (cliproc.NewSandbox). SandboxUID is the
+	// user id inside bwrap when jakebot is root; SandboxRead and
+	// SandboxWrite are more paths every CLI sees.
+	SandboxMode  string   `env:"SANDBOX" envDefault:"auto"`
+	SandboxUID   int      `env:"SANDBOX_UID"`
+	SandboxRead  []string `env:"SANDBOX_READ" envSeparator:","`
+	SandboxWrite []string `env:"SANDBOX_WRITE" envSeparator:","`
 
 	Claude   claude.Config
 	Codex    codex.Config
@@ -167,6 +176,9 @@ type Config struct {
 	// and .env's (the real environment wins), minus the bot's own secrets
 	// (WithheldVars). Nil, in a Config built by hand, means jakebot's own.
 	ChildEnv []string `env:"-"`
+	// Sandbox is the sandbox chosen at start-up from SandboxMode
+	// (ChooseSandbox), which every plugin's CLI runs behind; nil is none.
+	Sandbox *cliproc.Sandbox `env:"-"`
 	// Clock and Timers replace real time in the router when set (see
 	// core.RouterConfig): tests pass fake clocks to decide when edit
 	// intervals pass, schedules fire and questions time out.
@@ -262,6 +274,10 @@ func (cfg Config) check() error {
 		return fmt.Errorf("ATTACHMENT_MAX_BYTES=%d: want a size in bytes", cfg.AttachmentMaxBytes)
 	case !slices.Contains([]string{"", "never", "always"}, cfg.Worktrees):
 		return fmt.Errorf("WORKTREES=%q: want always or never", cfg.Worktrees)
+	case !slices.Contains([]string{"", cliproc.SandboxAuto, cliproc.SandboxBwrap, cliproc.SandboxLandlock, cliproc.SandboxOff}, cfg.SandboxMode):
+		return fmt.Errorf("SANDBOX=%q: want auto, bwrap, landlock or off", cfg.SandboxMode)
+	case cfg.SandboxUID < 0:
+		return fmt.Errorf("SANDBOX_UID=%d: want a user id", cfg.SandboxUID)
 	}
 	if _, err := cfg.agentTools(); err != nil {
 		return err
@@ -351,4 +367,21 @@ func (cfg Config) agentTools() ([]string, error) {
 		}
 	}
 	return tools, nil
+}
+
+// ChooseSandbox chooses the sandbox SANDBOX asks for, trying it (see
+// cliproc.NewSandbox): a mode asked for by name that does not work here is
+// an error. The helper that applies Landlock is this executable.
+func (cfg Config) ChooseSandbox(ctx context.Context) (*cliproc.Sandbox, error) {
+	return cliproc.NewSandbox(ctx, cliproc.SandboxConfig{Mode: cfg.SandboxMode, UID: cfg.SandboxUID,
+		Read: cfg.SandboxRead, Write: cfg.SandboxWrite})
+}
+
+// logSandbox says at start-up which sandbox the CLIs run behind, and
+// warns of what an agent reaches when there is none.
+func logSandbox(s *cliproc.Sandbox, logger *slog.Logger) {
+	logger.Info("sandbox", "mode", s.Mode(), "summary", s.Summary())
+	if w := s.Warning(); w != "" {
+		logger.Warn(w)
+	}
 }

@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
@@ -52,7 +54,10 @@ func TestDetachedDescendantsEndWithTheTurn(t *testing.T) {
 	mark, alive := plugintest.ProcessMarker(t)
 	plugins := escapingPlugins(t, mark)
 	said := filepath.Join(filepath.Dir(plugins), "escaped.said")
-	b := startBinary(t, f.workdir, f.binEnv("STATE_FILE=off", "WARM_TTL=0", "CONSOLE_INPUT=typed", "SHUTDOWN_GRACE=1ms", "SHUTDOWN_DEADLINE=200ms",
+	// Without the sandbox, whose PID namespace would end the detached
+	// descendant with the CLI anyway, and which hides $ESCAPED: the
+	// group, mark and orphan sweeps alone.
+	b := startBinary(t, f.workdir, f.binEnv("SANDBOX=off", "STATE_FILE=off", "WARM_TTL=0", "CONSOLE_INPUT=typed", "SHUTDOWN_GRACE=1ms", "SHUTDOWN_DEADLINE=200ms",
 		"PLUGINS_FILE="+plugins))
 	b.say("/daemon start", "go")
 	b.expect(`started in`)
@@ -86,5 +91,27 @@ func TestDetachedDescendantsEndWithTheTurn(t *testing.T) {
 	}
 	if pids := alive(); len(pids) != 0 {
 		t.Fatalf("processes %v outlived jakebot", pids)
+	}
+}
+
+// SANDBOX=landlock, for where bwrap cannot run: jakebot starts the real
+// Claude Code as `jakebot sandbox-exec …`, which restricts itself with
+// Landlock and becomes the CLI. Its shell tool reads neither the .env
+// beside the workdir nor another CLI's environment, nor writes beside
+// it, and the turn answers.
+func TestLandlockWallsClaude(t *testing.T) {
+	t.Parallel()
+	if _, err := cliproc.NewSandbox(context.Background(), cliproc.SandboxConfig{Mode: cliproc.SandboxLandlock, Helper: buildJakebot(t)}); err != nil {
+		t.Skip(err)
+	}
+	probe := plugintest.NewWallProbe(t, nil)
+	f := newFixture(t, plugintest.Reply{Tool: &plugintest.ToolCall{Name: "Bash", Input: map[string]any{"command": probe.Command, "description": "Probe"}}},
+		plugintest.Reply{Text: []string{"Walled by Landlock."}})
+	b := startBinary(t, f.workdir, f.binEnv("SANDBOX=landlock", "STATE_FILE=off", "WARM_TTL=0", "CLAUDE_ARGS=--allowedTools Bash"))
+	b.say("/claude start", "probe the walls")
+	b.expect(`Walled by Landlock\.`)
+	probe.Check(t, f.model.Requests(), f.workdir)
+	if !strings.Contains(b.stderr.String(), "mode=landlock") {
+		t.Errorf("start-up does not say the sandbox is Landlock:\n%s", b.stderr.String())
 	}
 }

@@ -84,6 +84,10 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.warmMax, m.warmMaxFrom = warmMax(m.cfg.WarmMax, readMemInfo())
 	m.gcPercent, m.gcFrom = SetGCPercent()
+	if m.cfg.Sandbox, err = m.cfg.ChooseSandbox(ctx); err != nil {
+		return err
+	}
+	logSandbox(m.cfg.Sandbox, m.logger)
 	all, err := Plugins(m.cfg, m.logger)
 	if err != nil {
 		return err
@@ -349,6 +353,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Budgets:             cfg.budgets(),
 		AttachmentMaxBytes:  cfg.AttachmentMaxBytes,
 		Transcribe:          transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
+		Sandbox:             cfg.Sandbox.Summary(),
 		LongReplyPages:      cfg.LongReplyPages,
 		Document:            formatter.MarkdownText,
 		UserRate:            m.policy.userRate,

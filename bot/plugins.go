@@ -14,6 +14,9 @@ import (
 func builtins(cfg Config, logger *slog.Logger) []core.Plugin {
 	for _, s := range cfg.cliSettings() {
 		s.Environ = cfg.ChildEnv
+		// A CLI plugin's own Sandbox (Codex's CODEX_SANDBOX) is its CLI's
+		// sandbox level; the Settings' is the bot's wall around it.
+		s.Sandbox = cfg.Sandbox
 	}
 	var out []core.Plugin
 	for _, b := range BuiltinPlugins {
@@ -33,7 +36,7 @@ func Plugins(cfg Config, logger *slog.Logger) ([]core.Plugin, error) {
 		return nil, err
 	}
 	for i := range specs {
-		specs[i].Environ = cfg.ChildEnv
+		specs[i].Environ, specs[i].Sandbox = cfg.ChildEnv, cfg.Sandbox
 	}
 	return append(out, configured.Plugins(specs, logger)...), nil
 }

@@ -32,6 +32,10 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Sandbox, err = cfg.ChooseSandbox(ctx); err != nil {
+		return err
+	}
+	logSandbox(cfg.Sandbox, logger)
 	all, err := Plugins(cfg, logger)
 	if err != nil {
 		return err

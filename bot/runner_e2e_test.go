@@ -252,3 +252,47 @@ func TestRunnerServesHealth(t *testing.T) {
 		t.Fatalf("the runner's /healthz = %s, want 200", resp.Status)
 	}
 }
+
+// Behind the sandbox on a runner (issue 43), as on the bot's own machine:
+// the real Claude Code's shell tool on box2 reads neither the .env beside
+// the workdir nor another CLI's environment, nor writes beside it; the
+// turn answers, /stop stops the next one (interrupted, its session kept)
+// and the one after resumes it.
+func TestClaudeOnARunnerIsWalled(t *testing.T) {
+	t.Parallel()
+	probe := plugintest.NewWallProbe(t, plugintest.Sandbox(t, cliproc.SandboxBwrap, ""))
+	hold := make(chan struct{})
+	defer close(hold)
+	f := newFixture(t, plugintest.Reply{Tool: &plugintest.ToolCall{Name: "Bash", Input: map[string]any{"command": probe.Command, "description": "Probe"}}},
+		plugintest.Reply{Text: []string{"Walled on box2."}}, plugintest.Reply{Text: []string{"too late"}, Hold: hold},
+		plugintest.Reply{Text: []string{"Still walled."}})
+	url := startNATS(t)
+	rcfg := f.config("--allowedTools", "Bash")
+	rcfg.SandboxMode = cliproc.SandboxBwrap
+	startRunnerBot(t, url, rcfg)
+	gcfg := gatewayConfig(url, t.TempDir())
+	d := openTelegram(t, &gcfg).(*telegramDriver)
+	c := runChat(t, gcfg, d)
+	startOnBox2(c, d, f.workdir)
+	c.say("probe the walls")
+	c.expect(`Walled on box2\.`)
+	probe.Check(t, f.model.Requests(), f.workdir)
+
+	for len(f.model.Arrived()) > 0 {
+		<-f.model.Arrived()
+	}
+	c.say("take your time")
+	select {
+	case <-f.model.Arrived():
+	case <-time.After(time.Minute):
+		t.Fatal("the model was never asked")
+	}
+	c.say("/stop")
+	c.expect(`Stopped\. The conversation continues with your next message\.`)
+	c.say("still there?")
+	c.expect(`Still walled\.`)
+	reqs := f.model.Requests()
+	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, "probe the walls") || !strings.Contains(got, "take your time") {
+		t.Errorf("the turn after /stop did not resume the session:\n%s", got)
+	}
+}

@@ -60,7 +60,10 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 	fake := slacktest.New(t)
 	tg := telegramtest.New(t)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	env := f.binEnv("STATE_FILE=off", "WARM_TTL=0", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
+	// Without the sandbox, which hides the bot from the CLI altogether
+	// (plugintest's Sandboxed): what keeps the bot's secrets its own even
+	// then.
+	env := f.binEnv("SANDBOX=off", "STATE_FILE=off", "WARM_TTL=0", "AUDIT_LOG="+audit, "HEALTH_ADDR=127.0.0.1:0",
 		"SLACK_API_URL="+fake.URL, "SLACK_ALLOWED_USERS=UALICE", "TELEGRAM_API_ENDPOINT="+tg.Endpoint(),
 		"DISCORD_API_URL="+dc.URL, "CLAUDE_ARGS=--allowedTools Bash", "WEB_ADDR=127.0.0.1:0")
 	for k, v := range secrets {
@@ -176,6 +179,9 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 		if strings.Contains(string(environs), secret) {
 			t.Errorf("the CLI's tool read the value of %s in a process's environment", name)
 		}
+	}
+	if !strings.Contains(b.stderr.String(), "no sandbox (SANDBOX=off, or neither bwrap nor Landlock works here): every agent can read and write whatever jakebot's user can") {
+		t.Errorf("start-up does not warn that SANDBOX=off leaves everything open:\n%s", b.stderr.String())
 	}
 	if !strings.Contains(b.stderr.String(), "telegram serves nobody: no allowed users. Set TELEGRAM_ALLOWED_USERS") {
 		t.Errorf("no start-up line says Telegram serves nobody:\n%s", b.stderr.String())

@@ -235,5 +235,12 @@ func cmdStatus(c *call) (string, error) {
 	if line := r.terminalLine(conv); line != "" {
 		out += "\nIn a terminal: " + line
 	}
+	if r.cfg.Sandbox != "" {
+		where := r.cfg.Sandbox
+		if conv.Runner != "" {
+			where = "the runner's own (its start-up log says which)"
+		}
+		out += "\nSandbox: " + where
+	}
 	return out, nil
 }

@@ -82,3 +82,17 @@ func TestTheTerminalLineHoldsNoShellSyntax(t *testing.T) {
 		})
 	}
 }
+
+// /status says what the CLIs of this machine run behind (SANDBOX).
+func TestStatusSaysTheSandbox(t *testing.T) {
+	t.Parallel()
+	f := newRouterFixtureWith(t, echo, nil, func(cfg *core.RouterConfig) {
+		cfg.Sandbox = "bwrap: each CLI sees only its workdir"
+	})
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/status")
+	if got := f.next(); !strings.Contains(got, "\nSandbox: bwrap: each CLI sees only its workdir") {
+		t.Errorf("/status = %q, want the sandbox", got)
+	}
+}

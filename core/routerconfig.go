@@ -78,6 +78,9 @@ type RouterConfig struct {
 	// they are refused with how to enable it.
 	AttachmentMaxBytes int64
 	Transcribe         Transcriber
+	// Sandbox says in a line what the CLIs of this machine run behind,
+	// for /status; empty says nothing.
+	Sandbox string
 	// LongReplyPages: an answer longer than that many messages comes as
 	// its first page, a note and the whole answer as a Markdown file that
 	// Document renders, where the platform sends files. Zero or a nil

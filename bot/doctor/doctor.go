@@ -2,7 +2,7 @@
 // each plugin's CLI (found, and its --version), hints that it can reach its
 // model (an API key or a login file, never printed), each configured chat
 // platform's tokens (well formed and, online, accepted), the allowed roots,
-// the allow-lists and the plugins file. It is `jakebot doctor`.
+// the allow-lists, the plugins file and the sandbox the CLIs would run in. It is `jakebot doctor`.
 package doctor
 
 import (
@@ -130,6 +130,7 @@ func Run(ctx context.Context, cfg bot.Config, opts Options) Report {
 	checkPlatforms(ctx, &r, cfg, opts)
 	checkNATS(&r, cfg, opts)
 	checkGit(ctx, &r, cfg)
+	checkSandbox(ctx, &r, cfg)
 	checkTranscribe(&r, cfg)
 	if cfg.StateFile != "off" {
 		checkWritable(&r, "STATE_FILE", cfg.StateFile, true)

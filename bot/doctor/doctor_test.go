@@ -17,6 +17,8 @@ import (
 	"github.com/jake-bot/jake-bot/platforms/slack"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/web"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 	"github.com/nats-io/nats-server/v2/server"
 )
@@ -432,4 +434,18 @@ func TestDoctorSecretFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Doctor says which sandbox the CLIs would run behind, and with none what
+// an agent could reach.
+func TestDoctorSandbox(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	off := doctor.Run(context.Background(), bot.Config{AllowedRoots: []string{dir}, SandboxMode: "off"},
+		doctor.Options{Getenv: env(nil), Home: dir})
+	expect(t, off, "SANDBOX", doctor.Warn, "every agent can read and write whatever jakebot's user can")
+	plugintest.Sandbox(t, cliproc.SandboxBwrap, "")
+	on := doctor.Run(context.Background(), bot.Config{AllowedRoots: []string{dir}, SandboxMode: "bwrap"},
+		doctor.Options{Getenv: env(nil), Home: dir})
+	expect(t, on, "SANDBOX", doctor.OK, "bwrap: each CLI sees only its workdir")
 }

@@ -37,3 +37,18 @@ func checkTranscribe(r *Report, cfg bot.Config) {
 	}
 	r.add("tool", "TRANSCRIBE_CMD", OK, "%s", path)
 }
+
+// checkSandbox tries the sandbox SANDBOX asks for, as start-up does: which
+// one the CLIs would run behind, a warning saying what an agent reaches
+// when none, and a failure when a mode asked for by name does not work.
+func checkSandbox(ctx context.Context, r *Report, cfg bot.Config) {
+	s, err := cfg.ChooseSandbox(ctx)
+	switch {
+	case err != nil:
+		r.add("config", "SANDBOX", Fail, "%v", err)
+	case s.On():
+		r.add("config", "SANDBOX", OK, "%s", s.Summary())
+	default:
+		r.add("config", "SANDBOX", Warn, "%s. %s", s.Summary(), s.Warning())
+	}
+}

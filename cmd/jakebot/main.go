@@ -24,6 +24,12 @@ import (
 )
 
 func main() {
+	// `jakebot sandbox-exec` is how a CLI starts behind Landlock
+	// (SANDBOX=landlock): it restricts itself, then becomes the CLI.
+	if len(os.Args) > 1 && os.Args[1] == cliproc.SandboxExecCommand {
+		fmt.Fprintln(os.Stderr, "jakebot sandbox-exec:", cliproc.SandboxExec(os.Args[2:]))
+		os.Exit(126)
+	}
 	// The agents run as this user: without these, any of them could read
 	// the bot's tokens from /proc/<pid>/environ or its memory.
 	environ := scrubEnviron()

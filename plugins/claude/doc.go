@@ -8,4 +8,9 @@
 // transcripts under ~/.claude/projects (history.go). FORMAT.md lists what
 // the pinned version (2.1.332) changed in the output, and where the parser
 // minds it (plan.go: the plan an ExitPlanMode request asks to approve).
+//
+// Behind the bot's sandbox (cliproc.Sandbox) Claude Code sees
+// ~/.claude.json (created empty when missing, which it accepts) and
+// ~/.claude, whose projects folder shows only the workdir's project. As
+// root it refuses bypassPermissions; inside bwrap it runs as uid 65534.
 package claude

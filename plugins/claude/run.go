@@ -36,7 +36,27 @@ var _ core.Warmer = (*Plugin)(nil)
 func New(cfg Config, logger *slog.Logger) *Plugin {
 	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "claude", SessionNoun: "Claude Code session id", Resume: "claude --resume",
 		Proc: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
-			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), Logger: logger})}}
+			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), State: state, Logger: logger})}}
+}
+
+// state is what Claude Code keeps of its own, which its sandbox shows it:
+// its config folder ($CLAUDE_CONFIG_DIR, else ~/.claude with
+// ~/.claude.json beside it), of whose projects only the workdir's (its
+// sessions) when the folder's name is not shortened.
+func state(getenv func(string) string, workdir string) []cliproc.StatePath {
+	var out []cliproc.StatePath
+	dir := getenv("CLAUDE_CONFIG_DIR")
+	if dir == "" {
+		home := getenv("HOME")
+		dir = filepath.Join(home, ".claude")
+		out = append(out, cliproc.StatePath{Path: filepath.Join(home, ".claude.json"), File: true})
+	}
+	out = append(out, cliproc.StatePath{Path: dir})
+	if name := ProjectDirName(workdir); len(name) <= maxNameLen {
+		projects := filepath.Join(dir, "projects")
+		out = append(out, cliproc.StatePath{Path: projects, Empty: true}, cliproc.StatePath{Path: filepath.Join(projects, name)})
+	}
+	return out
 }
 
 // Modes are Claude Code's permission modes (--permission-mode).

@@ -38,11 +38,17 @@ func newFixture(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 // newFixtureWith is newFixture with args added to the CLI's.
 func newFixtureWith(t testing.TB, args []string, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
+	return newWalledFixture(t, nil, args, replies...)
+}
+
+// newWalledFixture is newFixtureWith with the CLI behind sb.
+func newWalledFixture(t testing.TB, sb *cliproc.Sandbox, args []string, replies ...plugintest.Reply) *plugintest.Fixture {
+	t.Helper()
 	bin := plugintest.CLIPath(t, "claude")
 	model := plugintest.NewAnthropic(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
 		return claude.New(claude.Config{PermissionMode: "default", ConfigDir: filepath.Join(home, ".claude"),
-			Settings: cliproc.Settings{Bin: bin, Args: args, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
+			Settings: cliproc.Settings{Bin: bin, Args: args, Env: append(plugintest.ClaudeEnv(t, model, home), mark), Sandbox: sb}}, nil)
 	})
 }
 
@@ -61,8 +67,11 @@ func TestPlugin(t *testing.T) {
 			return newFixtureWith(t, []string{"--allowedTools", "Bash"}, replies...)
 		},
 		ShellDetail: "done",
-		ModelError:  "API Error: 400 API key not valid.",
-		DenialSays:  "The user denied this tool call: not here",
+		Walled: func(t testing.TB, sb *cliproc.Sandbox, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newWalledFixture(t, sb, []string{"--allowedTools", "Bash"}, replies...)
+		},
+		ModelError: "API Error: 400 API key not valid.",
+		DenialSays: "The user denied this tool call: not here",
 		Grow: func(f *plugintest.Fixture, token string) {
 			plugintest.AppendTo(f.T, filepath.Join(f.Home, ".claude", "projects", "*", token+".jsonl"), "\n")
 		},

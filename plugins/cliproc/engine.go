@@ -38,6 +38,11 @@ type CLI struct {
 	// its protocol has ended the turn (Link.Done) before it is stopped;
 	// zero means DefaultExitGrace.
 	ExitGrace time.Duration
+	// Sandbox, when on, is the wall the CLI runs behind (Spec.Sandbox),
+	// and State the CLI's own state, which it shows the CLI: each plugin
+	// lists only what is its own.
+	Sandbox *Sandbox
+	State   StateFunc
 	// Clean, when set, removes noise from stderr before it is shown.
 	Clean func(string) string
 	// Logger gets the stderr of turns that went well, at debug level:
@@ -133,7 +138,7 @@ func (c *CLI) start(ctx context.Context, t core.Turn, args []string, stdin bool)
 		env = append(slices.Clip(env), ToolTokenEnv+"="+t.Tools.Token)
 	}
 	proc, err := Start(ctx, Spec{Bin: c.Bin, Args: args, Dir: t.Workdir, Environ: c.Environ, Env: env, Grace: c.Grace,
-		Stdin: stdin, PTY: c.PTY})
+		Stdin: stdin, PTY: c.PTY, Sandbox: c.Sandbox, State: c.State})
 	if errors.Is(err, ErrNotFound) {
 		return nil, core.Errorf("%s CLI not found (%s). %s", c.Name, c.Bin, c.Install)
 	}

@@ -46,6 +46,12 @@ type Spec struct {
 	// sequences included, and Result.Stderr stays empty. The CLI leads a
 	// new session whose process group is killed as without a terminal.
 	PTY *TermSize
+	// Sandbox, when on, runs the CLI behind it: it sees Dir, the git
+	// directories Dir's repository uses, the State paths, its install
+	// folders and the system, and nothing else of the bot's user.
+	Sandbox *Sandbox
+	// State lists the CLI's own state paths, found from its environment.
+	State StateFunc
 }
 
 // TermSize is a terminal's size in character cells.
@@ -72,6 +78,8 @@ type Process struct {
 	waitErr  error
 	waitOnce sync.Once
 	res      Result
+	// cleanup removes what the sandbox made for the run.
+	cleanup func()
 }
 
 // Result is how a CLI ended.
@@ -106,26 +114,34 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		base = withoutSecrets(os.Environ())
 	}
 	mark := newMark()
-	cmd.Env = append(append(slices.Clip(base), s.Env...), mark)
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = grace
-
-	var st *streams
 	if s.PTY != nil {
 		// The emulator reading the terminal decides what it understands,
 		// not the bot's own environment; the spec's Env may still override.
-		cmd.Env = append(append(append(slices.Clip(base), "TERM=xterm-256color"), s.Env...), mark)
+		base = append(slices.Clip(base), "TERM=xterm-256color")
+	}
+	cmd.Env = append(append(slices.Clip(base), s.Env...), mark)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = grace
+	cleanup, err := sandbox(cmd, s)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w", s.Bin, err)
+	}
+
+	var st *streams
+	if s.PTY != nil {
 		st, err = openPTY(cmd, *s.PTY)
 	} else {
 		st, err = openPipes(cmd, s.Stdin)
 	}
 	if err != nil {
+		cleanup()
 		return nil, err
 	}
 	startMu.RLock()
 	if err := start(cmd); err != nil {
 		startMu.RUnlock()
 		st.closeAll()
+		cleanup()
 		return nil, fmt.Errorf("start %s: %w", s.Bin, err)
 	}
 	recordCLI(cmd.Process.Pid, mark)
@@ -133,8 +149,37 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	running.Add(1)
 	st.closeChildEnds()
 	p := newProcess(cmd, st, s.PTY != nil)
+	p.cleanup = cleanup
 	go p.wait(mark)
 	return p, nil
+}
+
+// sandbox puts cmd, made for s, behind s.Sandbox when it is on, and
+// returns what removes what the sandbox made for the run.
+func sandbox(cmd *exec.Cmd, s Spec) (func(), error) {
+	if !s.Sandbox.On() {
+		return func() {}, nil
+	}
+	env := lookupIn(cmd.Env)
+	dir := s.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	w := walls{workdir: dir, home: env("HOME"), tmp: env("TMPDIR"), git: gitDirs(dir), install: installDirs(cmd.Path, env("PATH"))}
+	if s.State != nil {
+		w.state = s.State(env, dir)
+	}
+	cleanup, err := s.Sandbox.wrap(cmd, w)
+	if err != nil {
+		return nil, err
+	}
+	if s.Sandbox.Mode() == SandboxBwrap {
+		cmd.Cancel = func() error { return stopInside(cmd.Process.Pid) }
+	}
+	return cleanup, nil
 }
 
 // newProcess is the Process of a CLI started on st, its stderr's tail
@@ -177,6 +222,7 @@ func (p *Process) wait(mark string) {
 	killGroup(pid)
 	killMarked(mark)
 	killEscaped()
+	p.cleanup()
 	running.Add(-1)
 	close(p.exited)
 	// Whatever still holds the output (a stranger it was handed to) has

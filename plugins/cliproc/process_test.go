@@ -24,6 +24,10 @@ import (
 // TestMain lets the test binary act as a fake CLI (the os/exec helper
 // process pattern): JAKEBOT_HELPER names what to do.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == cliproc.SandboxExecCommand {
+		fmt.Fprintln(os.Stderr, cliproc.SandboxExec(os.Args[2:]))
+		os.Exit(126)
+	}
 	switch os.Getenv("JAKEBOT_HELPER") {
 	case "":
 		os.Exit(m.Run())
@@ -84,6 +88,10 @@ func TestMain(m *testing.M) {
 		os.Exit(exitCode())
 	case "protocol":
 		protocolCLI()
+	case "probe":
+		probe()
+	case "graceful":
+		graceful()
 	}
 	os.Exit(0)
 }

@@ -20,14 +20,18 @@ type Settings struct {
 	// Environ and Env are the CLI's environment, as CLI's: the bot's own
 	// minus its secrets, and what tests add to it.
 	Environ, Env []string
+	// Sandbox is the wall the CLI runs behind (SANDBOX); nil is none.
+	Sandbox *Sandbox `env:"-"`
 }
 
 // CLI returns the CLI that c describes (its name, default binary, how to
-// install it, what it adds to the environment) run as s says: with s.Bin
-// when set, from s.Environ, with s.Env added after c.Env.
+// install it, what it adds to the environment, its state) run as s says:
+// with s.Bin when set, from s.Environ, with s.Env added after c.Env,
+// behind s.Sandbox.
 func (s Settings) CLI(c CLI) *CLI {
 	c.Bin = cmp.Or(s.Bin, c.Bin)
 	c.Environ = s.Environ
+	c.Sandbox = s.Sandbox
 	c.Env = append(c.Env[:len(c.Env):len(c.Env)], s.Env...)
 	return &c
 }

@@ -151,7 +151,7 @@ func (s *appServer) response(m jsonrpc.Message) {
 		s.link.Done()
 	case m.Answers(idInitialize):
 		_ = s.rpc.Notify("initialized", nil)
-		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": cmp.Or(s.turn.Mode, s.cfg.Sandbox), "approvalPolicy": s.policy}
+		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": s.cfg.level(s.turn.Mode), "approvalPolicy": s.policy}
 		if model := cmp.Or(s.turn.Model, s.cfg.Model); model != "" {
 			params["model"] = model
 		}

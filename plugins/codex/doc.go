@@ -13,4 +13,14 @@
 // 0.171.0, the streams and app-server sessions there hold the same event
 // types and members as 0.169.0's; its live-turn notifications (turn/steer,
 // plan, token usage, rate limits) are in plugins/LIVE-TURNS.md.
+//
+// Behind the bot's sandbox (cliproc.Sandbox) Codex sees its whole
+// $CODEX_HOME. Its own sandbox (workspace-write, read-only) is a bwrap of
+// its own, which nests inside the bot's bwrap where the host allows nested
+// user namespaces; elsewhere every command fails (ENOSPC), so the plugin
+// runs it with danger-full-access there. Codex refuses to make the helper
+// its sandbox executes (codex-linux-sandbox, linked under $CODEX_HOME)
+// when $CODEX_HOME lies under TMPDIR ("Refusing to create helper binaries
+// under temporary dir"), and its commands then fail with "bwrap: execvp
+// codex-linux-sandbox": the bot's sandbox keeps the CLI's TMPDIR, private.
 package codex

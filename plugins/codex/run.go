@@ -1,8 +1,10 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -48,7 +50,29 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	// Codex's thread ids are UUIDs (version 7).
 	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume",
 		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger})}}
+			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, Logger: logger})}}
+}
+
+// level is the sandbox level of a turn in mode (empty: the configured
+// one). Inside a sandbox of the bot's that its own cannot nest in (every
+// command would fail, ENOSPC), Codex runs without its own: the bot's
+// sandbox bounds what its commands reach instead.
+func (cfg Config) level(mode string) string {
+	if !cfg.Settings.Sandbox.Nests() {
+		return "danger-full-access"
+	}
+	return cmp.Or(mode, cfg.Sandbox)
+}
+
+// state is what Codex keeps of its own, which its sandbox shows it:
+// $CODEX_HOME, else ~/.codex, whole (its threads of every workdir, its
+// login and its index of them share it).
+func state(getenv func(string) string, _ string) []cliproc.StatePath {
+	dir := getenv("CODEX_HOME")
+	if dir == "" {
+		dir = filepath.Join(getenv("HOME"), ".codex")
+	}
+	return []cliproc.StatePath{{Path: dir}}
 }
 
 // Modes are Codex's sandbox levels (--sandbox), which bound what its

@@ -15,11 +15,17 @@ import (
 // newFixture runs the real pinned Codex against a fake model.
 func newFixture(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
+	return newWalledFixture(t, nil, replies...)
+}
+
+// newWalledFixture is newFixture with the CLI behind sb.
+func newWalledFixture(t testing.TB, sb *cliproc.Sandbox, replies ...plugintest.Reply) *plugintest.Fixture {
+	t.Helper()
 	bin := plugintest.CLIPath(t, "codex")
 	model := plugintest.NewOpenAI(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
 		return codex.New(codex.Config{Home: filepath.Join(home, ".codex"), Settings: cliproc.Settings{Bin: bin,
-			Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Env: append(plugintest.CodexEnv(t, home), mark)}}, nil)
+			Args: plugintest.CodexArgs(model), Model: "gpt-5.5", Env: append(plugintest.CodexEnv(t, home), mark), Sandbox: sb}}, nil)
 	})
 }
 
@@ -34,6 +40,7 @@ func TestPlugin(t *testing.T) {
 		ShellTool:    "Shell",
 		Unasked:      newFixture, // exec runs commands in its workspace-write sandbox
 		ShellDetail:  "exit 0: done",
+		Walled:       newWalledFixture,
 		ModelError:   "API key not valid. (invalid_request_error)",
 		ImageMark:    "input_image",
 		WarmsUnasked: true,

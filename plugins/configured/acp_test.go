@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/configured"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -30,11 +31,20 @@ func literals(args []string) []configured.Arg {
 // the fake Responses API; extra are arguments after QwenArgs.
 func newQwenFixture(t testing.TB, extra []string, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
+	return newWalledQwenFixture(t, nil, extra, replies...)
+}
+
+// newWalledQwenFixture is newQwenFixture with the CLI behind sb, its
+// state (~/.qwen) named as a PLUGINS_FILE entry's state: names it.
+func newWalledQwenFixture(t testing.TB, sb *cliproc.Sandbox, extra []string, replies ...plugintest.Reply) *plugintest.Fixture {
+	t.Helper()
 	bin := plugintest.CLIPath(t, "qwen")
 	model := plugintest.NewOpenAI(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
 		env := append(plugintest.QwenEnv(t, home), mark)
-		return configured.New(qwenSpec(bin, home, append(plugintest.QwenArgs(model), extra...), env...), nil)
+		spec := qwenSpec(bin, home, append(plugintest.QwenArgs(model), extra...), env...)
+		spec.Sandbox, spec.State = sb, []string{"~/.qwen"}
+		return configured.New(spec, nil)
 	})
 }
 
@@ -52,6 +62,9 @@ func TestACPQwen(t *testing.T) {
 		ShellTool: "Shell",
 		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 			return newQwenFixture(t, []string{"--approval-mode", "yolo"}, replies...)
+		},
+		Walled: func(t testing.TB, sb *cliproc.Sandbox, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newWalledQwenFixture(t, sb, []string{"--approval-mode", "yolo"}, replies...)
 		},
 		// Qwen Code reports a command as it tells the model: "Command:
 		// …", "Output: done", then the exit code, signal and process
@@ -119,13 +132,26 @@ func TestACPQwenCommands(t *testing.T) {
 // edits.
 func newOpenCodeFixture(t testing.TB, ask bool, replies ...plugintest.Reply) *plugintest.Fixture {
 	t.Helper()
+	return newWalledOpenCodeFixture(t, nil, ask, replies...)
+}
+
+// newWalledOpenCodeFixture is newOpenCodeFixture with the CLI behind sb,
+// its state named as a PLUGINS_FILE entry's state: names it.
+func newWalledOpenCodeFixture(t testing.TB, sb *cliproc.Sandbox, ask bool, replies ...plugintest.Reply) *plugintest.Fixture {
+	t.Helper()
 	bin := plugintest.CLIPath(t, "opencode")
 	model := plugintest.NewOpenAI(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
 		env := append(plugintest.OpenCodeEnv(t, home, model, ask), mark)
-		return configured.New(openCodeSpec(bin, env...), nil)
+		spec := openCodeSpec(bin, env...)
+		spec.Sandbox, spec.State = sb, openCodeState
+		return configured.New(spec, nil)
 	})
 }
+
+// openCodeState is where OpenCode keeps its sessions, configuration and
+// cache (XDG's folders in its home).
+var openCodeState = []string{"~/.local/share/opencode", "~/.config/opencode", "~/.cache/opencode"}
 
 func openCodeSpec(bin string, env ...string) configured.Spec {
 	return configured.Spec{ID: "opencode", Name: "OpenCode", Bin: bin, Mode: configured.ModeACP, Args: literals([]string{"acp"}),
@@ -147,6 +173,9 @@ func TestACPOpenCode(t *testing.T) {
 		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 			return newOpenCodeFixture(t, false, replies...)
 		},
+		Walled: func(t testing.TB, sb *cliproc.Sandbox, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newWalledOpenCodeFixture(t, sb, false, replies...)
+		},
 		ModelError: "OpenCode: API key not valid.",
 		ImageMark:  "input_image",
 		// OpenCode ends the turn on a denial.
@@ -161,6 +190,8 @@ func TestACPOpenCode(t *testing.T) {
 			"RefusesSessionIDs": "an ACP session id is opaque and goes to session/load as a JSON string, never as an argument",
 			"ShowsShellCommand": "OpenCode announces a call (titled bash) before its input and updates it several times while running: " +
 				"its line shows bash, then the command, then done (one line in the chat, edited), not the two events the suite counts",
+			"Sandboxed": "it passes (its state: openCodeState), but its three turns take minutes under the race detector, " +
+				"and the package's tests the 10 minutes go test gives them: Qwen Code's covers an ACP agent behind the sandbox",
 		},
 	}.Run(t)
 }

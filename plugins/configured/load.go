@@ -141,7 +141,7 @@ func (l *loader) fields(n *yaml.Node, what string, allowed ...string) func(func(
 
 var idRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
-var entryKeys = []string{"id", "name", "bin", "args", "mode", "jsonl", "resume", "env",
+var entryKeys = []string{"id", "name", "bin", "args", "mode", "jsonl", "resume", "env", "state",
 	"terminal", "format", "grace", "version_args", "safe_modes"}
 
 func (l *loader) entry(n *yaml.Node) (Spec, bool) {
@@ -195,6 +195,8 @@ func (l *loader) entryFields(n *yaml.Node, s *Spec) entryNodes {
 			nodes.resume = v
 		case "env":
 			s.Env = l.env(v)
+		case "state":
+			s.State = l.strs(v, key)
 		case "terminal":
 			nodes.term = v
 		case "format":

@@ -35,9 +35,12 @@ func TestLoadExample(t *testing.T) {
 	for _, s := range specs {
 		got = append(got, s.ID+" "+string(s.Mode)+" "+s.Source)
 	}
-	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen_json jsonl testdata/plugins.yaml:33", "qwen acp testdata/plugins.yaml:51", "opencode_acp acp testdata/plugins.yaml:63"}
+	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen_json jsonl testdata/plugins.yaml:33", "qwen acp testdata/plugins.yaml:51", "opencode_acp acp testdata/plugins.yaml:64"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("example plugins (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"~/.qwen"}, specs[3].State); diff != "" {
+		t.Errorf("qwen's state (-want +got):\n%s", diff)
 	}
 	turn := core.Turn{Prompt: "fix the tests", Workdir: "/src", SessionID: "ses_1"}
 	for _, tt := range []struct {

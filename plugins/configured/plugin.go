@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,7 +44,8 @@ func New(spec Spec, logger *slog.Logger) *Plugin {
 		}
 	}
 	cli := &cliproc.CLI{Name: spec.Name, Bin: spec.Bin, Environ: spec.Environ, Env: spec.Env, Grace: spec.Grace, Logger: logger,
-		Install: fmt.Sprintf("Install it, or fix its bin in the plugins file (%s)", spec.Source)}
+		Install: fmt.Sprintf("Install it, or fix its bin in the plugins file (%s)", spec.Source),
+		Sandbox: spec.Sandbox, State: statePaths(spec.State)}
 	if spec.Mode == ModePTY {
 		cli.PTY = &spec.Term
 	}
@@ -265,4 +268,21 @@ func (p *Plugin) block(text string) core.ResponseBlock {
 		return core.ResponseBlock{Kind: core.BlockCode, ID: "terminal", Text: text}
 	}
 	return core.ResponseBlock{Kind: core.BlockText, ID: "terminal", Text: text}
+}
+
+// statePaths is the StateFunc of an entry's state: each path with "~/"
+// and $VARs read from the CLI's environment, a file when it is one.
+func statePaths(state []string) cliproc.StateFunc {
+	return func(getenv func(string) string, _ string) []cliproc.StatePath {
+		var out []cliproc.StatePath
+		for _, p := range state {
+			if rest, ok := strings.CutPrefix(p, "~/"); ok {
+				p = filepath.Join(getenv("HOME"), rest)
+			}
+			p = os.Expand(p, getenv)
+			fi, err := os.Stat(p)
+			out = append(out, cliproc.StatePath{Path: p, File: err == nil && fi.Mode().IsRegular()})
+		}
+		return out
+	}
 }

@@ -50,6 +50,12 @@ type Spec struct {
 	Environ []string
 	// Env is added to Environ.
 	Env []string
+	// State are the folders and files the CLI keeps its own state in,
+	// which its sandbox shows it read-write: "~/" starts a path in the
+	// CLI's home, and $VAR is the CLI's variable.
+	State []string
+	// Sandbox is the wall the CLI runs behind; nil is none.
+	Sandbox *cliproc.Sandbox
 	// Term is the pseudo-terminal's size; Settle is how often its screen
 	// is checked for settled text.
 	Term   cliproc.TermSize

@@ -13,4 +13,8 @@
 // interrupted.go puts a stopped turn back in its session's file. The
 // formats are described in /work/shared/CLI-FORMATS.md and recorded from
 // the pinned CLI in testdata/gemini at the repository root.
+//
+// The CLI's shell tool refuses a command holding $(…), backticks, <(…) or
+// $((…)) ("Command injection detected"), even in yolo mode: the plugin
+// suite's shell probes avoid them.
 package gemini

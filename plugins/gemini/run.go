@@ -54,7 +54,17 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	// runs turns in workdirs inside the allowed roots, so trust it.
 	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "gemini", SessionNoun: "Gemini CLI session id", Resume: "gemini --resume",
 		Proc: cfg.CLI(cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
-			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), Clean: stripNoise, Logger: logger})}}
+			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), State: state, Clean: stripNoise, Logger: logger})}}
+}
+
+// state is what the Gemini CLI keeps of its own, which its sandbox shows
+// it: the .gemini folder in $GEMINI_CLI_HOME, else in the home, whole.
+func state(getenv func(string) string, _ string) []cliproc.StatePath {
+	home := getenv("GEMINI_CLI_HOME")
+	if home == "" {
+		home = getenv("HOME")
+	}
+	return []cliproc.StatePath{{Path: filepath.Join(home, ".gemini")}}
 }
 
 // Modes are the Gemini CLI's approval modes (--approval-mode).

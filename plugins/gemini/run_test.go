@@ -27,7 +27,7 @@ func newFixtureWith(t testing.TB, cfg gemini.Config, replies ...plugintest.Reply
 	model := plugintest.NewGemini(t, replies...)
 	return plugintest.NewFixture(t, model, func(home, mark string) core.Plugin {
 		return gemini.New(gemini.Config{Home: home, ApprovalMode: cfg.ApprovalMode, Clock: cfg.Clock, Settings: cliproc.Settings{
-			Bin: bin, Model: "gemini-2.5-flash", Env: append(plugintest.GeminiEnv(t, model, home), mark)}}, nil)
+			Bin: bin, Model: "gemini-2.5-flash", Env: append(plugintest.GeminiEnv(t, model, home), mark), Sandbox: cfg.Sandbox}}, nil)
 	})
 }
 
@@ -48,6 +48,9 @@ func TestPlugin(t *testing.T) {
 		// Headless, the default auto_edit mode denies shell commands.
 		Unasked: func(t testing.TB, replies ...plugintest.Reply) *plugintest.Fixture {
 			return newFixtureWith(t, gemini.Config{ApprovalMode: "yolo"}, replies...)
+		},
+		Walled: func(t testing.TB, sb *cliproc.Sandbox, replies ...plugintest.Reply) *plugintest.Fixture {
+			return newFixtureWith(t, gemini.Config{ApprovalMode: "yolo", Settings: cliproc.Settings{Sandbox: sb}}, replies...)
 		},
 		// Over ACP the CLI reports no output of a shell command.
 		ShellDetail: "",

@@ -40,7 +40,9 @@ func OpenCodeEnv(t testing.TB, home string, o *OpenAI, ask bool) []string {
 				"options": map[string]any{"baseURL": echoModel(t), "apiKey": "fake-key"},
 				"models":  map[string]any{"echo": map[string]any{"name": "Echo"}}}},
 		"model": "fake/fake-model", "small_model": "titles/echo",
-		"permission": map[string]any{"bash": perm, "edit": perm},
+		// external_directory: a command naming a path outside the
+		// workdir is asked about too (denied unasked) unless allowed.
+		"permission": map[string]any{"bash": perm, "edit": perm, "external_directory": perm},
 		"autoupdate": false, "share": "disabled",
 	})
 	if err != nil {

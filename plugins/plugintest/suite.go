@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/plugins/cliproc"
 )
 
 // Model is a fake model server as the shared plugin tests use it.
@@ -136,6 +137,8 @@ type Suite struct {
 	// command that printed "done".
 	Unasked     func(t testing.TB, replies ...Reply) *Fixture
 	ShellDetail string
+	// Walled is Unasked with the CLI behind sandbox sb.
+	Walled func(t testing.TB, sb *cliproc.Sandbox, replies ...Reply) *Fixture
 	// ShellDetailRE, when set, is what that detail must match instead:
 	// for an agent whose report of a command holds what changes from run
 	// to run (a process id).
@@ -218,6 +221,7 @@ func (s Suite) Run(t *testing.T) {
 		{"NoHistory", s.noHistory},
 		{"RefusesSessionIDs", s.refusesSessionIDs},
 		{"SteersARunningTurn", s.steers},
+		{"Sandboxed", s.sandboxed},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			s.lacks(t, test.name)
