@@ -34,6 +34,13 @@ type ToolAccess struct {
 	// plugin whose CLI reaches them through a server elsewhere: the
 	// remote plugin answers a runner's calls with them.
 	Actions TurnActions
+	// Spawned, when not nil, is to be told the id of the process the
+	// plugin started with this access: the outermost, a sandbox's if the
+	// CLI runs in one. The server then serves the token only to a
+	// connection of that process or of one it started, not to another
+	// CLI that read the token (every process of the bot's user can read
+	// /proc/<pid>/environ); until then it waits.
+	Spawned func(pid int)
 }
 
 // Agent tools' names, as the MCP server offers them.

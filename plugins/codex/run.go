@@ -48,7 +48,7 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	// Codex's thread ids are UUIDs (version 7).
 	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume",
 		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, Logger: logger})}}
+			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}}
 }
 
 // Modes are Codex's sandbox levels (--sandbox), which bound what its
