@@ -58,6 +58,10 @@ type Main struct {
 	// (GOGC, or the machine's memory).
 	gcPercent int
 	gcFrom    string
+	// memLimit is the soft memory limit (0: none), and memLimitFrom
+	// where it came from (SetMemoryLimit).
+	memLimit     int64
+	memLimitFrom string
 	// closers release what build opened; close runs them last first.
 	closers []func()
 }
@@ -84,6 +88,7 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.warmMax, m.warmMaxFrom = warmMax(m.cfg.WarmMax, readMemInfo())
 	m.gcPercent, m.gcFrom = SetGCPercent()
+	m.memLimit, m.memLimitFrom = SetMemoryLimit()
 	all, err := Plugins(m.cfg, m.logger)
 	if err != nil {
 		return err
@@ -385,7 +390,8 @@ func agentTools(s *agenttools.Server) core.AgentTools {
 func (m *Main) run(ctx context.Context) error {
 	m.logger.Info("jakebot started", "platforms", len(m.platform), "plugins", m.plugins.IDs(),
 		"roots", []string(m.policy.roots), "conversations", m.convs.Len(), "user_rate", m.policy.userRate.String(),
-		"warm_max", m.warmMax, "warm_max_from", m.warmMaxFrom, "gc_percent", m.gcPercent, "gc_percent_from", m.gcFrom)
+		"warm_max", m.warmMax, "warm_max_from", m.warmMaxFrom, "gc_percent", m.gcPercent, "gc_percent_from", m.gcFrom,
+		"memory_limit_mib", m.memLimit>>20, "memory_limit_from", m.memLimitFrom)
 	var wg sync.WaitGroup
 	errs := make(chan error, len(m.platform))
 	for _, p := range m.platform {

@@ -59,7 +59,9 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 		return err
 	}
 	percent, from := SetGCPercent()
-	logger.Info("collector target", "gc_percent", percent, "gc_percent_from", from)
+	limit, limitFrom := SetMemoryLimit()
+	logger.Info("collector target", "gc_percent", percent, "gc_percent_from", from,
+		"memory_limit_mib", limit>>20, "memory_limit_from", limitFrom)
 	return r.Run(ctx)
 }
 

@@ -89,6 +89,9 @@ type TurnActions interface {
 type turnActions struct {
 	r     *Router
 	calls chan struct{} // a token per call the turn may still make
+	// sending holds a token while the turn's agent sends a file: one at
+	// a time (fileSends).
+	sending chan struct{}
 
 	mu  sync.Mutex
 	run *toolRun
@@ -120,7 +123,7 @@ func (r *Router) leaseTools() *toolLease {
 	for range maxToolCallsRun {
 		calls <- struct{}{}
 	}
-	t := &turnActions{r: r, calls: calls}
+	t := &turnActions{r: r, calls: calls, sending: make(chan struct{}, 1)}
 	access, closeFn := r.cfg.AgentTools.Open(t, nil)
 	if access != nil {
 		access.Actions = t
@@ -205,6 +208,10 @@ func (t *turnActions) SendFile(ctx context.Context, path, caption string) error 
 		if !ok {
 			return "", Errorf("the conversation has ended")
 		}
+		if err := acquire(ctx, t.sending); err != nil {
+			return "", fmt.Errorf("waiting for the turn's other file: %w", err)
+		}
+		defer func() { <-t.sending }()
 		fs, ok := run.a.p.(FileSender)
 		if !ok {
 			// The console: the user is on this machine, and is told
