@@ -323,7 +323,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 	if m.runners != nil {
 		runners = m.runners // a nil *Gateway must not become a non-nil interface
 	}
-	return core.RouterConfig{
+	rc := core.RouterConfig{
 		Runners:             runners,
 		ParseCron:           cronexpr.Parse,
 		Plugins:             m.plugins,
@@ -365,6 +365,8 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Timers:              cfg.Timers,
 		Logger:              m.logger,
 	}
+	rc.UnattendedTurnsPerDay = cfg.UnattendedTurnsPerDay
+	return rc
 }
 
 // warmTTL is WARM_TTL, or zero (no warm CLIs) when warmMax is zero: the

@@ -128,6 +128,10 @@ type RouterConfig struct {
 	// watching (Message.Unattended) is answered: UnattendedDeny (the
 	// default) denies it at once, UnattendedAsk asks it as any other.
 	UnattendedApprovals string
+	// UnattendedTurnsPerDay caps each user's unattended turns
+	// (Message.Unattended) per UTC day: a schedule that fires once they
+	// are spent is skipped (UNATTENDED_TURNS_PER_DAY). Zero: no cap.
+	UnattendedTurnsPerDay int
 	// Reactions shows each turn's state as an emoji reaction on its
 	// message where the platform can (Reacter; REACTIONS).
 	Reactions bool
@@ -161,6 +165,10 @@ type Router struct {
 	notifies *userLimits
 	usage    *usageBook
 	refused  *recent.Map[string, struct{}]
+
+	// unattended counts each user's unattended turns of the day.
+	unattended unattendedTurns
+
 	// saidOnce remembers the notes said once per conversation: that a
 	// dollar budget does not bound its CLI (unpricedNote), that its mode
 	// is not its author's to use (turnFor).

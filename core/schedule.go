@@ -419,6 +419,9 @@ func (r *Router) runSchedules() {
 			continue
 		}
 		r.advanceSchedule(s, now)
+		if r.unattendedCapped(a, s, now) {
+			continue
+		}
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
 			Text: s.Text, Allowed: byRule, Done: r.flight.start(s, r.heldBack), origin: s.origin(), depth: s.Depth}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))
