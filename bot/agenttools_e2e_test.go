@@ -303,3 +303,38 @@ func (d *telegramDriver) sentMessageWith(text string) bool {
 	}
 	return false
 }
+
+// The agent's shell commands do not inherit the turn's token of the bot's
+// MCP server where its CLI allows: Codex leaves it out of its commands'
+// environment (its shell_environment_policy), an ACP agent (Gemini CLI)
+// is told it on its stdin and never has it in its environment. Before,
+// every CLI had it there and every command it ran inherited it. Claude
+// Code expands it from its environment, and its commands inherit it:
+// only its own processes are served with it (agenttools' peer check).
+func TestTheAgentsShellHasNoToolToken(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"codex", "gemini"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			a := askers[id]
+			f := newFixture(t)
+			cfg := f.config()
+			cfg.AgentTools = "notify"
+			cfg.Approvals = "auto"
+			model := a.setup(t, f, &cfg,
+				plugintest.Reply{Tool: a.shell(1, "echo token=${"+cliproc.ToolTokenEnv+":-none}")},
+				plugintest.Reply{Text: []string{"Looked."}})
+			cfg.Gemini.ApprovalMode = "yolo"
+			d := openTelegram(t, &cfg).(*telegramDriver)
+			c := runChat(t, cfg, d)
+			c.start(id)
+			c.say("look at the environment")
+			c.expect(`Looked\.`)
+			reqs := model.Requests()
+			out := reqs[len(reqs)-1].ToolOutputs()
+			if len(out) != 1 || !strings.Contains(out[0], "token=none") {
+				t.Errorf("the shell command's output: %q, want token=none", out)
+			}
+		})
+	}
+}

@@ -105,6 +105,12 @@ type Config struct {
 	// a user's behalf (schedules, continuations at a window's reset):
 	// deny at once, or ask as any other.
 	UnattendedApprovals string `env:"UNATTENDED_APPROVALS" envDefault:"deny"`
+	// UnattendedTurnsPerDay caps each user's turns per UTC day that
+	// nobody started by writing (schedules, the agent's schedules,
+	// continuations); 0: no cap. A schedule every 15 minutes (96 a day)
+	// fits; an agent keeping its conversation going through its
+	// schedules stops within the day.
+	UnattendedTurnsPerDay int `env:"UNATTENDED_TURNS_PER_DAY" envDefault:"100"`
 	// Reactions marks each user's message with its turn's state (👀 ⏳ ✅
 	// ❌ 🛑 🔁, or what the platform accepts) where the platform can.
 	Reactions bool `env:"REACTIONS" envDefault:"true"`
@@ -264,6 +270,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("BUDGET_TURN_USD, BUDGET_USER_DAILY_USD and BUDGET_USER_DAILY_TOKENS must be 0 (no budget) or more")
 	case !slices.Contains([]string{"", core.UnattendedDeny, core.UnattendedAsk}, cfg.UnattendedApprovals):
 		return fmt.Errorf("UNATTENDED_APPROVALS=%q: want deny or ask", cfg.UnattendedApprovals)
+	case cfg.UnattendedTurnsPerDay < 0:
+		return fmt.Errorf("UNATTENDED_TURNS_PER_DAY=%d: want 0 (no cap) or more", cfg.UnattendedTurnsPerDay)
 	case cfg.LimitWarn < 1 || cfg.LimitWarn > 100:
 		return fmt.Errorf("LIMIT_WARN=%d: want a percent from 1 to 100", cfg.LimitWarn)
 	case cfg.LongReplyPages < 0:

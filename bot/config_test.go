@@ -80,6 +80,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		"negative pages":       {[]string{"LONG_REPLY_PAGES=-1"}, "", "LONG_REPLY_PAGES", ""},
 		"limit warn above 100": {[]string{"LIMIT_WARN=120"}, "", "LIMIT_WARN", ""},
 		"limit warn 0":         {[]string{"LIMIT_WARN=0"}, "", "LIMIT_WARN", ""},
+		"negative unattended":  {[]string{"UNATTENDED_TURNS_PER_DAY=-1"}, "", "UNATTENDED_TURNS_PER_DAY", ""},
 		"no deadline":          {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
 		"bad deadline":         {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
 		"no background limit":  {[]string{"BACKGROUND_LIMIT=0s"}, "", "BACKGROUND_LIMIT", ""},

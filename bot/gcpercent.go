@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
@@ -55,4 +56,40 @@ func SetGCPercent() (percent int, from string) {
 		return 0, from
 	}
 	return int(sample[0].Value.Uint64()), from
+}
+
+// memLimitShare is the part of the memory available at start-up that the
+// bot's heap is held to softly (debug.SetMemoryLimit), issue 41's Medium
+// 5: with the high GOGC a roomy machine gets, a burst of the bot's own
+// (files sent, many streams at once) grew its heap to several times what
+// it held; near the limit the collector runs harder instead.
+const memLimitShare = 2
+
+// memLimit is the soft memory limit given GOMEMLIMIT (as set, "" unset)
+// and the machine's memory, from the same reading as gcPercent's: half
+// of what is available; zero leaves the runtime's own (GOMEMLIMIT's, or
+// none).
+func memLimit(gomemlimit string, mem memInfo) (int64, string) {
+	switch {
+	case gomemlimit != "":
+		return 0, "GOMEMLIMIT"
+	case mem.total <= 0 || mem.available <= 0:
+		return 0, "none: the machine's memory is unknown"
+	}
+	return mem.available / memLimitShare, fmt.Sprintf("half of %s of available memory", gib(mem.available))
+}
+
+// SetMemoryLimit sets this process's soft memory limit as memLimit
+// chooses it, and says what it is (0: none) and where it came from. The
+// bot and `jakebot runner` call it at start-up, with SetGCPercent.
+func SetMemoryLimit() (limit int64, from string) {
+	n, from := memLimit(os.Getenv("GOMEMLIMIT"), readMemInfo())
+	if n > 0 {
+		debug.SetMemoryLimit(n)
+		return n, from
+	}
+	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
+		return cur, from
+	}
+	return 0, from
 }

@@ -58,6 +58,10 @@ type Main struct {
 	// (GOGC, or the machine's memory).
 	gcPercent int
 	gcFrom    string
+	// memLimit is the soft memory limit (0: none), and memLimitFrom
+	// where it came from (SetMemoryLimit).
+	memLimit     int64
+	memLimitFrom string
 	// closers release what build opened; close runs them last first.
 	closers []func()
 }
@@ -88,6 +92,7 @@ func (m *Main) build(ctx context.Context) error {
 		return err
 	}
 	logSandbox(m.cfg.Sandbox, m.logger)
+	m.memLimit, m.memLimitFrom = SetMemoryLimit()
 	all, err := Plugins(m.cfg, m.logger)
 	if err != nil {
 		return err
@@ -322,7 +327,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 	if m.runners != nil {
 		runners = m.runners // a nil *Gateway must not become a non-nil interface
 	}
-	return core.RouterConfig{
+	rc := core.RouterConfig{
 		Runners:             runners,
 		ParseCron:           cronexpr.Parse,
 		Plugins:             m.plugins,
@@ -365,6 +370,8 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Timers:              cfg.Timers,
 		Logger:              m.logger,
 	}
+	rc.UnattendedTurnsPerDay = cfg.UnattendedTurnsPerDay
+	return rc
 }
 
 // warmTTL is WARM_TTL, or zero (no warm CLIs) when warmMax is zero: the
@@ -390,7 +397,8 @@ func agentTools(s *agenttools.Server) core.AgentTools {
 func (m *Main) run(ctx context.Context) error {
 	m.logger.Info("jakebot started", "platforms", len(m.platform), "plugins", m.plugins.IDs(),
 		"roots", []string(m.policy.roots), "conversations", m.convs.Len(), "user_rate", m.policy.userRate.String(),
-		"warm_max", m.warmMax, "warm_max_from", m.warmMaxFrom, "gc_percent", m.gcPercent, "gc_percent_from", m.gcFrom)
+		"warm_max", m.warmMax, "warm_max_from", m.warmMaxFrom, "gc_percent", m.gcPercent, "gc_percent_from", m.gcFrom,
+		"memory_limit_mib", m.memLimit>>20, "memory_limit_from", m.memLimitFrom)
 	var wg sync.WaitGroup
 	errs := make(chan error, len(m.platform))
 	for _, p := range m.platform {

@@ -73,7 +73,9 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 		defer h.close()
 	}
 	percent, from := SetGCPercent()
-	logger.Info("collector target", "gc_percent", percent, "gc_percent_from", from)
+	limit, limitFrom := SetMemoryLimit()
+	logger.Info("collector target", "gc_percent", percent, "gc_percent_from", from,
+		"memory_limit_mib", limit>>20, "memory_limit_from", limitFrom)
 	return r.Run(ctx)
 }
 

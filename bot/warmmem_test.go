@@ -164,3 +164,26 @@ func TestSetGCPercentSaysTheTarget(t *testing.T) {
 		t.Errorf("SetGCPercent() = %d, %q; want 150, GOGC", got, from)
 	}
 }
+
+// The soft memory limit is half the memory available at start-up, from
+// the reading that picks the collector's target; GOMEMLIMIT set wins.
+func TestMemLimit(t *testing.T) {
+	const gb = 1 << 30
+	for _, tt := range []struct {
+		name, gomemlimit string
+		mem              memInfo
+		want             int64
+		from             string
+	}{
+		{"GOMEMLIMIT set wins", "1GiB", memInfo{total: 32 * gb, available: 30 * gb}, 0, "GOMEMLIMIT"},
+		{"unknown memory", "", memInfo{}, 0, "unknown"},
+		{"a container's limit used up", "", memInfo{total: 8 * gb}, 0, "unknown"},
+		{"24 GiB", "", memInfo{total: 24 * gb, available: 20 * gb}, 10 * gb, "half of 20.0 GiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, from := memLimit(tt.gomemlimit, tt.mem); got != tt.want || !strings.Contains(from, tt.from) {
+				t.Errorf("memLimit(%q, %+v) = %d, %q; want %d, %q", tt.gomemlimit, tt.mem, got, from, tt.want, tt.from)
+			}
+		})
+	}
+}

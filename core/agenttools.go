@@ -34,6 +34,13 @@ type ToolAccess struct {
 	// plugin whose CLI reaches them through a server elsewhere: the
 	// remote plugin answers a runner's calls with them.
 	Actions TurnActions
+	// Spawned, when not nil, is to be told the id of the process the
+	// plugin started with this access: the outermost, a sandbox's if the
+	// CLI runs in one. The server then serves the token only to a
+	// connection of that process or of one it started, not to another
+	// CLI that read the token (every process of the bot's user can read
+	// /proc/<pid>/environ); until then it waits.
+	Spawned func(pid int)
 }
 
 // Agent tools' names, as the MCP server offers them.
@@ -82,6 +89,9 @@ type TurnActions interface {
 type turnActions struct {
 	r     *Router
 	calls chan struct{} // a token per call the turn may still make
+	// sending holds a token while the turn's agent sends a file: one at
+	// a time (fileSends).
+	sending chan struct{}
 
 	mu  sync.Mutex
 	run *toolRun
@@ -113,7 +123,7 @@ func (r *Router) leaseTools() *toolLease {
 	for range maxToolCallsRun {
 		calls <- struct{}{}
 	}
-	t := &turnActions{r: r, calls: calls}
+	t := &turnActions{r: r, calls: calls, sending: make(chan struct{}, 1)}
 	access, closeFn := r.cfg.AgentTools.Open(t, nil)
 	if access != nil {
 		access.Actions = t
@@ -199,6 +209,10 @@ func (t *turnActions) SendFile(ctx context.Context, path, caption string) error 
 			return "", Errorf("the conversation has ended")
 		}
 		conv := c.conv
+		if err := acquire(ctx, t.sending); err != nil {
+			return "", fmt.Errorf("waiting for the turn's other file: %w", err)
+		}
+		defer func() { <-t.sending }()
 		fs, ok := run.a.p.(FileSender)
 		if !ok {
 			// The console: the user is on this machine, and is told

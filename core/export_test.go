@@ -23,3 +23,10 @@ func SetLongReplies(c *StreamCoordinator, pages int, document func([]ResponseBlo
 
 // SetRedactor sets what RouterConfig.Redactor sets.
 func SetRedactor(c *StreamCoordinator, r *Redactor) { c.redact = r }
+
+// SetSendWaits has f called each time a file send waits for another to
+// end, until the test ends.
+func SetSendWaits(t interface{ Cleanup(func()) }, f func()) {
+	sendWaits.Store(&f)
+	t.Cleanup(func() { sendWaits.Store(nil) })
+}

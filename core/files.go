@@ -236,6 +236,10 @@ func cmdFile(c *call) (string, error) {
 // caption, on a platform that cannot send files (the console), once it
 // passes the checks a file sent would.
 func (fl *files) fileWithoutSending(ctx context.Context, m Message, conv Conversation, arg, caption string) (string, error) {
+	if err := acquire(ctx, fileSends); err != nil {
+		return "", fmt.Errorf("waiting to read %s: %w", arg, err)
+	}
+	defer func() { <-fileSends }()
 	r := fl.r
 	f, err := r.files.workFile(ctx, m, conv, arg)
 	if err != nil {
@@ -252,12 +256,16 @@ func (fl *files) fileWithoutSending(ctx context.Context, m Message, conv Convers
 // /file and the agent's send_file: inside the roots, within
 // ATTACHMENT_MAX_BYTES, never one holding a secret.
 func (fl *files) sendWorkFile(ctx context.Context, fs FileSender, m Message, conv Conversation, arg, caption string) error {
+	if err := acquire(ctx, fileSends); err != nil {
+		return fmt.Errorf("waiting to send %s: %w", arg, err)
+	}
+	defer func() { <-fileSends }()
 	r := fl.r
 	f, err := r.files.workFile(ctx, m, conv, arg)
 	if err != nil {
 		return err
 	}
-	if r.cfg.Redactor.Redact(string(f.Data)) != string(f.Data) {
+	if r.cfg.Redactor.holdsSecret(f.Data) {
 		return Errorf("%s holds one of the bot's secrets: it is not sent", arg)
 	}
 	name := filepath.Base(f.Path)

@@ -14,7 +14,7 @@ import (
 
 // withAgentTools has the router serve the bot's MCP server (AGENT_TOOLS),
 // which a scripted turn reaches through its Turn.Tools.Actions.
-func withAgentTools(t *testing.T) func(*core.RouterConfig) {
+func withAgentTools(t testing.TB) func(*core.RouterConfig) {
 	t.Helper()
 	s, err := agenttools.Start(core.AllAgentTools, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -44,6 +44,7 @@ type Router struct {
 	notifies *userLimits
 	usage    *usageBook
 	refused  *recent.Map[string, struct{}]
+
 	// saidOnce remembers the notes said once per conversation: that a
 	// dollar budget does not bound its CLI (unpricedNote), that its mode
 	// is not its author's to use (turnFor).

@@ -24,7 +24,7 @@ func echo(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnRes
 }
 
 type routerFixture struct {
-	t      *testing.T
+	t      testing.TB
 	router *core.Router
 	rec    *platformtest.Recorder
 	plugin *plugintest.Scripted
@@ -32,14 +32,14 @@ type routerFixture struct {
 	root   string
 }
 
-func newRouterFixture(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error)) *routerFixture {
+func newRouterFixture(t testing.TB, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error)) *routerFixture {
 	t.Helper()
 	return newRouterFixtureWith(t, run, nil, nil)
 }
 
 // newRouterFixtureWith is newRouterFixture with a clock (nil: instant) and
 // a function that adjusts the router's configuration.
-func newRouterFixtureWith(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
+func newRouterFixtureWith(t testing.TB, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
 	clock core.Clock, configure func(*core.RouterConfig)) *routerFixture {
 	t.Helper()
 	return newRouterFixtureLimited(t, run, clock, configure, core.Limits{FinalOnly: true})
@@ -47,7 +47,7 @@ func newRouterFixtureWith(t *testing.T, run func(context.Context, core.Turn, fun
 
 // newRouterFixtureLimited is newRouterFixtureWith on a platform with lim
 // (the others get only final replies).
-func newRouterFixtureLimited(t *testing.T, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
+func newRouterFixtureLimited(t testing.TB, run func(context.Context, core.Turn, func(core.Event)) (core.TurnResult, error),
 	clock core.Clock, configure func(*core.RouterConfig), lim core.Limits) *routerFixture {
 	t.Helper()
 	if clock == nil {

@@ -112,6 +112,10 @@ type RouterConfig struct {
 	// watching (Message.Unattended) is answered: UnattendedDeny (the
 	// default) denies it at once, UnattendedAsk asks it as any other.
 	UnattendedApprovals string
+	// UnattendedTurnsPerDay caps each user's unattended turns
+	// (Message.Unattended) per UTC day: a schedule that fires once they
+	// are spent is skipped (UNATTENDED_TURNS_PER_DAY). Zero: no cap.
+	UnattendedTurnsPerDay int
 	// Reactions shows each turn's state as an emoji reaction on its
 	// message where the platform can (Reacter; REACTIONS).
 	Reactions bool

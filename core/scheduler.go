@@ -17,6 +17,8 @@ type scheduler struct {
 	mu     sync.Mutex
 	timer  Timer
 	flight *schedFlight
+	// unattended counts each user's unattended turns of the day.
+	unattended unattendedTurns
 }
 
 // stop stops the timer for good (Router.Shutdown).
@@ -73,6 +75,9 @@ func (sch *scheduler) runSchedules() {
 			continue
 		}
 		r.sched.advanceSchedule(s, now)
+		if sch.unattendedCapped(a, s, now) {
+			continue
+		}
 		m := Message{Key: s.Key, ID: fmt.Sprintf("schedule-%d-%d", s.ID, now.Unix()), From: s.From, UserName: s.UserName,
 			Text: s.Text, Allowed: byRule, Done: r.sched.flight.start(s, r.sched.heldBack), origin: s.origin(), depth: s.Depth}
 		note := fmt.Sprintf("⏰ Schedule #%d (%s) sends: %s", s.ID, s.repeats(), Shorten(s.Text, 200))

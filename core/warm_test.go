@@ -106,7 +106,7 @@ func (f *warmFixture) start(user string) *fakeWarm {
 	return w
 }
 
-func receiveWarm(t *testing.T, ch <-chan *fakeWarm) *fakeWarm {
+func receiveWarm(t testing.TB, ch <-chan *fakeWarm) *fakeWarm {
 	t.Helper()
 	select {
 	case w := <-ch:
@@ -127,7 +127,7 @@ func closed(t *testing.T, w *fakeWarm, what string) {
 }
 
 // waitWarm waits until n warm CLIs are in the router's pool.
-func waitWarm(t *testing.T, f *routerFixture, n int) {
+func waitWarm(t testing.TB, f *routerFixture, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second) // a failure guard
 	for f.router.Stats().Warm != n {

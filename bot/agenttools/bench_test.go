@@ -18,7 +18,7 @@ func BenchmarkToolCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	access, closeTurn := s.Open(&fakeActions{}, nil)
+	access, closeTurn := openHere(s, &fakeActions{}, nil)
 	defer closeTurn()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{Endpoint: access.URL, MaxRetries: -1,

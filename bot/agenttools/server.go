@@ -2,7 +2,8 @@
 // through which a turn's agent reaches its conversation (send_file,
 // notify, ask_user, schedule). It listens on 127.0.0.1 over streamable
 // HTTP; each turn gets a server of its own behind a random bearer token
-// that dies with the turn, so an agent can act on no other conversation.
+// that dies with the turn and is served only to the process it was given
+// to and its descendants, so an agent can act on no other conversation.
 package agenttools
 
 import (
@@ -14,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -41,6 +43,11 @@ type Server struct {
 // opened with one turn's token is unknown to every other.
 type turn struct {
 	handler http.Handler
+	// proc is the process the turn's token was given to: only it and
+	// its descendants are served.
+	proc *process
+	// ctx ends with the turn.
+	ctx context.Context
 	// tools are the turn's tools, under their own names.
 	tools []string
 	// define makes the turn's server with tools renamed (nil: none).
@@ -93,6 +100,9 @@ func StartWithin(tools []string, logger *slog.Logger, timeouts Timeouts) (*Serve
 		url: "http://" + ln.Addr().String() + "/mcp"}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: timeouts.ReadHeader, ReadTimeout: timeouts.Read,
 		IdleTimeout: timeouts.Idle, MaxHeaderBytes: maxHeaderBytes}
+	if runtime.GOOS != "linux" {
+		logger.Warn("agent tools: outside Linux a turn's token is not bound to its CLI's processes: any process of the bot's user that reads it can use it")
+	}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("agent tools server", "err", err)
@@ -114,6 +124,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if !ok || token == "" || t == nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="jakebot"`)
 		http.Error(w, "a live turn's bearer token is needed", http.StatusUnauthorized)
+		return
+	}
+	switch err := t.proc.checkPeer(t.ctx, req); {
+	case errors.Is(err, errNoPeerCheck):
+	case err != nil:
+		s.logger.Warn("agent tools: a call with a turn's token from another process refused", "remote", req.RemoteAddr, "err", err)
+		http.Error(w, "this turn's token is not served to this process: "+err.Error(), http.StatusForbidden)
 		return
 	}
 	if err := t.prepare(req.Header.Get(core.ToolNamesHeader)); err != nil {
@@ -191,7 +208,7 @@ func (s *Server) Open(actions core.TurnActions, only []string) (*core.ToolAccess
 	if only != nil {
 		tools = slices.DeleteFunc(tools, func(t string) bool { return !slices.Contains(only, t) })
 	}
-	t := &turn{tools: tools, servers: map[string]*mcp.Server{}, define: func(names map[string]string) *mcp.Server {
+	t := &turn{proc: newProcess(), ctx: ctx, tools: tools, servers: map[string]*mcp.Server{}, define: func(names map[string]string) *mcp.Server {
 		return newTurnServer(ctx, tools, names, actions)
 	}}
 	// Stateless: no session, and so no standing GET event stream, which
@@ -215,5 +232,5 @@ func (s *Server) Open(actions core.TurnActions, only []string) (*core.ToolAccess
 			}
 		}
 	}
-	return &core.ToolAccess{URL: s.url, Token: token, Tools: tools}, closeTurn
+	return &core.ToolAccess{URL: s.url, Token: token, Tools: tools, Spawned: t.proc.set}, closeTurn
 }

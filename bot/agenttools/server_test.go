@@ -141,8 +141,8 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 	s := start(t, core.AllAgentTools)
 	f := &fakeActions{}
-	access, closeTurn := s.Open(f, nil)
-	other, closeOther := s.Open(&fakeActions{}, nil)
+	access, closeTurn := openHere(s, f, nil)
+	other, closeOther := openHere(s, &fakeActions{}, nil)
 	defer closeOther()
 	if access.Token == other.Token || len(access.Token) < 32 {
 		t.Fatalf("tokens %q and %q: want two long random ones", access.Token, other.Token)
@@ -193,7 +193,7 @@ func TestToolsActOnlyWithTheTurnsLiveToken(t *testing.T) {
 func TestAQuestionEndsWithItsTurn(t *testing.T) {
 	s := start(t, []string{core.ToolAskUser})
 	f := &fakeActions{asking: make(chan struct{})}
-	access, closeTurn := s.Open(f, nil)
+	access, closeTurn := openHere(s, f, nil)
 	cs, err := connect(t, access.URL, access.Token)
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestStartRefusesAnUnknownTool(t *testing.T) {
 func TestToolsUnderOtherNames(t *testing.T) {
 	s := start(t, []string{core.ToolNotify, core.ToolAskUser})
 	f := &fakeActions{}
-	access, closeTurn := s.Open(f, nil)
+	access, closeTurn := openHere(s, f, nil)
 	defer closeTurn()
 	cs, err := connectAs(t, access.URL, bearer{access.Token, "ask_user=ask_the_user, notify=tell"})
 	if err != nil {
@@ -260,7 +260,7 @@ func TestATurnSeesOnlyTheToolsItWasOpenedFor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := start(t, core.AllAgentTools)
-			access, closeTurn := s.Open(&fakeActions{}, tc.only)
+			access, closeTurn := openHere(s, &fakeActions{}, tc.only)
 			defer closeTurn()
 			cs, err := connect(t, access.URL, access.Token)
 			if err != nil {
@@ -287,7 +287,7 @@ func TestHalfSentRequestsAreClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	access, closeTurn := s.Open(&fakeActions{}, nil)
+	access, closeTurn := openHere(s, &fakeActions{}, nil)
 	t.Cleanup(closeTurn)
 	u, err := url.Parse(access.URL)
 	if err != nil {

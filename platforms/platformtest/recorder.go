@@ -31,6 +31,9 @@ type Recorder struct {
 	Fail func(c Call) error
 	// FailReact, when set, is consulted before each reaction, as Fail.
 	FailReact func(r Reaction) error
+	// Sending, when set, is called within each SendFile before it
+	// returns: a test holds a send there.
+	Sending func(f SentFile)
 
 	mu       sync.Mutex
 	calls    []Call
@@ -170,7 +173,11 @@ func (r *Recorder) Notified() <-chan Notification { return r.notified }
 
 // SendFile records a file (core.FileSender), apart from the writes.
 func (r *Recorder) SendFile(ctx context.Context, to core.Target, name string, data []byte, caption string) (core.MessageRef, error) {
-	r.files <- SentFile{To: to, Name: name, Data: data, Caption: caption}
+	f := SentFile{To: to, Name: name, Data: data, Caption: caption}
+	if r.Sending != nil {
+		r.Sending(f)
+	}
+	r.files <- f
 	return core.MessageRef{Target: to, ID: "file-" + name}, nil
 }
 

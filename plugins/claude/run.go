@@ -36,7 +36,7 @@ var _ core.Warmer = (*Plugin)(nil)
 func New(cfg Config, logger *slog.Logger) *Plugin {
 	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "claude", SessionNoun: "Claude Code session id", Resume: "claude --resume",
 		Proc: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
-			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), State: state, Logger: logger})}}
+			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), State: state, ToolTokenFromEnv: true, Logger: logger})}}
 }
 
 // state is what Claude Code keeps of its own, which its sandbox shows it:

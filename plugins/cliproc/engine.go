@@ -45,6 +45,11 @@ type CLI struct {
 	State   StateFunc
 	// Clean, when set, removes noise from stderr before it is shown.
 	Clean func(string) string
+	// ToolTokenFromEnv: the CLI reads the turn's token of the bot's MCP
+	// server from ToolTokenEnv. Another is told it otherwise (ACP's
+	// session/new) or not at all, and its environment, which every
+	// command its agent runs inherits, goes without it.
+	ToolTokenFromEnv bool
 	// Logger gets the stderr of turns that went well, at debug level:
 	// warnings a turn survives are for the operator, not the chat. Nil
 	// discards.
@@ -134,7 +139,7 @@ const ToolTokenEnv = "JAKEBOT_TOOLS_TOKEN"
 // protocol.
 func (c *CLI) start(ctx context.Context, t core.Turn, args []string, stdin bool) (*Process, error) {
 	env := c.Env
-	if t.Tools != nil {
+	if t.Tools != nil && c.ToolTokenFromEnv {
 		env = append(slices.Clip(env), ToolTokenEnv+"="+t.Tools.Token)
 	}
 	proc, err := Start(ctx, Spec{Bin: c.Bin, Args: args, Dir: t.Workdir, Environ: c.Environ, Env: env, Grace: c.Grace,
@@ -144,6 +149,9 @@ func (c *CLI) start(ctx context.Context, t core.Turn, args []string, stdin bool)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", c.Name, err)
+	}
+	if t.Tools != nil && t.Tools.Spawned != nil {
+		t.Tools.Spawned(proc.Pid())
 	}
 	return proc, nil
 }

@@ -22,5 +22,8 @@ func mcpArgs(tools *core.ToolAccess) []string {
 		"-c", "mcp_servers.jakebot.bearer_token_env_var=" + strconv.Quote(cliproc.ToolTokenEnv),
 		// The tools are the bot's own, bounded by it: no approval.
 		"-c", `mcp_servers.jakebot.default_tools_approval_mode="approve"`,
+		// Its commands inherit Codex's environment (its default
+		// excludes of *TOKEN* are off): they get the variable blank.
+		"-c", "shell_environment_policy.set." + cliproc.ToolTokenEnv + `=""`,
 	}
 }

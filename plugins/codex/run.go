@@ -50,7 +50,7 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	// Codex's thread ids are UUIDs (version 7).
 	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume",
 		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, Logger: logger})}}
+			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}}
 }
 
 // level is the sandbox level of a turn in mode (empty: the configured
