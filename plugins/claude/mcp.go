@@ -2,6 +2,7 @@ package claude
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -35,4 +36,21 @@ func mcpArgs(tools *core.ToolAccess) []string {
 	}
 	// --mcp-config takes several values: the flag after it ends them.
 	return []string{"--mcp-config", string(cfg), "--allowedTools", strings.Join(names, ",")}
+}
+
+// mcpFailed warns of the MCP servers the CLI could not connect to: the
+// agent goes without their tools (the bot's own, jakebot, among them), and
+// would otherwise only say so if asked.
+func (p *Parser) mcpFailed(l *line) {
+	var failed []string
+	for _, s := range l.MCPServers {
+		if s.Status == "failed" {
+			failed = append(failed, s.Name)
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
+		Text: fmt.Sprintf("MCP server %s failed to connect: the agent goes without its tools this turn.", strings.Join(failed, ", "))}))
 }

@@ -280,23 +280,6 @@ func (p *Parser) system(l *line) {
 	}
 }
 
-// mcpFailed warns of the MCP servers the CLI could not connect to: the
-// agent goes without their tools (the bot's own, jakebot, among them), and
-// would otherwise only say so if asked.
-func (p *Parser) mcpFailed(l *line) {
-	var failed []string
-	for _, s := range l.MCPServers {
-		if s.Status == "failed" {
-			failed = append(failed, s.Name)
-		}
-	}
-	if len(failed) == 0 {
-		return
-	}
-	p.emit(core.BlockEvent(core.ResponseBlock{Kind: core.BlockWarning,
-		Text: fmt.Sprintf("MCP server %s failed to connect: the agent goes without its tools this turn.", strings.Join(failed, ", "))}))
-}
-
 func (p *Parser) streamEvent(e *streamEvent) {
 	switch e.Type {
 	case "message_start":
