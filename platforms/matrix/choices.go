@@ -56,6 +56,9 @@ func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string,
 	if err != nil {
 		return core.MessageRef{}, fmt.Errorf("matrix: offer choices: %w", err)
 	}
+	// The offer is known before its reactions are added: someone can
+	// click the first one while the bot adds the rest.
+	a.offers.Set(eventID, off)
 	for i := range choices {
 		if err := a.gate.wait(ctx); err != nil {
 			break
@@ -68,7 +71,9 @@ func (a *Adapter) OfferChoices(ctx context.Context, to core.Target, text string,
 		}
 		off.reactions = append(off.reactions, r)
 	}
-	a.offers.Set(eventID, off)
+	if _, open := a.offers.Get(eventID); open {
+		a.offers.Set(eventID, off) // with its reactions, for unoffer
+	}
 	return core.MessageRef{Target: to, ID: eventID}, nil
 }
 
