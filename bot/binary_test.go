@@ -25,6 +25,7 @@ type binBot struct {
 	all    *lockedBuffer
 	stderr *lockedBuffer
 	done   chan error
+	exited chan struct{} // closed once the process is reaped
 }
 
 type lockedBuffer struct {
@@ -77,7 +78,7 @@ func startProcess(t testing.TB, cmd *exec.Cmd) *binBot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &binBot{t: t, cmd: cmd, in: in, chunks: make(chan string, 1024), all: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	b := &binBot{t: t, cmd: cmd, in: in, chunks: make(chan string, 1024), all: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -93,12 +94,20 @@ func startProcess(t testing.TB, cmd *exec.Cmd) *binBot {
 			if err != nil {
 				close(b.chunks)
 				b.done <- cmd.Wait()
+				close(b.exited)
 				return
 			}
 		}
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
+		// Reaped before the fixture looks for the test's processes: a
+		// killed bot still exiting was counted as one that outlived it.
+		select {
+		case <-b.exited:
+		case <-time.After(time.Minute):
+			t.Errorf("jakebot was not reaped a minute after it was killed")
+		}
 		if t.Failed() {
 			t.Logf("jakebot stderr:\n%s", b.stderr.String())
 		}
