@@ -49,7 +49,7 @@ func state(getenv func(string) string, workdir string) []cliproc.StatePath {
 	if dir == "" {
 		home := getenv("HOME")
 		dir = filepath.Join(home, ".claude")
-		out = append(out, cliproc.StatePath{Path: filepath.Join(home, ".claude.json"), File: true})
+		out = append(out, cliproc.StatePath{Path: filepath.Join(home, ".claude.json"), File: true, Seed: "{}"})
 	}
 	out = append(out, cliproc.StatePath{Path: dir})
 	if name := ProjectDirName(workdir); len(name) <= maxNameLen {

@@ -258,11 +258,14 @@ type walls struct {
 
 // StatePath is a file or folder a CLI keeps its state in, which its
 // sandbox shows it read-write. A missing one is created first (a file
-// empty), so that what the CLI writes there lasts beyond the turn.
+// holding Seed), so that what the CLI writes there lasts beyond the turn.
 type StatePath struct {
 	Path string
 	// File says the path is a file; else it is a folder.
 	File bool
+	// Seed is what a missing file starts as: an empty file is not valid
+	// JSON, which Claude Code refuses behind Landlock.
+	Seed string
 	// Empty shows the folder empty, hiding what the state paths before it
 	// show there: what the CLI keeps for other workdirs. A state path
 	// after it may show one of its entries again.
@@ -290,11 +293,9 @@ func prepare(state []StatePath) []StatePath {
 				if os.MkdirAll(filepath.Dir(p.Path), 0o700) != nil {
 					continue
 				}
-				f, err := os.OpenFile(p.Path, os.O_CREATE|os.O_WRONLY, 0o600)
-				if err != nil {
+				if err := createFile(p.Path, p.Seed); err != nil && !errors.Is(err, os.ErrExist) {
 					continue
 				}
-				f.Close()
 			} else if os.MkdirAll(p.Path, 0o700) != nil {
 				continue
 			}
@@ -302,6 +303,17 @@ func prepare(state []StatePath) []StatePath {
 		out = append(out, p)
 	}
 	return out
+}
+
+// createFile creates the file at path holding seed; one that exists
+// already is left as it is (os.ErrExist).
+func createFile(path, seed string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(seed)
+	return errors.Join(err, f.Close())
 }
 
 // lookupIn returns a getenv over environ, whose last entry for a name

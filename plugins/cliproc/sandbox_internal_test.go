@@ -60,3 +60,24 @@ func TestExistingPaths(t *testing.T) {
 		t.Errorf("existing = %q, want %q", got, want)
 	}
 }
+
+// A state file the sandbox creates holds its seed: Claude Code refuses an
+// empty ~/.claude.json behind Landlock (JSON Parse error: Unexpected
+// EOF), which a first turn in a new container hit. One that exists is
+// left as it is.
+func TestPrepareSeedsAMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	missing, existing := filepath.Join(dir, "home", ".claude.json"), filepath.Join(dir, "kept.json")
+	if err := os.WriteFile(existing, []byte(`{"kept":true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := prepare([]StatePath{{Path: missing, File: true, Seed: "{}"}, {Path: existing, File: true, Seed: "{}"}})
+	if len(got) != 2 {
+		t.Fatalf("prepare kept %d paths, want 2: %+v", len(got), got)
+	}
+	for path, want := range map[string]string{missing: "{}", existing: `{"kept":true}`} {
+		if b, err := os.ReadFile(path); err != nil || string(b) != want {
+			t.Errorf("%s holds %q (%v), want %q", path, b, err, want)
+		}
+	}
+}
