@@ -47,6 +47,25 @@ type Turn struct {
 	// serves the same tools beside its CLI, and its calls come back to
 	// the turn's Actions here (plugins/remote).
 	Tools *ToolAccess `json:"-"`
+	// ReadOnly asks for a turn that may read the workdir but change
+	// nothing in it (a review, /ask without --write). The plugin runs its
+	// CLI by the CLI's own read-only means (ReadOnlyPlugin); a plugin that
+	// has none must refuse the turn with ErrNoReadOnly rather than run it
+	// with the right to write. It travels to runners like the rest.
+	ReadOnly bool
+}
+
+// ErrNoReadOnly is what a plugin returns for a ReadOnly turn its CLI has no
+// means to keep from writing.
+var ErrNoReadOnly = Errorf("this agent has no read-only mode, so it cannot review or answer without the right to write")
+
+// ReadOnlyPlugin is implemented by plugins whose CLI can run a turn that
+// reads but cannot write (Turn.ReadOnly). ReadOnlyMeans says how, in a few
+// words for the chat ("Codex's read-only sandbox"), or ok false when this
+// configuration has none (an ACP agent announcing no read-only mode), so
+// that the bot refuses before it starts the CLI.
+type ReadOnlyPlugin interface {
+	ReadOnlyMeans() (means string, ok bool)
 }
 
 // Mode is one of a CLI's own permission modes, which /mode offers.
