@@ -124,7 +124,8 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		turns:      newConversationTurns(cfg.QueueLimit),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r, r.usage.r, r.holds.r, r.reactions.r = r, r, r, r
+	r.questions.r, r.usage.r, r.holds.r = r, r, r
+	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}
 	return r
 }
