@@ -282,7 +282,7 @@ func closedChan(ch <-chan struct{}) bool {
 
 // warmUp starts the next turn's CLI for key's conversation, in the
 // background, if its plugin can.
-func (r *Router) warmUp(m Message) {
+func (r *Router) warmUp(m Message, may permits) {
 	if !r.warm.enabled() {
 		return
 	}
@@ -304,7 +304,7 @@ func (r *Router) warmUp(m Message) {
 	// The bound the turn would have now: one that differs when it runs
 	// (another turn of the author's spent or holds some) makes a cold start.
 	maxUSD, _ := r.holds.budgetFor(m, r.holds.heldBy(OwnerOf(m)))
-	t, _ := r.turnFor(m, conv, p, workdir, maxUSD)
+	t, _ := r.turnFor(m, may, conv, p, workdir, maxUSD)
 	tools := r.leaseTools()
 	t.Tools = tools.Access()
 	id := r.warm.begin(m.Key)
