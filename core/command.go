@@ -39,6 +39,11 @@ const (
 	CmdRunners       CommandName = "runners"
 	CmdLimits        CommandName = "limits"
 	CmdStartNow      CommandName = "start now"
+	CmdAsk           CommandName = "ask"
+	CmdReview        CommandName = "review"
+	CmdReviewFix     CommandName = "review fix"
+	CmdReviewDismiss CommandName = "review dismiss"
+	CmdPair          CommandName = "pair"
 )
 
 // Command is a parsed slash command.
@@ -209,6 +214,21 @@ var sharedCommands = []CommandSpec{
 		Help: "show what the conversation changed"},
 	{Run: cmdMerge, Changes: true, NeedsConversation: true, Name: CmdMerge, Words: []string{"merge"}, Scope: ScopeConversation,
 		Help: "commit the worktree's changes and merge its branch"},
+	{Run: cmdAsk, NeedsConversation: true, Name: CmdAsk, Words: []string{"ask"}, Arg: "plugin_and_question", Kind: ArgText, Scope: ScopeConversation,
+		Help:    "ask another agent, here, without switching to it (read-only unless --write)",
+		ArgHelp: "A plugin (codex), --write to let it edit files, then your question"},
+	{Run: cmdReview, NeedsConversation: true, Name: CmdReview, Words: []string{"review"}, Arg: "plugin", Kind: ArgWord, Optional: true, Scope: ScopeConversation,
+		Help:    "have another agent review, read-only, what changed since the last review",
+		ArgHelp: "The reviewer (default: the pairing's, or another plugin that can be read-only)"},
+	// The buttons under a review's findings; typed where a platform has
+	// none, so listed nowhere.
+	{Run: cmdReviewFix, NeedsConversation: true, Alias: true, Name: CmdReviewFix, Words: []string{"review", "fix"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
+		Help: "send a review's findings to the conversation's agent as its next turn", ArgHelp: "The findings' id"},
+	{Run: cmdReviewDismiss, NeedsConversation: true, Alias: true, Name: CmdReviewDismiss, Words: []string{"review", "dismiss"}, Arg: "id", Kind: ArgWord, Scope: ScopeConversation,
+		Help: "drop a review's findings", ArgHelp: "The findings' id"},
+	{Run: cmdPair, NeedsConversation: true, Name: CmdPair, Words: []string{"pair"}, Arg: "plugin_and_rounds", Kind: ArgText, Optional: true, Scope: ScopeConversation,
+		Help:    "pair another agent as reviewer after every turn that changes files, or off",
+		ArgHelp: "A plugin and how many rounds (codex 2), or off; none shows the pairing"},
 	{Run: cmdSchedule, NeedsConversation: true, Name: CmdAt, Words: []string{"at"}, Arg: "when_and_message", Kind: ArgText, Scope: ScopeConversation,
 		Help: "send a message later, as if you typed it then", ArgHelp: "When (30m, 2h, 09:00, 2026-12-01T09:00:00Z), then the message"},
 	{Run: cmdSchedule, NeedsConversation: true, Name: CmdEvery, Words: []string{"every"}, Arg: "interval_and_message", Kind: ArgText, Scope: ScopeConversation,

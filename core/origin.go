@@ -25,6 +25,10 @@ const (
 	// OriginRunner: a turn an earlier process of the bot left running on
 	// a runner, followed again.
 	OriginRunner
+	// OriginHelper: another agent of the conversation (/ask, /review,
+	// /pair): a turn the bot starts on the person's behalf for a helper
+	// agent, or a reviewer's findings sent to the author's agent.
+	OriginHelper
 )
 
 func (k OriginKind) String() string {
@@ -41,6 +45,8 @@ func (k OriginKind) String() string {
 		return "continuation"
 	case OriginRunner:
 		return "runner"
+	case OriginHelper:
+		return "helper agent"
 	}
 	return fmt.Sprintf("origin %d", k)
 }
@@ -93,7 +99,8 @@ const (
 //   - a steer, further: only into a turn of the same author, or of one
 //     whose turn would be exactly the same (sameTurn);
 //   - a bypass mode: admins (or everyone with ALLOW_BYPASS_MODES), never
-//     for a turn the agent caused.
+//     for a turn the agent caused, nor one of another agent of the
+//     conversation (OriginHelper: an /ask, a review, findings to fix).
 //
 // into is the running turn's message, for actSteer.
 func (r *Router) permit(m Message, what act, into *Message) error {
@@ -122,6 +129,8 @@ func (r *Router) permit(m Message, what act, into *Message) error {
 		switch {
 		case o.Kind == OriginAgent || o.Kind == OriginAgentSchedule:
 			return Errorf("a turn the agent set runs no mode that skips approvals")
+		case o.Kind == OriginHelper:
+			return Errorf("a turn another agent of the conversation caused runs no mode that skips approvals")
 		case !r.cfg.AllowBypassModes && !r.cfg.Access.RightsOf(m).Admin:
 			return Errorf("only admins may use a mode that skips approvals")
 		}

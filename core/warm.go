@@ -338,7 +338,7 @@ func (r *Router) warmFor(plugin string, t Turn) (WarmTurn, *toolLease) {
 		return nil, nil
 	}
 	if c.plugin != plugin || c.turn.Workdir != t.Workdir || c.turn.SessionID != t.SessionID || c.turn.Ask != t.Ask ||
-		c.turn.Model != t.Model || c.turn.Mode != t.Mode || c.turn.MaxCostUSD != t.MaxCostUSD || !c.w.Fresh() {
+		c.turn.Model != t.Model || c.turn.Mode != t.Mode || c.turn.MaxCostUSD != t.MaxCostUSD || c.turn.ReadOnly != t.ReadOnly || !c.w.Fresh() {
 		r.warm.close(c)
 		return nil, nil
 	}
