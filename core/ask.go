@@ -46,12 +46,16 @@ func parseAsk(arg string) (plugin string, write bool, text string) {
 // configured plugin other than the conversation's own.
 func (c *call) helperPlugin(id string) (Plugin, error) {
 	r := c.r
+	if id == c.conv.Plugin {
+		return nil, Errorf("%s is this conversation's own agent: write to it without /ask", r.cfg.Plugins.name(id))
+	}
+	if c.conv.Runner != "" {
+		// Both agents work on the conversation's machine.
+		return c.place().Plugin(id, c.m)
+	}
 	p, ok := r.cfg.Plugins.Get(id)
 	if !ok {
 		return nil, Errorf("no plugin %q here: the plugins are %s", id, joinIDs(r.cfg.Plugins.IDs()))
-	}
-	if id == c.conv.Plugin {
-		return nil, Errorf("%s is this conversation's own agent: write to it without /ask", p.Name())
 	}
 	return p, nil
 }

@@ -173,12 +173,13 @@ func (c *call) reviewer(id string) (Plugin, error) {
 		return p, nil
 	}
 	for _, pid := range r.cfg.Plugins.IDs() {
-		p, _ := r.cfg.Plugins.Get(pid)
 		if pid == conv.Plugin {
 			continue
 		}
-		if _, err := readOnlyMeans(p, ""); err == nil {
-			return p, nil
+		if p, err := c.helperPlugin(pid); err == nil {
+			if _, err := readOnlyMeans(p, ""); err == nil {
+				return p, nil
+			}
 		}
 	}
 	return nil, Errorf("no other plugin here can review read-only: /review needs one besides %s", r.cfg.Plugins.name(conv.Plugin))

@@ -171,7 +171,8 @@ func (c *call) runSide(side *sideTurn, prompt string) bool {
 	if done == nil {
 		done = func() {}
 	}
-	qm := queued{m: c.sideMessage(prompt), id: newID(), conv: c.conv, done: done, side: side}
+	m := c.sideMessage(prompt)
+	qm := queued{m: m, id: newID(), conv: c.conv, may: c.r.permitsOf(m), done: done, side: side}
 	c.tookDone = c.r.enqueue(c.a, qm, BusyQueue)
 	return c.tookDone
 }

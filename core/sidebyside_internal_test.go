@@ -77,24 +77,22 @@ func TestPermitOfAHelper(t *testing.T) {
 	key := ConversationKey{Platform: "p", User: "alice", Channel: "c"}
 	person := Message{Key: key, Text: "hi"}
 	helper := Message{Key: key, Text: "hi", origin: OriginHelper}
+	ofPerson, ofHelper := r.permitsOf(person), r.permitsOf(helper)
 	for _, tc := range []struct {
 		name string
-		m    Message
-		what act
-		into *Message
+		err  error
 		want string
 	}{
-		{"a person's command", person, actCommand, nil, ""},
-		{"a helper's command", helper, actCommand, nil, "a message sent by a helper agent is never a command"},
-		{"a helper's answer", helper, actAnswer, nil, "not a helper agent's"},
-		{"a helper's steer into its person's turn", helper, actSteer, &person, "starts a turn of its own"},
-		{"a person's steer into their helper's turn", person, actSteer, &helper, ""},
-		{"an admin's bypass", person, actBypass, nil, ""},
-		{"a helper's bypass", helper, actBypass, nil, "another agent of the conversation caused runs no mode that skips approvals"},
+		{"a person's command", ofPerson.command, ""},
+		{"a helper's command", ofHelper.command, "a message sent by a helper agent is never a command"},
+		{"a helper's answer", ofHelper.answer, "not a helper agent's"},
+		{"a helper's steer into its person's turn", ofHelper.steerInto(&queued{m: person, may: ofPerson}), "starts a turn of its own"},
+		{"a person's steer into their helper's turn", ofPerson.steerInto(&queued{m: helper, may: ofHelper}), ""},
+		{"an admin's bypass", ofPerson.bypass, ""},
+		{"a helper's bypass", ofHelper.bypass, "another agent of the conversation caused runs no mode that skips approvals"},
 	} {
-		err := r.permit(tc.m, tc.what, tc.into)
-		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: permit = %v, want %q", tc.name, err, tc.want)
+		if (tc.err == nil) != (tc.want == "") || tc.err != nil && !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.want)
 		}
 	}
 }

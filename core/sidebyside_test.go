@@ -255,11 +255,41 @@ func TestStopEndsThePairLoop(t *testing.T) {
 	f.say("alice", "/status")
 	f.expect("Pairing with Rev: round 1 of 3, Rev reviewing")
 	f.say("alice", "/stop")
-	f.expect("Stopping the pair loop and its running turn.")
 	f.router.Wait()
-	f.expectAll("🔎 Rev (reviewing Fake fake's work, round 1 of 3):", "Stopped.")
+	// The answer to /stop and the stopped review's reply, in either order.
+	both := f.next() + f.next()
+	for _, want := range []string{"Stopping the pair loop and its running turn.", "🔎 Rev (reviewing Fake fake's work, round 1 of 3):", "Stopped."} {
+		if !strings.Contains(both, want) {
+			t.Errorf("the bot wrote %q, want %q in it", both, want)
+		}
+	}
 	f.say("alice", "/status")
 	f.expect("Pairing with Rev: up to 3 rounds")
 	f.say("alice", "/pair off")
 	f.expect("Pairing is off.")
+}
+
+// The findings a reviewer sends the author are the bot's, not the
+// person's voice: the fix runs in no mode that skips approvals, even in
+// an admin's conversation set to one.
+func TestAFixRunsNoBypassMode(t *testing.T) {
+	t.Parallel()
+	f := newSideFixture(t, func(cfg *core.RouterConfig) { cfg.Access.Admin("fake", "alice") })
+	f.plugin.CLIModes = []core.Mode{{Name: "yolo", Help: "runs every tool", Bypass: true}}
+	f.start()
+	f.say("alice", "/mode yolo")
+	f.expect("yolo")
+	f.say("alice", "write two")
+	f.expect("wrote two")
+	f.review("say three\nVERDICT: CHANGES")
+	f.say("alice", "/review")
+	f.expect("say three")
+	offer := f.next()
+	id := strings.Fields(offer[strings.Index(offer, "/review fix ")+len("/review fix "):])[0]
+	f.say("alice", "/review fix "+id)
+	f.expect("wrote four")
+	turns := f.plugin.Turns()
+	if first, fix := turns[0], turns[len(turns)-1]; first.Mode != "yolo" || fix.Mode != "" {
+		t.Errorf("modes: the person's turn %q, the fix %q; want yolo, then none", first.Mode, fix.Mode)
+	}
 }
