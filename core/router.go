@@ -65,6 +65,8 @@ type Router struct {
 	sched     *scheduler
 	reactions reactions
 	files     files
+	// side is what agents side by side remember (core/sidebyside.go).
+	side *sideBySide
 }
 
 type attached struct {
@@ -121,6 +123,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		deliverCtx: context.WithoutCancel(ctx),
 		platforms:  platformSet{byName: make(map[string]*attached)},
 		turns:      newConversationTurns(cfg.QueueLimit),
+		side:       newSideBySide(),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
 	r.questions.r, r.usage.r = r, r
