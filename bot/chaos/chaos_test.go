@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ var (
 	conversations = flag.Int("chaos.conversations", 4, "conversations at once, half on Telegram and half on Slack, half of each on a runner")
 	messages      = flag.Int("chaos.messages", 5, "messages each conversation sends")
 	rounds        = flag.Int("chaos.faults", 1, "how many faults of each kind the run injects")
+	transcripts   = flag.Bool("chaos.transcripts", false, "write what each conversation shows, and the faults, beside the processes' logs")
 )
 
 func TestMain(m *testing.M) {
@@ -103,12 +105,39 @@ func TestChaos(t *testing.T) {
 	elapsed := time.Since(start)
 	w.stopAll()
 
+	if t.Failed() || *transcripts {
+		writeTranscripts(t, w, convs, in.done)
+	}
 	r := judge(w, convs, in.done)
 	r.elapsed = elapsed
 	t.Logf("seed %d, %d conversations × %d messages, %d rounds of faults, %s\n%s", *seed, len(convs), *messages, *rounds,
 		elapsed.Round(time.Second), r.table())
 	t.Logf("turns lost, user told:\n%s", r.toldList())
 	r.check(t)
+	if t.Failed() && !*transcripts {
+		writeTranscripts(t, w, convs, in.done)
+	}
+}
+
+// writeTranscripts writes what each conversation shows, the messages
+// sent, and the faults with their times, beside the processes' logs.
+func writeTranscripts(t *testing.T, w *world, convs []*conv, done []*injected) {
+	var b strings.Builder
+	for _, f := range done {
+		fmt.Fprintf(&b, "%s %s: %s\n", f.at.Format("15:04:05.000"), f.kind, f.detail)
+	}
+	os.WriteFile(filepath.Join(w.logs, "faults"), []byte(b.String()), 0o600)
+	for _, c := range convs {
+		b.Reset()
+		for _, m := range c.msgs {
+			fmt.Fprintf(&b, "sent %s at %s (bot messages before: %d, resent %d): %s\n", m.script.id, m.sent.Format("15:04:05.000"), m.before, m.resent, m.script.prompt())
+		}
+		for i, s := range c.side.shown(c) {
+			fmt.Fprintf(&b, "--- %d (%s)\n%s\n", i, s.id, s.text)
+		}
+		os.WriteFile(filepath.Join(w.logs, c.id+".txt"), []byte(b.String()), 0o600)
+	}
+	t.Logf("transcripts in %s", w.logs)
 }
 
 // plan makes the conversations, and the CLI faults their messages script.

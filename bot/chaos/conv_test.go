@@ -93,10 +93,16 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 			}) {
 				m.settled = time.Now()
 			}
-			// Refused while its runner was offline, the message is sent
-			// again once /runners shows the runner back, as the notice
-			// asks; the refusal stays in the table.
-			if !refused || m.resent == maxResends || !c.awaitRunner(tb) {
+			// Refused while its runner was out of reach, the message is
+			// sent again once /runners shows the runner online, as the
+			// notice asks; the refusal stays in the table. /runners shows
+			// a runner online until it has been silent for 15 s, so the
+			// user also waits a while, longer each time.
+			if !refused || m.resent == maxResends {
+				break
+			}
+			time.Sleep(time.Second << m.resent) // a user's patience, not a synchronisation
+			if !c.awaitRunner(tb) {
 				break
 			}
 			m.resent++
@@ -107,7 +113,7 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 
 // maxResends bounds how often a message refused for an offline runner is
 // sent again.
-const maxResends = 3
+const maxResends = 4
 
 // refusal is the notice of a message not sent to an offline runner.
 var refusal = regexp.MustCompile(`is offline .*not sent`)
