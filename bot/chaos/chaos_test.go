@@ -58,7 +58,7 @@ func TestChaos(t *testing.T) {
 
 	convs := plan(rng, w, *conversations, *messages, *rounds)
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || *transcripts {
 			t.Logf("the processes' logs are kept in %s; the same -chaos.seed runs the same faults", w.logs)
 		} else {
 			os.RemoveAll(w.logs)

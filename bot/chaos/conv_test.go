@@ -115,8 +115,9 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 // sent again.
 const maxResends = 4
 
-// refusal is the notice of a message not sent to an offline runner.
-var refusal = regexp.MustCompile(`is offline .*not sent`)
+// refusal is the notice of a message its runner never got: not sent to
+// it, or not started there.
+var refusal = regexp.MustCompile(`is offline .*not sent|before the turn started`)
 
 // awaitRunner asks /runners until the conversation's runner is online.
 func (c *conv) awaitRunner(tb testing.TB) bool {

@@ -134,7 +134,7 @@ func (w *world) env(machine string) []string {
 	}
 }
 
-const idleTimeout = 3 * time.Second
+const idleTimeout = 10 * time.Second
 
 // gatewayEnv adds the chat platforms, on their fakes.
 func (w *world) gatewayEnv() []string {
