@@ -92,9 +92,9 @@ bench-warm:
 ## prints the table and fails on a message lost, shown twice or lost without a word. The normal test run takes
 ## a short seeded step of it; this is the full run (a few minutes). CHAOS_SEED chooses the faults.
 CHAOS_SEED ?= 1
-CHAOS_CONVERSATIONS ?= 24
-CHAOS_MESSAGES ?= 12
-CHAOS_FAULTS ?= 3
+CHAOS_CONVERSATIONS ?= 32
+CHAOS_MESSAGES ?= 20
+CHAOS_FAULTS ?= 6
 chaos:
 	$(GO) test -run '^TestChaos$$' -count=1 -v -timeout 30m ./bot/chaos -chaos.seed=$(CHAOS_SEED) \
 	  -chaos.conversations=$(CHAOS_CONVERSATIONS) -chaos.messages=$(CHAOS_MESSAGES) -chaos.faults=$(CHAOS_FAULTS)

@@ -27,7 +27,7 @@ type conv struct {
 // msg is one message of the conversation and what became of it.
 type msg struct {
 	script turnScript
-	sent   time.Time
+	sent   time.Time // when last sent
 	// before is how many of the bot's messages the conversation had when
 	// it was sent: what comes after, up to the next message's, answers it.
 	before  int
@@ -81,9 +81,9 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 	}
 	for _, m := range c.msgs {
 		m.before = len(c.side.shown(c))
-		m.sent = time.Now()
 		for {
 			from := len(c.side.shown(c))
+			m.sent = time.Now()
 			c.side.say(tb, c, m.script.prompt())
 			var refused bool
 			if c.await(from, settleLimit, func(s []shown) bool {

@@ -3,6 +3,7 @@ package chaos
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,7 +78,7 @@ func judge(w *world, convs []*conv, done []*injected) *report {
 				}
 			}
 			for j := m.before; j < end && j < len(s); j++ {
-				if notice.MatchString(s[j].text) && !o.told {
+				if notice.MatchString(s[j].text) { // the last: a refused message may be sent again
 					o.told, o.notice = true, s[j].text
 				}
 			}
@@ -120,14 +121,16 @@ func inOrder(text string, want []string) bool {
 	return true
 }
 
-// endRE finds a reply's end in a write, and its conversation.
-var endRE = regexp.MustCompile(`\b(c\d+)\.m\d+:END`)
+// endRE finds a reply's end in a write, and its message's id.
+var endRE = regexp.MustCompile(`\b(c\d+\.m\d+):END`)
 
 // measure finds each fault's time to recover: for a failed platform call,
 // until the next write to the same chat went through; for a crashed or
 // hung CLI, until its user was told; for a killed runner, a restarted
-// NATS server or a killed gateway, until a reply through it was complete
-// again; for a dropped websocket, until the bot reconnected.
+// NATS server or a killed gateway, until the reply to a message sent after
+// it was shown whole, through that runner (any runner for NATS, any
+// conversation for the gateway); for a dropped websocket, until the bot
+// reconnected.
 func (r *report) measure(w *world, convs []*conv, done []*injected) {
 	sides := map[string]side{"telegram": telegramSide{w.tg}, "slack": slackSide{w.sl}}
 	writes := map[string][]write{}
@@ -148,11 +151,16 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 			}
 		}
 	}
-	// Which conversation each reply belongs to, by its ids.
+	// Which conversation and message each reply belongs to, by its ids.
 	owner := map[string]*conv{}
+	sent := map[string]*msg{}
 	for _, c := range convs {
-		owner[c.id] = c
+		for _, m := range c.msgs {
+			owner[m.script.id], sent[m.script.id] = c, m
+		}
 	}
+	// endAfter is when the first reply to a message sent after at was
+	// shown whole, of a conversation that match accepts.
 	endAfter := func(at time.Time, match func(*conv) bool) (time.Time, bool) {
 		var first time.Time
 		for _, ws := range writes {
@@ -161,7 +169,7 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 					continue
 				}
 				for _, m := range endRE.FindAllStringSubmatch(wr.text, -1) {
-					if c := owner[m[1]]; c != nil && match(c) && (first.IsZero() || wr.at.Before(first)) {
+					if c := owner[m[1]]; c != nil && match(c) && sent[m[1]].sent.After(at) && (first.IsZero() || wr.at.Before(first)) {
 						first = wr.at
 					}
 				}
@@ -263,6 +271,17 @@ func (r *report) table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| messages sent | replies complete | replies lost | shown twice | shown again after a killed gateway (documented) | turns lost, user told |\n|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", sent, complete, lost, twice, twiceGateway, told)
+	fmt.Fprintf(&b, "Turns lost, user told, by what they were told:")
+	whys := map[string]int{}
+	for _, o := range r.outcomes {
+		if o.told && !o.complete {
+			whys[toldWhy(o.notice)]++
+		}
+	}
+	for _, why := range slices.Sorted(maps.Keys(whys)) {
+		fmt.Fprintf(&b, " %s %d;", why, whys[why])
+	}
+	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "| fault | injected | recoveries measured | time to recover p50 | p99 |\n|---|---|---|---|---|\n")
 	for _, k := range allKinds {
 		d := r.recover[k]
@@ -274,6 +293,25 @@ func (r *report) table() string {
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", k, r.faults[k], len(d), p50, p99)
 	}
 	return b.String()
+}
+
+// toldWhy names the notice a user got.
+func toldWhy(notice string) string {
+	switch {
+	case strings.Contains(notice, "ended without a result"):
+		return "the CLI ended without a result"
+	case strings.Contains(notice, "Idle timeout"):
+		return "idle timeout"
+	case strings.Contains(notice, "restarted during the turn"):
+		return "the runner restarted during the turn"
+	case refusal.MatchString(notice):
+		return "refused, the runner out of reach"
+	case strings.Contains(notice, "is offline"):
+		return "refused, the runner offline"
+	case strings.Contains(notice, "was lost"):
+		return "lost with the gateway"
+	}
+	return "other"
 }
 
 func fmtDur(d time.Duration) string {
