@@ -109,22 +109,21 @@ func (b *Inbox) Taking() bool {
 	return b.take != nil
 }
 
-// steer gives m to the running turn of its conversation, q, and tells
-// the chat so. It reports false, having said nothing, when the turn
-// cannot take it: the message then waits as any other, with its files
-// as saved already (m.saved).
-func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queued) bool {
+// steer gives m to the running turn of its conversation, q, and returns
+// what to tell the chat. It reports false when the turn cannot take it:
+// the message then waits as any other, with its files as saved already
+// (m.saved). Where its files could not be saved, ans is the error, and m
+// is neither taken nor done.
+func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queued) (ok bool, ans answer) {
 	inbox, conv, workdir := r.turns.inboxOf(q)
 	if !inbox.Taking() {
-		return false
+		return false, answer{}
 	}
 	s := Steering{From: m.m.Author(), Prompt: m.m.Text}
 	if len(m.m.Files) > 0 {
 		var err error
 		if s.Prompt, s.Images, err = r.files.takeFiles(ctx, a, m.m, conv, workdir); err != nil {
-			r.replyError(a, m.m.Target(), m.id, err)
-			m.done()
-			return true
+			return true, answer{err: err}
 		}
 	}
 	if err := inbox.Send(s); err != nil {
@@ -137,7 +136,7 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 		if len(m.m.Files) > 0 {
 			m.saved = &s // its files are saved: the message waits as they are
 		}
-		return false
+		return false, answer{}
 	}
 	r.obs.Record(Record{Kind: RecordSteered, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(),
 		Plugin: conv.Plugin, Workdir: workdir, Text: m.m.Text, Outcome: OutcomeOK})
@@ -146,8 +145,7 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 	if !r.turns.hold(m.m.Key, q, m.done) {
 		m.done()
 	}
-	r.reply(a, m.m.Target(), "↪ Added to the running turn: the agent reads it at its next step.")
-	return true
+	return true, answer{text: "↪ Added to the running turn: the agent reads it at its next step."}
 }
 
 // steerWaiting gives the waiting message id to the running turn (its
@@ -155,12 +153,11 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 // and only a message that may join that turn (Router.permit) goes.
 func (c *call) steerWaiting(id string) (string, error) {
 	r, a, m := c.r, c.a, c.m
-	if err := r.permit(m, actAnswer, nil); err != nil {
-		return "", err
+	if c.may.answer != nil {
+		return "", c.may.answer
 	}
-	by := m.Author()
-	q, next, err := r.turns.takeWaiting(m.Key.Platform, id, by, r.cfg.Access.IsAdmin(m.Key.Platform, by),
-		func(waiting Message, running *Message) error { return r.permit(waiting, actSteer, running) })
+	q, next, err := r.turns.takeWaiting(m.Key.Platform, id, m.Author(), c.who.Admin,
+		func(waiting, running *queued) error { return waiting.may.steerInto(running) })
 	switch {
 	case IsUserError(err):
 		return "", Errorf("that message waits for the turn to end: %s", UserMessage(err))
@@ -171,9 +168,15 @@ func (c *call) steerWaiting(id string) (string, error) {
 	case err != nil:
 		return "", errNoLongerWaiting
 	}
-	if !r.steer(r.turnCtx, a, q, &next) {
+	ok, ans := r.steer(r.turnCtx, a, q, &next)
+	if !ok {
 		// The turn ended meanwhile: it runs next.
 		r.enqueue(a, next, BusyQueue)
+		return "", nil
+	}
+	r.say(a, next.m.Target(), next.id, ans)
+	if ans.err != nil {
+		next.done()
 	}
 	return "", nil
 }
@@ -194,6 +197,6 @@ func cmdBusyMessage(c *call) (string, error) {
 		busy = BusySteer
 	}
 	m.Text = ForCLI(cmd.Arg)
-	r.enqueue(a, queued{m: m, id: newID(), conv: conv, done: func() {}}, busy)
+	r.enqueue(a, queued{m: m, id: newID(), conv: conv, may: c.may, done: func() {}}, busy)
 	return "", nil
 }

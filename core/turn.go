@@ -28,7 +28,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
-	r.turns.began(q, m, cancel, plugin.ID(), conv.SessionID)
+	r.turns.began(q, qm, cancel, plugin.ID(), conv.SessionID)
 	user := OwnerOf(m)
 	maxUSD, release, refused := r.admit(ctx, a, qm, plugin)
 	if refused != nil {
@@ -40,7 +40,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	idle := newIdleWatch(SystemClock{}, r.cfg.IdleTimeout, func() { cancel(ErrIdleTimeout) })
 	defer idle.stop()
 
-	turn, modeNote := r.turnFor(m, conv, plugin, workdir, maxUSD)
+	turn, modeNote := r.turnFor(m, qm.may, conv, plugin, workdir, maxUSD)
 	if err := r.turnMessage(ctx, a, qm, conv, workdir, &turn); err != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, err) }
 	}
