@@ -88,6 +88,16 @@ func (in *injector) inject(kind string) {
 		time.Sleep(down) // the outage itself, not a synchronisation
 		w.startRunner(name)
 		f.detail = fmt.Sprintf("%s, down %s", name, down.Round(time.Millisecond))
+	case faultGateway:
+		// The oldest gateway alive holds the lease; the next waits.
+		w.mu.Lock()
+		active := w.gateways[0]
+		w.gateways = w.gateways[1:]
+		w.mu.Unlock()
+		f.at = time.Now()
+		active.kill(in.t)
+		w.startGateway() // the next standby
+		f.detail = "the active one, " + active.name
 	case faultNATS:
 		down := time.Duration(in.rng.Int64N(int64(natsDownMax)))
 		f.at = time.Now()
