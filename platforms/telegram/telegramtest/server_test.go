@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
@@ -173,5 +174,31 @@ func TestPollingInTurnIsNoConflict(t *testing.T) {
 	}
 	if c := s.Conflicts(); len(c) != 0 {
 		t.Errorf("Conflicts() = %v, want none", c)
+	}
+}
+
+// A stalled call times out for the real client, the fake does not act on
+// it, and the next call goes through.
+func TestStallNext(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(Token, s.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := User{ID: 7, FirstName: "U"}
+	s.UserSays(u.Private(), u, 0, "hi")
+	s.StallNext("sendMessage", 50*time.Millisecond)
+	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "stalled")); err == nil {
+		t.Fatal("a stalled sendMessage succeeded")
+	}
+	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "sent")); err != nil {
+		t.Fatalf("the next sendMessage: %v", err)
+	}
+	if ms := s.Messages(u.ID); len(ms) != 1 || ms[0].Text != "sent" {
+		t.Errorf("messages = %+v, want only the second", ms)
+	}
+	if calls := s.Calls("sendMessage"); len(calls) != 2 || calls[0].Error != "stalled" {
+		t.Errorf("calls = %+v, want the stalled one recorded", calls)
 	}
 }
