@@ -104,7 +104,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		notifies:    newUserLimits(agentNotifyRate),
-		usage:       newUsageBook(),
+		usage:       newUsageBook(cfg.Plugins, cfg.LimitWarn, cfg.Clock),
 		refused:     recent.New[string, struct{}](10_000),
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
@@ -123,7 +123,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		turns:      newConversationTurns(cfg.QueueLimit),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r, r.usage.r = r, r
+	r.questions.r = r
 	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}
