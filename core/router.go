@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -65,31 +64,6 @@ type Router struct {
 	sched     *scheduler
 	reactions reactions
 	files     files
-}
-
-type attached struct {
-	p     Platform
-	coord *StreamCoordinator
-}
-
-// platformSet is the attached platforms by name; it is safe for
-// concurrent use.
-type platformSet struct {
-	mu     sync.Mutex
-	byName map[string]*attached
-}
-
-func (s *platformSet) add(a *attached) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.byName[a.p.Name()] = a
-}
-
-// get returns the platform attached as name, or nil.
-func (s *platformSet) get(name string) *attached {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.byName[name]
 }
 
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
