@@ -18,8 +18,10 @@ type call struct {
 	// m is the message; a /start that opens a thread moves it there.
 	m  Message
 	id string
-	// who are the rights of m's author.
+	// who are the rights of m's author; may is what m may do, decided
+	// once (Router.permitsOf).
 	who Rights
+	may permits
 	// conv is m's conversation as it was when m arrived; hasConv says
 	// whether there was one.
 	conv    Conversation
@@ -33,9 +35,10 @@ type call struct {
 	tookDone bool
 }
 
-// newCall builds m's call.
+// newCall builds m's call, deciding what m may do (permitsOf).
 func (r *Router) newCall(ctx context.Context, a *attached, m Message, id string, done func()) *call {
-	c := &call{ctx: ctx, r: r, a: a, m: m, id: id, done: done, who: r.cfg.Access.RightsOf(m)}
+	may := r.permitsOf(m)
+	c := &call{ctx: ctx, r: r, a: a, m: m, id: id, done: done, who: Rights{Admin: may.admin}, may: may}
 	c.conv, c.hasConv = r.convs.Get(m.Key)
 	return c
 }
@@ -75,8 +78,8 @@ func (c *call) run() error {
 	if s.Answer {
 		// A person's schedule sends commands, never answers: it was not
 		// written with the question in front of them.
-		if err := r.permit(c.m, actAnswer, nil); err != nil {
-			return err
+		if c.may.answer != nil {
+			return c.may.answer
 		}
 	} else {
 		r.logger.Info("command", "id", c.id, "conversation", c.m.Key.String(), "command", string(c.cmd.Name), "plugin", c.cmd.Plugin)
@@ -111,7 +114,7 @@ func (c *call) run() error {
 // one of the session (or workdir) it moved to.
 func (c *call) rewarm() {
 	c.r.warm.drop(c.m.Key)
-	c.r.warmUp(c.m)
+	c.r.warmUp(c.m, c.may)
 }
 
 // line is cmd as the record shows it: "/claude start ~/src".

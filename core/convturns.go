@@ -50,9 +50,10 @@ type runningTurn struct {
 	inbox   *Inbox
 	conv    Conversation
 	workdir string
-	// running is the running turn's message, whose author and origin
-	// decide who may steer into it (Router.permit); nil before it begins.
-	running *Message
+	// running is the running turn's message, whose author and permits
+	// decide who may steer into it (permits.steerInto); nil before it
+	// begins.
+	running *queued
 	// plugin and session id of the running turn, for /status and the shutdown
 	// notice.
 	plugin    string
@@ -95,7 +96,7 @@ type placed struct {
 	q         *runningTurn
 	waiting   int
 	steerable bool
-	running   *Message
+	running   *queued
 }
 
 // place starts m's turn if its conversation has none running, else queues
@@ -163,7 +164,7 @@ func (c *conversationTurns) wait() { c.running.Wait() }
 
 // began records that q's turn of m started: what cancels it, its plugin
 // and session.
-func (c *conversationTurns) began(q *runningTurn, m Message, cancel context.CancelCauseFunc, plugin, sessionID string) {
+func (c *conversationTurns) began(q *runningTurn, m queued, cancel context.CancelCauseFunc, plugin, sessionID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q.running, q.cancel, q.plugin, q.sessionID = &m, cancel, plugin, sessionID
@@ -247,7 +248,7 @@ func (c *conversationTurns) sendNow(platform, id, by string, admin bool) (queued
 // message may join the running turn of the message running (nil before
 // the turn begins); its error is returned as it is, the message left
 // waiting. may must not block.
-func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool, may func(waiting Message, running *Message) error) (*runningTurn, queued, error) {
+func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool, may func(waiting, running *queued) error) (*runningTurn, queued, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q, i, err := c.waiting(platform, id, by, admin)
@@ -258,7 +259,7 @@ func (c *conversationTurns) takeWaiting(platform, id, by string, admin bool, may
 	if !q.inbox.Taking() {
 		return nil, next, errNotTaking
 	}
-	if err := may(next.m, q.running); err != nil {
+	if err := may(&next, q.running); err != nil {
 		return nil, next, err
 	}
 	q.pending = append(q.pending[:i:i], q.pending[i+1:]...)

@@ -179,7 +179,7 @@ func (d *turnsDriver) do(f []string) string {
 		if f[0] == "now" {
 			m, err = d.c.sendNow("p", f[1], f[2], admin)
 		} else {
-			_, m, err = d.c.takeWaiting("p", f[1], f[2], admin, func(Message, *Message) error { return nil })
+			_, m, err = d.c.takeWaiting("p", f[1], f[2], admin, func(_, _ *queued) error { return nil })
 		}
 		if err != nil {
 			return err.Error()
@@ -337,7 +337,7 @@ func TestConversationTurnsCancel(t *testing.T) {
 		{func() { c.stop(turnsKey("a")) }, ErrStopped},
 	} {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		c.began(q, Message{}, cancel, "x", "")
+		c.began(q, queued{}, cancel, "x", "")
 		tc.do()
 		if got := context.Cause(ctx); !errors.Is(got, tc.want) {
 			t.Errorf("cause %v, want %v", got, tc.want)

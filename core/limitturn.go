@@ -119,7 +119,7 @@ func cmdStartNow(c *call) (string, error) {
 	conv = c.conv // the conversation started
 	msg := *m
 	msg.Text = s.Prompt
-	r.enqueue(a, queued{m: msg, id: newID(), conv: conv, done: func() {}}, BusyQueue)
+	r.enqueue(a, queued{m: msg, id: newID(), conv: conv, may: r.permitsOf(msg), done: func() {}}, BusyQueue)
 	return "", nil
 }
 

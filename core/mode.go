@@ -47,16 +47,17 @@ func ModesOf(p Plugin) []Mode {
 // dash (it becomes a CLI argument).
 var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
 
-// turnFor is the turn m's conversation runs next in workdir with p, with
-// the conversation's model and modes, bounded to cost at most maxUSD.
+// turnFor is the turn m (which may do as may says) runs next in its
+// conversation in workdir with p, with the conversation's model and
+// modes, bounded to cost at most maxUSD.
 // Rights to a mode are checked when /mode sets it, but a shared
 // conversation (a Slack thread) takes anyone's message: a mode that lets
 // tools run with nobody approving them applies only to the turns of an
 // author who may choose it, and the others run as configured. note says
 // so, once per conversation and author.
-func (r *Router) turnFor(m Message, conv Conversation, p Plugin, workdir string, maxUSD float64) (t Turn, note string) {
+func (r *Router) turnFor(m Message, may permits, conv Conversation, p Plugin, workdir string, maxUSD float64) (t Turn, note string) {
 	t = Turn{Key: m.Key, Author: m.Author(), Workdir: workdir, SessionID: conv.SessionID, Ask: r.asks(conv), Model: conv.Model, Mode: conv.Mode, MaxCostUSD: maxUSD}
-	if r.permit(m, actBypass, nil) == nil {
+	if may.bypass == nil {
 		return t, ""
 	}
 	var held []string
@@ -107,7 +108,7 @@ func cmdModel(c *call) (string, error) {
 	}
 	r.convs.Update(m.Key, func(cv *Conversation) { cv.Model = name })
 	r.warm.drop(m.Key)
-	r.warmUp(m)
+	r.warmUp(m, c.may)
 	if name == "" {
 		return "Model: the plugin's default, from the next turn.", nil
 	}
@@ -135,7 +136,7 @@ func cmdMode(c *call) (string, error) {
 	if chosen == nil {
 		return "", Errorf("%s has no mode %q. /mode lists them", p.Name(), name)
 	}
-	if r.bypasses(*chosen) && r.permit(m, actBypass, nil) != nil {
+	if r.bypasses(*chosen) && c.may.bypass != nil {
 		if chosen.Name == ModeAuto {
 			return "", Errorf("mode auto asks nothing in the chat, so the CLI may run tools with nobody approving them, where the bot is set to ask (APPROVALS=ask): only admins may choose it")
 		}
@@ -154,7 +155,7 @@ func cmdMode(c *call) (string, error) {
 	r.convs.Update(m.Key, set)
 	set(&conv) // as the conversation now is
 	r.warm.drop(m.Key)
-	r.warmUp(m)
+	r.warmUp(m, c.may)
 	answer := "From the next turn: " + r.modeSummary(conv) + "."
 	if r.bypasses(*chosen) && !r.cfg.AllowBypassModes {
 		answer += " It applies to admins' turns only: in this conversation, others' turns run as configured."

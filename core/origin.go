@@ -25,6 +25,10 @@ const (
 	// OriginRunner: a turn an earlier process of the bot left running on
 	// a runner, followed again.
 	OriginRunner
+	// OriginHelper: another agent of the conversation (/ask, /review,
+	// /pair): a turn the bot starts on the person's behalf for a helper
+	// agent, or a reviewer's findings sent to the author's agent.
+	OriginHelper
 )
 
 func (k OriginKind) String() string {
@@ -41,6 +45,8 @@ func (k OriginKind) String() string {
 		return "continuation"
 	case OriginRunner:
 		return "runner"
+	case OriginHelper:
+		return "helper agent"
 	}
 	return fmt.Sprintf("origin %d", k)
 }
@@ -66,82 +72,73 @@ func (m Message) Unattended() bool {
 	return false
 }
 
-// An act is what a message asks of the router, beyond a turn of its own,
-// which every message may have.
-type act uint8
-
-const (
-	// actCommand: run a slash command.
-	actCommand act = iota + 1
-	// actAnswer: answer a question of a running turn, or press a
-	// button that moves a waiting message into it.
-	actAnswer
-	// actSteer: be added to a running turn, with its rights.
-	actSteer
-	// actBypass: choose, or run in, a mode in which tools run with
-	// nobody approving them.
-	actBypass
-)
-
-// permit decides, in this one place, what m may do by who made it; it
-// returns nil, or why not in words for the chat:
+// permits is what one message may do by who made it, decided in this one
+// place (Router.permitsOf) as the message arrives and carried with it (its
+// call's may, its queued's may), so that no later step asks again. Each
+// error is nil where the message may, else why not in words for the chat:
 //
-//   - a command: a person's own message, or a schedule a person set
-//     (their own words, "as if they typed it"); never the agent's;
-//   - an answer or a steer: only a person's own message or button press,
-//     made with the question or the turn in front of them;
-//   - a steer, further: only into a turn of the same author, or of one
-//     whose turn would be exactly the same (sameTurn);
-//   - a bypass mode: admins (or everyone with ALLOW_BYPASS_MODES), never
-//     for a turn the agent caused.
-//
-// into is the running turn's message, for actSteer.
-func (r *Router) permit(m Message, what act, into *Message) error {
+//   - command: a person's own message, or a schedule a person set (their
+//     own words, "as if they typed it"); never the agent's;
+//   - answer: only a person's own message or button press, made with the
+//     question or the turn in front of them;
+//   - bypass: a mode that skips approvals, for admins (or everyone with
+//     ALLOW_BYPASS_MODES), never for a turn the agent caused, nor one of
+//     another agent of the conversation (OriginHelper: an /ask, a
+//     review, findings to fix);
+//   - a steer (steerInto): as an answer, and only into a turn of the same
+//     author, or of one whose turn would be exactly the same.
+type permits struct {
+	origin                  Origin
+	command, answer, bypass error
+	// admin and ownBudget (a daily budget of the author's own bounds
+	// their turns) are what a turn of the message runs with besides its
+	// mode, for steerInto.
+	admin, ownBudget bool
+}
+
+// permitsOf decides what m may do.
+func (r *Router) permitsOf(m Message) permits {
 	o := m.Origin()
-	switch what {
-	case actCommand:
-		if o.Kind != OriginPerson && o.Kind != OriginSchedule {
-			return Errorf("a message sent by a %s is never a command", o.Kind)
-		}
-	case actAnswer:
-		if o.Kind != OriginPerson {
-			return Errorf("only a person's own message or button press acts on a running turn, not a %s's", o.Kind)
-		}
-	case actSteer:
-		switch {
-		case o.Kind != OriginPerson:
-			return Errorf("a message sent by a %s starts a turn of its own", o.Kind)
-		case into == nil:
-			return Errorf("no turn is running")
-		case into.Author() == m.Author():
-			return nil
-		case !r.sameTurn(m, *into):
-			return Errorf("the running turn is %s's, and yours would not run the same (mode, approvals, workdirs or budget)", into.AuthorName())
-		}
-	case actBypass:
-		switch {
-		case o.Kind == OriginAgent || o.Kind == OriginAgentSchedule:
-			return Errorf("a turn the agent set runs no mode that skips approvals")
-		case !r.cfg.AllowBypassModes && !r.cfg.Access.RightsOf(m).Admin:
-			return Errorf("only admins may use a mode that skips approvals")
-		}
+	admin := r.cfg.Access.RightsOf(m).Admin
+	b := r.cfg.Budgets
+	p := permits{origin: o, admin: admin, ownBudget: (b.UserDailyUSD > 0 || b.UserDailyTokens > 0) && (b.Admins || !admin)}
+	if o.Kind != OriginPerson && o.Kind != OriginSchedule {
+		p.command = Errorf("a message sent by a %s is never a command", o.Kind)
+	}
+	if o.Kind != OriginPerson {
+		p.answer = Errorf("only a person's own message or button press acts on a running turn, not a %s's", o.Kind)
+	}
+	switch {
+	case o.Kind == OriginAgent || o.Kind == OriginAgentSchedule:
+		p.bypass = Errorf("a turn the agent set runs no mode that skips approvals")
+	case o.Kind == OriginHelper:
+		p.bypass = Errorf("a turn another agent of the conversation caused runs no mode that skips approvals")
+	case !r.cfg.AllowBypassModes && !admin:
+		p.bypass = Errorf("only admins may use a mode that skips approvals")
+	}
+	return p
+}
+
+// steerInto returns nil if p's message may be added to the running turn
+// of into (nil: none runs), else why not.
+func (p permits) steerInto(into *queued) error {
+	switch {
+	case p.origin.Kind != OriginPerson:
+		return Errorf("a message sent by a %s starts a turn of its own", p.origin.Kind)
+	case into == nil:
+		return Errorf("no turn is running")
+	case into.may.origin.User == p.origin.User:
+		return nil
+	case !p.sameTurn(into.may):
+		return Errorf("the running turn is %s's, and yours would not run the same (mode, approvals, workdirs or budget)", into.m.AuthorName())
 	}
 	return nil
 }
 
-// sameTurn reports whether a turn of m in its conversation would run
-// exactly as one of into's, of another author: the same roots and
-// plugins (admin or not), the same mode and approvals (permit of
-// actBypass), and no daily budget of its own that would bound it
-// otherwise.
-func (r *Router) sameTurn(m, into Message) bool {
-	if r.cfg.Access.RightsOf(m).Admin != r.cfg.Access.RightsOf(into).Admin {
-		return false
-	}
-	if (r.permit(m, actBypass, nil) == nil) != (r.permit(into, actBypass, nil) == nil) {
-		return false
-	}
-	b := r.cfg.Budgets
-	perUser := b.UserDailyUSD > 0 || b.UserDailyTokens > 0
-	return !perUser || (!r.holds.budgeted(m) && !r.holds.budgeted(into))
+// sameTurn reports whether a turn of p's message in its conversation
+// would run exactly as one of into's, of another author: the same roots
+// and plugins (admin or not), the same mode and approvals (bypass), and
+// no daily budget of its own that would bound it otherwise.
+func (p permits) sameTurn(into permits) bool {
+	return p.admin == into.admin && (p.bypass == nil) == (into.bypass == nil) && !p.ownBudget && !into.ownBudget
 }

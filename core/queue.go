@@ -12,6 +12,8 @@ type queued struct {
 	m    Message
 	id   string
 	conv Conversation
+	// may is what m may do, decided as it arrived (Router.permitsOf).
+	may permits
 	// done is m's Done, called once the message is delivered or dropped.
 	done func()
 	// follow, for a turn an earlier process of the bot left running on a
@@ -24,47 +26,58 @@ type queued struct {
 	// notSteered says why the message was not added to the running turn
 	// (Router.permit), for the chat.
 	notSteered string
+	// side, for a turn of agents side by side (/ask, /review, /pair),
+	// says which agent runs it and how (core/sidebyside.go).
+	side *sideTurn
 }
 
 // enqueue runs m now or, while its conversation's turn runs, adds it to
 // that turn or queues it behind, as busy says (BusySteer, BusyQueue; ""
-// for RouterConfig.Busy). It reports whether m was taken (its done is
-// then called once its turn is over or it is dropped); a message refused
-// here is answered at once.
+// for RouterConfig.Busy), and tells the chat what became of it. It
+// reports whether m was taken (its done is then called once its turn is
+// over or it is dropped).
 func (r *Router) enqueue(a *attached, m queued, busy string) bool {
+	taken, ans := r.line(a, m, busy)
+	r.say(a, m.m.Target(), m.id, ans)
+	return taken
+}
+
+// line is enqueue but for the chat: it returns what to tell it.
+func (r *Router) line(a *attached, m queued, busy string) (taken bool, ans answer) {
 	steer := busy != BusyQueue && (busy == BusySteer || r.cfg.Busy == BusySteer)
 	p := r.turns.place(a, m, steer)
+	var joins error // whether m may join the running turn
+	if p.how == placeSteer || p.how == placeQueued {
+		joins = m.may.steerInto(p.running)
+	}
 	switch p.how {
 	case placeRefused:
 		r.obs.Record(Record{Kind: RecordRejected, ID: m.id, Time: r.clock.Now(), Key: m.m.Key, Author: m.m.Author(), Outcome: OutcomeShutdown, Text: m.m.Text})
-		r.reply(a, m.m.Target(), "The bot is restarting and starts no new turns; this message was not sent. Send it again in a minute: the conversation continues.")
-		return false
+		return false, answer{text: "The bot is restarting and starts no new turns; this message was not sent. Send it again in a minute: the conversation continues."}
 	case placeSteer:
-		if err := r.permit(m.m, actSteer, p.running); err != nil {
-			m.notSteered = UserMessage(err)
-		} else if r.steer(r.turnCtx, a, p.q, &m) {
-			return true
+		if joins != nil {
+			m.notSteered = UserMessage(joins)
+		} else if ok, ans := r.steer(r.turnCtx, a, p.q, &m); ok {
+			return ans.err == nil, ans
 		}
-		return r.enqueue(a, m, BusyQueue)
+		return r.line(a, m, BusyQueue)
 	case placeFull:
-		r.reply(a, m.m.Target(), fmt.Sprintf("A turn is running and %d messages are waiting; this one was not queued. Wait, or /stop.", p.waiting))
-		return false
+		return false, answer{text: fmt.Sprintf("A turn is running and %d messages are waiting; this one was not queued. Wait, or /stop.", p.waiting)}
 	case placeQueued:
-		choices := []Choice{{Label: "Send now", Command: "/now " + m.id}}
-		typed := "/now " + m.id + " stops the running turn and runs this message next."
-		text := fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", p.waiting)
+		ans := answer{text: fmt.Sprintf("Queued (%d waiting): it runs when the current turn ends.", p.waiting),
+			choices: []Choice{{Label: "Send now", Command: "/now " + m.id}},
+			typed:   "/now " + m.id + " stops the running turn and runs this message next."}
 		if m.notSteered != "" {
-			text += " It was not added to the running turn: " + m.notSteered + "."
+			ans.text += " It was not added to the running turn: " + m.notSteered + "."
 		}
-		if p.steerable && r.permit(m.m, actSteer, p.running) == nil {
-			choices = append([]Choice{{Label: "Steer", Command: "/steer " + m.id}}, choices...)
-			typed = "/steer " + m.id + " adds it to the running turn; " + typed
+		if p.steerable && joins == nil {
+			ans.choices = append([]Choice{{Label: "Steer", Command: "/steer " + m.id}}, ans.choices...)
+			ans.typed = "/steer " + m.id + " adds it to the running turn; " + ans.typed
 		}
-		r.offer(a, m.m.Target(), text, choices, typed)
-		return true
+		return true, ans
 	}
 	go r.runQueued(a, p.q, m)
-	return true
+	return true, answer{}
 }
 
 // finish calls every function in fs.
@@ -91,7 +104,7 @@ func (r *Router) runQueued(a *attached, q *runningTurn, m queued) {
 		deliver := r.runTurn(a, q, m)
 		end := r.turns.next(q, r.turnCtx.Err() != nil)
 		if !end.more && end.idle {
-			r.warmUp(m.m) // while the reply is delivered
+			r.warmUp(m.m, m.may) // while the reply is delivered
 		}
 		deliver()
 		m.done()

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 )
 
@@ -41,8 +42,13 @@ type Reacter interface {
 // message, so that a slow or rate-limited platform skips the states that
 // passed meanwhile and loses none of the last.
 type reactions struct {
-	// r is the router whose turns the reactions show.
-	r     *Router
+	// on is REACTIONS; stopping ends when the bot stops (its reactions
+	// are then given up), deliver outlives it, for the calls.
+	on                bool
+	stopping, deliver context.Context
+	clock             Clock
+	logger            *slog.Logger
+
 	mu    sync.Mutex
 	marks map[string]*mark
 }
@@ -57,9 +63,8 @@ type mark struct {
 // react shows state on m's message where the platform can and REACTIONS
 // is on. It returns at once.
 func (rs *reactions) react(a *attached, m Message, state Reaction) {
-	r := rs.r
 	p, ok := a.p.(Reacter)
-	if !ok || !r.cfg.Reactions || m.ID == "" || m.Unattended() {
+	if !ok || !rs.on || m.ID == "" || m.Unattended() {
 		return
 	}
 	key := m.Key.Platform + "/" + m.Key.Channel + "/" + m.ID
@@ -77,35 +82,34 @@ func (rs *reactions) react(a *attached, m Message, state Reaction) {
 	mk.busy = true
 	rs.mu.Unlock()
 	if start {
-		go r.reactions.showReaction(p, m, key, mk)
+		go rs.showReaction(p, m, key, mk)
 	}
 }
 
 // showReaction makes the platform show mk.want until it does, waiting
 // out a 429 on the clock; other errors give the message up.
 func (rs *reactions) showReaction(p Reacter, m Message, key string, mk *mark) {
-	r := rs.r
 	for {
 		rs.mu.Lock()
 		state := mk.want
-		if state == mk.shown || r.turnCtx.Err() != nil {
+		if state == mk.shown || rs.stopping.Err() != nil {
 			mk.busy = false
-			if state.final() || r.turnCtx.Err() != nil {
+			if state.final() || rs.stopping.Err() != nil {
 				delete(rs.marks, key)
 			}
 			rs.mu.Unlock()
 			return
 		}
 		rs.mu.Unlock()
-		err := p.React(r.deliverCtx, m, state)
+		err := p.React(rs.deliver, m, state)
 		if rl, limited := AsRateLimit(err); limited {
-			r.logger.Debug("reaction rate limited: the latest state is shown after the wait", "conversation", m.Key.String(), "retry_after", rl.RetryAfter)
-			r.clock.AfterFunc(rl.RetryAfter, func() { r.reactions.showReaction(p, m, key, mk) })
+			rs.logger.Debug("reaction rate limited: the latest state is shown after the wait", "conversation", m.Key.String(), "retry_after", rl.RetryAfter)
+			rs.clock.AfterFunc(rl.RetryAfter, func() { rs.showReaction(p, m, key, mk) })
 			return
 		}
 		rs.mu.Lock()
 		if err != nil {
-			r.logger.Warn("reaction", "conversation", m.Key.String(), "err", err)
+			rs.logger.Warn("reaction", "conversation", m.Key.String(), "err", err)
 			mk.busy = false
 			delete(rs.marks, key)
 			rs.mu.Unlock()

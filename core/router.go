@@ -65,6 +65,8 @@ type Router struct {
 	sched     *scheduler
 	reactions reactions
 	files     files
+	// side is what agents side by side remember (core/sidebyside.go).
+	side *sideBySide
 }
 
 type attached struct {
@@ -108,7 +110,6 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		refused:     recent.New[string, struct{}](10_000),
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
-		holds:       newBudgetHolds(),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers, cfg.WarmPressure),
 		obs:         cfg.Observer,
 		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
@@ -122,9 +123,12 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		deliverCtx: context.WithoutCancel(ctx),
 		platforms:  platformSet{byName: make(map[string]*attached)},
 		turns:      newConversationTurns(cfg.QueueLimit),
+		side:       newSideBySide(),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r, r.usage.r, r.holds.r, r.reactions.r = r, r, r, r
+	r.questions.r, r.usage.r = r, r
+	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
+	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}
 	return r
 }
@@ -166,79 +170,84 @@ func (r *Router) Stats() Stats {
 	return st
 }
 
-// refuse answers a user who is not allowed once per place, privately
-// where the platform can: a stranger must not be able to make the bot
-// write (even privately: each write spends the bot's rate limit) for
-// every line they write.
-func (r *Router) refuse(ctx context.Context, a *attached, m Message, rec Record) {
+// refuse records a user who is not allowed and returns the answer, said
+// once per place, privately where the platform can: a stranger must not
+// be able to make the bot write (even privately: each write spends the
+// bot's rate limit) for every line they write.
+func (r *Router) refuse(ctx context.Context, a *attached, m Message, rec Record) answer {
 	r.logger.Warn("refused user", "id", rec.ID, "platform", m.Key.Platform, "user", m.Author())
 	rec.Kind, rec.Outcome = RecordRefused, OutcomeError
 	r.obs.Record(rec)
 	if !r.refused.Add(m.Key.Platform+"/"+m.Author()+"/"+m.Key.Channel+"/"+m.Key.Thread, struct{}{}) {
-		return
+		return answer{}
 	}
 	if rf, ok := a.p.(Refuser); ok {
 		if err := rf.Refuse(ctx, m, Refusal(m)); err == nil {
-			return
+			return answer{}
 		}
 	}
-	r.reply(a, m.Target(), Refusal(m))
+	return answer{text: Refusal(m)}
 }
 
-// handle routes one message from platform a. A panic while handling it is
-// recovered, logged with its stack and reported to the message's chat; no
-// other conversation is affected.
+// handle routes one message from platform a and sends what it answers at
+// once. A panic while handling it is recovered, logged with its stack and
+// reported to the message's chat; no other conversation is affected.
 func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 	id := newID()
 	// Deferred first so that it runs last, after a panic's reply.
-	done, queuedTurn := m.finisher(), false
+	done, taken := m.finisher(), false
 	defer func() {
-		if !queuedTurn {
+		if !taken {
 			done()
 		}
 	}()
 	defer r.recoverHandling(a, m, id)
+	var ans answer
+	taken, ans = r.route(ctx, a, m, id, done)
+	r.say(a, m.Target(), id, ans)
+}
+
+// route admits m and dispatches it: a command, an answer to a question,
+// or a turn. It reports whether m was taken (done is then called once it
+// is over) and returns what to tell the chat at once.
+func (r *Router) route(ctx context.Context, a *attached, m Message, id string, done func()) (taken bool, ans answer) {
 	rec := Record{ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Text: m.Text}
 	if !m.Allowed && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
-		r.refuse(ctx, a, m, rec)
-		return
+		return false, r.refuse(ctx, a, m, rec)
 	}
+	// What m may do is decided here, once, by who made it (permitsOf): a
+	// message the agent caused is never a command nor an answer, only a
+	// turn of its own.
+	c := r.newCall(ctx, a, m, id, done)
 	// Admins are trusted with the host already (any root, every
 	// conversation); the limit guards against everyone else. It also
 	// spares a scripted console, whose one user is an admin.
-	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !r.cfg.Access.RightsOf(m).Admin {
+	if wait := r.limits.take(m.Key.Platform, m.Author(), rec.Time); wait > 0 && !c.who.Admin {
 		r.logger.Info("rate limited", "id", id, "conversation", m.Key.String(), "retry_after", wait)
 		rec.Kind, rec.Outcome = RecordLimited, OutcomeError
 		r.obs.Record(rec)
-		r.replyError(a, m.Target(), id, Errorf("you are sending messages faster than this bot allows (%s). Try again in %s; this message was not sent.", r.cfg.UserRate, roundUp(wait)))
-		return
+		return false, answer{err: Errorf("you are sending messages faster than this bot allows (%s). Try again in %s; this message was not sent.", r.cfg.UserRate, roundUp(wait))}
 	}
 	text, err := r.checkText(m.Text)
 	if err != nil {
 		rec.Kind, rec.Outcome = RecordRejected, OutcomeError
 		r.obs.Record(rec)
-		r.replyError(a, m.Target(), id, err)
-		return
+		return false, answer{err: err}
 	}
 	m.Text = text
-	c := r.newCall(ctx, a, m, id, done)
-	// Who made m decides what it may be (permit): a message the agent
-	// caused is never a command nor an answer, only a turn of its own.
-	if IsCommand(m.Text) && r.permit(m, actCommand, nil) == nil {
+	c.m.Text = text
+	if IsCommand(m.Text) && c.may.command == nil {
 		r.command(c)
-		queuedTurn = c.tookDone
-		return
+		return c.tookDone, answer{}
 	}
-	if len(m.Files) == 0 && r.permit(m, actAnswer, nil) == nil && c.answer("", parseAnswer(m.Text)) {
-		queuedTurn = true // the answer holds done
-		return
+	if len(m.Files) == 0 && c.may.answer == nil && c.answer("", parseAnswer(m.Text)) {
+		return true, answer{} // the answer holds done
 	}
 	m.Text = ForCLI(m.Text)
 	if !c.hasConv {
-		r.reply(a, m.Target(), r.noConversation())
-		return
+		return false, answer{text: r.noConversation()}
 	}
-	queuedTurn = r.enqueue(a, queued{m: m, id: id, conv: c.conv, done: done}, "")
+	return r.line(a, queued{m: m, id: id, conv: c.conv, may: c.may, done: done}, "")
 }
 
 // checkText refuses what cannot reach a CLI as an argument and repairs

@@ -107,7 +107,7 @@ func (r *Router) followUnfinished(a *attached) {
 		}
 		m := u.Message
 		m.origin = OriginRunner
-		r.enqueue(a, queued{m: m, id: newID(), conv: conv, done: func() {}, follow: u.Plugin}, "")
+		r.enqueue(a, queued{m: m, id: newID(), conv: conv, may: r.permitsOf(m), done: func() {}, follow: u.Plugin}, "")
 	}
 }
 

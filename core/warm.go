@@ -282,7 +282,7 @@ func closedChan(ch <-chan struct{}) bool {
 
 // warmUp starts the next turn's CLI for key's conversation, in the
 // background, if its plugin can.
-func (r *Router) warmUp(m Message) {
+func (r *Router) warmUp(m Message, may permits) {
 	if !r.warm.enabled() {
 		return
 	}
@@ -304,7 +304,7 @@ func (r *Router) warmUp(m Message) {
 	// The bound the turn would have now: one that differs when it runs
 	// (another turn of the author's spent or holds some) makes a cold start.
 	maxUSD, _ := r.holds.budgetFor(m, r.holds.heldBy(OwnerOf(m)))
-	t, _ := r.turnFor(m, conv, p, workdir, maxUSD)
+	t, _ := r.turnFor(m, may, conv, p, workdir, maxUSD)
 	tools := r.leaseTools()
 	t.Tools = tools.Access()
 	id := r.warm.begin(m.Key)
@@ -338,7 +338,7 @@ func (r *Router) warmFor(plugin string, t Turn) (WarmTurn, *toolLease) {
 		return nil, nil
 	}
 	if c.plugin != plugin || c.turn.Workdir != t.Workdir || c.turn.SessionID != t.SessionID || c.turn.Ask != t.Ask ||
-		c.turn.Model != t.Model || c.turn.Mode != t.Mode || c.turn.MaxCostUSD != t.MaxCostUSD || !c.w.Fresh() {
+		c.turn.Model != t.Model || c.turn.Mode != t.Mode || c.turn.ReadOnly != t.ReadOnly || c.turn.MaxCostUSD != t.MaxCostUSD || !c.w.Fresh() {
 		r.warm.close(c)
 		return nil, nil
 	}

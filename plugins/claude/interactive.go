@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +66,9 @@ func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 			c.parser.PlansDir = filepath.Join(dir, "plans")
 		}
 		c.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })
+		if t.ReadOnly {
+			c.denyWrites()
+		}
 		c.parser.OnResult = c.resultSeen
 		c.parser.OnReplay = func() { c.replays.Add(1) }
 		link.Ready(func(t core.Turn) {
@@ -95,6 +99,24 @@ func newProtocol(link *cliproc.Link, workdir string) *protocol {
 		})})
 	}
 	return c
+}
+
+// denyWrites makes a read-only turn deny a request to run a tool that
+// writes, runs a command or leaves plan mode (ExitPlanMode) without asking
+// the chat, whatever it would answer (APPROVALS, "always allow"). The turn
+// does not offer those tools (readOnlyArgs): this holds should the CLI ask
+// anyway. The agent's question and the bot's own tools are put as usual.
+func (c *protocol) denyWrites() {
+	ask := c.parser.OnPermission
+	c.parser.OnPermission = func(req PermissionRequest) {
+		if !slices.Contains(writeTools, req.Tool) {
+			ask(req)
+			return
+		}
+		if err := c.decide(req, map[string]any{"behavior": "deny", "message": "The user denied this tool call: " + readOnlyDenial}); err != nil {
+			c.link.Logger().Warn("deny a permission request", "tool", req.Tool, "err", err)
+		}
+	}
 }
 
 func (c *protocol) Line(b []byte) { c.parser.Line(b) }
@@ -213,6 +235,11 @@ func (c *protocol) answer(req PermissionRequest, a core.Answer) error {
 		}
 		decision = map[string]any{"behavior": "deny", "message": msg}
 	}
+	return c.decide(req, decision)
+}
+
+// decide sends the CLI decision on req.
+func (c *protocol) decide(req PermissionRequest, decision map[string]any) error {
 	return c.link.Send(map[string]any{
 		"type":     "control_response",
 		"response": map[string]any{"subtype": "success", "request_id": req.RequestID, "response": decision},

@@ -84,7 +84,7 @@ func (p *Plugin) Args(t core.Turn) []string {
 	if t.SessionID != "" {
 		args = append(args, "--resume", t.SessionID)
 	}
-	if mode := cmp.Or(t.Mode, p.cfg.PermissionMode); mode != "" {
+	if mode := cmp.Or(t.Mode, p.cfg.PermissionMode); mode != "" && !t.ReadOnly {
 		args = append(args, "--permission-mode", mode)
 	}
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
@@ -95,6 +95,11 @@ func (p *Plugin) Args(t core.Turn) []string {
 		args = append(args, "--max-budget-usd", strconv.FormatFloat(t.MaxCostUSD, 'f', -1, 64))
 	}
 	args = append(args, mcpArgs(t.Tools)...)
+	if t.ReadOnly {
+		// Last, so that they win over CLAUDE_ARGS.
+		args = append(args, withoutBypass(p.cfg.Args)...)
+		return append(args, readOnlyArgs(t)...)
+	}
 	return append(args, p.cfg.Args...)
 }
 

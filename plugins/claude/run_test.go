@@ -82,6 +82,7 @@ func TestPlugin(t *testing.T) {
 			return claude.New(claude.Config{ConfigDir: filepath.Join(home, ".claude"), Settings: cliproc.Settings{Bin: bin}}, nil)
 		},
 		Install: "`npm install -g @anthropic-ai/claude-code`, or set CLAUDE_BIN",
+		Writes:  readOnlyWrites,
 	}.Run(t)
 }
 

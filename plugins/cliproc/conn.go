@@ -186,8 +186,15 @@ func (c *CLI) Converse(ctx context.Context, t core.Turn, args []string, newProto
 // through the protocol (an Interrupter), killing the CLI only if that
 // fails or it has not ended InterruptGrace later; a protocol that cannot
 // interrupt is killed at once.
+//
+// A CLI started for a turn that may write refuses a read-only one
+// (core.Turn.ReadOnly), whose means it was not started with, and stops.
 func (c *Conn) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	defer c.kill()
+	if t.ReadOnly && !c.t.ReadOnly {
+		c.Close()
+		return core.TurnResult{}, ErrNotReadOnly
+	}
 	c.link.begin(t, emit)
 	var stop func()
 	if in, ok := c.proto.(Interrupter); ok {
@@ -201,6 +208,10 @@ func (c *Conn) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (cor
 	stop()
 	return c.cli.finish(ctx, c.t, c.proc, readErr, c.proto, lingering())
 }
+
+// ErrNotReadOnly is Conn.Run's error for a read-only turn given to a CLI
+// started for a turn that may write.
+var ErrNotReadOnly = errors.New("a CLI started for a turn that may write cannot run a read-only one")
 
 // DefaultExitGrace is CLI.ExitGrace when unset: ample for a CLI to save
 // its session and exit, short beside a turn that would otherwise never end.

@@ -207,6 +207,22 @@ func TestOpenThenRun(t *testing.T) {
 	}
 }
 
+// A CLI opened for a turn that may write does not run a read-only one: it
+// is stopped, its message unsent, and the turn refused.
+func TestOpenForAWritingTurnRefusesAReadOnlyOne(t *testing.T) {
+	t.Parallel()
+	cli := fakeCLI(t, "protocol")
+	conn, err := cli.Open(context.Background(), core.Turn{Workdir: t.TempDir()}, nil, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c collect
+	_, err = conn.Run(context.Background(), core.Turn{Prompt: "hi", ReadOnly: true}, c.emit)
+	if !errors.Is(err, cliproc.ErrNotReadOnly) || strings.Contains(c.String(), "you said hi") {
+		t.Errorf("Run = %v with events %q, want ErrNotReadOnly and no message", err, c.String())
+	}
+}
+
 // An opened CLI is Ready only once its protocol says it can take the
 // message (its handshake done), not when it was spawned: what a warm
 // turn waits for before it counts as started.

@@ -151,7 +151,7 @@ func (s *appServer) response(m jsonrpc.Message) {
 		s.link.Done()
 	case m.Answers(idInitialize):
 		_ = s.rpc.Notify("initialized", nil)
-		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": s.cfg.level(s.turn.Mode), "approvalPolicy": s.policy}
+		params := map[string]any{"cwd": s.turn.Workdir, "sandbox": s.cfg.level(s.turn), "approvalPolicy": s.policy}
 		if model := cmp.Or(s.turn.Model, s.cfg.Model); model != "" {
 			params["model"] = model
 		}
@@ -171,7 +171,13 @@ func (s *appServer) response(m jsonrpc.Message) {
 			s.mu.Lock()
 			s.inbox = t.Inbox
 			s.mu.Unlock()
-			_ = s.rpc.Call(idTurn, "turn/start", map[string]any{"threadId": thread, "input": userInput(t)})
+			params := map[string]any{"threadId": thread, "input": userInput(t)}
+			if s.turn.ReadOnly {
+				// The turn's own override too, should the thread have
+				// kept a looser one.
+				params["sandboxPolicy"], params["approvalPolicy"] = map[string]any{"type": "readOnly"}, "never"
+			}
+			_ = s.rpc.Call(idTurn, "turn/start", params)
 		})
 	case m.Answers(idTurn):
 		turn := idOf(m.Result, "turn")

@@ -53,15 +53,20 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}}
 }
 
-// level is the sandbox level of a turn in mode (empty: the configured
-// one). Inside a sandbox of the bot's that its own cannot nest in (every
-// command would fail, ENOSPC), Codex runs without its own: the bot's
-// sandbox bounds what its commands reach instead.
-func (cfg Config) level(mode string) string {
-	if !cfg.Settings.Sandbox.Nests() {
+// level is the sandbox level of turn t: its mode's (empty: the configured
+// one), or read-only for a read-only turn, whatever its mode. Inside a
+// sandbox of the bot's that its own cannot nest in (every command would
+// fail, ENOSPC), Codex runs without its own: the bot's sandbox bounds
+// what its commands reach instead. Not a read-only turn's: its commands
+// fail there, reading ones too, rather than write.
+func (cfg Config) level(t core.Turn) string {
+	switch {
+	case t.ReadOnly:
+		return "read-only"
+	case !cfg.Settings.Sandbox.Nests():
 		return "danger-full-access"
 	}
-	return cmp.Or(mode, cfg.Sandbox)
+	return cmp.Or(t.Mode, cfg.Sandbox)
 }
 
 // state is what Codex keeps of its own, which its sandbox shows it:
@@ -101,9 +106,11 @@ func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) 
 }
 
 // approvalPolicy is the app-server's approvalPolicy for t: the
-// configured one where the chat answers questions, else never.
+// configured one where the chat answers questions, else never. A
+// read-only turn's is never too: on-request or untrusted would let the
+// model ask to run a command outside the sandbox, and the chat approve.
 func (p *Plugin) approvalPolicy(t core.Turn) string {
-	if t.Ask {
+	if t.Ask && !t.ReadOnly {
 		return p.cfg.ApprovalPolicy
 	}
 	return "never"
@@ -119,4 +126,13 @@ func stripNoise(s string) string {
 		s = s[:i]
 	}
 	return noise.ReplaceAllString(s, "")
+}
+
+var _ core.ReadOnlyPlugin = (*Plugin)(nil)
+
+// ReadOnlyMeans says how a read-only turn (core.Turn.ReadOnly) keeps Codex
+// from writing: its read-only sandbox, with an approval policy of never,
+// so that nothing escalates out of it.
+func (p *Plugin) ReadOnlyMeans() (string, bool) {
+	return "Codex's read-only sandbox, approvals never", true
 }

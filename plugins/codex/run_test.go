@@ -52,6 +52,7 @@ func TestPlugin(t *testing.T) {
 			return codex.New(codex.Config{Home: filepath.Join(home, ".codex"), Settings: cliproc.Settings{Bin: bin}}, nil)
 		},
 		Install: "`npm install -g @openai/codex`, or set CODEX_BIN",
+		Writes:  readOnlyWrites,
 	}.Run(t)
 }
 

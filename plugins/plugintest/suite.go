@@ -163,6 +163,9 @@ type Suite struct {
 	// DenialEndsTurn says the agent ends the turn when a tool call is
 	// denied, without asking the model again.
 	DenialEndsTurn bool
+	// Writes are the writes the model attempts in a read-only turn, each
+	// of which the CLI must refuse.
+	Writes []Write
 	// Lacks are the suite's tests (by name, or "StaleWarmTurn": the
 	// warm CLI told stale once Grow grew its session) the plugin cannot
 	// pass, each with why: they are skipped saying so.
@@ -222,6 +225,7 @@ func (s Suite) Run(t *testing.T) {
 		{"RefusesSessionIDs", s.refusesSessionIDs},
 		{"SteersARunningTurn", s.steers},
 		{"Sandboxed", s.sandboxed},
+		{"ReadOnly", s.readOnly},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			s.lacks(t, test.name)
