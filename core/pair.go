@@ -153,7 +153,7 @@ func (r *Router) pairAfterReview(a *attached, m Message, f findings, v verdict) 
 		r.endLoop(a, m, fmt.Sprintf("✅ %s approves %s's change (round %d of %d). Pairing resumes at the next turn that changes files.", reviewer, author, l.round, l.rounds))
 	case l.round >= l.rounds:
 		r.side.stopLoop(m.Key)
-		r.offerFindings(a, m.Target(), f, v, fmt.Sprintf("The %d rounds of pairing are spent.", l.rounds))
+		r.offerFindings(a, m.Target(), f, v, fmt.Sprintf("Pairing stops: %s spent.", plural(l.rounds, "round")))
 	default:
 		r.side.setLoop(m.Key, nil, func(l *pairLoop) { l.fixing = true })
 		r.newCall(r.turnCtx, a, m, newID(), nil).fix(f, r.roundOf(m.Key))

@@ -22,8 +22,10 @@ type remotePlugin struct {
 	name   string
 	m      core.Message
 	admin  bool
-	// modes are the plugin's own modes there, as the runner announced.
-	modes []core.Mode
+	// modes are the plugin's own modes there, as the runner announced;
+	// readOnly its read-only means there, empty for none.
+	modes    []core.Mode
+	readOnly string
 	// rec, for a turn an earlier gateway left unfinished, is that turn:
 	// Run follows it on.
 	rec *turnRecord
@@ -35,6 +37,11 @@ func (p *remotePlugin) Name() string { return p.name + " on " + p.runner }
 // Modes are the plugin's own modes on the runner (core.ModeProvider),
 // which /mode offers and the runner checks again.
 func (p *remotePlugin) Modes() []core.Mode { return p.modes }
+
+// ReadOnlyMeans is the plugin's read-only means on the runner, as it
+// announced them (core.ReadOnlyPlugin); its plugin there refuses a
+// read-only turn it cannot keep from writing all the same.
+func (p *remotePlugin) ReadOnlyMeans() (string, bool) { return p.readOnly, p.readOnly != "" }
 
 // Conversations lists the CLI's history on the runner.
 func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {

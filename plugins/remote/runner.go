@@ -197,6 +197,11 @@ func (r *Runner) announce() {
 	for _, id := range r.cfg.Plugins.IDs() {
 		p, _ := r.cfg.Plugins.Get(id)
 		info := PluginInfo{ID: p.ID(), Name: p.Name()}
+		if rp, ok := p.(core.ReadOnlyPlugin); ok {
+			if means, ok := rp.ReadOnlyMeans(); ok {
+				info.ReadOnly = means
+			}
+		}
 		if mp, ok := p.(core.ModeProvider); ok {
 			for _, md := range mp.Modes() {
 				info.Modes = append(info.Modes, wireMode{Name: md.Name, Help: md.Help, Bypass: md.Bypass})

@@ -77,6 +77,9 @@ type PluginInfo struct {
 	ID    string     `json:"id"`
 	Name  string     `json:"name"`
 	Modes []wireMode `json:"modes,omitempty"`
+	// ReadOnly is how the plugin keeps a read-only turn from writing
+	// there (core.ReadOnlyPlugin), empty when it cannot.
+	ReadOnly string `json:"read_only,omitempty"`
 }
 
 // wireMode is a core.Mode.
