@@ -166,3 +166,56 @@ func TestReviewClaudeAfterCodexWrote(t *testing.T) {
 		}
 	}
 }
+
+// On Telegram the findings come with their buttons: Fix with Claude Code
+// sends them to Claude as its next turn.
+func TestReviewButtonsOnTelegram(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, claudeWrites("two"), text("Wrote two."), text("Fixed it."))
+	commitA(t, f.workdir, "one\n")
+	cfg := f.config("--allowedTools", "Bash")
+	otherCLIs[0].setup(t, f, &cfg, text("Say three.\nVERDICT: CHANGES"))
+	c := runChat(t, cfg, openTelegram(t, &cfg))
+	c.start("claude")
+	c.say("write two in a.txt")
+	c.expect(`Wrote two\.`)
+	c.say("/review codex")
+	c.expect(`Codex asks for changes\.`)
+	c.press(owner, "Fix with Claude Code")
+	c.expect(`fixing Codex.s findings`, `Fixed it\.`)
+	if reqs := f.model.Requests(); !strings.Contains(reqs[len(reqs)-1].LastUserText(), "Say three.") {
+		t.Errorf("Claude's fix turn lacks the findings: %q", reqs[len(reqs)-1].LastUserText())
+	}
+}
+
+// On a runner both agents run there: /ask codex in a Claude conversation
+// on box2 runs the runner's Codex, read-only, in the runner's workdir.
+func TestAskCodexOnARunner(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, text("Hello from box2."))
+	url := startNATS(t)
+	rcfg := f.config()
+	codex := otherCLIs[0].setup(t, f, &rcfg, codexPatch("asked.txt"), text("Codex on box2."))
+	startRunnerBot(t, url, rcfg)
+	c := f.start(gatewayConfig(url, t.TempDir()))
+	for {
+		c.say("/runners")
+		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online)") {
+			break
+		}
+	}
+	c.say("/claude start box2:"+f.workdir, "say hello")
+	c.expect(`started in box2:`)
+	c.expect(`Hello from box2\.`)
+	c.say("/ask codex what is here?")
+	c.expect(`🤝 Codex on box2 \(asked\):`, `Codex on box2\.`)
+	c.say("/status")
+	c.expect(`Helpers: Codex (on box2 )?\(session [0-9a-f]{8}\)`)
+	c.close()
+	if reqs := codex.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0].Text(), "what is here?") {
+		t.Error("the runner's Codex did not get the question")
+	}
+	if _, err := os.Stat(filepath.Join(f.workdir, "asked.txt")); !os.IsNotExist(err) {
+		t.Errorf("the read-only /ask on the runner wrote asked.txt (%v)", err)
+	}
+}
