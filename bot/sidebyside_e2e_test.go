@@ -219,3 +219,34 @@ func TestAskCodexOnARunner(t *testing.T) {
 		t.Errorf("the read-only /ask on the runner wrote asked.txt (%v)", err)
 	}
 }
+
+// /stop in the middle of a pair loop stops Codex's running review, and
+// the loop with it: no process is left, nothing follows.
+func TestStopInThePairLoop(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	defer close(hold)
+	f := newFixture(t, claudeWrites("two"), text("Wrote two."))
+	commitA(t, f.workdir, "one\n")
+	cfg := f.config("--allowedTools", "Bash")
+	cfg.ReviewPlugin = "codex"
+	codex := otherCLIs[0].setup(t, f, &cfg, plugintest.Reply{Text: []string{"never"}, Hold: hold})
+	c := f.startTyped(cfg)
+	c.say("/claude start", "write two in a.txt")
+	c.expect(`started`)
+	c.expect(`Wrote two\.`)
+	<-codex.Arrived() // Codex reviews, waiting on its model
+	c.say("/stop")
+	both := c.expect() + c.expect()
+	for _, want := range []string{"Stopping the pair loop and its running turn.", "🔎 Codex (reviewing Claude Code's work, round 1 of 2):", "Stopped."} {
+		if !strings.Contains(both, want) {
+			t.Errorf("the bot wrote %q, want %q in it", both, want)
+		}
+	}
+	if pids := f.alive(); len(pids) != 0 {
+		t.Errorf("processes %v still running after /stop", pids)
+	}
+	c.say("/status")
+	c.expect(`Pairing with Codex: up to 2 rounds`)
+	c.close()
+}
