@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultReviewRounds is how many reviews a pair loop has at most when
@@ -22,6 +23,9 @@ const maxReviewRounds = 10
 // turn is reviewed again, until the reviewer approves or the rounds are
 // spent. A round is one review.
 type pairLoop struct {
+	// started is the conversation's Started: a loop of one it replaced
+	// is over.
+	started  time.Time
 	reviewer string
 	rounds   int
 	round    int
@@ -112,7 +116,12 @@ func (r *Router) pairAfterAuthor(a *attached, t *turnRun) {
 		return
 	}
 	step := t.qm.side != nil && t.qm.side.pair
-	if _, running := r.side.loop(m.Key); running != step {
+	l, running := r.side.loop(m.Key)
+	if running && !l.started.Equal(conv.Started) {
+		r.side.stopLoop(m.Key)
+		running = false
+	}
+	if running != step {
 		// A step of a loop /stop ended, or a person's turn in the middle
 		// of a loop, whose changes the loop's next review sees.
 		return
@@ -126,7 +135,7 @@ func (r *Router) pairAfterAuthor(a *attached, t *turnRun) {
 		}
 		return
 	}
-	fresh := &pairLoop{reviewer: p.ID(), rounds: rounds}
+	fresh := &pairLoop{started: conv.Started, reviewer: p.ID(), rounds: rounds}
 	r.side.setLoop(m.Key, fresh, func(l *pairLoop) { l.round++; l.fixing = false })
 	text, err := c.review(p, true)
 	switch {
@@ -153,7 +162,7 @@ func (r *Router) pairAfterReview(a *attached, m Message, f findings, v verdict) 
 		r.endLoop(a, m, fmt.Sprintf("✅ %s approves %s's change (round %d of %d). Pairing resumes at the next turn that changes files.", reviewer, author, l.round, l.rounds))
 	case l.round >= l.rounds:
 		r.side.stopLoop(m.Key)
-		r.offerFindings(a, m.Target(), f, v, fmt.Sprintf("The %d rounds of pairing are spent.", l.rounds))
+		r.offerFindings(a, m.Target(), f, v, fmt.Sprintf("Pairing stops: %s spent.", plural(l.rounds, "round")))
 	default:
 		r.side.setLoop(m.Key, nil, func(l *pairLoop) { l.fixing = true })
 		r.newCall(r.turnCtx, a, m, newID(), nil).fix(f, r.roundOf(m.Key))
