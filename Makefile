@@ -5,7 +5,7 @@ FUZZTIME ?= 100000x
 # Pinned; run with `go run pkg@version` so the linter's own dependencies stay out of go.mod.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build run test check vet clis fuzz bench bench-warm load load-full stress docker docker-test
+.PHONY: build run test check vet clis fuzz bench bench-warm load load-full stress chaos docker docker-test
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/jakebot ./cmd/jakebot
@@ -86,6 +86,18 @@ load-full:
 ## through the built binary (BenchmarkColdTurn). The real CLIs, fake models.
 bench-warm:
 	$(GO) test -run '^$$' -bench '^Benchmark(TurnStart|ColdTurn)$$' -benchtime 5x -count 1 -timeout 30m ./bot
+
+## chaos: conversations on the Telegram and Slack fakes through jakebot gateway and runner processes over an
+## embedded NATS server, under every fault the bot must survive (bot/chaos, README "Several machines"); it
+## prints the table and fails on a message lost, shown twice or lost without a word. The normal test run takes
+## a short seeded step of it; this is the full run (a few minutes). CHAOS_SEED chooses the faults.
+CHAOS_SEED ?= 1
+CHAOS_CONVERSATIONS ?= 32
+CHAOS_MESSAGES ?= 20
+CHAOS_FAULTS ?= 6
+chaos:
+	$(GO) test -run '^TestChaos$$' -count=1 -v -timeout 30m ./bot/chaos -chaos.seed=$(CHAOS_SEED) \
+	  -chaos.conversations=$(CHAOS_CONVERSATIONS) -chaos.messages=$(CHAOS_MESSAGES) -chaos.faults=$(CHAOS_FAULTS)
 
 ## docker: the images (README "Docker") with the builder this machine has: docker, else podman, else buildah.
 ## docker-test: what CI checks of them (.ci/docker-test: buildah and podman, the base images made if no registry answers).

@@ -61,21 +61,44 @@ func TestGeminiQuotaContinuesWithTheRealGemini(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	cfg := f.config()
-	// Gemini computes the reset from the real time; the router's clock
-	// starts there and is moved past it by hand.
+	// Gemini dates the retry from the real time it is refused at, however
+	// long the CLI took to get there; the router's clock starts at the
+	// real time and is moved past the reset by hand.
 	clock := coretest.NewManualClockAt(time.Now())
+	start := clock.Now()
 	cfg.Clock = clock
 	model := otherCLIs[1].setup(t, f, &cfg,
 		plugintest.Reply{Status: 429, Message: "You exceeded your current quota, please check your plan and billing details. Please retry in 3600s."},
 		plugintest.Reply{Text: []string{"Quota back, done."}})
 	c := runChat(t, cfg, openConsole(t, &cfg))
 	c.start("gemini")
+	before := time.Now()
 	c.say("do the work")
-	c.expect(`🔁 The Gemini CLI quota window is used up; it resets at \d\d:\d\d UTC \(in (59m\d+s|1h0m0s)\): this message will be sent again then, in this conversation \(schedule #1\)`)
+	note := c.expect(`🔁 The Gemini CLI quota window is used up; it resets at \d\d:\d\d UTC \(in \w+\): this message will be sent again then, in this conversation \(schedule #1\)`)
+	after := time.Now()
+	// The refusal came between before and after, the reset an hour (the
+	// 3600s, to the second) after it; the note says how far that is from
+	// the router's clock, which stood between start and now.
+	m := regexp.MustCompile(`resets at (\d\d:\d\d) UTC \(in (\w+)\)`).FindStringSubmatch(note)
+	in, err := time.ParseDuration(m[2])
+	if err != nil {
+		t.Fatalf("the note's wait %q: %v", m[2], err)
+	}
+	earliest, latest := before.Add(time.Hour-time.Second), after.Add(time.Hour)
+	if lo, hi := earliest.Sub(clock.Now())-time.Minute/2, latest.Sub(start)+time.Minute/2; in < lo || in > hi {
+		t.Errorf("the note says the reset is in %v, want it between %v and %v: an hour after the refusal", in, lo, hi)
+	}
+	inRange := false
+	for at := earliest.Truncate(time.Minute); !at.After(latest); at = at.Add(time.Minute) {
+		inRange = inRange || at.UTC().Format("15:04") == m[1]
+	}
+	if !inRange {
+		t.Errorf("the note says the reset is at %s, want it between %s and %s", m[1], earliest.UTC().Format("15:04"), latest.UTC().Format("15:04"))
+	}
 	c.say("/schedules")
 	c.expect(`#1 once, when the Gemini CLI quota window resets, next at .* UTC, by .*: do the work`)
 	c.mark()
-	clock.Advance(time.Hour + time.Minute)
+	clock.Advance(latest.Add(time.Second).Sub(clock.Now()))
 	c.expect(`⏰ Schedule #1 \(once, when the Gemini CLI quota window resets\) sends: do the work`)
 	c.expect(`Quota back, done\.`)
 	if reqs := model.Requests(); len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1].Text(), "do the work") {

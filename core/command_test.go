@@ -35,6 +35,14 @@ func TestParse(t *testing.T) {
 		{"/stop", core.Command{Name: core.CmdStop}, ""},
 		{"/workdir", core.Command{Name: core.CmdWorkdir}, ""},
 		{"/workdir set ../x", core.Command{Name: core.CmdWorkdirSet, Arg: "../x"}, ""},
+		{"/ask codex --write fix it", core.Command{Name: core.CmdAsk, Arg: "codex --write fix it"}, ""},
+		{"/ask", core.Command{}, "usage: /ask <plugin_and_question>"},
+		{"/review", core.Command{Name: core.CmdReview}, ""},
+		{"/review codex", core.Command{Name: core.CmdReview, Arg: "codex"}, ""},
+		{"/review fix 1a2b3c4d", core.Command{Name: core.CmdReviewFix, Arg: "1a2b3c4d"}, ""},
+		{"/review dismiss 1a2b3c4d", core.Command{Name: core.CmdReviewDismiss, Arg: "1a2b3c4d"}, ""},
+		{"/pair", core.Command{Name: core.CmdPair}, ""},
+		{"/pair codex 3", core.Command{Name: core.CmdPair, Arg: "codex 3"}, ""},
 		{"/bogus", core.Command{}, "unknown command /bogus"},
 		{"/gemini start", core.Command{}, "unknown command /gemini"},
 		{"/claude", core.Command{}, "usage: /claude start"},
@@ -150,5 +158,5 @@ func TestRouterRunsAPluginsOwnCommand(t *testing.T) {
 	f.say("alice", "/fake model")
 	f.expect("usage: /fake model <name>")
 	f.say("alice", "/help")
-	f.expect("/fake model <name> — switch the model")
+	f.expectHelp("/fake model <name> — switch the model")
 }

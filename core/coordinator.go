@@ -307,8 +307,12 @@ func (r *Reply) push(version int, closed bool) time.Duration {
 }
 
 // write sends page i, or edits it when it was sent before. An edit the
-// platform refuses for a reason other than rate limiting is retried as a
-// new message, so a reply never stays stuck on an old state.
+// platform refuses for a reason other than rate limiting is tried again
+// (push waits between tries): a platform's 5xx or a request that timed out
+// passes, and a new message would leave the reply's first part shown
+// twice, in the old one and the new. One refused maxFailures-1 times in a
+// row (the message deleted) is sent as a new message, so a reply never
+// stays stuck on an old state.
 func (r *Reply) write(i int, text string, editing bool) error {
 	if editing {
 		err := r.c.platform.Edit(r.ctx, r.pages[i].ref, text)
@@ -317,7 +321,7 @@ func (r *Reply) write(i int, text string, editing bool) error {
 			r.pages[i].text = text
 			return nil
 		}
-		if _, ok := AsRateLimit(err); ok || r.ctx.Err() != nil {
+		if _, ok := AsRateLimit(err); ok || r.ctx.Err() != nil || r.failures < maxFailures-2 {
 			return err
 		}
 		r.c.logger.Warn("edit failed, sending as a new message", "err", err)

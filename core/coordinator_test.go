@@ -224,6 +224,62 @@ func TestCoordinatorWaitsOutRateLimitAndLosesNothing(t *testing.T) {
 	}
 }
 
+// An edit the platform fails once (a 5xx, a timeout) is tried again: sent
+// as a new message at once, the reply's first part stayed in the old one
+// and the chat showed it twice (make chaos found it).
+func TestCoordinatorRetriesAnEditThatFailedOnce(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	rec := platformtest.NewRecorder(clock, core.Limits{EditInterval: time.Second})
+	failed := false
+	rec.Fail = func(c platformtest.Call) error {
+		if c.Op == "edit" && !failed {
+			failed = true
+			return errors.New("503 Service Unavailable")
+		}
+		return nil
+	}
+	coord := core.NewStreamCoordinator(rec, clock, nil)
+	ctx := context.Background()
+	r := coord.NewReply(ctx, target)
+	r.Emit(core.TextEvent("first part, "))
+	<-rec.Written() // sent: what follows is an edit
+	for i := range 50 {
+		r.Emit(core.TextEvent(fmt.Sprintf("%d,", i)))
+	}
+	r.Close(ctx)
+	if !failed {
+		t.Fatal("no edit was made")
+	}
+	if got := rec.Messages(); len(got) != 1 || !strings.HasSuffix(got[0], "49,") {
+		t.Fatalf("messages = %q, want one holding the whole reply", got)
+	}
+}
+
+// An edit that keeps failing (the message was deleted) is sent as a new
+// message, so that the reply never stays stuck on an old state.
+func TestCoordinatorSendsAnewAnEditThatKeepsFailing(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewInstantClock()
+	rec := platformtest.NewRecorder(clock, core.Limits{EditInterval: time.Second})
+	rec.Fail = func(c platformtest.Call) error {
+		if c.Op == "edit" && c.Ref.ID == "1" {
+			return errors.New("400 Bad Request: message to edit not found")
+		}
+		return nil
+	}
+	coord := core.NewStreamCoordinator(rec, clock, nil)
+	ctx := context.Background()
+	r := coord.NewReply(ctx, target)
+	r.Emit(core.TextEvent("first part, "))
+	<-rec.Written()
+	r.Emit(core.TextEvent("second part."))
+	r.Close(ctx)
+	if got := rec.Messages(); len(got) != 2 || got[1] != "first part, second part." {
+		t.Fatalf("messages = %q, want the whole reply in a new one", got)
+	}
+}
+
 func TestCoordinatorSplitsLongOutputWithBalancedFences(t *testing.T) {
 	t.Parallel()
 	clock := coretest.NewInstantClock()

@@ -48,6 +48,12 @@ func (sch *scheduler) continueAfterLimit(ctx context.Context, t *turnRun, res Tu
 	if ctx.Err() != nil || (err == nil && !res.IsError) {
 		return nil
 	}
+	if t.qm.side != nil {
+		// A turn of agents side by side is the bot's, not the person's
+		// message: it is not sent again as theirs. The limit's note says
+		// when the window resets.
+		return nil
+	}
 	t.mu.Lock()
 	w, cut := t.refusedBy, t.cut
 	t.mu.Unlock()

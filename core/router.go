@@ -64,6 +64,8 @@ type Router struct {
 	sched     *scheduler
 	reactions reactions
 	files     files
+	// side is what agents side by side remember (core/sidebyside.go).
+	side *sideBySide
 }
 
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
@@ -95,6 +97,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		deliverCtx: context.WithoutCancel(ctx),
 		platforms:  platformSet{byName: make(map[string]*attached)},
 		turns:      newConversationTurns(cfg.QueueLimit),
+		side:       newSideBySide(),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
 	r.questions.r = r

@@ -115,14 +115,20 @@ func (c *client) send(ctx context.Context, method, path, contentType string, bod
 // open makes one request, once the gate lets it, and returns the
 // response whatever its status. A call the gate holds back is a
 // *core.RateLimitError.
+//
+// A caller that gives up (a typing indicator stopped mid-call) gets
+// ctx's error at once, but the request goes on to its answer, bounded by
+// the client's Timeout: the server may have counted the call, or may yet
+// count it when the request is still on its way, and only the answer
+// tells the gate which. Dropping the call at once would leave the gate
+// one call short of the server's count, and the next call could meet a
+// 429.
 func (c *client) open(ctx context.Context, method, path, contentType string, body io.Reader) (*http.Response, error) {
-	done, wait := c.gate.acquire()
-	if wait > 0 {
-		return nil, &core.RateLimitError{RetryAfter: wait, Err: errHeldBack}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+"/api/v4"+path, body)
+	req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), method, c.base+"/api/v4"+path, body)
 	if err != nil {
-		done(nil)
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
@@ -132,9 +138,32 @@ func (c *client) open(ctx context.Context, method, path, contentType string, bod
 	// Mattermost checks this header to tell a script from a browser's
 	// request without its CSRF token.
 	req.Header.Set("X-Requested-With", "XMLHttpRequest")
-	resp, err := c.http.Do(req)
-	done(resp)
-	return resp, err
+	done, wait := c.gate.acquire()
+	if wait > 0 {
+		return nil, &core.RateLimitError{RetryAfter: wait, Err: errHeldBack}
+	}
+	type answer struct {
+		resp *http.Response
+		err  error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := c.http.Do(req)
+		done(resp)
+		answered <- answer{resp, err}
+	}()
+	select {
+	case a := <-answered:
+		return a.resp, a.err
+	case <-ctx.Done():
+		go func() {
+			if a := <-answered; a.resp != nil {
+				_, _ = io.Copy(io.Discard, io.LimitReader(a.resp.Body, 1<<20))
+				a.resp.Body.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // failure reads a failed call's answer: a 429 is a *core.RateLimitError
@@ -207,7 +236,7 @@ const lowWater = 2
 
 // acquire takes a call: it returns how long to wait instead when the
 // server would refuse it now, else the func to call with the call's
-// answer (nil when it failed to arrive). While few calls are left and
+// answer (nil when it failed to arrive, and the call counts as spent). While few calls are left and
 // some are under way, it waits for their answers.
 func (g *gate) acquire() (done func(*http.Response), wait time.Duration) {
 	g.mu.Lock()
@@ -235,8 +264,13 @@ func (g *gate) acquire() (done func(*http.Response), wait time.Duration) {
 
 // available is how many more calls the bucket allows now.
 func (g *gate) available(now time.Time) int {
-	refilled := g.remaining + int(now.Sub(g.seen)/g.every)
-	return min(refilled, g.limit) - g.inflight
+	return min(g.refilled(now), g.limit) - g.inflight
+}
+
+// refilled is the calls left at seen plus those refilled since, without
+// the limit.
+func (g *gate) refilled(now time.Time) int {
+	return g.remaining + int(now.Sub(g.seen)/g.every)
 }
 
 // blocked returns how long a call would have to wait now.
@@ -260,6 +294,7 @@ func (g *gate) release(resp *http.Response) {
 	defer g.answered.Broadcast()
 	g.inflight--
 	if resp == nil {
+		g.spend()
 		return
 	}
 	h := resp.Header
@@ -296,9 +331,29 @@ func (g *gate) release(resp *http.Response) {
 	// server earlier counts fewer calls spent, so the bucket keeps the
 	// fewest calls either says are left.
 	if g.known {
-		remaining = min(remaining, g.remaining+int(now.Sub(g.seen)/g.every))
+		remaining = min(remaining, g.refilled(now))
 	}
 	g.known, g.remaining, g.limit, g.every, g.seen = true, remaining, limit, every, now
+}
+
+// spend counts a call that got no answer (the connection broke, the
+// client's Timeout passed) as spent: it may have reached the server,
+// which counted it, and with no answer to say so the next call would
+// take the call it spent and could meet a 429. g.mu is held.
+func (g *gate) spend() {
+	if !g.known {
+		return
+	}
+	now := g.clock.Now()
+	k := int(now.Sub(g.seen) / g.every)
+	if g.remaining+k >= g.limit {
+		// The bucket was full: its refill starts now.
+		g.remaining, g.seen = g.limit-1, now
+		return
+	}
+	// The refill keeps its phase.
+	g.remaining = max(g.remaining+k-1, 0)
+	g.seen = g.seen.Add(time.Duration(k) * g.every)
 }
 
 // wait blocks until calls may be made, or ctx ends: for writes that have

@@ -150,10 +150,17 @@ func (h *harness) until(what string, cond func() bool) {
 }
 
 // drive is until, but moves the clock only for waits shorter than below
-// (0: every wait), and returns the others, which stay pending.
+// (0: every wait), and returns the others, which stay pending. The clock
+// moves to the earliest wait, never by the sum of everyone's waits: the
+// router, the adapter's gate and the fake's rate limit share it, and the
+// spacing of their calls is what each waited for.
 func (h *harness) drive(what string, below time.Duration, cond func() bool) (pending []time.Duration) {
 	h.t.Helper()
 	timeout := time.After(guard)
+	within := time.Duration(-1) // every wait
+	if below > 0 {
+		within = below - 1
+	}
 	for {
 		changed := h.fake.Changed()
 		if cond() {
@@ -166,7 +173,7 @@ func (h *harness) drive(what string, below time.Duration, cond func() bool) (pen
 		select {
 		case d := <-waiting:
 			if below == 0 || d < below {
-				h.clock.Advance(d)
+				h.clock.AdvanceWithin(within)
 			} else {
 				pending = append(pending, d)
 			}

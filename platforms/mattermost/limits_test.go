@@ -1,6 +1,7 @@
 package mattermost_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,55 @@ func TestRemainingZeroHoldsBeforeA429(t *testing.T) {
 			for _, c := range calls[max(i-8, 0) : i+1] {
 				t.Logf("  %v %s %s → %d remaining %d", c.At.Format("05.000"), c.Method, c.Path, c.Status, c.Remaining)
 			}
+		}
+	}
+}
+
+// A call whose caller gives up before its answer comes (a typing
+// indicator stopped while the server was answering it) was counted by the
+// server all the same: it keeps its place until its answer comes, so when
+// it took the last call of the bucket the next write waits for the refill
+// instead of running into a 429.
+func TestACallGivenUpCountsUntilItsAnswer(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{before: func(f *mattermosttest.Server) { f.SetRateLimit(1, 6) }})
+	to := core.Target{Platform: "mattermost", Channel: h.fake.Channel}
+	// The clock stands still: the bucket only empties.
+	for {
+		calls := h.fake.Calls()
+		if last := calls[len(calls)-1]; last.Remaining <= 1 {
+			if last.Remaining != 1 {
+				t.Fatalf("the bucket went from %d to 0 at once; calls:\n%v", last.Remaining, calls)
+			}
+			break
+		}
+		if _, err := h.adapter.Send(t.Context(), to, "filler"); err != nil {
+			t.Fatalf("Send = %v with calls left", err)
+		}
+	}
+	release := h.fake.Hold("POST")
+	defer release()
+	ctx, cancel := context.WithCancel(t.Context())
+	typed := make(chan error, 1)
+	go func() { typed <- h.adapter.Typing(ctx, to) }()
+	h.fake.WaitFor(t, "the typing call", func() bool {
+		calls := h.fake.Calls()
+		return strings.HasSuffix(calls[len(calls)-1].Path, "/typing")
+	})
+	cancel()
+	<-typed
+	sent := make(chan error, 1)
+	go func() {
+		_, err := h.adapter.Send(t.Context(), to, "one too many")
+		sent <- err
+	}()
+	release()
+	if _, limited := core.AsRateLimit(<-sent); !limited {
+		t.Errorf("Send went through: the typing call spent the last call")
+	}
+	for _, c := range h.fake.Calls() {
+		if c.Status == 429 {
+			t.Errorf("%s %s was refused with 429: the call given up was not counted", c.Method, c.Path)
 		}
 	}
 }

@@ -376,6 +376,31 @@ func TestReconnectsAndAnswersPings(t *testing.T) {
 	h.fake.Ping(t)
 }
 
+// A message posted just as the socket drops is answered once: Slack (and
+// its fake, RedeliverUnacked) sends an envelope never acknowledged again on
+// the next connection, and the adapter drops the copy of one it handled.
+func TestAMessageSentAsTheSocketDropsIsAnsweredOnce(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{before: func(f *slacktest.Server) { f.RedeliverUnacked(true) }})
+	thread := h.startThread(alice, general)
+	for i := range 5 {
+		text := fmt.Sprintf("as it drops %d", i)
+		h.fake.Post(t, alice, general, thread, text)
+		h.fake.Drop(t)
+		h.waitReply(general, thread, "echo: "+text)
+		h.fake.Ping(t) // the redelivered copy, if any, was read before
+		n := 0
+		for _, m := range h.fake.Replies(general, thread) {
+			if strings.Contains(m.Text, "echo: "+text) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q answered %d times, want once", text, n)
+		}
+	}
+}
+
 func TestRunFailsOnRefusedTokens(t *testing.T) {
 	t.Parallel()
 	fake := slacktest.New(t)

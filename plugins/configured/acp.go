@@ -42,7 +42,8 @@ func (p *Plugin) replayProtocol(link *cliproc.Link) cliproc.Protocol {
 // protocol is turn t's conversation with the agent.
 func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
-		c := acp.New(t, acp.Options{Name: p.spec.Name, Model: t.Model, Mode: agentMode(t.Mode), SetModel: t.Model, ToolOutput: true,
+		readOnly, _ := p.readOnlyMode()
+		c := acp.New(t, acp.Options{Name: p.spec.Name, Model: t.Model, Mode: agentMode(t.Mode), ReadOnlyMode: readOnly, SetModel: t.Model, ToolOutput: true,
 			Announced: p.announced, Commands: func(cmds []acp.Command) { p.announcedCommands(t.Workdir, cmds) }}, link)
 		c.Start()
 		return c
@@ -104,7 +105,7 @@ func (p *Plugin) Modes() []core.Mode {
 // Warm starts the agent of t's conversation's next turn, initialized and
 // waiting for the message (core.Warmer); only mode acp can wait.
 func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	if p.spec.Mode != ModeACP {
+	if _, ok := p.readOnlyMode(); p.spec.Mode != ModeACP || t.ReadOnly && !ok {
 		return nil, core.ErrNoWarm
 	}
 	return p.cli.Open(life, t, p.spec.Argv(t), p.protocol(t))

@@ -142,7 +142,7 @@ func (l *loader) fields(n *yaml.Node, what string, allowed ...string) func(func(
 var idRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
 var entryKeys = []string{"id", "name", "bin", "args", "mode", "jsonl", "resume", "env", "state",
-	"terminal", "format", "grace", "version_args", "safe_modes"}
+	"terminal", "format", "grace", "version_args", "safe_modes", "read_only_mode"}
 
 func (l *loader) entry(n *yaml.Node) (Spec, bool) {
 	before := len(l.errs)
@@ -171,7 +171,7 @@ func (l *loader) entry(n *yaml.Node) (Spec, bool) {
 
 // entryNodes are the nodes of an entry's keys that are read once the
 // others are known.
-type entryNodes struct{ args, mode, jsonl, resume, term, id, bin, safe *yaml.Node }
+type entryNodes struct{ args, mode, jsonl, resume, term, id, bin, safe, readOnly *yaml.Node }
 
 // entryFields reads an entry's keys into s, keeping the nodes of those
 // that depend on others.
@@ -213,6 +213,8 @@ func (l *loader) entryFields(n *yaml.Node, s *Spec) entryNodes {
 			s.VersionArgs = l.strs(v, key)
 		case "safe_modes":
 			nodes.safe, s.SafeModes = v, l.strs(v, key)
+		case "read_only_mode":
+			nodes.readOnly, s.ReadOnlyMode = v, l.str(v, key)
 		}
 	}
 	return nodes
@@ -249,6 +251,9 @@ func (l *loader) checkMode(n *yaml.Node, nodes entryNodes, s *Spec) {
 	}
 	if nodes.safe != nil && s.Mode != ModeACP {
 		l.errorf(nodes.safe, "`safe_modes:` is for mode acp")
+	}
+	if nodes.readOnly != nil && s.Mode != ModeACP {
+		l.errorf(nodes.readOnly, "`read_only_mode:` is for mode acp: no other mode can keep an agent from writing")
 	}
 	if nodes.term != nil {
 		if s.Mode != ModePTY {

@@ -35,7 +35,7 @@ func TestLoadExample(t *testing.T) {
 	for _, s := range specs {
 		got = append(got, s.ID+" "+string(s.Mode)+" "+s.Source)
 	}
-	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen_json jsonl testdata/plugins.yaml:33", "qwen acp testdata/plugins.yaml:51", "opencode_acp acp testdata/plugins.yaml:64"}
+	want := []string{"aider pty testdata/plugins.yaml:10", "opencode jsonl testdata/plugins.yaml:19", "qwen_json jsonl testdata/plugins.yaml:33", "qwen acp testdata/plugins.yaml:51", "opencode_acp acp testdata/plugins.yaml:67"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("example plugins (-want +got):\n%s", diff)
 	}
@@ -63,6 +63,9 @@ func TestLoadExample(t *testing.T) {
 	}
 	if !cmp.Equal(specs[3].SafeModes, []string{"plan"}) || specs[4].SafeModes != nil {
 		t.Errorf("safe modes: qwen %q, opencode %q; want plan and none", specs[3].SafeModes, specs[4].SafeModes)
+	}
+	if specs[3].ReadOnlyMode != "plan" || specs[4].ReadOnlyMode != "" {
+		t.Errorf("read-only modes: qwen %q, opencode %q; want plan and none", specs[3].ReadOnlyMode, specs[4].ReadOnlyMode)
 	}
 	if specs[0].KeepsSessions() || !specs[1].KeepsSessions() || !specs[3].KeepsSessions() {
 		t.Errorf("KeepsSessions: aider %v, opencode %v; want false, true", specs[0].KeepsSessions(), specs[1].KeepsSessions())
@@ -121,6 +124,8 @@ func TestLoadRejectsBadConfiguration(t *testing.T) {
 			[]string{`:7: jsonl.text "a..b": want a dotted path`}},
 		{"unknown key", entry + "    args: ['{message}']\n    shell: true\n", []string{`:6: plugin entry: unknown key "shell"`}},
 		{"safe modes outside acp mode", entry + "    args: ['{message}']\n    safe_modes: [plan]\n", []string{":6: `safe_modes:` is for mode acp"}},
+		{"read-only mode outside acp mode", entry + "    args: ['{message}']\n    read_only_mode: plan\n",
+			[]string{":6: `read_only_mode:` is for mode acp: no other mode can keep an agent from writing"}},
 		{"terminal outside pty mode", entry + "    args: ['{message}']\n    terminal: {cols: 80}\n", []string{":6: `terminal:` is for mode pty"}},
 		{"not yaml", "plugins: [\n", []string{`:1: did not find expected node content`}},
 		{"no plugins list", "plugin:\n  - id: x\n", []string{`:1: the top level: unknown key "plugin"`, `:1: want a top-level`}},

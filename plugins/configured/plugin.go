@@ -95,8 +95,12 @@ func (p *Plugin) CheckSessionID(id string) error {
 	return nil
 }
 
-// Run runs one turn of the CLI.
+// Run runs one turn of the CLI; a read-only one (core.Turn.ReadOnly) only
+// where the agent has a read-only mode, else it returns core.ErrNoReadOnly.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if _, ok := p.readOnlyMode(); t.ReadOnly && !ok {
+		return core.TurnResult{}, core.ErrNoReadOnly
+	}
 	if p.spec.Mode == ModeACP {
 		return p.cli.Converse(ctx, t, p.spec.Argv(t), p.protocol(t), emit)
 	}

@@ -72,6 +72,11 @@ type Spec struct {
 	// (core.Mode.Bypass), since the bot cannot tell which of an agent's
 	// modes run tools with nobody approving them.
 	SafeModes []string
+	// ReadOnlyMode, for mode acp, is the mode the agent announces that
+	// reads but cannot write (read_only_mode), for read-only turns
+	// (core.Turn.ReadOnly); empty means plan, once the agent has
+	// announced a mode of that id.
+	ReadOnlyMode string
 	// Source is where the entry was defined, "file:line".
 	Source string
 }

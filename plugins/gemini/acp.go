@@ -17,6 +17,8 @@ const AskUserTool = "ask_the_user"
 func (p *Plugin) acpArgs(t core.Turn) []string {
 	args := []string{"--acp"}
 	switch {
+	case t.ReadOnly:
+		// Set last (readOnlyArgs).
 	case !t.Ask:
 		// Nobody answers: the configured mode decides alone, and what it
 		// would ask about is denied (see acp.Client), as headless.
@@ -31,7 +33,7 @@ func (p *Plugin) acpArgs(t core.Turn) []string {
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
 		args = append(args, "--model", model)
 	}
-	return append(args, p.cfg.Args...)
+	return p.readOnlyArgs(t, args)
 }
 
 // acp returns the protocol of t's turn through ACP (the shared client),
@@ -48,7 +50,7 @@ func (p *Plugin) acp(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 
 func (p *Plugin) acpOptions(t core.Turn) acp.Options {
 	return acp.Options{
-		Name: p.Name(), Model: cmp.Or(t.Model, p.cfg.Model), ErrorText: apiMessage, SettleReplay: true,
+		Name: p.Name(), Model: cmp.Or(t.Model, p.cfg.Model), ErrorText: apiMessage, SettleReplay: true, ReadOnlyMode: readOnlyMode,
 		// Over ACP Gemini CLI hides every tool named ask_user (it has one
 		// of its own, which a client cannot show), an MCP server's too.
 		ToolNames: map[string]string{core.ToolAskUser: AskUserTool},

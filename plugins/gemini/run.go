@@ -82,14 +82,17 @@ func (p *Plugin) Modes() []core.Mode {
 func (p *Plugin) Args(t core.Turn) []string { return p.args(t, nil) }
 
 func (p *Plugin) args(t core.Turn, staged *stagedImages) []string {
-	args := []string{"--output-format", "stream-json", "--approval-mode", cmp.Or(t.Mode, p.cfg.ApprovalMode)}
+	args := []string{"--output-format", "stream-json"}
+	if !t.ReadOnly {
+		args = append(args, "--approval-mode", cmp.Or(t.Mode, p.cfg.ApprovalMode))
+	}
 	if model := cmp.Or(t.Model, p.cfg.Model); model != "" {
 		args = append(args, "--model", model)
 	}
 	if t.SessionID != "" {
 		args = append(args, "--resume", t.SessionID)
 	}
-	args = append(args, p.cfg.Args...)
+	args = p.readOnlyArgs(t, args)
 	if staged != nil {
 		return append(args, "--include-directories="+staged.dir, "--prompt="+t.Prompt+staged.refs)
 	}

@@ -63,6 +63,7 @@ func TestPlugin(t *testing.T) {
 			return gemini.New(gemini.Config{Home: home, Settings: cliproc.Settings{Bin: bin}}, nil)
 		},
 		Install: "`npm install -g @google/gemini-cli`, or set GEMINI_BIN",
+		Writes:  readOnlyWrites,
 		// ACP in both approval modes: unasked, the bot denies what the
 		// mode would ask about.
 		WarmsUnasked: true,

@@ -77,3 +77,24 @@ func WriteJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// Stall answers nothing for d (or until the client gives up), then closes
+// the connection: a request that timed out, as a client sees one when the
+// platform or the network between is stuck. The fake must not have acted
+// on the request, so that the client may safely send it again.
+func Stall(w http.ResponseWriter, r *http.Request, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
+	// HTTP/2 cannot be hijacked: failing the stream is the nearest.
+	panic(http.ErrAbortHandler)
+}

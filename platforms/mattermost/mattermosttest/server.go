@@ -125,7 +125,8 @@ type Server struct {
 	maxRunes  int
 	limiter   *rate.Limiter
 	burst     int
-	forced    map[string][]int // method → Retry-After seconds of its next 429s
+	forced    map[string][]int           // method → Retry-After seconds of its next 429s
+	held      map[string][]chan struct{} // method → its next calls' answers, held until closed
 	downloads []string
 }
 
@@ -138,6 +139,7 @@ func New(t testing.TB) *Server {
 		posts:    map[string]*Post{},
 		files:    map[string]*File{},
 		forced:   map[string][]int{},
+		held:     map[string][]chan struct{}{},
 		sessions: map[string]*session{},
 		maxRunes: MaxRunes,
 		upgrader: websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
@@ -217,6 +219,17 @@ func (s *Server) RateLimit(method string, retryAfter time.Duration, times int) {
 	for range times {
 		s.forced[method] = append(s.forced[method], int(retryAfter/time.Second))
 	}
+}
+
+// Hold makes the next call of method be counted against the rate limit
+// and recorded as usual, but holds its answer until release is called
+// (or its client hangs up), as an answer slow on its way back is.
+func (s *Server) Hold(method string) (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := make(chan struct{})
+	s.held[method] = append(s.held[method], c)
+	return sync.OnceFunc(func() { close(c) })
 }
 
 // nextID returns a new id of Mattermost's form, 26 letters and digits.
@@ -359,8 +372,12 @@ func (s *Server) api(h func(*http.Request, *Call) (int, any)) http.HandlerFunc {
 		}
 		var status int
 		var out any
+		var held chan struct{}
 		s.update(func() {
 			call.At = s.clock()
+			if q := s.held[r.Method]; len(q) > 0 {
+				held, s.held[r.Method] = q[0], q[1:]
+			}
 			switch {
 			case r.Header.Get("Authorization") != "Bearer "+Token:
 				status, out = appError(http.StatusUnauthorized, "api.context.session_expired.app_error", "Invalid or expired session, please login again.")
@@ -376,6 +393,13 @@ func (s *Server) api(h func(*http.Request, *Call) (int, any)) http.HandlerFunc {
 			}
 			s.calls = append(s.calls, call)
 		})
+		if held != nil {
+			select {
+			case <-held:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if status == http.StatusTooManyRequests {
 			http.Error(w, "limit exceeded", status)
 			return

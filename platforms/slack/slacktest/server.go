@@ -33,8 +33,8 @@ const (
 // are served at private URLs, and files the bot uploads are kept per
 // channel. Tests inject events (slash commands, messages with or without
 // files, mentions), redeliver envelopes, disconnect the socket, and make
-// the next calls fail with msg_too_long or a 429. It is safe for
-// concurrent use.
+// the next calls fail with msg_too_long, a 429, a server error or a
+// timeout. It is safe for concurrent use.
 type Server struct {
 	// URL is the Web API's base URL, for SLACK_API_URL; it ends in "/".
 	URL string
@@ -52,11 +52,15 @@ type Server struct {
 	calls       []Call
 	acks        []string
 	envelopes   map[string]map[string]any
+	sentOrder   []string // envelope ids in the order first sent
+	redeliver   bool
 	messages    map[string]*Message // by channel/ts
 	order       []string            // keys of messages in posting order
 	ephemeral   []Message
 	maxText     int
 	limited     map[string][]int // method → Retry-After seconds of the next 429s
+	failing     map[string][]int // method → HTTP status of the next server errors
+	stalls      map[string][]time.Duration
 	// Files: shared by users (by id), uploaded by the bot (pending until
 	// completed), and every download.
 	sharedFiles    map[string]File
@@ -106,6 +110,8 @@ func New(t testing.TB) *Server {
 		envelopes:      make(map[string]map[string]any),
 		messages:       make(map[string]*Message),
 		limited:        make(map[string][]int),
+		failing:        make(map[string][]int),
+		stalls:         make(map[string][]time.Duration),
 		sharedFiles:    make(map[string]File),
 		pendingUploads: make(map[string]File),
 		upgrader:       websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }},
@@ -160,6 +166,33 @@ func (s *Server) RateLimit(method string, retryAfter time.Duration, times int) {
 	for range times {
 		s.limited[method] = append(s.limited[method], int(retryAfter/time.Second))
 	}
+}
+
+// FailNext makes the next call of method answer HTTP status (a 5xx: the
+// platform failing) without acting on it.
+func (s *Server) FailNext(method string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failing[method] = append(s.failing[method], status)
+}
+
+// StallNext makes the next call of method time out: the fake holds it for
+// d without acting on it, then closes the connection.
+func (s *Server) StallNext(method string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stalls[method] = append(s.stalls[method], d)
+}
+
+// RedeliverUnacked makes each new Socket Mode connection receive again,
+// with the next retry_attempt, every envelope the bot has not
+// acknowledged, as Slack retries an event whose acknowledgement never
+// came (up to 3 times): an event sent on a connection that died is not
+// lost.
+func (s *Server) RedeliverUnacked(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.redeliver = on
 }
 
 // EchoBotMessages makes the fake send a message event for every message
@@ -336,10 +369,16 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	var resp map[string]any
 	var hooks []func(Message)
 	var posted Message
-	retry := -1
+	retry, status, stall := -1, 0, time.Duration(-1)
 	s.update(func() {
 		call.At = s.clock()
-		if q := s.limited[method]; len(q) > 0 {
+		if q := s.stalls[method]; len(q) > 0 {
+			stall, s.stalls[method] = q[0], q[1:]
+			call.Error = "stalled"
+		} else if q := s.failing[method]; len(q) > 0 {
+			status, s.failing[method] = q[0], q[1:]
+			call.Error = http.StatusText(status)
+		} else if q := s.limited[method]; len(q) > 0 {
 			retry, s.limited[method] = q[0], q[1:]
 			call.Error = "ratelimited"
 		} else if resp = s.filesMethod(method, f); resp == nil {
@@ -352,6 +391,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	})
 	for _, f := range hooks {
 		f(posted)
+	}
+	switch {
+	case stall >= 0:
+		fakeserver.Stall(w, r, stall)
+		return
+	case status != 0:
+		http.Error(w, http.StatusText(status), status)
+		return
 	}
 	if retry >= 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))

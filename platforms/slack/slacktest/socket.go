@@ -49,7 +49,16 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = ws.WriteControl(websocket.PingMessage, []byte("hello"), time.Now().Add(time.Second))
-	s.update(func() { s.conn = c })
+	var lost error
+	s.update(func() {
+		s.conn = c
+		if s.redeliver {
+			lost = s.redeliverLocked()
+		}
+	})
+	if lost != nil {
+		return
+	}
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -160,9 +169,34 @@ func (s *Server) send(t testing.TB, env map[string]any) string {
 	return env["envelope_id"].(string)
 }
 
+// redeliverLocked sends the envelopes not acknowledged again, each at
+// most 3 times; s.mu is held.
+func (s *Server) redeliverLocked() error {
+	acked := make(map[string]bool, len(s.acks))
+	for _, a := range s.acks {
+		acked[a] = true
+	}
+	for _, id := range s.sentOrder {
+		env := s.envelopes[id]
+		attempt, _ := env["retry_attempt"].(int)
+		if acked[id] || attempt >= 3 {
+			continue
+		}
+		env = maps.Clone(env)
+		env["retry_attempt"], env["retry_reason"] = attempt+1, "timeout"
+		if err := s.sendLocked(env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sendLocked writes env; s.mu is held.
 func (s *Server) sendLocked(env map[string]any) error {
 	id := env["envelope_id"].(string)
+	if _, ok := s.envelopes[id]; !ok {
+		s.sentOrder = append(s.sentOrder, id)
+	}
 	s.envelopes[id] = env
 	if s.conn == nil {
 		return fmt.Errorf("no connection for envelope %s", id)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
 // This file holds the fake's Bot API methods.
@@ -42,6 +44,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var f *Failure
 	if m[1] != Token {
 		f = failure(401, "Unauthorized")
+	} else if d, ok := s.takeStall(m[2]); ok {
+		call.Error = "stalled"
+		s.record(call)
+		fakeserver.Stall(w, r, d)
+		return
 	} else if m[2] == "getUpdates" {
 		s.record(call)
 		s.getUpdates(w, r)

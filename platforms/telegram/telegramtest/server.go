@@ -104,6 +104,7 @@ type Server struct {
 	said       map[int64][]int // the messages users wrote, per chat
 	callbacks  map[string]bool // id -> answered
 	failures   map[string][]Failure
+	stalls     map[string][]time.Duration
 	floodUntil map[string]time.Time
 	reactions  map[[2]int64]string // chat and message: the bot's emoji
 	violations []Call
@@ -133,6 +134,7 @@ func New(t testing.TB) *Server {
 		said:       make(map[int64][]int),
 		callbacks:  make(map[string]bool),
 		failures:   make(map[string][]Failure),
+		stalls:     make(map[string][]time.Duration),
 		floodUntil: make(map[string]time.Time),
 		files:      make(map[string]*File),
 	}
@@ -229,6 +231,27 @@ func (s *Server) FailNext(method string, f Failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failures[method] = append(s.failures[method], f)
+}
+
+// StallNext makes the next call of method time out: the fake holds it
+// for d without acting on it, then closes the connection. The call is
+// recorded with the error "stalled".
+func (s *Server) StallNext(method string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stalls[method] = append(s.stalls[method], d)
+}
+
+// takeStall returns how long to stall a call of method, if it must be.
+func (s *Server) takeStall(method string) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.stalls[method]
+	if len(q) == 0 {
+		return 0, false
+	}
+	s.stalls[method] = q[1:]
+	return q[0], true
 }
 
 // RateLimitNext makes the next call of method a 429 with retry_after.

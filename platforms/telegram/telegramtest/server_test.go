@@ -2,6 +2,7 @@ package telegramtest
 
 import (
 	"testing"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
@@ -117,5 +118,31 @@ func TestReplies(t *testing.T) {
 		if ms := s.Messages(u.ID); tt.ok && (got != tt.want || ms[len(ms)-1].ReplyTo != tt.want) {
 			t.Errorf("reply to %d (allow %v) replies to %d (kept %d), want %d", tt.to, tt.allow, got, ms[len(ms)-1].ReplyTo, tt.want)
 		}
+	}
+}
+
+// A stalled call times out for the real client, the fake does not act on
+// it, and the next call goes through.
+func TestStallNext(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(Token, s.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := User{ID: 7, FirstName: "U"}
+	s.UserSays(u.Private(), u, 0, "hi")
+	s.StallNext("sendMessage", 50*time.Millisecond)
+	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "stalled")); err == nil {
+		t.Fatal("a stalled sendMessage succeeded")
+	}
+	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "sent")); err != nil {
+		t.Fatalf("the next sendMessage: %v", err)
+	}
+	if ms := s.Messages(u.ID); len(ms) != 1 || ms[0].Text != "sent" {
+		t.Errorf("messages = %+v, want only the second", ms)
+	}
+	if calls := s.Calls("sendMessage"); len(calls) != 2 || calls[0].Error != "stalled" {
+		t.Errorf("calls = %+v, want the stalled one recorded", calls)
 	}
 }

@@ -79,6 +79,11 @@ type Options struct {
 	// ToolNames are other names for the bot's tools (core.ToolNamesHeader),
 	// for an agent that hides a tool of one of their names.
 	ToolNames map[string]string
+	// ReadOnlyMode is the id of the agent's mode that reads but cannot
+	// write, which a read-only turn (core.Turn.ReadOnly) is set to in
+	// place of Mode. A read-only turn whose agent does not announce it
+	// fails before its prompt is sent; see also request and update.
+	ReadOnlyMode string
 	// Unasked reports whether a tool call (by its id) needs no approval
 	// whatever the mode, for a tool whose only effect is the agent's own
 	// (Gemini CLI's todo list), which the agent nonetheless asks about.
@@ -345,7 +350,15 @@ func (a *Client) started(result json.RawMessage) {
 	if a.opts.Announced != nil && (len(s.Modes) > 0 || len(s.Models) > 0) {
 		a.opts.Announced(s)
 	}
-	if m, ok := s.mode(a.opts.Mode); ok {
+	mode := a.opts.Mode
+	if a.turn.ReadOnly {
+		mode = a.opts.ReadOnlyMode
+		if _, ok := s.mode(mode); !ok {
+			a.noReadOnlyMode(s)
+			return
+		}
+	}
+	if m, ok := s.mode(mode); ok {
 		a.setup = append(a.setup, call{"session/set_mode", map[string]any{"sessionId": id, "modeId": m}})
 	}
 	if m, ok := s.model(a.opts.SetModel); ok {

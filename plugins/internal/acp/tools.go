@@ -68,6 +68,8 @@ func (a *Client) update(params json.RawMessage) {
 			// usage_update
 			Used int `json:"used"`
 			Size int `json:"size"`
+			// current_mode_update
+			CurrentModeID string `json:"currentModeId"`
 		} `json:"update"`
 	}
 	if json.Unmarshal(params, &n) != nil {
@@ -102,6 +104,8 @@ func (a *Client) update(params json.RawMessage) {
 		a.link.Emit(core.BlockEvent(core.PlanBlock(items)))
 	case "usage_update":
 		a.used, a.size = u.Used, u.Size
+	case "current_mode_update":
+		a.modeChanged(u.CurrentModeID)
 	}
 }
 
@@ -324,7 +328,9 @@ func (a *Client) request(m jsonrpc.Message) {
 	case a.ownTool(call, req) || a.opts.Unasked != nil && a.opts.Unasked(call.ID):
 		answer(core.Answer{Decision: core.Allow})
 		return
-	case !a.turn.Ask:
+	case !a.turn.Ask || a.turn.ReadOnly:
+		// A read-only mode asks before what it would not do alone: a
+		// read-only turn refuses it, whatever the chat would answer.
 		answer(core.Answer{Decision: core.Deny})
 		return
 	}

@@ -1,0 +1,218 @@
+package chaos
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
+)
+
+// conv is one conversation of the run: its platform, where its turns run
+// (this machine or a runner), and the messages its user sends.
+type conv struct {
+	id     string // "c3"
+	side   side
+	runner string // "" for the gateway's own machine, else "box1"…
+	// Telegram: the user, whose private chat it is.
+	tgUser telegramtest.User
+	// Slack: the user, the channel, and the thread the start made.
+	slUser, channel, thread string
+
+	msgs []*msg
+}
+
+// msg is one message of the conversation and what became of it.
+type msg struct {
+	script turnScript
+	sent   time.Time // when last sent
+	// before is how many of the bot's messages the conversation had when
+	// it was sent: what comes after, up to the next message's, answers it.
+	before  int
+	settled time.Time // when a reply or a notice was seen, zero if never
+	resent  int       // times sent again after a refusal
+}
+
+// notice is how the bot tells a user that a turn was lost or refused.
+var notice = regexp.MustCompile(`(?i)error|ended without a result|idle timeout|went offline|restarted during|is offline|was lost|not sent`)
+
+// settleLimit bounds the wait for one message's reply or notice; a reply
+// that comes later still counts, when the run judges what was shown.
+const settleLimit = 90 * time.Second
+
+// drive runs the conversation: its start, then each message once the one
+// before is answered or its loss told.
+func (c *conv) drive(tb testing.TB, w *world, progress func()) {
+	where := w.root("gateway")
+	if c.runner != "" {
+		where = c.runner + ":" + w.root(c.runner)
+	}
+	// The gateway may not have heard of the runner yet: start again until
+	// it has.
+	for attempt := 0; ; attempt++ {
+		before := len(c.side.shown(c))
+		c.side.say(tb, c, "/claude start "+where)
+		var got string
+		if !c.await(before, settleLimit, func(s []shown) bool {
+			for _, m := range s[before:] {
+				if strings.Contains(m.text, "started in") || notice.MatchString(m.text) || strings.Contains(m.text, "No runner") {
+					got = m.text
+					return true
+				}
+			}
+			return false
+		}) {
+			tb.Errorf("%s: no answer to /claude start", c.id)
+			return
+		}
+		if strings.Contains(got, "started in") {
+			break
+		}
+		if attempt == 50 {
+			tb.Errorf("%s: /claude start %s: %s", c.id, where, got)
+			return
+		}
+		select {
+		case <-time.After(200 * time.Millisecond): // the runner announces itself
+		case <-c.side.changed():
+		}
+	}
+	for _, m := range c.msgs {
+		m.before = len(c.side.shown(c))
+		for {
+			from := len(c.side.shown(c))
+			m.sent = time.Now()
+			c.side.say(tb, c, m.script.prompt())
+			var refused bool
+			if c.await(from, settleLimit, func(s []shown) bool {
+				ok, r := settledBy(m, s, from)
+				refused = r
+				return ok
+			}) {
+				m.settled = time.Now()
+			}
+			// Refused while its runner was out of reach, the message is
+			// sent again once /runners shows the runner online, as the
+			// notice asks; the refusal stays in the table. /runners shows
+			// a runner online until it has been silent for 15 s, so the
+			// user also waits a while, longer each time.
+			if !refused || m.resent == maxResends {
+				break
+			}
+			time.Sleep(time.Second << m.resent) // a user's patience, not a synchronisation
+			if !c.awaitRunner(tb) {
+				break
+			}
+			m.resent++
+		}
+		progress()
+	}
+}
+
+// maxResends bounds how often a message refused for an offline runner is
+// sent again.
+const maxResends = 4
+
+// refusal is the notice of a message its runner never got: not sent to
+// it, or not started there.
+var refusal = regexp.MustCompile(`is offline .*not sent|before the turn started`)
+
+// awaitRunner asks /runners until the conversation's runner is online.
+func (c *conv) awaitRunner(tb testing.TB) bool {
+	online := c.runner + " (online)"
+	deadline := time.Now().Add(2 * settleLimit)
+	for time.Now().Before(deadline) {
+		from := len(c.side.shown(c))
+		c.side.say(tb, c, "/runners")
+		var got string
+		if !c.await(from, settleLimit, func(s []shown) bool {
+			for _, m := range s[from:] {
+				if strings.Contains(m.text, "Runners") || strings.Contains(m.text, "No runner") {
+					got = m.text
+					return true
+				}
+			}
+			return false
+		}) {
+			return false
+		}
+		if strings.Contains(got, online) {
+			return true
+		}
+		select {
+		case <-time.After(500 * time.Millisecond): // asking again, as a user would
+		case <-c.side.changed():
+		}
+	}
+	return false
+}
+
+// settledBy says whether what the conversation shows answers m, sent
+// when it showed from messages: its reply's end, or a notice after it;
+// and whether that notice refused it for an offline runner.
+func settledBy(m *msg, s []shown, from int) (settled, refused bool) {
+	end := endToken(m.script.id)
+	for i, sh := range s {
+		if strings.Contains(sh.text, end) && strings.Contains(sh.text, "— ") {
+			return true, false
+		}
+		if i >= from && notice.MatchString(sh.text) {
+			return true, refusal.MatchString(sh.text)
+		}
+	}
+	return false, false
+}
+
+// await waits until cond holds for what the conversation shows, re-checked
+// at each change of its platform's fake, for at most limit.
+func (c *conv) await(before int, limit time.Duration, cond func([]shown) bool) bool {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		ch := c.side.changed()
+		if s := c.side.shown(c); len(s) >= before && cond(s) {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+// progress counts settled messages, for the faults' schedule.
+type progress struct {
+	mu      sync.Mutex
+	settled int
+	changed chan struct{}
+}
+
+func newProgress() *progress { return &progress{changed: make(chan struct{})} }
+
+func (p *progress) add() {
+	p.mu.Lock()
+	p.settled++
+	close(p.changed)
+	p.changed = make(chan struct{})
+	p.mu.Unlock()
+}
+
+// waitFor waits until n messages have settled, or done is closed.
+func (p *progress) waitFor(n int, done <-chan struct{}) bool {
+	for {
+		p.mu.Lock()
+		settled, ch := p.settled, p.changed
+		p.mu.Unlock()
+		if settled >= n {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-done:
+			return false
+		}
+	}
+}

@@ -1,0 +1,358 @@
+package chaos
+
+import (
+	"bufio"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// outcome is what became of one message.
+type outcome struct {
+	c        *conv
+	m        *msg
+	complete bool // the whole reply, in order, in one message
+	told     bool // a notice followed it
+	notice   string
+	twice    int // deltas shown more than once
+	// gatewayKilled: a gateway was killed while it ran, so its last second
+	// may be shown again (the documented case).
+	gatewayKilled bool
+}
+
+// report is the run's table.
+type report struct {
+	elapsed  time.Duration
+	outcomes []outcome
+	faults   map[string]int
+	recover  map[string][]time.Duration
+	unknown  []string // notices of a kind the run does not know
+	lostWhy  []string
+}
+
+// judge reads what each conversation shows once everything stopped, and
+// the fakes' logs for when each fault was recovered from.
+func judge(w *world, convs []*conv, done []*injected) *report {
+	r := &report{faults: map[string]int{}, recover: map[string][]time.Duration{}}
+	// A platform fault counts once a call met it, as a CLI's once the CLI
+	// logged it (measure): those are armed ahead of the call they hit.
+	for _, f := range done {
+		if f.platform == "" || f.kind == faultWSDrop {
+			r.faults[f.kind]++
+		}
+	}
+	var kills []*injected
+	for _, f := range done {
+		if f.kind == faultGateway {
+			kills = append(kills, f)
+		}
+	}
+	for _, c := range convs {
+		s := c.side.shown(c)
+		for i, m := range c.msgs {
+			o := outcome{c: c, m: m}
+			end := len(s)
+			if i+1 < len(c.msgs) && c.msgs[i+1].before > 0 {
+				end = c.msgs[i+1].before
+			}
+			var want []string
+			for j := range m.script.k {
+				want = append(want, token(m.script.id, j))
+			}
+			want = append(want, endToken(m.script.id))
+			for _, sh := range s {
+				if inOrder(sh.text, want) {
+					o.complete = true
+				}
+			}
+			for _, tok := range want {
+				n := 0
+				for _, sh := range s {
+					n += strings.Count(sh.text, tok)
+				}
+				if n > 1 {
+					o.twice++
+				}
+			}
+			for j := m.before; j < end && j < len(s); j++ {
+				if notice.MatchString(s[j].text) { // the last: a refused message may be sent again
+					o.told, o.notice = true, s[j].text
+				}
+			}
+			for _, k := range kills {
+				if !k.at.Before(m.sent) && (m.settled.IsZero() || k.at.Before(m.settled)) {
+					o.gatewayKilled = true
+				}
+			}
+			if !o.complete && !o.told {
+				var texts []string
+				for j := m.before; j < end && j < len(s); j++ {
+					texts = append(texts, fmt.Sprintf("%q", s[j].text))
+				}
+				r.lostWhy = append(r.lostWhy, fmt.Sprintf("%s (%s, %s, %s): shown after it: %s", m.script.id, c.side.name(),
+					orLocal(c.runner), m.script.do, strings.Join(texts, ", ")))
+			}
+			r.outcomes = append(r.outcomes, o)
+		}
+	}
+	r.measure(w, convs, done)
+	return r
+}
+
+func orLocal(runner string) string {
+	if runner == "" {
+		return "local"
+	}
+	return runner
+}
+
+// inOrder says whether text holds every token of want, in order.
+func inOrder(text string, want []string) bool {
+	for _, tok := range want {
+		i := strings.Index(text, tok)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(tok):]
+	}
+	return true
+}
+
+// endRE finds a reply's end in a write, and its message's id.
+var endRE = regexp.MustCompile(`\b(c\d+\.m\d+):END`)
+
+// measure finds each fault's time to recover: for a failed platform call,
+// until the next write to the same chat went through; for a crashed or
+// hung CLI, until its user was told; for a killed runner, a restarted
+// NATS server or a killed gateway, until the reply to a message sent after
+// it was shown whole, through that runner (any runner for NATS, any
+// conversation for the gateway); for a dropped websocket, until the bot
+// reconnected.
+func (r *report) measure(w *world, convs []*conv, done []*injected) {
+	sides := map[string]side{"telegram": telegramSide{w.tg}, "slack": slackSide{w.sl}}
+	writes := map[string][]write{}
+	for name, s := range sides {
+		writes[name] = s.writes()
+	}
+	for _, ws := range writes {
+		for i, f := range ws {
+			kind := failedKind(f.error)
+			if kind == "" {
+				continue
+			}
+			r.faults[kind]++
+			for _, next := range ws[i+1:] {
+				if next.key == f.key && next.error == "" {
+					r.recover[kind] = append(r.recover[kind], next.at.Sub(f.at))
+					break
+				}
+			}
+		}
+	}
+	// Which conversation and message each reply belongs to, by its ids.
+	owner := map[string]*conv{}
+	sent := map[string]*msg{}
+	for _, c := range convs {
+		for _, m := range c.msgs {
+			owner[m.script.id], sent[m.script.id] = c, m
+		}
+	}
+	// endAfter is when the first reply to a message sent after at was
+	// shown whole, of a conversation that match accepts.
+	endAfter := func(at time.Time, match func(*conv) bool) (time.Time, bool) {
+		var first time.Time
+		for _, ws := range writes {
+			for _, wr := range ws {
+				if wr.error != "" || !wr.at.After(at) {
+					continue
+				}
+				for _, m := range endRE.FindAllStringSubmatch(wr.text, -1) {
+					if c := owner[m[1]]; c != nil && match(c) && sent[m[1]].sent.After(at) && (first.IsZero() || wr.at.Before(first)) {
+						first = wr.at
+					}
+				}
+			}
+		}
+		return first, !first.IsZero()
+	}
+	for _, f := range done {
+		switch f.kind {
+		case faultWSDrop:
+			r.recover[f.kind] = append(r.recover[f.kind], f.recovered.Sub(f.at))
+		case faultRunner, faultNATS, faultGateway:
+			at, ok := endAfter(f.at, func(c *conv) bool {
+				return f.kind == faultGateway || c.runner != "" && (f.runner == "" || c.runner == f.runner)
+			})
+			if ok {
+				r.recover[f.kind] = append(r.recover[f.kind], at.Sub(f.at))
+			}
+		}
+	}
+	// A crashed or hung CLI logged when; its user is told by a notice.
+	byID := map[string]*conv{}
+	for _, c := range convs {
+		for _, m := range c.msgs {
+			byID[m.script.id] = c
+		}
+	}
+	if file, err := os.Open(filepath.Join(w.logs, "cli-faults")); err == nil {
+		defer file.Close()
+		lines := bufio.NewScanner(file)
+		for lines.Scan() {
+			f := strings.Fields(lines.Text())
+			if len(f) != 3 {
+				continue
+			}
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			at := time.Unix(0, ns)
+			c := byID[f[1]]
+			if c == nil {
+				continue
+			}
+			kind := map[string]string{"crash": faultCLICrash, "hang": faultCLIHang}[f[2]]
+			r.faults[kind]++
+			for _, wr := range writes[c.side.name()] {
+				if wr.error == "" && wr.at.After(at) && wr.key == c.key() && notice.MatchString(wr.text) {
+					r.recover[kind] = append(r.recover[kind], wr.at.Sub(at))
+					break
+				}
+			}
+		}
+	}
+}
+
+// key is the conversation's chat (Telegram) or channel (Slack), as its
+// platform's log names it.
+func (c *conv) key() string {
+	if c.channel != "" {
+		return c.channel
+	}
+	return strconv.FormatInt(c.tgUser.ID, 10)
+}
+
+// failedKind is the fault a write's error comes from, "" if none.
+func failedKind(err string) string {
+	switch {
+	case err == "":
+		return ""
+	case err == "stalled":
+		return faultTimeout
+	case err == "ratelimited" || strings.HasPrefix(err, "Too Many Requests: retry after"):
+		return fault429
+	case strings.Contains(err, "Internal Server Error") || strings.Contains(err, "Bad Gateway") || strings.Contains(err, "Service Unavailable"):
+		return fault5xx
+	}
+	return ""
+}
+
+// table is the report as README.md shows it.
+func (r *report) table() string {
+	var sent, complete, lost, twice, twiceGateway, told int
+	for _, o := range r.outcomes {
+		sent++
+		switch {
+		case o.complete:
+			complete++
+		case o.told:
+			told++
+		default:
+			lost++
+		}
+		if o.twice > 0 {
+			if o.gatewayKilled {
+				twiceGateway++
+			} else {
+				twice++
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| messages sent | replies complete | replies lost | shown twice | shown again after a killed gateway (documented) | turns lost, user told |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", sent, complete, lost, twice, twiceGateway, told)
+	fmt.Fprintf(&b, "Turns lost, user told, by what they were told:")
+	whys := map[string]int{}
+	for _, o := range r.outcomes {
+		if o.told && !o.complete {
+			whys[toldWhy(o.notice)]++
+		}
+	}
+	for _, why := range slices.Sorted(maps.Keys(whys)) {
+		fmt.Fprintf(&b, " %s %d;", why, whys[why])
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "| fault | injected | recoveries measured | time to recover p50 | p99 |\n|---|---|---|---|---|\n")
+	for _, k := range allKinds {
+		d := r.recover[k]
+		slices.Sort(d)
+		p50, p99 := "–", "–"
+		if len(d) > 0 {
+			p50, p99 = fmtDur(d[(len(d)-1)/2]), fmtDur(d[(len(d)*99-1)/100])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", k, r.faults[k], len(d), p50, p99)
+	}
+	return b.String()
+}
+
+// toldWhy names the notice a user got.
+func toldWhy(notice string) string {
+	switch {
+	case strings.Contains(notice, "ended without a result"):
+		return "the CLI ended without a result"
+	case strings.Contains(notice, "Idle timeout"):
+		return "idle timeout"
+	case strings.Contains(notice, "restarted during the turn"):
+		return "the runner restarted during the turn"
+	case refusal.MatchString(notice):
+		return "refused, the runner out of reach"
+	case strings.Contains(notice, "is offline"):
+		return "refused, the runner offline"
+	case strings.Contains(notice, "was lost"):
+		return "lost with the gateway"
+	}
+	return "other"
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+// told lists the notices that told users of lost turns, one a line.
+func (r *report) toldList() string {
+	var b strings.Builder
+	for _, o := range r.outcomes {
+		if o.told && !o.complete {
+			n := strings.Join(strings.Fields(o.notice), " ")
+			if len(n) > 160 {
+				n = n[:160] + "…"
+			}
+			fmt.Fprintf(&b, "%s (%s, %s, script %s): %s\n", o.m.script.id, o.c.side.name(), orLocal(o.c.runner), o.m.script.do, n)
+		}
+	}
+	return b.String()
+}
+
+// check asserts the targets: no message lost, none shown twice beyond the
+// documented case, every lost turn told to its user.
+func (r *report) check(t *testing.T) {
+	for _, why := range r.lostWhy {
+		t.Errorf("lost without a word: %s", why)
+	}
+	for _, o := range r.outcomes {
+		if o.twice > 0 && !o.gatewayKilled {
+			t.Errorf("%s: %d of its deltas shown twice", o.m.script.id, o.twice)
+		}
+		if o.m.script.do != "ok" && o.complete {
+			t.Errorf("%s: its CLI was to %s, yet the reply is complete", o.m.script.id, o.m.script.do)
+		}
+	}
+}
