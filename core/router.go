@@ -100,7 +100,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		side:       newSideBySide(),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r = r
+	r.questions.r, r.side.r = r, r
 	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}

@@ -228,7 +228,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
 	sessionID := t.session()
 	if t.qm.side.helps() {
-		r.keepHelperSession(m, t.conv, plugin, sessionID, res, counted)
+		r.side.keepHelperSession(m, t.conv, plugin, sessionID, res, counted)
 	} else {
 		r.keepSession(m, t.conv, plugin, sessionID, res, counted)
 	}
@@ -267,7 +267,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 			r.sched.offerContinuation(a, m.Target(), plugin.ID(), cont)
 		}
 		r.reactions.react(a, m, endReaction(outcome, cont != nil))
-		r.afterSide(a, t, outcome)
+		r.side.afterSide(a, t, outcome)
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}
