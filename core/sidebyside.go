@@ -93,6 +93,8 @@ func (qm queued) applySide(t *Turn, conv Conversation) {
 // author (what a review reviews), the findings waiting for a button, and
 // the running pair loops. It is safe for concurrent use.
 type sideBySide struct {
+	// r is the router whose conversations' helpers run their turns.
+	r        *Router
 	last     *recent.Map[ConversationKey, exchange]
 	findings *recent.Map[string, findings]
 	mu       sync.Mutex
@@ -198,11 +200,12 @@ func (c *call) runSide(side *sideTurn, prompt string) bool {
 // afterSide follows a turn of t, delivered, that ended with outcome:
 // it keeps an author's exchange for a review to read, and moves a review
 // or a pair loop on.
-func (r *Router) afterSide(a *attached, t *turnRun, outcome string) {
+func (s *sideBySide) afterSide(a *attached, t *turnRun, outcome string) {
+	r := s.r
 	qm := t.qm
 	if outcome != OutcomeOK {
 		if qm.side != nil && qm.side.pair {
-			r.endLoop(a, qm.m, "")
+			r.side.endLoop(a, qm.m, "")
 		}
 		return
 	}
@@ -210,11 +213,11 @@ func (r *Router) afterSide(a *attached, t *turnRun, outcome string) {
 		if qm.m.origin == OriginPerson || qm.m.origin == OriginSchedule {
 			r.side.last.Set(qm.m.Key, exchange{request: clipHead(qm.m.Text, maxRequest), reply: t.said.String()})
 		}
-		r.pairAfterAuthor(a, t)
+		r.side.pairAfterAuthor(a, t)
 		return
 	}
 	if qm.side.review != nil {
-		r.reviewed(a, t)
+		r.side.reviewed(a, t)
 	}
 }
 
@@ -229,13 +232,14 @@ func (c *call) sideStatus(conv Conversation) string {
 		}
 		b.WriteString("\nHelpers: " + strings.Join(hs, ", "))
 	}
-	b.WriteString("\n" + c.r.pairState(c.m.Key, conv))
+	b.WriteString("\n" + c.r.side.pairState(c.m.Key, conv))
 	return b.String()
 }
 
 // keepHelperSession is keepSession for a helper's turn: its session is
 // the helper's, and its spend the conversation's.
-func (r *Router) keepHelperSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
+func (s *sideBySide) keepHelperSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
+	r := s.r
 	r.convs.Update(m.Key, func(c *Conversation) {
 		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
 			c.keepHelperSession(plugin.ID(), sessionID)
