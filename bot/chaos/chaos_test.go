@@ -105,16 +105,12 @@ func TestChaos(t *testing.T) {
 	elapsed := time.Since(start)
 	w.stopAll()
 
-	if t.Failed() || *transcripts {
-		writeTranscripts(t, w, convs, in.done)
-	}
 	r := judge(w, convs, in.done)
-	r.elapsed = elapsed
 	t.Logf("seed %d, %d conversations × %d messages, %d rounds of faults, %s\n%s", *seed, len(convs), *messages, *rounds,
 		elapsed.Round(time.Second), r.table())
 	t.Logf("turns lost, user told:\n%s", r.toldList())
 	r.check(t)
-	if t.Failed() && !*transcripts {
+	if t.Failed() || *transcripts {
 		writeTranscripts(t, w, convs, in.done)
 	}
 }

@@ -29,11 +29,9 @@ type outcome struct {
 
 // report is the run's table.
 type report struct {
-	elapsed  time.Duration
 	outcomes []outcome
 	faults   map[string]int
 	recover  map[string][]time.Duration
-	unknown  []string // notices of a kind the run does not know
 	lostWhy  []string
 }
 
