@@ -101,10 +101,7 @@ func (in *injector) inject(kind string) {
 	case faultNATS:
 		down := time.Duration(in.rng.Int64N(int64(natsDownMax)))
 		f.at = time.Now()
-		w.nats.srv.Shutdown()
-		w.nats.srv.WaitForShutdown()
-		time.Sleep(down) // the outage
-		w.nats.start()
+		w.nats.restart(down)
 		f.detail = fmt.Sprintf("down %s", down.Round(time.Millisecond))
 	default:
 		in.t.Errorf("unknown fault %q", kind)

@@ -78,10 +78,11 @@ func (n *natsServer) start() {
 }
 
 // restart stops the server, which drops every client, and starts it again
-// once down. The clients reconnect by themselves.
-func (n *natsServer) restart() {
+// down after it is down. The clients reconnect by themselves.
+func (n *natsServer) restart(down time.Duration) {
 	n.srv.Shutdown()
 	n.srv.WaitForShutdown()
+	time.Sleep(down) // the outage itself, not a synchronisation
 	n.start()
 }
 
