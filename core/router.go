@@ -142,6 +142,7 @@ func (r *Router) Attach(p Platform) Handler {
 	r.platforms.add(a)
 	r.sched.armSchedules() // the platform's schedules, late ones at once
 	r.followUnfinished(a)  // the turns an earlier process left on runners
+	go r.reportLost(a)     // those it ran itself, lost with it
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 

@@ -182,6 +182,14 @@ func (c *State) setScheduleNext(id int, next time.Time) {
 	}
 }
 
+// putSchedule stores s under its ID, again.
+func (c *State) putSchedule(s Schedule) {
+	c.mu.Lock()
+	c.schedules[s.ID] = s
+	c.mu.Unlock()
+	c.changed()
+}
+
 // LoadSchedules adds saved schedules, as at start-up.
 func (c *State) LoadSchedules(schedules []Schedule) {
 	c.mu.Lock()
