@@ -66,6 +66,8 @@ func TestChaos(t *testing.T) {
 	})
 	w.startRunner("box1")
 	w.startGateway()
+	w.activeGateway(t) // the first takes the lease; the second stands by
+	w.startGateway()
 	t.Cleanup(func() {
 		w.stopAll()
 		if procs := alive(); len(procs) > 0 {

@@ -19,9 +19,11 @@ type outcome struct {
 	c        *conv
 	m        *msg
 	complete bool // the whole reply, in order, in one message
-	told     bool // a notice followed it
-	notice   string
-	twice    int // deltas shown more than once
+	// firstComplete: the reply to its first sending was complete.
+	firstComplete bool
+	told          bool     // a notice followed it
+	notices       []string // each a turn of it lost (it may have been sent again)
+	twice         int      // deltas shown more than once
 	// gatewayKilled: a gateway was killed while it ran, so its last second
 	// may be shown again (the documented case).
 	gatewayKilled bool
@@ -60,32 +62,31 @@ func judge(w *world, convs []*conv, done []*injected) *report {
 			if i+1 < len(c.msgs) && c.msgs[i+1].before > 0 {
 				end = c.msgs[i+1].before
 			}
-			var want []string
-			for j := range m.script.k {
-				want = append(want, token(m.script.id, j))
-			}
-			want = append(want, endToken(m.script.id))
-			for _, sh := range s {
-				if inOrder(sh.text, want) {
-					o.complete = true
-				}
-			}
-			for _, tok := range want {
-				n := 0
+			for i, tr := range m.tries {
+				want := replyTokens(tr.script)
 				for _, sh := range s {
-					n += strings.Count(sh.text, tok)
+					if inOrder(sh.text, want) {
+						o.complete = true
+						o.firstComplete = o.firstComplete || i == 0
+					}
 				}
-				if n > 1 {
-					o.twice++
+				for _, tok := range want {
+					n := 0
+					for _, sh := range s {
+						n += strings.Count(sh.text, tok)
+					}
+					if n > 1 {
+						o.twice++
+					}
 				}
 			}
 			for j := m.before; j < end && j < len(s); j++ {
-				if notice.MatchString(s[j].text) { // the last: a refused message may be sent again
-					o.told, o.notice = true, s[j].text
+				if notice.MatchString(s[j].text) {
+					o.told, o.notices = true, append(o.notices, s[j].text)
 				}
 			}
 			for _, k := range kills {
-				if !k.at.Before(m.sent) && (m.settled.IsZero() || k.at.Before(m.settled)) {
+				if len(m.tries) > 0 && !k.at.Before(m.tries[0].at) && (m.settled.IsZero() || k.at.Before(m.settled)) {
 					o.gatewayKilled = true
 				}
 			}
@@ -111,6 +112,15 @@ func orLocal(runner string) string {
 	return runner
 }
 
+// replyTokens are the deltas of the reply script asks for, END last.
+func replyTokens(script turnScript) []string {
+	var want []string
+	for j := range script.k {
+		want = append(want, token(script.id, j))
+	}
+	return append(want, endToken(script.id))
+}
+
 // inOrder says whether text holds every token of want, in order.
 func inOrder(text string, want []string) bool {
 	for _, tok := range want {
@@ -124,7 +134,7 @@ func inOrder(text string, want []string) bool {
 }
 
 // endRE finds a reply's end in a write, and its message's id.
-var endRE = regexp.MustCompile(`\b(c\d+\.m\d+):END`)
+var endRE = regexp.MustCompile(`\b(c\d+\.m\d+(?:\.r\d+)?):END`)
 
 // measure finds each fault's time to recover: for a failed platform call,
 // until the next write to the same chat went through; for a crashed or
@@ -156,10 +166,12 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 	}
 	// Which conversation and message each reply belongs to, by its ids.
 	owner := map[string]*conv{}
-	sent := map[string]*msg{}
+	sent := map[string]time.Time{}
 	for _, c := range convs {
 		for _, m := range c.msgs {
-			owner[m.script.id], sent[m.script.id] = c, m
+			for _, tr := range m.tries {
+				owner[tr.script.id], sent[tr.script.id] = c, tr.at
+			}
 		}
 	}
 	// endAfter is when the first reply to a message sent after at was
@@ -172,7 +184,7 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 					continue
 				}
 				for _, m := range endRE.FindAllStringSubmatch(wr.text, -1) {
-					if c := owner[m[1]]; c != nil && match(c) && sent[m[1]].sent.After(at) && (first.IsZero() || wr.at.Before(first)) {
+					if c := owner[m[1]]; c != nil && match(c) && sent[m[1]].After(at) && (first.IsZero() || wr.at.Before(first)) {
 						first = wr.at
 					}
 				}
@@ -197,7 +209,9 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 	byID := map[string]*conv{}
 	for _, c := range convs {
 		for _, m := range c.msgs {
-			byID[m.script.id] = c
+			for _, tr := range m.tries {
+				byID[tr.script.id] = c
+			}
 		}
 	}
 	if file, err := os.Open(filepath.Join(w.logs, "cli-faults")); err == nil {
@@ -252,16 +266,24 @@ func failedKind(err string) string {
 
 // table is the report as README.md shows it.
 func (r *report) table() string {
-	var sent, complete, lost, twice, twiceGateway, told int
+	var sent, complete, resent, lost, twice, twiceGateway, told, unanswered int
+	whys := map[string]int{}
 	for _, o := range r.outcomes {
 		sent++
 		switch {
 		case o.complete:
 			complete++
+			if o.m.resent > 0 {
+				resent++
+			}
 		case o.told:
-			told++
+			unanswered++
 		default:
 			lost++
+		}
+		told += len(o.notices)
+		for _, n := range o.notices {
+			whys[toldWhy(n)]++
 		}
 		if o.twice > 0 {
 			if o.gatewayKilled {
@@ -272,15 +294,9 @@ func (r *report) table() string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| messages sent | replies complete | replies lost | shown twice | shown again after a killed gateway (documented) | turns lost, user told |\n|---|---|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", sent, complete, lost, twice, twiceGateway, told)
+	fmt.Fprintf(&b, "| messages sent | replies complete (after sending again) | replies lost | shown twice | shown again after a killed gateway (documented) | turns lost, user told | messages left unanswered, user told |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %d | %d (%d) | %d | %d | %d | %d | %d |\n\n", sent, complete, resent, lost, twice, twiceGateway, told, unanswered)
 	fmt.Fprintf(&b, "Turns lost, user told, by what they were told:")
-	whys := map[string]int{}
-	for _, o := range r.outcomes {
-		if o.told && !o.complete {
-			whys[toldWhy(o.notice)]++
-		}
-	}
 	for _, why := range slices.Sorted(maps.Keys(whys)) {
 		fmt.Fprintf(&b, " %s %d;", why, whys[why])
 	}
@@ -307,12 +323,14 @@ func toldWhy(notice string) string {
 		return "idle timeout"
 	case strings.Contains(notice, "restarted during the turn"):
 		return "the runner restarted during the turn"
-	case refusal.MatchString(notice):
-		return "refused, the runner out of reach"
+	case strings.Contains(notice, "A turn was lost"):
+		return "lost with the gateway it ran in"
+	case strings.Contains(notice, "before the turn started"):
+		return "the runner restarted before the turn started"
+	case strings.Contains(notice, "not sent"):
+		return "not sent, the runner out of reach"
 	case strings.Contains(notice, "is offline"):
 		return "refused, the runner offline"
-	case strings.Contains(notice, "was lost"):
-		return "lost with the gateway"
 	}
 	return "other"
 }
@@ -324,16 +342,16 @@ func fmtDur(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// told lists the notices that told users of lost turns, one a line.
+// toldList lists the notices that told users of lost turns, one a line.
 func (r *report) toldList() string {
 	var b strings.Builder
 	for _, o := range r.outcomes {
-		if o.told && !o.complete {
-			n := strings.Join(strings.Fields(o.notice), " ")
+		for _, n := range o.notices {
+			n = strings.Join(strings.Fields(n), " ")
 			if len(n) > 160 {
 				n = n[:160] + "…"
 			}
-			fmt.Fprintf(&b, "%s (%s, %s, script %s): %s\n", o.m.script.id, o.c.side.name(), orLocal(o.c.runner), o.m.script.do, n)
+			fmt.Fprintf(&b, "%s (%s, %s, script %s, complete %v): %s\n", o.m.script.id, o.c.side.name(), orLocal(o.c.runner), o.m.script.do, o.complete, n)
 		}
 	}
 	return b.String()
@@ -349,7 +367,7 @@ func (r *report) check(t *testing.T) {
 		if o.twice > 0 && !o.gatewayKilled {
 			t.Errorf("%s: %d of its deltas shown twice", o.m.script.id, o.twice)
 		}
-		if o.m.script.do != "ok" && o.complete {
+		if o.m.script.do != "ok" && o.firstComplete {
 			t.Errorf("%s: its CLI was to %s, yet the reply is complete", o.m.script.id, o.m.script.do)
 		}
 	}
