@@ -32,9 +32,12 @@ type outcome struct {
 // report is the run's table.
 type report struct {
 	outcomes []outcome
-	faults   map[string]int
-	recover  map[string][]time.Duration
-	lostWhy  []string
+	// leaseLosses counts the active gateways that lost the lease without
+	// being killed (a NATS restart longer than the lease's margin).
+	leaseLosses int
+	faults      map[string]int
+	recover     map[string][]time.Duration
+	lostWhy     []string
 }
 
 // judge reads what each conversation shows once everything stopped, and
@@ -48,12 +51,16 @@ func judge(w *world, convs []*conv, done []*injected) *report {
 			r.faults[f.kind]++
 		}
 	}
-	var kills []*injected
+	// A gateway stops mid-turn when it is killed, or when it loses its
+	// lease (cut off from NATS longer than its renewals allow): then the
+	// next one may show that turn's last second again.
+	stops := leaseLosses(w)
 	for _, f := range done {
 		if f.kind == faultGateway {
-			kills = append(kills, f)
+			stops = append(stops, f.at)
 		}
 	}
+	r.leaseLosses = len(stops) - r.faults[faultGateway]
 	for _, c := range convs {
 		s := c.side.shown(c)
 		for i, m := range c.msgs {
@@ -85,8 +92,8 @@ func judge(w *world, convs []*conv, done []*injected) *report {
 					o.told, o.notices = true, append(o.notices, s[j].text)
 				}
 			}
-			for _, k := range kills {
-				if len(m.tries) > 0 && !k.at.Before(m.tries[0].at) && (m.settled.IsZero() || k.at.Before(m.settled)) {
+			for _, at := range stops {
+				if len(m.tries) > 0 && !at.Before(m.tries[0].at) && (m.settled.IsZero() || at.Before(m.settled)) {
 					o.gatewayKilled = true
 				}
 			}
@@ -110,6 +117,29 @@ func orLocal(runner string) string {
 		return "local"
 	}
 	return runner
+}
+
+// leaseLosses returns when a gateway lost its lease, from the gateways'
+// logs.
+func leaseLosses(w *world) []time.Time {
+	var at []time.Time
+	logs, _ := filepath.Glob(filepath.Join(w.logs, "gw*.log"))
+	for _, name := range logs {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if !strings.Contains(l, `msg="lease lost: this gateway stops serving"`) {
+				continue
+			}
+			ts, _, _ := strings.Cut(strings.TrimPrefix(l, "time="), " ")
+			if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+				at = append(at, t)
+			}
+		}
+	}
+	return at
 }
 
 // replyTokens are the deltas of the reply script asks for, END last.
@@ -294,8 +324,11 @@ func (r *report) table() string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| messages sent | replies complete (after sending again) | replies lost | shown twice | shown again after a killed gateway (documented) | turns lost, user told | messages left unanswered, user told |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| messages sent | replies complete (after sending again) | replies lost | shown twice | shown again after a gateway stopped mid-turn (documented) | turns lost, user told | messages left unanswered, user told |\n|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %d | %d (%d) | %d | %d | %d | %d | %d |\n\n", sent, complete, resent, lost, twice, twiceGateway, told, unanswered)
+	if r.leaseLosses > 0 {
+		fmt.Fprintf(&b, "Active gateways that lost the lease without being killed (cut off from NATS too long): %d.\n", r.leaseLosses)
+	}
 	fmt.Fprintf(&b, "Turns lost, user told, by what they were told:")
 	for _, why := range slices.Sorted(maps.Keys(whys)) {
 		fmt.Fprintf(&b, " %s %d;", why, whys[why])
@@ -331,6 +364,8 @@ func toldWhy(notice string) string {
 		return "not sent, the runner out of reach"
 	case strings.Contains(notice, "is offline"):
 		return "refused, the runner offline"
+	case strings.Contains(notice, "The bot is restarting"):
+		return "stopped with a gateway that lost its lease"
 	}
 	return "other"
 }

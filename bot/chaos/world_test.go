@@ -187,8 +187,9 @@ func (w *world) spawn(name string, env []string, args ...string) *proc {
 }
 
 // failoverAfter is the gateways' lease: how long a standby waits once the
-// active one stopped renewing it.
-const failoverAfter = 3 * time.Second
+// active one stopped renewing it. The default: with 3 s, every NATS restart
+// and a loaded machine's stalls cost the active gateway its lease.
+const failoverAfter = 10 * time.Second
 
 // startGateway starts a gateway, gw1, gw2…: the one that takes the lease
 // serves, the others stand by.
