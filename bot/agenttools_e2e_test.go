@@ -105,9 +105,10 @@ func TestEveryCLIUsesEveryBotTool(t *testing.T) {
 			c := runChat(t, cfg, d)
 			c.start(cli.id)
 			c.say("get it reviewed")
-			// Waits in steps, each with its patience: OpenCode alone may
-			// take half a minute to start on a loaded machine.
-			c.until("the agent's file", func() bool { return len(d.files()) > 0 })
+			// The first step waits for the CLI's start, as long as the
+			// machine's load makes it; the others each with their
+			// patience.
+			c.untilStarted("the agent's file", func() bool { return len(d.files()) > 0 })
 			c.expect(`Which branch\?`)
 			if cli.tokenInEnv {
 				toolTokenOffCommandLines(t, f)

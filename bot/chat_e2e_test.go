@@ -203,7 +203,32 @@ func matchesAll(s string, res []*regexp.Regexp) bool {
 // driven clock.
 func (c *chat) until(what string, cond func() bool) {
 	c.t.Helper()
+	c.untilBy(time.Now().Add(patience), what, cond)
+}
+
+// untilStarted is until for the first thing a CLI does in a turn, which
+// waits for its start: that takes the CPU the machine spares it beside
+// every other test's CLI (OpenCode's start, some ten seconds of CPU, took
+// over a minute in a full run), no fixed time. It waits until the test
+// binary's deadline, less a margin to fail with the bot's messages
+// rather than go test's panic, or patience when there is none.
+func (c *chat) untilStarted(what string, cond func() bool) {
+	c.t.Helper()
 	deadline := time.Now().Add(patience)
+	if t, ok := c.t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := t.Deadline(); ok && d.Add(-deadlineMargin).After(deadline) {
+			deadline = d.Add(-deadlineMargin)
+		}
+	}
+	c.untilBy(deadline, what, cond)
+}
+
+// deadlineMargin is what untilStarted leaves of the test binary's time:
+// enough to stop the bot and its CLIs and report.
+const deadlineMargin = 30 * time.Second
+
+func (c *chat) untilBy(deadline time.Time, what string, cond func() bool) {
+	c.t.Helper()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {

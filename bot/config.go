@@ -114,6 +114,11 @@ type Config struct {
 	// Reactions marks each user's message with its turn's state (👀 ⏳ ✅
 	// ❌ 🛑 🔁, or what the platform accepts) where the platform can.
 	Reactions bool `env:"REACTIONS" envDefault:"true"`
+	// ReviewPlugin pairs every new conversation of another plugin with
+	// it as reviewer, for ReviewRounds rounds, as /pair does; empty: no
+	// pairing unless /pair asks.
+	ReviewPlugin string `env:"REVIEW_PLUGIN"`
+	ReviewRounds int    `env:"REVIEW_ROUNDS" envDefault:"2"`
 	// AttachmentMaxBytes bounds a file a user sends or /file sends back
 	// (Telegram's own getFile limit by default).
 	AttachmentMaxBytes int64 `env:"ATTACHMENT_MAX_BYTES" envDefault:"20971520"`
@@ -274,6 +279,8 @@ func (cfg Config) check() error {
 		return fmt.Errorf("UNATTENDED_TURNS_PER_DAY=%d: want 0 (no cap) or more", cfg.UnattendedTurnsPerDay)
 	case cfg.LimitWarn < 1 || cfg.LimitWarn > 100:
 		return fmt.Errorf("LIMIT_WARN=%d: want a percent from 1 to 100", cfg.LimitWarn)
+	case cfg.ReviewRounds < 1 || cfg.ReviewRounds > 10:
+		return fmt.Errorf("REVIEW_ROUNDS=%d: want a number of rounds from 1 to 10", cfg.ReviewRounds)
 	case cfg.LongReplyPages < 0:
 		return fmt.Errorf("LONG_REPLY_PAGES=%d: want 0 (off) or more", cfg.LongReplyPages)
 	case cfg.ShutdownDeadline <= 0:

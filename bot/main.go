@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,6 +112,9 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	if m.plugins, err = core.NewRegistry(all...); err != nil {
 		return err
+	}
+	if _, ok := m.plugins.Get(m.cfg.ReviewPlugin); m.cfg.ReviewPlugin != "" && !ok {
+		return fmt.Errorf("REVIEW_PLUGIN=%q: no such plugin is configured (%s)", m.cfg.ReviewPlugin, strings.Join(m.plugins.IDs(), ", "))
 	}
 	m.access = core.NewAccess()
 	m.access.Admin(console.Name, console.User)
@@ -403,6 +407,8 @@ func (m *Main) routerConfig() core.RouterConfig {
 		LimitWarn:           cfg.LimitWarn,
 		UnattendedApprovals: cfg.UnattendedApprovals,
 		Reactions:           cfg.Reactions,
+		ReviewPlugin:        cfg.ReviewPlugin,
+		ReviewRounds:        cfg.ReviewRounds,
 		Budgets:             cfg.budgets(),
 		AttachmentMaxBytes:  cfg.AttachmentMaxBytes,
 		Transcribe:          transcriber(cfg.TranscribeCmd, cfg.ChildEnv),

@@ -37,6 +37,8 @@ func newWorktreeBotWith(t *testing.T, root string, configure func(*core.RouterCo
 	model := plugintest.NewAnthropic(t, replies...)
 	home := plugintest.Home(t)
 	mark, alive := plugintest.ProcessMarker(t)
+	var router *core.Router
+	checkNoneLeft(t, alive, &router)
 	plugin := claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
 		Settings: cliproc.Settings{Bin: plugintest.CLIPath(t, "claude"), Args: []string{"--allowedTools", "Bash"},
 			Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
@@ -57,15 +59,9 @@ func newWorktreeBotWith(t *testing.T, root string, configure func(*core.RouterCo
 	if configure != nil {
 		configure(&cfg)
 	}
-	router := core.NewRouter(ctx, cfg, nil)
+	router = core.NewRouter(ctx, cfg, nil)
 	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
 	rec.MaxLen = 1 << 20
-	t.Cleanup(func() {
-		router.Wait()
-		if pids := alive(); len(pids) != 0 {
-			t.Errorf("processes %v outlived the test", pids)
-		}
-	})
 	return &worktreeBot{t: t, rec: rec, handle: router.Attach(rec), model: model}
 }
 

@@ -39,6 +39,11 @@ const (
 	CmdRunners       CommandName = "runners"
 	CmdLimits        CommandName = "limits"
 	CmdStartNow      CommandName = "start now"
+	CmdAsk           CommandName = "ask"
+	CmdReview        CommandName = "review"
+	CmdReviewFix     CommandName = "review fix"
+	CmdReviewDismiss CommandName = "review dismiss"
+	CmdPair          CommandName = "pair"
 )
 
 // Command is a parsed slash command.

@@ -150,5 +150,5 @@ func TestRouterRunsAPluginsOwnCommand(t *testing.T) {
 	f.say("alice", "/fake model")
 	f.expect("usage: /fake model <name>")
 	f.say("alice", "/help")
-	f.expect("/fake model <name> — switch the model")
+	f.expectHelp("/fake model <name> — switch the model")
 }

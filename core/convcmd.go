@@ -74,8 +74,13 @@ func (c *call) retire(ctx context.Context, k ConversationKey, conv Conversation)
 
 // cmdStop answers /stop.
 func cmdStop(c *call) (string, error) {
+	paired := c.r.side.stopLoop(c.m.Key)
 	dropped, running := c.r.stop(c.m.Key)
 	switch {
+	case paired && running:
+		return "Stopping the pair loop and its running turn.", nil
+	case paired:
+		return "The pair loop is stopped.", nil
 	case !running:
 		return "Nothing is running.", nil
 	case dropped > 0:
@@ -235,6 +240,7 @@ func cmdStatus(c *call) (string, error) {
 	out := fmt.Sprintf("%s in %s\nWorktree: %s\nSession: %s\nModel: %s\nMode: %s\nStarted: %s\nLast used: %s\nState: %s\nAlways allowed: %s\nWarm CLIs: %s",
 		name, conv.Shown(conv.Workdir), worktree, session, model, r.modeSummary(conv), conv.Started.Format(time.DateTime), conv.LastUsed.Format(time.DateTime), state, allowed,
 		r.warmSummary())
+	out += c.sideStatus(conv)
 	if line := r.terminalLine(conv); line != "" {
 		out += "\nIn a terminal: " + line
 	}

@@ -34,8 +34,20 @@ type Conversation struct {
 	Worktree string
 	Branch   string
 	Repo     string
-	// Spent is what the conversation's turns cost.
+	// Spent is what the conversation's turns cost, its helpers' too.
 	Spent Spend
+	// Helpers are the conversation's other agents (/ask, /review, /pair),
+	// each with its own session (core/sidebyside.go). Changed only by
+	// replacing the slice: copies of the conversation share it.
+	Helpers []Helper
+	// Pair is the reviewer /pair chose: a plugin ID, PairOff, or empty
+	// for the bot's REVIEW_PLUGIN; PairRounds its rounds, 0 for the
+	// bot's REVIEW_ROUNDS.
+	Pair       string
+	PairRounds int
+	// Reviewed are the hashes of the parts of the diff the last review
+	// saw (core/review.go): the next one reviews what changed since.
+	Reviewed []string
 }
 
 // Shown is path, one of c's, as the user sees it: with its runner's name

@@ -225,5 +225,5 @@ func TestDoubleSlashReachesTheCLI(t *testing.T) {
 		f.next()
 	}
 	f.say("alice", "/help")
-	f.expect("//compact runs the CLI's own /compact")
+	f.expectHelp("//compact runs the CLI's own /compact")
 }

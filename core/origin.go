@@ -25,6 +25,10 @@ const (
 	// OriginRunner: a turn an earlier process of the bot left running on
 	// a runner, followed again.
 	OriginRunner
+	// OriginHelper: another agent of the conversation (/ask, /review,
+	// /pair): a turn the bot starts on the person's behalf for a helper
+	// agent, or a reviewer's findings sent to the author's agent.
+	OriginHelper
 )
 
 func (k OriginKind) String() string {
@@ -41,6 +45,8 @@ func (k OriginKind) String() string {
 		return "continuation"
 	case OriginRunner:
 		return "runner"
+	case OriginHelper:
+		return "helper agent"
 	}
 	return fmt.Sprintf("origin %d", k)
 }
@@ -76,7 +82,9 @@ func (m Message) Unattended() bool {
 //   - answer: only a person's own message or button press, made with the
 //     question or the turn in front of them;
 //   - bypass: a mode that skips approvals, for admins (or everyone with
-//     ALLOW_BYPASS_MODES), never for a turn the agent caused;
+//     ALLOW_BYPASS_MODES), never for a turn the agent caused, nor one of
+//     another agent of the conversation (OriginHelper: an /ask, a
+//     review, findings to fix);
 //   - a steer (steerInto): as an answer, and only into a turn of the same
 //     author, or of one whose turn would be exactly the same.
 type permits struct {
@@ -103,6 +111,8 @@ func (r *Router) permitsOf(m Message) permits {
 	switch {
 	case o.Kind == OriginAgent || o.Kind == OriginAgentSchedule:
 		p.bypass = Errorf("a turn the agent set runs no mode that skips approvals")
+	case o.Kind == OriginHelper:
+		p.bypass = Errorf("a turn another agent of the conversation caused runs no mode that skips approvals")
 	case !r.cfg.AllowBypassModes && !admin:
 		p.bypass = Errorf("only admins may use a mode that skips approvals")
 	}

@@ -14,50 +14,6 @@ import (
 // before the tool call is denied.
 const DefaultApprovalTimeout = 10 * time.Minute
 
-// Decision is how the chat answered a question.
-type Decision int
-
-const (
-	Deny Decision = iota
-	Allow
-	// AllowAlways allows this call and, for the rest of the
-	// conversation, every call of the same tool.
-	AllowAlways
-)
-
-// Answer is the chat's answer to a Question.
-type Answer struct {
-	Decision Decision
-	// Reason, for a denial, is told to the agent.
-	Reason string
-	// Choice is the option picked, or the words typed, for a question
-	// with Options.
-	Choice string
-	// By is who answered, for the chat and the logs.
-	By string
-}
-
-// Question is a plugin asking the chat before its CLI runs a tool.
-type Question struct {
-	// Tool is the tool's display name ("Bash", "Edit"): "always allow"
-	// is remembered by it.
-	Tool string
-	// Summary is one line saying what the call does (the command, the
-	// file); Detail is more, such as a short diff.
-	Summary string
-	Detail  string
-	// Options, when set, make this a question with answers to pick (the
-	// agent's own question, or a plan to approve) instead of allow or
-	// deny: the answer's Choice is the option picked, or the person's
-	// own words.
-	Options []string
-	// Open, for a question without Options (the agent's ask_user), takes
-	// the person's own words instead of allow or deny.
-	Open bool
-	// Answer receives the answer, exactly once. It must not block.
-	Answer func(Answer)
-}
-
 // chooses says q is answered by a choice or in words, not allow or deny.
 func (q *Question) chooses() bool { return len(q.Options) > 0 || q.Open }
 

@@ -26,6 +26,9 @@ type queued struct {
 	// notSteered says why the message was not added to the running turn
 	// (Router.permit), for the chat.
 	notSteered string
+	// side, for a turn of agents side by side (/ask, /review, /pair),
+	// says which agent runs it and how (core/sidebyside.go).
+	side *sideTurn
 }
 
 // enqueue runs m now or, while its conversation's turn runs, adds it to

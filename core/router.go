@@ -65,6 +65,8 @@ type Router struct {
 	sched     *scheduler
 	reactions reactions
 	files     files
+	// side is what agents side by side remember (core/sidebyside.go).
+	side *sideBySide
 }
 
 type attached struct {
@@ -108,7 +110,6 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		refused:     recent.New[string, struct{}](10_000),
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
-		holds:       newBudgetHolds(),
 		warm:        newWarmPool(cfg.WarmTTL, cfg.WarmMax, cfg.Timers, cfg.WarmPressure),
 		obs:         cfg.Observer,
 		defaultRoot: workspace.DefaultRoot(cfg.Roots, cfg.DefaultWorkdir),
@@ -122,9 +123,11 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		deliverCtx: context.WithoutCancel(ctx),
 		platforms:  platformSet{byName: make(map[string]*attached)},
 		turns:      newConversationTurns(cfg.QueueLimit),
+		side:       newSideBySide(),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r, r.usage.r, r.holds.r = r, r, r
+	r.questions.r, r.usage.r = r, r
+	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}
 	return r

@@ -93,6 +93,19 @@ func (f *routerFixture) expect(substr string) {
 	}
 }
 
+// expectHelp reads /help's answer, which may come in more than one
+// message, and checks that it contains substr.
+func (f *routerFixture) expectHelp(substr string) {
+	f.t.Helper()
+	var all strings.Builder
+	for !strings.Contains(all.String(), "Once a conversation is started") {
+		all.WriteString(f.next())
+	}
+	if !strings.Contains(all.String(), substr) {
+		f.t.Fatalf("/help's answer is %q, want it to contain %q", all.String(), substr)
+	}
+}
+
 func TestRouterConversationFlow(t *testing.T) {
 	t.Parallel()
 	f := newRouterFixture(t, echo)

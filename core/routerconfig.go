@@ -133,6 +133,12 @@ type RouterConfig struct {
 	// Reactions shows each turn's state as an emoji reaction on its
 	// message where the platform can (Reacter; REACTIONS).
 	Reactions bool
+	// ReviewPlugin, when set, pairs every new conversation whose plugin
+	// is another with it as reviewer, for ReviewRounds rounds (zero
+	// means DefaultReviewRounds), as /pair does (REVIEW_PLUGIN,
+	// REVIEW_ROUNDS; core/pair.go).
+	ReviewPlugin string
+	ReviewRounds int
 	// Clock times replies (edit intervals, rate-limit waits), spend days
 	// and schedules. Timers times what waits on a person or an idle CLI:
 	// an unanswered question, an unused warm CLI. Both default to real
@@ -183,6 +189,9 @@ func (cfg RouterConfig) withDefaults() RouterConfig {
 	}
 	if cfg.Access == nil {
 		cfg.Access = NewAccess()
+	}
+	if cfg.ReviewRounds <= 0 {
+		cfg.ReviewRounds = DefaultReviewRounds
 	}
 	return cfg
 }

@@ -101,16 +101,16 @@ func TestRouterUserRateLimit(t *testing.T) {
 		c.Access.Admin("fake", "root")
 	})
 	f.say("alice", "/help")
-	f.expect("Commands:")
+	f.expectHelp("Commands:")
 	f.say("alice", "/help")
-	f.expect("Commands:")
+	f.expectHelp("Commands:")
 	f.say("alice", "/help")
 	f.expect("faster than this bot allows (2/m). Try again in 30s; this message was not sent")
 	f.say("bob", "/help") // per user: bob has his own allowance
-	f.expect("Commands:")
+	f.expectHelp("Commands:")
 	for range 5 { // admins are not limited
 		f.say("root", "/help")
-		f.expect("Commands:")
+		f.expectHelp("Commands:")
 	}
 }
 

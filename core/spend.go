@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // Spend is what turns cost: dollars where the CLI reports them (Claude
@@ -147,8 +149,7 @@ func (b Budgets) dollars() bool { return b.TurnUSD > 0 || b.UserDailyUSD > 0 }
 
 // budgeted reports whether the budgets apply to m's author.
 func (h *budgetHolds) budgeted(m Message) bool {
-	r := h.r
-	return r.cfg.Budgets.Admins || !r.cfg.Access.RightsOf(m).Admin
+	return h.budgets.Admins || !h.access.RightsOf(m).Admin
 }
 
 // budgetFor returns the most m's turn may cost (0: no bound), or a
@@ -157,13 +158,12 @@ func (h *budgetHolds) budgeted(m Message) bool {
 // day's remainder, so that turns side by side cannot each be given all of
 // it; errBudgetHeld says they hold it all.
 func (h *budgetHolds) budgetFor(m Message, held float64) (maxUSD float64, refusal error) {
-	r := h.r
-	b := r.cfg.Budgets
-	if !r.holds.budgeted(m) {
+	b := h.budgets
+	if !h.budgeted(m) {
 		return 0, nil
 	}
-	now := r.clock.Now()
-	spent := r.convs.Spent(OwnerOf(m), Day(now))
+	now := h.clock.Now()
+	spent := h.state.Spent(OwnerOf(m), Day(now))
 	until := func() time.Duration {
 		return now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour).Sub(now).Round(time.Minute)
 	}
@@ -195,8 +195,15 @@ var errBudgetHeld = errors.New("the daily budget's remainder is held by running 
 // budgetHolds are the dollar bounds of the turns running now, per user
 // (budgetFor's held). It is safe for concurrent use.
 type budgetHolds struct {
-	// r is the router whose turns the budgets bound.
-	r    *Router
+	// budgets are the bounds; access says who is an admin (exempt unless
+	// Budgets.Admins); state is where the day's spend is kept; saidOnce
+	// the router's notes said once per conversation.
+	budgets  Budgets
+	access   *Access
+	clock    Clock
+	state    *State
+	saidOnce *recent.Map[string, struct{}]
+
 	mu   sync.Mutex
 	held map[string]budgetHold
 	// freed is closed, and replaced, whenever a hold is released.
@@ -208,8 +215,9 @@ type budgetHold struct {
 	turns int // the hold goes with the last turn, float rounding or not
 }
 
-func newBudgetHolds() *budgetHolds {
-	return &budgetHolds{held: make(map[string]budgetHold), freed: make(chan struct{})}
+func newBudgetHolds(budgets Budgets, access *Access, clock Clock, state *State, saidOnce *recent.Map[string, struct{}]) *budgetHolds {
+	return &budgetHolds{budgets: budgets, access: access, clock: clock, state: state, saidOnce: saidOnce,
+		held: make(map[string]budgetHold), freed: make(chan struct{})}
 }
 
 // holdBudget gives m's turn its cost bound and holds it against its
@@ -217,14 +225,13 @@ func newBudgetHolds() *budgetHolds {
 // other running turns hold all of it, it waits for one of them to end,
 // calling waiting once, unless ctx ends first.
 func (h *budgetHolds) holdBudget(ctx context.Context, m Message, waiting func()) (maxUSD float64, release func(), err error) {
-	r := h.r
-	if !r.holds.budgeted(m) {
+	if !h.budgeted(m) {
 		return 0, func() {}, nil
 	}
-	h, user, told := r.holds, OwnerOf(m), false
+	user, told := OwnerOf(m), false
 	for {
 		h.mu.Lock()
-		maxUSD, err = r.holds.budgetFor(m, h.held[user].usd)
+		maxUSD, err = h.budgetFor(m, h.held[user].usd)
 		if err == nil {
 			bh := h.held[user]
 			bh.usd, bh.turns = bh.usd+maxUSD, bh.turns+1
@@ -271,12 +278,11 @@ func (h *budgetHolds) heldBy(user string) float64 {
 
 // budgetNote explains a turn that ended at its cost bound.
 func (h *budgetHolds) budgetNote(maxUSD float64, res TurnResult) string {
-	r := h.r
 	if maxUSD <= 0 || res.CostUSD < maxUSD {
 		return ""
 	}
 	which := "the turn budget (BUDGET_TURN_USD)"
-	if r.cfg.Budgets.TurnUSD == 0 || maxUSD < r.cfg.Budgets.TurnUSD {
+	if h.budgets.TurnUSD == 0 || maxUSD < h.budgets.TurnUSD {
 		which = "what is left of your daily budget (BUDGET_USER_DAILY_USD)"
 	}
 	return fmt.Sprintf("This turn was stopped when it had cost $%.4f, reaching %s of $%.4f.", res.CostUSD, which, maxUSD)
@@ -286,10 +292,9 @@ func (h *budgetHolds) budgetNote(maxUSD float64, res TurnResult) string {
 // budget the turn's author is under does not bound a CLI that reported
 // tokens but no cost.
 func (h *budgetHolds) unpricedNote(m Message, p Plugin, res TurnResult) string {
-	r := h.r
-	b := r.cfg.Budgets
-	if !b.dollars() || res.CostUSD > 0 || res.InputTokens+res.OutputTokens == 0 || !r.holds.budgeted(m) ||
-		!r.saidOnce.Add("unpriced "+m.Key.String()+" "+p.ID(), struct{}{}) {
+	b := h.budgets
+	if !b.dollars() || res.CostUSD > 0 || res.InputTokens+res.OutputTokens == 0 || !h.budgeted(m) ||
+		!h.saidOnce.Add("unpriced "+m.Key.String()+" "+p.ID(), struct{}{}) {
 		return ""
 	}
 	bound := "set BUDGET_USER_DAILY_TOKENS to bound them."

@@ -42,12 +42,17 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	defer idle.stop()
 
 	turn, modeNote := r.turnFor(m, qm.may, conv, plugin, workdir, maxUSD)
+	qm.applySide(&turn, conv)
 	if err := r.turnMessage(ctx, a, qm, conv, workdir, &turn); err != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, err) }
 	}
 	turn.Inbox = &Inbox{}
 	defer turn.Inbox.Close()
-	warm, tools := r.warmFor(plugin.ID(), turn)
+	var warm WarmTurn
+	var tools *toolLease
+	if !qm.side.helps() { // the warm CLI is the author's
+		warm, tools = r.warmFor(plugin.ID(), turn)
+	}
 	if warm == nil {
 		tools = r.leaseTools()
 	}
@@ -57,6 +62,9 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	r.turns.streaming(q, turn.Inbox, conv, workdir)
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
 		reply: a.coord.NewReply(r.deliverCtx, m.Target()), sessionID: conv.SessionID, cancel: cancel, timeout: timeout}
+	if qm.side != nil && qm.side.label != "" {
+		t.reply.Add(ResponseBlock{Kind: BlockStatus, Text: qm.side.label})
+	}
 	if modeNote != "" {
 		t.reply.Add(ResponseBlock{Kind: BlockWarning, Text: modeNote})
 	}
@@ -151,6 +159,8 @@ type turnRun struct {
 	// windows the CLI reported in this turn; refusedBy is the first that
 	// refused it, cut whether the turn had done some work by then.
 	// progressed is set once it does.
+	// said is what the turn's agent wrote (core/sidebyside.go).
+	said       saidText
 	mu         sync.Mutex
 	sessionID  string
 	usage      []UsageWindow
@@ -197,6 +207,9 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 				t.setSession(ev.SessionID)
 				r.turns.setSession(t.q, ev.SessionID)
 			}
+			if ev.Kind == EventText {
+				t.said.add(ev.Text)
+			}
 			t.reply.Emit(ev)
 		})
 	r.questions.dropQuestions(t.qm.m.Key)
@@ -215,7 +228,11 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	// A turn that never reached the model (no CLI, refused) cost nothing.
 	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
 	sessionID := t.session()
-	r.keepSession(m, t.conv, plugin, sessionID, res, counted)
+	if t.qm.side.helps() {
+		r.keepHelperSession(m, t.conv, plugin, sessionID, res, counted)
+	} else {
+		r.keepSession(m, t.conv, plugin, sessionID, res, counted)
+	}
 	if counted {
 		r.convs.AddSpend(t.user, Day(r.clock.Now()), res)
 	}
@@ -251,6 +268,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 			r.usage.offerContinuation(a, m.Target(), plugin.ID(), cont)
 		}
 		r.reactions.react(a, m, endReaction(outcome, cont != nil))
+		r.afterSide(a, t, outcome)
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}
@@ -301,7 +319,7 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 		return conv, qm.follow, conv.Workdir, nil
 	}
 	place := r.placeOf(conv, r.cfg.Access.RightsOf(m))
-	if plugin, refusal = place.Plugin(conv.Plugin, m); refusal != nil {
+	if plugin, refusal = place.Plugin(qm.pluginOf(conv), m); refusal != nil {
 		return conv, nil, "", refusal
 	}
 	workdir, err := place.Workdir(r.turnCtx, conv.Workdir)

@@ -130,6 +130,37 @@ type entry struct {
 	Repo     string `json:"repo,omitempty"`
 	// Spent is what the conversation's turns cost.
 	Spent *spend `json:"spent,omitempty"`
+	// Helpers are its other agents' sessions (/ask, /review, /pair);
+	// Pair and PairRounds what /pair chose; Reviewed the parts of the
+	// diff the last review saw.
+	Helpers    []helper `json:"helpers,omitempty"`
+	Pair       string   `json:"pair,omitempty"`
+	PairRounds int      `json:"pair_rounds,omitempty"`
+	Reviewed   []string `json:"reviewed,omitempty"`
+}
+
+// helper is one of a conversation's helper agents (core.Helper).
+type helper struct {
+	Plugin    string `json:"plugin"`
+	SessionID string `json:"resume_token,omitempty"`
+}
+
+func helpersOf(hs []core.Helper) []helper {
+	var out []helper
+	for _, h := range hs {
+		out = append(out, helper{Plugin: h.Plugin, SessionID: h.SessionID})
+	}
+	return out
+}
+
+func (e entry) helpers() []core.Helper {
+	var out []core.Helper
+	for _, h := range e.Helpers {
+		if h.Plugin != "" {
+			out = append(out, core.Helper{Plugin: h.Plugin, SessionID: h.SessionID})
+		}
+	}
+	return out
 }
 
 // DefaultPath returns $XDG_STATE_HOME/jakebot/state.json, or
@@ -164,7 +195,8 @@ func Decode(data []byte) (Snapshot, error) {
 			Key: core.ConversationKey{Platform: e.Platform, User: e.User, Channel: e.Channel, Thread: e.Thread},
 			Conversation: oldForm(core.Conversation{Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, SessionID: e.SessionID,
 				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools,
-				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: e.Spent.orZero()}),
+				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: e.Spent.orZero(),
+				Helpers: e.helpers(), Pair: e.Pair, PairRounds: e.PairRounds, Reviewed: e.Reviewed}),
 		})
 	}
 	var owners []core.SessionOwner
@@ -232,6 +264,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 			Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, SessionID: e.SessionID, Started: e.Started, LastUsed: e.LastUsed,
 			AllowedTools: e.AllowedTools, Model: e.Model, Mode: e.Mode, Approvals: e.Approvals,
 			Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: spendOrNil(e.Spent),
+			Helpers: helpersOf(e.Helpers), Pair: e.Pair, PairRounds: e.PairRounds, Reviewed: e.Reviewed,
 		})
 	}
 	return json.MarshalIndent(f, "", "  ")

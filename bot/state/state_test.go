@@ -30,7 +30,9 @@ func sample() state.Snapshot {
 				Conversation: core.Conversation{Plugin: "claude", Workdir: "/srv/proj", SessionID: "0b7e", Started: at, LastUsed: at.Add(time.Minute),
 					AllowedTools: []string{"Bash"}, Model: "opus", Mode: "plan", Approvals: "ask",
 					Worktree: "/srv/proj/.jakebot/worktrees/x", Branch: "jakebot/x", Repo: "/srv/proj",
-					Spent: core.Spend{CostUSD: 0.25, InputTokens: 5, OutputTokens: 1, Turns: 1}}},
+					Spent:   core.Spend{CostUSD: 0.25, InputTokens: 5, OutputTokens: 1, Turns: 1},
+					Helpers: []core.Helper{{Plugin: "codex", SessionID: "019a"}, {Plugin: "gemini"}}, Pair: "codex", PairRounds: 3,
+					Reviewed: []string{"5f1c0e", "a9b2"}}},
 			{Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"},
 				Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/other", Started: at, LastUsed: at}},
 		}}

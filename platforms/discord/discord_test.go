@@ -62,7 +62,7 @@ func TestConnectsAndRegistersCommands(t *testing.T) {
 	}
 	want := []string{
 		"claude start:1(workdir:3:false) conversations:1 resume:1(id:3:true) now:1(schedule:3:true)",
-		"resume id:3", "status all:5", "cost all:5", "workdir set:1(path:3:true)", "model name:3", "mode name:3", "file path:3", "diff", "merge", "at when_and_message:3", "every interval_and_message:3", "schedules", "unschedule number:3", "runners", "limits", "stop", "now id:3", "steer message:3", "queue message:3", "allow always:3", "answer answer:3", "deny reason:3", "conversation end:1", "help",
+		"resume id:3", "status all:5", "cost all:5", "workdir set:1(path:3:true)", "model name:3", "mode name:3", "file path:3", "diff", "merge", "ask plugin_and_question:3", "review plugin:3", "pair plugin_and_rounds:3", "at when_and_message:3", "every interval_and_message:3", "schedules", "unschedule number:3", "runners", "limits", "stop", "now id:3", "steer message:3", "queue message:3", "allow always:3", "answer answer:3", "deny reason:3", "conversation end:1", "help",
 	}
 	if diff := cmp.Diff(want, shapes); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)

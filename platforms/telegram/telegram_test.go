@@ -102,7 +102,7 @@ func TestCommandMenuAndAddressing(t *testing.T) {
 		names = append(names, c.Command)
 	}
 	// The words of core's command table that work bare, and the plugins.
-	if got, want := strings.Join(names, " "), "claude resume status cost workdir model mode file diff merge at every schedules unschedule runners limits stop now steer queue allow answer deny end help"; got != want {
+	if got, want := strings.Join(names, " "), "claude resume status cost workdir model mode file diff merge ask review pair at every schedules unschedule runners limits stop now steer queue allow answer deny end help"; got != want {
 		t.Errorf("menu = %s, want %s", got, want)
 	}
 	if !strings.Contains(cmds[0].Description, "/claude start [workdir] | /claude conversations | /claude resume <id>") {

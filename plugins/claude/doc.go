@@ -13,4 +13,12 @@
 // ~/.claude.json (created empty when missing, which it accepts) and
 // ~/.claude, whose projects folder shows only the workdir's project. As
 // root it refuses bypassPermissions; inside bwrap it runs as uid 65534.
+//
+// A read-only turn (core.Turn.ReadOnly, readonly.go) runs in plan mode
+// with only the Read, Grep and Glob tools (--tools) and the writers denied
+// (--disallowedTools), after CLAUDE_ARGS: plan mode alone asks before a
+// Write (which an approval wrote), runs Bash through a safety check of its
+// own and leaves on an approved ExitPlanMode. A call of a tool left out
+// is answered "No such tool available: Write. Write is disabled for this
+// session, in subagents as well as here." (plugins/LIVE-TURNS.md).
 package claude

@@ -23,4 +23,13 @@
 // when $CODEX_HOME lies under TMPDIR ("Refusing to create helper binaries
 // under temporary dir"), and its commands then fail with "bwrap: execvp
 // codex-linux-sandbox": the bot's sandbox keeps the CLI's TMPDIR, private.
+//
+// A read-only turn (core.Turn.ReadOnly) runs in the read-only sandbox with
+// approval policy never, on the thread and as the turn's own override
+// (turn/start's sandboxPolicy), even where Codex's sandbox cannot nest in
+// the bot's: its commands then fail ("error building bubblewrap command")
+// rather than run unwalled. A write in it fails "Read-only file system",
+// an escalation "approval policy is Never; reject command", and a patch
+// "patch rejected: writing is blocked by read-only sandbox; rejected by
+// user approval settings" (plugins/LIVE-TURNS.md).
 package codex

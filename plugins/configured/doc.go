@@ -15,4 +15,8 @@
 // and line. The plugins go into the same core.Registry as the built-in
 // ones, so the same commands, timeouts, process-group kill and allow-lists
 // apply. README.md documents the file with examples.
+//
+// Only a mode acp entry can run a read-only turn (core.Turn.ReadOnly,
+// readonly.go): in the mode its entry names (read_only_mode), else in the
+// plan mode its agent announced; any other refuses it (core.ErrNoReadOnly).
 package configured

@@ -17,4 +17,10 @@
 // The CLI's shell tool refuses a command holding $(…), backticks, <(…) or
 // $((…)) ("Command injection detected"), even in yolo mode: the plugin
 // suite's shell probes avoid them.
+//
+// A read-only turn (core.Turn.ReadOnly, readonly.go) runs in plan mode
+// (--approval-mode plan, which its ACP session announces as "Read-only
+// mode"), every approval it asks for refused: plan mode has no shell and
+// writes only in its plans folder under ~/.gemini, but leaves for the
+// default mode when exit_plan_mode is approved (plugins/LIVE-TURNS.md).
 package gemini

@@ -34,6 +34,10 @@ type Scripted struct {
 	// and WaitTurns see none), for a benchmark, whose millions of turns a
 	// record would hold.
 	Unrecorded bool
+	// ReadOnly is what ReadOnlyMeans says of the plugin's means to run a
+	// read-only turn (core.ReadOnlyPlugin); empty means it has none, and
+	// Run refuses a read-only turn with core.ErrNoReadOnly.
+	ReadOnly string
 	// Steerable makes HandOver's turns take messages into them (open
 	// their core.Inbox), as Claude's and Codex's do: the test receives
 	// them with LiveTurn.Steered.
@@ -49,8 +53,9 @@ type Scripted struct {
 }
 
 var (
-	_ core.Plugin       = (*Scripted)(nil)
-	_ core.ModeProvider = (*Scripted)(nil)
+	_ core.Plugin         = (*Scripted)(nil)
+	_ core.ModeProvider   = (*Scripted)(nil)
+	_ core.ReadOnlyPlugin = (*Scripted)(nil)
 )
 
 func (p *Scripted) init() {
@@ -75,8 +80,12 @@ func (p *Scripted) Name() string {
 	return p.PluginName
 }
 
-// Run records the turn, announces it on Started and runs the script.
+// Run records the turn, announces it on Started and runs the script; a
+// read-only turn only if the plugin has the means (ReadOnly).
 func (p *Scripted) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if t.ReadOnly && p.ReadOnly == "" {
+		return core.TurnResult{}, core.ErrNoReadOnly
+	}
 	if !p.Unrecorded {
 		p.record(t)
 	}
@@ -98,6 +107,9 @@ func (p *Scripted) record(t core.Turn) {
 	default: // nobody reads them: Turns has them all
 	}
 }
+
+// ReadOnlyMeans returns ReadOnly, ok when it is set.
+func (p *Scripted) ReadOnlyMeans() (string, bool) { return p.ReadOnly, p.ReadOnly != "" }
 
 // Modes returns CLIModes.
 func (p *Scripted) Modes() []core.Mode { return p.CLIModes }

@@ -22,12 +22,16 @@ type remotePlugin struct {
 	name   string
 	m      core.Message
 	admin  bool
-	// modes are the plugin's own modes there, as the runner announced.
-	modes []core.Mode
+	// modes are the plugin's own modes there, as the runner announced,
+	// and readOnly its means to run a read-only turn (empty: none).
+	modes    []core.Mode
+	readOnly string
 	// rec, for a turn an earlier gateway left unfinished, is that turn:
 	// Run follows it on.
 	rec *turnRecord
 }
+
+var _ core.ReadOnlyPlugin = (*remotePlugin)(nil)
 
 func (p *remotePlugin) ID() string   { return p.id }
 func (p *remotePlugin) Name() string { return p.name + " on " + p.runner }
@@ -35,6 +39,16 @@ func (p *remotePlugin) Name() string { return p.name + " on " + p.runner }
 // Modes are the plugin's own modes on the runner (core.ModeProvider),
 // which /mode offers and the runner checks again.
 func (p *remotePlugin) Modes() []core.Mode { return p.modes }
+
+// ReadOnlyMeans is the plugin's means to run a read-only turn on the
+// runner, as the runner announced it (core.ReadOnlyPlugin); a runner of
+// before announces none.
+func (p *remotePlugin) ReadOnlyMeans() (string, bool) {
+	if p.readOnly == "" {
+		return "", false
+	}
+	return p.readOnly + " on " + p.runner, true
+}
 
 // Conversations lists the CLI's history on the runner.
 func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
@@ -50,6 +64,10 @@ func (p *remotePlugin) Conversations(ctx context.Context, workdir string) ([]cor
 // goes on there for the next gateway to follow; a runner that goes silent
 // or restarts ends it with an error saying so.
 func (p *remotePlugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	if t.ReadOnly && p.readOnly == "" && p.rec == nil {
+		// A runner of before would run it with the right to write.
+		return core.TurnResult{}, core.ErrNoReadOnly
+	}
 	if p.rec != nil {
 		if stopTools, err := p.serveTools(p.rec, t.Tools); err != nil {
 			p.g.cfg.Logger.Warn("the followed turn's agent tools are not answered", "id", p.rec.ID, "err", err)

@@ -315,7 +315,7 @@ func (g *Gateway) Plugin(runner, pluginID string, m core.Message, admin bool) (c
 	}
 	for _, p := range info.Plugins {
 		if p.ID == pluginID {
-			rp := &remotePlugin{g: g, runner: runner, id: p.ID, name: p.Name, m: m, admin: admin}
+			rp := &remotePlugin{g: g, runner: runner, id: p.ID, name: p.Name, m: m, admin: admin, readOnly: p.ReadOnly}
 			for _, md := range p.Modes {
 				rp.modes = append(rp.modes, core.Mode{Name: md.Name, Help: md.Help, Bypass: md.Bypass})
 			}

@@ -196,7 +196,7 @@ func (r *Runner) announce() {
 	}
 	for _, id := range r.cfg.Plugins.IDs() {
 		p, _ := r.cfg.Plugins.Get(id)
-		info := PluginInfo{ID: p.ID(), Name: p.Name()}
+		info := PluginInfo{ID: p.ID(), Name: p.Name(), ReadOnly: readOnlyMeans(p)}
 		if mp, ok := p.(core.ModeProvider); ok {
 			for _, md := range mp.Modes() {
 				info.Modes = append(info.Modes, wireMode{Name: md.Name, Help: md.Help, Bypass: md.Bypass})
@@ -292,8 +292,8 @@ var errSuperseded = errors.New("a newer turn of its session started")
 
 // check refuses what the runner's own rules forbid: a plugin it lacks, a
 // workdir outside the user's roots here, a bypass mode for a user who is
-// not an admin, a session id not of the CLI's form. It returns the turn
-// as it runs here.
+// not an admin, a read-only turn of a plugin with no means to keep it so,
+// a session id not of the CLI's form. It returns the turn as it runs here.
 func (r *Runner) check(req turnRequest) (core.Plugin, core.Turn, error) {
 	p, ok := r.cfg.Plugins.Get(req.Plugin)
 	if !ok {
@@ -312,10 +312,23 @@ func (r *Runner) check(req turnRequest) (core.Plugin, core.Turn, error) {
 			}
 		}
 	}
+	if t.ReadOnly && readOnlyMeans(p) == "" {
+		return nil, core.Turn{}, core.Errorf("on %s: %w", r.cfg.Name, core.ErrNoReadOnly)
+	}
 	if c, ok := p.(core.SessionIDChecker); ok && t.SessionID != "" {
 		if err := c.CheckSessionID(t.SessionID); err != nil {
 			return nil, core.Turn{}, err
 		}
 	}
 	return p, t, nil
+}
+
+// readOnlyMeans is p's means to run a read-only turn, or empty.
+func readOnlyMeans(p core.Plugin) string {
+	if ro, ok := p.(core.ReadOnlyPlugin); ok {
+		if means, ok := ro.ReadOnlyMeans(); ok {
+			return means
+		}
+	}
+	return ""
 }

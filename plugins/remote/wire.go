@@ -72,11 +72,14 @@ type Announcement struct {
 }
 
 // PluginInfo is one plugin a runner serves, with the modes of its own
-// (core.ModeProvider) that /mode offers.
+// (core.ModeProvider) that /mode offers, and ReadOnly, its means to run a
+// read-only turn (core.ReadOnlyPlugin) when it has one. A runner of before
+// says nothing of them: the gateway takes it to have none.
 type PluginInfo struct {
-	ID    string     `json:"id"`
-	Name  string     `json:"name"`
-	Modes []wireMode `json:"modes,omitempty"`
+	ID       string     `json:"id"`
+	Name     string     `json:"name"`
+	Modes    []wireMode `json:"modes,omitempty"`
+	ReadOnly string     `json:"read_only,omitempty"`
 }
 
 // wireMode is a core.Mode.

@@ -283,6 +283,9 @@ type runnerOpts struct {
 	nats remote.Config
 	// tools are the agent tools it serves (none when empty).
 	tools []string
+	// readOnly is its plugin's means to run a read-only turn (none
+	// when empty, as a runner of before announces).
+	readOnly string
 }
 
 // runner is a runner on its own connection, with its "claude".
@@ -318,7 +321,7 @@ func (w *world) startRunner(o runnerOpts) *runner {
 	}
 	r := &runner{name: o.name, secret: o.secret, stopped: make(chan error, 16), release: make(chan struct{}), roots: o.roots}
 	r.plugin = &plugintest.Scripted{Script: r.turn, List: r.conversations,
-		CLIModes: []core.Mode{{Name: "careful"}, {Name: "yolo", Bypass: true}}}
+		CLIModes: []core.Mode{{Name: "careful"}, {Name: "yolo", Bypass: true}}, ReadOnly: o.readOnly}
 	r.nc = w.dial(o.nats, remote.RunnerInbox(o.name))
 	reg, err := core.NewRegistry(r.plugin)
 	if err != nil {

@@ -1,0 +1,231 @@
+// Agents side by side (issue 44): a conversation has one author, the
+// plugin it was started with, and may have helper agents, other plugins
+// each with a session of its own, which /ask asks, /review has review
+// the author's work, and /pair has review it after every turn. A
+// helper's turn is a turn like any other of the conversation (the same
+// queue, approvals, costs, budgets and limits), made by the bot on its
+// person's behalf (OriginHelper), so that it is never their voice.
+
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/jake-bot/jake-bot/core/recent"
+)
+
+// Helper is one of a conversation's helper agents: a plugin other than
+// its author's, and the session it continues.
+type Helper struct {
+	Plugin    string
+	SessionID string
+}
+
+// helperSession is the session of conv's helper plugin, or "".
+func (c Conversation) helperSession(plugin string) string {
+	if i := slices.IndexFunc(c.Helpers, func(h Helper) bool { return h.Plugin == plugin }); i >= 0 {
+		return c.Helpers[i].SessionID
+	}
+	return ""
+}
+
+// keepHelperSession sets the session of c's helper plugin, replacing the
+// slice (copies of c share the old one).
+func (c *Conversation) keepHelperSession(plugin, session string) {
+	hs := slices.Clone(c.Helpers)
+	if i := slices.IndexFunc(hs, func(h Helper) bool { return h.Plugin == plugin }); i >= 0 {
+		hs[i].SessionID = session
+	} else {
+		hs = append(hs, Helper{Plugin: plugin, SessionID: session})
+	}
+	c.Helpers = hs
+}
+
+// sideTurn is what sets a turn of agents side by side apart from a
+// person's own: the agent that runs it, how, and what follows it.
+type sideTurn struct {
+	// helper is the plugin ID of the helper agent that runs the turn;
+	// empty for a turn of the conversation's author (findings to fix).
+	helper string
+	// readOnly: the turn may read the workdir but change nothing
+	// (Turn.ReadOnly).
+	readOnly bool
+	// label heads the turn's reply, naming the agent and its part.
+	label string
+	// review, for a review, is what it reviews (core/review.go).
+	review *reviewScope
+	// pair: the turn is a step of the conversation's pair loop.
+	pair bool
+}
+
+// helps reports whether s is run by a helper agent rather than the
+// conversation's author.
+func (s *sideTurn) helps() bool { return s != nil && s.helper != "" }
+
+// pluginOf is the plugin that runs qm's turn in conv.
+func (qm queued) pluginOf(conv Conversation) string {
+	if qm.side.helps() {
+		return qm.side.helper
+	}
+	return conv.Plugin
+}
+
+// applySide makes t the turn qm's side says: a helper's continues the
+// helper's own session, with its plugin's own model and mode (the
+// conversation's are its author's).
+func (qm queued) applySide(t *Turn, conv Conversation) {
+	s := qm.side
+	if s == nil {
+		return
+	}
+	t.ReadOnly = s.readOnly
+	if s.helps() {
+		t.SessionID, t.Model, t.Mode = conv.helperSession(s.helper), "", ""
+	}
+}
+
+// sideBySide is what the router remembers of agents side by side beyond
+// the conversations' state: each conversation's last exchange with its
+// author (what a review reviews), the findings waiting for a button, and
+// the running pair loops. It is safe for concurrent use.
+type sideBySide struct {
+	last     *recent.Map[ConversationKey, exchange]
+	findings *recent.Map[string, findings]
+	mu       sync.Mutex
+	loops    map[ConversationKey]*pairLoop
+}
+
+func newSideBySide() *sideBySide {
+	return &sideBySide{last: recent.New[ConversationKey, exchange](10_000), findings: recent.New[string, findings](10_000),
+		loops: make(map[ConversationKey]*pairLoop)}
+}
+
+// exchange is a person's request to the author's agent and its reply.
+type exchange struct{ request, reply string }
+
+// maxSaid bounds what the router keeps of a turn's text (a review's
+// findings, the author's reply a review reads): its last part.
+const maxSaid = 24 << 10
+
+// saidText is the text a turn's agent said, its last maxSaid bytes. It
+// is safe for concurrent use.
+type saidText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *saidText) add(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.WriteString(text)
+	if s.b.Len() > 2*maxSaid {
+		keep := s.b.String()[s.b.Len()-maxSaid:]
+		s.b.Reset()
+		s.b.WriteString(keep)
+	}
+}
+
+func (s *saidText) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.b.String()
+	if len(t) > maxSaid {
+		t = "…" + t[len(t)-maxSaid:]
+	}
+	return t
+}
+
+// readOnlyMeans says how p keeps a turn from writing, or why it cannot:
+// the refusal names the way round it when there is one.
+func readOnlyMeans(p Plugin, instead string) (string, error) {
+	if rp, ok := p.(ReadOnlyPlugin); ok {
+		if means, ok := rp.ReadOnlyMeans(); ok {
+			return means, nil
+		}
+	}
+	msg := fmt.Sprintf("%s has no read-only mode here, so it cannot do this without the right to write", p.Name())
+	if instead != "" {
+		msg += "; " + instead
+	}
+	return "", Errorf("%s", msg)
+}
+
+// sideMessage is the message of a turn the bot starts in c's
+// conversation on its person's behalf: theirs for rights, budgets and
+// limits, but never their voice (OriginHelper).
+func (c *call) sideMessage(text string) Message {
+	m := c.m
+	m.ID, m.Text, m.Files, m.Done, m.origin = "", text, nil, nil, OriginHelper
+	return m
+}
+
+// runSide queues a turn of side with prompt in c's conversation. The
+// command's message is done once that turn is (a console reading a
+// script waits for it).
+func (c *call) runSide(side *sideTurn, prompt string) bool {
+	done := c.done
+	if done == nil {
+		done = func() {}
+	}
+	m := c.sideMessage(prompt)
+	qm := queued{m: m, id: newID(), conv: c.conv, may: c.r.permitsOf(m), done: done, side: side}
+	c.tookDone = c.r.enqueue(c.a, qm, BusyQueue)
+	return c.tookDone
+}
+
+// afterSide follows a turn of t, delivered, that ended with outcome:
+// it keeps an author's exchange for a review to read, and moves a review
+// or a pair loop on.
+func (r *Router) afterSide(a *attached, t *turnRun, outcome string) {
+	qm := t.qm
+	if outcome != OutcomeOK {
+		if qm.side != nil && qm.side.pair {
+			r.endLoop(a, qm.m, "")
+		}
+		return
+	}
+	if !qm.side.helps() {
+		if qm.m.origin == OriginPerson || qm.m.origin == OriginSchedule {
+			r.side.last.Set(qm.m.Key, exchange{request: qm.m.Text, reply: t.said.String()})
+		}
+		r.pairAfterAuthor(a, t)
+		return
+	}
+	if qm.side.review != nil {
+		r.reviewed(a, t)
+	}
+}
+
+// sideStatus is what /status says of c's conversation's helpers and
+// pairing.
+func (c *call) sideStatus(conv Conversation) string {
+	var b strings.Builder
+	if len(conv.Helpers) > 0 {
+		var hs []string
+		for _, h := range conv.Helpers {
+			hs = append(hs, fmt.Sprintf("%s (session %s)", c.r.cfg.Plugins.name(h.Plugin), cmp.Or(shortID(h.SessionID), "none yet")))
+		}
+		b.WriteString("\nHelpers: " + strings.Join(hs, ", "))
+	}
+	b.WriteString("\n" + c.r.pairState(c.m.Key, conv))
+	return b.String()
+}
+
+// keepHelperSession is keepSession for a helper's turn: its session is
+// the helper's, and its spend the conversation's.
+func (r *Router) keepHelperSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
+	r.convs.Update(m.Key, func(c *Conversation) {
+		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
+			c.keepHelperSession(plugin.ID(), sessionID)
+			c.LastUsed = r.clock.Now()
+			if counted {
+				c.Spent.add(res)
+			}
+		}
+	})
+	r.convs.SetOwner(plugin.ID(), sessionID, OwnerOf(m))
+}
