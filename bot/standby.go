@@ -113,6 +113,7 @@ func startStandbyPages(cfg Config, name string, lease *remote.Lease, m *Main) (*
 		if err != nil {
 			return p, fmt.Errorf("WEB_ADDR: %w", err)
 		}
+		m.logger.Info("standby page", "addr", s.ln.Addr().String())
 		p.servers = append(p.servers, s)
 	}
 	if cfg.HealthAddr != "" {

@@ -2,6 +2,8 @@ package bot_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/jake-bot/jake-bot/core/coretest"
 	"github.com/jake-bot/jake-bot/platforms/telegram"
 	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
+	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 	"github.com/jake-bot/jake-bot/plugins/remote/remotetest"
@@ -166,6 +169,8 @@ func TestStandbyTakesOverFromACutOffGateway(t *testing.T) {
 	localChat.expect(`Ran again\.`)
 	remoteChat.say("still there?")
 	remoteChat.expect(`After the takeover\.`)
+	remoteChat.say("/status")
+	remoteChat.expect(`Gateway: gw-b, active since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC`)
 	a.logs.waitLine(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-a active=(gw-b)`))
 
 	if c := srv.Conflicts(); len(c) != 0 {
@@ -190,5 +195,77 @@ func TestStandbyTakesOverFromACutOffGateway(t *testing.T) {
 	}
 	if sent != 1 {
 		t.Errorf("the model got the scheduled message %d times, want once", sent)
+	}
+}
+
+// runGateway runs jakebot with cfg until the test ends, and returns its
+// logs.
+func runGateway(t *testing.T, cfg bot.Config) *logScan {
+	logs := &logScan{t: t}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- bot.Run(ctx, cfg, bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: logs}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("jakebot exited with %v", err)
+		}
+	})
+	return logs
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// A standby gateway answers its web page with 503 and which gateway is
+// active, and its health and metrics say it stands by.
+func TestStandbyAnswersItsPages(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	url := startNATS(t)
+	gateway := func(name string) bot.Config {
+		cfg := f.config()
+		cfg.NATS = remote.Config{URL: url, GatewayName: name, FailoverAfter: failover}
+		cfg.Web = web.Config{Addr: "127.0.0.1:0", Token: web.Secret(webToken)}
+		cfg.HealthAddr = "127.0.0.1:0"
+		return cfg
+	}
+	a := runGateway(t, gateway("gw-a"))
+	a.waitLine(regexp.MustCompile(`lease taken: this gateway is active" gateway=(gw-a)`))
+	b := runGateway(t, gateway("gw-b"))
+	b.waitLine(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=(gw-a)`))
+	page := b.waitLine(regexp.MustCompile(`standby page" addr=(\S+)`))
+	health := b.waitLine(regexp.MustCompile(`health and metrics" addr=(\S+)`))
+
+	if code, body := get(t, "http://"+page+"/"); code != http.StatusServiceUnavailable ||
+		!regexp.MustCompile(`^standby; active gateway is gw-a since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n$`).MatchString(body) {
+		t.Errorf("the standby's page answered %d %q", code, body)
+	}
+	if code, body := get(t, "http://"+health+"/healthz"); code != http.StatusOK ||
+		!strings.Contains(body, `"status":"standby"`) || !strings.Contains(body, `"active":"gw-a"`) {
+		t.Errorf("the standby's /healthz answered %d %q", code, body)
+	}
+	for _, tc := range []struct {
+		logs *logScan
+		want []string
+	}{
+		{b, []string{`jakebot_gateway_active{gateway="gw-b"} 0`, `jakebot_gateway_active_since_seconds{active="gw-a"} `}},
+		{a, []string{`jakebot_gateway_active{gateway="gw-a"} 1`, `jakebot_gateway_active_since_seconds{active="gw-a"} `}},
+	} {
+		addr := tc.logs.waitLine(regexp.MustCompile(`health and metrics" addr=(\S+)`))
+		_, metrics := get(t, "http://"+addr+"/metrics")
+		for _, want := range tc.want {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("/metrics at %s lack %s", addr, want)
+			}
+		}
 	}
 }

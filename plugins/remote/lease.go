@@ -352,3 +352,49 @@ func (l *Lease) Release() {
 	}
 	l.cfg.Logger.Info("lease released", "gateway", l.cfg.Name)
 }
+
+// LeaseInfo is what the lease bucket says, for `jakebot doctor`.
+type LeaseInfo struct {
+	// Exists says whether a gateway made the bucket; TTL is its time to
+	// live, which every gateway on the server keeps.
+	Exists bool
+	TTL    time.Duration
+	// Holder is the active gateway, nil when none holds the lease.
+	Holder *Holder
+}
+
+// ReadLease reads the lease bucket on nc's JetStream without changing it.
+func ReadLease(ctx context.Context, nc *nats.Conn) (LeaseInfo, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return LeaseInfo{}, err
+	}
+	kv, err := js.KeyValue(ctx, leaseBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return LeaseInfo{}, nil
+	}
+	if err != nil {
+		return LeaseInfo{}, fmt.Errorf("lease bucket %s: %w", leaseBucket, err)
+	}
+	st, err := kv.Status(ctx)
+	if err != nil {
+		return LeaseInfo{}, fmt.Errorf("lease bucket %s: %w", leaseBucket, err)
+	}
+	info := LeaseInfo{Exists: true, TTL: st.TTL()}
+	e, err := kv.Get(ctx, leaseKey)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
+		return info, nil
+	case err != nil:
+		return info, fmt.Errorf("lease bucket %s: %w", leaseBucket, err)
+	}
+	var h Holder
+	if err := json.Unmarshal(e.Value(), &h); err != nil {
+		return info, fmt.Errorf("lease bucket %s: %w", leaseBucket, err)
+	}
+	if h.Epoch == 0 {
+		h.Epoch = e.Revision()
+	}
+	info.Holder = &h
+	return info, nil
+}
