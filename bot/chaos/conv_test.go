@@ -57,6 +57,15 @@ func (m *msg) attempt(n int) turnScript {
 // notice is how the bot tells a user that a turn was lost or refused.
 var notice = regexp.MustCompile(`(?i)error|ended without a result|idle timeout|went offline|restarted during|is offline|was lost|not sent`)
 
+// continued heads a reply a gateway goes on with after another stopped:
+// no notice of a loss.
+var continued = regexp.MustCompile(`…continued: the bot restarted during this turn, which went on on \S+`)
+
+// isNotice says whether a message of the bot's tells of a lost turn.
+func isNotice(text string) bool {
+	return notice.MatchString(continued.ReplaceAllString(text, ""))
+}
+
 // settleLimit bounds the wait for one message's reply or notice; a reply
 // that comes later still counts, when the run judges what was shown.
 const settleLimit = 90 * time.Second
@@ -76,7 +85,7 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 		var got string
 		if !c.await(before, settleLimit, func(s []shown) bool {
 			for _, m := range s[before:] {
-				if strings.Contains(m.text, "started in") || notice.MatchString(m.text) || strings.Contains(m.text, "No runner") {
+				if strings.Contains(m.text, "started in") || isNotice(m.text) || strings.Contains(m.text, "No runner") {
 					got = m.text
 					return true
 				}
@@ -181,7 +190,7 @@ func settledBy(script turnScript, s []shown, from int) (settled, refused bool) {
 		if strings.Contains(sh.text, end) && strings.Contains(sh.text, "— ") {
 			return true, false
 		}
-		if i >= from && notice.MatchString(sh.text) {
+		if i >= from && isNotice(sh.text) {
 			return true, refusal.MatchString(sh.text)
 		}
 	}

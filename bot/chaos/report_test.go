@@ -88,7 +88,7 @@ func judge(w *world, convs []*conv, done []*injected) *report {
 				}
 			}
 			for j := m.before; j < end && j < len(s); j++ {
-				if notice.MatchString(s[j].text) {
+				if isNotice(s[j].text) {
 					o.told, o.notices = true, append(o.notices, s[j].text)
 				}
 			}
@@ -261,7 +261,7 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 			kind := map[string]string{"crash": faultCLICrash, "hang": faultCLIHang}[f[2]]
 			r.faults[kind]++
 			for _, wr := range writes[c.side.name()] {
-				if wr.error == "" && wr.at.After(at) && wr.key == c.key() && notice.MatchString(wr.text) {
+				if wr.error == "" && wr.at.After(at) && wr.key == c.key() && isNotice(wr.text) {
 					r.recover[kind] = append(r.recover[kind], wr.at.Sub(at))
 					break
 				}
