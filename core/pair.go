@@ -131,12 +131,20 @@ func (s *sideBySide) pairAfterAuthor(a *attached, t *turnRun) {
 		return
 	}
 	c := r.newCall(r.turnCtx, a, m, newID(), nil)
+	// Why pairing cannot review is said once per conversation: a
+	// workdir outside git would say it after every turn.
+	cannot := func(err error) {
+		r.side.endLoop(a, m, "")
+		if !IsUserError(err) {
+			r.logger.Warn("pairing cannot review", "id", c.id, "conversation", m.Key.String(), "err", err)
+		}
+		if r.saidOnce.Add("pair "+m.Key.String()+" "+UserMessage(err), struct{}{}) {
+			r.reply(a, m.Target(), "Pairing cannot review: "+errorText(err, c.id))
+		}
+	}
 	p, err := c.reviewer(reviewerID)
 	if err != nil {
-		r.side.endLoop(a, m, "")
-		if r.saidOnce.Add("pair "+m.Key.String()+" "+UserMessage(err), struct{}{}) {
-			r.reply(a, m.Target(), "Pairing cannot review: "+UserMessage(err))
-		}
+		cannot(err)
 		return
 	}
 	fresh := &pairLoop{started: conv.Started, reviewer: p.ID(), rounds: rounds}
@@ -144,8 +152,7 @@ func (s *sideBySide) pairAfterAuthor(a *attached, t *turnRun) {
 	text, err := c.review(p, true)
 	switch {
 	case err != nil:
-		r.side.endLoop(a, m, "")
-		r.replyError(a, m.Target(), c.id, err)
+		cannot(err)
 	case text != "":
 		// Nothing changed since the last review: nothing to pair on.
 		r.side.stopLoop(m.Key)

@@ -101,23 +101,40 @@ type sideBySide struct {
 	loops    map[ConversationKey]*pairLoop
 }
 
+// The bounds of what sideBySide keeps, in memory: the last exchanges of
+// the most recent conversations (a review of one older says it does not
+// know them) and the most recent findings, each at most maxSaid and
+// maxRequest bytes, some 64 MB at most.
+const (
+	keptExchanges = 2000
+	keptFindings  = 1000
+	maxSaid       = 16 << 10
+	maxRequest    = 8 << 10
+)
+
 func newSideBySide() *sideBySide {
-	return &sideBySide{last: recent.New[ConversationKey, exchange](10_000), findings: recent.New[string, findings](10_000),
+	return &sideBySide{last: recent.New[ConversationKey, exchange](keptExchanges), findings: recent.New[string, findings](keptFindings),
 		loops: make(map[ConversationKey]*pairLoop)}
 }
 
 // exchange is a person's request to the author's agent and its reply.
 type exchange struct{ request, reply string }
 
-// maxSaid bounds what the router keeps of a turn's text (a review's
-// findings, the author's reply a review reads): its last part.
-const maxSaid = 24 << 10
+// clipHead keeps the first n bytes of s, whole characters, marked when
+// cut.
+func clipHead(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
 
 // saidText is the text a turn's agent said, its last maxSaid bytes. It
 // is safe for concurrent use.
 type saidText struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu  sync.Mutex
+	b   strings.Builder
+	cut bool
 }
 
 func (s *saidText) add(text string) {
@@ -128,6 +145,7 @@ func (s *saidText) add(text string) {
 		keep := s.b.String()[s.b.Len()-maxSaid:]
 		s.b.Reset()
 		s.b.WriteString(keep)
+		s.cut = true
 	}
 }
 
@@ -135,8 +153,8 @@ func (s *saidText) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.b.String()
-	if len(t) > maxSaid {
-		t = "…" + t[len(t)-maxSaid:]
+	if len(t) > maxSaid || s.cut {
+		t = "…" + strings.ToValidUTF8(t[len(t)-min(len(t), maxSaid):], "")
 	}
 	return t
 }
@@ -193,7 +211,7 @@ func (s *sideBySide) afterSide(a *attached, t *turnRun, outcome string) {
 	}
 	if !qm.side.helps() {
 		if qm.m.origin == OriginPerson || qm.m.origin == OriginSchedule {
-			r.side.last.Set(qm.m.Key, exchange{request: qm.m.Text, reply: t.said.String()})
+			r.side.last.Set(qm.m.Key, exchange{request: clipHead(qm.m.Text, maxRequest), reply: t.said.String()})
 		}
 		r.side.pairAfterAuthor(a, t)
 		return

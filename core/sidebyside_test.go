@@ -294,3 +294,23 @@ func TestARefusedHelperTurnIsNotContinued(t *testing.T) {
 	f.say("alice", "/schedules")
 	f.expect("Nothing is scheduled here.")
 }
+
+// Paired in a workdir outside git, the chat hears once that pairing
+// cannot review, not after every turn.
+func TestPairingOutsideGitSaysSoOnce(t *testing.T) {
+	t.Parallel()
+	f := newSideFixture(t, func(cfg *core.RouterConfig) { cfg.ReviewPlugin = "rev" })
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "hello")
+	f.expect("echo: hello")
+	f.expect("Pairing cannot review: ")
+	f.say("alice", "again")
+	f.expect("echo: again")
+	f.router.Wait()
+	f.say("alice", "/status")
+	f.expect("Pairing with Rev: up to 2 rounds")
+	if n := len(f.rev.Turns()); n != 0 {
+		t.Errorf("the reviewer ran %d turns", n)
+	}
+}
