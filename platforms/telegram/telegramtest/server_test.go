@@ -124,32 +124,6 @@ func TestReplies(t *testing.T) {
 	}
 }
 
-// A stalled call times out for the real client, the fake does not act on
-// it, and the next call goes through.
-func TestStallNext(t *testing.T) {
-	t.Parallel()
-	s := New(t)
-	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(Token, s.Endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := User{ID: 7, FirstName: "U"}
-	s.UserSays(u.Private(), u, 0, "hi")
-	s.StallNext("sendMessage", 50*time.Millisecond)
-	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "stalled")); err == nil {
-		t.Fatal("a stalled sendMessage succeeded")
-	}
-	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "sent")); err != nil {
-		t.Fatalf("the next sendMessage: %v", err)
-	}
-	if ms := s.Messages(u.ID); len(ms) != 1 || ms[0].Text != "sent" {
-		t.Errorf("messages = %+v, want only the second", ms)
-	}
-	if calls := s.Calls("sendMessage"); len(calls) != 2 || calls[0].Error != "stalled" {
-		t.Errorf("calls = %+v, want the stalled one recorded", calls)
-	}
-}
-
 // Two bots polling one token at once: the later getUpdates ends the held
 // one with 409 Conflict, as the real Bot API does, and the fake records
 // the conflict.
@@ -200,5 +174,31 @@ func TestPollingInTurnIsNoConflict(t *testing.T) {
 	}
 	if c := s.Conflicts(); len(c) != 0 {
 		t.Errorf("Conflicts() = %v, want none", c)
+	}
+}
+
+// A stalled call times out for the real client, the fake does not act on
+// it, and the next call goes through.
+func TestStallNext(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	bot, err := tgbotapi.NewBotAPIWithAPIEndpoint(Token, s.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := User{ID: 7, FirstName: "U"}
+	s.UserSays(u.Private(), u, 0, "hi")
+	s.StallNext("sendMessage", 50*time.Millisecond)
+	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "stalled")); err == nil {
+		t.Fatal("a stalled sendMessage succeeded")
+	}
+	if _, err := bot.Send(tgbotapi.NewMessage(u.ID, "sent")); err != nil {
+		t.Fatalf("the next sendMessage: %v", err)
+	}
+	if ms := s.Messages(u.ID); len(ms) != 1 || ms[0].Text != "sent" {
+		t.Errorf("messages = %+v, want only the second", ms)
+	}
+	if calls := s.Calls("sendMessage"); len(calls) != 2 || calls[0].Error != "stalled" {
+		t.Errorf("calls = %+v, want the stalled one recorded", calls)
 	}
 }
