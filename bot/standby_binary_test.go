@@ -63,3 +63,54 @@ func TestStandbyTakesOverFromAKilledGateway(t *testing.T) {
 		t.Error("gw-b reported a lost turn: gw-a ran none when it was killed")
 	}
 }
+
+// A message on a runner's conversation that waited in the active gateway
+// for a turn slot when the gateway was SIGKILLed never reached its runner:
+// the standby that takes over tells its chat it was lost and offers to
+// run it again, while the turn that held the slot, which goes on on the
+// runner, is followed and not reported.
+func TestStandbyReportsAMessageKilledWhileWaitingForASlot(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	f := newFixture(t, plugintest.Reply{Text: []string{"Held on box2."}, Hold: release}, plugintest.Reply{Text: []string{"Ran again on box2."}})
+	url := startNATS(t)
+	startRunnerBot(t, url, f.config())
+	srv := telegramtest.New(t)
+	env := func(name string, extra ...string) []string {
+		return f.binEnv(append([]string{"NATS_URL=" + url, "GATEWAY_NAME=" + name, "FAILOVER_AFTER=2s", "APPROVALS=auto", "WARM_TTL=0",
+			"TELEGRAM_TOKEN=" + telegramtest.Token, "TELEGRAM_API_ENDPOINT=" + srv.Endpoint(),
+			"TELEGRAM_ALLOWED_USERS=" + strconv.FormatInt(telegramUsers[owner].ID, 10),
+			"TELEGRAM_POLL_TIMEOUT=1s", "TELEGRAM_EDIT_INTERVAL=10ms", "TELEGRAM_GROUP_WRITES_PER_MINUTE=100000"}, extra...)...)
+	}
+	a := startBinary(t, f.workdir, env("gw-a", "MAX_RUNNING_TURNS=1"))
+	a.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-a`))
+	b := startBinary(t, f.workdir, env("gw-b"))
+	b.awaitLog(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=gw-a`))
+
+	onBox2 := func() *chat {
+		d := &telegramDriver{t: t, srv: srv}
+		c := &chat{t: t, d: d}
+		startOnBox2(c, d, f.workdir)
+		return c
+	}
+	holding, waiting := onBox2(), onBox2()
+	holding.say("hold the slot")
+	<-f.model.Arrived()
+	waiting.say("wait in line")
+	waiting.expect(`number 1 in line`)
+
+	a.signal(syscall.SIGKILL)
+	<-a.exited
+	b.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-b`))
+	waiting.expect(`⚠️ A turn was lost: gateway gw-a`, `wait in line`)
+	waiting.press(owner, "Run again")
+	waiting.expect(`Ran again on box2\.`)
+	close(release)
+	holding.expect(`Held on box2\.`)
+	if got := holding.dump(); strings.Contains(got, "A turn was lost") {
+		t.Errorf("the turn gw-b followed on box2 was reported lost too:\n%s", got)
+	}
+	if n := len(srv.Conflicts()); n != 0 {
+		t.Errorf("two gateways polled Telegram at once: %d conflicts", n)
+	}
+}

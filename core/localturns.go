@@ -3,26 +3,37 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 )
 
-// LocalTurns keeps, outside this process, which conversations have a
-// turn running in it (on this machine, not on a runner): such a turn dies
-// with the process, and the process that takes over from it (another
-// gateway, on NATS) tells those conversations so. Its methods are called
+// LocalTurns keeps, outside this process, the messages it took for a
+// turn of their own, from the moment it took them (before they wait for
+// the conversation's turn or a turn slot) until their reply was delivered
+// or their user told otherwise: such a message dies with the process,
+// and the process that takes over from it (another gateway, on NATS)
+// tells those conversations so. A turn on a runner is recorded too: the
+// turn goes on there, and the next process follows it, but a message that
+// had not reached its runner yet, or whose reply had ended there and was
+// not delivered yet, is lost with the process. Its methods are called
 // concurrently.
 type LocalTurns interface {
-	// Began records that t started; Ended that the turn of key ended.
+	// Began records that t was taken; Ended that t's reply was delivered
+	// or its user told why not.
 	Began(t LocalTurn)
-	Ended(key ConversationKey)
-	// Lost hands over, once, the turns in platform's conversations that a
-	// process of the bot that stopped without ending them left.
+	Ended(t LocalTurn)
+	// Lost hands over, once, the messages in platform's conversations
+	// that a process of the bot that stopped without ending them left.
 	Lost(platform string) []LocalTurn
 }
 
-// LocalTurn is a turn running in a process of the bot.
+// LocalTurn is a message taken by a process of the bot for its turn.
 type LocalTurn struct {
-	Key      ConversationKey
+	Key ConversationKey
+	// ID is the message's correlation id: a conversation may have one
+	// turn running and messages waiting behind it.
+	ID       string `json:",omitempty"`
 	From     string
 	UserName string
 	// Text is the message the turn answers.
@@ -30,31 +41,44 @@ type LocalTurn struct {
 	// ByPerson says a person wrote Text (not a schedule, nor an agent):
 	// only then is running it again offered to whoever presses the button.
 	ByPerson bool
-	Started  time.Time
+	// Started is when the message was taken.
+	Started time.Time
 	// Gateway names the process it ran in, set by LocalTurns.
 	Gateway string
 }
 
-// localTurn records m's turn in conv as running here, when it runs on
-// this machine, and returns what records its end.
-func (r *Router) localTurn(m Message, conv Conversation, follow Plugin) (ended func()) {
+// localTurn records qm as taken here, unless it is the rest of a turn an
+// earlier process left on a runner (which the turn's record there
+// covers), and returns what records its end; it may be called more than
+// once.
+func (r *Router) localTurn(qm queued) (ended func()) {
 	lt := r.cfg.LocalTurns
-	if lt == nil || conv.Runner != "" || follow != nil {
+	if lt == nil || qm.follow != nil {
 		return func() {}
 	}
-	lt.Began(LocalTurn{Key: m.Key, From: m.From, UserName: m.UserName, Text: m.Text, ByPerson: m.origin == OriginPerson, Started: r.clock.Now()})
-	return func() { lt.Ended(m.Key) }
+	m := qm.m
+	t := LocalTurn{Key: m.Key, ID: qm.id, From: m.From, UserName: m.UserName, Text: m.Text, ByPerson: m.origin == OriginPerson, Started: r.clock.Now()}
+	lt.Began(t)
+	var once sync.Once
+	return func() { once.Do(func() { lt.Ended(t) }) }
 }
 
-// reportLost tells a's conversations whose turn ran in a process of the
-// bot that stopped without ending it that the turn was lost, and offers
-// to run a person's message again.
-func (r *Router) reportLost(a *attached) {
+// reportLost tells a's conversations whose messages a process of the bot
+// took and stopped without answering that they were lost, and offers to
+// run a person's message again. A conversation in followed has its turn
+// followed on its runner: its first message left is that turn's.
+func (r *Router) reportLost(a *attached, followed map[ConversationKey]bool) {
 	if r.cfg.LocalTurns == nil {
 		return
 	}
-	for _, t := range r.cfg.LocalTurns.Lost(a.p.Name()) {
-		text := fmt.Sprintf("⚠️ A turn was lost: gateway %s was answering %s's message when it stopped (it started at %s), and the turn ran inside it. The message was: %s",
+	lost := r.cfg.LocalTurns.Lost(a.p.Name())
+	slices.SortStableFunc(lost, func(x, y LocalTurn) int { return x.Started.Compare(y.Started) })
+	for _, t := range lost {
+		if followed[t.Key] {
+			delete(followed, t.Key)
+			continue
+		}
+		text := fmt.Sprintf("⚠️ A turn was lost: gateway %s was answering %s's message when it stopped (it took it at %s), and the message was lost with it. The message was: %s",
 			cmp.Or(t.Gateway, "(unknown)"), cmp.Or(t.UserName, t.From), t.Started.UTC().Format("15:04:05 UTC"), Shorten(t.Text, 300))
 		r.logger.Warn("turn lost with the gateway it ran in", "conversation", t.Key.String(), "gateway", t.Gateway)
 		if !t.ByPerson {

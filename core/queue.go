@@ -42,8 +42,22 @@ func (r *Router) enqueue(a *attached, m queued, busy string) bool {
 	return taken
 }
 
-// line is enqueue but for the chat: it returns what to tell it.
+// line is enqueue but for the chat: it returns what to tell it. m is
+// recorded (localTurn) before it is placed, until its done, so that a
+// process that dies with it waiting, running or its reply not delivered
+// leaves its record.
 func (r *Router) line(a *attached, m queued, busy string) (taken bool, ans answer) {
+	ended, done := r.localTurn(m), m.done
+	m.done = func() { ended(); done() }
+	taken, ans = r.place(a, m, busy)
+	if !taken {
+		ended()
+	}
+	return taken, ans
+}
+
+// place is line but for the record.
+func (r *Router) place(a *attached, m queued, busy string) (taken bool, ans answer) {
 	steer := busy != BusyQueue && (busy == BusySteer || r.cfg.Busy == BusySteer)
 	p := r.turns.place(a, m, steer)
 	var joins error // whether m may join the running turn
@@ -60,7 +74,7 @@ func (r *Router) line(a *attached, m queued, busy string) (taken bool, ans answe
 		} else if ok, ans := r.steer(r.turnCtx, a, p.q, &m); ok {
 			return ans.err == nil, ans
 		}
-		return r.line(a, m, BusyQueue)
+		return r.place(a, m, BusyQueue)
 	case placeFull:
 		return false, answer{text: fmt.Sprintf("A turn is running and %d messages are waiting; this one was not queued. Wait, or /stop.", p.waiting)}
 	case placeQueued:

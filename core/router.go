@@ -117,9 +117,9 @@ func (r *Router) Attach(p Platform) Handler {
 	a.coord.redact = r.cfg.Redactor
 	a.coord.longPages, a.coord.document = r.cfg.LongReplyPages, r.cfg.Document
 	r.platforms.add(a)
-	r.sched.armSchedules() // the platform's schedules, late ones at once
-	r.followUnfinished(a)  // the turns an earlier process left on runners
-	go r.reportLost(a)     // those it ran itself, lost with it
+	r.sched.armSchedules()            // the platform's schedules, late ones at once
+	followed := r.followUnfinished(a) // the turns an earlier process left on runners
+	go r.reportLost(a, followed)      // the messages it took, lost with it
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 

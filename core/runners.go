@@ -93,10 +93,12 @@ func (c *call) remoteStart(ctx context.Context, pluginID, runner, path string) (
 
 // followUnfinished goes on with the replies of the turns on runners that
 // an earlier process of the bot was streaming into a's chats: each runs
-// as its conversation's turn, with the rest of its events.
-func (r *Router) followUnfinished(a *attached) {
+// as its conversation's turn, with the rest of its events. It returns
+// the conversations whose turns it follows.
+func (r *Router) followUnfinished(a *attached) map[ConversationKey]bool {
+	followed := map[ConversationKey]bool{}
 	if r.cfg.Runners == nil {
-		return
+		return followed
 	}
 	for _, u := range r.cfg.Runners.Unfinished(a.p.Name()) {
 		conv, ok := r.convs.Get(u.Message.Key)
@@ -108,7 +110,9 @@ func (r *Router) followUnfinished(a *attached) {
 		m := u.Message
 		m.origin = OriginRunner
 		r.enqueue(a, queued{m: m, id: newID(), conv: conv, may: r.permitsOf(m), done: func() {}, follow: u.Plugin}, "")
+		followed[m.Key] = true
 	}
+	return followed
 }
 
 // cmdRunners answers /runners.

@@ -29,7 +29,6 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
 	r.turns.began(q, qm, cancel, plugin.ID(), conv.SessionID)
-	defer r.localTurn(m, conv, qm.follow)()
 	user := OwnerOf(m)
 	maxUSD, release, refused := r.admit(ctx, a, qm, plugin)
 	if refused != nil {

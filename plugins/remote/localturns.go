@@ -15,10 +15,11 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// The turns a gateway runs itself (not on a runner) are kept in a bucket,
-// one key per conversation, from their start to their end: a gateway that
-// dies leaves its keys there, and the one that takes over tells those
-// conversations that their turn was lost (core.LocalTurns).
+// The messages a gateway took for a turn are kept in a bucket, one key
+// per conversation and message, from the moment it took them until their
+// reply was delivered: a gateway that dies leaves its keys there, and the
+// one that takes over tells those conversations that their message was
+// lost (core.LocalTurns), but for the turns it follows on their runners.
 const (
 	localTurnBucket = "jakebot_local_turns"
 	// localTurnAge bounds how long a key of a turn nobody ended stays: a
@@ -76,7 +77,7 @@ func OpenLocalTurns(ctx context.Context, nc *nats.Conn, gateway string, logger *
 		if err == nil {
 			err = json.Unmarshal(e.Value(), &t)
 		}
-		if err != nil || turnKey(t.Key) != key {
+		if err != nil || recordKey(t) != key {
 			l.logger.Warn("local turn record unreadable; dropped", "key", key, "err", err)
 			kv.Delete(ctx, key)
 			continue
@@ -86,10 +87,15 @@ func OpenLocalTurns(ctx context.Context, nc *nats.Conn, gateway string, logger *
 	return l, nil
 }
 
-// turnKey is the key of conversation k's turn.
-func turnKey(k core.ConversationKey) string {
-	data, _ := json.Marshal(k)
-	return base64.RawURLEncoding.EncodeToString(data)
+// recordKey is the key of t's record: its conversation's, then its id
+// (base64url and the id keep to a key's characters).
+func recordKey(t core.LocalTurn) string {
+	data, _ := json.Marshal(t.Key)
+	key := base64.RawURLEncoding.EncodeToString(data)
+	if t.ID != "" {
+		key += "." + t.ID
+	}
+	return key
 }
 
 // Began records t as running in this gateway.
@@ -99,15 +105,15 @@ func (l *LocalTurns) Began(t core.LocalTurn) {
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), localTurnWait)
 		defer cancel()
-		_, err = l.kv.Put(ctx, turnKey(t.Key), data)
+		_, err = l.kv.Put(ctx, recordKey(t), data)
 	}
 	if err != nil {
 		l.logger.Warn("local turn not recorded: were this gateway to die, its chat would not be told", "conversation", t.Key.String(), "err", err)
 	}
 }
 
-// Ended forgets the turn of k, unless Keep was called.
-func (l *LocalTurns) Ended(k core.ConversationKey) {
+// Ended forgets t, unless Keep was called.
+func (l *LocalTurns) Ended(t core.LocalTurn) {
 	l.mu.Lock()
 	kept := l.kept
 	l.mu.Unlock()
@@ -116,8 +122,8 @@ func (l *LocalTurns) Ended(k core.ConversationKey) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), localTurnWait)
 	defer cancel()
-	if err := l.kv.Delete(ctx, turnKey(k)); err != nil {
-		l.logger.Warn("local turn record not removed", "conversation", k.String(), "err", err)
+	if err := l.kv.Delete(ctx, recordKey(t)); err != nil {
+		l.logger.Warn("local turn record not removed", "conversation", t.Key.String(), "err", err)
 	}
 }
 
@@ -149,7 +155,7 @@ func (l *LocalTurns) Lost(platform string) []core.LocalTurn {
 	turns := make([]core.LocalTurn, 0, len(out))
 	for _, lt := range out {
 		ctx, cancel := context.WithTimeout(context.Background(), localTurnWait)
-		l.kv.Delete(ctx, turnKey(lt.turn.Key), jetstream.LastRevision(lt.rev))
+		l.kv.Delete(ctx, recordKey(lt.turn), jetstream.LastRevision(lt.rev))
 		cancel()
 		turns = append(turns, lt.turn)
 	}

@@ -8,9 +8,11 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
-// The turns a gateway runs itself are recorded until they end: what a
-// gateway that died left is handed over once, per platform, to the next;
-// a gateway that stepped down (Keep) leaves every turn it was running.
+// The messages a gateway took are recorded until their replies end, one
+// record per message (a conversation may have one running and one
+// waiting): what a gateway that died left is handed over once, per
+// platform, to the next; a gateway that stepped down (Keep) leaves every
+// message it had.
 func TestLocalTurnsLeftByADeadGateway(t *testing.T) {
 	t.Parallel()
 	url := runNATS(t, nil)
@@ -21,20 +23,28 @@ func TestLocalTurnsLeftByADeadGateway(t *testing.T) {
 		}
 		return l
 	}
-	turn := func(platform, user, text string) core.LocalTurn {
-		return core.LocalTurn{Key: core.ConversationKey{Platform: platform, User: user, Channel: "c/1.x"}, From: user, Text: text, ByPerson: true}
+	turn := func(platform, user, id, text string) core.LocalTurn {
+		return core.LocalTurn{Key: core.ConversationKey{Platform: platform, User: user, Channel: "c/1.x"}, ID: id, From: user, Text: text, ByPerson: true}
 	}
 	a := open("gw-a")
-	running, other, ended := turn("telegram", "1001", "fix it"), turn("slack", "U1", "test it"), turn("telegram", "1002", "done")
-	for _, lt := range []core.LocalTurn{running, other, ended} {
+	running, waiting := turn("telegram", "1001", "m1", "fix it"), turn("telegram", "1001", "m2", "then test it")
+	other, ended := turn("slack", "U1", "m3", "test it"), turn("telegram", "1002", "m4", "done")
+	for _, lt := range []core.LocalTurn{running, waiting, other, ended} {
 		a.Began(lt)
 	}
-	a.Ended(ended.Key)
+	a.Ended(ended)
 
 	b := open("gw-b")
 	lost := b.Lost("telegram")
-	if len(lost) != 1 || lost[0].Key != running.Key || lost[0].Text != "fix it" || lost[0].Gateway != "gw-a" || !lost[0].ByPerson {
-		t.Fatalf("Lost(telegram) = %+v, want gw-a's running turn", lost)
+	texts := map[string]bool{}
+	for _, lt := range lost {
+		if lt.Key != running.Key || lt.Gateway != "gw-a" || !lt.ByPerson {
+			t.Errorf("Lost(telegram) has %+v, want gw-a's messages in %s", lt, running.Key)
+		}
+		texts[lt.Text] = true
+	}
+	if len(lost) != 2 || !texts["fix it"] || !texts["then test it"] {
+		t.Fatalf("Lost(telegram) = %+v, want gw-a's running and waiting messages", lost)
 	}
 	if again := b.Lost("telegram"); len(again) != 0 {
 		t.Errorf("Lost(telegram) again = %+v, want nothing", again)
@@ -49,7 +59,7 @@ func TestLocalTurnsLeftByADeadGateway(t *testing.T) {
 	}
 	c.Began(running)
 	c.Keep()
-	c.Ended(running.Key)
+	c.Ended(running)
 	if lost := open("gw-d").Lost("telegram"); len(lost) != 1 || lost[0].Gateway != "gw-c" {
 		t.Errorf("after Keep, the next gateway found %+v, want gw-c's turn", lost)
 	}
