@@ -24,6 +24,15 @@ func (b *binBot) awaitLog(re *regexp.Regexp) {
 	}
 }
 
+// standbyEnv is the binary's environment as gateway name on the NATS
+// server at url and the Telegram fake srv, with extra settings.
+func standbyEnv(f *fixture, url string, srv *telegramtest.Server, name string, extra ...string) []string {
+	return f.binEnv(append([]string{"NATS_URL=" + url, "GATEWAY_NAME=" + name, "FAILOVER_AFTER=2s", "APPROVALS=auto", "WARM_TTL=0",
+		"TELEGRAM_TOKEN=" + telegramtest.Token, "TELEGRAM_API_ENDPOINT=" + srv.Endpoint(),
+		"TELEGRAM_ALLOWED_USERS=" + strconv.FormatInt(telegramUsers[owner].ID, 10),
+		"TELEGRAM_POLL_TIMEOUT=1s", "TELEGRAM_EDIT_INTERVAL=10ms", "TELEGRAM_GROUP_WRITES_PER_MINUTE=100000"}, extra...)...)
+}
+
 // Two jakebot processes on one NATS server and the Telegram fake: the
 // active one is SIGKILLed, so nothing of it hands over; its lease expires
 // and the standby takes over, answering the conversation, which it finds
@@ -33,15 +42,9 @@ func TestStandbyTakesOverFromAKilledGateway(t *testing.T) {
 	f := newFixture(t, plugintest.Reply{Text: []string{"Hello from gw-a."}}, plugintest.Reply{Text: []string{"Hello from gw-b."}})
 	url := startNATS(t)
 	srv := telegramtest.New(t)
-	env := func(name string) []string {
-		return f.binEnv("NATS_URL="+url, "GATEWAY_NAME="+name, "FAILOVER_AFTER=2s", "APPROVALS=auto", "WARM_TTL=0",
-			"TELEGRAM_TOKEN="+telegramtest.Token, "TELEGRAM_API_ENDPOINT="+srv.Endpoint(),
-			"TELEGRAM_ALLOWED_USERS="+strconv.FormatInt(telegramUsers[owner].ID, 10),
-			"TELEGRAM_POLL_TIMEOUT=1s", "TELEGRAM_EDIT_INTERVAL=10ms", "TELEGRAM_GROUP_WRITES_PER_MINUTE=100000")
-	}
-	a := startBinary(t, f.workdir, env("gw-a"))
+	a := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-a"))
 	a.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-a`))
-	b := startBinary(t, f.workdir, env("gw-b"))
+	b := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-b"))
 	b.awaitLog(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=gw-a`))
 
 	c := &chat{t: t, d: &telegramDriver{t: t, srv: srv, topic: srv.NewTopic(telegramTeam, "work")}}
@@ -76,15 +79,9 @@ func TestStandbyReportsAMessageKilledWhileWaitingForASlot(t *testing.T) {
 	url := startNATS(t)
 	startRunnerBot(t, url, f.config())
 	srv := telegramtest.New(t)
-	env := func(name string, extra ...string) []string {
-		return f.binEnv(append([]string{"NATS_URL=" + url, "GATEWAY_NAME=" + name, "FAILOVER_AFTER=2s", "APPROVALS=auto", "WARM_TTL=0",
-			"TELEGRAM_TOKEN=" + telegramtest.Token, "TELEGRAM_API_ENDPOINT=" + srv.Endpoint(),
-			"TELEGRAM_ALLOWED_USERS=" + strconv.FormatInt(telegramUsers[owner].ID, 10),
-			"TELEGRAM_POLL_TIMEOUT=1s", "TELEGRAM_EDIT_INTERVAL=10ms", "TELEGRAM_GROUP_WRITES_PER_MINUTE=100000"}, extra...)...)
-	}
-	a := startBinary(t, f.workdir, env("gw-a", "MAX_RUNNING_TURNS=1"))
+	a := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-a", "MAX_RUNNING_TURNS=1"))
 	a.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-a`))
-	b := startBinary(t, f.workdir, env("gw-b"))
+	b := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-b"))
 	b.awaitLog(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=gw-a`))
 
 	onBox2 := func() *chat {
@@ -113,4 +110,43 @@ func TestStandbyReportsAMessageKilledWhileWaitingForASlot(t *testing.T) {
 	if n := len(srv.Conflicts()); n != 0 {
 		t.Errorf("two gateways polled Telegram at once: %d conflicts", n)
 	}
+}
+
+// A turn on a runner that had ended there, its end applied by the active
+// gateway (so that no gateway follows it again), but whose reply was not
+// delivered yet when the gateway was SIGKILLed, is reported by the
+// standby: it stays recorded until its reply is delivered.
+func TestStandbyReportsARunnerTurnEndedButNotDelivered(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	f := newFixture(t, plugintest.Reply{Text: []string{"Finished on box2."}, Hold: release})
+	url := startNATS(t)
+	startRunnerBot(t, url, f.config())
+	srv := telegramtest.New(t)
+	a := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-a"))
+	a.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-a`))
+	b := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-b"))
+	b.awaitLog(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=gw-a`))
+	d := &telegramDriver{t: t, srv: srv}
+	c := &chat{t: t, d: d}
+	startOnBox2(c, d, f.workdir)
+
+	c.say("finish here")
+	<-f.model.Arrived()
+	srv.StallNext("sendMessage", time.Minute) // the reply's
+	close(release)
+	srv.WaitFor(t, "the reply's send stalled", func() bool {
+		for _, call := range srv.Calls("sendMessage") {
+			if call.Error == "stalled" {
+				return true
+			}
+		}
+		return false
+	})
+	a.awaitLog(regexp.MustCompile(`msg=turn id=\S+ conversation=\S+ plugin=claude outcome=ok`))
+
+	a.signal(syscall.SIGKILL)
+	<-a.exited
+	b.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-b`))
+	c.expect(`⚠️ A turn was lost: gateway gw-a`, `finish here`)
 }
