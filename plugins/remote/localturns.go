@@ -98,8 +98,17 @@ func recordKey(t core.LocalTurn) string {
 	return key
 }
 
-// Began records t as running in this gateway.
+// Began records t as taken by this gateway, unless Keep was called: a
+// gateway that stepped down refuses what it is still handed, and the
+// platform hands it to the next gateway too (Telegram's unconfirmed
+// updates), which would answer it and then report it lost.
 func (l *LocalTurns) Began(t core.LocalTurn) {
+	l.mu.Lock()
+	kept := l.kept
+	l.mu.Unlock()
+	if kept {
+		return
+	}
 	t.Gateway = l.gateway
 	data, err := json.Marshal(t)
 	if err == nil {
@@ -127,9 +136,10 @@ func (l *LocalTurns) Ended(t core.LocalTurn) {
 	}
 }
 
-// Keep keeps the records of the turns running now, whatever ends them
-// here: the gateway lost its lease and stops them, and the one that takes
-// over tells their chats they were lost.
+// Keep keeps the records of the messages taken until now, whatever ends
+// them here, and records no more: the gateway lost its lease and stops
+// their turns, and the one that takes over tells their chats they were
+// lost.
 func (l *LocalTurns) Keep() {
 	l.mu.Lock()
 	l.kept = true

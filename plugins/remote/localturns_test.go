@@ -60,7 +60,8 @@ func TestLocalTurnsLeftByADeadGateway(t *testing.T) {
 	c.Began(running)
 	c.Keep()
 	c.Ended(running)
+	c.Began(turn("telegram", "1003", "m5", "refused after stepping down"))
 	if lost := open("gw-d").Lost("telegram"); len(lost) != 1 || lost[0].Gateway != "gw-c" {
-		t.Errorf("after Keep, the next gateway found %+v, want gw-c's turn", lost)
+		t.Errorf("after Keep, the next gateway found %+v, want gw-c's turn, and nothing taken after Keep", lost)
 	}
 }
