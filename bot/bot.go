@@ -5,6 +5,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -42,14 +43,29 @@ const stateInterval = 500 * time.Millisecond
 // returns nil after a clean shutdown.
 //
 // Like wtf's Main, it has three steps: build every part from cfg, run the
-// platforms, and close what was opened, in reverse order.
+// platforms, and close what was opened, in reverse order. With NATS_URL,
+// build first waits for the gateways' lease, and a gateway that loses it
+// stops serving at once and stands by again (standby.go).
 func Run(ctx context.Context, cfg Config, stdio Stdio) error {
-	m := &Main{cfg: cfg, stdio: stdio}
-	defer m.close()
-	if err := m.build(ctx); err != nil {
-		return err
+	again := false
+	for {
+		m := &Main{cfg: cfg, stdio: stdio, again: again}
+		err := m.build(ctx)
+		if err == nil {
+			err = m.run(ctx)
+		}
+		m.close()
+		switch {
+		case errors.Is(err, errStopped) || err != nil && ctx.Err() != nil:
+			return nil // stopped while standing by or starting
+		case errors.Is(err, errLeaseLost):
+			// Another gateway serves now, or will: stand by for it.
+			m.logger.Warn("this gateway stopped serving: it lost the lease; standing by again")
+			again = true
+		default:
+			return err
+		}
 	}
-	return m.run(ctx)
 }
 
 func windDown(router *core.Router, cfg Config, logger *slog.Logger) {

@@ -84,6 +84,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		"no deadline":          {[]string{"SHUTDOWN_DEADLINE=0s"}, "", "SHUTDOWN_DEADLINE", ""},
 		"bad deadline":         {[]string{"SHUTDOWN_DEADLINE=-1s"}, "", "SHUTDOWN_DEADLINE", ""},
 		"no background limit":  {[]string{"BACKGROUND_LIMIT=0s"}, "", "BACKGROUND_LIMIT", ""},
+		"no review rounds":     {[]string{"REVIEW_ROUNDS=0"}, "", "REVIEW_ROUNDS", ""},
+		"too many rounds":      {[]string{"REVIEW_ROUNDS=11"}, "", "REVIEW_ROUNDS", ""},
 		"bad .env line":        {nil, bad, "bad.env:1", ""},
 		"unbalanced quote": {
 			[]string{`CLAUDE_ARGS=--allowedTools "Bash(git log:*)`}, "", "CLAUDE_ARGS", ""},

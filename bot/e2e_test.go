@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/claude"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
@@ -63,6 +64,22 @@ func newFixture(t testing.TB, replies ...plugintest.Reply) *fixture {
 		}
 	})
 	return f
+}
+
+// checkNoneLeft registers the check that none of the test's processes
+// (alive) outlived it. Registered before the bot starts, it runs after
+// the bot's clean-up, once *router, when set, has shut down and its turns
+// ended, and it runs even when the bot failed to start.
+func checkNoneLeft(t testing.TB, alive func() []plugintest.Process, router **core.Router) {
+	t.Cleanup(func() {
+		if r := *router; r != nil {
+			r.Shutdown()
+			r.Wait()
+		}
+		if pids := alive(); len(pids) != 0 {
+			t.Errorf("processes %v outlived the test", pids)
+		}
+	})
 }
 
 func (f *fixture) config(extraArgs ...string) bot.Config {

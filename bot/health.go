@@ -13,7 +13,8 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 )
 
-// healthServer serves /healthz and /metrics on HEALTH_ADDR.
+// healthServer serves /healthz and /metrics on HEALTH_ADDR, or a
+// standby gateway's pages (standby.go).
 type healthServer struct {
 	srv *http.Server
 	ln  net.Listener
@@ -44,23 +45,33 @@ func healthz(platforms []core.Platform) http.HandlerFunc {
 	}
 }
 
-// startHealth listens on addr and serves in the background.
-func startHealth(addr string, platforms []core.Platform, metrics http.Handler, logger *slog.Logger) (*healthServer, error) {
+// startHealth listens on addr (HEALTH_ADDR) and serves /healthz and
+// /metrics in the background.
+func startHealth(addr string, health, metrics http.Handler, logger *slog.Logger) (*healthServer, error) {
 	mux := http.NewServeMux()
-	mux.Handle("/healthz", healthz(platforms))
+	mux.Handle("/healthz", health)
 	mux.Handle("/metrics", metrics)
-	ln, err := net.Listen("tcp", addr)
+	h, err := serveHTTP(addr, mux, logger)
 	if err != nil {
 		return nil, fmt.Errorf("HEALTH_ADDR: %w", err)
 	}
-	h := &healthServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
+	logger.Info("health and metrics", "addr", h.ln.Addr().String())
+	return h, nil
+}
+
+// serveHTTP listens on addr and serves h in the background.
+func serveHTTP(addr string, h http.Handler, logger *slog.Logger) (*healthServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &healthServer{srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
 	go func() {
-		if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("health server", "err", err)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("http server", "addr", addr, "err", err)
 		}
 	}()
-	logger.Info("health and metrics", "addr", ln.Addr().String())
-	return h, nil
+	return s, nil
 }
 
 func (h *healthServer) close() {

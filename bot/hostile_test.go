@@ -28,6 +28,8 @@ type hostileBot struct {
 func newHostileBot(t *testing.T, bin string, idle time.Duration, env ...string) *hostileBot {
 	t.Helper()
 	mark, alive := plugintest.ProcessMarker(t)
+	var router *core.Router
+	checkNoneLeft(t, alive, &router)
 	plugin := claude.New(claude.Config{Settings: cliproc.Settings{Bin: bin, Env: append(env, mark)}, ConfigDir: t.TempDir()}, nil)
 	reg, err := core.NewRegistry(plugin)
 	if err != nil {
@@ -42,15 +44,9 @@ func newHostileBot(t *testing.T, bin string, idle time.Duration, env ...string) 
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	clock := coretest.NewInstantClock()
-	router := core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, IdleTimeout: idle, TurnTimeout: 2 * time.Minute}, nil)
+	router = core.NewRouter(ctx, core.RouterConfig{Plugins: reg, Access: access, Roots: roots, Clock: clock, IdleTimeout: idle, TurnTimeout: 2 * time.Minute}, nil)
 	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
-	b := &hostileBot{t: t, rec: rec, router: router, handle: router.Attach(rec), alive: alive}
-	t.Cleanup(func() {
-		if pids := alive(); len(pids) != 0 {
-			t.Errorf("processes %v outlived the test", pids)
-		}
-	})
-	return b
+	return &hostileBot{t: t, rec: rec, router: router, handle: router.Attach(rec), alive: alive}
 }
 
 func (b *hostileBot) say(text string) {

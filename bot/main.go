@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -28,6 +29,9 @@ import (
 type Main struct {
 	cfg   Config
 	stdio Stdio
+	// again says this gateway served before and lost the lease (it was
+	// cut off from NATS, most likely): it waits for NATS to be back.
+	again bool
 
 	logger   *slog.Logger
 	level    slog.LevelVar
@@ -46,6 +50,14 @@ type Main struct {
 	// nil without NATS_URL.
 	nc      *nats.Conn
 	runners *remote.Gateway
+	// lease makes this gateway the active one of those on nc, since
+	// holder took it (standby.go); nil without NATS_URL.
+	lease  *remote.Lease
+	holder remote.Holder
+	// localTurns records the turns this gateway runs itself, for the
+	// next if it dies; mirror keeps the state (nil: STATE_FILE=off).
+	localTurns *remote.LocalTurns
+	mirror     *state.Mirror
 	// runCtx is what platforms and turns run under: the signal does not
 	// cancel it, so shutdown stops them in order, after running turns had
 	// their grace and their chats were told.
@@ -106,6 +118,9 @@ func (m *Main) build(ctx context.Context) error {
 	}
 	m.access = core.NewAccess()
 	m.access.Admin(console.Name, console.User)
+	if err := m.connectNATS(ctx); err != nil {
+		return err
+	}
 	if err := m.connectRunners(ctx); err != nil {
 		return err
 	}
@@ -130,7 +145,10 @@ func (m *Main) build(ctx context.Context) error {
 		return err
 	}
 	if m.metrics != nil {
-		h, err := startHealth(m.cfg.HealthAddr, m.platform, m.metrics.Handler(), m.logger)
+		if m.lease != nil {
+			m.metrics.Gateway(m.holder.Name, active(m.lease))
+		}
+		h, err := startHealth(m.cfg.HealthAddr, healthz(m.platform), m.metrics.Handler(), m.logger)
 		if err != nil {
 			return err
 		}
@@ -198,12 +216,17 @@ func (m *Main) loadState(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			return store.Save(context.WithoutCancel(ctx), data)
+			err = store.Save(context.WithoutCancel(ctx), data)
+			if errors.Is(err, remote.ErrStateTaken) {
+				m.lease.Drop(err) // two gateways serve: this one stops
+			}
+			return err
 		}, m.convs, stateInterval, nil, m.logger)
 	} else {
 		saved = state.Load(m.cfg.StateFile, m.logger)
 		mirror = state.NewMirror(m.cfg.StateFile, m.convs, stateInterval, nil, m.logger)
 	}
+	m.mirror = mirror
 	m.convs.Load(withinRoots(saved.Conversations, m.policy.roots, m.logger))
 	m.convs.LoadOwners(saved.Owners)
 	m.convs.LoadSpends(saved.Spend)
@@ -294,24 +317,49 @@ func (m *Main) buildObservers() error {
 	return nil
 }
 
-// connectRunners joins NATS_URL as the gateway to the runners there.
-func (m *Main) connectRunners(ctx context.Context) error {
+// natsRetry is how long a gateway that lost the lease waits between its
+// tries to reach NATS again.
+const natsRetry = time.Second
+
+// connectNATS joins NATS_URL and waits there until this gateway is the
+// active one.
+func (m *Main) connectNATS(ctx context.Context) error {
 	if !m.cfg.NATS.Enabled() {
 		return nil
 	}
 	nc, err := remote.Connect(m.cfg.NATS, "jakebot gateway", m.logger)
+	for err != nil && m.again {
+		m.logger.Warn("NATS out of reach; trying again", "err", err)
+		select {
+		case <-ctx.Done():
+			return errStopped
+		case <-time.After(natsRetry):
+		}
+		nc, err = remote.Connect(m.cfg.NATS, "jakebot gateway", m.logger)
+	}
 	if err != nil {
 		return err
 	}
 	m.nc = nc
 	m.closers = append(m.closers, nc.Close)
+	return m.awaitLease(ctx)
+}
+
+// connectRunners joins NATS_URL as the gateway to the runners there.
+func (m *Main) connectRunners(ctx context.Context) error {
+	if m.nc == nil {
+		return nil
+	}
+	nc := m.nc
+	var err error
 	if m.runners, err = remote.NewGateway(ctx, nc, remote.GatewayConfig{
 		Redactor: core.NewRedactor(m.cfg.Secrets), Logger: m.logger}); err != nil {
 		return err
 	}
 	m.closers = append(m.closers, m.runners.Close)
 	m.logger.Info("reaching runners through NATS", "server", nc.ConnectedUrlRedacted())
-	return nil
+	m.localTurns, err = remote.OpenLocalTurns(ctx, nc, m.holder.Name, m.logger)
+	return err
 }
 
 // startTools starts the agents' MCP server, unless AGENT_TOOLS=off.
@@ -365,6 +413,7 @@ func (m *Main) routerConfig() core.RouterConfig {
 		AttachmentMaxBytes:  cfg.AttachmentMaxBytes,
 		Transcribe:          transcriber(cfg.TranscribeCmd, cfg.ChildEnv),
 		Sandbox:             cfg.Sandbox.Summary(),
+		Gateway:             m.gatewayLine(),
 		LongReplyPages:      cfg.LongReplyPages,
 		Document:            formatter.MarkdownText,
 		UserRate:            m.policy.userRate,
@@ -377,6 +426,12 @@ func (m *Main) routerConfig() core.RouterConfig {
 		Logger:              m.logger,
 	}
 	rc.UnattendedTurnsPerDay = cfg.UnattendedTurnsPerDay
+	if m.localTurns != nil {
+		rc.LocalTurns = m.localTurns
+		if m.mirror != nil {
+			rc.StoreSchedules = m.mirror.Flush
+		}
+	}
 	return rc
 }
 
@@ -439,6 +494,9 @@ func (m *Main) run(ctx context.Context) error {
 		windDown(m.router, m.cfg, m.logger)
 		m.stopRun()
 		<-platformsDone
+	case <-m.leaseLost():
+		m.stepDown(platformsDone)
+		return errLeaseLost
 	}
 	// No warm CLI outlives the bot.
 	m.router.Shutdown()
@@ -448,6 +506,29 @@ func (m *Main) run(ctx context.Context) error {
 	}
 	m.logger.Info("jakebot stopped")
 	return nil
+}
+
+// leaseLost is closed when this gateway lost the lease; nil (never)
+// without NATS_URL.
+func (m *Main) leaseLost() <-chan struct{} {
+	if m.lease == nil {
+		return nil
+	}
+	return m.lease.Lost()
+}
+
+// stepDown stops serving at once, before the lease can expire for the
+// standby: no wind-down, no notice. The turns end as in a shutdown (those
+// on runners go on there, for the next gateway to follow), the platforms
+// stop, and the NATS connection closes at once, so that nothing this
+// gateway queued while cut off (a state save, a turn's record, an answer)
+// reaches NATS after the next gateway has read it.
+func (m *Main) stepDown(platformsDone <-chan struct{}) {
+	m.logger.Error("lease lost: stopping the platforms and the turns", "err", m.lease.Err())
+	m.router.Shutdown()
+	m.stopRun()
+	m.nc.Close()
+	<-platformsDone
 }
 
 // close releases what build opened, last first.

@@ -95,3 +95,14 @@ func TestBadPluginsFileStopsStartUp(t *testing.T) {
 		}
 	}
 }
+
+// REVIEW_PLUGIN must name a configured plugin: the bot says so at start.
+func TestUnknownReviewPluginStopsStartUp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := bot.Config{AllowedRoots: []string{dir}, LogLevel: "warn", ReviewPlugin: "nobody", ReviewRounds: 2}
+	err := bot.Run(context.Background(), cfg, bot.Stdio{In: strings.NewReader(""), Out: io.Discard, Err: t.Output()})
+	if err == nil || !strings.Contains(err.Error(), `REVIEW_PLUGIN="nobody": no such plugin is configured`) {
+		t.Fatalf("Run with REVIEW_PLUGIN=nobody: %v", err)
+	}
+}

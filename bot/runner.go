@@ -66,7 +66,7 @@ func RunRunner(ctx context.Context, cfg Config, stdio Stdio) error {
 	if cfg.HealthAddr != "" {
 		// /healthz says the runner is up (a container's HEALTHCHECK);
 		// its metrics are the gateway's.
-		h, err := startHealth(cfg.HealthAddr, nil, http.NotFoundHandler(), logger)
+		h, err := startHealth(cfg.HealthAddr, healthz(nil), http.NotFoundHandler(), logger)
 		if err != nil {
 			return err
 		}

@@ -37,6 +37,8 @@ func newWorktreeBotWith(t *testing.T, root string, configure func(*core.RouterCo
 	model := plugintest.NewAnthropic(t, replies...)
 	home := plugintest.Home(t)
 	mark, alive := plugintest.ProcessMarker(t)
+	var router *core.Router
+	checkNoneLeft(t, alive, &router)
 	plugin := claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
 		Settings: cliproc.Settings{Bin: plugintest.CLIPath(t, "claude"), Args: []string{"--allowedTools", "Bash"},
 			Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
@@ -57,15 +59,9 @@ func newWorktreeBotWith(t *testing.T, root string, configure func(*core.RouterCo
 	if configure != nil {
 		configure(&cfg)
 	}
-	router := core.NewRouter(ctx, cfg, nil)
+	router = core.NewRouter(ctx, cfg, nil)
 	rec := platformtest.NewRecorder(clock, core.Limits{FinalOnly: true})
 	rec.MaxLen = 1 << 20
-	t.Cleanup(func() {
-		router.Wait()
-		if pids := alive(); len(pids) != 0 {
-			t.Errorf("processes %v outlived the test", pids)
-		}
-	})
 	return &worktreeBot{t: t, rec: rec, handle: router.Attach(rec), model: model}
 }
 
@@ -94,15 +90,22 @@ func gitRepo(t *testing.T) (root, repo string) {
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+	commitA(t, repo, "one\ntwo\nthree\n")
+	return root, repo
+}
+
+// commitA makes dir a git repository on main with a.txt, holding text,
+// committed.
+func commitA(t *testing.T, dir, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	return root, repo
 }
 
 func readFile(t *testing.T, path string) string {

@@ -285,7 +285,7 @@ func (t *turnActions) Schedule(ctx context.Context, when, message string) (strin
 		if IsCommand(message) {
 			return "", Errorf("a scheduled message starts a turn of its own: it is never a command of the bot, so it may not start with /")
 		}
-		// The schedule is the agent's, not its user's (Router.permit),
+		// The schedule is the agent's, not its user's (Router.permitsOf),
 		// one deeper than the turn it is set in (agentScheduleLimits).
 		m := run.qm.m
 		m.origin = OriginAgent

@@ -135,7 +135,7 @@ type CommandSpec struct {
 	// only shows (a bare /resume lists), and neither rule applies.
 	Changes, Rewarm, ShowsBare bool
 	// Answer commands answer a question of the running turn: only a
-	// person's own message may (Router.permit), and the message is kept
+	// person's own message may (Router.permitsOf), and the message is kept
 	// until that turn ends.
 	Answer bool
 }

@@ -200,6 +200,9 @@ func cmdStatus(c *call) (string, error) {
 		entries := r.convs.All()
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d active conversations", len(entries))
+		if r.cfg.Gateway != "" {
+			fmt.Fprintf(&b, " (gateway %s)", r.cfg.Gateway)
+		}
 		for _, e := range entries {
 			fmt.Fprintf(&b, "\n%s: %s in %s, last used %s", e.Key, e.Plugin, e.Shown(e.Workdir), e.LastUsed.Format(time.DateTime))
 		}
@@ -247,6 +250,9 @@ func cmdStatus(c *call) (string, error) {
 			where = "the runner's own (its start-up log says which)"
 		}
 		out += "\nSandbox: " + where
+	}
+	if r.cfg.Gateway != "" {
+		out += "\nGateway: " + r.cfg.Gateway
 	}
 	return out, nil
 }

@@ -9,7 +9,7 @@ import (
 // its next step, inside the same turn.
 type Steering struct {
 	// From is its author's id: the router steers a message only into a
-	// turn it may join (Router.permit), and a runner takes it only into
+	// turn it may join (Router.permitsOf), and a runner takes it only into
 	// a turn of the same author (Turn.Author).
 	From   string
 	Prompt string

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -39,12 +40,18 @@ type continuation struct {
 	note string
 }
 
-// continueAfterLimit schedules a turn that a usage window refused again at
+// continueAfterLimit, the scheduler's hook at a turn's end, schedules a turn that a usage window refused again at
 // the window's reset; nil when the turn was not refused by a window (or
 // was stopped, or the reset is unknown).
-func (ub *usageBook) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) *continuation {
-	r := ub.r
+func (sch *scheduler) continueAfterLimit(ctx context.Context, t *turnRun, res TurnResult, err error) *continuation {
+	r := sch.r
 	if ctx.Err() != nil || (err == nil && !res.IsError) {
+		return nil
+	}
+	if t.qm.side != nil {
+		// A turn of agents side by side is the bot's, not the person's
+		// message: it is not sent again as theirs. The limit's note says
+		// when the window resets.
 		return nil
 	}
 	t.mu.Lock()
@@ -76,8 +83,8 @@ func (ub *usageBook) continueAfterLimit(ctx context.Context, t *turnRun, res Tur
 // offerContinuation posts c's note with its buttons: Cancel, and Start
 // with each other plugin now (in a new conversation there, the same
 // workdir, the refused message).
-func (ub *usageBook) offerContinuation(a *attached, to Target, plugin string, c *continuation) {
-	r := ub.r
+func (sch *scheduler) offerContinuation(a *attached, to Target, plugin string, c *continuation) {
+	r := sch.r
 	choices := []Choice{{Label: "Cancel", Command: fmt.Sprintf("/unschedule %d", c.id)}}
 	typed := fmt.Sprintf("/unschedule %d cancels it", c.id)
 	for _, id := range r.cfg.Plugins.IDs() {
@@ -123,12 +130,30 @@ func cmdStartNow(c *call) (string, error) {
 	return "", nil
 }
 
-// windowName is a window's name with its CLI's: "Claude Code 5h".
-func (ub *usageBook) windowName(w UsageWindow) string {
-	r := ub.r
-	name := r.cfg.Plugins.name(w.Plugin)
-	if w.Runner != "" {
-		return name + " " + w.Window + " (" + w.Runner + ")"
+// keepUsage records a window t's CLI reported in book and remembers it in
+// t, for the footer.
+func (t *turnRun) keepUsage(book *usageBook, w UsageWindow) {
+	w.Plugin, w.Runner = t.conv.Plugin, t.conv.Runner
+	book.set(w)
+	t.mu.Lock()
+	t.usage = append(slices.DeleteFunc(t.usage, func(o UsageWindow) bool { return o.Window == w.Window }), w)
+	if w.Rejected && t.refusedBy == nil {
+		t.refusedBy, t.cut = &w, t.progressed.Load()
 	}
-	return name + " " + w.Window
+	t.mu.Unlock()
+}
+
+// limitNotes are the footer's warnings: each window t's CLI reported past
+// LIMIT_WARN, at most once per window.
+func (t *turnRun) limitNotes(book *usageBook) []string {
+	t.mu.Lock()
+	windows := slices.Clone(t.usage)
+	t.mu.Unlock()
+	var notes []string
+	for _, w := range windows {
+		if w.UsedPercent >= book.warn || w.Rejected {
+			notes = append(notes, book.windowLine(w))
+		}
+	}
+	return notes
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultReviewRounds is how many reviews a pair loop has at most when
@@ -22,6 +23,9 @@ const maxReviewRounds = 10
 // turn is reviewed again, until the reviewer approves or the rounds are
 // spent. A round is one review.
 type pairLoop struct {
+	// started is the conversation's Started: a loop of one it replaced
+	// is over.
+	started  time.Time
 	reviewer string
 	rounds   int
 	round    int
@@ -32,7 +36,8 @@ type pairLoop struct {
 // pairOf is conv's reviewer and rounds: /pair's, or the bot's
 // REVIEW_PLUGIN's; no reviewer when unpaired, or paired with its own
 // plugin.
-func (r *Router) pairOf(conv Conversation) (reviewer string, rounds int) {
+func (s *sideBySide) pairOf(conv Conversation) (reviewer string, rounds int) {
+	r := s.r
 	reviewer, rounds = conv.Pair, conv.PairRounds
 	if reviewer == "" {
 		reviewer = r.cfg.ReviewPlugin
@@ -84,13 +89,15 @@ func (s *sideBySide) stopLoop(key ConversationKey) bool {
 }
 
 // roundOf names the round of key's pair loop: "round 1 of 2".
-func (r *Router) roundOf(key ConversationKey) string {
+func (s *sideBySide) roundOf(key ConversationKey) string {
+	r := s.r
 	l, _ := r.side.loop(key)
 	return fmt.Sprintf("round %d of %d", l.round, l.rounds)
 }
 
 // endLoop ends m's conversation's pair loop, saying why when why is set.
-func (r *Router) endLoop(a *attached, m Message, why string) {
+func (s *sideBySide) endLoop(a *attached, m Message, why string) {
+	r := s.r
 	if r.side.stopLoop(m.Key) && why != "" {
 		r.reply(a, m.Target(), why)
 	}
@@ -100,39 +107,52 @@ func (r *Router) endLoop(a *attached, m Message, why string) {
 // conversation is paired and the turn changed files since the last
 // review, the reviewer reviews them, as the next round of a loop the
 // turn was a step of, or the first of a new one.
-func (r *Router) pairAfterAuthor(a *attached, t *turnRun) {
+func (s *sideBySide) pairAfterAuthor(a *attached, t *turnRun) {
+	r := s.r
 	m := t.qm.m
 	conv, ok := r.convs.Get(m.Key)
 	if !ok || !conv.Started.Equal(t.qm.conv.Started) {
 		return
 	}
-	reviewerID, rounds := r.pairOf(conv)
+	reviewerID, rounds := r.side.pairOf(conv)
 	if reviewerID == "" {
 		r.side.stopLoop(m.Key)
 		return
 	}
 	step := t.qm.side != nil && t.qm.side.pair
-	if _, running := r.side.loop(m.Key); running != step {
+	l, running := r.side.loop(m.Key)
+	if running && !l.started.Equal(conv.Started) {
+		r.side.stopLoop(m.Key)
+		running = false
+	}
+	if running != step {
 		// A step of a loop /stop ended, or a person's turn in the middle
 		// of a loop, whose changes the loop's next review sees.
 		return
 	}
 	c := r.newCall(r.turnCtx, a, m, newID(), nil)
+	// Why pairing cannot review is said once per conversation: a
+	// workdir outside git would say it after every turn.
+	cannot := func(err error) {
+		r.side.endLoop(a, m, "")
+		if !IsUserError(err) {
+			r.logger.Warn("pairing cannot review", "id", c.id, "conversation", m.Key.String(), "err", err)
+		}
+		if r.saidOnce.Add("pair "+m.Key.String()+" "+UserMessage(err), struct{}{}) {
+			r.reply(a, m.Target(), "Pairing cannot review: "+errorText(err, c.id))
+		}
+	}
 	p, err := c.reviewer(reviewerID)
 	if err != nil {
-		r.endLoop(a, m, "")
-		if r.saidOnce.Add("pair "+m.Key.String()+" "+UserMessage(err), struct{}{}) {
-			r.reply(a, m.Target(), "Pairing cannot review: "+UserMessage(err))
-		}
+		cannot(err)
 		return
 	}
-	fresh := &pairLoop{reviewer: p.ID(), rounds: rounds}
+	fresh := &pairLoop{started: conv.Started, reviewer: p.ID(), rounds: rounds}
 	r.side.setLoop(m.Key, fresh, func(l *pairLoop) { l.round++; l.fixing = false })
 	text, err := c.review(p, true)
 	switch {
 	case err != nil:
-		r.endLoop(a, m, "")
-		r.replyError(a, m.Target(), c.id, err)
+		cannot(err)
 	case text != "":
 		// Nothing changed since the last review: nothing to pair on.
 		r.side.stopLoop(m.Key)
@@ -142,7 +162,8 @@ func (r *Router) pairAfterAuthor(a *attached, t *turnRun) {
 // pairAfterReview follows a review of the pair loop: an approval ends
 // it; findings go back to the author while rounds are left, and are
 // offered with their buttons once they are spent.
-func (r *Router) pairAfterReview(a *attached, m Message, f findings, v verdict) {
+func (s *sideBySide) pairAfterReview(a *attached, m Message, f findings, v verdict) {
+	r := s.r
 	l, ok := r.side.loop(m.Key)
 	if !ok {
 		return // /stop ended it
@@ -150,13 +171,13 @@ func (r *Router) pairAfterReview(a *attached, m Message, f findings, v verdict) 
 	reviewer, author := r.cfg.Plugins.name(f.reviewer), r.cfg.Plugins.name(f.author)
 	switch {
 	case v == approved:
-		r.endLoop(a, m, fmt.Sprintf("✅ %s approves %s's change (round %d of %d). Pairing resumes at the next turn that changes files.", reviewer, author, l.round, l.rounds))
+		r.side.endLoop(a, m, fmt.Sprintf("✅ %s approves %s's change (round %d of %d). Pairing resumes at the next turn that changes files.", reviewer, author, l.round, l.rounds))
 	case l.round >= l.rounds:
 		r.side.stopLoop(m.Key)
-		r.offerFindings(a, m.Target(), f, v, fmt.Sprintf("The %d rounds of pairing are spent.", l.rounds))
+		r.side.offerFindings(a, m.Target(), f, v, fmt.Sprintf("Pairing stops: %s spent.", plural(l.rounds, "round")))
 	default:
 		r.side.setLoop(m.Key, nil, func(l *pairLoop) { l.fixing = true })
-		r.newCall(r.turnCtx, a, m, newID(), nil).fix(f, r.roundOf(m.Key))
+		r.newCall(r.turnCtx, a, m, newID(), nil).fix(f, r.side.roundOf(m.Key))
 	}
 }
 
@@ -167,7 +188,7 @@ func cmdPair(c *call) (string, error) {
 	arg, rest := cutWord(strings.ToLower(c.cmd.Arg))
 	switch arg {
 	case "":
-		return r.pairState(c.m.Key, c.conv), nil
+		return r.side.pairState(c.m.Key, c.conv), nil
 	case PairOff:
 		r.convs.Update(c.m.Key, func(conv *Conversation) { conv.Pair, conv.PairRounds = PairOff, 0 })
 		if r.side.stopLoop(c.m.Key) {
@@ -194,8 +215,9 @@ func cmdPair(c *call) (string, error) {
 }
 
 // pairState says where key's pairing is, for /status and /pair.
-func (r *Router) pairState(key ConversationKey, conv Conversation) string {
-	reviewer, rounds := r.pairOf(conv)
+func (s *sideBySide) pairState(key ConversationKey, conv Conversation) string {
+	r := s.r
+	reviewer, rounds := r.side.pairOf(conv)
 	if reviewer == "" {
 		return "Pairing: off (/pair <plugin> [rounds] pairs another agent as reviewer)"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -185,4 +186,31 @@ func (r *Router) notifyAfter() time.Duration {
 		return time.Minute
 	}
 	return r.cfg.NotifyAfter
+}
+
+// attached is a platform as the router attached it (Router.Attach): the
+// platform and the coordinator of its replies.
+type attached struct {
+	p     Platform
+	coord *StreamCoordinator
+}
+
+// platformSet is the attached platforms by name; it is safe for
+// concurrent use.
+type platformSet struct {
+	mu     sync.Mutex
+	byName map[string]*attached
+}
+
+func (s *platformSet) add(a *attached) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byName[a.p.Name()] = a
+}
+
+// get returns the platform attached as name, or nil.
+func (s *platformSet) get(name string) *attached {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byName[name]
 }

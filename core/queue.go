@@ -24,7 +24,7 @@ type queued struct {
 	// as they were saved: its turn saves nothing again.
 	saved *Steering
 	// notSteered says why the message was not added to the running turn
-	// (Router.permit), for the chat.
+	// (Router.permitsOf), for the chat.
 	notSteered string
 	// side, for a turn of agents side by side (/ask, /review, /pair),
 	// says which agent runs it and how (core/sidebyside.go).

@@ -158,7 +158,7 @@ func (c *call) reviewRequest(conv Conversation, reviewer Plugin) (prompt string,
 func (c *call) reviewer(id string) (Plugin, error) {
 	r, conv := c.r, c.conv
 	if id == "" {
-		if rev, _ := r.pairOf(conv); rev != "" {
+		if rev, _ := r.side.pairOf(conv); rev != "" {
 			id = rev
 		}
 	}
@@ -207,7 +207,7 @@ func (c *call) review(p Plugin, pair bool) (string, error) {
 	}
 	label := fmt.Sprintf("🔎 %s (reviewing %s's work):", p.Name(), c.r.cfg.Plugins.name(c.conv.Plugin))
 	if pair {
-		label = fmt.Sprintf("🔎 %s (reviewing %s's work, %s):", p.Name(), c.r.cfg.Plugins.name(c.conv.Plugin), c.r.roundOf(c.m.Key))
+		label = fmt.Sprintf("🔎 %s (reviewing %s's work, %s):", p.Name(), c.r.cfg.Plugins.name(c.conv.Plugin), c.r.side.roundOf(c.m.Key))
 	}
 	if !c.runSide(&sideTurn{helper: p.ID(), readOnly: true, label: label, review: scope, pair: pair}, prompt) && pair {
 		c.r.side.stopLoop(c.m.Key)
@@ -228,7 +228,8 @@ type findings struct {
 // reviewed follows review turn t, done: the conversation remembers what
 // was reviewed, and its verdict moves the pair loop on or offers the
 // findings to the author.
-func (r *Router) reviewed(a *attached, t *turnRun) {
+func (s *sideBySide) reviewed(a *attached, t *turnRun) {
+	r := s.r
 	qm := t.qm
 	side := qm.side
 	r.convs.Update(qm.m.Key, func(c *Conversation) {
@@ -240,19 +241,20 @@ func (r *Router) reviewed(a *attached, t *turnRun) {
 	v := parseVerdict(text)
 	f := findings{key: qm.m.Key, started: qm.conv.Started, author: side.review.author, reviewer: side.helper, text: text}
 	if side.pair {
-		r.pairAfterReview(a, qm.m, f, v)
+		r.side.pairAfterReview(a, qm.m, f, v)
 		return
 	}
 	if v == approved {
 		r.reply(a, qm.m.Target(), fmt.Sprintf("✅ %s approves %s's change.", r.cfg.Plugins.name(f.reviewer), r.cfg.Plugins.name(f.author)))
 		return
 	}
-	r.offerFindings(a, qm.m.Target(), f, v, "")
+	r.side.offerFindings(a, qm.m.Target(), f, v, "")
 }
 
 // offerFindings posts a review's verdict with its buttons: Fix with the
 // author (the findings become its next turn) and Dismiss.
-func (r *Router) offerFindings(a *attached, to Target, f findings, v verdict, why string) {
+func (s *sideBySide) offerFindings(a *attached, to Target, f findings, v verdict, why string) {
+	r := s.r
 	id := newID()[:8]
 	r.side.findings.Set(id, f)
 	author, reviewer := r.cfg.Plugins.name(f.author), r.cfg.Plugins.name(f.reviewer)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -69,31 +68,6 @@ type Router struct {
 	side *sideBySide
 }
 
-type attached struct {
-	p     Platform
-	coord *StreamCoordinator
-}
-
-// platformSet is the attached platforms by name; it is safe for
-// concurrent use.
-type platformSet struct {
-	mu     sync.Mutex
-	byName map[string]*attached
-}
-
-func (s *platformSet) add(a *attached) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.byName[a.p.Name()] = a
-}
-
-// get returns the platform attached as name, or nil.
-func (s *platformSet) get(name string) *attached {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.byName[name]
-}
-
 // NewRouter returns a router. ctx is the bot's lifetime: when it ends,
 // running turns are cancelled.
 func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
@@ -106,7 +80,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		notifies:    newUserLimits(agentNotifyRate),
-		usage:       newUsageBook(),
+		usage:       newUsageBook(cfg.Plugins, cfg.LimitWarn, cfg.Clock),
 		refused:     recent.New[string, struct{}](10_000),
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),
@@ -126,7 +100,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		side:       newSideBySide(),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r, r.usage.r = r, r
+	r.questions.r, r.side.r = r, r
 	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}
@@ -145,6 +119,7 @@ func (r *Router) Attach(p Platform) Handler {
 	r.platforms.add(a)
 	r.sched.armSchedules() // the platform's schedules, late ones at once
 	r.followUnfinished(a)  // the turns an earlier process left on runners
+	go r.reportLost(a)     // those it ran itself, lost with it
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 

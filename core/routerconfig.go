@@ -81,6 +81,10 @@ type RouterConfig struct {
 	// Sandbox says in a line what the CLIs of this machine run behind,
 	// for /status; empty says nothing.
 	Sandbox string
+	// Gateway says which gateway serves and since when, for /status,
+	// where several stand by for one another (NATS_URL); empty says
+	// nothing.
+	Gateway string
 	// LongReplyPages: an answer longer than that many messages comes as
 	// its first page, a note and the whole answer as a Markdown file that
 	// Document renders, where the platform sends files. Zero or a nil
@@ -94,6 +98,16 @@ type RouterConfig struct {
 	// Runners, when set, runs conversations started in "name:path" on
 	// other machines (NATS_URL); nil keeps every turn on this one.
 	Runners Runners
+	// LocalTurns, when set, records the turns running on this machine
+	// outside the process, for the process that takes over from this one
+	// if it dies (several gateways on NATS): it tells their conversations
+	// that they were lost.
+	LocalTurns LocalTurns
+	// StoreSchedules, when set, stores the schedules where the process
+	// that takes over from this one reads them: a due schedule is sent
+	// only once its next time is stored, so that it is never sent twice,
+	// here and there. A failure keeps it due, to try again.
+	StoreSchedules func() error
 	// NotifyAfter: a turn that ran longer notifies its author when it
 	// ends (Notifier); zero means 60 seconds, negative never. A question
 	// always notifies.

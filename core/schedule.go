@@ -42,7 +42,7 @@ type Schedule struct {
 	Prompt string
 	// Agent marks a schedule the agent of a turn of From set (its
 	// schedule tool): its message only ever starts a turn of its own,
-	// marked as the agent's, with an agent's rights (Router.permit).
+	// marked as the agent's, with an agent's rights (Router.permitsOf).
 	// Depth is how many agent schedules in a row it ends: 1 for one set
 	// in a person's turn, 2 for one set in the turn that one started.
 	Agent bool
@@ -180,6 +180,14 @@ func (c *State) setScheduleNext(id int, next time.Time) {
 	if ok {
 		c.changed()
 	}
+}
+
+// putSchedule stores s under its ID, again.
+func (c *State) putSchedule(s Schedule) {
+	c.mu.Lock()
+	c.schedules[s.ID] = s
+	c.mu.Unlock()
+	c.changed()
 }
 
 // LoadSchedules adds saved schedules, as at start-up.

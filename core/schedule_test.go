@@ -2,7 +2,9 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -335,4 +337,52 @@ func TestABusyRepeatingScheduleIsSkippedOnce(t *testing.T) {
 	if n := len(f.plugin.Turns()); n != 2 {
 		t.Errorf("%d turns ran, want 2", n)
 	}
+}
+
+// A due schedule is sent only once its next time is stored
+// (RouterConfig.StoreSchedules), so that a gateway taking over from this
+// one does not send it again; one whose time could not be stored is not
+// sent, and is tried again 30 s later.
+func TestAScheduleIsSentOnceItsNextTimeIsStored(t *testing.T) {
+	t.Parallel()
+	clock := coretest.NewManualClock()
+	var f *routerFixture
+	var fail atomic.Bool
+	fail.Store(true)
+	stored := make(chan []core.Schedule, 4)
+	f = newRouterFixtureWith(t, echo, clock, func(cfg *core.RouterConfig) {
+		cfg.StoreSchedules = func() error {
+			stored <- f.router.Conversations().Schedules()
+			if fail.Load() {
+				return errors.New("nats: timeout")
+			}
+			return nil
+		}
+	})
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "/at 30m run the tests")
+	f.expect("Scheduled #1 (once)")
+	clock.Advance(30 * time.Minute)
+	select {
+	case got := <-stored:
+		if len(got) != 0 {
+			t.Errorf("stored %+v, want the schedule gone: it ran once", got)
+		}
+	default:
+		t.Fatal("the due schedule was not stored before it was sent")
+	}
+	f.say("alice", "/schedules") // answered before any note of the schedule's
+	f.expect("#1 once, next at 2026-01-02 03:34 UTC")
+
+	fail.Store(false)
+	clock.Advance(30 * time.Second)
+	<-stored
+	f.expect("⏰ Schedule #1 (once) sends: run the tests")
+	if got := <-f.plugin.Started(); got.Prompt != "run the tests" {
+		t.Errorf("scheduled turn = %+v", got)
+	}
+	f.expect("echo: run the tests")
+	f.say("alice", "/schedules")
+	f.expect("Nothing is scheduled here.")
 }

@@ -75,6 +75,9 @@ func (sch *scheduler) runSchedules() {
 			continue
 		}
 		r.sched.advanceSchedule(s, now)
+		if !sch.stored(s, now) {
+			continue
+		}
 		if sch.unattendedCapped(a, s, now) {
 			continue
 		}
@@ -132,6 +135,29 @@ func (sch *scheduler) advanceSchedule(s Schedule, now time.Time) {
 	} else {
 		r.convs.RemoveSchedule(s.ID)
 	}
+}
+
+// storeRetry is how long a due schedule whose next time could not be
+// stored waits before it tries again.
+const storeRetry = 30 * time.Second
+
+// stored stores schedule s's next time (StoreSchedules) before s, due at
+// now, is sent: a process that takes over from this one must not send it
+// again. When that fails s is not sent: it is put back, due again
+// storeRetry later.
+func (sch *scheduler) stored(s Schedule, now time.Time) bool {
+	r := sch.r
+	if r.cfg.StoreSchedules == nil {
+		return true
+	}
+	err := r.cfg.StoreSchedules()
+	if err == nil {
+		return true
+	}
+	r.logger.Error("schedule not sent: its next time could not be stored", "schedule", s.ID, "conversation", s.Key.String(), "retry_in", storeRetry, "err", err)
+	s.Next = now.Add(storeRetry)
+	r.convs.putSchedule(s)
+	return false
 }
 
 // readmitTimeout bounds how long a platform may take to check again that

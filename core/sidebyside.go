@@ -93,29 +93,48 @@ func (qm queued) applySide(t *Turn, conv Conversation) {
 // author (what a review reviews), the findings waiting for a button, and
 // the running pair loops. It is safe for concurrent use.
 type sideBySide struct {
+	// r is the router whose conversations' helpers run their turns.
+	r        *Router
 	last     *recent.Map[ConversationKey, exchange]
 	findings *recent.Map[string, findings]
 	mu       sync.Mutex
 	loops    map[ConversationKey]*pairLoop
 }
 
+// The bounds of what sideBySide keeps, in memory: the last exchanges of
+// the most recent conversations (a review of one older says it does not
+// know them) and the most recent findings, each at most maxSaid and
+// maxRequest bytes, some 64 MB at most.
+const (
+	keptExchanges = 2000
+	keptFindings  = 1000
+	maxSaid       = 16 << 10
+	maxRequest    = 8 << 10
+)
+
 func newSideBySide() *sideBySide {
-	return &sideBySide{last: recent.New[ConversationKey, exchange](10_000), findings: recent.New[string, findings](10_000),
+	return &sideBySide{last: recent.New[ConversationKey, exchange](keptExchanges), findings: recent.New[string, findings](keptFindings),
 		loops: make(map[ConversationKey]*pairLoop)}
 }
 
 // exchange is a person's request to the author's agent and its reply.
 type exchange struct{ request, reply string }
 
-// maxSaid bounds what the router keeps of a turn's text (a review's
-// findings, the author's reply a review reads): its last part.
-const maxSaid = 24 << 10
+// clipHead keeps the first n bytes of s, whole characters, marked when
+// cut.
+func clipHead(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
 
 // saidText is the text a turn's agent said, its last maxSaid bytes. It
 // is safe for concurrent use.
 type saidText struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu  sync.Mutex
+	b   strings.Builder
+	cut bool
 }
 
 func (s *saidText) add(text string) {
@@ -126,6 +145,7 @@ func (s *saidText) add(text string) {
 		keep := s.b.String()[s.b.Len()-maxSaid:]
 		s.b.Reset()
 		s.b.WriteString(keep)
+		s.cut = true
 	}
 }
 
@@ -133,8 +153,8 @@ func (s *saidText) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.b.String()
-	if len(t) > maxSaid {
-		t = "…" + t[len(t)-maxSaid:]
+	if len(t) > maxSaid || s.cut {
+		t = "…" + strings.ToValidUTF8(t[len(t)-min(len(t), maxSaid):], "")
 	}
 	return t
 }
@@ -180,23 +200,24 @@ func (c *call) runSide(side *sideTurn, prompt string) bool {
 // afterSide follows a turn of t, delivered, that ended with outcome:
 // it keeps an author's exchange for a review to read, and moves a review
 // or a pair loop on.
-func (r *Router) afterSide(a *attached, t *turnRun, outcome string) {
+func (s *sideBySide) afterSide(a *attached, t *turnRun, outcome string) {
+	r := s.r
 	qm := t.qm
 	if outcome != OutcomeOK {
 		if qm.side != nil && qm.side.pair {
-			r.endLoop(a, qm.m, "")
+			r.side.endLoop(a, qm.m, "")
 		}
 		return
 	}
 	if !qm.side.helps() {
 		if qm.m.origin == OriginPerson || qm.m.origin == OriginSchedule {
-			r.side.last.Set(qm.m.Key, exchange{request: qm.m.Text, reply: t.said.String()})
+			r.side.last.Set(qm.m.Key, exchange{request: clipHead(qm.m.Text, maxRequest), reply: t.said.String()})
 		}
-		r.pairAfterAuthor(a, t)
+		r.side.pairAfterAuthor(a, t)
 		return
 	}
 	if qm.side.review != nil {
-		r.reviewed(a, t)
+		r.side.reviewed(a, t)
 	}
 }
 
@@ -211,13 +232,14 @@ func (c *call) sideStatus(conv Conversation) string {
 		}
 		b.WriteString("\nHelpers: " + strings.Join(hs, ", "))
 	}
-	b.WriteString("\n" + c.r.pairState(c.m.Key, conv))
+	b.WriteString("\n" + c.r.side.pairState(c.m.Key, conv))
 	return b.String()
 }
 
 // keepHelperSession is keepSession for a helper's turn: its session is
 // the helper's, and its spend the conversation's.
-func (r *Router) keepHelperSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
+func (s *sideBySide) keepHelperSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
+	r := s.r
 	r.convs.Update(m.Key, func(c *Conversation) {
 		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
 			c.keepHelperSession(plugin.ID(), sessionID)

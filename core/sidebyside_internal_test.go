@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -94,5 +95,23 @@ func TestPermitOfAHelper(t *testing.T) {
 		if (tc.err == nil) != (tc.want == "") || tc.err != nil && !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.want)
 		}
+	}
+}
+
+// What a turn said is kept to its last maxSaid bytes, in whole
+// characters, however it streamed.
+func TestSaidTextKeepsItsEnd(t *testing.T) {
+	t.Parallel()
+	var s saidText
+	for range maxSaid {
+		s.add("é") // two bytes
+	}
+	s.add("VERDICT: APPROVE")
+	got := s.String()
+	if !strings.HasPrefix(got, "…é") || !strings.HasSuffix(got, "éVERDICT: APPROVE") || len(got) > maxSaid+len("…") || !utf8.ValidString(got) {
+		t.Errorf("kept %d bytes, starting %q, ending %q", len(got), got[:8], got[len(got)-20:])
+	}
+	if head := clipHead(strings.Repeat("é", maxRequest), maxRequest-1); !utf8.ValidString(head) || len(head) > maxRequest+len("…") {
+		t.Errorf("clipHead kept %d bytes, valid %t", len(head), utf8.ValidString(head))
 	}
 }

@@ -12,21 +12,11 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
 
-// readOnly is a scripted plugin with a read-only mode (or, with none
-// set, one that says it has none in this configuration).
-type readOnly struct {
-	*plugintest.Scripted
-	none bool
-}
-
-func (p readOnly) ReadOnlyMeans() (string, bool) { return "its test sandbox", !p.none }
-
 // sideFixture is a router with an author plugin "fake", which writes
 // a.txt for a prompt "write <text>", echoes any other, and
 // fixes findings by writing "four"; and helpers:
 // "rev", read-only, which answers with the reviews a test pushes (else
-// an echo), "ro" which has no read-only mode, and "none" whose
-// configuration has none.
+// an echo), and "ro", which has no read-only mode.
 type sideFixture struct {
 	*routerFixture
 	rev     *plugintest.Scripted
@@ -38,7 +28,7 @@ type sideFixture struct {
 func newSideFixture(t *testing.T, configure func(*core.RouterConfig)) *sideFixture {
 	t.Helper()
 	f := &sideFixture{}
-	f.rev = &plugintest.Scripted{PluginID: "rev", PluginName: "Rev", Script: func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	f.rev = &plugintest.Scripted{PluginID: "rev", PluginName: "Rev", ReadOnly: "its test sandbox", Script: func(ctx context.Context, turn core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 		f.mu.Lock()
 		text := "echo: " + turn.Prompt
 		if len(f.reviews) > 0 {
@@ -64,8 +54,7 @@ func newSideFixture(t *testing.T, configure func(*core.RouterConfig)) *sideFixtu
 	}
 	f.routerFixture = newRouterFixtureWith(t, author, nil, func(cfg *core.RouterConfig) {
 		fake, _ := cfg.Plugins.Get("fake")
-		reg, err := core.NewRegistry(fake, readOnly{Scripted: f.rev},
-			&plugintest.Scripted{PluginID: "ro", PluginName: "Ro"}, readOnly{Scripted: &plugintest.Scripted{PluginID: "none", PluginName: "None"}, none: true})
+		reg, err := core.NewRegistry(fake, f.rev, &plugintest.Scripted{PluginID: "ro", PluginName: "Ro"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +117,6 @@ func TestAskAndReviewRefusals(t *testing.T) {
 		{"its own plugin", "/ask fake hi", "Fake fake is this conversation's own agent", false},
 		{"no question", "/ask rev", "usage: /ask <plugin_and_question>", false},
 		{"no read-only mode", "/ask ro hi", "Ro has no read-only mode here, so it cannot do this without the right to write; /ask ro --write … lets it write", false},
-		{"none in its configuration", "/ask none hi", "None has no read-only mode here", false},
 		{"review by one without read-only", "/review ro", "Ro has no read-only mode here", false},
 		{"review by its own", "/review fake", "Fake fake is this conversation's own agent", false},
 		{"nothing to review", "/review", "Nothing to review: no change since the last review", false},
@@ -291,5 +279,38 @@ func TestAFixRunsNoBypassMode(t *testing.T) {
 	turns := f.plugin.Turns()
 	if first, fix := turns[0], turns[len(turns)-1]; first.Mode != "yolo" || fix.Mode != "" {
 		t.Errorf("modes: the person's turn %q, the fix %q; want yolo, then none", first.Mode, fix.Mode)
+	}
+}
+
+// A helper's turn refused by its CLI's usage window is not sent again at
+// the reset as if the person had written it: no continuation.
+func TestARefusedHelperTurnIsNotContinued(t *testing.T) {
+	t.Parallel()
+	f := newSideFixture(t, nil)
+	f.rev.Script = refusedOnce(false)
+	f.start()
+	f.say("alice", "/ask rev hi")
+	f.expectAll("🤝 Rev (asked):", "5-hour limit")
+	f.say("alice", "/schedules")
+	f.expect("Nothing is scheduled here.")
+}
+
+// Paired in a workdir outside git, the chat hears once that pairing
+// cannot review, not after every turn.
+func TestPairingOutsideGitSaysSoOnce(t *testing.T) {
+	t.Parallel()
+	f := newSideFixture(t, func(cfg *core.RouterConfig) { cfg.ReviewPlugin = "rev" })
+	f.say("alice", "/fake start")
+	f.expect("conversation started")
+	f.say("alice", "hello")
+	f.expect("echo: hello")
+	f.expect("Pairing cannot review: ")
+	f.say("alice", "again")
+	f.expect("echo: again")
+	f.router.Wait()
+	f.say("alice", "/status")
+	f.expect("Pairing with Rev: up to 2 rounds")
+	if n := len(f.rev.Turns()); n != 0 {
+		t.Errorf("the reviewer ran %d turns", n)
 	}
 }

@@ -57,7 +57,7 @@ func (r *Router) steer(ctx context.Context, a *attached, q *runningTurn, m *queu
 
 // steerWaiting gives the waiting message id to the running turn (its
 // Steer button), as steer does; only its author or an admin may press it,
-// and only a message that may join that turn (Router.permit) goes.
+// and only a message that may join that turn (Router.permitsOf) goes.
 func (c *call) steerWaiting(id string) (string, error) {
 	r, a, m := c.r, c.a, c.m
 	if c.may.answer != nil {

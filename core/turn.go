@@ -29,6 +29,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
 	r.turns.began(q, qm, cancel, plugin.ID(), conv.SessionID)
+	defer r.localTurn(m, conv, qm.follow)()
 	user := OwnerOf(m)
 	maxUSD, release, refused := r.admit(ctx, a, qm, plugin)
 	if refused != nil {
@@ -197,7 +198,7 @@ func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm W
 				return
 			case ev.Kind == EventLimit:
 				if ev.Limit != nil {
-					r.usage.keepUsage(t, *ev.Limit)
+					t.keepUsage(r.usage, *ev.Limit)
 				}
 				return
 			case progresses(ev):
@@ -228,7 +229,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	counted := err == nil || res.CostUSD > 0 || res.InputTokens+res.OutputTokens > 0
 	sessionID := t.session()
 	if t.qm.side.helps() {
-		r.keepHelperSession(m, t.conv, plugin, sessionID, res, counted)
+		r.side.keepHelperSession(m, t.conv, plugin, sessionID, res, counted)
 	} else {
 		r.keepSession(m, t.conv, plugin, sessionID, res, counted)
 	}
@@ -243,9 +244,9 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 		res.Duration = r.clock.Now().Sub(t.started)
 	}
 	notes := []string{r.holds.budgetNote(t.maxUSD, res), r.holds.unpricedNote(m, plugin, res)}
-	cont := r.usage.continueAfterLimit(ctx, t, res, err)
+	cont := r.sched.continueAfterLimit(ctx, t, res, err)
 	if cont == nil {
-		notes = append(notes, r.usage.limitNotes(t)...)
+		notes = append(notes, t.limitNotes(r.usage)...)
 	}
 	r.logger.Info("turn", "id", t.qm.id, "conversation", m.Key.String(), "plugin", plugin.ID(), "outcome", outcome,
 		"duration", res.Duration, "cost_usd", res.CostUSD, "session_id", sessionID)
@@ -264,10 +265,10 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, ContextPercent: res.ContextPercent()})
 		t.reply.Close(r.deliverCtx)
 		if cont != nil {
-			r.usage.offerContinuation(a, m.Target(), plugin.ID(), cont)
+			r.sched.offerContinuation(a, m.Target(), plugin.ID(), cont)
 		}
 		r.reactions.react(a, m, endReaction(outcome, cont != nil))
-		r.afterSide(a, t, outcome)
+		r.side.afterSide(a, t, outcome)
 		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}

@@ -37,14 +37,21 @@ const DefaultLimitWarn = 80
 // usageBook keeps the latest report of every window, per plugin and
 // runner: a sparse update (one window) leaves the others as they were.
 type usageBook struct {
-	// r is the router whose turns report the windows and whose replies
-	// warn of them.
-	r       *Router
+	// plugins name the CLIs; warn is LIMIT_WARN.
+	plugins *Registry
+	warn    int
+	clock   Clock
+
 	mu      sync.Mutex
 	windows map[[3]string]UsageWindow
 }
 
-func newUsageBook() *usageBook { return &usageBook{windows: map[[3]string]UsageWindow{}} }
+func newUsageBook(plugins *Registry, warn int, clock Clock) *usageBook {
+	if warn <= 0 {
+		warn = DefaultLimitWarn
+	}
+	return &usageBook{plugins: plugins, warn: warn, clock: clock, windows: map[[3]string]UsageWindow{}}
+}
 
 func (b *usageBook) set(w UsageWindow) {
 	b.mu.Lock()
@@ -66,45 +73,10 @@ func (b *usageBook) all() []UsageWindow {
 	return out
 }
 
-// keepUsage records a window a turn's CLI reported and remembers it in
-// the turn, for the footer.
-func (ub *usageBook) keepUsage(t *turnRun, w UsageWindow) {
-	r := ub.r
-	w.Plugin, w.Runner = t.conv.Plugin, t.conv.Runner
-	r.usage.set(w)
-	t.mu.Lock()
-	t.usage = append(slices.DeleteFunc(t.usage, func(o UsageWindow) bool { return o.Window == w.Window }), w)
-	if w.Rejected && t.refusedBy == nil {
-		t.refusedBy, t.cut = &w, t.progressed.Load()
-	}
-	t.mu.Unlock()
-}
-
-// limitNotes are the footer's warnings: each window the turn's CLI
-// reported past LIMIT_WARN, at most once per window.
-func (ub *usageBook) limitNotes(t *turnRun) []string {
-	r := ub.r
-	warn := r.cfg.LimitWarn
-	if warn <= 0 {
-		warn = DefaultLimitWarn
-	}
-	t.mu.Lock()
-	windows := slices.Clone(t.usage)
-	t.mu.Unlock()
-	var notes []string
-	for _, w := range windows {
-		if w.UsedPercent >= warn || w.Rejected {
-			notes = append(notes, r.usage.windowLine(w))
-		}
-	}
-	return notes
-}
-
 // windowLine says one window: "Claude 5h window 91 % · resets 18:40 UTC".
 func (ub *usageBook) windowLine(w UsageWindow) string {
-	r := ub.r
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s window", r.cfg.Plugins.name(w.Plugin), w.Window)
+	fmt.Fprintf(&b, "%s %s window", ub.plugins.name(w.Plugin), w.Window)
 	switch {
 	case w.Rejected:
 		b.WriteString(" used up")
@@ -115,9 +87,18 @@ func (ub *usageBook) windowLine(w UsageWindow) string {
 		fmt.Fprintf(&b, " on %s", w.Runner)
 	}
 	if !w.ResetsAt.IsZero() {
-		b.WriteString(" · resets " + resetTime(r.clock.Now(), w.ResetsAt))
+		b.WriteString(" · resets " + resetTime(ub.clock.Now(), w.ResetsAt))
 	}
 	return b.String()
+}
+
+// windowName is a window's name with its CLI's: "Claude Code 5h".
+func (ub *usageBook) windowName(w UsageWindow) string {
+	name := ub.plugins.name(w.Plugin)
+	if w.Runner != "" {
+		return name + " " + w.Window + " (" + w.Runner + ")"
+	}
+	return name + " " + w.Window
 }
 
 // resetTime is when a window resets, in UTC: the time alone within a

@@ -39,6 +39,9 @@ func (s turnScript) prompt() string {
 func parseScript(prompt string) (turnScript, error) {
 	var s turnScript
 	var gap string
+	if i := strings.Index(prompt, "chaos "); i > 0 { // a steered message may come with words before it
+		prompt = prompt[i:]
+	}
 	if _, err := fmt.Sscanf(prompt, "chaos %s k=%d gap=%s do=%s", &s.id, &s.k, &gap, &s.do); err != nil {
 		return s, fmt.Errorf("not a chaos script: %q: %w", prompt, err)
 	}
@@ -60,12 +63,17 @@ func fakeCLI() int {
 		return 0 // stdin closed before a message: a warm CLI never used
 	}
 	// Claude exits at stdin's end; so does the fake, whatever it is
-	// doing, so that a bot killed mid-turn leaves no CLI behind.
+	// doing, so that a bot killed mid-turn leaves no CLI behind. A
+	// message written into the running turn (steered) is answered in it,
+	// after the turn's own reply, as Claude takes it at its next step.
+	steered := make(chan string, 64)
 	go func() {
 		for {
-			if _, err := in.ReadString('\n'); err != nil {
+			p, err := readPrompt(in)
+			if err != nil {
 				os.Exit(0)
 			}
+			steered <- p
 		}
 	}()
 	s, err := parseScript(prompt)
@@ -96,6 +104,20 @@ func fakeCLI() int {
 		time.Sleep(s.gap) // the CLI's own pace, not a synchronisation
 	}
 	delta(endToken(s.id))
+	for more := true; more; {
+		select {
+		case p := <-steered:
+			if t, err := parseScript(p); err == nil {
+				delta(" ")
+				for i := range t.k {
+					delta(token(t.id, i))
+				}
+				delta(endToken(t.id))
+			}
+		default:
+			more = false
+		}
+	}
 	line(`{"type":"result","subtype":"success","is_error":false,"duration_ms":1000,"num_turns":1,"result":"done","session_id":"` +
 		session + `","total_cost_usd":0.001}`)
 	return 0

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -26,8 +27,9 @@ type conv struct {
 
 // msg is one message of the conversation and what became of it.
 type msg struct {
-	script turnScript
-	sent   time.Time // when last sent
+	script turnScript // as first sent
+	tries  []try      // each time it was sent
+	sent   time.Time  // when last sent
 	// before is how many of the bot's messages the conversation had when
 	// it was sent: what comes after, up to the next message's, answers it.
 	before  int
@@ -35,8 +37,34 @@ type msg struct {
 	resent  int       // times sent again after a refusal
 }
 
+// try is one sending of a message: the first, or one after its turn was
+// lost, which has an id of its own (its deltas are not the first's shown
+// twice) and a CLI that does not fail again.
+type try struct {
+	script turnScript
+	at     time.Time
+}
+
+// attempt is the script of the message's n-th sending (0 the first).
+func (m *msg) attempt(n int) turnScript {
+	s := m.script
+	if n > 0 {
+		s.id, s.do = fmt.Sprintf("%s.r%d", s.id, n), "ok"
+	}
+	return s
+}
+
 // notice is how the bot tells a user that a turn was lost or refused.
 var notice = regexp.MustCompile(`(?i)error|ended without a result|idle timeout|went offline|restarted during|is offline|was lost|not sent`)
+
+// continued heads a reply a gateway goes on with after another stopped:
+// no notice of a loss.
+var continued = regexp.MustCompile(`…continued: the bot restarted during this turn, which went on on \S+`)
+
+// isNotice says whether a message of the bot's tells of a lost turn.
+func isNotice(text string) bool {
+	return notice.MatchString(continued.ReplaceAllString(text, ""))
+}
 
 // settleLimit bounds the wait for one message's reply or notice; a reply
 // that comes later still counts, when the run judges what was shown.
@@ -57,7 +85,7 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 		var got string
 		if !c.await(before, settleLimit, func(s []shown) bool {
 			for _, m := range s[before:] {
-				if strings.Contains(m.text, "started in") || notice.MatchString(m.text) || strings.Contains(m.text, "No runner") {
+				if strings.Contains(m.text, "started in") || isNotice(m.text) || strings.Contains(m.text, "No runner") {
 					got = m.text
 					return true
 				}
@@ -84,25 +112,28 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 		for {
 			from := len(c.side.shown(c))
 			m.sent = time.Now()
-			c.side.say(tb, c, m.script.prompt())
+			script := m.attempt(m.resent)
+			m.tries = append(m.tries, try{script, m.sent})
+			c.side.say(tb, c, script.prompt())
 			var refused bool
 			if c.await(from, settleLimit, func(s []shown) bool {
-				ok, r := settledBy(m, s, from)
+				ok, r := settledBy(script, s, from)
 				refused = r
 				return ok
 			}) {
 				m.settled = time.Now()
 			}
-			// Refused while its runner was out of reach, the message is
-			// sent again once /runners shows the runner online, as the
-			// notice asks; the refusal stays in the table. /runners shows
-			// a runner online until it has been silent for 15 s, so the
-			// user also waits a while, longer each time.
+			// Refused while its runner was out of reach, or lost with a
+			// gateway, the message is sent again (on a runner, once
+			// /runners shows it online), as the notice asks; the lost
+			// turn stays in the table. /runners shows a runner online
+			// until it has been silent for 15 s, so the user also waits a
+			// while, longer each time.
 			if !refused || m.resent == maxResends {
 				break
 			}
 			time.Sleep(time.Second << m.resent) // a user's patience, not a synchronisation
-			if !c.awaitRunner(tb) {
+			if c.runner != "" && !c.awaitRunner(tb) {
 				break
 			}
 			m.resent++
@@ -115,9 +146,10 @@ func (c *conv) drive(tb testing.TB, w *world, progress func()) {
 // sent again.
 const maxResends = 4
 
-// refusal is the notice of a message its runner never got: not sent to
-// it, or not started there.
-var refusal = regexp.MustCompile(`is offline .*not sent|before the turn started`)
+// refusal is the notice of a message whose turn never ran or was lost
+// with a gateway: not sent to its runner, not started there, or run
+// inside the gateway that died. The user sends it again.
+var refusal = regexp.MustCompile(`is offline .*not sent|before the turn started|A turn was lost`)
 
 // awaitRunner asks /runners until the conversation's runner is online.
 func (c *conv) awaitRunner(tb testing.TB) bool {
@@ -149,16 +181,16 @@ func (c *conv) awaitRunner(tb testing.TB) bool {
 	return false
 }
 
-// settledBy says whether what the conversation shows answers m, sent
-// when it showed from messages: its reply's end, or a notice after it;
-// and whether that notice refused it for an offline runner.
-func settledBy(m *msg, s []shown, from int) (settled, refused bool) {
-	end := endToken(m.script.id)
+// settledBy says whether what the conversation shows answers the message
+// sent as script when it showed from messages: its reply's end, or a
+// notice after it; and whether that notice asks for it to be sent again.
+func settledBy(script turnScript, s []shown, from int) (settled, refused bool) {
+	end := endToken(script.id)
 	for i, sh := range s {
 		if strings.Contains(sh.text, end) && strings.Contains(sh.text, "— ") {
 			return true, false
 		}
-		if i >= from && notice.MatchString(sh.text) {
+		if i >= from && isNotice(sh.text) {
 			return true, refusal.MatchString(sh.text)
 		}
 	}

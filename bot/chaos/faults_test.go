@@ -32,7 +32,7 @@ const (
 
 // kinds are the faults injected at points of the run (the CLI's come with
 // the messages that script them).
-var kinds = []string{fault5xx, fault429, faultTimeout, faultWSDrop, faultRunner, faultNATS}
+var kinds = []string{fault5xx, fault429, faultTimeout, faultWSDrop, faultRunner, faultNATS, faultGateway}
 
 // allKinds is the table's order.
 var allKinds = []string{fault5xx, fault429, faultTimeout, faultWSDrop, faultCLICrash, faultCLIHang, faultRunner, faultNATS, faultGateway}
@@ -89,22 +89,16 @@ func (in *injector) inject(kind string) {
 		w.startRunner(name)
 		f.detail = fmt.Sprintf("%s, down %s", name, down.Round(time.Millisecond))
 	case faultGateway:
-		// The oldest gateway alive holds the lease; the next waits.
-		w.mu.Lock()
-		active := w.gateways[0]
-		w.gateways = w.gateways[1:]
-		w.mu.Unlock()
+		active := w.activeGateway(goTB{in.t})
 		f.at = time.Now()
 		active.kill(in.t)
+		w.forget(active)
 		w.startGateway() // the next standby
-		f.detail = "the active one, " + active.name
+		f.detail = active.name + ", the active one"
 	case faultNATS:
 		down := time.Duration(in.rng.Int64N(int64(natsDownMax)))
 		f.at = time.Now()
-		w.nats.srv.Shutdown()
-		w.nats.srv.WaitForShutdown()
-		time.Sleep(down) // the outage
-		w.nats.start()
+		w.nats.restart(down)
 		f.detail = fmt.Sprintf("down %s", down.Round(time.Millisecond))
 	default:
 		in.t.Errorf("unknown fault %q", kind)

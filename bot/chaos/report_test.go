@@ -19,9 +19,11 @@ type outcome struct {
 	c        *conv
 	m        *msg
 	complete bool // the whole reply, in order, in one message
-	told     bool // a notice followed it
-	notice   string
-	twice    int // deltas shown more than once
+	// firstComplete: the reply to its first sending was complete.
+	firstComplete bool
+	told          bool     // a notice followed it
+	notices       []string // each a turn of it lost (it may have been sent again)
+	twice         int      // deltas shown more than once
 	// gatewayKilled: a gateway was killed while it ran, so its last second
 	// may be shown again (the documented case).
 	gatewayKilled bool
@@ -29,12 +31,13 @@ type outcome struct {
 
 // report is the run's table.
 type report struct {
-	elapsed  time.Duration
 	outcomes []outcome
-	faults   map[string]int
-	recover  map[string][]time.Duration
-	unknown  []string // notices of a kind the run does not know
-	lostWhy  []string
+	// leaseLosses counts the active gateways that lost the lease without
+	// being killed (a NATS restart longer than the lease's margin).
+	leaseLosses int
+	faults      map[string]int
+	recover     map[string][]time.Duration
+	lostWhy     []string
 }
 
 // judge reads what each conversation shows once everything stopped, and
@@ -48,12 +51,16 @@ func judge(w *world, convs []*conv, done []*injected) *report {
 			r.faults[f.kind]++
 		}
 	}
-	var kills []*injected
+	// A gateway stops mid-turn when it is killed, or when it loses its
+	// lease (cut off from NATS longer than its renewals allow): then the
+	// next one may show that turn's last second again.
+	stops := leaseLosses(w)
 	for _, f := range done {
 		if f.kind == faultGateway {
-			kills = append(kills, f)
+			stops = append(stops, f.at)
 		}
 	}
+	r.leaseLosses = len(stops) - r.faults[faultGateway]
 	for _, c := range convs {
 		s := c.side.shown(c)
 		for i, m := range c.msgs {
@@ -62,32 +69,31 @@ func judge(w *world, convs []*conv, done []*injected) *report {
 			if i+1 < len(c.msgs) && c.msgs[i+1].before > 0 {
 				end = c.msgs[i+1].before
 			}
-			var want []string
-			for j := range m.script.k {
-				want = append(want, token(m.script.id, j))
-			}
-			want = append(want, endToken(m.script.id))
-			for _, sh := range s {
-				if inOrder(sh.text, want) {
-					o.complete = true
-				}
-			}
-			for _, tok := range want {
-				n := 0
+			for i, tr := range m.tries {
+				want := replyTokens(tr.script)
 				for _, sh := range s {
-					n += strings.Count(sh.text, tok)
+					if inOrder(sh.text, want) {
+						o.complete = true
+						o.firstComplete = o.firstComplete || i == 0
+					}
 				}
-				if n > 1 {
-					o.twice++
+				for _, tok := range want {
+					n := 0
+					for _, sh := range s {
+						n += strings.Count(sh.text, tok)
+					}
+					if n > 1 {
+						o.twice++
+					}
 				}
 			}
 			for j := m.before; j < end && j < len(s); j++ {
-				if notice.MatchString(s[j].text) { // the last: a refused message may be sent again
-					o.told, o.notice = true, s[j].text
+				if isNotice(s[j].text) {
+					o.told, o.notices = true, append(o.notices, s[j].text)
 				}
 			}
-			for _, k := range kills {
-				if !k.at.Before(m.sent) && (m.settled.IsZero() || k.at.Before(m.settled)) {
+			for _, at := range stops {
+				if len(m.tries) > 0 && !at.Before(m.tries[0].at) && (m.settled.IsZero() || at.Before(m.settled)) {
 					o.gatewayKilled = true
 				}
 			}
@@ -113,6 +119,38 @@ func orLocal(runner string) string {
 	return runner
 }
 
+// leaseLosses returns when a gateway lost its lease, from the gateways'
+// logs.
+func leaseLosses(w *world) []time.Time {
+	var at []time.Time
+	logs, _ := filepath.Glob(filepath.Join(w.logs, "gw*.log"))
+	for _, name := range logs {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if !strings.Contains(l, `msg="lease lost: this gateway stops serving"`) {
+				continue
+			}
+			ts, _, _ := strings.Cut(strings.TrimPrefix(l, "time="), " ")
+			if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+				at = append(at, t)
+			}
+		}
+	}
+	return at
+}
+
+// replyTokens are the deltas of the reply script asks for, END last.
+func replyTokens(script turnScript) []string {
+	var want []string
+	for j := range script.k {
+		want = append(want, token(script.id, j))
+	}
+	return append(want, endToken(script.id))
+}
+
 // inOrder says whether text holds every token of want, in order.
 func inOrder(text string, want []string) bool {
 	for _, tok := range want {
@@ -126,7 +164,7 @@ func inOrder(text string, want []string) bool {
 }
 
 // endRE finds a reply's end in a write, and its message's id.
-var endRE = regexp.MustCompile(`\b(c\d+\.m\d+):END`)
+var endRE = regexp.MustCompile(`\b(c\d+\.m\d+(?:\.r\d+)?):END`)
 
 // measure finds each fault's time to recover: for a failed platform call,
 // until the next write to the same chat went through; for a crashed or
@@ -158,10 +196,12 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 	}
 	// Which conversation and message each reply belongs to, by its ids.
 	owner := map[string]*conv{}
-	sent := map[string]*msg{}
+	sent := map[string]time.Time{}
 	for _, c := range convs {
 		for _, m := range c.msgs {
-			owner[m.script.id], sent[m.script.id] = c, m
+			for _, tr := range m.tries {
+				owner[tr.script.id], sent[tr.script.id] = c, tr.at
+			}
 		}
 	}
 	// endAfter is when the first reply to a message sent after at was
@@ -174,7 +214,7 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 					continue
 				}
 				for _, m := range endRE.FindAllStringSubmatch(wr.text, -1) {
-					if c := owner[m[1]]; c != nil && match(c) && sent[m[1]].sent.After(at) && (first.IsZero() || wr.at.Before(first)) {
+					if c := owner[m[1]]; c != nil && match(c) && sent[m[1]].After(at) && (first.IsZero() || wr.at.Before(first)) {
 						first = wr.at
 					}
 				}
@@ -199,7 +239,9 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 	byID := map[string]*conv{}
 	for _, c := range convs {
 		for _, m := range c.msgs {
-			byID[m.script.id] = c
+			for _, tr := range m.tries {
+				byID[tr.script.id] = c
+			}
 		}
 	}
 	if file, err := os.Open(filepath.Join(w.logs, "cli-faults")); err == nil {
@@ -219,7 +261,7 @@ func (r *report) measure(w *world, convs []*conv, done []*injected) {
 			kind := map[string]string{"crash": faultCLICrash, "hang": faultCLIHang}[f[2]]
 			r.faults[kind]++
 			for _, wr := range writes[c.side.name()] {
-				if wr.error == "" && wr.at.After(at) && wr.key == c.key() && notice.MatchString(wr.text) {
+				if wr.error == "" && wr.at.After(at) && wr.key == c.key() && isNotice(wr.text) {
 					r.recover[kind] = append(r.recover[kind], wr.at.Sub(at))
 					break
 				}
@@ -254,16 +296,24 @@ func failedKind(err string) string {
 
 // table is the report as README.md shows it.
 func (r *report) table() string {
-	var sent, complete, lost, twice, twiceGateway, told int
+	var sent, complete, resent, lost, twice, twiceGateway, told, unanswered int
+	whys := map[string]int{}
 	for _, o := range r.outcomes {
 		sent++
 		switch {
 		case o.complete:
 			complete++
+			if o.m.resent > 0 {
+				resent++
+			}
 		case o.told:
-			told++
+			unanswered++
 		default:
 			lost++
+		}
+		told += len(o.notices)
+		for _, n := range o.notices {
+			whys[toldWhy(n)]++
 		}
 		if o.twice > 0 {
 			if o.gatewayKilled {
@@ -274,15 +324,12 @@ func (r *report) table() string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| messages sent | replies complete | replies lost | shown twice | shown again after a killed gateway (documented) | turns lost, user told |\n|---|---|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n\n", sent, complete, lost, twice, twiceGateway, told)
-	fmt.Fprintf(&b, "Turns lost, user told, by what they were told:")
-	whys := map[string]int{}
-	for _, o := range r.outcomes {
-		if o.told && !o.complete {
-			whys[toldWhy(o.notice)]++
-		}
+	fmt.Fprintf(&b, "| messages sent | replies complete (after sending again) | replies lost | shown twice | shown again after a gateway stopped mid-turn (documented) | turns lost, user told | messages left unanswered, user told |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %d | %d (%d) | %d | %d | %d | %d | %d |\n\n", sent, complete, resent, lost, twice, twiceGateway, told, unanswered)
+	if r.leaseLosses > 0 {
+		fmt.Fprintf(&b, "Active gateways that lost the lease without being killed (cut off from NATS too long): %d.\n", r.leaseLosses)
 	}
+	fmt.Fprintf(&b, "Turns lost, user told, by what they were told:")
 	for _, why := range slices.Sorted(maps.Keys(whys)) {
 		fmt.Fprintf(&b, " %s %d;", why, whys[why])
 	}
@@ -309,12 +356,16 @@ func toldWhy(notice string) string {
 		return "idle timeout"
 	case strings.Contains(notice, "restarted during the turn"):
 		return "the runner restarted during the turn"
-	case refusal.MatchString(notice):
-		return "refused, the runner out of reach"
+	case strings.Contains(notice, "A turn was lost"):
+		return "lost with the gateway it ran in"
+	case strings.Contains(notice, "before the turn started"):
+		return "the runner restarted before the turn started"
+	case strings.Contains(notice, "not sent"):
+		return "not sent, the runner out of reach"
 	case strings.Contains(notice, "is offline"):
 		return "refused, the runner offline"
-	case strings.Contains(notice, "was lost"):
-		return "lost with the gateway"
+	case strings.Contains(notice, "The bot is restarting"):
+		return "stopped with a gateway that lost its lease"
 	}
 	return "other"
 }
@@ -326,16 +377,16 @@ func fmtDur(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// told lists the notices that told users of lost turns, one a line.
+// toldList lists the notices that told users of lost turns, one a line.
 func (r *report) toldList() string {
 	var b strings.Builder
 	for _, o := range r.outcomes {
-		if o.told && !o.complete {
-			n := strings.Join(strings.Fields(o.notice), " ")
+		for _, n := range o.notices {
+			n = strings.Join(strings.Fields(n), " ")
 			if len(n) > 160 {
 				n = n[:160] + "…"
 			}
-			fmt.Fprintf(&b, "%s (%s, %s, script %s): %s\n", o.m.script.id, o.c.side.name(), orLocal(o.c.runner), o.m.script.do, n)
+			fmt.Fprintf(&b, "%s (%s, %s, script %s, complete %v): %s\n", o.m.script.id, o.c.side.name(), orLocal(o.c.runner), o.m.script.do, o.complete, n)
 		}
 	}
 	return b.String()
@@ -351,7 +402,7 @@ func (r *report) check(t *testing.T) {
 		if o.twice > 0 && !o.gatewayKilled {
 			t.Errorf("%s: %d of its deltas shown twice", o.m.script.id, o.twice)
 		}
-		if o.m.script.do != "ok" && o.complete {
+		if o.m.script.do != "ok" && o.firstComplete {
 			t.Errorf("%s: its CLI was to %s, yet the reply is complete", o.m.script.id, o.m.script.do)
 		}
 	}

@@ -1,10 +1,14 @@
 package chaos
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,9 +17,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/platforms/slack/slacktest"
 	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
+	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
 // world is what the run drives: the NATS server, the platform fakes, the
@@ -33,7 +40,8 @@ type world struct {
 	slUser []string
 
 	mu       sync.Mutex
-	gateways []*proc // the active one first
+	gateways []*proc // alive: the one with the lease, and standbys
+	killed   int     // gateways killed so far
 	runners  map[string]*proc
 	started  int
 }
@@ -78,10 +86,11 @@ func (n *natsServer) start() {
 }
 
 // restart stops the server, which drops every client, and starts it again
-// once down. The clients reconnect by themselves.
-func (n *natsServer) restart() {
+// down after it is down. The clients reconnect by themselves.
+func (n *natsServer) restart(down time.Duration) {
 	n.srv.Shutdown()
 	n.srv.WaitForShutdown()
+	time.Sleep(down) // the outage itself, not a synchronisation
 	n.start()
 }
 
@@ -177,13 +186,80 @@ func (w *world) spawn(name string, env []string, args ...string) *proc {
 	return p
 }
 
-// startGateway starts a gateway; the first is the active one.
+// failoverAfter is the gateways' lease: how long a standby waits once the
+// active one stopped renewing it. The default: with 3 s, every NATS restart
+// and a loaded machine's stalls cost the active gateway its lease.
+const failoverAfter = 10 * time.Second
+
+// startGateway starts a gateway, gw1, gw2…: the one that takes the lease
+// serves, the others stand by.
 func (w *world) startGateway() *proc {
-	p := w.spawn("gateway", w.gatewayEnv())
+	w.mu.Lock()
+	name := "gw" + strconv.Itoa(len(w.gateways)+w.killed+1)
+	w.mu.Unlock()
+	p := w.spawn(name, append(w.gatewayEnv(), "GATEWAY_NAME="+name, "FAILOVER_AFTER="+failoverAfter.String()))
 	w.mu.Lock()
 	w.gateways = append(w.gateways, p)
 	w.mu.Unlock()
 	return p
+}
+
+// activeGateway returns the gateway that holds the lease, as the lease's
+// key in NATS names it, waiting for one to hold it.
+func (w *world) activeGateway(tb testing.TB) *proc {
+	nc, err := nats.Connect(w.nats.url)
+	if err != nil {
+		tb.Fatalf("nats: %v", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		tb.Fatalf("jetstream: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// The first gateway makes the bucket; another process's doing, which
+	// only asking again shows.
+	kv, err := js.KeyValue(ctx, "jakebot_lease")
+	for errors.Is(err, jetstream.ErrBucketNotFound) && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+		kv, err = js.KeyValue(ctx, "jakebot_lease")
+	}
+	if err != nil {
+		tb.Fatalf("the lease bucket: %v", err)
+	}
+	watch, err := kv.Watch(ctx, "active")
+	if err != nil {
+		tb.Fatalf("watch the lease: %v", err)
+	}
+	defer watch.Stop()
+	for e := range watch.Updates() {
+		if e == nil || e.Operation() != jetstream.KeyValuePut {
+			continue // the initial values' end, an expiry's marker
+		}
+		var h remote.Holder
+		if err := json.Unmarshal(e.Value(), &h); err != nil {
+			tb.Fatalf("the lease's value %q: %v", e.Value(), err)
+		}
+		w.mu.Lock()
+		for _, p := range w.gateways {
+			if p.name == h.Name {
+				w.mu.Unlock()
+				return p
+			}
+		}
+		w.mu.Unlock()
+	}
+	tb.Fatalf("no gateway alive holds the lease: %v", ctx.Err())
+	return nil
+}
+
+// forget drops a killed gateway from the living ones.
+func (w *world) forget(p *proc) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gateways = slices.DeleteFunc(w.gateways, func(g *proc) bool { return g == p })
+	w.killed++
 }
 
 // startRunner starts runner name (box1…).

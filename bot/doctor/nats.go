@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"net/url"
@@ -56,6 +57,35 @@ func checkNATS(r *Report, cfg bot.Config, opts Options) {
 		return
 	}
 	r.add("runners", "jetstream", OK, "available: turn messages, followed turns and conversations are kept there")
+	checkLease(r, cfg, nc)
+}
+
+// checkLease reports which gateway holds the lease, whether this one's
+// name is usable, and whether its FAILOVER_AFTER is the bucket's.
+func checkLease(r *Report, cfg bot.Config, nc *nats.Conn) {
+	name, err := cfg.NATS.Gateway()
+	if err != nil {
+		r.add("runners", "gateway lease", Fail, "%v", err)
+		return
+	}
+	ttl := cmp.Or(cfg.NATS.FailoverAfter, remote.FailoverAfter)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	info, err := remote.ReadLease(ctx, nc)
+	switch {
+	case err != nil:
+		r.add("runners", "gateway lease", Fail, "%v", err)
+	case !info.Exists:
+		r.add("runners", "gateway lease", OK, "no gateway has run on this server yet: %s will be active, and a second one stands by (FAILOVER_AFTER %s)", name, ttl)
+	case info.TTL != ttl:
+		r.add("runners", "gateway lease", Warn, "the lease bucket lives %s, not FAILOVER_AFTER=%s: the bucket's holds for every gateway (delete the bucket jakebot_lease, with no gateway running, to change it)", info.TTL, ttl)
+	case info.Holder == nil:
+		r.add("runners", "gateway lease", OK, "no gateway is active now: %s would take over at once (FAILOVER_AFTER %s)", name, info.TTL)
+	case info.Holder.Name == name:
+		r.add("runners", "gateway lease", OK, "this gateway's name %s is active since %s: started again here, it waits up to %s unless the running one stops (two gateways of one name cannot be told apart: give each GATEWAY_NAME)", name, info.Holder.Since.UTC().Format(time.DateTime), info.TTL)
+	default:
+		r.add("runners", "gateway lease", OK, "%s is active since %s UTC; %s would stand by and take over within %s of its end", info.Holder.Name, info.Holder.Since.UTC().Format(time.DateTime), name, info.TTL)
+	}
 }
 
 // checkNATSExposure warns about a NATS server beyond this host reached

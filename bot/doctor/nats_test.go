@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/bot/doctor"
@@ -87,4 +88,35 @@ func TestDoctorNATSExposure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The doctor reads the gateways' lease: none yet, the active gateway and
+// since when, and a FAILOVER_AFTER the bucket does not keep.
+func TestDoctorGatewayLease(t *testing.T) {
+	t.Parallel()
+	ns := runNATS(t, &server.Options{JetStream: true, StoreDir: t.TempDir()})
+	check := func(cfg remote.Config, want doctor.Status, detail string) {
+		t.Helper()
+		dir := t.TempDir()
+		c := bot.Config{AllowedRoots: []string{dir}, NATS: cfg}
+		c.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+		expect(t, doctor.Run(context.Background(), c, doctor.Options{Getenv: env(nil), Home: dir}), "gateway lease", want, detail)
+	}
+	check(remote.Config{URL: ns.ClientURL(), GatewayName: "gw-b"}, doctor.OK, "no gateway has run on this server yet: gw-b will be active")
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	lease, err := remote.OpenLease(context.Background(), nc, remote.LeaseConfig{Name: "gw-a", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lease.Acquire(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release()
+	check(remote.Config{URL: ns.ClientURL(), GatewayName: "gw-b", FailoverAfter: time.Minute}, doctor.OK, "gw-a is active since")
+	check(remote.Config{URL: ns.ClientURL(), GatewayName: "gw-b", FailoverAfter: 10 * time.Second}, doctor.Warn, "the lease bucket lives 1m0s, not FAILOVER_AFTER=10s")
+	check(remote.Config{URL: ns.ClientURL(), GatewayName: "gw b"}, doctor.Fail, `gateway name "gw b"`)
 }

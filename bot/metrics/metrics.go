@@ -6,6 +6,7 @@ package metrics
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -129,4 +130,56 @@ func (m *Metrics) Delivery(platform string, op core.DeliveryOp) {
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Active says which gateway is active, for the gauges of the lease: this
+// gateway or another, its name, and since when it holds the lease (zero
+// when no holder is known).
+type Active func() (self bool, holder string, since time.Time)
+
+// Gateway adds the lease's gauges to m: jakebot_gateway_active, 1 while
+// this gateway (name) is the active one, and
+// jakebot_gateway_active_since_seconds, when the active gateway took the
+// lease.
+func (m *Metrics) Gateway(name string, active Active) {
+	m.reg.MustRegister(gatewayGauges(name, active)...)
+}
+
+// Standby serves the lease's gauges alone, for a gateway that stands by
+// and has no other metrics to give.
+func Standby(name string, active Active) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(gatewayGauges(name, active)...)
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+}
+
+func gatewayGauges(name string, active Active) []prometheus.Collector {
+	self := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "jakebot_gateway_active",
+		Help: "1 while this gateway holds the lease and serves the chats, 0 while it stands by.", ConstLabels: prometheus.Labels{"gateway": name}},
+		func() float64 {
+			if is, _, _ := active(); is {
+				return 1
+			}
+			return 0
+		})
+	since := gaugeByHolder{active: active, desc: prometheus.NewDesc("jakebot_gateway_active_since_seconds",
+		"When the active gateway (by name) took the lease, in seconds since the epoch.", []string{"active"}, nil)}
+	return []prometheus.Collector{self, since}
+}
+
+// gaugeByHolder is jakebot_gateway_active_since_seconds, labelled with
+// the active gateway's name, which changes.
+type gaugeByHolder struct {
+	active Active
+	desc   *prometheus.Desc
+}
+
+func (g gaugeByHolder) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
+
+func (g gaugeByHolder) Collect(ch chan<- prometheus.Metric) {
+	_, holder, since := g.active()
+	if since.IsZero() {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, float64(since.UnixMilli())/1000, holder)
 }

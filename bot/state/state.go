@@ -399,6 +399,9 @@ func (m *Mirror) save() error {
 	return m.write(Take(m.convs), m.clock.Now())
 }
 
+// Flush writes the state now, and says whether that failed.
+func (m *Mirror) Flush() error { return m.save() }
+
 // Close stops mirroring and writes the final state.
 func (m *Mirror) Close() error {
 	m.mu.Lock()

@@ -30,12 +30,14 @@ func TestClaudeThroughSlack(t *testing.T) {
 	}
 	plugin := claude.New(claude.Config{PermissionMode: "acceptEdits", ConfigDir: filepath.Join(home, ".claude"),
 		Settings: cliproc.Settings{Bin: bin, Env: append(plugintest.ClaudeEnv(t, model, home), mark)}}, nil)
-	h := start(t, setup{plugin: plugin, workdir: workdir})
+	// Registered first, so it runs once the router has shut down, and
+	// even when the bot fails to start.
 	t.Cleanup(func() {
 		if pids := alive(); len(pids) != 0 {
 			t.Errorf("processes %v outlived the test", pids)
 		}
 	})
+	h := start(t, setup{plugin: plugin, workdir: workdir})
 
 	thread := h.startThread(alice, general)
 	h.fake.Post(t, alice, general, thread, "remember a secret word")

@@ -144,8 +144,8 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 	ln := a.opts.Listener
 	if ln == nil {
 		var err error
-		if ln, err = net.Listen("tcp", a.cfg.listenAddr()); err != nil {
-			return fmt.Errorf("web: listen on %s: %w", a.cfg.listenAddr(), err)
+		if ln, err = net.Listen("tcp", a.cfg.ListenAddr()); err != nil {
+			return fmt.Errorf("web: listen on %s: %w", a.cfg.ListenAddr(), err)
 		}
 	}
 	scheme := "http"

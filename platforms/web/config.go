@@ -52,8 +52,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// listenAddr is Addr with a bare port bound to loopback.
-func (c Config) listenAddr() string {
+// ListenAddr is Addr with a bare port bound to loopback: where the page
+// listens (and a standby gateway answers in its place).
+func (c Config) ListenAddr() string {
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil || host != "" {
 		return c.Addr
@@ -65,7 +66,7 @@ func (c Config) listenAddr() string {
 // bare port or an unspecified host (0.0.0.0, [::]) reached on loopback.
 // Behind a reverse proxy, the proxy's origin takes its place.
 func (c Config) SignInURL() string {
-	host, port, err := net.SplitHostPort(c.listenAddr())
+	host, port, err := net.SplitHostPort(c.ListenAddr())
 	if err != nil {
 		return ""
 	}

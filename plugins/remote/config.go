@@ -31,6 +31,12 @@ type Config struct {
 	// RunnerName is what `jakebot runner` answers to (box2 in
 	// "/claude start box2:~/src"); empty means the host name.
 	RunnerName string `env:"RUNNER_NAME"`
+	// GatewayName is what a gateway is called by the others (the
+	// standbys' page, /status); empty means the host name.
+	GatewayName string `env:"GATEWAY_NAME"`
+	// FailoverAfter is the lease's time to live: a standby gateway takes
+	// over at most that long after the active one stopped renewing it.
+	FailoverAfter time.Duration `env:"FAILOVER_AFTER" envDefault:"10s"`
 }
 
 // Enabled reports whether NATS_URL is set.
@@ -38,17 +44,24 @@ func (c Config) Enabled() bool { return c.URL != "" }
 
 // Name is the runner's name: RUNNER_NAME, or the host name up to its
 // first dot.
-func (c Config) Name() (string, error) {
-	name := c.RunnerName
+func (c Config) Name() (string, error) { return hostOr(c.RunnerName, "RUNNER_NAME", "runner") }
+
+// Gateway is the gateway's name: GATEWAY_NAME, or the host name up to
+// its first dot.
+func (c Config) Gateway() (string, error) { return hostOr(c.GatewayName, "GATEWAY_NAME", "gateway") }
+
+// hostOr is name, or when it is empty the host name up to its first
+// dot, checked to be a valid name (set in variable, for what).
+func hostOr(name, variable, what string) (string, error) {
 	if name == "" {
 		host, err := os.Hostname()
 		if err != nil {
-			return "", fmt.Errorf("RUNNER_NAME is not set and the host name is unknown: %w", err)
+			return "", fmt.Errorf("%s is not set and the host name is unknown: %w", variable, err)
 		}
 		name, _, _ = strings.Cut(host, ".")
 	}
 	if !validName(name) {
-		return "", fmt.Errorf("runner name %q: want letters, digits, - and _ (set RUNNER_NAME)", name)
+		return "", fmt.Errorf("%s name %q: want letters, digits, - and _ (set %s)", what, name, variable)
 	}
 	return name, nil
 }

@@ -229,14 +229,20 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, msgs *feed, 
 				saver.note(rec)
 			}
 			if err == nil && ended {
+				if p.g.nc.IsClosed() {
+					// This gateway's own connection closed, not the
+					// turn: it stepped down (its lease lost), and the
+					// next gateway follows on.
+					saver.close(true)
+					return core.TurnResult{}, p.goesOn()
+				}
 				err = fmt.Errorf("runner %s: the turn's messages stopped coming", p.runner)
 			}
 		case <-done:
 			if errors.Is(context.Cause(ctx), core.ErrShutdown) {
 				// The next gateway follows on from the last message shown.
 				saver.close(true)
-				return core.TurnResult{}, &core.UserError{Err: core.ErrTurnGoesOn, Msg: fmt.Sprintf(
-					"The bot is restarting; this turn goes on on %s, and its reply goes on here once the bot is back.", p.runner)}
+				return core.TurnResult{}, p.goesOn()
 			}
 			// Stop it there, then wait for its end, which keeps the
 			// session's partial turn.
@@ -253,6 +259,13 @@ func (p *remotePlugin) follow(ctx context.Context, rec *turnRecord, msgs *feed, 
 	saver.close(false)
 	p.stopTurn(rec)
 	return core.TurnResult{}, err
+}
+
+// goesOn is the error of a turn this gateway leaves running on its
+// runner, for the next gateway to follow.
+func (p *remotePlugin) goesOn() error {
+	return &core.UserError{Err: core.ErrTurnGoesOn, Msg: fmt.Sprintf(
+		"The bot is restarting; this turn goes on on %s, and its reply goes on here once the bot is back.", p.runner)}
 }
 
 // apply shows a batch of turn messages: those applied before are

@@ -222,7 +222,7 @@ func (r *Runner) steerTurn(m *nats.Msg) {
 		return
 	}
 	if s.From == "" || s.From != t.author {
-		// The gateway checks who may steer (core's Router.permit); the
+		// The gateway checks who may steer (core's Router.permitsOf); the
 		// runner holds its own turn to the same author whatever it says.
 		r.logger.Warn("message refused: not the turn's author", "id", t.id, "from", s.From)
 		r.respond(m, steerReply{Error: &wireError{Message: "only a message of the turn's own author is added to a turn on a runner", User: true}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -16,9 +17,20 @@ const (
 	stateKey    = "conversations"
 )
 
-// StateStore keeps the gateway's state file contents in JetStream.
+// ErrStateTaken is Save's error when another gateway wrote the state
+// since this one last read or wrote it: two gateways serve at once.
+var ErrStateTaken = errors.New("another gateway wrote the state")
+
+// StateStore keeps the gateway's state file contents in JetStream. Each
+// save is a compare-and-set on the revision last loaded or saved, so that
+// a gateway never overwrites what another wrote after it read the state.
+// It is safe for concurrent use.
 type StateStore struct {
 	kv jetstream.KeyValue
+	mu sync.Mutex
+	// rev is the key's revision last loaded or saved; 0 when there was
+	// none.
+	rev uint64
 }
 
 // OpenState opens (making it when missing) the state bucket on nc's
@@ -45,14 +57,31 @@ func (s *StateStore) Load(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load state from %s: %w", stateBucket, err)
 	}
+	s.mu.Lock()
+	s.rev = e.Revision()
+	s.mu.Unlock()
 	return e.Value(), nil
 }
 
-// Save replaces the saved state.
+// Save replaces the saved state, unless another gateway wrote it since
+// it was last loaded or saved here (ErrStateTaken).
 func (s *StateStore) Save(ctx context.Context, data []byte) error {
-	if _, err := s.kv.Put(ctx, stateKey, data); err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rev uint64
+	var err error
+	if s.rev == 0 {
+		rev, err = s.kv.Create(ctx, stateKey, data)
+	} else {
+		rev, err = s.kv.Update(ctx, stateKey, data, s.rev)
+	}
+	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return fmt.Errorf("save state to %s: %w (%w)", stateBucket, ErrStateTaken, err)
+	}
+	if err != nil {
 		return fmt.Errorf("save state to %s: %w", stateBucket, err)
 	}
+	s.rev = rev
 	return nil
 }
 

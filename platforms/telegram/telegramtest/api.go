@@ -1,6 +1,7 @@
 package telegramtest
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -90,7 +91,10 @@ func reply(w http.ResponseWriter, f *Failure, result any) {
 
 // getUpdates answers queued updates from offset on, confirming (dropping)
 // those before it; with none queued it holds the request for up to timeout
-// seconds and answers as soon as one is queued.
+// seconds and answers as soon as one is queued. As the real Bot API does,
+// a getUpdates that comes while another is held ends the held one with
+// 409 Conflict ("terminated by other getUpdates request"): two bots
+// polling one token. The fake records each such conflict (Conflicts).
 func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(r.PostForm.Get("offset"))
 	timeout, _ := strconv.Atoi(r.PostForm.Get("timeout"))
@@ -104,6 +108,8 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		expired = t.C
 	}
+	terminated := s.startPoll(r)
+	defer s.endPoll(terminated)
 	for {
 		s.mu.Lock()
 		if offset > 0 {
@@ -119,17 +125,72 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 		ch := s.changes.Next()
 		s.mu.Unlock()
 		if len(out) > 0 || expired == nil {
+			s.endPoll(terminated) // before the bot hears back and polls again
 			reply(w, nil, append([]map[string]any{}, out...))
 			return
 		}
 		select {
 		case <-ch:
 		case <-expired:
+			s.endPoll(terminated)
 			reply(w, nil, []any{})
+			return
+		case <-terminated:
+			reply(w, failure(409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"), nil)
 			return
 		case <-r.Context().Done():
 			return
 		}
+	}
+}
+
+// startPoll registers a getUpdates as the one held, ending (and
+// recording as a conflict) the one held before, if any. It returns the
+// channel closed when a later one ends it. A held poll whose bot went
+// away (its request cancelled: a bot that stopped, or that polls again
+// at once after cancelling) is no conflict; the server notices that a
+// moment after the bot's next request may come, so it waits up to
+// goneGrace for it.
+func (s *Server) startPoll(r *http.Request) chan struct{} {
+	s.mu.Lock()
+	held := s.polling
+	s.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held.gone.Done():
+		case <-time.After(goneGrace):
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.polling != nil && s.polling.gone.Err() == nil {
+		close(s.polling.end)
+		s.conflicts = append(s.conflicts, Call{Method: "getUpdates", Params: r.PostForm, At: s.Now(),
+			Error: "Conflict: terminated by other getUpdates request"})
+	}
+	s.polling = &poll{end: make(chan struct{}), gone: r.Context()}
+	return s.polling.end
+}
+
+// goneGrace is how long a getUpdates that comes while another is held
+// waits for the held one's bot to be seen gone: a real second poller's
+// request stays open, and is a conflict however long the fake waits.
+const goneGrace = 100 * time.Millisecond
+
+// poll is a getUpdates held: end ends it with 409, gone is its request's
+// context, done once its bot went away.
+type poll struct {
+	end  chan struct{}
+	gone context.Context
+}
+
+// endPoll unregisters the getUpdates whose channel is mine, if it is
+// still the one held.
+func (s *Server) endPoll(mine chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.polling != nil && s.polling.end == mine {
+		s.polling = nil
 	}
 }
 

@@ -108,7 +108,11 @@ type Server struct {
 	floodUntil map[string]time.Time
 	reactions  map[[2]int64]string // chat and message: the bot's emoji
 	violations []Call
-	commands   string
+	// polling is closed to end the getUpdates held now (nil: none);
+	// conflicts are the getUpdates that came while another was held.
+	polling   *poll
+	conflicts []Call
+	commands  string
 	// webhookSecret is the secret_token of the last setWebhook.
 	webhookSecret string
 	files         map[string]*File
@@ -203,6 +207,16 @@ func (s *Server) Violations() []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Call(nil), s.violations...)
+}
+
+// Conflicts returns the getUpdates calls that came while another was
+// held: two bots polling one token at once, which the real Bot API ends
+// with 409 Conflict. A test of a bot that must never poll twice asserts
+// there are none.
+func (s *Server) Conflicts() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.conflicts...)
 }
 
 // Confirmed returns the highest update id a getUpdates offset confirmed.

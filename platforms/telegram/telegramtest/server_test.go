@@ -1,6 +1,9 @@
 package telegramtest
 
 import (
+	"fmt"
+	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -118,6 +121,59 @@ func TestReplies(t *testing.T) {
 		if ms := s.Messages(u.ID); tt.ok && (got != tt.want || ms[len(ms)-1].ReplyTo != tt.want) {
 			t.Errorf("reply to %d (allow %v) replies to %d (kept %d), want %d", tt.to, tt.allow, got, ms[len(ms)-1].ReplyTo, tt.want)
 		}
+	}
+}
+
+// Two bots polling one token at once: the later getUpdates ends the held
+// one with 409 Conflict, as the real Bot API does, and the fake records
+// the conflict.
+func TestTwoPollersConflict(t *testing.T) {
+	s := New(t)
+	poll := func() (*http.Response, error) {
+		return http.PostForm(fmt.Sprintf(s.Endpoint(), Token, "getUpdates"), url.Values{"timeout": {"30"}})
+	}
+	first := make(chan *http.Response, 1)
+	go func() {
+		resp, err := poll()
+		if err != nil {
+			t.Error(err)
+		}
+		first <- resp
+	}()
+	s.WaitFor(t, "the first poll", func() bool { return len(s.Calls("getUpdates")) == 1 })
+	second := make(chan *http.Response, 1)
+	go func() {
+		resp, _ := poll()
+		second <- resp
+	}()
+	resp := <-first
+	if resp == nil || resp.StatusCode != http.StatusConflict {
+		t.Fatalf("the held poll got %v, want 409 Conflict", resp)
+	}
+	resp.Body.Close()
+	if n := len(s.Conflicts()); n != 1 {
+		t.Errorf("Conflicts() has %d calls, want 1", n)
+	}
+	s.UserSays(Chat{ID: 1, Type: "private"}, User{ID: 2, FirstName: "Bob"}, 0, "hi") // ends the second poll
+	if resp := <-second; resp == nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the second poll got %v, want 200", resp)
+	} else {
+		resp.Body.Close()
+	}
+}
+
+// A bot polling again once it has its answer is no conflict.
+func TestPollingInTurnIsNoConflict(t *testing.T) {
+	s := New(t)
+	for range 3 {
+		resp, err := http.PostForm(fmt.Sprintf(s.Endpoint(), Token, "getUpdates"), url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if c := s.Conflicts(); len(c) != 0 {
+		t.Errorf("Conflicts() = %v, want none", c)
 	}
 }
 

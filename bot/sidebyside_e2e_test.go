@@ -1,0 +1,252 @@
+package bot_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jake-bot/jake-bot/plugins/plugintest"
+)
+
+// Agents side by side (issue 44) with the real CLIs: Claude Code and
+// Codex in one conversation, each against its fake model.
+
+// claudeWrites is a Claude reply that writes text to a.txt with Bash.
+func claudeWrites(text string) plugintest.Reply {
+	return plugintest.Reply{Text: []string{"Writing."}, Tool: &plugintest.ToolCall{ID: "toolu_" + text, Name: "Bash",
+		Input: map[string]any{"command": "echo " + text + " > a.txt", "description": "write a.txt"}}}
+}
+
+// codexPatch is a Codex reply whose apply_patch adds a file.
+func codexPatch(name string) plugintest.Reply {
+	return plugintest.Reply{Text: []string{"Patching."}, Tool: &plugintest.ToolCall{Name: "apply_patch",
+		Input: map[string]any{"input": "*** Begin Patch\n*** Add File: " + name + "\n+added\n*** End Patch\n"}}}
+}
+
+func text(s string) plugintest.Reply { return plugintest.Reply{Text: []string{s}} }
+
+// /ask codex in a Claude conversation: the turn reaches the OpenAI fake,
+// its reply is labelled, the next /ask continues Codex's session, and the
+// conversation stays Claude's.
+func TestAskCodexInAClaudeConversation(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, text("Claude here."))
+	cfg := f.config()
+	codex := otherCLIs[0].setup(t, f, &cfg, text("Codex thinks 4."), text("Still 4."))
+	c := f.start(cfg)
+	c.say("/claude start", "hello")
+	c.expect(`started`)
+	c.expect(`Claude here\.`)
+	c.say("/ask codex what is 2+2?")
+	c.expect(`🤝 Codex \(asked\):`, `Codex thinks 4\.`)
+	c.say("/ask codex and again?")
+	c.expect(`🤝 Codex \(asked\):`, `Still 4\.`)
+	c.say("/status")
+	c.expect(`Claude Code in `+regexp.QuoteMeta(f.workdir), `Helpers: Codex \(session [0-9a-f]{8}\)`)
+	c.close()
+	reqs := codex.Requests()
+	if len(reqs) != 2 || !strings.Contains(reqs[0].Text(), "what is 2+2?") || !strings.Contains(reqs[1].Text(), "Codex thinks 4.") {
+		t.Fatalf("Codex's requests = %d, the second without the first exchange", len(reqs))
+	}
+	if n := len(f.model.Requests()); n != 1 {
+		t.Errorf("Claude's model got %d requests, want the one turn", n)
+	}
+}
+
+// /review codex after a Claude turn that wrote a.txt: Codex gets the
+// diff, the request and Claude's reply, runs read-only (its patch is
+// refused), and its findings, sent back with /review fix, become Claude's
+// next turn.
+func TestReviewCodexAfterClaudeWroteAFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, claudeWrites("two"), text("Wrote two."), text("Fixed it."))
+	commitA(t, f.workdir, "one\n")
+	cfg := f.config("--allowedTools", "Bash")
+	codex := otherCLIs[0].setup(t, f, &cfg, codexPatch("review.txt"), text("a.txt should say three.\nVERDICT: CHANGES"))
+	c := f.start(cfg)
+	c.say("/claude start", "write two in a.txt")
+	c.expect(`started`)
+	c.expect(`Wrote two\.`)
+	c.say("/review codex")
+	c.expect(`🔎 Codex \(reviewing Claude Code's work\):`, `a\.txt should say three\.`)
+	offer := c.expect(`🔎 Codex asks for changes\.`, `/review fix [0-9a-f]{8}`)
+	id := regexp.MustCompile(`/review fix ([0-9a-f]{8})`).FindStringSubmatch(offer)[1]
+	c.say("/review fix " + id)
+	c.expect(`🔧 Claude Code \(fixing Codex's findings\):`, `Fixed it\.`)
+	c.close()
+	review := codex.Requests()[0].Text()
+	for _, want := range []string{"write two in a.txt", "Wrote two.", "-one\n+two", "VERDICT: APPROVE"} {
+		if !strings.Contains(review, want) {
+			t.Errorf("the review's request lacks %q:\n%s", want, review)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.workdir, "review.txt")); !os.IsNotExist(err) {
+		t.Errorf("the read-only review wrote review.txt (%v)", err)
+	}
+	if reqs := f.model.Requests(); !strings.Contains(reqs[len(reqs)-1].LastUserText(), "a.txt should say three.") {
+		t.Errorf("Claude's fix turn lacks the findings: %q", reqs[len(reqs)-1].LastUserText())
+	}
+}
+
+// A pair loop, Claude writing and Codex reviewing (REVIEW_PLUGIN): it
+// ends on Codex's approval, or with the findings' buttons once the
+// rounds are spent, Claude fixing in between.
+func TestPairClaudeWithCodex(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		claude []plugintest.Reply
+		codex  []plugintest.Reply
+		then   []string
+	}{
+		{"approved", []plugintest.Reply{claudeWrites("two"), text("Wrote two.")}, []plugintest.Reply{text("Good.\nVERDICT: APPROVE")}, []string{
+			`🔎 Codex \(reviewing Claude Code's work, round 1 of 2\):`,
+			`✅ Codex approves Claude Code's change \(round 1 of 2\)`,
+		}},
+		{"rounds spent", []plugintest.Reply{claudeWrites("two"), text("Wrote two."), claudeWrites("three"), text("Wrote three.")},
+			[]plugintest.Reply{text("Say three.\nVERDICT: CHANGES"), text("Say four.\nVERDICT: CHANGES")}, []string{
+				`🔎 Codex \(reviewing Claude Code's work, round 1 of 2\):`,
+				`🔧 Claude Code \(fixing Codex's findings, round 1 of 2\):`,
+				`🔎 Codex \(reviewing Claude Code's work, round 2 of 2\):`,
+				`Codex asks for changes\. Pairing stops: 2 rounds spent\.`,
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, tc.claude...)
+			commitA(t, f.workdir, "one\n")
+			cfg := f.config("--allowedTools", "Bash")
+			cfg.ReviewPlugin = "codex"
+			codex := otherCLIs[0].setup(t, f, &cfg, tc.codex...)
+			c := f.start(cfg)
+			c.say("/claude start", "write two in a.txt")
+			c.expect(`started`)
+			c.expect(`Wrote two\.`)
+			for _, want := range tc.then {
+				c.expect(want)
+			}
+			c.close()
+			if reqs := codex.Requests(); len(reqs) != len(tc.codex) {
+				t.Errorf("Codex reviewed %d times, want %d", len(reqs), len(tc.codex))
+			}
+		})
+	}
+}
+
+// The reverse: Codex writes, Claude Code reviews, read-only, and sees the
+// patch.
+func TestReviewClaudeAfterCodexWrote(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, text("Fine.\nVERDICT: APPROVE"))
+	commitA(t, f.workdir, "one\n")
+	cfg := f.config()
+	cfg.Approvals = "auto" // Codex patches without asking the chat
+	codex := otherCLIs[0].setup(t, f, &cfg, codexPatch("b.txt"), text("Added b.txt."))
+	c := f.start(cfg)
+	c.say("/codex start", "add b.txt")
+	c.expect(`started`)
+	c.expect(`Added b\.txt\.`)
+	c.say("/review claude")
+	c.expect(`🔎 Claude Code \(reviewing Codex's work\):`, `Fine\.`)
+	c.expect(`✅ Claude Code approves Codex's change\.`)
+	c.close()
+	if len(codex.Requests()) != 2 {
+		t.Errorf("Codex's model got %d requests, want 2", len(codex.Requests()))
+	}
+	review := f.model.Requests()[0].Text()
+	if tools := f.model.Requests()[0].Tools(); slices.Contains(tools, "Write") || slices.Contains(tools, "Bash") || !slices.Contains(tools, "Read") {
+		t.Errorf("Claude reviewed with the tools %v, want read-only ones", tools)
+	}
+	for _, want := range []string{"add b.txt", "Added b.txt.", "b.txt"} {
+		if !strings.Contains(review, want) {
+			t.Errorf("Claude's review request lacks %q:\n%s", want, review)
+		}
+	}
+}
+
+// On Telegram the findings come with their buttons: Fix with Claude Code
+// sends them to Claude as its next turn.
+func TestReviewButtonsOnTelegram(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, claudeWrites("two"), text("Wrote two."), text("Fixed it."))
+	commitA(t, f.workdir, "one\n")
+	cfg := f.config("--allowedTools", "Bash")
+	otherCLIs[0].setup(t, f, &cfg, text("Say three.\nVERDICT: CHANGES"))
+	c := runChat(t, cfg, openTelegram(t, &cfg))
+	c.start("claude")
+	c.say("write two in a.txt")
+	c.expect(`Wrote two\.`)
+	c.say("/review codex")
+	c.expect(`Codex asks for changes\.`)
+	c.press(owner, "Fix with Claude Code")
+	c.expect(`fixing Codex.s findings`, `Fixed it\.`)
+	if reqs := f.model.Requests(); !strings.Contains(reqs[len(reqs)-1].LastUserText(), "Say three.") {
+		t.Errorf("Claude's fix turn lacks the findings: %q", reqs[len(reqs)-1].LastUserText())
+	}
+}
+
+// On a runner both agents run there: /ask codex in a Claude conversation
+// on box2 runs the runner's Codex, read-only, in the runner's workdir.
+func TestAskCodexOnARunner(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, text("Hello from box2."))
+	url := startNATS(t)
+	rcfg := f.config()
+	codex := otherCLIs[0].setup(t, f, &rcfg, codexPatch("asked.txt"), text("Codex on box2."))
+	startRunnerBot(t, url, rcfg)
+	c := f.start(gatewayConfig(url, t.TempDir()))
+	for {
+		c.say("/runners")
+		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online)") {
+			break
+		}
+	}
+	c.say("/claude start box2:"+f.workdir, "say hello")
+	c.expect(`started in box2:`)
+	c.expect(`Hello from box2\.`)
+	c.say("/ask codex what is here?")
+	c.expect(`🤝 Codex on box2 \(asked\):`, `Codex on box2\.`)
+	c.say("/status")
+	c.expect(`Helpers: Codex (on box2 )?\(session [0-9a-f]{8}\)`)
+	c.close()
+	if reqs := codex.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0].Text(), "what is here?") {
+		t.Error("the runner's Codex did not get the question")
+	}
+	if _, err := os.Stat(filepath.Join(f.workdir, "asked.txt")); !os.IsNotExist(err) {
+		t.Errorf("the read-only /ask on the runner wrote asked.txt (%v)", err)
+	}
+}
+
+// /stop in the middle of a pair loop stops Codex's running review, and
+// the loop with it: no process is left, nothing follows.
+func TestStopInThePairLoop(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	defer close(hold)
+	f := newFixture(t, claudeWrites("two"), text("Wrote two."))
+	commitA(t, f.workdir, "one\n")
+	cfg := f.config("--allowedTools", "Bash")
+	cfg.ReviewPlugin = "codex"
+	codex := otherCLIs[0].setup(t, f, &cfg, plugintest.Reply{Text: []string{"never"}, Hold: hold})
+	c := f.startTyped(cfg)
+	c.say("/claude start", "write two in a.txt")
+	c.expect(`started`)
+	c.expect(`Wrote two\.`)
+	<-codex.Arrived() // Codex reviews, waiting on its model
+	c.say("/stop")
+	both := c.expect() + c.expect()
+	for _, want := range []string{"Stopping the pair loop and its running turn.", "🔎 Codex (reviewing Claude Code's work, round 1 of 2):", "Stopped."} {
+		if !strings.Contains(both, want) {
+			t.Errorf("the bot wrote %q, want %q in it", both, want)
+		}
+	}
+	if pids := f.alive(); len(pids) != 0 {
+		t.Errorf("processes %v still running after /stop", pids)
+	}
+	c.say("/status")
+	c.expect(`Pairing with Codex: up to 2 rounds`)
+	c.close()
+}
