@@ -525,6 +525,7 @@ func (m *Main) leaseLost() <-chan struct{} {
 // reaches NATS after the next gateway has read it.
 func (m *Main) stepDown(platformsDone <-chan struct{}) {
 	m.logger.Error("lease lost: stopping the platforms and the turns", "err", m.lease.Err())
+	m.localTurns.Keep() // the next gateway tells their chats
 	m.router.Shutdown()
 	m.stopRun()
 	m.nc.Close()

@@ -29,6 +29,9 @@ const (
 	FailoverAfter = 10 * time.Second
 )
 
+// minTTL is the shortest lease.
+const minTTL = time.Second
+
 // Holder is a gateway that holds, or held, the lease.
 type Holder struct {
 	Name string `json:"name"`
@@ -88,6 +91,9 @@ type Lease struct {
 func OpenLease(ctx context.Context, nc *nats.Conn, cfg LeaseConfig) (*Lease, error) {
 	if cfg.TTL <= 0 {
 		cfg.TTL = FailoverAfter
+	}
+	if cfg.TTL < minTTL {
+		return nil, fmt.Errorf("FAILOVER_AFTER=%s: at least %s (the server's expiry markers live a second at least)", cfg.TTL, minTTL)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = core.SystemClock{}

@@ -39,6 +39,9 @@ type LocalTurns struct {
 	// left are the turns found at the start, with their keys' revisions,
 	// until Lost hands them over.
 	left []leftTurn
+	// kept: the gateway stepped down, and its turns' records stay for
+	// the next to report, whatever ends them here.
+	kept bool
 }
 
 type leftTurn struct {
@@ -103,13 +106,28 @@ func (l *LocalTurns) Began(t core.LocalTurn) {
 	}
 }
 
-// Ended forgets the turn of k.
+// Ended forgets the turn of k, unless Keep was called.
 func (l *LocalTurns) Ended(k core.ConversationKey) {
+	l.mu.Lock()
+	kept := l.kept
+	l.mu.Unlock()
+	if kept {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), localTurnWait)
 	defer cancel()
 	if err := l.kv.Delete(ctx, turnKey(k)); err != nil {
 		l.logger.Warn("local turn record not removed", "conversation", k.String(), "err", err)
 	}
+}
+
+// Keep keeps the records of the turns running now, whatever ends them
+// here: the gateway lost its lease and stops them, and the one that takes
+// over tells their chats they were lost.
+func (l *LocalTurns) Keep() {
+	l.mu.Lock()
+	l.kept = true
+	l.mu.Unlock()
 }
 
 // Lost hands over the turns in platform's conversations that were left
