@@ -35,8 +35,9 @@ type Scripted struct {
 	// record would hold.
 	Unrecorded bool
 	// ReadOnly is what ReadOnlyMeans says of the plugin's means to run a
-	// read-only turn (core.ReadOnlyPlugin); empty means it has none, and
-	// Run refuses a read-only turn with core.ErrNoReadOnly.
+	// read-only turn (core.ReadOnlyPlugin); empty means it has none. Run
+	// runs a read-only turn as any other, for a test to see: a type that
+	// embeds Scripted may say otherwise of its means.
 	ReadOnly string
 	// Steerable makes HandOver's turns take messages into them (open
 	// their core.Inbox), as Claude's and Codex's do: the test receives
@@ -80,12 +81,8 @@ func (p *Scripted) Name() string {
 	return p.PluginName
 }
 
-// Run records the turn, announces it on Started and runs the script; a
-// read-only turn only if the plugin has the means (ReadOnly).
+// Run records the turn, announces it on Started and runs the script.
 func (p *Scripted) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	if t.ReadOnly && p.ReadOnly == "" {
-		return core.TurnResult{}, core.ErrNoReadOnly
-	}
 	if !p.Unrecorded {
 		p.record(t)
 	}
