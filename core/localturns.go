@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -47,32 +48,49 @@ type LocalTurn struct {
 	Gateway string
 }
 
-// localTurn records qm as taken here, unless it is the rest of a turn an
+// takenMessages records, through RouterConfig.LocalTurns, the messages
+// this process took until their replies are delivered, and reads those an
+// earlier process left.
+type takenMessages struct {
+	rec    LocalTurns // nil: nothing is recorded
+	clock  Clock
+	logger *slog.Logger
+}
+
+// take records qm as taken here, unless it is the rest of a turn an
 // earlier process left on a runner (which the turn's record there
 // covers), and returns what records its end; it may be called more than
 // once.
-func (r *Router) localTurn(qm queued) (ended func()) {
-	lt := r.cfg.LocalTurns
-	if lt == nil || qm.follow != nil {
+func (tm takenMessages) take(qm queued) (ended func()) {
+	if tm.rec == nil || qm.follow != nil {
 		return func() {}
 	}
 	m := qm.m
-	t := LocalTurn{Key: m.Key, ID: qm.id, From: m.From, UserName: m.UserName, Text: m.Text, ByPerson: m.origin == OriginPerson, Started: r.clock.Now()}
-	lt.Began(t)
+	t := LocalTurn{Key: m.Key, ID: qm.id, From: m.From, UserName: m.UserName, Text: m.Text, ByPerson: m.origin == OriginPerson, Started: tm.clock.Now()}
+	tm.rec.Began(t)
 	var once sync.Once
-	return func() { once.Do(func() { lt.Ended(t) }) }
+	return func() { once.Do(func() { tm.rec.Ended(t) }) }
 }
 
-// reportLost tells a's conversations whose messages a process of the bot
-// took and stopped without answering that they were lost, and offers to
-// run a person's message again. A conversation in followed has its turn
-// followed on its runner: its first message left is that turn's.
-func (r *Router) reportLost(a *attached, followed map[ConversationKey]bool) {
-	if r.cfg.LocalTurns == nil {
-		return
+// lostNotice is what to tell a conversation of a message lost with the
+// process that took it.
+type lostNotice struct {
+	to  Target
+	ans answer
+}
+
+// lost returns what to tell platform's conversations whose messages a
+// process of the bot took and stopped without answering: that they were
+// lost, with an offer to run a person's message again. A conversation in
+// followed has its turn followed on its runner: its first message left is
+// that turn's.
+func (tm takenMessages) lost(platform string, followed map[ConversationKey]bool) []lostNotice {
+	if tm.rec == nil {
+		return nil
 	}
-	lost := r.cfg.LocalTurns.Lost(a.p.Name())
+	lost := tm.rec.Lost(platform)
 	slices.SortStableFunc(lost, func(x, y LocalTurn) int { return x.Started.Compare(y.Started) })
+	var notices []lostNotice
 	for _, t := range lost {
 		if followed[t.Key] {
 			delete(followed, t.Key)
@@ -80,11 +98,12 @@ func (r *Router) reportLost(a *attached, followed map[ConversationKey]bool) {
 		}
 		text := fmt.Sprintf("⚠️ A turn was lost: gateway %s was answering %s's message when it stopped (it took it at %s), and the message was lost with it. The message was: %s",
 			cmp.Or(t.Gateway, "(unknown)"), cmp.Or(t.UserName, t.From), t.Started.UTC().Format("15:04:05 UTC"), Shorten(t.Text, 300))
-		r.logger.Warn("turn lost with the gateway it ran in", "conversation", t.Key.String(), "gateway", t.Gateway)
-		if !t.ByPerson {
-			r.reply(a, t.Key.Target(), text)
-			continue
+		tm.logger.Warn("turn lost with the gateway it ran in", "conversation", t.Key.String(), "gateway", t.Gateway)
+		ans := answer{text: text}
+		if t.ByPerson {
+			ans.choices, ans.typed = []Choice{{Label: "Run again", Command: t.Text}}, "Send it again to run it again."
 		}
-		r.offer(a, t.Key.Target(), text, []Choice{{Label: "Run again", Command: t.Text}}, "Send it again to run it again.")
+		notices = append(notices, lostNotice{to: t.Key.Target(), ans: ans})
 	}
+	return notices
 }

@@ -180,14 +180,6 @@ func (r *Router) notify(a *attached, m Message, why NotifyReason, text string) {
 	}
 }
 
-// notifyAfter is how long a turn runs before its end notifies its author.
-func (r *Router) notifyAfter() time.Duration {
-	if r.cfg.NotifyAfter == 0 {
-		return time.Minute
-	}
-	return r.cfg.NotifyAfter
-}
-
 // attached is a platform as the router attached it (Router.Attach): the
 // platform and the coordinator of its replies.
 type attached struct {

@@ -43,11 +43,11 @@ func (r *Router) enqueue(a *attached, m queued, busy string) bool {
 }
 
 // line is enqueue but for the chat: it returns what to tell it. m is
-// recorded (localTurn) before it is placed, until its done, so that a
+// recorded (takenMessages) before it is placed, until its done, so that a
 // process that dies with it waiting, running or its reply not delivered
 // leaves its record.
 func (r *Router) line(a *attached, m queued, busy string) (taken bool, ans answer) {
-	ended, done := r.localTurn(m), m.done
+	ended, done := r.taken.take(m), m.done
 	m.done = func() { ended(); done() }
 	taken, ans = r.place(a, m, busy)
 	if !taken {

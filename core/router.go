@@ -63,6 +63,7 @@ type Router struct {
 	turns     *conversationTurns
 	sched     *scheduler
 	reactions reactions
+	taken     takenMessages // the messages taken until answered, kept outside the process
 	files     files
 	// side is what agents side by side remember (core/sidebyside.go).
 	side *sideBySide
@@ -102,6 +103,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
 	r.questions.r, r.side.r = r, r
 	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
+	r.taken = takenMessages{rec: cfg.LocalTurns, clock: cfg.Clock, logger: r.logger}
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}
 	return r
@@ -119,7 +121,11 @@ func (r *Router) Attach(p Platform) Handler {
 	r.platforms.add(a)
 	r.sched.armSchedules()            // the platform's schedules, late ones at once
 	followed := r.followUnfinished(a) // the turns an earlier process left on runners
-	go r.reportLost(a, followed)      // the messages it took, lost with it
+	go func() {                       // the messages it took, lost with it
+		for _, n := range r.taken.lost(p.Name(), followed) {
+			r.say(a, n.to, "", n.ans)
+		}
+	}()
 	return func(ctx context.Context, m Message) { r.handle(ctx, a, m) }
 }
 

@@ -160,6 +160,9 @@ func (cfg RouterConfig) withDefaults() RouterConfig {
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = 10 * time.Minute
 	}
+	if cfg.NotifyAfter == 0 {
+		cfg.NotifyAfter = time.Minute
+	}
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = 100_000
 	}

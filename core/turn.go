@@ -268,7 +268,7 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 		}
 		r.reactions.react(a, m, endReaction(outcome, cont != nil))
 		r.side.afterSide(a, t, outcome)
-		if after := r.notifyAfter(); after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
+		if after := r.cfg.NotifyAfter; after > 0 && res.Duration > after && !slices.Contains([]string{OutcomeStopped, OutcomeShutdown, OutcomeCancelled}, outcome) {
 			r.notify(a, m, NotifyLongTurn, fmt.Sprintf("%s %s after %s.", endIcon(outcome), plugin.Name()+" "+endWords(outcome), res.Duration.Round(time.Second)))
 		}
 	}
