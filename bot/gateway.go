@@ -52,6 +52,7 @@ func (m *Main) loadState(ctx context.Context) error {
 	m.convs.LoadOwners(saved.Owners)
 	m.convs.LoadSpends(saved.Spend)
 	m.convs.LoadSchedules(saved.Schedules)
+	m.convs.LoadWindows(saved.Windows)
 	m.closers = append(m.closers, func() {
 		if err := mirror.Close(); err != nil {
 			m.logger.Error("state not saved", "err", err)

@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -104,4 +105,28 @@ func TestGeminiQuotaContinuesWithTheRealGemini(t *testing.T) {
 	if reqs := model.Requests(); len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1].Text(), "do the work") {
 		t.Errorf("the model got %d requests, the last without the message again", len(reqs))
 	}
+}
+
+// A usage window the real Claude Code reported before a restart is still
+// what /limits shows after it: the windows are saved with the rest of the
+// state (STATE_FILE here; the same snapshot a standby loads from NATS).
+func TestUsageWindowsSurviveARestart(t *testing.T) {
+	t.Parallel()
+	reset := time.Now().UTC().Add(2 * time.Hour)
+	at := regexp.QuoteMeta(reset.Format("15:04") + " UTC")
+	f := newFixture(t, plugintest.Reply{Text: []string{"Half done."}, Headers: plugintest.UnifiedLimit(0.91, reset)})
+	cfg := f.config()
+	cfg.Claude.Env = plugintest.SubscriptionEnv(f.env)
+	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
+
+	first := f.start(cfg)
+	first.say("/claude start", "do the first half")
+	first.expect(`started`)
+	first.expect(`Half done\.`, `Claude Code 5h window 91 % · resets `+at)
+	first.close()
+
+	second := f.start(cfg)
+	second.say("/limits")
+	second.expect(`• Claude Code 5h window 91 % · resets ` + at)
+	second.close()
 }

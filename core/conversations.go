@@ -62,7 +62,7 @@ func (c Conversation) Shown(path string) string {
 // State is what the router remembers, in memory and (mirrored by
 // bot/state) across restarts: the active conversations and where recently
 // ended ones were, who started each CLI session from chat, each user's
-// spend per day, and the schedules. It is safe for concurrent use.
+// spend per day, the schedules, and the CLIs' usage windows. It is safe for concurrent use.
 type State struct {
 	mu     sync.RWMutex
 	active map[ConversationKey]Conversation
@@ -77,6 +77,8 @@ type State struct {
 	// schedules are the messages /at and /every send, by ID.
 	schedules    map[int]Schedule
 	nextSchedule int
+	// windows are the CLIs' usage windows as last reported (usageBook).
+	windows map[[3]string]UsageWindow
 	// onChange, when set, is called after every change (outside the lock),
 	// so the map can be mirrored to disk.
 	onChange func()
@@ -88,7 +90,7 @@ const maxEnded = 10_000
 // NewState returns an empty State.
 func NewState() *State {
 	return &State{active: make(map[ConversationKey]Conversation), ended: recent.New[ConversationKey, Conversation](maxEnded), owners: make(map[sessionRef]string), spent: make(map[string]UserSpend),
-		schedules: make(map[int]Schedule)}
+		schedules: make(map[int]Schedule), windows: make(map[[3]string]UsageWindow)}
 }
 
 // Get returns the active conversation for k.

@@ -81,7 +81,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		cfg:         cfg,
 		limits:      newUserLimits(cfg.UserRate),
 		notifies:    newUserLimits(agentNotifyRate),
-		usage:       newUsageBook(cfg.Plugins, cfg.LimitWarn, cfg.Clock),
+		usage:       newUsageBook(cfg.Plugins, cfg.LimitWarn, cfg.Clock, convs),
 		refused:     recent.New[string, struct{}](10_000),
 		saidOnce:    recent.New[string, struct{}](10_000),
 		slots:       newTurnSlots(cfg.MaxRunningTurns, cfg.MaxUserTurns),

@@ -3,9 +3,9 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -34,43 +34,59 @@ func LimitEvent(w UsageWindow) Event { return Event{Kind: EventLimit, Limit: &w}
 // about in a reply's footer (LIMIT_WARN).
 const DefaultLimitWarn = 80
 
-// usageBook keeps the latest report of every window, per plugin and
-// runner: a sparse update (one window) leaves the others as they were.
+// usageBook says the windows the router's State keeps (State.setWindow),
+// so that they are saved with the rest of the state and a restarted or
+// standby gateway shows them.
 type usageBook struct {
 	// plugins name the CLIs; warn is LIMIT_WARN.
 	plugins *Registry
 	warn    int
 	clock   Clock
-
-	mu      sync.Mutex
-	windows map[[3]string]UsageWindow
+	state   *State
 }
 
-func newUsageBook(plugins *Registry, warn int, clock Clock) *usageBook {
+func newUsageBook(plugins *Registry, warn int, clock Clock, state *State) *usageBook {
 	if warn <= 0 {
 		warn = DefaultLimitWarn
 	}
-	return &usageBook{plugins: plugins, warn: warn, clock: clock, windows: map[[3]string]UsageWindow{}}
+	return &usageBook{plugins: plugins, warn: warn, clock: clock, state: state}
 }
 
-func (b *usageBook) set(w UsageWindow) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.windows[[3]string{w.Plugin, w.Runner, w.Window}] = w
+func (b *usageBook) set(w UsageWindow) { b.state.setWindow(w) }
+
+func (b *usageBook) all() []UsageWindow { return b.state.Windows() }
+
+// windowKey is a window's place in State.windows: the latest report of
+// each, per plugin and runner, so a sparse update (one window) leaves the
+// others as they were.
+func windowKey(w UsageWindow) [3]string { return [3]string{w.Plugin, w.Runner, w.Window} }
+
+func (c *State) setWindow(w UsageWindow) {
+	c.mu.Lock()
+	c.windows[windowKey(w)] = w
+	c.mu.Unlock()
+	c.changed()
 }
 
-// all returns every window, by plugin, runner and window.
-func (b *usageBook) all() []UsageWindow {
-	b.mu.Lock()
-	out := make([]UsageWindow, 0, len(b.windows))
-	for _, w := range b.windows {
-		out = append(out, w)
-	}
-	b.mu.Unlock()
+// Windows returns every usage window as last reported, by plugin, runner
+// and window, for /usage and for saving.
+func (c *State) Windows() []UsageWindow {
+	c.mu.RLock()
+	out := slices.Collect(maps.Values(c.windows))
+	c.mu.RUnlock()
 	slices.SortFunc(out, func(x, y UsageWindow) int {
 		return cmp.Or(cmp.Compare(x.Plugin, y.Plugin), cmp.Compare(x.Runner, y.Runner), cmp.Compare(x.Window, y.Window))
 	})
 	return out
+}
+
+// LoadWindows adds saved usage windows, as at start-up.
+func (c *State) LoadWindows(windows []UsageWindow) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, w := range windows {
+		c.windows[windowKey(w)] = w
+	}
 }
 
 // windowLine says one window: "Claude 5h window 91 % · resets 18:40 UTC".

@@ -36,6 +36,9 @@ type file struct {
 	Spend []daySpend `json:"spend,omitempty"`
 	// Schedules are the messages /at and /every send.
 	Schedules []schedule `json:"schedules,omitempty"`
+	// Windows are the CLIs' usage windows as last reported, for /usage
+	// and the continuations at their resets.
+	Windows []core.UsageWindow `json:"usage_windows,omitempty"`
 }
 
 type schedule struct {
@@ -97,11 +100,12 @@ type Snapshot struct {
 	Owners        []core.SessionOwner
 	Spend         []core.UserSpend
 	Schedules     []core.Schedule
+	Windows       []core.UsageWindow
 }
 
 // Take returns convs' snapshot.
 func Take(convs *core.State) Snapshot {
-	return Snapshot{Conversations: convs.All(), Owners: convs.Owners(), Spend: convs.Spends(), Schedules: convs.Schedules()}
+	return Snapshot{Conversations: convs.All(), Owners: convs.Owners(), Spend: convs.Spends(), Schedules: convs.Schedules(), Windows: convs.Windows()}
 }
 
 type entry struct {
@@ -223,7 +227,12 @@ func Decode(data []byte) (Snapshot, error) {
 			Key:  core.ConversationKey{Platform: sc.Platform, User: sc.User, Channel: sc.Channel, Thread: sc.Thread},
 			From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next, Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt, Agent: sc.Agent, Depth: sc.Depth})
 	}
-	return Snapshot{Conversations: out, Owners: owners, Spend: spends, Schedules: schedules}, nil
+	for i, w := range f.Windows {
+		if w.Plugin == "" || w.Window == "" {
+			return Snapshot{}, fmt.Errorf("decode state: usage window %d lacks its plugin or name", i)
+		}
+	}
+	return Snapshot{Conversations: out, Owners: owners, Spend: spends, Schedules: schedules, Windows: f.Windows}, nil
 }
 
 // oldForm converts a conversation on a runner saved before there was a
@@ -255,6 +264,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 			Thread: sc.Key.Thread, From: sc.From, UserName: sc.UserName, Text: sc.Text, Next: sc.Next.UTC(),
 			Every: every, Cron: sc.Cron, Limit: sc.Limit, Prompt: sc.Prompt, Agent: sc.Agent, Depth: sc.Depth})
 	}
+	f.Windows = snap.Windows
 	for _, d := range snap.Spend {
 		f.Spend = append(f.Spend, daySpend{User: d.User, Day: d.Day, spend: toSpend(d.Spend)})
 	}

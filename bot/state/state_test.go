@@ -24,6 +24,8 @@ func sample() state.Snapshot {
 			{ID: 6, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "continue", Next: at, Limit: "Claude Code 5h", Prompt: "fix the bug"},
 			{ID: 7, Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1"}, From: "42", Text: "check CI", Next: at, Agent: true, Depth: 2},
 		},
+		Windows: []core.UsageWindow{{Plugin: "claude", Window: "5h", UsedPercent: 91, ResetsAt: at.Add(2 * time.Hour)},
+			{Plugin: "codex", Runner: "gpu", Window: "weekly", UsedPercent: -1, ResetsAt: at.Add(72 * time.Hour), Rejected: true}},
 		Spend: []core.UserSpend{{User: "discord/42", Day: "2026-11-24", Spend: core.Spend{CostUSD: 0.5, InputTokens: 10, OutputTokens: 2, Turns: 3, Unpriced: 1}}},
 		Conversations: []core.Entry{
 			{Key: core.ConversationKey{Platform: "discord", User: "42", Channel: "c1", Thread: "t1"},
