@@ -94,7 +94,7 @@ var BuiltinPlatforms = []BuiltinPlatform{
 	{Name: web.Name, EnvPrefix: "WEB_",
 		Config: func(cfg Config) platformConfig { return cfg.Web },
 		New: func(cfg Config, d platformDeps) (core.Platform, error) {
-			return web.New(cfg.Web, web.Options{Logger: d.logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: d.plugins})
+			return web.New(cfg.Web, web.Options{Logger: d.logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: d.plugins, SignIns: d.signIns})
 		},
 		Format: func() core.Format { return web.NewFormat(web.Config{}) }},
 }

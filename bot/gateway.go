@@ -11,6 +11,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/bot/state"
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
@@ -118,6 +119,17 @@ func (m *Main) connectRunners(ctx context.Context) error {
 	}
 	m.closers = append(m.closers, m.runners.Close)
 	m.logger.Info("reaching runners through NATS", "server", nc.ConnectedUrlRedacted())
-	m.localTurns, err = remote.OpenLocalTurns(ctx, nc, m.holder.Name, m.logger)
-	return err
+	if m.localTurns, err = remote.OpenLocalTurns(ctx, nc, m.holder.Name, m.logger); err != nil {
+		return err
+	}
+	if m.cfg.Web.Enabled() {
+		// The page's sign-ins too, so that a standby taking over accepts
+		// the browsers signed in here.
+		signIns, err := remote.OpenWebSignIns(ctx, nc, web.SessionTTL)
+		if err != nil {
+			return err
+		}
+		m.webSignIns = signIns
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/formatter"
 	"github.com/jake-bot/jake-bot/platforms/console"
+	"github.com/jake-bot/jake-bot/platforms/web"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
@@ -57,6 +58,8 @@ type Main struct {
 	// next if it dies; mirror keeps the state (nil: STATE_FILE=off).
 	localTurns *remote.LocalTurns
 	mirror     *state.Mirror
+	// webSignIns keeps the web page's sign-ins in NATS; nil without.
+	webSignIns web.SignIns
 	// runCtx is what platforms and turns run under: the signal does not
 	// cancel it, so shutdown stops them in order, after running turns had
 	// their grace and their chats were told.
@@ -201,7 +204,7 @@ func (m *Main) buildPlatforms() error {
 		list = append(list, p)
 	}
 	var err error
-	deps := platformDeps{plugins: list, access: m.access, lookup: m.router, logger: m.logger}
+	deps := platformDeps{plugins: list, access: m.access, lookup: m.router, logger: m.logger, signIns: m.webSignIns}
 	if m.stdio.ErrTTY {
 		deps.signIn = m.stdio.Err
 	}

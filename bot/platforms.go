@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/jake-bot/jake-bot/core"
+	"github.com/jake-bot/jake-bot/platforms/web"
 )
 
 // platformDeps is what the adapters are built from besides their config.
@@ -17,6 +18,8 @@ type platformDeps struct {
 	// signIn is where the web platform prints its sign-in URL: stderr
 	// when it is a terminal, never the log; nil when it is not.
 	signIn io.Writer
+	// signIns keeps the web page's sign-ins beyond the process (NATS).
+	signIns web.SignIns
 }
 
 // platformConfig is what every chat platform's configuration can do.

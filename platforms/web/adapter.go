@@ -40,6 +40,9 @@ type Options struct {
 	// request, or half of one; zero takes the defaults (tests shorten
 	// them).
 	ReadHeaderTimeout, IdleTimeout time.Duration
+	// SignIns, when set, keeps the sign-ins beyond this process (NATS
+	// with NATS_URL).
+	SignIns SignIns
 }
 
 // A connection that holds the server without a whole request goes:
@@ -93,7 +96,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 	if clock == nil {
 		clock = core.SystemClock{}
 	}
-	a := &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions(),
+	a := &Adapter{cfg: cfg, opts: opts, logger: logger.With("platform", Name), store: newStore(), sessions: newSessions(opts.SignIns),
 		logins: newLoginThrottle(), clock: clock}
 	a.restore()
 	return a, nil

@@ -87,7 +87,10 @@ func (a *Adapter) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.logins.succeed(addr)
-	id, ses := a.sessions.start(now)
+	id, ses, err := a.sessions.start(r.Context(), now)
+	if err != nil {
+		a.logger.Warn("web sign-in not shared with the other gateways: after a takeover, sign in again", "err", err)
+	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", Expires: ses.expires,
 		HttpOnly: true, Secure: a.cfg.TLSCert != "" || r.TLS != nil || behindTLS(r), SameSite: http.SameSiteStrictMode})
 	a.logger.Info("web sign-in", "remote", r.RemoteAddr)
