@@ -88,9 +88,9 @@ type Adapter struct {
 	seen     *recent.Map[string, struct{}]
 	reacted  *recent.Map[string, string] // the reaction React left on each message
 	lanes    lanes.PerKey[core.ConversationKey]
-	channels channelTypes
-	holds    core.Holds   // threads being opened, until their conversation is registered
-	hinted   *core.Spacer // threads told they have no conversation
+	channels *recent.Map[string, channelInfo] // channels' types and owners
+	holds    core.Holds                       // threads being opened, until their conversation is registered
+	hinted   *core.Spacer                     // threads told they have no conversation
 	// hint is what a message in a thread of the bot's without a
 	// conversation is told.
 	hint  string
@@ -158,19 +158,20 @@ func newAdapter(api discordAPI, cfg Config, opts Options) *Adapter {
 	logger := opts.Logger
 	logger = core.OrDiscard(logger)
 	a := &Adapter{
-		format:  format{editInterval: cfg.EditInterval},
-		api:     api,
-		files:   &http.Client{Timeout: 2 * time.Minute},
-		cfg:     cfg,
-		lookup:  opts.Lookup,
-		plugins: make(map[string]core.Plugin),
-		logger:  logger.With("platform", Name),
-		seen:    recent.New[string, struct{}](4096),
-		reacted: recent.New[string, string](4096),
-		ready:   make(chan struct{}),
-		pending: make(map[string]*interaction),
-		names:   recent.New[string, threadNaming](1024),
-		hinted:  core.NewSpacer(1024, hintEvery, nil),
+		format:   format{editInterval: cfg.EditInterval},
+		api:      api,
+		files:    &http.Client{Timeout: 2 * time.Minute},
+		cfg:      cfg,
+		lookup:   opts.Lookup,
+		plugins:  make(map[string]core.Plugin),
+		logger:   logger.With("platform", Name),
+		seen:     recent.New[string, struct{}](4096),
+		reacted:  recent.New[string, string](4096),
+		ready:    make(chan struct{}),
+		pending:  make(map[string]*interaction),
+		names:    recent.New[string, threadNaming](1024),
+		channels: recent.New[string, channelInfo](maxChannelTypes),
+		hinted:   core.NewSpacer(1024, hintEvery, nil),
 	}
 	if a.lookup == nil {
 		a.lookup = core.NoLookup{}

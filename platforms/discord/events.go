@@ -87,7 +87,7 @@ func (a *Adapter) held(channel string) core.Held {
 	if held := a.holds.Of(channel); len(held) > 0 {
 		return held
 	}
-	if c, ok := a.channels.get(channel); ok && c.parent != "" && c.owner == a.self() {
+	if c, ok := a.channels.Get(channel); ok && c.parent != "" && c.owner == a.self() {
 		return a.holds.Of(openingIn(c.parent))
 	}
 	return nil

@@ -32,7 +32,7 @@ func (a *Adapter) unheard(key core.ConversationKey, m *discordgo.Message) {
 	if a.hint == "" || !a.lookup.Admits(probe) || !a.hinted.Due(key.Channel) {
 		return
 	}
-	if c, known := a.channels.get(key.Channel); known && (!c.isThread() || c.owner != a.self()) {
+	if c, known := a.channels.Get(key.Channel); known && (!c.isThread() || c.owner != a.self()) {
 		return // the common case, asking Discord nothing
 	}
 	a.inLane(key, func(ctx context.Context, _ core.Handler) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -47,7 +46,7 @@ func (a *Adapter) OpenThread(ctx context.Context, m core.Message, workdir, plugi
 		return "", apiError("start thread", err)
 	}
 	hold(th.ID)
-	a.channels.put(th.ID, channelInfo{typ: th.Type, owner: a.self(), parent: m.Key.Channel})
+	a.channels.Set(th.ID, channelInfo{typ: th.Type, owner: a.self(), parent: m.Key.Channel})
 	a.names.Set(th.ID, threadNaming{base: base, owner: m.Key.User})
 	if p := a.interactionFor(m.ReplyTo); p != nil {
 		a.complete(ctx, p, fmt.Sprintf("%s conversation in <#%s>", plugin, th.ID))
@@ -93,14 +92,14 @@ func firstWords(s string, n int) string {
 // message, before the call that opens it returns (see held).
 func (a *Adapter) onThreadCreate(_ *discordgo.Session, ev *discordgo.ThreadCreate) {
 	if ev.Channel != nil {
-		a.channels.put(ev.ID, channelInfo{typ: ev.Type, owner: ev.OwnerID, parent: ev.ParentID})
+		a.channels.Set(ev.ID, channelInfo{typ: ev.Type, owner: ev.OwnerID, parent: ev.ParentID})
 	}
 }
 
 // channelInfo returns a channel's type and owner, asking Discord once per
 // channel.
 func (a *Adapter) channelInfo(ctx context.Context, id string) (channelInfo, error) {
-	if c, ok := a.channels.get(id); ok {
+	if c, ok := a.channels.Get(id); ok {
 		return c, nil
 	}
 	ch, err := a.api.Channel(id, discordgo.WithContext(ctx))
@@ -108,12 +107,12 @@ func (a *Adapter) channelInfo(ctx context.Context, id string) (channelInfo, erro
 		return channelInfo{}, apiError("get channel", err)
 	}
 	c := channelInfo{typ: ch.Type, owner: ch.OwnerID, parent: ch.ParentID}
-	a.channels.put(id, c)
+	a.channels.Set(id, c)
 	return c, nil
 }
 
-// maxChannelTypes bounds the cache; types and owners never change, so
-// forgetting them only costs a lookup.
+// maxChannelTypes bounds the channels remembered; types and owners
+// never change, so forgetting them only costs a lookup.
 const maxChannelTypes = 10000
 
 // channelInfo is what the adapter needs to know of a channel.
@@ -128,27 +127,4 @@ func (c channelInfo) isThread() bool {
 		return true
 	}
 	return false
-}
-
-// channelTypes caches channels' types and owners. The zero value is ready
-// to use.
-type channelTypes struct {
-	mu sync.Mutex
-	m  map[string]channelInfo
-}
-
-func (c *channelTypes) get(id string) (channelInfo, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t, ok := c.m[id]
-	return t, ok
-}
-
-func (c *channelTypes) put(id string, t channelInfo) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxChannelTypes {
-		c.m = make(map[string]channelInfo)
-	}
-	c.m[id] = t
 }
