@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -37,12 +38,9 @@ var windowNames = map[string]string{
 	"seven_day_sonnet": "weekly Sonnet",
 }
 
-func windowName(typ string) string {
-	if n, ok := windowNames[typ]; ok {
-		return n
-	}
-	return typ
-}
+// windowName is the chat's name of a window type; an unknown type keeps
+// the CLI's.
+func windowName(typ string) string { return cmp.Or(windowNames[typ], typ) }
 
 // rateLimit emits the windows of a rate_limit_event: each of its
 // unifiedWindows, and the one it is about (rateLimitType), which a

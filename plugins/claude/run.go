@@ -2,7 +2,6 @@ package claude
 
 import (
 	"cmp"
-	"context"
 	"crypto/sha256"
 	"log/slog"
 	"os"
@@ -34,9 +33,11 @@ var _ core.Warmer = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "claude", SessionNoun: "Claude Code session id", Resume: "claude --resume",
+	p := &Plugin{cfg: cfg}
+	p.Base = cliproc.Base{PluginID: "claude", SessionNoun: "Claude Code session id", Resume: "claude --resume", Talk: p.talk,
 		Proc: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
-			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), State: state, ToolTokenFromEnv: true, Logger: logger})}}
+			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), State: state, ToolTokenFromEnv: true, Logger: logger})}
+	return p
 }
 
 // state is what Claude Code keeps of its own, which its sandbox shows it:
@@ -103,20 +104,15 @@ func (p *Plugin) Args(t core.Turn) []string {
 	return append(args, p.cfg.Args...)
 }
 
-// Run runs one turn of Claude Code over its control protocol: permission
-// requests become questions (t.Ask), messages written meanwhile reach the
-// turn (t.Inbox), and cancelling the turn interrupts it through the
-// protocol, so that the partial turn stays in the session; the CLI is
-// killed only if it has not ended cliproc.InterruptGrace later.
-func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	return p.Proc.Converse(ctx, t, p.Args(t), p.protocol(t), emit)
-}
-
-// Warm starts the CLI of t's conversation's next turn, waiting for its
-// message (core.Warmer): Claude Code starting up is most of a short
-// turn.
-func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	return p.Proc.Open(life, t, p.Args(t), p.protocol(t))
+// talk is how every turn (Run) talks to Claude Code: over its control
+// protocol, where permission requests become questions (t.Ask), messages
+// written meanwhile reach the turn (t.Inbox), and cancelling the turn
+// interrupts it, so that the partial turn stays in the session; the CLI
+// is killed only if it has not ended cliproc.InterruptGrace later. Warm
+// starts it before its message comes: Claude Code starting up is most of
+// a short turn.
+func (p *Plugin) talk(t core.Turn) ([]string, func(*cliproc.Link) cliproc.Protocol) {
+	return p.Args(t), p.protocol(t)
 }
 
 // sessionStamp is what a session's transcript held: its size and a hash

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"cmp"
-	"context"
 	"log/slog"
 	"path/filepath"
 	"regexp"
@@ -48,9 +47,11 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 		cfg.ApprovalPolicy = "untrusted"
 	}
 	// Codex's thread ids are UUIDs (version 7).
-	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume",
+	p := &Plugin{cfg: cfg}
+	p.Base = cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume", Talk: p.talk,
 		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}}
+			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}
+	return p
 }
 
 // level is the sandbox level of turn t: its mode's (empty: the configured
@@ -90,19 +91,14 @@ func (p *Plugin) Modes() []core.Mode {
 	}
 }
 
-// Run runs one turn of Codex through `codex app-server`: its approval
-// requests become questions when the chat answers them (APPROVALS=ask;
-// otherwise its policy is never, and the sandbox alone decides), messages
-// written meanwhile reach the turn (turn/steer), and cancelling it sends
-// turn/interrupt, so the thread keeps the partial turn.
-func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
-	return p.Proc.Converse(ctx, t, p.appServerArgs(t), p.appServer(t), emit)
-}
-
-// Warm starts the app-server of t's conversation's next turn, its thread
-// resumed and waiting for the message (core.Warmer).
-func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) {
-	return p.Proc.Open(life, t, p.appServerArgs(t), p.appServer(t))
+// talk is how every turn (Run, Warm) talks to Codex: through `codex
+// app-server`, where its approval requests become questions when the chat
+// answers them (APPROVALS=ask; otherwise its policy is never, and the
+// sandbox alone decides), messages written meanwhile reach the turn
+// (turn/steer), and cancelling it sends turn/interrupt, so the thread
+// keeps the partial turn.
+func (p *Plugin) talk(t core.Turn) ([]string, func(*cliproc.Link) cliproc.Protocol) {
+	return p.appServerArgs(t), p.appServer(t)
 }
 
 // approvalPolicy is the app-server's approvalPolicy for t: the

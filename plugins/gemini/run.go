@@ -52,9 +52,11 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	}
 	// Headless runs refuse an untrusted folder (exit 55); the router only
 	// runs turns in workdirs inside the allowed roots, so trust it.
-	return &Plugin{cfg: cfg, Base: cliproc.Base{PluginID: "gemini", SessionNoun: "Gemini CLI session id", Resume: "gemini --resume",
+	p := &Plugin{cfg: cfg}
+	p.Base = cliproc.Base{PluginID: "gemini", SessionNoun: "Gemini CLI session id", Resume: "gemini --resume", Talk: p.talk,
 		Proc: cfg.CLI(cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
-			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), State: state, Clean: stripNoise, Logger: logger})}}
+			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), State: state, Clean: stripNoise, Logger: logger})}
+	return p
 }
 
 // state is what the Gemini CLI keeps of its own, which its sandbox shows
@@ -143,7 +145,7 @@ func stageImages(t core.Turn) (*stagedImages, error) {
 // (see guardLoad) runs one-shot with stream-json.
 func (p *Plugin) Run(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
 	if p.guardLoad(t) {
-		return p.Proc.Converse(ctx, t, p.acpArgs(t), p.acp(t), emit)
+		return p.Base.Run(ctx, t, emit)
 	}
 	res, err := p.runOneShot(ctx, t, emit)
 	if t.SessionID != "" && err != nil && ctx.Err() == nil && strings.Contains(err.Error(), noSession) {
@@ -165,7 +167,13 @@ func (p *Plugin) Warm(life context.Context, t core.Turn) (core.WarmTurn, error) 
 	if !p.guardLoad(t) {
 		return nil, core.ErrNoWarm
 	}
-	return p.Proc.Open(life, t, p.acpArgs(t), p.acp(t))
+	return p.Base.Warm(life, t)
+}
+
+// talk is how a turn that can load its session safely (guardLoad) talks
+// to the Gemini CLI: through the Agent Client Protocol (see Run).
+func (p *Plugin) talk(t core.Turn) ([]string, func(*cliproc.Link) cliproc.Protocol) {
+	return p.acpArgs(t), p.acp(t)
 }
 
 // noSession is what the CLI says when asked to resume a session it never
