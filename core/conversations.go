@@ -93,12 +93,25 @@ func NewState() *State {
 		schedules: make(map[int]Schedule), windows: make(map[[3]string]UsageWindow)}
 }
 
+// Same reports whether c and other are one conversation, perhaps at two
+// moments: a /start or /resume in between makes a new one.
+func (c Conversation) Same(other Conversation) bool {
+	return c.Started.Equal(other.Started) && c.Plugin == other.Plugin
+}
+
 // Get returns the active conversation for k.
 func (c *State) Get(k ConversationKey) (Conversation, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	conv, ok := c.active[k]
 	return conv, ok
+}
+
+// Still returns the active conversation for k as it is now, provided it
+// is still was (Conversation.Same): what a turn or a loop started on.
+func (c *State) Still(k ConversationKey, was Conversation) (Conversation, bool) {
+	conv, ok := c.Get(k)
+	return conv, ok && conv.Same(was)
 }
 
 // Put stores conv as the active conversation for k.
@@ -124,6 +137,17 @@ func (c *State) Update(k ConversationKey, f func(*Conversation)) bool {
 		c.changed()
 	}
 	return ok
+}
+
+// UpdateStill is Update of the conversation for k provided it is still
+// was: what a turn learnt is kept in the conversation it ran in, never in
+// one a /start or /resume made meanwhile.
+func (c *State) UpdateStill(k ConversationKey, was Conversation, f func(*Conversation)) {
+	c.Update(k, func(conv *Conversation) {
+		if conv.Same(was) {
+			f(conv)
+		}
+	})
 }
 
 // End removes the conversation for k and returns it.

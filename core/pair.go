@@ -110,8 +110,8 @@ func (s *sideBySide) endLoop(a *attached, m Message, why string) {
 func (s *sideBySide) pairAfterAuthor(a *attached, t *turnRun) {
 	r := s.r
 	m := t.qm.m
-	conv, ok := r.convs.Get(m.Key)
-	if !ok || !conv.Started.Equal(t.qm.conv.Started) {
+	conv, ok := r.convs.Still(m.Key, t.qm.conv)
+	if !ok {
 		return
 	}
 	reviewerID, rounds := r.side.pairOf(conv)

@@ -155,3 +155,14 @@ func (u unreachable) RemoveWorktree(context.Context, gitrepo.Worktree) error { r
 func (u unreachable) Upload(context.Context, string, []UploadFile) ([]string, error) {
 	return nil, u.err()
 }
+
+// conversationWorkdir resolves a conversation's stored workdir again, for
+// m's author, each time it is used: a root narrowed since, a symlink
+// swapped in later, or a writer who is not an admin in an admin's shared
+// thread must not run, list or resume anything outside their policy.
+func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, error) {
+	if conv.Runner != "" {
+		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", conv.Runner)
+	}
+	return r.here.storedWorkdir(conv.Workdir, r.cfg.Access.RightsOf(m).Admin)
+}

@@ -168,18 +168,6 @@ func APIError[E error](op string, err error, retryAfter func(E) time.Duration) e
 	return wrapped
 }
 
-// notify tells m's author text through the platform's Notifier, so that
-// their phone buzzes; a platform without one (the console) is watched.
-func (r *Router) notify(a *attached, m Message, why NotifyReason, text string) {
-	n, ok := a.p.(Notifier)
-	if !ok {
-		return
-	}
-	if err := n.Notify(r.deliverCtx, m.Target(), m.Author(), why, r.cfg.Redactor.Redact(text)); err != nil {
-		r.logger.Warn("notify", "conversation", m.Key.String(), "err", err)
-	}
-}
-
 // attached is a platform as the router attached it (Router.Attach): the
 // platform and the coordinator of its replies.
 type attached struct {

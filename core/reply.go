@@ -101,3 +101,15 @@ func (r *Router) say(a *attached, to Target, id string, ans answer) {
 		r.reply(a, to, ans.text)
 	}
 }
+
+// notify tells m's author text through the platform's Notifier, so that
+// their phone buzzes; a platform without one (the console) is watched.
+func (r *Router) notify(a *attached, m Message, why NotifyReason, text string) {
+	n, ok := a.p.(Notifier)
+	if !ok {
+		return
+	}
+	if err := n.Notify(r.deliverCtx, m.Target(), m.Author(), why, r.cfg.Redactor.Redact(text)); err != nil {
+		r.logger.Warn("notify", "conversation", m.Key.String(), "err", err)
+	}
+}

@@ -232,10 +232,8 @@ func (s *sideBySide) reviewed(a *attached, t *turnRun) {
 	r := s.r
 	qm := t.qm
 	side := qm.side
-	r.convs.Update(qm.m.Key, func(c *Conversation) {
-		if c.Started.Equal(qm.conv.Started) && c.Plugin == qm.conv.Plugin {
-			c.Reviewed = side.review.parts
-		}
+	r.convs.UpdateStill(qm.m.Key, qm.conv, func(c *Conversation) {
+		c.Reviewed = side.review.parts
 	})
 	text := t.said.String()
 	v := parseVerdict(text)

@@ -240,13 +240,11 @@ func (c *call) sideStatus(conv Conversation) string {
 // the helper's, and its spend the conversation's.
 func (s *sideBySide) keepHelperSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
 	r := s.r
-	r.convs.Update(m.Key, func(c *Conversation) {
-		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
-			c.keepHelperSession(plugin.ID(), sessionID)
-			c.LastUsed = r.clock.Now()
-			if counted {
-				c.Spent.add(res)
-			}
+	r.convs.UpdateStill(m.Key, conv, func(c *Conversation) {
+		c.keepHelperSession(plugin.ID(), sessionID)
+		c.LastUsed = r.clock.Now()
+		if counted {
+			c.Spent.add(res)
 		}
 	})
 	r.convs.SetOwner(plugin.ID(), sessionID, OwnerOf(m))

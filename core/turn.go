@@ -308,8 +308,8 @@ func endWords(outcome string) string {
 // the author. A non-nil refusal says why the turn cannot run.
 func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir string, refusal error) {
 	m := qm.m
-	conv, ok := r.convs.Get(m.Key)
-	if !ok || !conv.Started.Equal(qm.conv.Started) || conv.Plugin != qm.conv.Plugin {
+	conv, ok := r.convs.Still(m.Key, qm.conv)
+	if !ok {
 		return conv, nil, "", Errorf("the conversation this message was written to ended before its turn; it was not sent")
 	}
 	if qm.follow != nil {
@@ -333,13 +333,11 @@ func (r *Router) turnPlace(qm queued) (conv Conversation, plugin Plugin, workdir
 // conversation, unless a /start or /resume meanwhile made a new one, and
 // records who started the session.
 func (r *Router) keepSession(m Message, conv Conversation, plugin Plugin, sessionID string, res TurnResult, counted bool) {
-	r.convs.Update(m.Key, func(c *Conversation) {
-		if c.Started.Equal(conv.Started) && c.Plugin == conv.Plugin {
-			c.SessionID = sessionID
-			c.LastUsed = r.clock.Now()
-			if counted {
-				c.Spent.add(res)
-			}
+	r.convs.UpdateStill(m.Key, conv, func(c *Conversation) {
+		c.SessionID = sessionID
+		c.LastUsed = r.clock.Now()
+		if counted {
+			c.Spent.add(res)
 		}
 	})
 	r.convs.SetOwner(plugin.ID(), sessionID, OwnerOf(m))

@@ -75,17 +75,6 @@ func (h machine) storedWorkdir(stored string, admin bool) (string, error) {
 	return wd, nil
 }
 
-// conversationWorkdir resolves a conversation's stored workdir again, for
-// m's author, each time it is used: a root narrowed since, a symlink
-// swapped in later, or a writer who is not an admin in an admin's shared
-// thread must not run, list or resume anything outside their policy.
-func (r *Router) conversationWorkdir(m Message, conv Conversation) (string, error) {
-	if conv.Runner != "" {
-		return "", Errorf("that works only for conversations on this machine; this one is on runner %s", conv.Runner)
-	}
-	return r.here.storedWorkdir(conv.Workdir, r.cfg.Access.RightsOf(m).Admin)
-}
-
 // currentWorkdir is conversationWorkdir of c's conversation, or the
 // default workdir when there is none.
 func (c *call) currentWorkdir() (string, error) {
