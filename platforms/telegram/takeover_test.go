@@ -109,6 +109,21 @@ func (g *gateway) stop() {
 	}
 }
 
+// await waits until cond holds, checking again whenever the fake or g's
+// clock moves.
+func (g *gateway) await(srv *telegramtest.Server, what string, cond func() bool) {
+	g.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case <-srv.Changed():
+		case <-g.clock.Waiting():
+		case <-deadline:
+			g.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
 // polledPast reports whether a getUpdates asked for an offset past
 // update id, which confirms it.
 func polledPast(srv *telegramtest.Server, id int) bool {
@@ -152,17 +167,22 @@ func TestAnUpdateNotYetTakenIsNotConfirmed(t *testing.T) {
 	<-arrived
 	// Wait until gw-a's poll loop has moved on: it polled again, or it
 	// waits on its clock for the update to settle.
-	deadline := time.After(30 * time.Second)
-	for !polledPast(srv, hello) && a.clock.Pending() == 0 {
-		select {
-		case <-srv.Changed():
-		case <-a.clock.Waiting():
-		case <-deadline:
-			t.Fatal("gw-a neither polled again nor waited")
-		}
-	}
+	a.await(srv, "gw-a polling again or waiting", func() bool { return polledPast(srv, hello) || a.clock.Pending() > 0 })
 	if polledPast(srv, hello) || srv.Confirmed() >= hello {
 		t.Fatalf("gw-a confirmed update %d (Telegram's confirmed id: %d) before its router took it", hello, srv.Confirmed())
+	}
+	// Another chat's update, after hello's, is answered meanwhile, but
+	// not confirmed either: the offset moves over settled updates in a row.
+	srv.UserSays(team, alice, 0, "/help")
+	a.clock.Advance(openWhilePolling) // gw-a asks for other chats' updates
+	a.await(srv, "the help, and gw-a waiting again", func() bool { return len(srv.Messages(team.ID)) > 0 && a.clock.Pending() > 0 })
+	polls := len(srv.Calls("getUpdates"))
+	a.clock.Advance(openWhilePolling) // and again, with the help settled
+	a.await(srv, "gw-a's poll, and gw-a waiting again (or long polling)", func() bool {
+		return len(srv.Calls("getUpdates")) > polls && (a.clock.Pending() > 0 || polledPast(srv, hello))
+	})
+	if polledPast(srv, hello) || srv.Confirmed() >= hello {
+		t.Fatalf("gw-a confirmed update %d (Telegram's confirmed id: %d) with a later one, before its router took it", hello, srv.Confirmed())
 	}
 
 	// gw-a dies here, its router never reached; gw-b takes over.
