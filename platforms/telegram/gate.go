@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/recent"
 )
@@ -17,8 +15,11 @@ import (
 // stream coordinator can keep coalescing; the coordinator's own retry is
 // per reply and would not stop another reply in the same chat from writing
 // during the wait. Writes to one chat are also serialised, so that no write
-// leaves while another's answer (perhaps a 429) is still on its way. It is
-// safe for concurrent use.
+// leaves while another's answer (perhaps a 429) is still on its way, and a
+// group's next write leaves a budget's step after the last one's answer
+// came, not after it left: Telegram counts a write as it arrives, and one
+// slow on its way would otherwise arrive close to the next. It is safe for
+// concurrent use.
 type gate struct {
 	clock core.Clock
 	every time.Duration // one group write per every
@@ -29,10 +30,13 @@ type gate struct {
 }
 
 type chatGate struct {
-	write  sync.Mutex // held for the length of one write
-	mu     sync.Mutex // guards until and budget
-	until  time.Time
-	budget *rate.Limiter
+	write sync.Mutex // held for the length of one write
+	mu    sync.Mutex // guards until and next
+	until time.Time
+	// every is a group's step between writes (zero: a private chat, no
+	// budget); next is when its next write may leave.
+	every time.Duration
+	next  time.Time
 }
 
 func newGate(clock core.Clock, perMinute int) *gate {
@@ -49,7 +53,7 @@ func (g *gate) chat(id int64) *chatGate {
 	}
 	c := &chatGate{}
 	if isGroup(id) {
-		c.budget = rate.NewLimiter(rate.Every(g.every), 1)
+		c.every = g.every
 	}
 	if !g.chats.Add(id, c) {
 		if made, ok := g.chats.Get(id); ok {
@@ -69,7 +73,10 @@ func (g *gate) acquire(chat int64) (release func(), wait time.Duration) {
 		c.write.Unlock()
 		return nil, d
 	}
-	return c.write.Unlock, 0
+	return func() {
+		c.answered(g.clock.Now())
+		c.write.Unlock()
+	}, 0
 }
 
 // blocked returns how long chat is still under flood control.
@@ -77,23 +84,27 @@ func (g *gate) blocked(chat int64) time.Duration {
 	return g.chat(chat).reserve(g.clock.Now(), false)
 }
 
-// reserve returns how long to wait, taking one write from the budget when
-// write is true and there is no need to wait.
+// reserve returns how long to wait: while flood control runs, and for a
+// write, until the group's budget lets the next one leave.
 func (c *chatGate) reserve(now time.Time, write bool) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if now.Before(c.until) {
 		return c.until.Sub(now)
 	}
-	if !write || c.budget == nil {
-		return 0
-	}
-	r := c.budget.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return d
+	if write && now.Before(c.next) {
+		return c.next.Sub(now)
 	}
 	return 0
+}
+
+// answered starts the group's next step as a write's answer comes in.
+func (c *chatGate) answered(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.every > 0 {
+		c.next = now.Add(c.every)
+	}
 }
 
 // block stops every write to chat for d, as a 429 asks.
