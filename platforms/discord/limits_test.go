@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,11 +63,33 @@ func TestContinuationButtons(t *testing.T) {
 // a reaction holds nothing and loses nothing (issue 30).
 func TestReactionsShowTheTurnsState(t *testing.T) {
 	t.Parallel()
-	h := newHarnessRouting(t, nil, nil, func(rc *core.RouterConfig) { rc.Reactions = true })
+	// The turn ends only once its running state is shown: a turn that
+	// ended first would skip it (reactions show the latest state), and
+	// there would be no reaction to remove.
+	running := make(chan struct{})
+	plugin := &plugintest.Scripted{}
+	plugin.Script = func(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return core.TurnResult{}, ctx.Err()
+		}
+		return plugin.Echo(ctx, t, emit)
+	}
+	h := newHarnessRouting(t, plugin, nil, func(rc *core.RouterConfig) { rc.Reactions = true })
 	thread := h.start(h.owner)
 	const reactions = "channels/*/messages/*/reactions/*/@me"
 	h.fake.RateLimit("DELETE", reactions, time.Second, 1)
 	id := h.fake.Say(h.owner, thread, "hello")
+	h.fake.WaitFor("the running reaction", func() bool {
+		for _, m := range h.fake.Messages(thread) {
+			if m.ID == id {
+				return len(m.Reactions) == 1
+			}
+		}
+		return false
+	})
+	close(running)
 	h.waitBot(thread, "echo: hello")
 	h.fake.WaitFor("✅ alone on the message", func() bool {
 		for _, m := range h.fake.Messages(thread) {
