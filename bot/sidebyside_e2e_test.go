@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
+	"github.com/jake-bot/jake-bot/plugins/remote/remotetest"
 )
 
 // Agents side by side (issue 44) with the real CLIs: Claude Code and
@@ -328,4 +330,45 @@ func TestStopInThePairLoop(t *testing.T) {
 	c.say("/status")
 	c.expect(`Pairing with Codex: up to 2 rounds`)
 	c.close()
+}
+
+// A standby that takes over from a gateway cut off from NATS while /ask
+// codex runs on box2 follows the helper's turn as the restarted gateway
+// does, and does not report its message as lost: the turn goes on.
+func TestStandbyFollowsAnAskOnARunner(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	f := newFixture(t)
+	url := startNATS(t)
+	rcfg := f.config()
+	codex := otherCLIs[0].setup(t, f, &rcfg, plugintest.Reply{Text: []string{"Codex answers gw-b."}, Hold: hold})
+	startRunnerBot(t, url, rcfg)
+	srv := telegramtest.New(t)
+	link := remotetest.NewLink(t, url)
+	a := runChat(t, gatewayOn(f, "gw-a", link.URL(), srv), &telegramDriver{t: t, srv: srv, logs: &logScan{t: t}})
+	a.logs.waitLine(regexp.MustCompile(`lease taken: this gateway is active" gateway=(gw-a)`))
+	b := runChat(t, gatewayOn(f, "gw-b", url, srv), &telegramDriver{t: t, srv: srv, logs: &logScan{t: t}})
+	b.logs.waitLine(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=(gw-a)`))
+	d := &telegramDriver{t: t, srv: srv}
+	c := &chat{t: t, d: d, logs: a.logs}
+	startOnBox2(c, d, f.workdir)
+	awaitState(t, url, "box2")
+	c.say("/ask codex what is here?")
+	<-codex.Arrived()
+	awaitFollowing(t, url)
+
+	link.Cut()
+	b.logs.waitLine(regexp.MustCompile(`lease taken: this gateway is active" gateway=(gw-b)`))
+	link.Heal()
+	close(hold)
+	c = on(b, c)
+	c.expect(`🤝 Codex on box2 .asked.:`, `continued`, `Codex answers gw-b\.`, `— \d+\.\ds`) // its footer: the turn is over
+	c.say("/status")
+	c.expect(`Helpers: Codex (on box2 )?\(session [0-9a-f]{8}\)`)
+	if got := c.dump(); strings.Contains(got, "A turn was lost") {
+		t.Errorf("gw-b reported the helper's turn it follows as lost:\n%s", got)
+	}
+	if n := len(srv.Conflicts()); n != 0 {
+		t.Errorf("two gateways polled Telegram at once: %d conflicts", n)
+	}
 }
