@@ -1,10 +1,16 @@
 package remote_test
 
 import (
+	"context"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jake-bot/jake-bot/core"
 )
 
 // A turn of agents side by side (issue 44) left running on a runner is
@@ -98,4 +104,48 @@ func TestPairLoopOnARunnerGoesOnAfterAGatewayRestart(t *testing.T) {
 	w.expect("🔎 Codex on box2 (reviewing Claude Code's work, round 2 of 2):", "Good.")
 	w.expect("✅ codex approves Claude Code's change (round 2 of 2).")
 	w.checkSessions()
+}
+
+// A helper's turn in a record written by a gateway of before the side was
+// kept (no "side") is stopped on its runner, as it was then: the next
+// gateway cannot tell it from a stale turn of another plugin.
+func TestAHelperTurnRecordedWithoutItsSideIsStopped(t *testing.T) {
+	t.Parallel()
+	w, box2 := newSideWorld(t)
+	w.say("/ask codex what is here?")
+	recv(t, box2.codex.Started(), "the /ask on box2")
+	w.expect("Looking.")
+	w.gw.stop(false)
+	ctx := context.Background()
+	js, _ := jetstream.New(connect(t, w.url))
+	kv, err := js.KeyValue(ctx, "jakebot_turns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := kv.Keys(ctx)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("turn records %q (%v), want the /ask's", keys, err)
+	}
+	e, err := kv.Get(ctx, keys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if side, _ := rec["side"].(map[string]any); side["helper"] != "codex" || side["label"] != "🤝 Codex on box2 (asked):" {
+		t.Errorf("the record's side is %v, want the helper codex and its label", rec["side"])
+	}
+	delete(rec, "side")
+	data, _ := json.Marshal(rec)
+	if _, err := kv.Put(ctx, keys[0], data); err != nil {
+		t.Fatal(err)
+	}
+	w.startGateway()
+	if cause := recv(t, box2.stopped, "the /ask to stop on box2"); cause != core.ErrStopped {
+		t.Errorf("the helper's turn ended by %v, want stopped", cause)
+	}
+	w.say("/status")
+	w.expect("State: idle")
 }

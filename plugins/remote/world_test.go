@@ -155,6 +155,7 @@ func (r *runner) helperTurn(ctx context.Context, t core.Turn, emit func(core.Eve
 	case text := <-r.answers:
 		emit(core.TextEvent(text))
 	case <-ctx.Done():
+		r.stopped <- context.Cause(ctx)
 		return core.TurnResult{}, context.Cause(ctx)
 	}
 	return core.TurnResult{SessionID: helperSession, CostUSD: 0.02}, nil
