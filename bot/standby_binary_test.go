@@ -112,6 +112,25 @@ func TestStandbyReportsAMessageKilledWhileWaitingForASlot(t *testing.T) {
 	}
 }
 
+// standbyOnBox2 starts a runner box2, gateways gw-a (active) and gw-b
+// (standing by) on the Telegram fake, and a conversation on box2, on a
+// model that answers replies.
+func standbyOnBox2(t *testing.T, replies ...plugintest.Reply) (f *fixture, srv *telegramtest.Server, a, b *binBot, c *chat) {
+	t.Helper()
+	f = newFixture(t, replies...)
+	url := startNATS(t)
+	startRunnerBot(t, url, f.config())
+	srv = telegramtest.New(t)
+	a = startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-a"))
+	a.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-a`))
+	b = startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-b"))
+	b.awaitLog(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=gw-a`))
+	d := &telegramDriver{t: t, srv: srv}
+	c = &chat{t: t, d: d}
+	startOnBox2(c, d, f.workdir)
+	return f, srv, a, b, c
+}
+
 // A turn on a runner that had ended there, its end applied by the active
 // gateway (so that no gateway follows it again), but whose reply was not
 // delivered yet when the gateway was SIGKILLed, is reported by the
@@ -119,17 +138,7 @@ func TestStandbyReportsAMessageKilledWhileWaitingForASlot(t *testing.T) {
 func TestStandbyReportsARunnerTurnEndedButNotDelivered(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	f := newFixture(t, plugintest.Reply{Text: []string{"Finished on box2."}, Hold: release})
-	url := startNATS(t)
-	startRunnerBot(t, url, f.config())
-	srv := telegramtest.New(t)
-	a := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-a"))
-	a.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-a`))
-	b := startBinary(t, f.workdir, standbyEnv(f, url, srv, "gw-b"))
-	b.awaitLog(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=gw-a`))
-	d := &telegramDriver{t: t, srv: srv}
-	c := &chat{t: t, d: d}
-	startOnBox2(c, d, f.workdir)
+	f, srv, a, b, c := standbyOnBox2(t, plugintest.Reply{Text: []string{"Finished on box2."}, Hold: release})
 
 	c.say("finish here")
 	<-f.model.Arrived()
@@ -149,4 +158,45 @@ func TestStandbyReportsARunnerTurnEndedButNotDelivered(t *testing.T) {
 	<-a.exited
 	b.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-b`))
 	c.expect(`⚠️ A turn was lost: gateway gw-a`, `finish here`)
+}
+
+// A message the active gateway took (recorded, its turn started on a
+// runner) whose confirmation never reached Telegram, because the gateway
+// was SIGKILLed first, comes again to the standby that takes over: it
+// drops it rather than answer it twice, and follows the turn to its one
+// reply.
+func TestStandbyDropsAMessageTheKilledGatewayTookButDidNotConfirm(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	f, srv, a, b, c := standbyOnBox2(t, plugintest.Reply{Text: []string{"Held on box2."}, Hold: release})
+
+	srv.StallConfirmingNext(time.Minute) // gw-a's confirmation of the next message
+	c.say("hold on box2")
+	<-f.model.Arrived() // its turn runs on box2, recorded before it started
+	srv.WaitFor(t, "gw-a's poll confirming it, held", func() bool {
+		for _, call := range srv.Calls("getUpdates") {
+			if call.Error == "stalled" {
+				return true
+			}
+		}
+		return false
+	})
+	a.signal(syscall.SIGKILL)
+	<-a.exited
+	b.awaitLog(regexp.MustCompile(`lease taken: this gateway is active" gateway=gw-b`))
+	// The conversation's messages are handled in order: once /help is
+	// answered, the message that came again has been.
+	c.say("/help")
+	c.expect(`Commands:`)
+	if !strings.Contains(b.stderr.String(), "message delivered again after a takeover") {
+		t.Errorf("gw-b did not drop the message gw-a had taken; chat:\n%s\ngw-b's log:\n%s", c.dump(), b.stderr.String())
+	}
+	close(release)
+	c.expect(`Held on box2\.`)
+	if got := c.dump(); strings.Count(got, "Held on box2.") != 1 || strings.Contains(got, "A turn was lost") || strings.Contains(got, "Queued") {
+		t.Errorf("want the followed turn's one reply, nothing reported lost nor queued:\n%s", got)
+	}
+	if n := len(srv.Conflicts()); n != 0 {
+		t.Errorf("two gateways polled Telegram at once: %d conflicts", n)
+	}
 }

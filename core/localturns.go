@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // LocalTurns keeps, outside this process, the messages it took for a
@@ -34,9 +36,13 @@ type LocalTurn struct {
 	Key ConversationKey
 	// ID is the message's correlation id: a conversation may have one
 	// turn running and messages waiting behind it.
-	ID       string `json:",omitempty"`
-	From     string
-	UserName string
+	ID string `json:",omitempty"`
+	// MessageID is the platform's id of the message (Message.ID): a
+	// platform that delivers the message again to the process that took
+	// over (an update Telegram had not confirmed) has it known as taken.
+	MessageID string `json:",omitempty"`
+	From      string
+	UserName  string
 	// Text is the message the turn answers.
 	Text string
 	// ByPerson says a person wrote Text (not a schedule, nor an agent):
@@ -55,6 +61,32 @@ type takenMessages struct {
 	rec    LocalTurns // nil: nothing is recorded
 	clock  Clock
 	logger *slog.Logger
+	// left are the messages an earlier process took and left (lost),
+	// by conversation and platform id. This is where a message a platform
+	// delivers again after a takeover is de-duplicated: the record that
+	// reports it lost is the one thing both processes see, so whatever
+	// the platform, a message taken there is not answered twice here;
+	// its chat is told it was lost, and offered to run it again.
+	left *recent.Map[leftMessage, struct{}]
+}
+
+type leftMessage struct {
+	key ConversationKey
+	id  string
+}
+
+func newTakenMessages(rec LocalTurns, clock Clock, logger *slog.Logger) takenMessages {
+	return takenMessages{rec: rec, clock: clock, logger: logger, left: recent.New[leftMessage, struct{}](10_000)}
+}
+
+// takenBefore reports whether m is a message an earlier process took and
+// left, which its platform delivers again.
+func (tm takenMessages) takenBefore(m Message) bool {
+	if m.ID == "" {
+		return false
+	}
+	_, ok := tm.left.Get(leftMessage{m.Key, m.ID})
+	return ok
 }
 
 // take records qm as taken here, unless it is the rest of a turn an
@@ -66,7 +98,7 @@ func (tm takenMessages) take(qm queued) (ended func()) {
 		return func() {}
 	}
 	m := qm.m
-	t := LocalTurn{Key: m.Key, ID: qm.id, From: m.From, UserName: m.UserName, Text: m.Text, ByPerson: m.origin == OriginPerson, Started: tm.clock.Now()}
+	t := LocalTurn{Key: m.Key, ID: qm.id, MessageID: m.ID, From: m.From, UserName: m.UserName, Text: m.Text, ByPerson: m.origin == OriginPerson, Started: tm.clock.Now()}
 	tm.rec.Began(t)
 	var once sync.Once
 	return func() { once.Do(func() { tm.rec.Ended(t) }) }
@@ -83,7 +115,8 @@ type lostNotice struct {
 // process of the bot took and stopped without answering: that they were
 // lost, with an offer to run a person's message again. A conversation in
 // followed has its turn followed on its runner: its first message left is
-// that turn's.
+// that turn's. Called before the platform runs, it also learns which of
+// its messages were taken (takenBefore).
 func (tm takenMessages) lost(platform string, followed map[ConversationKey]bool) []lostNotice {
 	if tm.rec == nil {
 		return nil
@@ -92,6 +125,9 @@ func (tm takenMessages) lost(platform string, followed map[ConversationKey]bool)
 	slices.SortStableFunc(lost, func(x, y LocalTurn) int { return x.Started.Compare(y.Started) })
 	var notices []lostNotice
 	for _, t := range lost {
+		if t.MessageID != "" {
+			tm.left.Add(leftMessage{t.Key, t.MessageID}, struct{}{})
+		}
 		if followed[t.Key] {
 			delete(followed, t.Key)
 			continue

@@ -103,7 +103,7 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
 	r.questions.r, r.side.r = r, r
 	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
-	r.taken = takenMessages{rec: cfg.LocalTurns, clock: cfg.Clock, logger: r.logger}
+	r.taken = newTakenMessages(cfg.LocalTurns, cfg.Clock, r.logger)
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
 	r.files = files{r}
 	return r
@@ -121,8 +121,11 @@ func (r *Router) Attach(p Platform) Handler {
 	r.platforms.add(a)
 	r.sched.armSchedules()            // the platform's schedules, late ones at once
 	followed := r.followUnfinished(a) // the turns an earlier process left on runners
-	go func() {                       // the messages it took, lost with it
-		for _, n := range r.taken.lost(p.Name(), followed) {
+	// The messages it took, lost with it: known before the platform runs
+	// and delivers one of them again, told meanwhile.
+	lost := r.taken.lost(p.Name(), followed)
+	go func() {
+		for _, n := range lost {
 			r.say(a, n.to, "", n.ans)
 		}
 	}()
@@ -192,6 +195,10 @@ func (r *Router) handle(ctx context.Context, a *attached, m Message) {
 // or a turn. It reports whether m was taken (done is then called once it
 // is over) and returns what to tell the chat at once.
 func (r *Router) route(ctx context.Context, a *attached, m Message, id string, done func()) (taken bool, ans answer) {
+	if r.taken.takenBefore(m) {
+		r.logger.Info("message delivered again after a takeover: the process that took it left it, and its chat is told", "id", id, "conversation", m.Key.String(), "message", m.ID)
+		return false, answer{}
+	}
 	rec := Record{ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Text: m.Text}
 	if !m.Allowed && !r.cfg.Access.Allowed(m.Key.Platform, m.Author()) {
 		return false, r.refuse(ctx, a, m, rec)

@@ -30,20 +30,25 @@ func (a *Adapter) Run(ctx context.Context, h core.Handler) error {
 		a.logger.Warn("register commands", "err", err)
 	}
 	d := &conversationLanes{h: h}
-	defer d.wait()
 	if a.cfg.WebhookURL != "" {
+		defer d.wait()
 		return a.runWebhook(ctx, d)
 	}
-	return a.poll(ctx, d)
+	c := newConfirmations()
+	a.poll(ctx, d, c)
+	d.wait() // the updates handed on settle
+	a.confirm(c.offset())
+	return nil
 }
 
-// poll long-polls getUpdates. Telegram keeps every update until a
-// getUpdates call with a higher offset confirms it, so the loop asks for
-// offset = last handled id + 1: an update is confirmed only once it has
-// been handed on, and after a crash the unconfirmed ones are delivered
-// again. On a clean stop a last call confirms what was handled, so a
-// restart neither repeats nor skips anything.
-func (a *Adapter) poll(ctx context.Context, d *conversationLanes) error {
+// poll long-polls getUpdates until ctx ends. Telegram keeps every update
+// until a getUpdates call with a higher offset confirms it, so the loop
+// asks for the offset c allows: an update is confirmed only once the
+// router has taken (recorded) or refused it, or it was dropped here, and
+// after a crash the unconfirmed ones are delivered again. Run's last call
+// confirms what was settled, so a clean restart neither repeats nor skips
+// anything.
+func (a *Adapter) poll(ctx context.Context, d *conversationLanes, c *confirmations) {
 	// getUpdates is refused while a webhook is set; pending updates stay.
 	if err := a.call(func() error {
 		_, err := a.api.Request(tgbotapi.DeleteWebhookConfig{})
@@ -55,13 +60,13 @@ func (a *Adapter) poll(ctx context.Context, d *conversationLanes) error {
 	// New's getMe reached the Bot API; a long poll may now wait a while
 	// before it answers, so healthy until a poll fails.
 	a.Set(nil)
-	offset, failures := 0, 0
+	failures := 0
 	timeout := max(int(a.cfg.PollTimeout/time.Second), 1)
 	for ctx.Err() == nil {
 		var ups []update
 		err := a.call(func() (err error) {
 			a.client.setPollContext(ctx)
-			ups, err = a.getUpdates(offset, 100, timeout)
+			ups, err = a.getUpdates(c.offset(), 100, timeout)
 			return err
 		})
 		if err != nil {
@@ -77,12 +82,12 @@ func (a *Adapter) poll(ctx context.Context, d *conversationLanes) error {
 		failures = 0
 		a.Set(nil)
 		for _, u := range ups {
-			a.handleUpdate(ctx, u, d)
-			offset = max(offset, u.UpdateID+1)
+			if settle, isNew := c.hand(u.UpdateID); isNew {
+				a.handleUpdate(ctx, u, d, settle)
+			}
 		}
+		c.wait(ctx, a.clock, openWhilePolling)
 	}
-	a.confirm(offset)
-	return nil
 }
 
 // confirm tells Telegram every update before offset has been handled. The
@@ -144,7 +149,8 @@ func (c *pollClient) Do(req *http.Request) (*http.Response, error) {
 
 // runWebhook registers the webhook and serves it until ctx ends.
 // Telegram repeats a delivery until it is answered 200, which happens once
-// the update is handed on; repeats are dropped by update id.
+// the update has settled as a polled one does (confirmations); repeats are
+// dropped by update id.
 func (a *Adapter) runWebhook(ctx context.Context, d *conversationLanes) error {
 	ps := tgbotapi.Params{"url": a.cfg.WebhookURL, "secret_token": a.secret, "allowed_updates": `["message","callback_query"]`}
 	if err := a.call(func() error {
@@ -196,8 +202,16 @@ func (a *Adapter) webhookHandler(ctx context.Context, d *conversationLanes) http
 			w.WriteHeader(http.StatusOK) // a malformed update would only come again
 			return
 		}
-		a.handleUpdate(ctx, u, d)
-		w.WriteHeader(http.StatusOK)
+		settled := make(chan struct{})
+		if !a.handleUpdate(ctx, u, d, sync.OnceFunc(func() { close(settled) })) {
+			http.Error(w, "shutting down", http.StatusServiceUnavailable) // Telegram delivers it again
+			return
+		}
+		select {
+		case <-settled:
+			w.WriteHeader(http.StatusOK)
+		case <-r.Context().Done(): // Telegram gave up; it delivers the update again
+		}
 	})
 }
 
@@ -209,8 +223,9 @@ type conversationLanes struct {
 	lanes lanes.PerKey[core.ConversationKey]
 }
 
-// inOrder queues f behind k's earlier work.
-func (d *conversationLanes) inOrder(k core.ConversationKey, f func()) { d.lanes.Do(k, f) }
+// inOrder queues f behind k's earlier work. It reports false, and drops
+// f, once the lanes are closed (the adapter is stopping).
+func (d *conversationLanes) inOrder(k core.ConversationKey, f func()) bool { return d.lanes.Do(k, f) }
 
 // wait refuses further calls and blocks until every queued one has run.
 func (d *conversationLanes) wait() { d.lanes.Close() }

@@ -14,20 +14,31 @@ const callbackPrefix = "cbq:"
 
 // handleUpdate turns one update into a message for the router and hands it
 // to the conversationLanes. Updates the bot does not act on are dropped here.
-func (a *Adapter) handleUpdate(ctx context.Context, u update, d *conversationLanes) {
+// settle is called once the update may be confirmed (confirmations): when
+// the router's handler returned, or at once for an update dropped. It
+// reports false, and never settles, when the lanes refused the update
+// because the adapter is stopping: Telegram is to deliver it again.
+func (a *Adapter) handleUpdate(ctx context.Context, u update, d *conversationLanes, settle func()) bool {
 	if !a.seen.Add(u.UpdateID, struct{}{}) {
-		return // a webhook delivery Telegram repeated
+		settle() // a webhook delivery Telegram repeated
+		return true
 	}
 	switch {
 	case u.Message != nil:
 		m, ok := a.fromMessage(u.Message)
 		if !ok {
-			return
+			settle()
+			return true
 		}
-		d.inOrder(m.Key, func() { d.h(ctx, m) })
+		return d.inOrder(m.Key, func() {
+			d.h(ctx, m)
+			settle()
+		})
 	case u.CallbackQuery != nil:
-		a.fromCallback(ctx, u.CallbackQuery, d)
+		return a.fromCallback(ctx, u.CallbackQuery, d, settle)
 	}
+	settle()
+	return true
 }
 
 // fromMessage converts a message: its text (or a file's caption) and its
@@ -88,16 +99,19 @@ func cutMention(text, self string) (string, bool) {
 
 // fromCallback turns a button press into the command its button stands
 // for, and answers the callback query once the router has handled it (or
-// at once when the button is stale).
-func (a *Adapter) fromCallback(ctx context.Context, q *callbackQuery, d *conversationLanes) {
+// at once when the button is stale). It settles and reports as
+// handleUpdate does.
+func (a *Adapter) fromCallback(ctx context.Context, q *callbackQuery, d *conversationLanes, settle func()) bool {
 	if q.From == nil || q.Message == nil || q.Message.Chat == nil {
 		a.logAnswer(q.ID, "", false)
-		return
+		settle()
+		return true
 	}
 	cmd, ok := a.choices.command(q.Data)
 	if !ok {
 		a.logAnswer(q.ID, "This button has expired; run the command again.", true)
-		return
+		settle()
+		return true
 	}
 	m := core.Message{
 		Key:      key(q.From.ID, q.Message.Chat.ID, q.Message.topic()),
@@ -106,8 +120,9 @@ func (a *Adapter) fromCallback(ctx context.Context, q *callbackQuery, d *convers
 		Text:     cmd,
 		ReplyTo:  callbackPrefix + q.ID,
 	}
-	d.inOrder(m.Key, func() {
+	return d.inOrder(m.Key, func() {
 		d.h(ctx, m)
+		settle()
 		a.mu.Lock()
 		done := a.answered[q.ID]
 		delete(a.answered, q.ID)

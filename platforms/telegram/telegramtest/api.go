@@ -45,7 +45,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var f *Failure
 	if m[1] != Token {
 		f = failure(401, "Unauthorized")
-	} else if d, ok := s.takeStall(m[2]); ok {
+	} else if d, ok := s.takeStall(m[2], r.PostForm); ok {
 		call.Error = "stalled"
 		s.record(call)
 		fakeserver.Stall(w, r, d)

@@ -105,9 +105,12 @@ type Server struct {
 	callbacks  map[string]bool // id -> answered
 	failures   map[string][]Failure
 	stalls     map[string][]time.Duration
-	floodUntil map[string]time.Time
-	reactions  map[[2]int64]string // chat and message: the bot's emoji
-	violations []Call
+	// confirmStalls are the stalls of the first getUpdates that confirms
+	// update past (StallConfirmingNext).
+	confirmStalls []confirmStall
+	floodUntil    map[string]time.Time
+	reactions     map[[2]int64]string // chat and message: the bot's emoji
+	violations    []Call
 	// polling is closed to end the getUpdates held now (nil: none);
 	// conflicts are the getUpdates that came while another was held.
 	polling   *poll
@@ -256,10 +259,35 @@ func (s *Server) StallNext(method string, d time.Duration) {
 	s.stalls[method] = append(s.stalls[method], d)
 }
 
-// takeStall returns how long to stall a call of method, if it must be.
-func (s *Server) takeStall(method string) (time.Duration, bool) {
+// StallConfirmingNext makes the first getUpdates that would confirm the
+// next update queued (its offset past that update's id) time out as
+// StallNext does, for d: a bot whose confirmation never reaches Telegram,
+// killed before it could send another. Later getUpdates confirm it.
+func (s *Server) StallConfirmingNext(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.confirmStalls = append(s.confirmStalls, confirmStall{past: s.nextUpdate, d: d})
+}
+
+type confirmStall struct {
+	past int
+	d    time.Duration
+}
+
+// takeStall returns how long to stall a call of method with params p, if
+// it must be.
+func (s *Server) takeStall(method string, p url.Values) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if method == "getUpdates" {
+		offset, _ := strconv.Atoi(p.Get("offset"))
+		for i, cs := range s.confirmStalls {
+			if offset > cs.past {
+				s.confirmStalls = slices.Delete(s.confirmStalls, i, i+1)
+				return cs.d, true
+			}
+		}
+	}
 	q := s.stalls[method]
 	if len(q) == 0 {
 		return 0, false
