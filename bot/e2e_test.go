@@ -98,18 +98,24 @@ func (f *fixture) config(extraArgs ...string) bot.Config {
 
 // start runs the bot in this process, its input a script whose lines wait
 // for the one before.
-func (f *fixture) start(cfg bot.Config) *console { return f.startConsole(cfg, false) }
+func (f *fixture) start(cfg bot.Config) *console {
+	return f.startConsole(context.Background(), cfg, false)
+}
 
 // startTyped runs the bot with input as a person types it: lines reach the
 // bot at once, so /stop can interrupt a turn.
-func (f *fixture) startTyped(cfg bot.Config) *console { return f.startConsole(cfg, true) }
+func (f *fixture) startTyped(cfg bot.Config) *console {
+	return f.startConsole(context.Background(), cfg, true)
+}
 
-func (f *fixture) startConsole(cfg bot.Config, typed bool) *console {
+// startConsole runs the bot until its input ends or ctx is cancelled (as
+// SIGTERM does).
+func (f *fixture) startConsole(ctx context.Context, cfg bot.Config, typed bool) *console {
 	f.t.Helper()
 	pr, pw := io.Pipe()
 	c := &console{t: f.t, in: pw, out: make(replies, 100), done: make(chan error, 1)}
 	go func() {
-		c.done <- bot.Run(context.Background(), cfg, bot.Stdio{In: pr, Out: c.out, Err: f.t.Output(), Typed: typed})
+		c.done <- bot.Run(ctx, cfg, bot.Stdio{In: pr, Out: c.out, Err: f.t.Output(), Typed: typed})
 	}()
 	f.t.Cleanup(func() { pw.Close() })
 	return c

@@ -1,14 +1,19 @@
 package bot_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
+	"github.com/jake-bot/jake-bot/plugins/remote/remotetest"
 )
 
 // Agents side by side (issue 44) with the real CLIs: Claude Code and
@@ -198,12 +203,7 @@ func TestAskCodexOnARunner(t *testing.T) {
 	codex := otherCLIs[0].setup(t, f, &rcfg, codexPatch("asked.txt"), text("Codex on box2."))
 	startRunnerBot(t, url, rcfg)
 	c := f.start(gatewayConfig(url, t.TempDir()))
-	for {
-		c.say("/runners")
-		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online)") {
-			break
-		}
-	}
+	c.awaitBox2()
 	c.say("/claude start box2:"+f.workdir, "say hello")
 	c.expect(`started in box2:`)
 	c.expect(`Hello from box2\.`)
@@ -217,6 +217,87 @@ func TestAskCodexOnARunner(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.workdir, "asked.txt")); !os.IsNotExist(err) {
 		t.Errorf("the read-only /ask on the runner wrote asked.txt (%v)", err)
+	}
+}
+
+// awaitBox2 waits until the gateway on c has heard runner box2.
+func (c *console) awaitBox2() {
+	c.t.Helper()
+	for {
+		c.say("/runners")
+		if got := c.expect(`Runners|No runner`); strings.Contains(got, "box2 (online)") {
+			return
+		}
+	}
+}
+
+// awaitFollowing waits until a gateway on the NATS server at url follows
+// a turn on a runner: its record there has a turn message applied, so
+// the runner's answer to the turn's start is in (a gateway that stops
+// before it stops the turn, not knowing whether it started).
+func awaitFollowing(t *testing.T, url string) {
+	t.Helper()
+	if !awaitKV(t, url, "jakebot_turns", ">", func(v []byte) bool {
+		var rec struct{ Seq int }
+		return json.Unmarshal(v, &rec) == nil && rec.Seq > 0
+	}) {
+		t.Fatal("no gateway followed a turn on a runner")
+	}
+}
+
+// A gateway restarted while /ask codex runs on box2 follows the helper's
+// turn there as it follows the conversation's own: Codex's answer comes,
+// labelled as the helper's, and its session is kept as the helper's,
+// the conversation's own (Claude's) unchanged. Before, the next gateway
+// took the turn for a stale one of another plugin and stopped it there
+// without a word.
+func TestAskCodexOnARunnerOutlivesAGatewayRestart(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	f := newFixture(t, text("Hello from box2."))
+	url := startNATS(t)
+	rcfg := f.config()
+	codex := otherCLIs[0].setup(t, f, &rcfg, plugintest.Reply{Text: []string{"Codex on box2, after the restart."}, Hold: hold})
+	startRunnerBot(t, url, rcfg)
+	gcfg := gatewayConfig(url, t.TempDir())
+	gcfg.ShutdownGrace = time.Millisecond // the turn goes on on box2: nothing to wait for
+	ctx, restart := context.WithCancel(context.Background())
+	defer restart()
+	c := f.startConsole(ctx, gcfg, false)
+	c.awaitBox2()
+	c.say("/claude start box2:"+f.workdir, "say hello", "/status")
+	c.expect(`started in box2:`)
+	c.expect(`Hello from box2\.`)
+	own := sessionRE.FindString(c.expect(`Session: ` + sessionRE.String()))
+	c.say("/ask codex what is here?")
+	<-codex.Arrived() // Codex's turn runs on box2, its model held
+	awaitFollowing(t, url)
+
+	restart()
+	if err := <-c.done; err != nil {
+		t.Fatalf("the gateway exited with %v", err)
+	}
+	var before []string
+	for len(c.out) > 0 {
+		before = append(before, <-c.out)
+	}
+	if !slices.ContainsFunc(before, func(r string) bool {
+		return strings.Contains(r, "🤝 Codex on box2 (asked):") && strings.Contains(r, "goes on on box2")
+	}) {
+		t.Errorf("the restarting gateway did not say the helper's turn goes on: %q", before)
+	}
+
+	c = f.start(gcfg)
+	close(hold)
+	c.expect(`🤝 Codex on box2 \(asked\):`, `continued: the bot restarted during this turn`, `Codex on box2, after the restart\.`)
+	c.say("/status")
+	status := c.expect(`Helpers: Codex (on box2 )?\(session [0-9a-f]{8}\)`)
+	if !strings.Contains(status, "Session: "+own) {
+		t.Errorf("the conversation's own session is no longer Claude's %s:\n%s", own, status)
+	}
+	c.close()
+	if n := len(codex.Requests()); n != 1 {
+		t.Errorf("Codex's model got %d requests, want the one turn, followed and not run again", n)
 	}
 }
 
@@ -249,4 +330,45 @@ func TestStopInThePairLoop(t *testing.T) {
 	c.say("/status")
 	c.expect(`Pairing with Codex: up to 2 rounds`)
 	c.close()
+}
+
+// A standby that takes over from a gateway cut off from NATS while /ask
+// codex runs on box2 follows the helper's turn as the restarted gateway
+// does, and does not report its message as lost: the turn goes on.
+func TestStandbyFollowsAnAskOnARunner(t *testing.T) {
+	t.Parallel()
+	hold := make(chan struct{})
+	f := newFixture(t)
+	url := startNATS(t)
+	rcfg := f.config()
+	codex := otherCLIs[0].setup(t, f, &rcfg, plugintest.Reply{Text: []string{"Codex answers gw-b."}, Hold: hold})
+	startRunnerBot(t, url, rcfg)
+	srv := telegramtest.New(t)
+	link := remotetest.NewLink(t, url)
+	a := runChat(t, gatewayOn(f, "gw-a", link.URL(), srv), &telegramDriver{t: t, srv: srv, logs: &logScan{t: t}})
+	a.logs.waitLine(regexp.MustCompile(`lease taken: this gateway is active" gateway=(gw-a)`))
+	b := runChat(t, gatewayOn(f, "gw-b", url, srv), &telegramDriver{t: t, srv: srv, logs: &logScan{t: t}})
+	b.logs.waitLine(regexp.MustCompile(`standing by: another gateway is active" gateway=gw-b active=(gw-a)`))
+	d := &telegramDriver{t: t, srv: srv}
+	c := &chat{t: t, d: d, logs: a.logs}
+	startOnBox2(c, d, f.workdir)
+	awaitState(t, url, "box2")
+	c.say("/ask codex what is here?")
+	<-codex.Arrived()
+	awaitFollowing(t, url)
+
+	link.Cut()
+	b.logs.waitLine(regexp.MustCompile(`lease taken: this gateway is active" gateway=(gw-b)`))
+	link.Heal()
+	close(hold)
+	c = on(b, c)
+	c.expect(`🤝 Codex on box2 .asked.:`, `continued`, `Codex answers gw-b\.`, `— \d+\.\ds`) // its footer: the turn is over
+	c.say("/status")
+	c.expect(`Helpers: Codex (on box2 )?\(session [0-9a-f]{8}\)`)
+	if got := c.dump(); strings.Contains(got, "A turn was lost") {
+		t.Errorf("gw-b reported the helper's turn it follows as lost:\n%s", got)
+	}
+	if n := len(srv.Conflicts()); n != 0 {
+		t.Errorf("two gateways polled Telegram at once: %d conflicts", n)
+	}
 }

@@ -59,6 +59,16 @@ func on(c *chat, t *chat) *chat {
 // text in want.
 func awaitState(t *testing.T, url string, want ...string) {
 	t.Helper()
+	if !awaitKV(t, url, "jakebot_state", "conversations", func(v []byte) bool { return containsEach(string(v), want) }) {
+		t.Fatalf("the state in NATS never held %q", want)
+	}
+}
+
+// awaitKV waits until a value of keys (">": any) in the key-value bucket
+// on the NATS server at url is one done says is it, and reports whether
+// one came within patience.
+func awaitKV(t *testing.T, url, bucket, keys string, done func(value []byte) bool) bool {
+	t.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
@@ -67,21 +77,21 @@ func awaitState(t *testing.T, url string, want ...string) {
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
-	kv, err := js.KeyValue(ctx, "jakebot_state")
+	kv, err := js.KeyValue(ctx, bucket)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := kv.Watch(ctx, "conversations")
+	w, err := kv.Watch(ctx, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	for e := range w.Updates() {
-		if e != nil && containsEach(string(e.Value()), want) {
-			return
+		if e != nil && done(e.Value()) {
+			return true
 		}
 	}
-	t.Fatalf("the state in NATS never held %q", want)
+	return false
 }
 
 func containsEach(s string, subs []string) bool {

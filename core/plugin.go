@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -53,6 +54,13 @@ type Turn struct {
 	// has none must refuse the turn with ErrNoReadOnly rather than run it
 	// with the right to write. It travels to runners like the rest.
 	ReadOnly bool
+	// Side, for a turn of agents side by side (/ask, /review, /pair), is
+	// what the bot must know of it again to follow it in a later process
+	// of its own: which agent runs it and what comes after it. A plugin
+	// whose turns outlive the process (a runner's) keeps it with the
+	// turn, as it is, and hands it back (UnfinishedTurn.Side); the others
+	// ignore it. It does not travel to runners.
+	Side json.RawMessage `json:"-"`
 }
 
 // ErrNoReadOnly is what a plugin returns for a ReadOnly turn its CLI has no

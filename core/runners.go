@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -41,6 +42,10 @@ type UnfinishedTurn struct {
 	// Abandon stops the turn there, for a conversation that ended or moved
 	// meanwhile.
 	Abandon func()
+	// Side is the turn's Turn.Side as it started: empty for a turn of
+	// the conversation's own agent, and for a turn recorded by a process
+	// of before it was kept.
+	Side json.RawMessage
 }
 
 // ErrTurnGoesOn is the cause of a plugin's error when the bot shut down
@@ -93,23 +98,37 @@ func (c *call) remoteStart(ctx context.Context, pluginID, runner, path string) (
 
 // followUnfinished goes on with the replies of the turns on runners that
 // an earlier process of the bot was streaming into a's chats: each runs
-// as its conversation's turn, with the rest of its events. It returns
-// the conversations whose turns it follows.
+// as the turn it was, its conversation's agent's or a helper's
+// (Turn.Side), with the rest of its events. It returns the
+// conversations whose turns it follows.
 func (r *Router) followUnfinished(a *attached) map[ConversationKey]bool {
 	followed := map[ConversationKey]bool{}
 	if r.cfg.Runners == nil {
 		return followed
 	}
 	for _, u := range r.cfg.Runners.Unfinished(a.p.Name()) {
-		conv, ok := r.convs.Get(u.Message.Key)
-		if !ok || conv.Runner != u.Runner || conv.Plugin != u.Plugin.ID() {
-			r.logger.Info("turn on a runner abandoned: its conversation ended or moved", "runner", u.Runner, "conversation", u.Message.Key.String())
+		m := u.Message
+		side, pair, err := readSide(u.Side)
+		if err != nil {
+			r.logger.Warn("turn on a runner abandoned", "runner", u.Runner, "conversation", m.Key.String(), "err", err)
 			u.Abandon()
 			continue
 		}
-		m := u.Message
 		m.origin = OriginRunner
-		r.enqueue(a, queued{m: m, id: newID(), conv: conv, may: r.permitsOf(m), done: func() {}, follow: u.Plugin}, "")
+		if side != nil {
+			// A helper's turn, or findings sent to the author, stays the
+			// bot's on its person's behalf in every decision.
+			m.origin = OriginHelper
+		}
+		conv, ok := r.convs.Get(m.Key)
+		qm := queued{m: m, id: newID(), conv: conv, may: r.permitsOf(m), done: func() {}, follow: u.Plugin, side: side}
+		if !ok || conv.Runner != u.Runner || qm.pluginOf(conv) != u.Plugin.ID() {
+			r.logger.Info("turn on a runner abandoned: its conversation ended or moved", "runner", u.Runner, "conversation", m.Key.String())
+			u.Abandon()
+			continue
+		}
+		r.side.resumeLoop(m.Key, conv, side, pair)
+		r.enqueue(a, qm, "")
 		followed[m.Key] = true
 	}
 	return followed

@@ -10,6 +10,7 @@ package core
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,6 +75,15 @@ func (qm queued) pluginOf(conv Conversation) string {
 	return conv.Plugin
 }
 
+// sessionOf is the session qm's turn continues in conv: a helper's own,
+// else the conversation's.
+func (qm queued) sessionOf(conv Conversation) string {
+	if qm.side.helps() {
+		return conv.helperSession(qm.side.helper)
+	}
+	return conv.SessionID
+}
+
 // applySide makes t the turn qm's side says: a helper's continues the
 // helper's own session, with its plugin's own model and mode (the
 // conversation's are its author's).
@@ -84,8 +94,85 @@ func (qm queued) applySide(t *Turn, conv Conversation) {
 	}
 	t.ReadOnly = s.readOnly
 	if s.helps() {
-		t.SessionID, t.Model, t.Mode = conv.helperSession(s.helper), "", ""
+		t.SessionID, t.Model, t.Mode = qm.sessionOf(conv), "", ""
 	}
+}
+
+// sideRecord is a side turn as Turn.Side keeps it, for a later process
+// of the bot that follows the turn on its runner (followUnfinished): the
+// turn stays its helper's, labelled as it was; a review still records
+// what it reviewed; a step of a pair loop goes on with the loop.
+type sideRecord struct {
+	Helper   string        `json:"helper,omitempty"`
+	ReadOnly bool          `json:"read_only,omitempty"`
+	Label    string        `json:"label,omitempty"`
+	Review   *reviewRecord `json:"review,omitempty"`
+	Pair     *pairRecord   `json:"pair,omitempty"`
+}
+
+// reviewRecord is a reviewScope as sideRecord keeps it.
+type reviewRecord struct {
+	Author string   `json:"author"`
+	Parts  []string `json:"parts,omitempty"`
+}
+
+// pairRecord is the pair loop a step ran in, as it was when it started.
+type pairRecord struct {
+	Reviewer string `json:"reviewer"`
+	Round    int    `json:"round"`
+	Rounds   int    `json:"rounds"`
+}
+
+// record is side, a turn of key's conversation, as Turn.Side keeps it;
+// nil for a turn of a person's own.
+func (s *sideBySide) record(key ConversationKey, side *sideTurn) json.RawMessage {
+	if side == nil {
+		return nil
+	}
+	rec := sideRecord{Helper: side.helper, ReadOnly: side.readOnly, Label: side.label}
+	if side.review != nil {
+		rec.Review = &reviewRecord{Author: side.review.author, Parts: side.review.parts}
+	}
+	if l, ok := s.loop(key); side.pair && ok {
+		rec.Pair = &pairRecord{Reviewer: l.reviewer, Round: l.round, Rounds: l.rounds}
+	}
+	data, _ := json.Marshal(rec) // strings, ints and bools: it cannot fail
+	return data
+}
+
+// readSide is the side turn Turn.Side kept, and the pair loop it was a
+// step of; nil for a turn of a person's own, or one recorded by a
+// process that kept no side.
+func readSide(data json.RawMessage) (*sideTurn, *pairRecord, error) {
+	if len(data) == 0 {
+		return nil, nil, nil
+	}
+	var rec sideRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, nil, fmt.Errorf("the turn's side record: %w", err)
+	}
+	side := &sideTurn{helper: rec.Helper, readOnly: rec.ReadOnly, label: rec.Label, pair: rec.Pair != nil}
+	if rec.Review != nil {
+		side.review = &reviewScope{author: rec.Review.Author, parts: rec.Review.Parts}
+	}
+	return side, rec.Pair, nil
+}
+
+// resumeLoop goes on with the pair loop of conv (key's) that side, a
+// turn an earlier process of the bot left on a runner, was a step of,
+// as that process had it. Were conv no longer paired with that reviewer
+// (REVIEW_PLUGIN changed meanwhile), the step is no longer one: a
+// review's findings are offered with their buttons, as /review's are.
+func (s *sideBySide) resumeLoop(key ConversationKey, conv Conversation, side *sideTurn, pair *pairRecord) {
+	if pair == nil {
+		return
+	}
+	if reviewer, _ := s.pairOf(conv); reviewer != pair.Reviewer {
+		side.pair = false
+		return
+	}
+	l := &pairLoop{started: conv.Started, reviewer: pair.Reviewer, rounds: pair.Rounds, round: pair.Round, fixing: !side.helps()}
+	s.setLoop(key, l, func(*pairLoop) {})
 }
 
 // sideBySide is what the router remembers of agents side by side beyond

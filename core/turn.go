@@ -28,7 +28,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	}
 	ctx, cancel := context.WithCancelCause(r.turnCtx)
 	defer cancel(nil)
-	r.turns.began(q, qm, cancel, plugin.ID(), conv.SessionID)
+	r.turns.began(q, qm, cancel, plugin.ID(), qm.sessionOf(conv))
 	user := OwnerOf(m)
 	maxUSD, release, refused := r.admit(ctx, a, qm, plugin)
 	if refused != nil {
@@ -42,6 +42,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 
 	turn, modeNote := r.turnFor(m, qm.may, conv, plugin, workdir, maxUSD)
 	qm.applySide(&turn, conv)
+	turn.Side = r.side.record(m.Key, qm.side)
 	if err := r.turnMessage(ctx, a, qm, conv, workdir, &turn); err != nil {
 		return func() { r.replyError(a, m.Target(), qm.id, err) }
 	}
@@ -60,7 +61,7 @@ func (r *Router) runTurn(a *attached, q *runningTurn, qm queued) (deliver func()
 	turn.Tools = tools.Access()
 	r.turns.streaming(q, turn.Inbox, conv, workdir)
 	t := &turnRun{qm: qm, q: q, conv: conv, plugin: plugin, workdir: workdir, user: user, maxUSD: maxUSD,
-		reply: a.coord.NewReply(r.deliverCtx, m.Target()), sessionID: conv.SessionID, cancel: cancel, timeout: timeout}
+		reply: a.coord.NewReply(r.deliverCtx, m.Target()), sessionID: qm.sessionOf(conv), cancel: cancel, timeout: timeout}
 	if qm.side != nil && qm.side.label != "" {
 		t.reply.Add(ResponseBlock{Kind: BlockStatus, Text: qm.side.label})
 	}

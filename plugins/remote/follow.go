@@ -123,7 +123,7 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
 	info, _, _, _ := p.g.runnerNow(p.runner)
 	rec = &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
-		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt}
+		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt, Side: t.Side}
 	req := turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}
 	stopTools, err := p.serveTools(rec, t.Tools)
 	if err != nil {

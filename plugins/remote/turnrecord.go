@@ -17,7 +17,11 @@ import (
 // until its end is applied: a gateway that stops (or dies) mid-turn
 // leaves it to the next, which follows it on from where it was. Seq is the
 // last turn message applied to the chat and StreamSeq its place in the
-// event stream, where following it again starts.
+// event stream, where following it again starts. Side is the turn's
+// core.Turn.Side, which the next gateway hands back to its router (a
+// helper's turn stays a helper's); a record written before it was kept
+// has none, and a helper's turn in one is abandoned, its plugin not the
+// conversation's.
 type turnRecord struct {
 	ID        string               `json:"id"`
 	Runner    string               `json:"runner"`
@@ -32,6 +36,7 @@ type turnRecord struct {
 	Text      string               `json:"text"`
 	Seq       int                  `json:"seq"`
 	StreamSeq uint64               `json:"stream_seq"`
+	Side      json.RawMessage      `json:"side,omitempty"`
 }
 
 func (g *Gateway) saveTurn(rec *turnRecord) error {
@@ -68,7 +73,7 @@ func (g *Gateway) Unfinished(platform string) []core.UnfinishedTurn {
 		}
 		m := core.Message{Key: rec.Key, From: rec.From, UserName: rec.UserName, Allowed: rec.Allowed, Text: rec.Text}
 		p := &remotePlugin{g: g, runner: rec.Runner, id: rec.Plugin, name: rec.Name, m: m, admin: rec.Admin, rec: rec}
-		out = append(out, core.UnfinishedTurn{Message: m, Runner: rec.Runner, Plugin: p, Abandon: func() { p.stopTurn(rec) }})
+		out = append(out, core.UnfinishedTurn{Message: m, Runner: rec.Runner, Plugin: p, Abandon: func() { p.stopTurn(rec) }, Side: rec.Side})
 	}
 	g.unfinished = keep
 	g.mu.Unlock()

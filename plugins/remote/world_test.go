@@ -69,6 +69,18 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		r.stopped <- context.Cause(ctx)
 		return core.TurnResult{}, context.Cause(ctx)
 	}
+	if text, ok := strings.CutPrefix(t.Prompt, "write "); ok || strings.Contains(t.Prompt, "reviewed your change") {
+		// An author's turn that changes its workdir; a fix writes
+		// "fixed".
+		if !ok {
+			text = "fixed"
+		}
+		if err := os.WriteFile(filepath.Join(t.Workdir, "a.txt"), []byte(text+"\n"), 0o644); err != nil {
+			return core.TurnResult{}, err
+		}
+		emit(core.TextEvent("wrote " + text))
+		return core.TurnResult{SessionID: session, CostUSD: 0.01}, nil
+	}
 	switch t.Prompt {
 	case "ask", "ask too much":
 		answered := make(chan core.Answer, 1)
@@ -129,6 +141,24 @@ func (r *runner) turn(ctx context.Context, t core.Turn, emit func(core.Event)) (
 		emit(core.TextEvent(r.name + " echo: " + t.Prompt))
 	}
 	return core.TurnResult{SessionID: session, CostUSD: 0.01}, nil
+}
+
+// The session every turn of a runner's "codex" reports.
+const helperSession = "99999999-8888-4777-8666-555555555555"
+
+// helperTurn is a runner's "codex" turn: it says it is looking, then
+// what the test sends on the runner's answers.
+func (r *runner) helperTurn(ctx context.Context, t core.Turn, emit func(core.Event)) (core.TurnResult, error) {
+	emit(core.Event{Kind: core.EventSession, SessionID: helperSession})
+	emit(core.TextEvent("Looking. "))
+	select {
+	case text := <-r.answers:
+		emit(core.TextEvent(text))
+	case <-ctx.Done():
+		r.stopped <- context.Cause(ctx)
+		return core.TurnResult{}, context.Cause(ctx)
+	}
+	return core.TurnResult{SessionID: helperSession, CostUSD: 0.02}, nil
 }
 
 // steerable is a turn that takes one message into it: it says what it
@@ -286,6 +316,9 @@ type runnerOpts struct {
 	// readOnly is its plugin's means to run a read-only turn (none
 	// when empty, as a runner of before announces).
 	readOnly string
+	// codex adds a helper plugin "codex", read-only, whose turns answer
+	// what the test sends on the runner's answers.
+	codex bool
 }
 
 // runner is a runner on its own connection, with its "claude".
@@ -297,6 +330,10 @@ type runner struct {
 	stopped chan error
 	// release lets a "slow" turn go on after its first two parts.
 	release chan struct{}
+	// codex, with runnerOpts.codex, is its helper plugin; each of its
+	// turns waits for its answer on answers.
+	codex   *plugintest.Scripted
+	answers chan string
 	roots   []string
 	nc      *nats.Conn
 	kill    func()
@@ -323,7 +360,13 @@ func (w *world) startRunner(o runnerOpts) *runner {
 	r.plugin = &plugintest.Scripted{Script: r.turn, List: r.conversations,
 		CLIModes: []core.Mode{{Name: "careful"}, {Name: "yolo", Bypass: true}}, ReadOnly: o.readOnly}
 	r.nc = w.dial(o.nats, remote.RunnerInbox(o.name))
-	reg, err := core.NewRegistry(r.plugin)
+	plugins := []core.Plugin{r.plugin}
+	if o.codex {
+		r.answers = make(chan string, 1)
+		r.codex = &plugintest.Scripted{PluginID: "codex", PluginName: "Codex", Script: r.helperTurn, ReadOnly: "its read-only sandbox"}
+		plugins = append(plugins, r.codex)
+	}
+	reg, err := core.NewRegistry(plugins...)
 	if err != nil {
 		w.t.Fatal(err)
 	}
