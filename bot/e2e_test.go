@@ -131,9 +131,13 @@ func (c *console) say(lines ...string) {
 }
 
 // expect returns the next reply, failing unless it matches every pattern.
+// A reply that never comes fails the test after replyBound, naming what it
+// waited for, rather than hanging until go test's -timeout.
 func (c *console) expect(patterns ...string) string {
 	c.t.Helper()
 	select {
+	case <-time.After(replyBound):
+		c.t.Fatalf("no reply matching %q in %s", patterns, replyBound)
 	case got := <-c.out:
 		for _, p := range patterns {
 			if !regexp.MustCompile(p).MatchString(got) {
@@ -155,6 +159,11 @@ func (c *console) close() {
 		c.t.Fatalf("bot exited with %v", err)
 	}
 }
+
+// replyBound bounds the wait for one console reply: far longer than any
+// turn of a real CLI against the fake model takes here (under 40 s with
+// four at once), short of CI's test timeout.
+const replyBound = 3 * time.Minute
 
 var sessionRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
