@@ -65,7 +65,9 @@ type Adapter struct {
 	// answered holds the callback queries Refuse answered while the
 	// router handled them.
 	answered map[string]bool
-	seen     *recent.Map[int, struct{}]
+	// seen are the updates handed on lately, each with a channel closed
+	// once it settled: a delivery Telegram repeats settles with the first.
+	seen *recent.Map[int, chan struct{}]
 }
 
 var (
@@ -121,7 +123,7 @@ func New(cfg Config, opts Options) (*Adapter, error) {
 		secret:   secret,
 		choices:  newChoices(),
 		answered: make(map[string]bool),
-		seen:     recent.New[int, struct{}](1024),
+		seen:     recent.New[int, chan struct{}](1024),
 	}, nil
 }
 

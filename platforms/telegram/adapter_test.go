@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,10 +83,10 @@ func TestTelegramRefusals(t *testing.T) {
 	}
 }
 
-// TestWebhook registers the webhook with a secret and handles pushed
-// updates; a request without the secret is refused.
-func TestWebhook(t *testing.T) {
-	t.Parallel()
+// newWebhookHarness runs the adapter in webhook mode on a port of its
+// own, once it has registered the webhook, and returns the hook's URL.
+func newWebhookHarness(t *testing.T) (*harness, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -95,11 +96,18 @@ func TestWebhook(t *testing.T) {
 		o.Listener = ln
 	})
 	h.until("setWebhook", func() bool { return len(h.srv.Calls("setWebhook")) == 1 })
+	return h, "http://" + ln.Addr().String() + "/"
+}
+
+// TestWebhook registers the webhook with a secret and handles pushed
+// updates; a request without the secret is refused.
+func TestWebhook(t *testing.T) {
+	t.Parallel()
+	h, hook := newWebhookHarness(t)
 	set := h.srv.Calls("setWebhook")[0].Params
 	if set.Get("url") != "https://bot.example.org/telegram" || len(set.Get("secret_token")) < 32 {
 		t.Errorf("setWebhook params = %v", set)
 	}
-	hook := "http://" + ln.Addr().String() + "/"
 	resp, err := http.Post(hook, "application/json", strings.NewReader(`{"update_id":1}`))
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +124,57 @@ func TestWebhook(t *testing.T) {
 	h.until("the help", func() bool { return strings.Contains(h.last(dm.ID), "Commands:") })
 	if n := len(h.srv.Calls("getUpdates")); n != 0 {
 		t.Errorf("%d getUpdates calls in webhook mode", n)
+	}
+}
+
+// TestWebhookRepeatWaitsForTheFirst: a delivery Telegram repeats (the
+// first one's answer was late) while the first is still being handled is
+// answered 200 only once the first settled. A 200 confirms the update: one
+// still on its way to the router would be lost with the gateway.
+func TestWebhookRepeatWaitsForTheFirst(t *testing.T) {
+	t.Parallel()
+	h, hook := newWebhookHarness(t)
+	dm := alice.Private()
+	// The router answers /help before its handler returns: held there,
+	// the update is not settled.
+	held := h.srv.HoldNext(t, "sendMessage")
+	h.srv.UserSays(dm, alice, 0, "/help")
+	push := func() <-chan []int {
+		ch := make(chan []int, 1)
+		go func() {
+			st, err := h.srv.PushUpdates(hook)
+			if err != nil {
+				t.Errorf("PushUpdates: %v", err)
+			}
+			ch <- st
+		}()
+		return ch
+	}
+	first := push()
+	<-held.Arrived()
+	second := push()
+	if !h.logs.waitFor("a delivery Telegram repeated waits for the first to settle") {
+		select {
+		case st := <-second:
+			t.Fatalf("the repeated delivery was answered %v while the first was being handled", st)
+		default:
+			t.Fatal("the repeated delivery was neither answered nor held")
+		}
+	}
+	select {
+	case st := <-second:
+		t.Fatalf("the repeated delivery was answered %v while the first was being handled", st)
+	default:
+	}
+	held.Release()
+	for _, ch := range []<-chan []int{first, second} {
+		if st := <-ch; !slices.Equal(st, []int{200}) {
+			t.Errorf("deliveries answered %v, want [200]", st)
+		}
+	}
+	h.until("the help", func() bool { return strings.Contains(h.last(dm.ID), "Commands:") })
+	if n := h.writes(dm.ID); n != 1 {
+		t.Errorf("%d messages in the chat, want the help once", n)
 	}
 }
 

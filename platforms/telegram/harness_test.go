@@ -14,6 +14,7 @@ import (
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/core/coretest"
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 	"github.com/jake-bot/jake-bot/platforms/telegram/telegramtest"
 	"github.com/jake-bot/jake-bot/plugins/plugintest"
 )
@@ -54,14 +55,22 @@ func (tr *turn) end() {
 
 // syncBuffer collects log output from many goroutines.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed fakeserver.Signal
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.changed.Notify()
 	return s.b.Write(p)
+}
+
+// waitFor waits until the log holds text, and reports whether it did
+// within fakeserver.WaitLimit.
+func (s *syncBuffer) waitFor(text string) bool {
+	return s.changed.WaitFor(func() bool { return strings.Contains(s.String(), text) })
 }
 
 func (s *syncBuffer) String() string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jake-bot/jake-bot/core"
 )
@@ -19,10 +20,31 @@ const callbackPrefix = "cbq:"
 // reports false, and never settles, when the lanes refused the update
 // because the adapter is stopping: Telegram is to deliver it again.
 func (a *Adapter) handleUpdate(ctx context.Context, u update, d *conversationLanes, settle func()) bool {
-	if !a.seen.Add(u.UpdateID, struct{}{}) {
-		settle() // a webhook delivery Telegram repeated
+	settled := make(chan struct{})
+	if !a.seen.Add(u.UpdateID, settled) {
+		// A webhook delivery Telegram repeated (the first one's answer was
+		// late): it settles with the first, so that no 200 confirms an
+		// update still on its way to the router.
+		first, ok := a.seen.Get(u.UpdateID)
+		if !ok {
+			settle()
+			return true
+		}
+		a.logger.Info("a delivery Telegram repeated waits for the first to settle", "update", u.UpdateID)
+		go func() {
+			select {
+			case <-first:
+			case <-ctx.Done():
+			}
+			settle()
+		}()
 		return true
 	}
+	settleFirst := settle
+	settle = sync.OnceFunc(func() {
+		close(settled)
+		settleFirst()
+	})
 	switch {
 	case u.Message != nil:
 		m, ok := a.fromMessage(u.Message)

@@ -1,8 +1,9 @@
 package discordtest
 
 import (
-	"sync"
 	"time"
+
+	"github.com/jake-bot/jake-bot/platforms/internal/fakeserver"
 )
 
 // fault answers the next n matching calls with 429.
@@ -35,29 +36,20 @@ func (d *Server) takeFault(c Call) *fault {
 // Hold holds matching calls until Release, so a test can make Discord
 // slow at one point.
 type Hold struct {
+	*fakeserver.Hold
 	method, pattern string
-	arrived         chan struct{}
-	once            sync.Once
-	release         chan struct{}
-	releaseOnce     sync.Once
 }
 
 // Hold makes calls with method matching pattern wait until the returned
 // Hold is released. Released on test cleanup at the latest.
 func (d *Server) Hold(method, pattern string) *Hold {
-	h := &Hold{method: method, pattern: pattern, arrived: make(chan struct{}), release: make(chan struct{})}
+	h := &Hold{Hold: fakeserver.NewHold(), method: method, pattern: pattern}
 	d.mu.Lock()
 	d.holds = append(d.holds, h)
 	d.mu.Unlock()
 	d.t.Cleanup(h.Release)
 	return h
 }
-
-// Arrived is closed when the first held call arrives.
-func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
-
-// Release lets held calls, and later ones, through.
-func (h *Hold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
 
 func (d *Server) wait(c Call) {
 	d.mu.Lock()
@@ -69,7 +61,6 @@ func (d *Server) wait(c Call) {
 	}
 	d.mu.Unlock()
 	for _, h := range hs {
-		h.once.Do(func() { close(h.arrived) })
-		<-h.release
+		h.Wait()
 	}
 }

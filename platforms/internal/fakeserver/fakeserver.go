@@ -61,6 +61,31 @@ func (s *Signal) WaitFor(cond func() bool) bool {
 	}
 }
 
+// Hold holds a fake's calls until Release, so a test can make the
+// platform slow at one point and see what the bot does meanwhile. It is
+// safe for concurrent use.
+type Hold struct {
+	arrived, release  chan struct{}
+	once, releaseOnce sync.Once
+}
+
+// NewHold returns a Hold that holds every call it is asked to Wait for.
+func NewHold() *Hold {
+	return &Hold{arrived: make(chan struct{}), release: make(chan struct{})}
+}
+
+// Arrived is closed when the first held call arrives.
+func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
+
+// Release lets held calls, and later ones, through.
+func (h *Hold) Release() { h.releaseOnce.Do(func() { close(h.release) }) }
+
+// Wait holds one call until Release.
+func (h *Hold) Wait() {
+	h.once.Do(func() { close(h.arrived) })
+	<-h.release
+}
+
 // Keep returns the elements of list for which f holds, in order.
 func Keep[T any](list []T, f func(T) bool) []T {
 	var out []T

@@ -40,6 +40,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reply(w, failure(400, "Bad Request: "+err.Error()), nil)
 		return
 	}
+	if h, ok := s.takeHold(m[2]); ok {
+		h.Wait()
+	}
 	call := Call{Method: m[2], Params: r.PostForm, At: at}
 	var result any
 	var f *Failure

@@ -105,6 +105,8 @@ type Server struct {
 	callbacks  map[string]bool // id -> answered
 	failures   map[string][]Failure
 	stalls     map[string][]time.Duration
+	// holds are the calls to hold until the test releases them.
+	holds map[string][]*fakeserver.Hold
 	// confirmStalls are the stalls of the first getUpdates that confirms
 	// update past (StallConfirmingNext).
 	confirmStalls []confirmStall
@@ -142,6 +144,7 @@ func New(t testing.TB) *Server {
 		callbacks:  make(map[string]bool),
 		failures:   make(map[string][]Failure),
 		stalls:     make(map[string][]time.Duration),
+		holds:      make(map[string][]*fakeserver.Hold),
 		floodUntil: make(map[string]time.Time),
 		files:      make(map[string]*File),
 	}
@@ -257,6 +260,30 @@ func (s *Server) StallNext(method string, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stalls[method] = append(s.stalls[method], d)
+}
+
+// HoldNext makes the next call of method wait, before the fake acts on
+// it, until the returned Hold is released: a Bot API slow at one point.
+// Released when the test ends at the latest.
+func (s *Server) HoldNext(t testing.TB, method string) *fakeserver.Hold {
+	h := fakeserver.NewHold()
+	s.mu.Lock()
+	s.holds[method] = append(s.holds[method], h)
+	s.mu.Unlock()
+	t.Cleanup(h.Release)
+	return h
+}
+
+// takeHold returns the hold of the next call of method, if any.
+func (s *Server) takeHold(method string) (*fakeserver.Hold, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.holds[method]
+	if len(q) == 0 {
+		return nil, false
+	}
+	s.holds[method] = q[1:]
+	return q[0], true
 }
 
 // StallConfirmingNext makes the first getUpdates that would confirm the
