@@ -115,11 +115,12 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request) {
 	defer s.endPoll(terminated)
 	for {
 		s.mu.Lock()
-		if offset > 0 {
+		if offset > 0 && len(s.updates) > 0 && s.updates[0].id < offset {
 			for len(s.updates) > 0 && s.updates[0].id < offset {
 				s.confirmed = max(s.confirmed, s.updates[0].id)
 				s.updates = s.updates[1:]
 			}
+			s.notify() // a test may wait for the confirmation (Confirmed)
 		}
 		var out []map[string]any
 		for _, u := range s.updates[:min(limit, len(s.updates))] {
