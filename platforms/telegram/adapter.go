@@ -353,6 +353,22 @@ func (a *Adapter) Notify(ctx context.Context, to core.Target, user string, why c
 	if len(pages) == 0 {
 		return nil
 	}
-	_, err := a.Send(ctx, to, pages[0])
-	return err
+	for tries := 1; ; tries++ {
+		_, err := a.Send(ctx, to, pages[0])
+		// No coordinator tries a notification again: one the gate holds
+		// back for a moment (a group's budget step) waits for it, a few
+		// times, rather than being lost; a longer flood wait still
+		// refuses it.
+		if rl, held := core.AsRateLimit(err); held && rl.RetryAfter <= notifyWait && tries < 3 {
+			if !core.Sleep(ctx, a.clock, rl.RetryAfter) {
+				return ctx.Err()
+			}
+			continue
+		}
+		return err
+	}
 }
+
+// notifyWait is the longest a notification waits at the gate: a group's
+// budget step at 20 writes a minute.
+const notifyWait = 3 * time.Second
