@@ -42,8 +42,8 @@ func TestDMStreamsWithinEditLimit(t *testing.T) {
 	for i := range 8 {
 		line := "Line " + strconv.Itoa(i) + " of the poem.\n"
 		want.WriteString(line)
+		n := h.writes(dm.ID) // before the line: its write may come at once
 		tr.say(line)
-		n := h.writes(dm.ID)
 		h.until("the line to be shown", func() bool { return h.writes(dm.ID) > n && strings.Contains(h.last(dm.ID), "Line "+strconv.Itoa(i)) })
 	}
 	tr.end()
