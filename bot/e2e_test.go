@@ -139,16 +139,29 @@ func (c *console) expect(patterns ...string) string {
 	case <-time.After(replyBound):
 		c.t.Fatalf("no reply matching %q in %s", patterns, replyBound)
 	case got := <-c.out:
-		for _, p := range patterns {
-			if !regexp.MustCompile(p).MatchString(got) {
-				c.t.Fatalf("reply %q does not match %q", got, p)
-			}
-		}
-		return got
+		return c.match(got, patterns)
 	case err := <-c.done:
+		c.done <- err // for whoever waits for the exit next
+		// The bot writes its replies before it exits, and a select
+		// chooses at random among what is ready: a reply may still wait.
+		select {
+		case got := <-c.out:
+			return c.match(got, patterns)
+		default:
+		}
 		c.t.Fatalf("bot exited (%v) while a reply was expected", err)
 	}
 	return ""
+}
+
+func (c *console) match(got string, patterns []string) string {
+	c.t.Helper()
+	for _, p := range patterns {
+		if !regexp.MustCompile(p).MatchString(got) {
+			c.t.Fatalf("reply %q does not match %q", got, p)
+		}
+	}
+	return got
 }
 
 // close ends the input and waits for the bot to exit.
