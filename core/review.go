@@ -144,9 +144,14 @@ func (c *call) reviewRequest(conv Conversation, reviewer Plugin) (prompt string,
 		patch = patch[:strings.LastIndexByte(patch[:min(len(patch), maxReviewPatch)], '\n')+1] +
 			"(the diff goes on: run git diff to read the rest)\n"
 	}
+	// The request outlives a restart, with the conversation; its reply
+	// is kept in memory only.
 	last, ok := c.r.side.last.Get(c.m.Key)
-	if !ok {
-		last = exchange{request: "(not known: none since the bot started)", reply: "(not known)"}
+	switch {
+	case conv.LastRequest == "":
+		last = exchange{request: "(not known)", reply: "(not known)"}
+	case !ok || last.request != conv.LastRequest:
+		last = exchange{request: conv.LastRequest, reply: "(not known: the bot restarted since)"}
 	}
 	author := c.r.cfg.Plugins.name(conv.Plugin)
 	return fmt.Sprintf(reviewPrompt, author, last.request, last.reply, ch.Since, "```diff\n"+patch+"```"), scope, nil
