@@ -107,8 +107,12 @@ type CommandSpec struct {
 	Arg      string
 	Kind     ArgKind
 	Optional bool
-	Suggest  Suggest
-	Scope    Scope
+	// Syntax, where set, is how the argument is written in /help and in
+	// a usage error when Arg, a single name for the menus, says too
+	// little: "<plugin> [--write] <question>".
+	Syntax  string
+	Suggest Suggest
+	Scope   Scope
 	// Help says what the command does, in a few words; ArgHelp what its
 	// argument is.
 	Help    string
@@ -144,6 +148,8 @@ type CommandSpec struct {
 func (s CommandSpec) Usage() string {
 	u := "/" + strings.Join(s.Words, " ")
 	switch {
+	case s.Syntax != "":
+		u += " " + s.Syntax
 	case s.Kind == ArgNone:
 	case s.Optional || s.Kind == ArgFlag:
 		u += " [" + s.Arg + "]"
@@ -343,11 +349,29 @@ func cutWord(s string) (word, rest string) {
 func (c *Commands) Help() string {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
+	// Every plugin has the same four entries (pluginCommands): they are
+	// listed once, for /<plugin>, so that /help stays one message.
+	var plugins []string
+	listed := map[CommandName]bool{}
 	for _, s := range c.specs {
-		if !s.Alias {
+		switch {
+		case s.Alias:
+		case s.Plugin != "" && s.Name == CmdStart:
+			plugins = append(plugins, "/"+s.Plugin)
+			fallthrough
+		case s.Plugin != "" && slices.Contains(everyPlugins, s.Name):
+			if !listed[s.Name] {
+				listed[s.Name] = true
+				fmt.Fprintf(&b, "/<plugin>%s — %s\n", strings.TrimPrefix(s.Usage(), "/"+s.Plugin), s.Help)
+			}
+		default:
+			if len(plugins) > 0 {
+				fmt.Fprintf(&b, "(/<plugin>: %s)\n", strings.Join(plugins, ", "))
+				plugins = nil
+			}
 			fmt.Fprintf(&b, "%s — %s\n", s.Usage(), s.Help)
 		}
 	}
-	b.WriteString("Once a conversation is started, just type to chat. A message starting with // goes to the CLI with one slash removed: //compact runs the CLI's own /compact.")
+	b.WriteString("Once a conversation is started, just type to chat. //compact runs the CLI's own /compact.")
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -36,7 +37,7 @@ func TestParse(t *testing.T) {
 		{"/workdir", core.Command{Name: core.CmdWorkdir}, ""},
 		{"/workdir set ../x", core.Command{Name: core.CmdWorkdirSet, Arg: "../x"}, ""},
 		{"/ask codex --write fix it", core.Command{Name: core.CmdAsk, Arg: "codex --write fix it"}, ""},
-		{"/ask", core.Command{}, "usage: /ask <plugin_and_question>"},
+		{"/ask", core.Command{}, "usage: /ask <plugin> [--write] <question>"},
 		{"/review", core.Command{Name: core.CmdReview}, ""},
 		{"/review codex", core.Command{Name: core.CmdReview, Arg: "codex"}, ""},
 		{"/review fix 1a2b3c4d", core.Command{Name: core.CmdReviewFix, Arg: "1a2b3c4d"}, ""},
@@ -130,13 +131,35 @@ func TestEveryCommandParsesFromItsUsage(t *testing.T) {
 		if s.Run == nil {
 			t.Errorf("%s has no handler (CommandSpec.Run)", s.Usage())
 		}
-		if !s.Alias && !strings.Contains(help, s.Usage()+" — "+s.Help) {
-			t.Errorf("/help lacks %q:\n%s", s.Usage(), help)
+		listed := s.Usage() + " — " + s.Help
+		if s.Plugin != "" && slices.Contains([]core.CommandName{core.CmdStart, core.CmdConversations, core.CmdResume, core.CmdStartNow}, s.Name) {
+			listed = "/<plugin>" + strings.TrimPrefix(listed, "/"+s.Plugin)
+		}
+		if !s.Alias && !strings.Contains(help, listed) {
+			t.Errorf("/help lacks %q:\n%s", listed, help)
 		}
 		seen = append(seen, s.Usage())
 	}
 	if !slices.Contains(seen, "/fake model <name>") || !slices.Contains(seen, "/claude start [workdir]") {
 		t.Errorf("table = %v, want the plugins' entries and the plugin's own", seen)
+	}
+	if !strings.Contains(help, "(/<plugin>: /claude, /fake)") {
+		t.Errorf("/help does not say which plugins /<plugin> stands for:\n%s", help)
+	}
+}
+
+// /help with the built-in plugins fits one message of the smallest
+// platform limit (Discord's 2,000 characters): a help in two messages
+// reads as two answers.
+func TestHelpFitsOneMessage(t *testing.T) {
+	t.Parallel()
+	var plugins []core.Plugin
+	for _, id := range []string{"claude", "codex", "gemini"} {
+		plugins = append(plugins, plugintest.Named{PluginID: id})
+	}
+	help := core.NewCommands(plugins).Help()
+	if n := utf8.RuneCountInString(help); n > 2000 {
+		t.Errorf("/help is %d characters, over one Discord message:\n%s", n, help)
 	}
 }
 

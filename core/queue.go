@@ -117,8 +117,10 @@ func (r *Router) runQueued(a *attached, q *runningTurn, m queued) {
 	for {
 		deliver := r.runTurn(a, q, m)
 		end := r.turns.next(q, r.turnCtx.Err() != nil)
-		if !end.more && end.idle {
-			r.warmUp(m.m, m.may) // while the reply is delivered
+		// While the reply is delivered; a helper's turn leaves the
+		// author's warm CLI as it was: it did not run it.
+		if !end.more && end.idle && !m.side.helps() {
+			r.warmUp(m.m, m.may)
 		}
 		deliver()
 		m.done()

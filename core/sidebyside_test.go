@@ -115,7 +115,7 @@ func TestAskAndReviewRefusals(t *testing.T) {
 		{"no conversation", "/ask rev hi", "No conversation here yet", true},
 		{"unknown plugin", "/ask nobody hi", `no plugin "nobody" here`, false},
 		{"its own plugin", "/ask fake hi", "Fake fake is this conversation's own agent", false},
-		{"no question", "/ask rev", "usage: /ask <plugin_and_question>", false},
+		{"no question", "/ask rev", "usage: /ask <plugin> [--write] <question>", false},
 		{"no read-only mode", "/ask ro hi", "Ro has no read-only mode here, so it cannot do this without the right to write; /ask ro --write … lets it write", false},
 		{"review by one without read-only", "/review ro", "Ro has no read-only mode here", false},
 		{"review by its own", "/review fake", "Fake fake is this conversation's own agent", false},

@@ -393,3 +393,33 @@ func TestRouterDropsTheOldestWarmCLIsUnderPressure(t *testing.T) {
 	f.say("dave", "/status")
 	f.expect("Warm CLIs: at most 4 in the bot, 2 waiting (chosen from 6.2 GiB of available memory)")
 }
+
+// A helper's turn (/ask) leaves the author's warm CLI alone: that CLI was
+// started for the author's next turn, which the helper's turn did not
+// change. Warming again after it, with the helper's message, replaced the
+// author's CLI for nothing, and with a turn of other rights (a helper's
+// message never bypasses approvals) made the author's next turn start
+// cold.
+func TestRouterKeepsTheAuthorsWarmCLIAcrossAHelpersTurn(t *testing.T) {
+	t.Parallel()
+	f := newWarmFixture(t, true, nil)
+	w := f.start("alice")
+	f.say("alice", "/ask other --write look around")
+	f.expectAll("🤝 Fake other (asked, may write):", "echo: look around")
+	f.router.Wait()
+	f.say("alice", "one")
+	select {
+	case got := <-w.ran:
+		if got != "one" {
+			t.Errorf("the author's warm CLI ran %q, want one", got)
+		}
+	case <-w.closed:
+		t.Fatal("the author's warm CLI was closed after the helper's turn")
+	}
+	f.expect("warm: one")
+	f.router.Wait()
+	f.router.Shutdown() // waits for every warm-up
+	if n := len(f.wp.warmed); n != 1 {
+		t.Errorf("%d CLIs warmed after the first, want 1: the one after alice's own turn", n)
+	}
+}

@@ -449,3 +449,46 @@ func TestDoctorSandbox(t *testing.T) {
 		doctor.Options{Getenv: env(nil), Home: dir})
 	expect(t, on, "SANDBOX", doctor.OK, "bwrap: each CLI sees only its workdir")
 }
+
+// TestDoctorLoginFileInTheStateDir: doctor looks for each CLI's login
+// file in the state folder where the plugin finds it, the Config's first.
+func TestDoctorLoginFileInTheStateDir(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		// login is the login file's path in the folder dirs[in].
+		login, in string
+		// envVar is set to dirs["env"]; cfg sets the plugin's Config to
+		// dirs["cfg"].
+		envVar string
+		cfg    func(*bot.Config, string)
+	}{
+		{"claude, the home's", ".claude/.credentials.json", "home", "", nil},
+		{"claude, CLAUDE_CONFIG_DIR", ".credentials.json", "env", "CLAUDE_CONFIG_DIR", nil},
+		{"claude, the config's", ".credentials.json", "cfg", "CLAUDE_CONFIG_DIR", func(c *bot.Config, d string) { c.Claude.ConfigDir = d }},
+		{"codex, the home's", ".codex/auth.json", "home", "", nil},
+		{"codex, CODEX_HOME", "auth.json", "env", "CODEX_HOME", nil},
+		{"codex, the config's", "auth.json", "cfg", "CODEX_HOME", func(c *bot.Config, d string) { c.Codex.Home = d }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dirs := map[string]string{"home": t.TempDir(), "env": t.TempDir(), "cfg": t.TempDir()}
+			file := filepath.Join(dirs[tt.in], tt.login)
+			os.MkdirAll(filepath.Dir(file), 0o700)
+			if err := os.WriteFile(file, []byte(`{"token":"secret-login"}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			vars := map[string]string{}
+			if tt.envVar != "" {
+				vars[tt.envVar] = dirs["env"]
+			}
+			cfg := bot.Config{AllowedRoots: []string{dirs["home"]}}
+			if tt.cfg != nil {
+				tt.cfg(&cfg, dirs["cfg"])
+			}
+			r := doctor.Run(context.Background(), cfg, doctor.Options{Getenv: env(vars), Home: dirs["home"]})
+			id, _, _ := strings.Cut(tt.name, ",")
+			expect(t, r, id+" auth", doctor.OK, "login file "+file+" exists")
+		})
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/cliproc"
 	"github.com/jake-bot/jake-bot/plugins/configured"
-	"github.com/jake-bot/jake-bot/plugins/gemini"
 )
 
 // cli is what doctor checks of one plugin.
@@ -58,30 +57,29 @@ func builtinCLIs(cfg bot.Config, opts Options) []cli {
 }
 
 // authHints returns where the CLI of plugin id looks for credentials:
-// Claude Code, Codex and Gemini CLI; nil for a plugin doctor knows no
-// credentials of.
+// Claude Code, Codex and Gemini CLI, in its state folder as the plugin
+// finds it; nil for a plugin doctor knows no credentials of.
 func authHints(id string, cfg bot.Config, opts Options) *authHint {
-	dir := func(env, def string) string {
-		if d := opts.Getenv(env); d != "" {
-			return d
+	// getenv is the CLIs' environment, their home Options.Home.
+	getenv := func(name string) string {
+		if name == "HOME" {
+			return opts.Home
 		}
-		return filepath.Join(opts.Home, def)
+		return opts.Getenv(name)
 	}
 	switch id {
 	case "claude":
-		d := cfg.Claude.ConfigDir
-		if d == "" {
-			d = dir("CLAUDE_CONFIG_DIR", ".claude")
-		}
+		d, _ := cfg.Claude.StateDir(getenv)
 		return &authHint{env: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
 			files: []string{filepath.Join(d, ".credentials.json")},
 			login: "set ANTHROPIC_API_KEY, or run `claude` once and log in"}
 	case "codex":
+		d, _ := cfg.Codex.StateDir(getenv)
 		return &authHint{env: []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
-			files: []string{filepath.Join(dir("CODEX_HOME", ".codex"), "auth.json")},
+			files: []string{filepath.Join(d, "auth.json")},
 			login: "set OPENAI_API_KEY, or run `codex login`"}
 	case "gemini":
-		d, _ := gemini.StateDir(cfg.Gemini, opts.Getenv, func() (string, error) { return opts.Home, nil })
+		d, _ := cfg.Gemini.StateDir(getenv)
 		return &authHint{env: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 			files: []string{filepath.Join(d, "oauth_creds.json"), filepath.Join(d, "settings.json")},
 			login: "set GEMINI_API_KEY, or run `gemini` once and log in"}

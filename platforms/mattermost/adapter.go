@@ -240,7 +240,7 @@ func (a *Adapter) Edit(ctx context.Context, ref core.MessageRef, text string) er
 // Typing shows the bot typing in to's thread; it does nothing while the
 // rate limit is spent.
 func (a *Adapter) Typing(ctx context.Context, to core.Target) error {
-	if a.api.gate.blocked() > 0 {
+	if a.api.gate.blocked(ctx) > 0 || ctx.Err() != nil {
 		return nil
 	}
 	err := a.api.call(ctx, http.MethodPost, "/users/me/typing", map[string]string{"channel_id": to.Channel, "parent_id": to.Thread}, nil)

@@ -100,7 +100,7 @@ func (c *client) send(ctx context.Context, method, path, contentType string, bod
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return c.failure(op, resp)
+		return c.failure(ctx, op, resp)
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
@@ -138,7 +138,10 @@ func (c *client) open(ctx context.Context, method, path, contentType string, bod
 	// Mattermost checks this header to tell a script from a browser's
 	// request without its CSRF token.
 	req.Header.Set("X-Requested-With", "XMLHttpRequest")
-	done, wait := c.gate.acquire()
+	done, wait, err := c.gate.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if wait > 0 {
 		return nil, &core.RateLimitError{RetryAfter: wait, Err: errHeldBack}
 	}
@@ -168,12 +171,12 @@ func (c *client) open(ctx context.Context, method, path, contentType string, bod
 
 // failure reads a failed call's answer: a 429 is a *core.RateLimitError
 // after the wait the gate now holds.
-func (c *client) failure(op string, resp *http.Response) error {
+func (c *client) failure(ctx context.Context, op string, resp *http.Response) error {
 	e := &apiError{Status: resp.StatusCode, op: op}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	_ = json.Unmarshal(b, e)
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return &core.RateLimitError{RetryAfter: max(c.gate.blocked(), time.Second), Err: e}
+		return &core.RateLimitError{RetryAfter: max(c.gate.blocked(ctx), time.Second), Err: e}
 	}
 	return e
 }
@@ -187,7 +190,7 @@ func (c *client) download(ctx context.Context, path string) (io.ReadCloser, erro
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		return nil, c.failure(op, resp)
+		return nil, c.failure(ctx, op, resp)
 	}
 	return resp.Body, nil
 }
@@ -218,15 +221,14 @@ type gate struct {
 	every     time.Duration
 	seen      time.Time
 	inflight  int
-	// answered is signalled with every answer, for calls that wait for
-	// those under way.
-	answered sync.Cond
+	// answered is closed, and replaced, at every answer, for calls that
+	// wait for those under way: a channel, so that a caller who gives up
+	// stops waiting.
+	answered chan struct{}
 }
 
 func newGate(clock core.Clock) *gate {
-	g := &gate{clock: clock}
-	g.answered.L = &g.mu
-	return g
+	return &gate{clock: clock, answered: make(chan struct{})}
 }
 
 // lowWater is how few calls left in the bucket make calls go one at a
@@ -236,30 +238,45 @@ const lowWater = 2
 
 // acquire takes a call: it returns how long to wait instead when the
 // server would refuse it now, else the func to call with the call's
-// answer (nil when it failed to arrive, and the call counts as spent). While few calls are left and
-// some are under way, it waits for their answers.
-func (g *gate) acquire() (done func(*http.Response), wait time.Duration) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// answer (nil when it failed to arrive, and the call counts as spent).
+// While few calls are left and some are under way, it waits for their
+// answers, or until ctx ends: a call under way may take up to the client's
+// Timeout to answer, and a caller who gave up meanwhile must not wait for
+// it.
+func (g *gate) acquire(ctx context.Context) (done func(*http.Response), wait time.Duration, err error) {
 	for {
-		now := g.clock.Now()
-		if now.Before(g.until) {
-			return nil, g.until.Sub(now)
+		g.mu.Lock()
+		done, wait, answered := g.take()
+		g.mu.Unlock()
+		if answered == nil {
+			return done, wait, nil
 		}
-		if !g.known {
-			break
+		select {
+		case <-answered:
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
 		}
+	}
+}
+
+// take takes a call now, or says how long to wait, or returns the channel
+// to wait on for an answer to a call under way. g.mu is held.
+func (g *gate) take() (done func(*http.Response), wait time.Duration, answered <-chan struct{}) {
+	now := g.clock.Now()
+	if now.Before(g.until) {
+		return nil, g.until.Sub(now), nil
+	}
+	if g.known {
 		left := g.available(now)
 		if left <= 0 && g.inflight == 0 {
-			return nil, g.every - now.Sub(g.seen)%g.every
+			return nil, g.every - now.Sub(g.seen)%g.every, nil
 		}
-		if left > lowWater || g.inflight == 0 {
-			break
+		if left <= lowWater && g.inflight > 0 {
+			return nil, 0, g.answered
 		}
-		g.answered.Wait()
 	}
 	g.inflight++
-	return g.release, 0
+	return g.release, 0, nil
 }
 
 // available is how many more calls the bucket allows now.
@@ -273,16 +290,26 @@ func (g *gate) refilled(now time.Time) int {
 	return g.remaining + int(now.Sub(g.seen)/g.every)
 }
 
-// blocked returns how long a call would have to wait now.
-func (g *gate) blocked() time.Duration {
-	done, wait := g.acquire()
+// blocked returns how long a call would have to wait now, once the calls
+// under way it waits for have answered (or ctx has ended).
+func (g *gate) blocked(ctx context.Context) time.Duration {
+	done, wait, err := g.acquire(ctx)
+	if err != nil {
+		return 0
+	}
 	if done != nil {
 		g.mu.Lock()
 		g.inflight--
-		g.answered.Broadcast()
+		g.signal()
 		g.mu.Unlock()
 	}
 	return wait
+}
+
+// signal wakes the calls waiting for an answer. g.mu is held.
+func (g *gate) signal() {
+	close(g.answered)
+	g.answered = make(chan struct{})
 }
 
 // release ends a call, reading its answer's rate-limit headers: a 429's
@@ -291,7 +318,7 @@ func (g *gate) blocked() time.Duration {
 func (g *gate) release(resp *http.Response) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	defer g.answered.Broadcast()
+	defer g.signal()
 	g.inflight--
 	if resp == nil {
 		g.spend()
@@ -360,7 +387,10 @@ func (g *gate) spend() {
 // no coordinator to wait for them (a question's post).
 func (g *gate) wait(ctx context.Context) error {
 	for {
-		d := g.blocked()
+		d := g.blocked(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if d == 0 {
 			return nil
 		}

@@ -2,7 +2,9 @@ package mattermost_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -177,4 +179,75 @@ func TestACallGivenUpCountsUntilItsAnswer(t *testing.T) {
 			t.Errorf("%s %s was refused with 429: the call given up was not counted", c.Method, c.Path)
 		}
 	}
+}
+
+// A call that waits for the answer of one under way, with few calls left
+// in the bucket, gives up when its caller does: the call under way may
+// take up to the client's minute to answer.
+func TestAWaitingCallGivesUpWithItsCaller(t *testing.T) {
+	t.Parallel()
+	h := start(t, setup{before: func(f *mattermosttest.Server) { f.SetRateLimit(1, 6) }})
+	to := core.Target{Platform: "mattermost", Channel: h.fake.Channel}
+	// The clock stands still: the bucket only empties.
+	for {
+		calls := h.fake.Calls()
+		if calls[len(calls)-1].Remaining <= 2 {
+			break
+		}
+		if _, err := h.adapter.Send(t.Context(), to, "filler"); err != nil {
+			t.Fatalf("Send = %v with calls left", err)
+		}
+	}
+	release := h.fake.Hold("POST")
+	defer release()
+	typed := make(chan error, 1)
+	go func() { typed <- h.adapter.Typing(t.Context(), to) }()
+	h.fake.WaitFor(t, "the typing call", func() bool {
+		calls := h.fake.Calls()
+		return strings.HasSuffix(calls[len(calls)-1].Path, "/typing")
+	})
+	ctx := watch(t.Context())
+	sent := make(chan error, 1)
+	go func() {
+		_, err := h.adapter.Send(ctx, to, "waits")
+		sent <- err
+	}()
+	select {
+	case <-ctx.asked:
+	case err := <-sent:
+		t.Fatalf("Send = %v while the typing call was under way, without waiting for its answer", err)
+	case <-time.After(time.Minute):
+		t.Fatal("Send neither waited on its context nor returned")
+	}
+	ctx.cancel()
+	select {
+	case err := <-sent:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Send = %v, want its caller's context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Send still waits for the typing call's answer after its caller gave up")
+	}
+	release()
+	if err := <-typed; err != nil {
+		t.Errorf("Typing = %v", err)
+	}
+}
+
+// watched is a context that says when a caller first waits on it.
+type watched struct {
+	context.Context
+	cancel context.CancelFunc
+	once   sync.Once
+	asked  chan struct{}
+}
+
+func watch(parent context.Context) *watched {
+	ctx, cancel := context.WithCancel(parent)
+	return &watched{Context: ctx, cancel: cancel, asked: make(chan struct{})}
+}
+
+func (w *watched) Done() <-chan struct{} {
+	w.once.Do(func() { close(w.asked) })
+	return w.Context.Done()
 }

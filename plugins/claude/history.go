@@ -36,13 +36,9 @@ func ProjectDirName(workdir string) string {
 // folder's name and adds a hash.
 const maxNameLen = 200
 
-func (p *Plugin) configDir() (string, error) {
-	return history.StateDir(p.cfg.ConfigDir, "CLAUDE_CONFIG_DIR", ".claude")
-}
-
 // projectDirs returns the folders that may hold workdir's transcripts.
 func (p *Plugin) projectDirs(workdir string) ([]string, error) {
-	cfg, err := p.configDir()
+	cfg, err := p.cfg.StateDir(os.Getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -62,7 +63,7 @@ var (
 func (p *Plugin) protocol(t core.Turn) func(*cliproc.Link) cliproc.Protocol {
 	return func(link *cliproc.Link) cliproc.Protocol {
 		c := newProtocol(link, t.Workdir)
-		if dir, err := p.configDir(); err == nil {
+		if dir, err := p.cfg.StateDir(os.Getenv); err == nil {
 			c.parser.PlansDir = filepath.Join(dir, "plans")
 		}
 		c.fresh = cliproc.Unchanged(func() sessionStamp { return p.stampSession(t) })

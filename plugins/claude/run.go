@@ -40,17 +40,29 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	return p
 }
 
+// stateDir is where Claude Code keeps its state, its config folder:
+// $CLAUDE_CONFIG_DIR, else ~/.claude.
+var stateDir = cliproc.StateDir{Var: "CLAUDE_CONFIG_DIR", Dot: ".claude"}
+
+// StateDir returns where Claude Code keeps its state: cfg.ConfigDir, else
+// $CLAUDE_CONFIG_DIR as getenv reads it, else ~/.claude. It fails when
+// none of them, nor HOME, is set.
+func (cfg Config) StateDir(getenv func(string) string) (string, error) {
+	return stateDir.Find(cfg.ConfigDir, getenv)
+}
+
 // state is what Claude Code keeps of its own, which its sandbox shows it:
-// its config folder ($CLAUDE_CONFIG_DIR, else ~/.claude with
-// ~/.claude.json beside it), of whose projects only the workdir's (its
-// sessions) when the folder's name is not shortened.
+// its config folder (stateDir; ~/.claude.json beside ~/.claude), of whose
+// projects only the workdir's (its sessions) when the folder's name is
+// not shortened.
 func state(getenv func(string) string, workdir string) []cliproc.StatePath {
+	dir, err := stateDir.Find("", getenv)
+	if err != nil {
+		return nil
+	}
 	var out []cliproc.StatePath
-	dir := getenv("CLAUDE_CONFIG_DIR")
-	if dir == "" {
-		home := getenv("HOME")
-		dir = filepath.Join(home, ".claude")
-		out = append(out, cliproc.StatePath{Path: filepath.Join(home, ".claude.json"), File: true, Seed: "{}"})
+	if getenv(stateDir.Var) == "" {
+		out = append(out, cliproc.StatePath{Path: filepath.Join(getenv("HOME"), ".claude.json"), File: true, Seed: "{}"})
 	}
 	out = append(out, cliproc.StatePath{Path: dir})
 	if name := ProjectDirName(workdir); len(name) <= maxNameLen {

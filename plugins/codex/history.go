@@ -13,9 +13,14 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
-// home returns Codex's state directory.
-func (p *Plugin) home() (string, error) {
-	return history.StateDir(p.cfg.Home, "CODEX_HOME", ".codex")
+// sessionsDir is the folder Codex records its threads in: sessions in its
+// state folder (StateDir). It fails when nothing says where that is.
+func (p *Plugin) sessionsDir() (string, error) {
+	home, err := p.cfg.StateDir(os.Getenv)
+	if err != nil {
+		return "", fmt.Errorf("find codex home: %w", err)
+	}
+	return filepath.Join(home, "sessions"), nil
 }
 
 // Conversations lists Codex's threads recorded in workdir, newest first,
@@ -24,11 +29,11 @@ func (p *Plugin) home() (string, error) {
 // index is internal, so the rollouts are the stable source. Only each
 // file's head is read, by a few goroutines at once.
 func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	home, err := p.home()
+	sessions, err := p.sessionsDir()
 	if err != nil {
-		return nil, fmt.Errorf("find codex home: %w", err)
+		return nil, err
 	}
-	files, err := rolloutFiles(filepath.Join(home, "sessions"))
+	files, err := rolloutFiles(sessions)
 	if err != nil {
 		return nil, err
 	}

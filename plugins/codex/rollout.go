@@ -16,11 +16,11 @@ func (p *Plugin) rollouts(thread string) []string {
 	if thread == "" || strings.ContainsAny(thread, `/\*?[`) {
 		return nil
 	}
-	home, err := p.home()
+	sessions, err := p.sessionsDir()
 	if err != nil {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+thread+".jsonl"))
+	files, _ := filepath.Glob(filepath.Join(sessions, "*", "*", "*", "rollout-*"+thread+".jsonl"))
 	return files
 }
 

@@ -3,7 +3,6 @@ package codex
 import (
 	"cmp"
 	"log/slog"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -50,7 +49,7 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	p := &Plugin{cfg: cfg}
 	p.Base = cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume", Talk: p.talk,
 		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: state, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}
+			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: stateDir.Whole, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}
 	return p
 }
 
@@ -70,15 +69,16 @@ func (cfg Config) level(t core.Turn) string {
 	return cmp.Or(t.Mode, cfg.Sandbox)
 }
 
-// state is what Codex keeps of its own, which its sandbox shows it:
-// $CODEX_HOME, else ~/.codex, whole (its threads of every workdir, its
-// login and its index of them share it).
-func state(getenv func(string) string, _ string) []cliproc.StatePath {
-	dir := getenv("CODEX_HOME")
-	if dir == "" {
-		dir = filepath.Join(getenv("HOME"), ".codex")
-	}
-	return []cliproc.StatePath{{Path: dir}}
+// stateDir is where Codex keeps its state: $CODEX_HOME, else ~/.codex.
+// Its sandbox shows it the folder whole: its threads of every workdir,
+// its login and its index of them share it.
+var stateDir = cliproc.StateDir{Var: "CODEX_HOME", Dot: ".codex"}
+
+// StateDir returns where Codex keeps its state: cfg.Home, else
+// $CODEX_HOME as getenv reads it, else ~/.codex. It fails when none of
+// them, nor HOME, is set.
+func (cfg Config) StateDir(getenv func(string) string) (string, error) {
+	return stateDir.Find(cfg.Home, getenv)
 }
 
 // Modes are Codex's sandbox levels (--sandbox), which bound what its

@@ -17,23 +17,18 @@ import (
 	"github.com/jake-bot/jake-bot/plugins/internal/jsonscan"
 )
 
-// StateDir returns the CLI's state folder, <home>/.gemini, where home is
-// cfg.Home, else $GEMINI_CLI_HOME as getenv reads it, else userHome's
-// answer: the order the CLI itself follows. The environment and the home
-// are passed in so that jakebot doctor can look where the plugin looks.
-func StateDir(cfg Config, getenv func(string) string, userHome func() (string, error)) (string, error) {
-	home := cfg.Home
-	if home == "" {
-		home = getenv("GEMINI_CLI_HOME")
+// chatDirs are the folders that may hold workdir's chat files. It fails
+// when nothing says where the CLI's state folder is (StateDir).
+func (p *Plugin) chatDirs(workdir string) ([]string, error) {
+	dir, err := p.cfg.StateDir(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("find gemini home: %w", err)
 	}
-	if home == "" {
-		h, err := userHome()
-		if err != nil {
-			return "", err
-		}
-		home = h
+	var out []string
+	for _, project := range projectDirs(dir, filepath.Clean(workdir)) {
+		out = append(out, filepath.Join(project, "chats"))
 	}
-	return filepath.Join(home, ".gemini"), nil
+	return out, nil
 }
 
 // Conversations lists the CLI's sessions for workdir, newest first, from
@@ -41,14 +36,13 @@ func StateDir(cfg Config, getenv func(string) string, userHome func() (string, e
 // --list-sessions may first ask the model to summarise, so the files are
 // read directly: only their heads, by a few goroutines at once.
 func (p *Plugin) Conversations(ctx context.Context, workdir string) ([]core.ConversationInfo, error) {
-	dir, err := StateDir(p.cfg, os.Getenv, os.UserHomeDir)
+	dirs, err := p.chatDirs(workdir)
 	if err != nil {
-		return nil, fmt.Errorf("find gemini home: %w", err)
+		return nil, err
 	}
-	workdir = filepath.Clean(workdir)
 	var files []string
-	for _, project := range projectDirs(dir, workdir) {
-		m, _ := filepath.Glob(filepath.Join(project, "chats", "session-*.json*"))
+	for _, chats := range dirs {
+		m, _ := filepath.Glob(filepath.Join(chats, "session-*.json*"))
 		files = append(files, m...)
 	}
 	infos, err := history.Scan(ctx, files, readSession)

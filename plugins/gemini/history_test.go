@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -164,35 +163,24 @@ func BenchmarkConversations5000(b *testing.B) {
 
 func TestStateDir(t *testing.T) {
 	t.Parallel()
-	errNoHome := errors.New("no home")
-	userHome := func() (string, error) { return "/home/u", nil }
-	noHome := func() (string, error) { return "", errNoHome }
 	tests := []struct {
-		name     string
-		cfgHome  string
-		env      string // GEMINI_CLI_HOME
-		userHome func() (string, error)
-		want     string
-		wantErr  error
+		name    string
+		cfgHome string
+		env     map[string]string
+		want    string // "" wants an error
 	}{
-		{"user's home", "", "", userHome, "/home/u/.gemini", nil},
-		{"GEMINI_CLI_HOME", "", "/srv/g", userHome, "/srv/g/.gemini", nil},
-		{"config wins over the environment", "/cfg", "/srv/g", userHome, "/cfg/.gemini", nil},
-		{"GEMINI_CLI_HOME needs no user's home", "", "/srv/g", noHome, "/srv/g/.gemini", nil},
-		{"no home at all", "", "", noHome, "", errNoHome},
+		{"user's home", "", map[string]string{"HOME": "/home/u"}, "/home/u/.gemini"},
+		{"GEMINI_CLI_HOME", "", map[string]string{"HOME": "/home/u", "GEMINI_CLI_HOME": "/srv/g"}, "/srv/g/.gemini"},
+		{"config wins over the environment", "/cfg", map[string]string{"GEMINI_CLI_HOME": "/srv/g"}, "/cfg/.gemini"},
+		{"GEMINI_CLI_HOME needs no user's home", "", map[string]string{"GEMINI_CLI_HOME": "/srv/g"}, "/srv/g/.gemini"},
+		{"no home at all", "", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			getenv := func(k string) string {
-				if k == "GEMINI_CLI_HOME" {
-					return tt.env
-				}
-				return ""
-			}
-			got, err := gemini.StateDir(gemini.Config{Home: tt.cfgHome}, getenv, tt.userHome)
-			if got != tt.want || !errors.Is(err, tt.wantErr) {
-				t.Errorf("StateDir = %q, %v; want %q, %v", got, err, tt.want, tt.wantErr)
+			got, err := gemini.Config{Home: tt.cfgHome}.StateDir(func(k string) string { return tt.env[k] })
+			if got != tt.want || (err != nil) != (tt.want == "") {
+				t.Errorf("StateDir = %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}

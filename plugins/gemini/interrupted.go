@@ -51,7 +51,8 @@ func (p *Plugin) markChat(workdir, id string) chatMark {
 	}
 	var newest time.Time
 	buf := make([]byte, history.HeadSize)
-	for _, chats := range p.chatDirs(workdir) {
+	dirs, _ := p.chatDirs(workdir) // none without a state folder
+	for _, chats := range dirs {
 		files, _ := filepath.Glob(filepath.Join(chats, "session-*-"+id[:8]+".jsonl"))
 		for _, f := range files {
 			fi, err := os.Stat(f)

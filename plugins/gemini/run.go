@@ -55,18 +55,20 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	p := &Plugin{cfg: cfg}
 	p.Base = cliproc.Base{PluginID: "gemini", SessionNoun: "Gemini CLI session id", Resume: "gemini --resume", Talk: p.talk,
 		Proc: cfg.CLI(cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
-			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), State: state, Clean: stripNoise, Logger: logger})}
+			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), State: stateDir.Whole, Clean: stripNoise, Logger: logger})}
 	return p
 }
 
-// state is what the Gemini CLI keeps of its own, which its sandbox shows
-// it: the .gemini folder in $GEMINI_CLI_HOME, else in the home, whole.
-func state(getenv func(string) string, _ string) []cliproc.StatePath {
-	home := getenv("GEMINI_CLI_HOME")
-	if home == "" {
-		home = getenv("HOME")
-	}
-	return []cliproc.StatePath{{Path: filepath.Join(home, ".gemini")}}
+// stateDir is where the Gemini CLI keeps its state: the .gemini folder
+// in $GEMINI_CLI_HOME, else in the home. Its sandbox shows it the folder
+// whole.
+var stateDir = cliproc.StateDir{Var: "GEMINI_CLI_HOME", Dot: ".gemini", VarIsHome: true}
+
+// StateDir returns where the CLI keeps its state, <home>/.gemini, where
+// home is cfg.Home, else $GEMINI_CLI_HOME as getenv reads it, else $HOME:
+// the order the CLI itself follows. It fails when none of them is set.
+func (cfg Config) StateDir(getenv func(string) string) (string, error) {
+	return stateDir.Find(cfg.Home, getenv)
 }
 
 // Modes are the Gemini CLI's approval modes (--approval-mode).

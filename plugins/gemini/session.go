@@ -30,7 +30,8 @@ func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 	if len(t.SessionID) < 8 {
 		return st
 	}
-	for _, chats := range p.chatDirs(t.Workdir) {
+	dirs, _ := p.chatDirs(t.Workdir) // none without a state folder
+	for _, chats := range dirs {
 		files, _ := filepath.Glob(filepath.Join(chats, "session-*"+t.SessionID[:8]+".jsonl"))
 		for _, f := range files {
 			data, _ := os.ReadFile(f)
@@ -43,19 +44,6 @@ func (p *Plugin) stampSession(t core.Turn) sessionStamp {
 		}
 	}
 	return st
-}
-
-// chatDirs are the folders that may hold workdir's chat files.
-func (p *Plugin) chatDirs(workdir string) []string {
-	dir, err := StateDir(p.cfg, os.Getenv, os.UserHomeDir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, project := range projectDirs(dir, filepath.Clean(workdir)) {
-		out = append(out, filepath.Join(project, "chats"))
-	}
-	return out
 }
 
 // guardLoad makes t's session safe to load through ACP now, and reports
@@ -78,7 +66,8 @@ func (p *Plugin) guardLoad(t core.Turn) bool {
 	p.dropLoadLeftovers(t)
 	now := p.cfg.Clock.Now()
 	buf := make([]byte, history.HeadSize)
-	for _, chats := range p.chatDirs(t.Workdir) {
+	dirs, _ := p.chatDirs(t.Workdir) // none without a state folder
+	for _, chats := range dirs {
 		own := filepath.Join(chats, chatName(now, t.SessionID))
 		info, ok := readSession(own, buf)
 		if !ok || info.SessionID != t.SessionID || info.Title == "" {
@@ -109,7 +98,8 @@ func (p *Plugin) dropLoadLeftovers(t core.Turn) {
 		return
 	}
 	buf := make([]byte, history.HeadSize)
-	for _, chats := range p.chatDirs(t.Workdir) {
+	dirs, _ := p.chatDirs(t.Workdir) // none without a state folder
+	for _, chats := range dirs {
 		files, _ := filepath.Glob(filepath.Join(chats, "session-*-"+t.SessionID[:8]+".jsonl"))
 		for _, f := range files {
 			if info, ok := readSession(f, buf); ok && info.SessionID == t.SessionID && info.Title == "" {

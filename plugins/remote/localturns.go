@@ -43,7 +43,22 @@ type LocalTurns struct {
 	// kept: the gateway stepped down, and its turns' records stay for
 	// the next to report, whatever ends them here.
 	kept bool
+	// unremoved are the keys of records of ended turns whose removal
+	// failed (NATS out of reach), with when it first failed: removed
+	// again until they are gone or the bucket's age has dropped them
+	// (even after Keep: their turns were answered before it). Left there, they would have the next gateway to take over
+	// report an answered message as lost. retrying says a goroutine is
+	// at it.
+	unremoved map[string]time.Time
+	retrying  bool
 }
+
+// removeRetry is how long an ended turn's record whose removal failed
+// waits before it is removed again, at first and at most.
+const (
+	removeRetryFirst = time.Second
+	removeRetryMost  = 30 * time.Second
+)
 
 type leftTurn struct {
 	turn core.LocalTurn
@@ -129,10 +144,59 @@ func (l *LocalTurns) Ended(t core.LocalTurn) {
 	if kept {
 		return
 	}
+	key := recordKey(t)
+	if err := l.remove(key); err != nil {
+		l.logger.Warn("local turn record not removed; removed again once NATS answers", "conversation", t.Key.String(), "err", err)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.unremoved == nil {
+			l.unremoved = map[string]time.Time{}
+		}
+		l.unremoved[key] = time.Now()
+		if !l.retrying {
+			l.retrying = true
+			go l.removeAgain()
+		}
+	}
+}
+
+func (l *LocalTurns) remove(key string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), localTurnWait)
 	defer cancel()
-	if err := l.kv.Delete(ctx, recordKey(t)); err != nil {
-		l.logger.Warn("local turn record not removed", "conversation", t.Key.String(), "err", err)
+	return l.kv.Delete(ctx, key)
+}
+
+// removeAgain removes the records whose removal failed until none is
+// left, waiting longer after each round that failed.
+func (l *LocalTurns) removeAgain() {
+	wait := removeRetryFirst
+	for {
+		time.Sleep(wait)
+		wait = min(2*wait, removeRetryMost)
+		l.mu.Lock()
+		var keys []string
+		for key, since := range l.unremoved {
+			if time.Since(since) > localTurnAge {
+				delete(l.unremoved, key) // gone by itself
+				continue
+			}
+			keys = append(keys, key)
+		}
+		if len(keys) == 0 {
+			l.retrying = false
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+		for _, key := range keys {
+			if err := l.remove(key); err != nil {
+				break // NATS is still away: the rest would wait as long
+			}
+			l.mu.Lock()
+			delete(l.unremoved, key)
+			l.mu.Unlock()
+			l.logger.Info("local turn record removed after NATS came back", "key", key)
+		}
 	}
 }
 

@@ -2,7 +2,13 @@ package remote_test
 
 import (
 	"context"
+	"net"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/remote"
@@ -63,5 +69,74 @@ func TestLocalTurnsLeftByADeadGateway(t *testing.T) {
 	c.Began(turn("telegram", "1003", "m5", "refused after stepping down"))
 	if lost := open("gw-d").Lost("telegram"); len(lost) != 1 || lost[0].Gateway != "gw-c" {
 		t.Errorf("after Keep, the next gateway found %+v, want gw-c's turn, and nothing taken after Keep", lost)
+	}
+}
+
+// The record of a message whose reply was delivered while NATS was out
+// of reach, whose removal therefore failed, is removed once NATS answers
+// again: left there, the next gateway to take over would tell the chat
+// that an answered message was lost, and offer to run it again.
+func TestARecordNotRemovedWhileNATSWasAwayIsRemovedOnceBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	start := func(port int) *server.Server {
+		s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true, JetStream: true, StoreDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go s.Start()
+		if !s.ReadyForConnections(10 * time.Second) {
+			t.Fatal("nats server did not start")
+		}
+		t.Cleanup(s.Shutdown)
+		return s
+	}
+	s := start(-1)
+	url, port := s.ClientURL(), s.Addr().(*net.TCPAddr).Port
+	// No buffer while reconnecting: the removal fails rather than wait
+	// for the server, as one does when JetStream is not back yet.
+	nc := connect(t, url, nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.ReconnectBufSize(-1))
+	a, err := remote.OpenLocalTurns(t.Context(), nc, "gw-a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := core.LocalTurn{Key: core.ConversationKey{Platform: "telegram", User: "1001", Channel: "c/1.x"}, ID: "m1", From: "1001", Text: "fix it", ByPerson: true}
+	a.Began(answered)
+	s.Shutdown()
+	s.WaitForShutdown()
+	a.Ended(answered)
+
+	start(port)
+	watcher := connect(t, url)
+	js, err := jetstream.New(watcher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(t.Context(), "jakebot_local_turns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := kv.WatchAll(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	bound := time.After(time.Minute)
+	for removed := false; !removed; {
+		select {
+		case e := <-w.Updates():
+			removed = e != nil && e.Operation() == jetstream.KeyValueDelete
+		case <-bound:
+			t.Fatal("the record of the answered message was never removed after NATS came back")
+		}
+	}
+	if lost := func() []core.LocalTurn {
+		b, err := remote.OpenLocalTurns(t.Context(), connect(t, url), "gw-b", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Lost("telegram")
+	}(); len(lost) != 0 {
+		t.Errorf("the next gateway found %+v, want nothing: the message was answered", lost)
 	}
 }

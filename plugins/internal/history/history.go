@@ -6,8 +6,6 @@ package history
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -86,20 +84,4 @@ func ReadHead(r io.Reader, buf []byte, look func(data []byte, end bool) (done bo
 			return
 		}
 	}
-}
-
-// StateDir is where a CLI keeps its state: configured when set, else the
-// directory variable env names, else dot in the user's home.
-func StateDir(configured, env, dot string) (string, error) {
-	if configured != "" {
-		return configured, nil
-	}
-	if d := os.Getenv(env); d != "" {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, dot), nil
 }
