@@ -45,8 +45,8 @@ func TestConfiguredPluginThroughTheConsole(t *testing.T) {
 	t.Parallel()
 	out := echoConsole(t, t.TempDir(), "/help\n/echo start\nhello there\n/status\n")
 	for _, want := range []string{
-		"/echo start [workdir] — start a Echo CLI conversation",
-		"/claude start [workdir]",
+		"/<plugin> start [workdir] — start a conversation",
+		"(/<plugin>: /claude, /codex, /echo, /gemini)",
 		"Echo CLI conversation started in",
 		"echo: hello there",
 		"Session: none: Echo CLI cannot resume a session, so each turn starts fresh",

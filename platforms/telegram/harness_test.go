@@ -179,7 +179,10 @@ func (h *harness) stop() {
 }
 
 // until waits for cond, driving the fake clock: whenever the bot waits on
-// a timer (within drive) and nothing else happens, the clock jumps to it.
+// a timer (within drive), the clock jumps to it. It jumps even while a
+// write is on its way (the poll loop waits on the clock whenever an update
+// is being handled), so the fake may stamp a write a second later than it
+// left: check the spacing of writes as checkRate does, not pair by pair.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
 	deadline := time.After(90 * time.Second) // a failure guard: a cold CLI start is slow
