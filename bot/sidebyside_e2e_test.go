@@ -96,6 +96,37 @@ func TestReviewCodexAfterClaudeWroteAFile(t *testing.T) {
 	}
 }
 
+// A review after a restart still sends the reviewer the user's last
+// request, kept with the conversation (STATE_FILE here; the same
+// snapshot a standby loads from NATS); the author's reply, kept in
+// memory only, is said to be unknown. The request was in memory only,
+// and a review after a restart said it was not known.
+func TestReviewAfterARestartKnowsTheLastRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, claudeWrites("two"), text("Wrote two."))
+	commitA(t, f.workdir, "one\n")
+	cfg := f.config("--allowedTools", "Bash")
+	cfg.StateFile = filepath.Join(t.TempDir(), "state.json")
+	codex := otherCLIs[0].setup(t, f, &cfg, text("Fine.\nVERDICT: APPROVE"))
+	first := f.start(cfg)
+	first.say("/claude start", "write two in a.txt")
+	first.expect(`started`)
+	first.expect(`Wrote two\.`)
+	first.close()
+
+	second := f.start(cfg)
+	second.say("/review codex")
+	second.expect(`🔎 Codex \(reviewing Claude Code's work\):`, `Fine\.`)
+	second.expect(`✅ Codex approves Claude Code's change\.`)
+	second.close()
+	review := codex.Requests()[0].Text()
+	for _, want := range []string{"<request>\nwrite two in a.txt\n</request>", "(not known: the bot restarted since)", "-one\n+two"} {
+		if !strings.Contains(review, want) {
+			t.Errorf("the review's request lacks %q:\n%s", want, review)
+		}
+	}
+}
+
 // A pair loop, Claude writing and Codex reviewing (REVIEW_PLUGIN): it
 // ends on Codex's approval, or with the findings' buttons once the
 // rounds are spent, Claude fixing in between.

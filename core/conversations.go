@@ -48,6 +48,11 @@ type Conversation struct {
 	// Reviewed are the hashes of the parts of the diff the last review
 	// saw (core/review.go): the next one reviews what changed since.
 	Reviewed []string
+	// LastRequest is the last request its author's agent answered (its
+	// first maxRequest bytes), which a review shows the reviewer: kept
+	// here, it outlives a restart, where the reply, kept in memory only
+	// (sideBySide), does not.
+	LastRequest string
 }
 
 // Shown is path, one of c's, as the user sees it: with its runner's name

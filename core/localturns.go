@@ -114,8 +114,8 @@ type lostNotice struct {
 // lost returns what to tell platform's conversations whose messages a
 // process of the bot took and stopped without answering: that they were
 // lost, with an offer to run a person's message again. A conversation in
-// followed has its turn followed on its runner: its first message left is
-// that turn's. Called before the platform runs, it also learns which of
+// followed has its turn followed on its runner, or was told that turn
+// never started there: its first message left is that turn's. Called before the platform runs, it also learns which of
 // its messages were taken (takenBefore).
 func (tm takenMessages) lost(platform string, followed map[ConversationKey]bool) []lostNotice {
 	if tm.rec == nil {
@@ -135,11 +135,27 @@ func (tm takenMessages) lost(platform string, followed map[ConversationKey]bool)
 		text := fmt.Sprintf("⚠️ A turn was lost: gateway %s was answering %s's message when it stopped (it took it at %s), and the message was lost with it. The message was: %s",
 			cmp.Or(t.Gateway, "(unknown)"), cmp.Or(t.UserName, t.From), t.Started.UTC().Format("15:04:05 UTC"), Shorten(t.Text, 300))
 		tm.logger.Warn("turn lost with the gateway it ran in", "conversation", t.Key.String(), "gateway", t.Gateway)
-		ans := answer{text: text}
-		if t.ByPerson {
-			ans.choices, ans.typed = []Choice{{Label: "Run again", Command: t.Text}}, "Send it again to run it again."
-		}
-		notices = append(notices, lostNotice{to: t.Key.Target(), ans: ans})
+		notices = append(notices, lostNoticeOf(t.Key, text, t.Text, t.ByPerson))
 	}
 	return notices
+}
+
+// notStartedNotice is what to tell the conversation of u, a turn on a
+// runner that never started there: the process that asked for it
+// stopped before the runner's answer came (Runners.Unfinished).
+func notStartedNotice(u UnfinishedTurn) lostNotice {
+	m := u.Message
+	text := fmt.Sprintf("⚠️ A turn was lost: the bot stopped while it asked runner %s to start %s's turn, and the runner had not started it; it will not. The message was: %s",
+		u.Runner, cmp.Or(m.UserName, m.From), Shorten(m.Text, 300))
+	return lostNoticeOf(m.Key, text, m.Text, u.ByPerson)
+}
+
+// lostNoticeOf tells conversation k text, offering to run message again
+// when a person wrote it: whoever presses the button sends it as theirs.
+func lostNoticeOf(k ConversationKey, text, message string, byPerson bool) lostNotice {
+	ans := answer{text: text}
+	if byPerson {
+		ans.choices, ans.typed = []Choice{{Label: "Run again", Command: message}}, "Send it again to run it again."
+	}
+	return lostNotice{to: k.Target(), ans: ans}
 }

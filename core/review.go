@@ -144,9 +144,20 @@ func (c *call) reviewRequest(conv Conversation, reviewer Plugin) (prompt string,
 		patch = patch[:strings.LastIndexByte(patch[:min(len(patch), maxReviewPatch)], '\n')+1] +
 			"(the diff goes on: run git diff to read the rest)\n"
 	}
+	// The request outlives a restart, with the conversation; its reply
+	// is kept in memory only. Both are read now, as the turn before may
+	// have ended since conv was read (they are kept once its reply is
+	// delivered).
+	request := conv.LastRequest
+	if now, ok := c.r.convs.Still(c.m.Key, conv); ok {
+		request = now.LastRequest
+	}
 	last, ok := c.r.side.last.Get(c.m.Key)
-	if !ok {
-		last = exchange{request: "(not known: none since the bot started)", reply: "(not known)"}
+	switch {
+	case request == "":
+		last = exchange{request: "(not known)", reply: "(not known)"}
+	case !ok || last.request != request:
+		last = exchange{request: request, reply: "(not known: the bot restarted since)"}
 	}
 	author := c.r.cfg.Plugins.name(conv.Plugin)
 	return fmt.Sprintf(reviewPrompt, author, last.request, last.reply, ch.Since, "```diff\n"+patch+"```"), scope, nil

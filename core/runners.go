@@ -46,6 +46,14 @@ type UnfinishedTurn struct {
 	// the conversation's own agent, and for a turn recorded by a process
 	// of before it was kept.
 	Side json.RawMessage
+	// NotStarted says the turn never started on its runner: the earlier
+	// process stopped while it waited for the runner's answer to the
+	// turn's start, and the runner had not taken it (nor will: it was
+	// told to drop it). Nothing is followed; its chat is told the
+	// message was lost, and offered to run it again when ByPerson (a
+	// person wrote it, not a schedule or an agent).
+	NotStarted bool
+	ByPerson   bool
 }
 
 // ErrTurnGoesOn is the cause of a plugin's error when the bot shut down
@@ -99,15 +107,25 @@ func (c *call) remoteStart(ctx context.Context, pluginID, runner, path string) (
 // followUnfinished goes on with the replies of the turns on runners that
 // an earlier process of the bot was streaming into a's chats: each runs
 // as the turn it was, its conversation's agent's or a helper's
-// (Turn.Side), with the rest of its events. It returns the
-// conversations whose turns it follows.
+// (Turn.Side), with the rest of its events; the chat of one that never
+// started there is told so. It returns the conversations whose turns it
+// follows or told of.
 func (r *Router) followUnfinished(a *attached) map[ConversationKey]bool {
 	followed := map[ConversationKey]bool{}
 	if r.cfg.Runners == nil {
 		return followed
 	}
+	var notices []lostNotice
 	for _, u := range r.cfg.Runners.Unfinished(a.p.Name()) {
 		m := u.Message
+		if u.NotStarted {
+			// Its message's record (LocalTurns), if a killed process
+			// left one, is this turn's: told once, here.
+			followed[m.Key] = true
+			r.logger.Warn("turn on a runner lost: the process stopped before the runner started it", "runner", u.Runner, "conversation", m.Key.String())
+			notices = append(notices, notStartedNotice(u))
+			continue
+		}
 		side, pair, err := readSide(u.Side)
 		if err != nil {
 			r.logger.Warn("turn on a runner abandoned", "runner", u.Runner, "conversation", m.Key.String(), "err", err)
@@ -131,6 +149,11 @@ func (r *Router) followUnfinished(a *attached) map[ConversationKey]bool {
 		r.enqueue(a, qm, "")
 		followed[m.Key] = true
 	}
+	go func() {
+		for _, n := range notices {
+			r.say(a, n.to, "", n.ans)
+		}
+	}()
 	return followed
 }
 

@@ -190,13 +190,16 @@ type sideBySide struct {
 
 // The bounds of what sideBySide keeps, in memory: the last exchanges of
 // the most recent conversations (a review of one older says it does not
-// know them) and the most recent findings, each at most maxSaid and
-// maxRequest bytes, some 64 MB at most.
+// know the reply) and the most recent findings, each at most maxSaid and
+// maxRequest bytes, some 64 MB at most. The request is kept with the
+// conversation too (Conversation.LastRequest), in the state saved on
+// every change: with NATS_URL one message, of at most 1 MB by default,
+// holding every conversation.
 const (
 	keptExchanges = 2000
 	keptFindings  = 1000
 	maxSaid       = 16 << 10
-	maxRequest    = 8 << 10
+	maxRequest    = 4 << 10
 )
 
 func newSideBySide() *sideBySide {
@@ -297,8 +300,12 @@ func (s *sideBySide) afterSide(a *attached, t *turnRun, outcome string) {
 		return
 	}
 	if !qm.side.helps() {
-		if qm.m.origin == OriginPerson || qm.m.origin == OriginSchedule {
-			r.side.last.Set(qm.m.Key, exchange{request: clipHead(qm.m.Text, maxRequest), reply: t.said.String()})
+		// A turn an earlier process started on a runner (OriginRunner)
+		// answers its request too: the review after it shows that one.
+		if o := qm.m.origin; o == OriginPerson || o == OriginSchedule || o == OriginRunner {
+			request := clipHead(qm.m.Text, maxRequest)
+			r.side.last.Set(qm.m.Key, exchange{request: request, reply: t.said.String()})
+			r.convs.UpdateStill(qm.m.Key, t.conv, func(c *Conversation) { c.LastRequest = request })
 		}
 		r.side.pairAfterAuthor(a, t)
 		return

@@ -372,6 +372,8 @@ func toldWhy(notice string) string {
 		return "idle timeout"
 	case strings.Contains(notice, "restarted during the turn"):
 		return "the runner restarted during the turn"
+	case strings.Contains(notice, "A turn was lost: the bot stopped while it asked runner"):
+		return "the gateway stopped before the runner started it"
 	case strings.Contains(notice, "A turn was lost"):
 		return "lost with the gateway it ran in"
 	case strings.Contains(notice, "before the turn started"):

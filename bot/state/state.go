@@ -141,6 +141,9 @@ type entry struct {
 	Pair       string   `json:"pair,omitempty"`
 	PairRounds int      `json:"pair_rounds,omitempty"`
 	Reviewed   []string `json:"reviewed,omitempty"`
+	// LastRequest is its person's last request to its author, which a
+	// review shows the reviewer.
+	LastRequest string `json:"last_request,omitempty"`
 }
 
 // helper is one of a conversation's helper agents (core.Helper).
@@ -200,7 +203,7 @@ func Decode(data []byte) (Snapshot, error) {
 			Conversation: oldForm(core.Conversation{Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, SessionID: e.SessionID,
 				Started: e.Started, LastUsed: e.LastUsed, AllowedTools: e.AllowedTools,
 				Model: e.Model, Mode: e.Mode, Approvals: e.Approvals, Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: e.Spent.orZero(),
-				Helpers: e.helpers(), Pair: e.Pair, PairRounds: e.PairRounds, Reviewed: e.Reviewed}),
+				Helpers: e.helpers(), Pair: e.Pair, PairRounds: e.PairRounds, Reviewed: e.Reviewed, LastRequest: e.LastRequest}),
 		})
 	}
 	var owners []core.SessionOwner
@@ -274,7 +277,7 @@ func Encode(snap Snapshot, saved time.Time) ([]byte, error) {
 			Plugin: e.Plugin, Runner: e.Runner, Workdir: e.Workdir, SessionID: e.SessionID, Started: e.Started, LastUsed: e.LastUsed,
 			AllowedTools: e.AllowedTools, Model: e.Model, Mode: e.Mode, Approvals: e.Approvals,
 			Worktree: e.Worktree, Branch: e.Branch, Repo: e.Repo, Spent: spendOrNil(e.Spent),
-			Helpers: helpersOf(e.Helpers), Pair: e.Pair, PairRounds: e.PairRounds, Reviewed: e.Reviewed,
+			Helpers: helpersOf(e.Helpers), Pair: e.Pair, PairRounds: e.PairRounds, Reviewed: e.Reviewed, LastRequest: e.LastRequest,
 		})
 	}
 	return json.MarshalIndent(f, "", "  ")

@@ -34,7 +34,7 @@ func sample() state.Snapshot {
 					Worktree: "/srv/proj/.jakebot/worktrees/x", Branch: "jakebot/x", Repo: "/srv/proj",
 					Spent:   core.Spend{CostUSD: 0.25, InputTokens: 5, OutputTokens: 1, Turns: 1},
 					Helpers: []core.Helper{{Plugin: "codex", SessionID: "019a"}, {Plugin: "gemini"}}, Pair: "codex", PairRounds: 3,
-					Reviewed: []string{"5f1c0e", "a9b2"}}},
+					Reviewed: []string{"5f1c0e", "a9b2"}, LastRequest: "add a --verbose flag"}},
 			{Key: core.ConversationKey{Platform: "slack", Channel: "C9", Thread: "1700.1"},
 				Conversation: core.Conversation{Plugin: "codex", Workdir: "/srv/other", Started: at, LastUsed: at}},
 		}}

@@ -123,7 +123,8 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 	t.Prompt = p.g.cfg.Redactor.Redact(t.Prompt)
 	info, _, _, _ := p.g.runnerNow(p.runner)
 	rec = &turnRecord{ID: newID(), Runner: p.runner, Plugin: p.id, Name: p.name, Admin: p.admin, Instance: info.Instance,
-		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt, Side: t.Side}
+		Key: t.Key, From: p.m.From, UserName: p.m.UserName, Allowed: p.m.Allowed, Text: t.Prompt, Side: t.Side,
+		Unconfirmed: true, ByPerson: p.m.Origin().Kind == core.OriginPerson && t.Side == nil}
 	req := turnRequest{ID: rec.ID, Plugin: p.id, Admin: p.admin, Turn: t}
 	stopTools, err := p.serveTools(rec, t.Tools)
 	if err != nil {
@@ -142,6 +143,14 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 		return nil, nil, nil, err
 	}
 	rep, err := p.askStart(ctx, req)
+	if err != nil && (errors.Is(context.Cause(ctx), core.ErrShutdown) || p.g.nc.IsClosed()) {
+		// The bot is stopping, or this gateway stepped down, with the
+		// request on its way: the runner may have taken the turn. Its
+		// record stays, unconfirmed, for the next gateway, which asks
+		// the runner and follows the turn or tells its chat it was lost.
+		stop()
+		return nil, nil, nil, p.goesOn()
+	}
 	if err != nil {
 		stop()
 		p.stopTurn(rec) // in case it started after all
@@ -152,6 +161,9 @@ func (p *remotePlugin) start(ctx context.Context, t core.Turn) (rec *turnRecord,
 		p.g.dropTurn(rec.ID)
 		return nil, nil, nil, err
 	}
+	// The record saved next (the first messages shown) says the turn
+	// started; a gateway that dies before only makes the next ask again.
+	rec.Unconfirmed = false
 	if rep.Instance != rec.Instance {
 		rec.Instance = rep.Instance
 		if err := p.g.saveTurn(rec); err != nil {

@@ -78,8 +78,9 @@ var _ core.Runners = (*Gateway)(nil)
 
 // NewGateway makes the event stream and the bucket of followed turns
 // (JetStream must be enabled on the server), loads the turns an earlier
-// gateway left unfinished, listens for runners and asks those already up
-// to announce themselves.
+// gateway left unfinished (asking the runners whether they took those it
+// stopped waiting for), listens for runners and asks those already up to
+// announce themselves.
 func NewGateway(ctx context.Context, nc *nats.Conn, cfg GatewayConfig) (*Gateway, error) {
 	if cfg.OfflineAfter <= 0 {
 		cfg.OfflineAfter = OfflineAfter
@@ -92,6 +93,7 @@ func NewGateway(ctx context.Context, nc *nats.Conn, cfg GatewayConfig) (*Gateway
 	g.ctx, g.close = context.WithCancel(context.Background())
 	err := g.openJetStream(ctx)
 	if err == nil {
+		g.confirmStarts(ctx)
 		g.sub, err = nc.Subscribe(announceAll(), g.heard)
 	}
 	if err == nil {

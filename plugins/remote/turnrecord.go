@@ -37,6 +37,16 @@ type turnRecord struct {
 	Seq       int                  `json:"seq"`
 	StreamSeq uint64               `json:"stream_seq"`
 	Side      json.RawMessage      `json:"side,omitempty"`
+	// Unconfirmed says the runner's answer to the turn's start had not
+	// come when the record was saved: a gateway that stops waiting for
+	// it leaves the turn to the next, which first asks whether the
+	// runner took it (confirmStarts). ByPerson says a person wrote Text,
+	// for the notice of a turn that never started.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
+	ByPerson    bool `json:"by_person,omitempty"`
+
+	// notStarted: the runner never took the turn (confirmStarts).
+	notStarted bool
 }
 
 func (g *Gateway) saveTurn(rec *turnRecord) error {
@@ -73,7 +83,8 @@ func (g *Gateway) Unfinished(platform string) []core.UnfinishedTurn {
 		}
 		m := core.Message{Key: rec.Key, From: rec.From, UserName: rec.UserName, Allowed: rec.Allowed, Text: rec.Text}
 		p := &remotePlugin{g: g, runner: rec.Runner, id: rec.Plugin, name: rec.Name, m: m, admin: rec.Admin, rec: rec}
-		out = append(out, core.UnfinishedTurn{Message: m, Runner: rec.Runner, Plugin: p, Abandon: func() { p.stopTurn(rec) }, Side: rec.Side})
+		out = append(out, core.UnfinishedTurn{Message: m, Runner: rec.Runner, Plugin: p, Abandon: func() { p.stopTurn(rec) }, Side: rec.Side,
+			NotStarted: rec.notStarted, ByPerson: rec.ByPerson})
 	}
 	g.unfinished = keep
 	g.mu.Unlock()

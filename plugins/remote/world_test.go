@@ -319,6 +319,9 @@ type runnerOpts struct {
 	// codex adds a helper plugin "codex", read-only, whose turns answer
 	// what the test sends on the runner's answers.
 	codex bool
+	// holdStarts lets the test hold the start of its "claude" turns
+	// (runner.holdStart).
+	holdStarts bool
 }
 
 // runner is a runner on its own connection, with its "claude".
@@ -334,9 +337,12 @@ type runner struct {
 	// turns waits for its answer on answers.
 	codex   *plugintest.Scripted
 	answers chan string
-	roots   []string
-	nc      *nats.Conn
-	kill    func()
+	// holds, with runnerOpts.holdStarts, takes the hold of the next
+	// turn's start.
+	holds chan *startHold
+	roots []string
+	nc    *nats.Conn
+	kill  func()
 	// stop ends it as stopping its service does: once stop returns,
 	// nothing listens on its subjects.
 	stop func()
@@ -361,6 +367,10 @@ func (w *world) startRunner(o runnerOpts) *runner {
 		CLIModes: []core.Mode{{Name: "careful"}, {Name: "yolo", Bypass: true}}, ReadOnly: o.readOnly}
 	r.nc = w.dial(o.nats, remote.RunnerInbox(o.name))
 	plugins := []core.Plugin{r.plugin}
+	if o.holdStarts {
+		r.holds = make(chan *startHold, 1)
+		plugins[0] = holding{Scripted: r.plugin, holds: r.holds}
+	}
 	if o.codex {
 		r.answers = make(chan string, 1)
 		r.codex = &plugintest.Scripted{PluginID: "codex", PluginName: "Codex", Script: r.helperTurn, ReadOnly: "its read-only sandbox"}
