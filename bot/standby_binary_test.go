@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -95,6 +96,17 @@ func TestStandbyReportsAMessageKilledWhileWaitingForASlot(t *testing.T) {
 	<-f.model.Arrived()
 	waiting.say("wait in line")
 	waiting.expect(`number 1 in line`)
+	// gw-a saves its state a moment after a change (the bot's debounce):
+	// killed before, it would take both conversations with it, which is
+	// not what this test is about.
+	if !awaitKV(t, url, "jakebot_state", "conversations", func(v []byte) bool {
+		var s struct {
+			Conversations []json.RawMessage `json:"conversations"`
+		}
+		return json.Unmarshal(v, &s) == nil && len(s.Conversations) == 2
+	}) {
+		t.Fatal("gw-a never saved both conversations in NATS")
+	}
 
 	a.signal(syscall.SIGKILL)
 	<-a.exited
@@ -128,6 +140,7 @@ func standbyOnBox2(t *testing.T, replies ...plugintest.Reply) (f *fixture, srv *
 	d := &telegramDriver{t: t, srv: srv}
 	c = &chat{t: t, d: d}
 	startOnBox2(c, d, f.workdir)
+	awaitState(t, url, "box2") // saved, for a standby to find after a kill
 	return f, srv, a, b, c
 }
 
