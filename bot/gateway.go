@@ -66,6 +66,11 @@ func (m *Main) loadState(ctx context.Context) error {
 // the bot starts empty, as with a bad state file.
 func loadFrom(ctx context.Context, store *remote.StateStore, logger *slog.Logger) (state.Snapshot, error) {
 	data, err := store.Load(ctx)
+	if errors.Is(err, remote.ErrStateUnreadable) {
+		// Its next save replaces it: say so where an admin looks.
+		logger.Error("state in NATS unreadable; starting with no conversations", "where", store.Where(), "err", err)
+		return state.Snapshot{}, nil
+	}
 	if err != nil || data == nil {
 		return state.Snapshot{}, err
 	}

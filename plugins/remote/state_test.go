@@ -1,10 +1,22 @@
 package remote_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jake-bot/jake-bot/bot/state"
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
@@ -45,5 +57,234 @@ func TestStateSaveRefusedAfterAnotherWrote(t *testing.T) {
 	}
 	if err := a.Save(ctx, []byte("a3")); !errors.Is(err, remote.ErrStateTaken) {
 		t.Fatalf("a's save over b's = %v, want ErrStateTaken", err)
+	}
+}
+
+// manyConversations is the encoded state of n conversations as a team
+// leaves them: each with a session, spend, tools allowed and its last
+// request, of the longest kind kept (core's maxRequest, 4 KiB), cut from
+// this repository's README for text as people write it.
+func manyConversations(t testing.TB, n int) []byte {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	base := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	var snap state.Snapshot
+	for i := range n {
+		at := rng.IntN(len(readme) - 4<<10)
+		session := fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", rng.Uint32(), rng.Uint32()&0xffff, rng.Uint32()&0xffff, rng.Uint32()&0xffff, rng.Uint64()&(1<<48-1))
+		key := core.ConversationKey{Platform: "slack", User: fmt.Sprintf("U%08d", rng.IntN(1e8)), Channel: fmt.Sprintf("C%08d", i), Thread: fmt.Sprintf("17%08d.%06d", rng.IntN(1e8), rng.IntN(1e6))}
+		snap.Conversations = append(snap.Conversations, core.Entry{Key: key, Conversation: core.Conversation{
+			Plugin: "claude", Runner: "box2", Workdir: fmt.Sprintf("/home/dev/src/project%d", i%40), SessionID: session,
+			Started: base.Add(time.Duration(rng.IntN(1e6)) * time.Second), LastUsed: base.Add(time.Duration(rng.IntN(2e6)) * time.Second),
+			AllowedTools: []string{"Bash(go test:*)", "Edit"}, Model: "sonnet", Mode: "default",
+			Spent:       core.Spend{CostUSD: rng.Float64() * 20, InputTokens: rng.IntN(1e6), OutputTokens: rng.IntN(1e5), Turns: rng.IntN(200)},
+			LastRequest: string(readme[at : at+4<<10]),
+		}})
+		snap.Owners = append(snap.Owners, core.SessionOwner{Plugin: "claude", SessionID: session, Owner: "slack/" + key.User})
+	}
+	data, err := state.Encode(snap, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// openState opens the state bucket on a connection of its own, as a
+// gateway does.
+func openState(t testing.TB, url string) *remote.StateStore {
+	t.Helper()
+	s, err := remote.OpenState(context.Background(), connect(t, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// stateKeys lists the keys of the state bucket.
+func stateKeys(t *testing.T, url string) []string {
+	t.Helper()
+	keys, err := stateBucket(t, url).Keys(context.Background())
+	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+		t.Fatal(err)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// A state larger than a NATS message (the server's max_payload) is saved
+// and read back whole, by another gateway too, in parts when even
+// gzipped it does not fit in one. The compare-and-set holds across the
+// parts: a gateway that did not read the last save cannot replace it,
+// and the parts of the states replaced or refused are removed. Before,
+// every save failed ("nats: maximum payload exceeded") and a restart
+// found the last state that fitted.
+func TestStateLargerThanAMessage(t *testing.T) {
+	t.Parallel()
+	// Small messages keep the state small: 64 KiB, of which the state
+	// may take 48 KiB.
+	url := runNATS(t, &server.Options{MaxPayload: 64 << 10})
+	ctx := context.Background()
+	for _, n := range []int{10, 60, 200} {
+		t.Run(fmt.Sprint(n, " conversations"), func(t *testing.T) {
+			a := openState(t, url)
+			if _, err := a.Load(ctx); err != nil {
+				t.Fatal(err)
+			}
+			big := manyConversations(t, n)
+			if err := a.Save(ctx, big); err != nil {
+				t.Fatalf("saving %d conversations (%d bytes): %v", n, len(big), err)
+			}
+			b := openState(t, url)
+			if got, err := b.Load(ctx); err != nil || !bytes.Equal(got, big) {
+				t.Fatalf("Load() = %d bytes, %v; want the %d saved", len(got), err, len(big))
+			}
+			// b read the last save, a's next one is refused, and b's
+			// replaces it.
+			if err := b.Save(ctx, manyConversations(t, n+1)); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Save(ctx, manyConversations(t, n+2)); !errors.Is(err, remote.ErrStateTaken) {
+				t.Fatalf("a's save over b's = %v, want ErrStateTaken", err)
+			}
+			if got, err := openState(t, url).Load(ctx); err != nil || !bytes.Equal(got, manyConversations(t, n+1)) {
+				t.Fatalf("Load() = %d bytes, %v; want b's", len(got), err)
+			}
+			// What is left is the key and the parts of b's save alone.
+			parts := map[string]int{}
+			for _, k := range stateKeys(t, url) {
+				if id, ok := strings.CutPrefix(k, "chunks."); ok {
+					parts[id[:strings.Index(id, ".")]]++
+				}
+			}
+			if len(parts) > 1 {
+				t.Errorf("parts of %d saves left, want those of one: %v", len(parts), parts)
+			}
+			messages := 1
+			for _, p := range parts {
+				messages += p
+			}
+			t.Logf("%d conversations: %d bytes, saved in %d messages", n+1, len(manyConversations(t, n+1)), messages)
+		})
+	}
+}
+
+// stateBucket opens the state bucket as a tool beside the gateways would.
+func stateBucket(t *testing.T, url string) jetstream.KeyValue {
+	t.Helper()
+	js, err := jetstream.New(connect(t, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(context.Background(), "jakebot_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kv
+}
+
+// What the state takes in NATS, gzipped, against its JSON: how many
+// conversations fit in one message of the default max_payload (1 MB),
+// the most a state could hold before it was gzipped (and saved in
+// parts beyond).
+func TestStateSizeGzipped(t *testing.T) {
+	t.Parallel()
+	url := runNATS(t, nil)
+	ctx := context.Background()
+	s := openState(t, url)
+	const n = 100
+	data := manyConversations(t, n)
+	if err := s.Save(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	e, err := stateBucket(t, url).Get(ctx, "conversations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, saved := len(data)/n, len(e.Value())/n
+	t.Logf("%d conversations: JSON %d bytes (%d each), saved gzipped %d bytes (%d each): %d conversations fit in 1 MB, %d before",
+		n, len(data), raw, len(e.Value()), saved, 1<<20/saved, 1<<20/raw)
+	if saved*2 > raw {
+		t.Errorf("saved %d bytes a conversation of %d: want it gzipped to half at least", saved, raw)
+	}
+}
+
+// A state saved by a gateway before states were gzipped (its JSON as it
+// is) is read, and replaced by the next save's compare-and-set.
+func TestStateSavedBeforeGzipLoads(t *testing.T) {
+	t.Parallel()
+	url := runNATS(t, nil)
+	ctx := context.Background()
+	s := openState(t, url)
+	old := manyConversations(t, 3)
+	if _, err := stateBucket(t, url).Create(ctx, "conversations", old); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Load(ctx); err != nil || !bytes.Equal(got, old) {
+		t.Fatalf("Load() = %.40q, %v; want the old state", got, err)
+	}
+	next := manyConversations(t, 4)
+	if err := s.Save(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := openState(t, url).Load(ctx); err != nil || !bytes.Equal(got, next) {
+		t.Fatalf("Load() = %.40q, %v; want the next state", got, err)
+	}
+}
+
+// A part missing makes the state unreadable, said so (the gateway starts
+// without it, and logs it), and does not keep the next save from
+// replacing it. Parts no save put in force (a gateway stopped between its
+// parts and its compare-and-set) are removed by the next load, but those
+// of a save that may still come are left alone.
+func TestStatePartsMissingOrLeftOver(t *testing.T) {
+	t.Parallel()
+	url := runNATS(t, &server.Options{MaxPayload: 32 << 10})
+	ctx := context.Background()
+	a := openState(t, url)
+	kv := stateBucket(t, url)
+	if err := a.Save(ctx, manyConversations(t, 30)); err != nil {
+		t.Fatal(err)
+	}
+	// A save going on, or one that never ends.
+	if _, err := kv.Put(ctx, "chunks.LEFT.0", []byte("part")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openState(t, url).Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(stateKeys(t, url), "chunks.LEFT.0") {
+		t.Fatal("a part written after the state in force was removed")
+	}
+	if err := a.Save(ctx, manyConversations(t, 31)); err != nil {
+		t.Fatal(err)
+	}
+	b := openState(t, url)
+	if _, err := b.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var part string
+	for _, k := range stateKeys(t, url) {
+		if k == "chunks.LEFT.0" {
+			t.Error("a part older than the state in force was left")
+		}
+		if strings.HasPrefix(k, "chunks.") {
+			part = k
+		}
+	}
+	if err := kv.Purge(ctx, part); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(ctx); !errors.Is(err, remote.ErrStateUnreadable) {
+		t.Fatalf("Load() with %s gone = %d bytes, %v; want ErrStateUnreadable", part, len(got), err)
+	}
+	if err := b.Save(ctx, manyConversations(t, 32)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := openState(t, url).Load(ctx); err != nil || !bytes.Equal(got, manyConversations(t, 32)) {
+		t.Fatalf("Load() = %d bytes, %v; want b's", len(got), err)
 	}
 }
