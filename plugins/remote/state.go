@@ -259,9 +259,15 @@ func partID(key string) string {
 	return id
 }
 
+// gzipped compresses the state at gzip's fastest: it is saved up to twice
+// a second (bot's stateInterval), and the default level takes 4 times as
+// long (300 ms for 1000 conversations, 5 MB of JSON) for a fifth less.
 func gzipped(data []byte) ([]byte, error) {
 	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
+	w, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := w.Write(data); err != nil {
 		return nil, err
 	}

@@ -288,3 +288,18 @@ func TestStatePartsMissingOrLeftOver(t *testing.T) {
 		t.Fatalf("Load() = %d bytes, %v; want b's", len(got), err)
 	}
 }
+
+// BenchmarkStateSave is a save of 1000 conversations (some 5 MB of JSON,
+// gzipped to some 1.8 MB: two parts on the default max_payload), against
+// the gateway's debounce of 500 ms between saves.
+func BenchmarkStateSave(b *testing.B) {
+	s := openState(b, runNATS(b, nil))
+	data := manyConversations(b, 1000)
+	ctx := context.Background()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := s.Save(ctx, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
