@@ -3,6 +3,8 @@ package bot_test
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -76,9 +78,13 @@ func TestRunnerOnAnotherMachine(t *testing.T) {
 }
 
 // startNATS runs a real NATS server with JetStream in the test process.
-func startNATS(t testing.TB) string {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		JetStream: true, StoreDir: t.TempDir()})
+func startNATS(t testing.TB) string { return startNATSWith(t, &server.Options{}) }
+
+// startNATSWith is startNATS with opts (MaxPayload, say) beside those.
+func startNATSWith(t testing.TB, opts *server.Options) string {
+	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, true, true
+	opts.JetStream, opts.StoreDir = true, t.TempDir()
+	ns, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,4 +301,42 @@ func TestClaudeOnARunnerIsWalled(t *testing.T) {
 	if got := reqs[len(reqs)-1].Text(); !strings.Contains(got, "probe the walls") || !strings.Contains(got, "take your time") {
 		t.Errorf("the turn after /stop did not resume the session:\n%s", got)
 	}
+}
+
+// A gateway restart keeps a state larger than a NATS message (the
+// server's max_payload, 32 KiB here): twenty schedules of 2.5 KB each
+// that hardly compress. Before, each save of it failed ("state not
+// saved: nats: maximum payload exceeded" logged at Error, nothing in the
+// chat) and the next gateway found the state last saved, the conversation
+// without its schedules ("Nothing is scheduled here").
+func TestGatewayRestartKeepsAStateLargerThanAMessage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	url := startNATSWith(t, &server.Options{MaxPayload: 32 << 10})
+	startRunnerBot(t, url, f.config())
+	gcfg := gatewayConfig(url, t.TempDir())
+	c := f.start(gcfg)
+	c.awaitBox2()
+	c.say("/claude start box2:" + f.workdir)
+	c.expect(`started in box2:`)
+	const n = 20 // the most one user may have
+	for i := 1; i <= n; i++ {
+		var text strings.Builder
+		for text.Len() < 2500 {
+			text.WriteString(rand.Text()) // random: gzip hardly shrinks it
+		}
+		c.say(fmt.Sprintf("/every 1h schedule %d %s", i, text.String()))
+		c.expect(fmt.Sprintf(`Scheduled #%d `, i))
+	}
+	c.close()
+
+	c = f.start(gcfg)
+	c.say("/schedules")
+	got := c.expect(`#1 `)
+	for i := 1; i <= n; i++ {
+		if !strings.Contains(got, fmt.Sprintf("schedule %d ", i)) {
+			t.Errorf("schedule %d lost in the restart:\n%.2000s", i, got)
+		}
+	}
+	c.close()
 }
