@@ -206,13 +206,13 @@ func (s *StateStore) Save(ctx context.Context, data []byte) error {
 	} else {
 		rev, err = s.kv.Update(ctx, stateKey, value, s.rev)
 	}
-	if err != nil {
-		s.purge(ctx, parts) // never in force
-	}
 	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		s.purge(ctx, parts) // never in force
 		return fmt.Errorf("save state to %s: %w (%w)", stateBucket, ErrStateTaken, err)
 	}
 	if err != nil {
+		// The update may have landed all the same (its answer timed out):
+		// its parts stay, for the next load to purge unless in force.
 		return fmt.Errorf("save state to %s (%d bytes gzipped): %w", stateBucket, len(z), err)
 	}
 	// The parts of the state replaced are read by no one now but a
