@@ -3,6 +3,8 @@ package doctor
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -12,6 +14,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/bot"
+	"github.com/jake-bot/jake-bot/bot/state"
+	"github.com/jake-bot/jake-bot/core/workspace"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
@@ -58,6 +62,37 @@ func checkNATS(r *Report, cfg bot.Config, opts Options) {
 	}
 	r.add("runners", "jetstream", OK, "available: turn messages, followed turns and conversations are kept there")
 	checkLease(r, cfg, nc)
+	checkState(r, nc)
+}
+
+// checkState says how large the state kept in NATS is and in how many
+// messages, or that the next gateway could not read it.
+func checkState(r *Report, nc *nats.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	info, err := remote.ReadState(ctx, nc)
+	switch {
+	case errors.Is(err, remote.ErrStateUnreadable):
+		r.add("runners", "state", Fail, "%v: a gateway starting now would start with no conversations (its first save replaces it)", err)
+		return
+	case err != nil:
+		r.add("runners", "state", Fail, "%v", err)
+		return
+	case info.Data == nil:
+		r.add("runners", "state", OK, "no conversations kept on this server yet")
+		return
+	}
+	snap, err := state.Decode(info.Data)
+	if err != nil {
+		r.add("runners", "state", Fail, "%v: a gateway starting now would start with no conversations (its first save replaces it)", err)
+		return
+	}
+	where := "one message"
+	if info.Messages > 1 {
+		where = fmt.Sprintf("%d messages (larger than one, max_payload %s)", info.Messages, workspace.Size(nc.MaxPayload()))
+	}
+	r.add("runners", "state", OK, "%d conversations, %d schedules: %s, kept as %s in %s", len(snap.Conversations), len(snap.Schedules),
+		workspace.Size(int64(len(info.Data))), workspace.Size(int64(info.Stored)), where)
 }
 
 // checkLease reports which gateway holds the lease, whether this one's

@@ -2,6 +2,8 @@ package doctor_test
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -9,9 +11,12 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/bot/doctor"
+	"github.com/jake-bot/jake-bot/bot/state"
+	"github.com/jake-bot/jake-bot/core"
 	"github.com/jake-bot/jake-bot/plugins/remote"
 )
 
@@ -119,4 +124,74 @@ func TestDoctorGatewayLease(t *testing.T) {
 	check(remote.Config{URL: ns.ClientURL(), GatewayName: "gw-b", FailoverAfter: time.Minute}, doctor.OK, "gw-a is active since")
 	check(remote.Config{URL: ns.ClientURL(), GatewayName: "gw-b", FailoverAfter: 10 * time.Second}, doctor.Warn, "the lease bucket lives 1m0s, not FAILOVER_AFTER=10s")
 	check(remote.Config{URL: ns.ClientURL(), GatewayName: "gw b"}, doctor.Fail, `gateway name "gw b"`)
+}
+
+// The doctor says how large the state kept in NATS is and in how many
+// messages (more than one beyond max_payload), and fails when a gateway
+// could not read it back.
+func TestDoctorStateInNATS(t *testing.T) {
+	t.Parallel()
+	ns := runNATS(t, &server.Options{JetStream: true, StoreDir: t.TempDir(), MaxPayload: 32 << 10})
+	check := func(want doctor.Status, detail string) {
+		t.Helper()
+		dir := t.TempDir()
+		c := bot.Config{AllowedRoots: []string{dir}, NATS: remote.Config{URL: ns.ClientURL()}}
+		c.Claude.Bin = script(t, dir, "claude", "echo 1.0")
+		expect(t, doctor.Run(context.Background(), c, doctor.Options{Getenv: env(nil), Home: dir}), "state", want, detail)
+	}
+	check(doctor.OK, "no conversations kept on this server yet")
+
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	store, err := remote.OpenState(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap state.Snapshot
+	for i := range 40 {
+		snap.Conversations = append(snap.Conversations, core.Entry{
+			Key:          core.ConversationKey{Platform: "slack", Channel: fmt.Sprint("C", i)},
+			Conversation: core.Conversation{Plugin: "claude", Workdir: "/src/app", LastRequest: rand.Text() + rand.Text() + rand.Text()}})
+	}
+	data, err := state.Encode(snap, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	check(doctor.OK, "40 conversations, 0 schedules")
+
+	// Forty conversations each with 4 KB that hardly compress.
+	for i := range snap.Conversations {
+		var text strings.Builder
+		for text.Len() < 4000 {
+			text.WriteString(rand.Text())
+		}
+		snap.Conversations[i].LastRequest = text.String()
+	}
+	if data, err = state.Encode(snap, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	check(doctor.OK, "messages (larger than one, max_payload 32 KB)")
+
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.Stream(ctx, "KV_jakebot_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Purge(ctx, jetstream.WithPurgeSubject("$KV.jakebot_state.chunks.>")); err != nil {
+		t.Fatal(err)
+	}
+	check(doctor.Fail, "state unreadable")
 }

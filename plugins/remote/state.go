@@ -111,52 +111,93 @@ func (s *StateStore) Load(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load state from %s: %w", stateBucket, err)
 		}
-		data, parts, err := s.read(ctx, e.Value())
+		data, c, err := s.read(ctx, e.Value())
 		if errors.Is(err, errPartGone) && try < 5 {
 			continue // read the key again: it names the parts in force
 		}
 		// Unreadable or not, the next save is a compare-and-set on what
 		// is there.
-		s.rev, s.parts = e.Revision(), parts
+		s.rev, s.parts = e.Revision(), c.ID
 		if err != nil {
 			return nil, fmt.Errorf("load state from %s: %w: %w", stateBucket, ErrStateUnreadable, err)
 		}
-		s.collect(ctx, e.Revision(), parts)
+		s.collect(ctx, e.Revision(), c.ID)
 		return data, nil
 	}
 }
 
-// read turns the key's value into the state's JSON, reading the parts it
-// names, whose id it returns.
-func (s *StateStore) read(ctx context.Context, v []byte) (data []byte, parts string, err error) {
+// read turns the key's value v into the state's JSON, reading the parts
+// it names; c says which, and is the zero chunked when v holds it all.
+func (s *StateStore) read(ctx context.Context, v []byte) (data []byte, c chunked, err error) {
 	switch {
 	case len(v) > 0 && v[0] == '{':
-		return v, "", nil // saved before the state was compressed
+		return v, c, nil // saved before the state was compressed
 	case bytes.HasPrefix(v, chunkedMark):
-		var c chunked
 		if err := json.Unmarshal(v[len(chunkedMark):], &c); err != nil {
-			return nil, "", fmt.Errorf("its list of parts: %w", err)
+			return nil, chunked{}, fmt.Errorf("its list of parts: %w", err)
 		}
 		var z bytes.Buffer
 		for i := range c.Parts {
 			e, err := s.kv.Get(ctx, partKey(c.ID, i))
 			if errors.Is(err, jetstream.ErrKeyNotFound) {
-				return nil, c.ID, fmt.Errorf("%w: %s", errPartGone, partKey(c.ID, i))
+				return nil, c, fmt.Errorf("%w: %s", errPartGone, partKey(c.ID, i))
 			}
 			if err != nil {
-				return nil, c.ID, err
+				return nil, c, err
 			}
 			z.Write(e.Value())
 		}
 		if sum := sha256.Sum256(z.Bytes()); z.Len() != c.Size || hex.EncodeToString(sum[:]) != c.SHA256 {
-			return nil, c.ID, fmt.Errorf("%w: its %d parts (%d bytes) are not the ones saved (%d bytes)", errPartGone, c.Parts, z.Len(), c.Size)
+			return nil, c, fmt.Errorf("%w: its %d parts (%d bytes) are not the ones saved (%d bytes)", errPartGone, c.Parts, z.Len(), c.Size)
 		}
 		data, err := gunzip(z.Bytes())
-		return data, c.ID, err
+		return data, c, err
 	default:
 		data, err := gunzip(v)
-		return data, "", err
+		return data, c, err
 	}
+}
+
+// StateInfo is the state a NATS server keeps, for jakebot doctor.
+type StateInfo struct {
+	// Data is the state's JSON, nil when there is none.
+	Data []byte
+	// Stored is what it takes there (gzipped, unless a gateway from
+	// before gzip saved it), in Messages messages.
+	Stored, Messages int
+}
+
+// ReadState reads the state kept on nc's JetStream, without making its
+// bucket. An error wrapping ErrStateUnreadable is a state the next
+// gateway starts without.
+func ReadState(ctx context.Context, nc *nats.Conn) (StateInfo, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return StateInfo{}, fmt.Errorf("jetstream: %w", err)
+	}
+	kv, err := js.KeyValue(ctx, stateBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return StateInfo{}, nil
+	}
+	if err != nil {
+		return StateInfo{}, fmt.Errorf("state bucket %s: %w", stateBucket, err)
+	}
+	e, err := kv.Get(ctx, stateKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return StateInfo{}, nil
+	}
+	if err != nil {
+		return StateInfo{}, fmt.Errorf("read state from %s: %w", stateBucket, err)
+	}
+	s := &StateStore{nc: nc, kv: kv}
+	data, c, err := s.read(ctx, e.Value())
+	if err != nil {
+		return StateInfo{}, fmt.Errorf("read state from %s: %w: %w", stateBucket, ErrStateUnreadable, err)
+	}
+	if c.ID == "" {
+		return StateInfo{Data: data, Stored: len(e.Value()), Messages: 1}, nil
+	}
+	return StateInfo{Data: data, Stored: c.Size, Messages: 1 + c.Parts}, nil
 }
 
 // collect purges the parts of saves that never came in force (a gateway
