@@ -99,7 +99,7 @@ func TestStandbyReportsAMessageKilledWhileWaitingForASlot(t *testing.T) {
 	// gw-a saves its state a moment after a change (the bot's debounce):
 	// killed before, it would take both conversations with it, which is
 	// not what this test is about.
-	if !awaitKV(t, url, "jakebot_state", "conversations", func(v []byte) bool {
+	if !awaitSavedState(t, url, func(v []byte) bool {
 		var s struct {
 			Conversations []json.RawMessage `json:"conversations"`
 		}

@@ -59,9 +59,25 @@ func on(c *chat, t *chat) *chat {
 // text in want.
 func awaitState(t *testing.T, url string, want ...string) {
 	t.Helper()
-	if !awaitKV(t, url, "jakebot_state", "conversations", func(v []byte) bool { return containsEach(string(v), want) }) {
+	if !awaitSavedState(t, url, func(v []byte) bool { return containsEach(string(v), want) }) {
 		t.Fatalf("the state in NATS never held %q", want)
 	}
+}
+
+// awaitSavedState waits until the state a gateway keeps in NATS (its
+// JSON, read back as a gateway reads it: gzipped, perhaps in parts) is
+// one done says is it, and reports whether one came within patience.
+func awaitSavedState(t *testing.T, url string, done func(state []byte) bool) bool {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	return awaitKV(t, url, "jakebot_state", "conversations", func([]byte) bool {
+		info, err := remote.ReadState(context.Background(), nc)
+		return err == nil && done(info.Data)
+	})
 }
 
 // awaitKV waits until a value of keys (">": any) in the key-value bucket
