@@ -303,3 +303,49 @@ func BenchmarkStateSave(b *testing.B) {
 		}
 	}
 }
+
+// A gateway reading the state while another replaces it again and again
+// (in parts each time, the parts of each state replaced purged) reads one
+// state whole, never parts of two: the key names the parts and their
+// checksum, and a part gone makes it read the key again.
+func TestStateReadWhileReplaced(t *testing.T) {
+	t.Parallel()
+	url := runNATS(t, &server.Options{MaxPayload: 32 << 10})
+	ctx := context.Background()
+	w := openState(t, url)
+	states := [][]byte{manyConversations(t, 40), manyConversations(t, 41)}
+	if err := w.Save(ctx, states[0]); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	saved := make(chan int)
+	go func() {
+		n := 0
+		for ; ; n++ {
+			select {
+			case <-stop:
+				saved <- n
+				return
+			default:
+			}
+			if err := w.Save(ctx, states[n%2]); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	r := openState(t, url)
+	unreadable := 0
+	for range 30 {
+		got, err := r.Load(ctx)
+		switch {
+		case errors.Is(err, remote.ErrStateUnreadable):
+			unreadable++ // replaced six times while read: the retries ran out
+		case err != nil:
+			t.Fatal(err)
+		case !bytes.Equal(got, states[0]) && !bytes.Equal(got, states[1]):
+			t.Fatalf("Load() = %d bytes, neither state saved", len(got))
+		}
+	}
+	close(stop)
+	t.Logf("%d saves during 30 loads, %d of them unreadable", <-saved, unreadable)
+}
