@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jake-bot/jake-bot/bot"
 	"github.com/jake-bot/jake-bot/plugins/claude"
@@ -339,4 +340,72 @@ func TestGatewayRestartKeepsAStateLargerThanAMessage(t *testing.T) {
 		}
 	}
 	c.close()
+}
+
+// A gateway that finds the state in NATS unreadable (a part of it lost)
+// starts all the same, with no conversations and an Error in its log, and
+// its first save replaces that state by its own (the compare-and-set on
+// what it found).
+func TestGatewayRestartWithAnUnreadableState(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	url := startNATSWith(t, &server.Options{MaxPayload: 32 << 10})
+	nc := natsConn(t, url)
+	ctx := context.Background()
+	store, err := remote.OpenState(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the state held does not matter: a part of it goes.
+	data := make([]byte, 64<<10)
+	rand.Read(data) // random: gzip cannot shrink it into one message
+	if err := store.Save(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(ctx, "jakebot_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Purge(ctx, "chunks."+partsID(t, kv)+".0"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Its input ends after one command: it exits then, as it would at
+	// once (before, "load state ... unreadable") had it not started.
+	out := make(replies, 100)
+	if err := bot.Run(ctx, gatewayConfig(url, f.workdir), bot.Stdio{In: strings.NewReader("/status all\n"), Out: out, Err: t.Output()}); err != nil {
+		t.Fatalf("the gateway exited with %v", err)
+	}
+	select {
+	case got := <-out:
+		if !strings.HasPrefix(got, "0 active conversations") {
+			t.Errorf("/status all = %q, want no conversations", got)
+		}
+	default: // it wrote what it wrote before it returned
+		t.Error("no answer to /status all")
+	}
+	if info, err := remote.ReadState(ctx, nc); err != nil || info.Data == nil {
+		t.Fatalf("the state after the gateway's save: %d bytes, %v; want it readable", len(info.Data), err)
+	}
+}
+
+// partsID is the id of the parts the state in kv is saved in.
+func partsID(t *testing.T, kv jetstream.KeyValue) string {
+	t.Helper()
+	keys, err := kv.Keys(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if rest, ok := strings.CutPrefix(k, "chunks."); ok {
+			id, _, _ := strings.Cut(rest, ".")
+			return id
+		}
+	}
+	t.Fatal("the state is in one message, not in parts")
+	return ""
 }

@@ -69,15 +69,23 @@ func awaitState(t *testing.T, url string, want ...string) {
 // one done says is it, and reports whether one came within patience.
 func awaitSavedState(t *testing.T, url string, done func(state []byte) bool) bool {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := natsConn(t, url)
 	return awaitKV(t, url, "jakebot_state", "conversations", func([]byte) bool {
 		info, err := remote.ReadState(context.Background(), nc)
 		return err == nil && done(info.Data)
 	})
+}
+
+// natsConn is a connection to the NATS server at url, closed at the
+// test's end.
+func natsConn(t *testing.T, url string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
 }
 
 // awaitKV waits until a value of keys (">": any) in the key-value bucket
