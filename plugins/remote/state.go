@@ -30,10 +30,13 @@ const (
 )
 
 // The value of stateKey is, told apart by its first bytes: the state's
-// JSON as gateways before compression wrote it ('{'), that JSON
-// gzipped (1f 8b), or chunkedMark and the JSON of a chunked: the gzip
-// split in parts of at most one message each.
-var chunkedMark = []byte("jakebot-state-chunks\n")
+// JSON gzipped (gzipMagic), chunkedMark and the JSON of a chunked (the
+// gzip split in parts of at most one message each), or else the JSON
+// itself, as every gateway saves a state that fits a message.
+var (
+	gzipMagic   = []byte{0x1f, 0x8b}
+	chunkedMark = []byte("jakebot-state-chunks\n")
+)
 
 // chunked names the parts of a state saved in several messages.
 type chunked struct {
@@ -61,10 +64,10 @@ var errPartGone = errors.New("a part of the state is missing")
 // StateStore keeps the gateway's state file contents in JetStream. Each
 // save is a compare-and-set on the revision last loaded or saved, so that
 // a gateway never overwrites what another wrote after it read the state.
-// The state is gzipped; one larger than a message is saved in parts first,
-// each under keys of its own, and the compare-and-set of the key
-// conversations, naming them, is what puts it in force: the parts of a
-// save that lost it are never read. It is safe for concurrent use.
+// A state larger than a message is gzipped, and if it still is, saved in
+// parts first, each under a key of its own: the compare-and-set of the
+// key conversations, naming them, is what puts it in force, and the parts
+// of a save that lost it are never read. It is safe for concurrent use.
 type StateStore struct {
 	nc     *nats.Conn
 	kv     jetstream.KeyValue
@@ -130,8 +133,9 @@ func (s *StateStore) Load(ctx context.Context) ([]byte, error) {
 // it names; c says which, and is the zero chunked when v holds it all.
 func (s *StateStore) read(ctx context.Context, v []byte) (data []byte, c chunked, err error) {
 	switch {
-	case len(v) > 0 && v[0] == '{':
-		return v, c, nil // saved before the state was compressed
+	case bytes.HasPrefix(v, gzipMagic):
+		data, err := gunzip(v)
+		return data, c, err
 	case bytes.HasPrefix(v, chunkedMark):
 		if err := json.Unmarshal(v[len(chunkedMark):], &c); err != nil {
 			return nil, chunked{}, fmt.Errorf("its list of parts: %w", err)
@@ -153,8 +157,7 @@ func (s *StateStore) read(ctx context.Context, v []byte) (data []byte, c chunked
 		data, err := gunzip(z.Bytes())
 		return data, c, err
 	default:
-		data, err := gunzip(v)
-		return data, c, err
+		return v, c, nil // the JSON itself, as it fits a message
 	}
 }
 
@@ -229,18 +232,27 @@ func (s *StateStore) collect(ctx context.Context, rev uint64, keep string) {
 func (s *StateStore) Save(ctx context.Context, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	z, err := gzipped(data)
-	if err != nil {
-		return fmt.Errorf("save state to %s: %w", stateBucket, err)
-	}
-	value, parts := z, ""
-	if limit := room(s.nc); len(z) > limit {
-		parts = newID()
-		if value, err = s.writeParts(ctx, parts, z, limit); err != nil {
-			s.purge(ctx, parts)
-			return fmt.Errorf("save state to %s (%d bytes gzipped, in parts of %d): %w", stateBucket, len(z), limit, err)
+	// A state that fits one message is saved as its JSON, which every
+	// gateway reads, those from before gzip too: one of those, standing
+	// by for a newer one, would take a state it cannot read for none and
+	// save over it. Only a larger one, which they could not save at all,
+	// is gzipped, and split in parts when even so it does not fit.
+	value, parts, limit := data, "", room(s.nc)
+	if len(data) > limit {
+		z, err := gzipped(data)
+		if err != nil {
+			return fmt.Errorf("save state to %s: %w", stateBucket, err)
+		}
+		value = z
+		if len(z) > limit {
+			parts = newID()
+			if value, err = s.writeParts(ctx, parts, z, limit); err != nil {
+				s.purge(ctx, parts)
+				return fmt.Errorf("save state to %s (%d bytes gzipped, in parts of %d): %w", stateBucket, len(z), limit, err)
+			}
 		}
 	}
+	var err error
 	var rev uint64
 	if s.rev == 0 {
 		rev, err = s.kv.Create(ctx, stateKey, value)
@@ -254,7 +266,7 @@ func (s *StateStore) Save(ctx context.Context, data []byte) error {
 	if err != nil {
 		// The update may have landed all the same (its answer timed out):
 		// its parts stay, for the next load to purge unless in force.
-		return fmt.Errorf("save state to %s (%d bytes gzipped): %w", stateBucket, len(z), err)
+		return fmt.Errorf("save state to %s (%d bytes): %w", stateBucket, len(value), err)
 	}
 	// The parts of the state replaced are read by no one now but a
 	// gateway that read the key before; it finds them gone and reads the

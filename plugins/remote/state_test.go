@@ -186,29 +186,45 @@ func stateBucket(t *testing.T, url string) jetstream.KeyValue {
 	return kv
 }
 
-// What the state takes in NATS, gzipped, against its JSON: how many
-// conversations fit in one message of the default max_payload (1 MB),
-// the most a state could hold before it was gzipped (and saved in
-// parts beyond).
+// What the state takes in NATS against its JSON: as it is while it fits
+// one message (the default max_payload, 1 MB), gzipped beyond, and how
+// many conversations fit in one message then, the most a state could hold
+// before (beyond, it is saved in parts).
 func TestStateSizeGzipped(t *testing.T) {
 	t.Parallel()
-	url := runNATS(t, nil)
+	url := runNATS(t, nil) // max_payload 1 MB
 	ctx := context.Background()
-	s := openState(t, url)
-	const n = 100
-	data := manyConversations(t, n)
-	if err := s.Save(ctx, data); err != nil {
-		t.Fatal(err)
-	}
-	e, err := stateBucket(t, url).Get(ctx, "conversations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, saved := len(data)/n, len(e.Value())/n
-	t.Logf("%d conversations: JSON %d bytes (%d each), saved gzipped %d bytes (%d each): %d conversations fit in 1 MB, %d before",
-		n, len(data), raw, len(e.Value()), saved, 1<<20/saved, 1<<20/raw)
-	if saved*2 > raw {
-		t.Errorf("saved %d bytes a conversation of %d: want it gzipped to half at least", saved, raw)
+	for _, tc := range []struct {
+		n       int
+		gzipped bool
+	}{
+		// Fits a message: saved as its JSON, which a gateway from
+		// before gzip, standing by for this one, still reads.
+		{n: 100},
+		// Does not: gzipped, where before the save failed.
+		{n: 300, gzipped: true},
+	} {
+		s := openState(t, url)
+		if _, err := s.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		data := manyConversations(t, tc.n)
+		if err := s.Save(ctx, data); err != nil {
+			t.Fatalf("%d conversations: %v", tc.n, err)
+		}
+		e, err := stateBucket(t, url).Get(ctx, "conversations")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, saved := len(data)/tc.n, len(e.Value())/tc.n
+		t.Logf("%d conversations: JSON %d bytes (%d each), saved %d bytes (%d each): %d conversations fit in 1 MB, %d before",
+			tc.n, len(data), raw, len(e.Value()), saved, 1<<20/saved, 1<<20/raw)
+		switch {
+		case !tc.gzipped && !bytes.Equal(e.Value(), data):
+			t.Errorf("%d conversations, %d bytes, fit a message: saved as %.20q, want their JSON", tc.n, len(data), e.Value())
+		case tc.gzipped && saved*2 > raw:
+			t.Errorf("%d conversations: saved %d bytes a conversation of %d: want it gzipped to half at least", tc.n, saved, raw)
+		}
 	}
 }
 
