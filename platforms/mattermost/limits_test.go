@@ -141,18 +141,8 @@ func TestACallGivenUpCountsUntilItsAnswer(t *testing.T) {
 	t.Parallel()
 	h := start(t, setup{before: func(f *mattermosttest.Server) { f.SetRateLimit(1, 6) }})
 	to := core.Target{Platform: "mattermost", Channel: h.fake.Channel}
-	// The clock stands still: the bucket only empties.
-	for {
-		calls := h.fake.Calls()
-		if last := calls[len(calls)-1]; last.Remaining <= 1 {
-			if last.Remaining != 1 {
-				t.Fatalf("the bucket went from %d to 0 at once; calls:\n%v", last.Remaining, calls)
-			}
-			break
-		}
-		if _, err := h.adapter.Send(t.Context(), to, "filler"); err != nil {
-			t.Fatalf("Send = %v with calls left", err)
-		}
+	if left := spendUntil(t, h, to, 1); left != 1 {
+		t.Fatalf("the bucket went to %d, past 1 at once; calls:\n%v", left, h.fake.Calls())
 	}
 	release := h.fake.Hold("POST")
 	defer release()
@@ -188,16 +178,7 @@ func TestAWaitingCallGivesUpWithItsCaller(t *testing.T) {
 	t.Parallel()
 	h := start(t, setup{before: func(f *mattermosttest.Server) { f.SetRateLimit(1, 6) }})
 	to := core.Target{Platform: "mattermost", Channel: h.fake.Channel}
-	// The clock stands still: the bucket only empties.
-	for {
-		calls := h.fake.Calls()
-		if calls[len(calls)-1].Remaining <= 2 {
-			break
-		}
-		if _, err := h.adapter.Send(t.Context(), to, "filler"); err != nil {
-			t.Fatalf("Send = %v with calls left", err)
-		}
-	}
+	spendUntil(t, h, to, 2)
 	release := h.fake.Hold("POST")
 	defer release()
 	typed := make(chan error, 1)
@@ -231,6 +212,22 @@ func TestAWaitingCallGivesUpWithItsCaller(t *testing.T) {
 	release()
 	if err := <-typed; err != nil {
 		t.Errorf("Typing = %v", err)
+	}
+}
+
+// spendUntil posts fillers to to until the server's bucket has left
+// calls or fewer, and returns how many it has. The clock stands still:
+// the bucket only empties.
+func spendUntil(t *testing.T, h *harness, to core.Target, left int) int {
+	t.Helper()
+	for {
+		calls := h.fake.Calls()
+		if n := calls[len(calls)-1].Remaining; n <= left {
+			return n
+		}
+		if _, err := h.adapter.Send(t.Context(), to, "filler"); err != nil {
+			t.Fatalf("Send = %v with calls left", err)
+		}
 	}
 }
 

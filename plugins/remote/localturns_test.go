@@ -79,18 +79,7 @@ func TestLocalTurnsLeftByADeadGateway(t *testing.T) {
 func TestARecordNotRemovedWhileNATSWasAwayIsRemovedOnceBack(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	start := func(port int) *server.Server {
-		s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true, JetStream: true, StoreDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.Start()
-		if !s.ReadyForConnections(10 * time.Second) {
-			t.Fatal("nats server did not start")
-		}
-		t.Cleanup(s.Shutdown)
-		return s
-	}
+	start := func(port int) *server.Server { return serveNATS(t, &server.Options{Port: port, StoreDir: dir}) }
 	s := start(-1)
 	url, port := s.ClientURL(), s.Addr().(*net.TCPAddr).Port
 	// No buffer while reconnecting: the removal fails rather than wait

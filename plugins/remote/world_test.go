@@ -29,8 +29,15 @@ func runNATS(t testing.TB, opts *server.Options) string {
 	if opts == nil {
 		opts = &server.Options{}
 	}
-	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, true, true
-	opts.JetStream, opts.StoreDir = true, t.TempDir()
+	opts.Port, opts.StoreDir = -1, t.TempDir()
+	return serveNATS(t, opts).ClientURL()
+}
+
+// serveNATS runs a JetStream server on loopback with opts (its Port and
+// StoreDir as given: a test restarts it on both) until t ends.
+func serveNATS(t testing.TB, opts *server.Options) *server.Server {
+	t.Helper()
+	opts.Host, opts.NoLog, opts.NoSigs, opts.JetStream = "127.0.0.1", true, true, true
 	s, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +47,7 @@ func runNATS(t testing.TB, opts *server.Options) string {
 		t.Fatal("nats server did not start")
 	}
 	t.Cleanup(s.Shutdown)
-	return s.ClientURL()
+	return s
 }
 
 func connect(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
