@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"strings"
 )
 
 // call is one message as the router handles it, built once by handle
@@ -117,39 +116,6 @@ func (c *call) rewarm() {
 	c.r.warmUp(c.m, c.may)
 }
 
-// line is cmd as the record shows it: "/claude start ~/src".
-func (cmd Command) line() string {
-	words := "/" + string(cmd.Name)
-	if cmd.Plugin != "" {
-		words = "/" + cmd.Plugin + " " + string(cmd.Name)
-	}
-	return strings.TrimSpace(words + " " + cmd.Arg)
-}
-
-// permits is what one message may do by who made it, decided in this one
-// place (Router.permitsOf) as the message arrives and carried with it (its
-// call's may, its queued's may), so that no later step asks again. Each
-// error is nil where the message may, else why not in words for the chat:
-//
-//   - command: a person's own message, or a schedule a person set (their
-//     own words, "as if they typed it"); never the agent's;
-//   - answer: only a person's own message or button press, made with the
-//     question or the turn in front of them;
-//   - bypass: a mode that skips approvals, for admins (or everyone with
-//     ALLOW_BYPASS_MODES), never for a turn the agent caused, nor one of
-//     another agent of the conversation (OriginHelper: an /ask, a
-//     review, findings to fix);
-//   - a steer (steerInto): as an answer, and only into a turn of the same
-//     author, or of one whose turn would be exactly the same.
-type permits struct {
-	origin                  Origin
-	command, answer, bypass error
-	// admin and ownBudget (a daily budget of the author's own bounds
-	// their turns) are what a turn of the message runs with besides its
-	// mode, for steerInto.
-	admin, ownBudget bool
-}
-
 // permitsOf decides what m may do.
 func (r *Router) permitsOf(m Message) permits {
 	o := m.Origin()
@@ -171,28 +137,4 @@ func (r *Router) permitsOf(m Message) permits {
 		p.bypass = Errorf("only admins may use a mode that skips approvals")
 	}
 	return p
-}
-
-// steerInto returns nil if p's message may be added to the running turn
-// of into (nil: none runs), else why not.
-func (p permits) steerInto(into *queued) error {
-	switch {
-	case p.origin.Kind != OriginPerson:
-		return Errorf("a message sent by a %s starts a turn of its own", p.origin.Kind)
-	case into == nil:
-		return Errorf("no turn is running")
-	case into.may.origin.User == p.origin.User:
-		return nil
-	case !p.sameTurn(into.may):
-		return Errorf("the running turn is %s's, and yours would not run the same (mode, approvals, workdirs or budget)", into.m.AuthorName())
-	}
-	return nil
-}
-
-// sameTurn reports whether a turn of p's message in its conversation
-// would run exactly as one of into's, of another author: the same roots
-// and plugins (admin or not), the same mode and approvals (bypass), and
-// no daily budget of its own that would bound it otherwise.
-func (p permits) sameTurn(into permits) bool {
-	return p.admin == into.admin && (p.bypass == nil) == (into.bypass == nil) && !p.ownBudget && !into.ownBudget
 }

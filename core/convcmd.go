@@ -7,9 +7,6 @@ import (
 	"time"
 )
 
-// listLimit is how many past conversations a listing shows.
-const listLimit = 10
-
 // stateOf says what k's conversation is doing, for /status: idle or
 // running (with its queue and background work), its next CLI warm, a
 // question waiting.

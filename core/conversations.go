@@ -1,6 +1,8 @@
 package core
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -304,3 +306,108 @@ func (c *State) changed() {
 		c.onChange()
 	}
 }
+
+// Helper is one of a conversation's helper agents: a plugin other than
+// its author's, and the session it continues.
+type Helper struct {
+	Plugin    string
+	SessionID string
+}
+
+// helperSession is the session of conv's helper plugin, or "".
+func (c Conversation) helperSession(plugin string) string {
+	if i := slices.IndexFunc(c.Helpers, func(h Helper) bool { return h.Plugin == plugin }); i >= 0 {
+		return c.Helpers[i].SessionID
+	}
+	return ""
+}
+
+// keepHelperSession sets the session of c's helper plugin, replacing the
+// slice (copies of c share the old one).
+func (c *Conversation) keepHelperSession(plugin, session string) {
+	hs := slices.Clone(c.Helpers)
+	if i := slices.IndexFunc(hs, func(h Helper) bool { return h.Plugin == plugin }); i >= 0 {
+		hs[i].SessionID = session
+	} else {
+		hs = append(hs, Helper{Plugin: plugin, SessionID: session})
+	}
+	c.Helpers = hs
+}
+
+// Schedule is a message /at or /every sends on a user's behalf, into the
+// conversation it was set in, as if they had typed it then.
+type Schedule struct {
+	ID  int
+	Key ConversationKey
+	// From and UserName are the author's, as on their message. Whether
+	// they may still use the bot is checked each time it fires, against
+	// Access or, for a user Access does not list, by asking the platform's
+	// own rule again (Readmitter: a Discord role); how they were admitted
+	// when they scheduled it is not stored.
+	From     string
+	UserName string
+	Text     string
+	// Next is when it runs next. Every or Cron repeats it; neither means
+	// it runs once.
+	Next  time.Time
+	Every time.Duration
+	Cron  string
+	// Limit, for a turn refused by a usage window, names the window
+	// ("Claude Code 5h") at whose reset Next sends it again, and Prompt
+	// is the refused message itself (Text may be "continue"): what its
+	// Start with another CLI now button sends.
+	Limit  string
+	Prompt string
+	// Agent marks a schedule the agent of a turn of From set (its
+	// schedule tool): its message only ever starts a turn of its own,
+	// marked as the agent's, with an agent's rights (Router.permitsOf).
+	// Depth is how many agent schedules in a row it ends: 1 for one set
+	// in a person's turn, 2 for one set in the turn that one started.
+	Agent bool
+	Depth int
+}
+
+// Spend is what turns cost: dollars where the CLI reports them (Claude
+// Code), tokens where it reports only those (Codex, Gemini CLI).
+type Spend struct {
+	CostUSD      float64
+	InputTokens  int
+	OutputTokens int
+	Turns        int
+	// Unpriced counts the turns whose CLI reported no cost.
+	Unpriced int
+}
+
+// add counts one turn's result.
+func (s *Spend) add(res TurnResult) {
+	s.CostUSD += res.CostUSD
+	s.InputTokens += res.InputTokens
+	s.OutputTokens += res.OutputTokens
+	s.Turns++
+	if res.CostUSD == 0 {
+		s.Unpriced++
+	}
+}
+
+// String says it in a line: "$0.0123 · 3 turns · 12.0k in / 3.1k out
+// tokens", with a note when some turns' cost is unknown.
+func (s Spend) String() string {
+	if s.Turns == 0 {
+		return "nothing yet"
+	}
+	out := fmt.Sprintf("$%.4f · %s · %s", s.CostUSD, plural(s.Turns, "turn"), Tokens(s.InputTokens, s.OutputTokens))
+	if s.Unpriced > 0 {
+		out += fmt.Sprintf(" (%d of them with no cost reported: counted in tokens only)", s.Unpriced)
+	}
+	return out
+}
+
+// UserSpend is one user's spend on one UTC day, as the state file keeps
+// it.
+type UserSpend struct {
+	User string // "platform/user", as OwnerOf
+	Day  string // 2006-01-02, UTC
+	Spend
+}
+
+func (u UserSpend) key() string { return u.Day + " " + u.User }

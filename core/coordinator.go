@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jake-bot/jake-bot/core/recent"
 	"golang.org/x/time/rate"
+
+	"github.com/jake-bot/jake-bot/core/recent"
 )
 
 // StreamCoordinator turns a turn's events into a platform's messages: it
@@ -354,29 +355,29 @@ func capPages(pages []string) []string {
 	return append(out, pages[len(pages)-1])
 }
 
-// delay returns how long until lim allows one event at now, taking the
-// token when it is available.
-func delay(lim *rate.Limiter, now time.Time) time.Duration {
-	if lim == nil {
-		return 0
-	}
-	res := lim.ReserveN(now, 1)
-	d := res.DelayFrom(now)
-	if d > 0 {
-		res.CancelAt(now)
-		// The limiter counts tokens in floating point and can name a
-		// time a nanosecond early: waiting to the next whole millisecond
-		// keeps two writes from ever landing inside the limit.
-		d = (d + time.Millisecond - 1).Truncate(time.Millisecond)
-	}
-	return d
+// attached is a platform as the router attached it (Router.Attach): the
+// platform and the coordinator of its replies.
+type attached struct {
+	p     Platform
+	coord *StreamCoordinator
 }
 
-// OrDiscard is l, or a logger that drops everything when l is nil: the
-// zero value of every Logger option in the bot.
-func OrDiscard(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return l
+// platformSet is the attached platforms by name; it is safe for
+// concurrent use.
+type platformSet struct {
+	mu     sync.Mutex
+	byName map[string]*attached
+}
+
+func (s *platformSet) add(a *attached) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byName[a.p.Name()] = a
+}
+
+// get returns the platform attached as name, or nil.
+func (s *platformSet) get(name string) *attached {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byName[name]
 }

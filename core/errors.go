@@ -52,3 +52,12 @@ func errorText(err error, id string) string {
 	}
 	return fmt.Sprintf("internal error (id %s); the bot's log has the details", id)
 }
+
+// Reasons a turn's context is cancelled; the user is told which one fired.
+var (
+	ErrStopped     = errors.New("stopped by /stop")
+	ErrTurnTimeout = errors.New("turn timed out")
+	ErrIdleTimeout = errors.New("turn produced no output for too long")
+	ErrShutdown    = errors.New("the bot is shutting down")
+	ErrSentNow     = errors.New("interrupted for a message sent now")
+)

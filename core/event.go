@@ -1,6 +1,11 @@
 package core
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
 
 // EventKind says what a plugin Event carries.
 type EventKind int
@@ -120,4 +125,53 @@ type Question struct {
 	Open bool
 	// Answer receives the answer, exactly once. It must not block.
 	Answer func(Answer)
+}
+
+// Background is the CLI's background work as a plugin reports it
+// (EventBackground): commands and agents the agent started to run on
+// while it answers, which its CLI reports on when they end, re-invoking
+// the model (Claude Code's run_in_background).
+type Background struct {
+	// Tasks are what runs now, described; none once all have ended.
+	Tasks []string
+	// Answered says the turn's own answer is complete: only the work
+	// keeps it open, for at most RouterConfig.BackgroundLimit.
+	Answered bool
+}
+
+// DefaultBackgroundLimit is how long a turn stays open after its answer
+// for its background work when RouterConfig.BackgroundLimit is zero.
+const DefaultBackgroundLimit = 30 * time.Minute
+
+// ErrBackgroundLimit ends a turn whose background work ran past
+// RouterConfig.BackgroundLimit after its answer.
+var ErrBackgroundLimit = errors.New("background work ran past BACKGROUND_LIMIT")
+
+// Summary is the work for /status and the reply: "1 task — Slow
+// background job".
+func (b Background) Summary() string {
+	n := len(b.Tasks)
+	noun := "tasks"
+	if n == 1 {
+		noun = "task"
+	}
+	return fmt.Sprintf("%d %s — %s", n, noun, Shorten(oneLine(strings.Join(b.Tasks, ", ")), 200))
+}
+
+// UsageWindow is one usage window of a CLI's subscription (Claude's five
+// hours, Codex's week) as the CLI last reported it. A plugin emits it in
+// an EventLimit with Window, UsedPercent, ResetsAt and Rejected; the
+// router fills in Plugin and Runner.
+type UsageWindow struct {
+	Plugin string `json:"plugin,omitempty"`
+	// Runner is the runner the turn ran on; empty for this machine.
+	Runner string `json:"runner,omitempty"`
+	// Window names it as the chat shows it: "5h", "weekly".
+	Window string `json:"window"`
+	// UsedPercent is how much of it is used, 0 to 100; -1 when the CLI
+	// did not say.
+	UsedPercent int       `json:"used_percent"`
+	ResetsAt    time.Time `json:"resets_at"`
+	// Rejected is set when the window refused a turn.
+	Rejected bool `json:"rejected,omitempty"`
 }

@@ -13,41 +13,8 @@ import (
 	"github.com/jake-bot/jake-bot/core/workspace"
 )
 
-// AttachmentKind says what a user's file is, for what the bot does with
-// it beyond saving it.
-type AttachmentKind int
-
-const (
-	// FileDocument is any file: saved and named in the prompt.
-	FileDocument AttachmentKind = iota
-	// FileImage is also passed to CLIs that take images (Turn.Images).
-	FileImage
-	// FileVoice is a voice note: transcribed, and the text is the prompt.
-	FileVoice
-)
-
-// Attachment is a file a user sent with a message.
-type Attachment struct {
-	// Name is the file's name as sent; the router cleans it.
-	Name string
-	// Size is what the platform declared, 0 when it did not.
-	Size int64
-	Kind AttachmentKind
-	// Open downloads the file. The adapter's closure holds what that needs
-	// (a token, which never leaves it).
-	Open func(ctx context.Context) (io.ReadCloser, error)
-}
-
 // DefaultAttachmentMaxBytes is Telegram's own getFile limit.
 const DefaultAttachmentMaxBytes = 20 << 20
-
-// FileSender is implemented by platforms that can post a file.
-type FileSender interface {
-	SendFile(ctx context.Context, to Target, name string, data []byte, caption string) (MessageRef, error)
-}
-
-// Transcriber turns a voice note into text (TRANSCRIBE_CMD).
-type Transcriber func(ctx context.Context, file string) (string, error)
 
 // files carries files between the chat and a conversation's workdir: a
 // user's attachments saved for the turn (voice notes transcribed), and a
@@ -145,9 +112,6 @@ func (fl *files) uploadFiles(ctx context.Context, m Message, conv Conversation, 
 	}
 	return saved, nil
 }
-
-// UploadFile is a file to save in a workdir: its name and its copy here.
-type UploadFile = workspace.UploadFile
 
 // saveFile downloads f into dir under a clean name of its own.
 func (fl *files) saveFile(ctx context.Context, dir *workspace.Folder, f Attachment) (string, error) {
@@ -283,9 +247,3 @@ func (fl *files) workFile(ctx context.Context, m Message, conv Conversation, arg
 	f.Path = conv.Shown(f.Path)
 	return f, err
 }
-
-// WorkFile is a file /file sends (workspace.File).
-type WorkFile = workspace.File
-
-// size says n bytes in words (workspace.Size).
-func size(n int64) string { return workspace.Size(n) }

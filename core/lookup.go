@@ -9,36 +9,6 @@ import (
 	"strings"
 )
 
-// Lookup answers the questions an adapter has before a message reaches
-// the router, such as what to suggest while a user types a command, with
-// the router's own policy: who is allowed, which roots a user may work
-// in, whose sessions they may resume. Adapters get a Lookup and a
-// Handler, never the router's internals, so that the policy lives in one
-// place. *Router implements it; it is safe for concurrent use.
-type Lookup interface {
-	// Admits reports whether the router serves m's author (Access, or
-	// the adapter's own rule through m.Allowed).
-	Admits(m Message) bool
-	// Conversation returns the active conversation at key.
-	Conversation(key ConversationKey) (Conversation, bool)
-	// ResumeCandidates lists plugin's past sessions that m's author may
-	// resume where m was written: in the conversation's workdir, or the
-	// one that ended there last, resolved again under their policy (or
-	// the default workdir), their own
-	// sessions only unless they are an admin. Titles are redacted.
-	// Someone not admitted gets none.
-	ResumeCandidates(ctx context.Context, m Message, plugin string) ([]ConversationInfo, error)
-	// WorkdirSuggestions lists at most n directories m's author may work
-	// in that match what they typed: with nothing typed, the current
-	// workdir, the roots open to them and the workdir's subdirectories;
-	// otherwise the subdirectories of the typed path's parent that start
-	// with its last element. Someone not admitted gets none.
-	WorkdirSuggestions(m Message, typed string, n int) []string
-	// PlatformConversations returns the active conversations on platform, most
-	// recently used first, as kept across a restart.
-	PlatformConversations(platform string) []Entry
-}
-
 var _ Lookup = (*Router)(nil)
 
 // Admits reports whether m's author may use the bot.
@@ -163,16 +133,4 @@ func subdirs(dir, prefix string) []string {
 	return names
 }
 
-// NoLookup is the Lookup of an adapter built without a router (a test of
-// its wire protocol): no conversations, and nobody admitted.
-type NoLookup struct{}
-
 var _ Lookup = NoLookup{}
-
-func (NoLookup) Admits(Message) bool                               { return false }
-func (NoLookup) Conversation(ConversationKey) (Conversation, bool) { return Conversation{}, false }
-func (NoLookup) WorkdirSuggestions(Message, string, int) []string  { return nil }
-func (NoLookup) PlatformConversations(string) []Entry              { return nil }
-func (NoLookup) ResumeCandidates(context.Context, Message, string) ([]ConversationInfo, error) {
-	return nil, nil
-}

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -112,4 +114,43 @@ func (m Message) Target() Target {
 	t := m.Key.Target()
 	t.ReplyTo = m.ReplyTo
 	return t
+}
+
+// AttachmentKind says what a user's file is, for what the bot does with
+// it beyond saving it.
+type AttachmentKind int
+
+const (
+	// FileDocument is any file: saved and named in the prompt.
+	FileDocument AttachmentKind = iota
+	// FileImage is also passed to CLIs that take images (Turn.Images).
+	FileImage
+	// FileVoice is a voice note: transcribed, and the text is the prompt.
+	FileVoice
+)
+
+// Attachment is a file a user sent with a message.
+type Attachment struct {
+	// Name is the file's name as sent; the router cleans it.
+	Name string
+	// Size is what the platform declared, 0 when it did not.
+	Size int64
+	Kind AttachmentKind
+	// Open downloads the file. The adapter's closure holds what that needs
+	// (a token, which never leaves it).
+	Open func(ctx context.Context) (io.ReadCloser, error)
+}
+
+// Origin returns who made m.
+func (m Message) Origin() Origin { return Origin{Kind: m.origin, User: m.Author()} }
+
+// Unattended reports whether m was sent on its author's behalf (a
+// schedule, a continuation at a window's reset): nobody may be watching
+// its turn (RouterConfig.UnattendedApprovals).
+func (m Message) Unattended() bool {
+	switch m.origin {
+	case OriginSchedule, OriginAgentSchedule, OriginContinuation:
+		return true
+	}
+	return false
 }

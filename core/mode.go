@@ -2,50 +2,9 @@ package core
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
-
-// Approval modes every plugin has: they say whether the chat answers the
-// CLI's questions, whatever the CLI's own mode.
-const (
-	ModeAsk  = "ask"
-	ModeAuto = "auto"
-	// ModeDefault clears a conversation's /model or CLI mode.
-	ModeDefault = "default"
-)
-
-// IsBotMode reports whether name is one of the modes every plugin has
-// (ask, auto, default), in any case: a CLI's own mode must be offered
-// under another name (plugins/configured names an agent's "default"
-// agent-default).
-func IsBotMode(name string) bool {
-	return strings.EqualFold(name, ModeAsk) || strings.EqualFold(name, ModeAuto) || strings.EqualFold(name, ModeDefault)
-}
-
-// ModesOf lists the modes /mode offers for p: ask, auto, default, then
-// the CLI's own, but for one named as those three, which the bot's
-// would shadow.
-func ModesOf(p Plugin) []Mode {
-	modes := []Mode{
-		{Name: ModeAsk, Help: "the chat approves tool calls the CLI asks about"},
-		{Name: ModeAuto, Help: "no questions: the CLI's permission mode decides alone"},
-		{Name: ModeDefault, Help: "the CLI's mode as the bot is configured"},
-	}
-	if mp, ok := p.(ModeProvider); ok {
-		for _, md := range mp.Modes() {
-			if !IsBotMode(md.Name) {
-				modes = append(modes, md)
-			}
-		}
-	}
-	return modes
-}
-
-// modelName is what a model name may look like: no spaces, no leading
-// dash (it becomes a CLI argument).
-var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
 
 // turnFor is the turn m (which may do as may says) runs next in its
 // conversation in workdir with p, with the conversation's model and
@@ -173,19 +132,6 @@ func (r *Router) bypasses(md Mode) bool {
 
 // modeSummary says in words how conv's turns run.
 func (r *Router) modeSummary(conv Conversation) string { return modeWords(conv.Mode, r.asks(conv)) }
-
-// modeWords says in words how a turn in CLI mode mode runs, a phrase
-// that follows /status's "Mode: ": the mode's name, or the plugin's
-// default (as "Model: " says it), then whether the chat approves.
-func modeWords(mode string, ask bool) string {
-	if mode == "" {
-		mode = "the plugin's default"
-	}
-	if ask {
-		return mode + ", approvals asked in the chat"
-	}
-	return mode + ", no approvals asked"
-}
 
 func (c *call) describeModes(conv Conversation, modes []Mode) string {
 	r := c.r

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"sync/atomic"
 	"time"
 )
@@ -170,4 +171,13 @@ func (h *Health) Healthy() error {
 		return errNotConnected
 	}
 	return s.err
+}
+
+// OrDiscard is l, or a logger that drops everything when l is nil: the
+// zero value of every Logger option in the bot.
+func OrDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }

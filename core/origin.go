@@ -59,17 +59,3 @@ type Origin struct {
 	Kind OriginKind
 	User string
 }
-
-// Origin returns who made m.
-func (m Message) Origin() Origin { return Origin{Kind: m.origin, User: m.Author()} }
-
-// Unattended reports whether m was sent on its author's behalf (a
-// schedule, a continuation at a window's reset): nobody may be watching
-// its turn (RouterConfig.UnattendedApprovals).
-func (m Message) Unattended() bool {
-	switch m.origin {
-	case OriginSchedule, OriginAgentSchedule, OriginContinuation:
-		return true
-	}
-	return false
-}

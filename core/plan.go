@@ -59,5 +59,3 @@ func PlanStatusOf(s string) PlanStatus {
 	}
 	return PlanPending
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

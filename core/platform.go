@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -168,29 +167,67 @@ func APIError[E error](op string, err error, retryAfter func(E) time.Duration) e
 	return wrapped
 }
 
-// attached is a platform as the router attached it (Router.Attach): the
-// platform and the coordinator of its replies.
-type attached struct {
-	p     Platform
-	coord *StreamCoordinator
+// FileSender is implemented by platforms that can post a file.
+type FileSender interface {
+	SendFile(ctx context.Context, to Target, name string, data []byte, caption string) (MessageRef, error)
 }
 
-// platformSet is the attached platforms by name; it is safe for
-// concurrent use.
-type platformSet struct {
-	mu     sync.Mutex
-	byName map[string]*attached
+// Transcriber turns a voice note into text (TRANSCRIBE_CMD).
+type Transcriber func(ctx context.Context, file string) (string, error)
+
+// Lookup answers the questions an adapter has before a message reaches
+// the router, such as what to suggest while a user types a command, with
+// the router's own policy: who is allowed, which roots a user may work
+// in, whose sessions they may resume. Adapters get a Lookup and a
+// Handler, never the router's internals, so that the policy lives in one
+// place. *Router implements it; it is safe for concurrent use.
+type Lookup interface {
+	// Admits reports whether the router serves m's author (Access, or
+	// the adapter's own rule through m.Allowed).
+	Admits(m Message) bool
+	// Conversation returns the active conversation at key.
+	Conversation(key ConversationKey) (Conversation, bool)
+	// ResumeCandidates lists plugin's past sessions that m's author may
+	// resume where m was written: in the conversation's workdir, or the
+	// one that ended there last, resolved again under their policy (or
+	// the default workdir), their own
+	// sessions only unless they are an admin. Titles are redacted.
+	// Someone not admitted gets none.
+	ResumeCandidates(ctx context.Context, m Message, plugin string) ([]ConversationInfo, error)
+	// WorkdirSuggestions lists at most n directories m's author may work
+	// in that match what they typed: with nothing typed, the current
+	// workdir, the roots open to them and the workdir's subdirectories;
+	// otherwise the subdirectories of the typed path's parent that start
+	// with its last element. Someone not admitted gets none.
+	WorkdirSuggestions(m Message, typed string, n int) []string
+	// PlatformConversations returns the active conversations on platform, most
+	// recently used first, as kept across a restart.
+	PlatformConversations(platform string) []Entry
 }
 
-func (s *platformSet) add(a *attached) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.byName[a.p.Name()] = a
+// NoLookup is the Lookup of an adapter built without a router (a test of
+// its wire protocol): no conversations, and nobody admitted.
+type NoLookup struct{}
+
+func (NoLookup) Admits(Message) bool { return false }
+
+func (NoLookup) Conversation(ConversationKey) (Conversation, bool) { return Conversation{}, false }
+
+func (NoLookup) WorkdirSuggestions(Message, string, int) []string { return nil }
+
+func (NoLookup) PlatformConversations(string) []Entry { return nil }
+
+func (NoLookup) ResumeCandidates(context.Context, Message, string) ([]ConversationInfo, error) {
+	return nil, nil
 }
 
-// get returns the platform attached as name, or nil.
-func (s *platformSet) get(name string) *attached {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.byName[name]
+// answer is what the router says at once in reply to a message, outside a
+// turn's own reply: a text, an offer of choices (typed says how to do the
+// same by typing, for a platform without buttons), or an error. The zero
+// answer says nothing.
+type answer struct {
+	text    string
+	choices []Choice
+	typed   string
+	err     error
 }

@@ -3,9 +3,9 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"slices"
-	"sort"
+	"errors"
+	"regexp"
+	"strings"
 	"time"
 )
 
@@ -131,54 +131,81 @@ type SessionKeeper interface {
 	KeepsSessions() bool
 }
 
-// Registry holds the plugins by ID. It is built once at start-up and only
-// read afterwards, so it is safe for concurrent use without locks.
-type Registry struct {
-	byID     map[string]Plugin
-	ids      []string
-	commands *Commands
+// Approval modes every plugin has: they say whether the chat answers the
+// CLI's questions, whatever the CLI's own mode.
+const (
+	ModeAsk  = "ask"
+	ModeAuto = "auto"
+	// ModeDefault clears a conversation's /model or CLI mode.
+	ModeDefault = "default"
+)
+
+// IsBotMode reports whether name is one of the modes every plugin has
+// (ask, auto, default), in any case: a CLI's own mode must be offered
+// under another name (plugins/configured names an agent's "default"
+// agent-default).
+func IsBotMode(name string) bool {
+	return strings.EqualFold(name, ModeAsk) || strings.EqualFold(name, ModeAuto) || strings.EqualFold(name, ModeDefault)
 }
 
-// NewRegistry returns a registry of plugins. It fails on a duplicate or
-// reserved ID.
-func NewRegistry(plugins ...Plugin) (*Registry, error) {
-	r := &Registry{byID: make(map[string]Plugin)}
-	for _, p := range plugins {
-		id := p.ID()
-		if _, dup := r.byID[id]; dup {
-			return nil, fmt.Errorf("plugin %q registered twice", id)
+// ModesOf lists the modes /mode offers for p: ask, auto, default, then
+// the CLI's own, but for one named as those three, which the bot's
+// would shadow.
+func ModesOf(p Plugin) []Mode {
+	modes := []Mode{
+		{Name: ModeAsk, Help: "the chat approves tool calls the CLI asks about"},
+		{Name: ModeAuto, Help: "no questions: the CLI's permission mode decides alone"},
+		{Name: ModeDefault, Help: "the CLI's mode as the bot is configured"},
+	}
+	if mp, ok := p.(ModeProvider); ok {
+		for _, md := range mp.Modes() {
+			if !IsBotMode(md.Name) {
+				modes = append(modes, md)
+			}
 		}
-		if IsReserved(id) {
-			return nil, fmt.Errorf("plugin id %q clashes with the /%s command", id, id)
-		}
-		r.byID[id] = p
-		r.ids = append(r.ids, id)
 	}
-	sort.Strings(r.ids)
-	ps := make([]Plugin, len(r.ids))
-	for i, id := range r.ids {
-		ps[i] = r.byID[id]
-	}
-	r.commands = NewCommands(ps)
-	return r, nil
+	return modes
 }
 
-// Commands returns the command table of the registry's plugins.
-func (r *Registry) Commands() *Commands { return r.commands }
+// modelName is what a model name may look like: no spaces, no leading
+// dash (it becomes a CLI argument).
+var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,99}$`)
 
-// Get returns the plugin with the given ID.
-func (r *Registry) Get(id string) (Plugin, bool) {
-	p, ok := r.byID[id]
-	return p, ok
-}
-
-// name is the display name of the plugin id, or the id.
-func (r *Registry) name(id string) string {
-	if p, ok := r.Get(id); ok {
-		return p.Name()
+// modeWords says in words how a turn in CLI mode mode runs, a phrase
+// that follows /status's "Mode: ": the mode's name, or the plugin's
+// default (as "Model: " says it), then whether the chat approves.
+func modeWords(mode string, ask bool) string {
+	if mode == "" {
+		mode = "the plugin's default"
 	}
-	return id
+	if ask {
+		return mode + ", approvals asked in the chat"
+	}
+	return mode + ", no approvals asked"
 }
 
-// IDs returns the registered plugin IDs, sorted.
-func (r *Registry) IDs() []string { return slices.Clone(r.ids) }
+// Warmer is implemented by plugins whose CLI can start before its message
+// exists: the router starts the next turn's CLI as soon as a turn ends, so
+// that the message only has to be handed over. It is still one process
+// per turn: the warm process is the next turn's.
+type Warmer interface {
+	// Warm starts the CLI for turn t, whose Prompt is empty, and returns
+	// it waiting. Cancelling life kills it. ErrNoWarm means this turn
+	// cannot be started early.
+	Warm(life context.Context, t Turn) (WarmTurn, error)
+}
+
+// WarmTurn is a CLI started early, waiting for its turn's message.
+type WarmTurn interface {
+	// Run hands over the message and runs the turn, as Plugin.Run does:
+	// t is the turn Warm was given with its message (Prompt, Images) set.
+	Run(ctx context.Context, t Turn, emit func(Event)) (TurnResult, error)
+	// Fresh reports whether what the CLI loaded at start (its session) is
+	// still current; a stale one must not answer.
+	Fresh() bool
+	// Close stops an unused warm CLI and waits until it is gone.
+	Close()
+}
+
+// ErrNoWarm is returned by Warm for a turn that cannot start early.
+var ErrNoWarm = errors.New("this turn cannot start before its message")

@@ -5,32 +5,6 @@ import (
 	"fmt"
 )
 
-// queued is a message waiting for its turn, with its correlation id and
-// the conversation it was written to: a message belongs to the
-// conversation it was sent in, whatever happens to the chat meanwhile.
-type queued struct {
-	m    Message
-	id   string
-	conv Conversation
-	// may is what m may do, decided as it arrived (Router.permitsOf).
-	may permits
-	// done is m's Done, called once the message is delivered or dropped.
-	done func()
-	// follow, for a turn an earlier process of the bot left running on a
-	// runner, is what streams the rest of it (Runners.Unfinished).
-	follow Plugin
-	// saved, for a message whose files were saved for a running turn
-	// that could not take it after all (steer), is its prompt and images
-	// as they were saved: its turn saves nothing again.
-	saved *Steering
-	// notSteered says why the message was not added to the running turn
-	// (Router.permitsOf), for the chat.
-	notSteered string
-	// side, for a turn of agents side by side (/ask, /review, /pair),
-	// says which agent runs it and how (core/sidebyside.go).
-	side *sideTurn
-}
-
 // enqueue runs m now or, while its conversation's turn runs, adds it to
 // that turn or queues it behind, as busy says (BusySteer, BusyQueue; ""
 // for RouterConfig.Busy), and tells the chat what became of it. It
@@ -94,20 +68,6 @@ func (r *Router) place(a *attached, m queued, busy string) (taken bool, ans answ
 	return true, answer{}
 }
 
-// finish calls every function in fs.
-func finish(fs []func()) {
-	for _, f := range fs {
-		f()
-	}
-}
-
-// finishAll calls done of every message in ms.
-func finishAll(ms []queued) {
-	for _, m := range ms {
-		m.done()
-	}
-}
-
 // runQueued runs m in q and then every message queued behind it, one at
 // a time. A turn's conversation is released before its final reply is
 // delivered, so a message sent after seeing the reply is never told to
@@ -156,9 +116,6 @@ func cmdNow(c *call) (string, error) {
 	}
 	return "Interrupting the running turn: your message runs next.", nil
 }
-
-// errNoLongerWaiting answers a button of a message that no longer waits.
-var errNoLongerWaiting = Errorf("that message is no longer waiting: it has run already, or was dropped")
 
 // stop cancels the running turn of k and drops its queue. It returns how
 // many queued messages were dropped and whether a turn was running.

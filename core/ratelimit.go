@@ -100,3 +100,21 @@ func (l *userLimits) prune(now time.Time) {
 		}
 	}
 }
+
+// delay returns how long until lim allows one event at now, taking the
+// token when it is available.
+func delay(lim *rate.Limiter, now time.Time) time.Duration {
+	if lim == nil {
+		return 0
+	}
+	res := lim.ReserveN(now, 1)
+	d := res.DelayFrom(now)
+	if d > 0 {
+		res.CancelAt(now)
+		// The limiter counts tokens in floating point and can name a
+		// time a nanosecond early: waiting to the next whole millisecond
+		// keeps two writes from ever landing inside the limit.
+		d = (d + time.Millisecond - 1).Truncate(time.Millisecond)
+	}
+	return d
+}

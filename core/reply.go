@@ -78,17 +78,6 @@ func (r *Router) replyError(a *attached, to Target, id string, err error) {
 	rep.Close(r.deliverCtx)
 }
 
-// answer is what the router says at once in reply to a message, outside a
-// turn's own reply: a text, an offer of choices (typed says how to do the
-// same by typing, for a platform without buttons), or an error. The zero
-// answer says nothing.
-type answer struct {
-	text    string
-	choices []Choice
-	typed   string
-	err     error
-}
-
 // say sends ans to the chat at to; id is the message's, under which an
 // internal error is logged.
 func (r *Router) say(a *attached, to Target, id string, ans answer) {

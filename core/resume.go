@@ -226,28 +226,3 @@ func pickConversation(infos []ConversationInfo, arg string) (ConversationInfo, e
 	}
 	return ConversationInfo{}, fmt.Errorf("%q matches %d conversations; give more of the id", arg, len(found))
 }
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
-// Shorten flattens s to one line of at most n runes, marking a cut with an
-// ellipsis.
-func Shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if rs := []rune(s); len(rs) > n {
-		return string(rs[:n-1]) + "…"
-	}
-	return s
-}
-
-func joinIDs(ids []string) string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = "/" + id
-	}
-	return strings.Join(out, ", ")
-}

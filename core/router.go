@@ -2,25 +2,14 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jake-bot/jake-bot/core/recent"
 	"github.com/jake-bot/jake-bot/core/workspace"
-)
-
-// Reasons a turn's context is cancelled; the user is told which one fired.
-var (
-	ErrStopped     = errors.New("stopped by /stop")
-	ErrTurnTimeout = errors.New("turn timed out")
-	ErrIdleTimeout = errors.New("turn produced no output for too long")
-	ErrShutdown    = errors.New("the bot is shutting down")
-	ErrSentNow     = errors.New("interrupted for a message sent now")
 )
 
 // Router routes messages from every platform to commands and turns. It is
@@ -251,11 +240,6 @@ func (r *Router) checkText(s string) (string, error) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	return s, nil
-}
-
-// roundUp rounds d up to whole seconds, so "try again in" is never early.
-func roundUp(d time.Duration) time.Duration {
-	return (d + time.Second - 1).Truncate(time.Second)
 }
 
 // recoverHandling turns a panic in handling m into a logged error and a

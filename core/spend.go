@@ -7,72 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/jake-bot/jake-bot/core/recent"
 )
-
-// Spend is what turns cost: dollars where the CLI reports them (Claude
-// Code), tokens where it reports only those (Codex, Gemini CLI).
-type Spend struct {
-	CostUSD      float64
-	InputTokens  int
-	OutputTokens int
-	Turns        int
-	// Unpriced counts the turns whose CLI reported no cost.
-	Unpriced int
-}
-
-// add counts one turn's result.
-func (s *Spend) add(res TurnResult) {
-	s.CostUSD += res.CostUSD
-	s.InputTokens += res.InputTokens
-	s.OutputTokens += res.OutputTokens
-	s.Turns++
-	if res.CostUSD == 0 {
-		s.Unpriced++
-	}
-}
-
-// String says it in a line: "$0.0123 · 3 turns · 12.0k in / 3.1k out
-// tokens", with a note when some turns' cost is unknown.
-func (s Spend) String() string {
-	if s.Turns == 0 {
-		return "nothing yet"
-	}
-	out := fmt.Sprintf("$%.4f · %s · %s", s.CostUSD, plural(s.Turns, "turn"), Tokens(s.InputTokens, s.OutputTokens))
-	if s.Unpriced > 0 {
-		out += fmt.Sprintf(" (%d of them with no cost reported: counted in tokens only)", s.Unpriced)
-	}
-	return out
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// Tokens says a count of tokens in words: "12.0k in / 3.1k out tokens".
-func Tokens(in, out int) string { return kilo(in) + " in / " + kilo(out) + " out tokens" }
-
-func kilo(n int) string {
-	if n < 1000 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%.1fk", float64(n)/1000)
-}
-
-// UserSpend is one user's spend on one UTC day, as the state file keeps
-// it.
-type UserSpend struct {
-	User string // "platform/user", as OwnerOf
-	Day  string // 2006-01-02, UTC
-	Spend
-}
 
 // spendDays is how many days of per-user spend are kept.
 const spendDays = 31
@@ -100,8 +39,6 @@ func (c *State) AddSpend(user, day string, res TurnResult) {
 	c.mu.Unlock()
 	c.changed()
 }
-
-func (u UserSpend) key() string { return u.Day + " " + u.User }
 
 // Spent returns user's spend on day.
 func (c *State) Spent(user, day string) Spend {
@@ -302,44 +239,4 @@ func (h *budgetHolds) unpricedNote(m Message, p Plugin, res TurnResult) string {
 		bound = fmt.Sprintf("your daily %s tokens (BUDGET_USER_DAILY_TOKENS) do.", kilo(b.UserDailyTokens))
 	}
 	return fmt.Sprintf("%s reports tokens, not dollars: the dollar budgets (BUDGET_TURN_USD, BUDGET_USER_DAILY_USD) do not bound its turns; %s", p.Name(), bound)
-}
-
-// cmdCost answers /cost: this conversation's and the user's spend today, or
-// with all, everyone's (admins only).
-func cmdCost(c *call) (string, error) {
-	r, m := c.r, c.m
-	day := Day(r.clock.Now())
-	if c.cmd.Arg == "all" {
-		if !c.who.Admin {
-			return "", Errorf("/cost all is for admins")
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "Spend today (%s, UTC):", day)
-		n := 0
-		for _, s := range r.convs.Spends() {
-			if s.Day == day {
-				fmt.Fprintf(&b, "\n%s: %s", s.User, s.Spend)
-				n++
-			}
-		}
-		if n == 0 {
-			b.WriteString(" nothing yet.")
-		}
-		return b.String(), nil
-	}
-	var b strings.Builder
-	if c.hasConv {
-		fmt.Fprintf(&b, "This conversation: %s\n", c.conv.Spent)
-	}
-	fmt.Fprintf(&b, "You today (%s, UTC): %s", day, r.convs.Spent(OwnerOf(m), day))
-	if r.cfg.Budgets.UserDailyUSD > 0 {
-		fmt.Fprintf(&b, "\nDaily budget: $%.2f", r.cfg.Budgets.UserDailyUSD)
-	}
-	if r.cfg.Budgets.UserDailyTokens > 0 {
-		fmt.Fprintf(&b, "\nDaily token budget: %s tokens", kilo(r.cfg.Budgets.UserDailyTokens))
-	}
-	if r.cfg.Budgets.TurnUSD > 0 {
-		fmt.Fprintf(&b, "\nTurn budget: $%.2f", r.cfg.Budgets.TurnUSD)
-	}
-	return b.String(), nil
 }

@@ -107,3 +107,19 @@ func cmdBusyMessage(c *call) (string, error) {
 	r.enqueue(a, queued{m: m, id: newID(), conv: conv, may: c.may, done: func() {}}, busy)
 	return "", nil
 }
+
+// steerInto returns nil if p's message may be added to the running turn
+// of into (nil: none runs), else why not.
+func (p permits) steerInto(into *queued) error {
+	switch {
+	case p.origin.Kind != OriginPerson:
+		return Errorf("a message sent by a %s starts a turn of its own", p.origin.Kind)
+	case into == nil:
+		return Errorf("no turn is running")
+	case into.may.origin.User == p.origin.User:
+		return nil
+	case !p.sameTurn(into.may):
+		return Errorf("the running turn is %s's, and yours would not run the same (mode, approvals, workdirs or budget)", into.m.AuthorName())
+	}
+	return nil
+}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -137,52 +135,6 @@ func (r *Router) admit(ctx context.Context, a *attached, qm queued, plugin Plugi
 	return maxUSD, func() { unhold(); r.slots.release(user) }, nil
 }
 
-// turnRun is a turn between its steps: admitted, streamed, ended.
-type turnRun struct {
-	qm      queued
-	q       *runningTurn
-	conv    Conversation
-	plugin  Plugin
-	workdir string
-	user    string
-	maxUSD  float64
-	reply   *Reply
-	started time.Time
-	// cancel ends the turn, timeout is its TurnTimeout (a timer, not a
-	// deadline: once the turn has answered, its background work has
-	// BackgroundLimit instead), bg its background work.
-	cancel  context.CancelCauseFunc
-	timeout *time.Timer
-	bg      backgroundWatch
-	// mu guards what the turn's events set while it streams: sessionID is
-	// the session the turn is in, as the CLI reported it; usage are the
-	// windows the CLI reported in this turn; refusedBy is the first that
-	// refused it, cut whether the turn had done some work by then.
-	// progressed is set once it does.
-	// said is what the turn's agent wrote (core/sidebyside.go).
-	said       saidText
-	mu         sync.Mutex
-	sessionID  string
-	usage      []UsageWindow
-	refusedBy  *UsageWindow
-	cut        bool
-	progressed atomic.Bool
-}
-
-// setSession records the session the turn is in, as the CLI reported it.
-func (t *turnRun) setSession(sessionID string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.sessionID = sessionID
-}
-
-// session is the session the turn is in.
-func (t *turnRun) session() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.sessionID
-}
-
 // streamTurn runs the plugin, streaming its events into the reply; a
 // question goes to the chat instead.
 func (r *Router) streamTurn(ctx context.Context, a *attached, t *turnRun, warm WarmTurn, turn Turn, idle *idleWatch) (TurnResult, error) {
@@ -275,34 +227,6 @@ func (r *Router) endTurn(ctx context.Context, a *attached, t *turnRun, res TurnR
 	}
 }
 
-// endReaction is the reaction a turn that ended with outcome leaves on
-// its message; continued, it goes on at a window's reset.
-func endReaction(outcome string, continued bool) Reaction {
-	switch {
-	case continued:
-		return ReactionLimit
-	case outcome == OutcomeOK:
-		return ReactionDone
-	case outcome == OutcomeError || outcome == OutcomePanic:
-		return ReactionFailed
-	}
-	return ReactionStopped
-}
-
-func endIcon(outcome string) string {
-	if outcome == OutcomeOK {
-		return "✅"
-	}
-	return "❌"
-}
-
-func endWords(outcome string) string {
-	if outcome == OutcomeOK {
-		return "finished your turn"
-	}
-	return "ended your turn with an error"
-}
-
 // turnPlace returns where qm's turn runs: its conversation as it is now
 // (the turn before may have given it a new session), provided it is still
 // the one qm was written to, its plugin, and its workdir checked again for
@@ -368,13 +292,6 @@ func (r *Router) turnOutcome(ctx context.Context, id string, err error, res Turn
 	return OutcomeOK
 }
 
-// pluginPanic is the error a recovered plugin panic becomes; it unwraps
-// to the UserError the chat sees.
-type pluginPanic struct{ err *UserError }
-
-func (p *pluginPanic) Error() string { return p.err.Error() }
-func (p *pluginPanic) Unwrap() error { return p.err }
-
 // runPlugin runs the plugin, turning a panic into an error so that one bad
 // turn cannot take the bot down.
 func (r *Router) runPlugin(ctx context.Context, p Plugin, warm WarmTurn, t Turn, emit func(Event)) (res TurnResult, err error) {
@@ -388,20 +305,6 @@ func (r *Router) runPlugin(ctx context.Context, p Plugin, warm WarmTurn, t Turn,
 		return warm.Run(ctx, t, emit)
 	}
 	return p.Run(ctx, t, emit)
-}
-
-func cancelOutcome(cause error) string {
-	switch {
-	case errors.Is(cause, ErrStopped), errors.Is(cause, ErrSentNow):
-		return OutcomeStopped
-	case errors.Is(cause, ErrTurnTimeout), errors.Is(cause, ErrBackgroundLimit):
-		return OutcomeTimeout
-	case errors.Is(cause, ErrIdleTimeout):
-		return OutcomeIdleTimeout
-	case errors.Is(cause, ErrShutdown):
-		return OutcomeShutdown
-	}
-	return OutcomeCancelled
 }
 
 func cancelMessage(cause error, cfg RouterConfig, p Plugin) string {
@@ -420,4 +323,46 @@ func cancelMessage(cause error, cfg RouterConfig, p Plugin) string {
 		return fmt.Sprintf("The bot is restarting; this turn was stopped. Send your message again once it is back (/%s resume continues this session).", p.ID())
 	}
 	return "The turn was cancelled: " + cause.Error()
+}
+
+// background shows b in t's reply and in /status, and keeps the turn
+// open for it as backgroundWatch says.
+func (r *Router) background(t *turnRun, b Background, idle *idleWatch) {
+	w := &t.bg
+	r.turns.setBackground(t.q, b.Tasks)
+	running := len(b.Tasks) > 0
+	switch {
+	case running:
+		w.started = b.Tasks
+		t.reply.Add(ResponseBlock{Kind: BlockStatus, ID: backgroundID, Text: "⏳ Background: " + b.Summary() +
+			" (the reply goes on when it ends; /stop ends it)"})
+	case len(w.started) > 0:
+		t.reply.Add(ResponseBlock{Kind: BlockStatus, ID: backgroundID, Text: "✓ Background work ended: " +
+			Background{Tasks: w.started}.Summary()})
+	}
+	if running != w.paused {
+		if running {
+			idle.pause()
+		} else {
+			idle.resume()
+		}
+		w.paused = running
+	}
+	if running && b.Answered && w.limit == nil {
+		t.timeout.Stop()
+		w.limit = r.cfg.Timers.AfterFunc(r.cfg.BackgroundLimit, func() { t.cancel(ErrBackgroundLimit) })
+	}
+}
+
+// endBackground forgets the turn's background work once it has ended.
+func (r *Router) endBackground(t *turnRun) {
+	if t.bg.limit != nil {
+		t.bg.limit.Stop()
+	}
+	r.turns.setBackground(t.q, nil)
+}
+
+// backgroundLimitMessage says why a turn's background work was stopped.
+func backgroundLimitMessage(cfg RouterConfig) string {
+	return fmt.Sprintf("Background work stopped with the turn: it still ran %s after the answer (BACKGROUND_LIMIT), so the CLI was stopped and what it would have reported is lost. The conversation continues with your next message.", cfg.BackgroundLimit)
 }

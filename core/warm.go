@@ -1,38 +1,11 @@
 package core
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 )
-
-// Warmer is implemented by plugins whose CLI can start before its message
-// exists: the router starts the next turn's CLI as soon as a turn ends, so
-// that the message only has to be handed over. It is still one process
-// per turn: the warm process is the next turn's.
-type Warmer interface {
-	// Warm starts the CLI for turn t, whose Prompt is empty, and returns
-	// it waiting. Cancelling life kills it. ErrNoWarm means this turn
-	// cannot be started early.
-	Warm(life context.Context, t Turn) (WarmTurn, error)
-}
-
-// WarmTurn is a CLI started early, waiting for its turn's message.
-type WarmTurn interface {
-	// Run hands over the message and runs the turn, as Plugin.Run does:
-	// t is the turn Warm was given with its message (Prompt, Images) set.
-	Run(ctx context.Context, t Turn, emit func(Event)) (TurnResult, error)
-	// Fresh reports whether what the CLI loaded at start (its session) is
-	// still current; a stale one must not answer.
-	Fresh() bool
-	// Close stops an unused warm CLI and waits until it is gone.
-	Close()
-}
-
-// ErrNoWarm is returned by Warm for a turn that cannot start early.
-var ErrNoWarm = errors.New("this turn cannot start before its message")
 
 // warmCLI is a warm turn waiting in the pool, with what it was started
 // for: it serves only a turn exactly like it.

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -19,28 +18,6 @@ func NewRoots(paths []string) (Roots, error) { return workspace.NewRoots(paths) 
 // ErrNoSuchDir is the cause of the error for a workdir or file that does
 // not exist.
 var ErrNoSuchDir = workspace.ErrNoSuchDir
-
-// userWorkdir resolves a user's path for c's conversation, against its
-// current workdir, and checks it (the current workdir, for an empty
-// path) against c's author's roots.
-func (c *call) userWorkdir(path string) (string, error) {
-	r := c.r
-	wd := r.here.defaultWorkdir()
-	if c.hasConv && c.conv.Runner == "" {
-		wd = c.conv.Workdir
-	}
-	space := r.here.spaceOf(c.who.Admin)
-	if path != "" {
-		var err error
-		if wd, err = space.Resolve(path, wd); err != nil {
-			return "", WorkError(err)
-		}
-	}
-	if !space.Roots.Contains(wd) {
-		return "", Errorf("workdir %q is outside %s; only admins may work in the other allowed roots", path, r.defaultRoot)
-	}
-	return wd, nil
-}
 
 // machine is this machine's folders as the router's settings give them:
 // the space each kind of user may reach, the default workdir, and a
@@ -73,30 +50,6 @@ func (h machine) storedWorkdir(stored string, admin bool) (string, error) {
 		return "", Errorf("this conversation works in %s, outside %s; only admins may work in the other allowed roots", wd, h.defaultRoot)
 	}
 	return wd, nil
-}
-
-// currentWorkdir is conversationWorkdir of c's conversation, or the
-// default workdir when there is none.
-func (c *call) currentWorkdir() (string, error) {
-	if !c.hasConv {
-		return c.r.here.defaultWorkdir(), nil
-	}
-	return c.r.conversationWorkdir(c.m, c.conv)
-}
-
-// userPlace resolves a path a user typed for c's conversation of
-// pluginID: "runner:path" on that runner, any other here (userWorkdir).
-// An empty path, in a conversation on a runner, is its workdir there.
-func (c *call) userPlace(ctx context.Context, pluginID, path string) (runner, wd string, err error) {
-	if c.hasConv && c.conv.Runner != "" && path == "" {
-		path = c.conv.Shown(c.conv.Workdir)
-	}
-	if runner, rest, remote := c.remoteWorkdir(path); remote {
-		wd, err = c.remoteStart(ctx, pluginID, runner, rest)
-		return runner, wd, err
-	}
-	wd, err = c.userWorkdir(path)
-	return "", wd, err
 }
 
 // WorkError shows the workspace's and git's refusals, and a workdir
