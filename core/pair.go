@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// DefaultReviewRounds is how many reviews a pair loop has at most when
-// neither /pair nor REVIEW_ROUNDS says.
-const DefaultReviewRounds = 2
-
 // PairOff is Conversation.Pair for a conversation /pair off unpaired,
 // whatever REVIEW_PLUGIN says.
 const PairOff = "off"

@@ -198,3 +198,18 @@ func (cfg RouterConfig) withDefaults() RouterConfig {
 	}
 	return cfg
 }
+
+// What a message written while its conversation's turn runs does
+// (BUSY, RouterConfig.Busy).
+const (
+	// BusySteer adds it to the running turn where the CLI can take it
+	// there, else it waits.
+	BusySteer = "steer"
+	// BusyQueue has it wait for the turn to end, with Steer and Send now
+	// buttons.
+	BusyQueue = "queue"
+)
+
+// DefaultReviewRounds is how many reviews a pair loop has at most when
+// neither /pair nor REVIEW_ROUNDS says.
+const DefaultReviewRounds = 2

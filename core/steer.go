@@ -5,17 +5,6 @@ import (
 	"errors"
 )
 
-// What a message written while its conversation's turn runs does
-// (BUSY, RouterConfig.Busy).
-const (
-	// BusySteer adds it to the running turn where the CLI can take it
-	// there, else it waits.
-	BusySteer = "steer"
-	// BusyQueue has it wait for the turn to end, with Steer and Send now
-	// buttons.
-	BusyQueue = "queue"
-)
-
 // steer gives m to the running turn of its conversation, q, and returns
 // what to tell the chat. It reports false when the turn cannot take it:
 // the message then waits as any other, with its files as saved already
