@@ -29,16 +29,17 @@ type Plugin struct {
 	cfg Config
 }
 
-var _ core.Warmer = (*Plugin)(nil)
-
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
 	p := &Plugin{cfg: cfg}
-	p.Base = cliproc.Base{PluginID: "claude", SessionNoun: "Claude Code session id", Resume: "claude --resume", Talk: p.talk,
-		Proc: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
-			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), State: state, ToolTokenFromEnv: true, Logger: logger})}
+	p.Base = cfg.Base(claudeCode, p.talk, logger)
 	return p
 }
+
+// claudeCode is the CLI the plugin runs.
+var claudeCode = cliproc.Description{ID: "claude", NPM: "@anthropic-ai/claude-code",
+	SessionNoun: "Claude Code session id", Resume: "claude --resume",
+	CLI: cliproc.CLI{Name: "Claude Code", Bin: "claude", State: state, ToolTokenFromEnv: true}}
 
 // stateDir is where Claude Code keeps its state, its config folder:
 // $CLAUDE_CONFIG_DIR, else ~/.claude.

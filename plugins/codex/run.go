@@ -15,15 +15,17 @@ type Config struct {
 	// Settings are CODEX_BIN (by default codex), CODEX_ARGS and
 	// CODEX_MODEL, and the CLI's environment.
 	cliproc.Settings `envPrefix:"CODEX_"`
-	// Sandbox is the thread's sandbox: read-only, workspace-write or
-	// danger-full-access. Where the chat approves nothing (APPROVALS=auto)
-	// the policy is never, so read-only would make every edit fail.
-	Sandbox string `env:"CODEX_SANDBOX" envDefault:"workspace-write"`
+	// Sandbox is the thread's sandbox: read-only, workspace-write (the
+	// default, New's) or danger-full-access. Where the chat approves
+	// nothing (APPROVALS=auto) the policy is never, so read-only would
+	// make every edit fail.
+	Sandbox string `env:"CODEX_SANDBOX"`
 	// ApprovalPolicy is the app-server's approvalPolicy when the chat
 	// answers questions (APPROVALS=ask): untrusted asks before every
 	// command not known to be read-only, on-request when the model wants
 	// to leave the sandbox, never asks nothing. Otherwise it is never.
-	ApprovalPolicy string `env:"CODEX_APPROVAL_POLICY" envDefault:"untrusted"`
+	// Empty is untrusted (New).
+	ApprovalPolicy string `env:"CODEX_APPROVAL_POLICY"`
 	// Home is where Codex keeps its state; empty means $CODEX_HOME, else
 	// ~/.codex.
 	Home string `env:"CODEX_HOME"`
@@ -35,23 +37,20 @@ type Plugin struct {
 	cfg Config
 }
 
-var _ core.Warmer = (*Plugin)(nil)
-
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	if cfg.Sandbox == "" {
-		cfg.Sandbox = "workspace-write"
-	}
-	if cfg.ApprovalPolicy == "" {
-		cfg.ApprovalPolicy = "untrusted"
-	}
-	// Codex's thread ids are UUIDs (version 7).
+	cfg.Sandbox = cmp.Or(cfg.Sandbox, "workspace-write")
+	cfg.ApprovalPolicy = cmp.Or(cfg.ApprovalPolicy, "untrusted")
 	p := &Plugin{cfg: cfg}
-	p.Base = cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume", Talk: p.talk,
-		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: stateDir.Whole, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}
+	p.Base = cfg.Base(codex, p.talk, logger)
 	return p
 }
+
+// codex is the CLI the plugin runs. Codex's thread ids are UUIDs
+// (version 7).
+var codex = cliproc.Description{ID: "codex", NPM: "@openai/codex",
+	SessionNoun: "Codex thread id", Resume: "codex resume",
+	CLI: cliproc.CLI{Name: "Codex", Bin: "codex", State: stateDir.Whole, Clean: stripNoise, ToolTokenFromEnv: true}}
 
 // level is the sandbox level of turn t: its mode's (empty: the configured
 // one), or read-only for a read-only turn, whatever its mode. Inside a
