@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -30,6 +31,9 @@ type Description struct {
 	// Resume is the terminal command a session's id follows to resume it
 	// ("claude --resume").
 	Resume string
+	// Modes are the CLI's modes a conversation may switch between
+	// (core.ModeProvider); the plugin's arguments pass the turn's on.
+	Modes []core.Mode
 }
 
 // Talk gives the arguments of turn t's CLI and the protocol the turn
@@ -39,9 +43,10 @@ type Talk func(t core.Turn) (args []string, protocol func(*Link) Protocol)
 // Base is the part of a CLI's plugin that is the same for every CLI, for
 // the plugin to embed: its id and name (core.Plugin), the CLI it runs (for
 // jakebot doctor), its session ids, which are UUIDs (core.SessionIDChecker),
-// the command that resumes a session in a terminal (core.Handover), and a
-// turn run or warmed over the CLI's protocol (core.Warmer). The plugin adds
-// what is its CLI's own: its arguments and protocol (Talk) and its modes.
+// the command that resumes a session in a terminal (core.Handover), its
+// modes (core.ModeProvider), and a turn run or warmed over the CLI's
+// protocol (core.Warmer). The plugin adds what is its CLI's own: its
+// arguments and protocol (Talk).
 // Settings.Base makes one. Its methods are safe for concurrent use.
 type Base struct {
 	// Proc is the CLI the plugin's turns run.
@@ -66,6 +71,7 @@ var (
 	_ core.SessionIDChecker = Base{}
 	_ core.Handover         = Base{}
 	_ core.Warmer           = Base{}
+	_ core.ModeProvider     = Base{}
 )
 
 // ID is the plugin's id.
@@ -80,6 +86,9 @@ func (b Base) CLI() CLI { return *b.Proc }
 
 // CheckSessionID accepts a UUID, the only session id the CLI makes.
 func (b Base) CheckSessionID(id string) error { return CheckUUID(id, b.about.SessionNoun) }
+
+// Modes are the CLI's modes, as its Description lists them.
+func (b Base) Modes() []core.Mode { return slices.Clone(b.about.Modes) }
 
 // ResumeCommand continues session in a terminal.
 func (b Base) ResumeCommand(session string) string { return b.about.Resume + " " + session }

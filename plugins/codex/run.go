@@ -15,10 +15,10 @@ type Config struct {
 	// Settings are CODEX_BIN (by default codex), CODEX_ARGS and
 	// CODEX_MODEL, and the CLI's environment.
 	cliproc.Settings `envPrefix:"CODEX_"`
-	// Sandbox is the thread's sandbox: read-only, workspace-write (the
-	// default, New's) or danger-full-access. Where the chat approves
-	// nothing (APPROVALS=auto) the policy is never, so read-only would
-	// make every edit fail.
+	// Sandbox is the thread's sandbox: read-only, workspace-write or
+	// danger-full-access; empty is workspace-write (New). Where the chat
+	// approves nothing (APPROVALS=auto) the policy is never, so read-only
+	// would make every edit fail.
 	Sandbox string `env:"CODEX_SANDBOX"`
 	// ApprovalPolicy is the app-server's approvalPolicy when the chat
 	// answers questions (APPROVALS=ask): untrusted asks before every
@@ -42,15 +42,22 @@ func New(cfg Config, logger *slog.Logger) *Plugin {
 	cfg.Sandbox = cmp.Or(cfg.Sandbox, "workspace-write")
 	cfg.ApprovalPolicy = cmp.Or(cfg.ApprovalPolicy, "untrusted")
 	p := &Plugin{cfg: cfg}
-	p.Base = cfg.Base(codex, p.talk, logger)
+	p.Base = cfg.Base(description, p.talk, logger)
 	return p
 }
 
-// codex is the CLI the plugin runs. Codex's thread ids are UUIDs
-// (version 7).
-var codex = cliproc.Description{ID: "codex", NPM: "@openai/codex",
+// description is what the plugin says of itself and its CLI, once.
+// Codex's thread ids are UUIDs (version 7).
+var description = cliproc.Description{ID: "codex", NPM: "@openai/codex",
 	SessionNoun: "Codex thread id", Resume: "codex resume",
-	CLI: cliproc.CLI{Name: "Codex", Bin: "codex", State: stateDir.Whole, Clean: stripNoise, ToolTokenFromEnv: true}}
+	CLI: cliproc.CLI{Name: "Codex", Bin: "codex", State: stateDir.Whole, Clean: stripNoise, ToolTokenFromEnv: true},
+	// Modes: Codex's sandbox levels (--sandbox), which bound what its
+	// commands may touch.
+	Modes: []core.Mode{
+		{Name: "read-only", Help: "commands may read files but change nothing"},
+		{Name: "workspace-write", Help: "commands may change files in the workdir only"},
+		{Name: "danger-full-access", Help: "commands may change anything, network included", Bypass: true},
+	}}
 
 // level is the sandbox level of turn t: its mode's (empty: the configured
 // one), or read-only for a read-only turn, whatever its mode. Inside a
@@ -78,16 +85,6 @@ var stateDir = cliproc.StateDir{Var: "CODEX_HOME", Dot: ".codex"}
 // them, nor HOME, is set.
 func (cfg Config) StateDir(getenv func(string) string) (string, error) {
 	return stateDir.Find(cfg.Home, getenv)
-}
-
-// Modes are Codex's sandbox levels (--sandbox), which bound what its
-// commands may touch.
-func (p *Plugin) Modes() []core.Mode {
-	return []core.Mode{
-		{Name: "read-only", Help: "commands may read files but change nothing"},
-		{Name: "workspace-write", Help: "commands may change files in the workdir only"},
-		{Name: "danger-full-access", Help: "commands may change anything, network included", Bypass: true},
-	}
 }
 
 // talk is how every turn (Run, Warm) talks to Codex: through `codex
