@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"reflect"
@@ -59,44 +60,68 @@ type BuiltinPlatform struct {
 	Format func() core.Format
 }
 
-// BuiltinPlatforms are the chat platforms, in the order they start.
+// BuiltinPlatforms are the chat platforms, in the order they start: each
+// row says only what is the platform's own.
 var BuiltinPlatforms = []BuiltinPlatform{
-	{Name: discord.Name, EnvPrefix: "DISCORD_",
-		Config: func(cfg Config) platformConfig { return cfg.Discord },
+	builtinPlatform(discord.Name, "DISCORD_", func(c Config) discord.Config { return c.Discord }, discord.New, discord.NewFormat),
+	builtinPlatform(slack.Name, "SLACK_", func(c Config) slack.Config { return c.Slack }, slack.New, slack.NewFormat),
+	builtinPlatform(telegram.Name, "TELEGRAM_", func(c Config) telegram.Config { return c.Telegram }, telegram.New, telegram.NewFormat),
+	builtinPlatform(mattermost.Name, "MATTERMOST_", func(c Config) mattermost.Config { return c.Mattermost }, mattermost.New, mattermost.NewFormat),
+	builtinPlatform(matrix.Name, "MATRIX_", func(c Config) matrix.Config { return c.Matrix }, matrix.New, matrix.NewFormat),
+	builtinPlatform(web.Name, "WEB_", func(c Config) web.Config { return c.Web }, web.New, web.NewFormat),
+}
+
+// builtinPlatform is the row of the platform name whose variables begin
+// with envPrefix and whose part of the configuration is config's: New
+// makes it with newAdapter from that part and its Options (O) as
+// adapterOptions fills them, and Format with newFormat from the zero
+// part. It panics when O takes a dependency of another type than
+// platformDeps', so that the table fails as it is built.
+func builtinPlatform[C platformConfig, O any, A core.Platform](name, envPrefix string, config func(Config) C,
+	newAdapter func(C, O) (A, error), newFormat func(C) core.Format) BuiltinPlatform {
+	if err := checkOptions[O](); err != nil {
+		panic(err)
+	}
+	return BuiltinPlatform{Name: name, EnvPrefix: envPrefix,
+		Config: func(cfg Config) platformConfig { return config(cfg) },
 		New: func(cfg Config, d platformDeps) (core.Platform, error) {
-			return discord.New(cfg.Discord, discord.Options{Plugins: d.plugins, Lookup: d.lookup, Logger: d.logger})
+			a, err := newAdapter(config(cfg), adapterOptions[O](d))
+			if err != nil {
+				// Not a as a core.Platform: a nil *Adapter in one is not nil.
+				return nil, err
+			}
+			return a, nil
 		},
-		Format: func() core.Format { return discord.NewFormat(discord.Config{}) }},
-	{Name: slack.Name, EnvPrefix: "SLACK_",
-		Config: func(cfg Config) platformConfig { return cfg.Slack },
-		New: func(cfg Config, d platformDeps) (core.Platform, error) {
-			return slack.New(cfg.Slack, slack.Options{Plugins: d.plugins, Lookup: d.lookup, Logger: d.logger})
-		},
-		Format: func() core.Format { return slack.NewFormat(slack.Config{}) }},
-	{Name: telegram.Name, EnvPrefix: "TELEGRAM_",
-		Config: func(cfg Config) platformConfig { return cfg.Telegram },
-		New: func(cfg Config, d platformDeps) (core.Platform, error) {
-			return telegram.New(cfg.Telegram, telegram.Options{Plugins: d.plugins, Logger: d.logger})
-		},
-		Format: func() core.Format { return telegram.NewFormat(telegram.Config{}) }},
-	{Name: mattermost.Name, EnvPrefix: "MATTERMOST_",
-		Config: func(cfg Config) platformConfig { return cfg.Mattermost },
-		New: func(cfg Config, d platformDeps) (core.Platform, error) {
-			return mattermost.New(cfg.Mattermost, mattermost.Options{Plugins: d.plugins, Lookup: d.lookup, Logger: d.logger})
-		},
-		Format: func() core.Format { return mattermost.NewFormat(mattermost.Config{}) }},
-	{Name: matrix.Name, EnvPrefix: "MATRIX_",
-		Config: func(cfg Config) platformConfig { return cfg.Matrix },
-		New: func(cfg Config, d platformDeps) (core.Platform, error) {
-			return matrix.New(cfg.Matrix, matrix.Options{Plugins: d.plugins, Lookup: d.lookup, Logger: d.logger})
-		},
-		Format: func() core.Format { return matrix.NewFormat(matrix.Config{}) }},
-	{Name: web.Name, EnvPrefix: "WEB_",
-		Config: func(cfg Config) platformConfig { return cfg.Web },
-		New: func(cfg Config, d platformDeps) (core.Platform, error) {
-			return web.New(cfg.Web, web.Options{Logger: d.logger, SignIn: d.signIn, Lookup: d.lookup, Plugins: d.plugins, SignIns: d.signIns})
-		},
-		Format: func() core.Format { return web.NewFormat(web.Config{}) }},
+		Format: func() core.Format {
+			var zero C
+			return newFormat(zero)
+		}}
+}
+
+// adapterOptions returns an adapter's Options, O, with each of its fields
+// named as an exported field of d set to it: the adapter takes of the bot
+// what its Options ask for; the rest stay zero, their defaults.
+func adapterOptions[O any](d platformDeps) O {
+	var o O
+	ov, dv := reflect.ValueOf(&o).Elem(), reflect.ValueOf(d)
+	for _, f := range reflect.VisibleFields(dv.Type()) {
+		if of := ov.FieldByName(f.Name); f.IsExported() && of.IsValid() {
+			of.Set(dv.FieldByIndex(f.Index))
+		}
+	}
+	return o
+}
+
+// checkOptions says which field of O, an adapter's Options, is named as
+// one of platformDeps' but cannot take it.
+func checkOptions[O any]() error {
+	ot := reflect.TypeFor[O]()
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[platformDeps]()) {
+		if of, ok := ot.FieldByName(f.Name); ok && f.IsExported() && !f.Type.AssignableTo(of.Type) {
+			return fmt.Errorf("bot: %v.%s is %v, which platformDeps.%s (%v) is not", ot, f.Name, of.Type, f.Name, f.Type)
+		}
+	}
+	return nil
 }
 
 // cliSettings returns the cliproc.Settings of the CLI plugins' parts of

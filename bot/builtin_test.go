@@ -1,7 +1,10 @@
 package bot
 
 import (
+	"io"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jake-bot/jake-bot/core"
@@ -45,5 +48,30 @@ func TestBuiltinPlatformsPrefixTheirVariables(t *testing.T) {
 	}
 	if Withheld("ANTHROPIC_API_KEY") {
 		t.Error("ANTHROPIC_API_KEY, a CLI's own credential, is withheld")
+	}
+}
+
+// An adapter's Options take the deps they name, of the deps' type, and
+// keep their defaults for the rest; a field named as a dep but of another
+// type is refused as the table is built.
+func TestAdapterOptionsTakeTheDepsTheyName(t *testing.T) {
+	t.Parallel()
+	type options struct {
+		Plugins []core.Plugin
+		Logger  *slog.Logger
+		Clock   core.Clock
+	}
+	logger := slog.New(slog.DiscardHandler)
+	d := platformDeps{Plugins: []core.Plugin{nil}, Logger: logger, Lookup: core.NoLookup{}}
+	got := adapterOptions[options](d)
+	if len(got.Plugins) != 1 || got.Logger != logger || got.Clock != nil {
+		t.Errorf("adapterOptions = %+v, want the deps' Plugins and Logger, no Clock", got)
+	}
+	if err := checkOptions[options](); err != nil {
+		t.Errorf("checkOptions(%T) = %v, want nil", options{}, err)
+	}
+	type wrong struct{ Logger io.Writer }
+	if err := checkOptions[wrong](); err == nil || !strings.Contains(err.Error(), "Logger") {
+		t.Errorf("checkOptions(%T) = %v, want an error naming Logger", wrong{}, err)
 	}
 }

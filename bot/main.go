@@ -204,9 +204,9 @@ func (m *Main) buildPlatforms() error {
 		list = append(list, p)
 	}
 	var err error
-	deps := platformDeps{plugins: list, access: m.access, lookup: m.router, logger: m.logger, signIns: m.webSignIns}
+	deps := platformDeps{Plugins: list, access: m.access, Lookup: m.router, Logger: m.logger, SignIns: m.webSignIns}
 	if m.stdio.ErrTTY {
-		deps.signIn = m.stdio.Err
+		deps.SignIn = m.stdio.Err
 	}
 	m.platform, err = buildPlatforms(m.cfg, deps)
 	if err != nil {

@@ -9,17 +9,20 @@ import (
 )
 
 // platformDeps is what the adapters are built from besides their config.
+// An adapter's Options take each exported field they name (see
+// adapterOptions): discord.Options has Plugins, Lookup and Logger.
 type platformDeps struct {
-	plugins []core.Plugin
+	// access grants each platform's users (platformConfig.Grant).
 	access  *core.Access
-	// lookup answers the adapters' questions with the router's policy.
-	lookup core.Lookup
-	logger *slog.Logger
-	// signIn is where the web platform prints its sign-in URL: stderr
+	Plugins []core.Plugin
+	// Lookup answers the adapters' questions with the router's policy.
+	Lookup core.Lookup
+	Logger *slog.Logger
+	// SignIn is where the web platform prints its sign-in URL: stderr
 	// when it is a terminal, never the log; nil when it is not.
-	signIn io.Writer
-	// signIns keeps the web page's sign-ins beyond the process (NATS).
-	signIns web.SignIns
+	SignIn io.Writer
+	// SignIns keeps the web page's sign-ins beyond the process (NATS).
+	SignIns web.SignIns
 }
 
 // platformConfig is what every chat platform's configuration can do.

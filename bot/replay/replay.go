@@ -15,6 +15,10 @@ import (
 // one state; it only fires on a bug.
 const stallTimeout = 30 * time.Second
 
+// replayStart is where a replay's clock starts: any fixed time, so that
+// the output is the same on every run.
+var replayStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 // Run replays the recorded stream in through parser and prints, to out,
 // each event and every message and edit platform would receive for it.
 // The stream is parsed by the plugin's real parser, folded into a reply by
@@ -33,7 +37,7 @@ func Run(ctx context.Context, parser StreamParser, platform Platform, in io.Read
 	pr := newPrinter(platform)
 	// Waits are over at once: rate limits shape what is written, but
 	// nobody waits for real.
-	coord := core.NewStreamCoordinator(pr, &noWaitClock{now: replayStart}, nil)
+	coord := core.NewStreamCoordinator(pr, core.NewInstantClock(replayStart), nil)
 	reply := coord.NewReply(ctx, core.Target{Platform: platform.Name, Channel: "replay"})
 	r := &run{ctx: ctx, out: out, pr: pr, reply: reply}
 	// A platform that gets each page once, final, is written to only when

@@ -13,25 +13,21 @@ import (
 // Epoch is where fake clocks start.
 var Epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// InstantClock is a clock on which every wait is over at once: AfterFunc
-// moves the clock forward by d and runs f. Rate limits still hold in the
-// clock's time, which is what tests assert, and no test waits for real.
-// It is a ManualClock freed from the start (see Free), and so adds up
-// the waits of everyone who uses it: never share one between concurrent
-// actors whose spacing a test asserts; drive a ManualClock instead. It is
-// safe for concurrent use.
+// InstantClock is a clock on which every wait is over at once
+// (core.InstantClock): AfterFunc moves the clock forward by d and runs f.
+// Rate limits still hold in the clock's time, which is what tests assert,
+// and no test waits for real. It is a ManualClock freed from the start
+// (see Free), and so adds up the waits of everyone who uses it: never
+// share one between concurrent actors whose spacing a test asserts; drive
+// a ManualClock instead. It is safe for concurrent use.
 type InstantClock struct{ ManualClock }
 
 // NewInstantClock returns an InstantClock at Epoch.
 func NewInstantClock() *InstantClock {
 	c := &InstantClock{}
-	c.now, c.waiting, c.free = Epoch, make(chan time.Duration, 1024), true
+	c.now, c.waiting, c.freed = Epoch, make(chan time.Duration, 1024), core.NewInstantClock(Epoch)
 	return c
 }
-
-type stoppedTimer struct{}
-
-func (stoppedTimer) Stop() bool { return false }
 
 // ManualClock is a clock that moves only when the test calls Advance. It
 // is safe for concurrent use.
@@ -42,8 +38,8 @@ type ManualClock struct {
 	// waiting receives a value each time AfterFunc is called, so a test
 	// can wait until the code under test is waiting on the clock.
 	waiting chan time.Duration
-	// free makes every wait end at once (see Free).
-	free bool
+	// freed, once Free has run, is the clock: every wait ends at once.
+	freed *core.InstantClock
 }
 
 type manualTimer struct {
@@ -74,16 +70,17 @@ func NewManualClockAt(now time.Time) *ManualClock {
 func (c *ManualClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.freed != nil {
+		return c.freed.Now()
+	}
 	return c.now
 }
 
 func (c *ManualClock) AfterFunc(d time.Duration, f func()) core.Timer {
 	c.mu.Lock()
-	if c.free {
-		c.now = c.now.Add(max(d, 0))
+	if freed := c.freed; freed != nil {
 		c.mu.Unlock()
-		go f()
-		return stoppedTimer{}
+		return freed.AfterFunc(d, f)
 	}
 	t := &manualTimer{c: c, at: c.now.Add(d), f: f}
 	c.pending = append(c.pending, t)
@@ -169,17 +166,25 @@ func (c *ManualClock) Advance(d time.Duration) {
 // Free fires every pending timer, moving the clock to the last one, and
 // makes every later wait end at once, as on an InstantClock: a test that
 // has ended frees its clock so that the code under test can shut down.
+// From then on the clock is a core.InstantClock, which Advance no longer
+// moves.
 func (c *ManualClock) Free() {
 	c.mu.Lock()
-	c.free = true
+	if c.freed != nil {
+		c.mu.Unlock()
+		return
+	}
 	last := c.now
 	for _, t := range c.pending {
 		if !t.stopped && t.at.After(last) {
 			last = t.at
 		}
 	}
+	// Freed before the timers fire, so that what they set ends at once.
+	c.freed = core.NewInstantClock(last)
+	d := last.Sub(c.now)
 	c.mu.Unlock()
-	c.Advance(last.Sub(c.Now()))
+	c.Advance(d)
 }
 
 // Drive moves the clock to each timer as soon as one is set, until stop

@@ -29,16 +29,24 @@ type Plugin struct {
 	cfg Config
 }
 
-var _ core.Warmer = (*Plugin)(nil)
-
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
 	p := &Plugin{cfg: cfg}
-	p.Base = cliproc.Base{PluginID: "claude", SessionNoun: "Claude Code session id", Resume: "claude --resume", Talk: p.talk,
-		Proc: cfg.CLI(cliproc.CLI{Name: "Claude Code", Bin: "claude",
-			Install: cliproc.NPMInstall("@anthropic-ai/claude-code", "CLAUDE_BIN"), State: state, ToolTokenFromEnv: true, Logger: logger})}
+	p.Base = cfg.Base(description, p.talk, logger)
 	return p
 }
+
+// description is what the plugin says of itself and its CLI, once.
+var description = cliproc.Description{ID: "claude", NPM: "@anthropic-ai/claude-code",
+	SessionNoun: "Claude Code session id", Resume: "claude --resume",
+	CLI: cliproc.CLI{Name: "Claude Code", Bin: "claude", State: state, ToolTokenFromEnv: true},
+	// Modes: Claude Code's permission modes (--permission-mode).
+	Modes: []core.Mode{
+		{Name: "plan", Help: "reads and plans, changes nothing until the plan is approved"},
+		{Name: "acceptEdits", Help: "edits files without asking; asks before other tools"},
+		{Name: "dontAsk", Help: "runs only the tools allowed beforehand, denies the rest"},
+		{Name: "bypassPermissions", Help: "runs every tool without asking", Bypass: true},
+	}}
 
 // stateDir is where Claude Code keeps its state, its config folder:
 // $CLAUDE_CONFIG_DIR, else ~/.claude.
@@ -70,16 +78,6 @@ func state(getenv func(string) string, workdir string) []cliproc.StatePath {
 		out = append(out, cliproc.StatePath{Path: projects, Empty: true}, cliproc.StatePath{Path: filepath.Join(projects, name)})
 	}
 	return out
-}
-
-// Modes are Claude Code's permission modes (--permission-mode).
-func (p *Plugin) Modes() []core.Mode {
-	return []core.Mode{
-		{Name: "plan", Help: "reads and plans, changes nothing until the plan is approved"},
-		{Name: "acceptEdits", Help: "edits files without asking; asks before other tools"},
-		{Name: "dontAsk", Help: "runs only the tools allowed beforehand, denies the rest"},
-		{Name: "bypassPermissions", Help: "runs every tool without asking", Bypass: true},
-	}
 }
 
 // Args returns the CLI's arguments for a turn. Every turn speaks the

@@ -24,7 +24,8 @@ type CLI struct {
 	Name string
 	Bin  string
 	// Install says how to get the CLI or point the bot at it, for the
-	// error when Bin is not found; see NPMInstall.
+	// error when Bin is not found (Settings.Base writes a built-in
+	// plugin's).
 	Install string
 	// Environ and Env are as in Spec: the environment the CLI starts
 	// from (nil: the bot's own) and what is added to it.
@@ -54,12 +55,6 @@ type CLI struct {
 	// warnings a turn survives are for the operator, not the chat. Nil
 	// discards.
 	Logger *slog.Logger
-}
-
-// NPMInstall is CLI.Install for a CLI installed with npm whose binary a
-// variable can point at.
-func NPMInstall(npmPackage, binVar string) string {
-	return fmt.Sprintf("Install it with `npm install -g %s`, or set %s", npmPackage, binVar)
 }
 
 // Protocol is what a plugin knows of its CLI for one turn: it reads each

@@ -10,7 +10,7 @@ import "cmp"
 //	cliproc.Settings `envPrefix:"CLAUDE_"`
 type Settings struct {
 	// Bin is the CLI's binary, a path or a name on PATH; empty means the
-	// plugin's own (CLI.Bin as the plugin gives it to CLI).
+	// plugin's own (CLI.Bin in its Description).
 	Bin string `env:"BIN"`
 	// Args are added to the CLI's arguments on every turn.
 	Args Args `env:"ARGS"`
@@ -24,11 +24,11 @@ type Settings struct {
 	Sandbox *Sandbox `env:"-"`
 }
 
-// CLI returns the CLI that c describes (its name, default binary, how to
+// cli returns the CLI that c describes (its name, default binary, how to
 // install it, what it adds to the environment, its state) run as s says:
 // with s.Bin when set, from s.Environ, with s.Env added after c.Env,
 // behind s.Sandbox.
-func (s Settings) CLI(c CLI) *CLI {
+func (s Settings) cli(c CLI) *CLI {
 	c.Bin = cmp.Or(s.Bin, c.Bin)
 	c.Environ = s.Environ
 	c.Sandbox = s.Sandbox

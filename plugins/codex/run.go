@@ -16,14 +16,16 @@ type Config struct {
 	// CODEX_MODEL, and the CLI's environment.
 	cliproc.Settings `envPrefix:"CODEX_"`
 	// Sandbox is the thread's sandbox: read-only, workspace-write or
-	// danger-full-access. Where the chat approves nothing (APPROVALS=auto)
-	// the policy is never, so read-only would make every edit fail.
-	Sandbox string `env:"CODEX_SANDBOX" envDefault:"workspace-write"`
+	// danger-full-access; empty is workspace-write (New). Where the chat
+	// approves nothing (APPROVALS=auto) the policy is never, so read-only
+	// would make every edit fail.
+	Sandbox string `env:"CODEX_SANDBOX"`
 	// ApprovalPolicy is the app-server's approvalPolicy when the chat
 	// answers questions (APPROVALS=ask): untrusted asks before every
 	// command not known to be read-only, on-request when the model wants
 	// to leave the sandbox, never asks nothing. Otherwise it is never.
-	ApprovalPolicy string `env:"CODEX_APPROVAL_POLICY" envDefault:"untrusted"`
+	// Empty is untrusted (New).
+	ApprovalPolicy string `env:"CODEX_APPROVAL_POLICY"`
 	// Home is where Codex keeps its state; empty means $CODEX_HOME, else
 	// ~/.codex.
 	Home string `env:"CODEX_HOME"`
@@ -35,23 +37,27 @@ type Plugin struct {
 	cfg Config
 }
 
-var _ core.Warmer = (*Plugin)(nil)
-
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	if cfg.Sandbox == "" {
-		cfg.Sandbox = "workspace-write"
-	}
-	if cfg.ApprovalPolicy == "" {
-		cfg.ApprovalPolicy = "untrusted"
-	}
-	// Codex's thread ids are UUIDs (version 7).
+	cfg.Sandbox = cmp.Or(cfg.Sandbox, "workspace-write")
+	cfg.ApprovalPolicy = cmp.Or(cfg.ApprovalPolicy, "untrusted")
 	p := &Plugin{cfg: cfg}
-	p.Base = cliproc.Base{PluginID: "codex", SessionNoun: "Codex thread id", Resume: "codex resume", Talk: p.talk,
-		Proc: cfg.CLI(cliproc.CLI{Name: "Codex", Bin: "codex",
-			Install: cliproc.NPMInstall("@openai/codex", "CODEX_BIN"), State: stateDir.Whole, Clean: stripNoise, ToolTokenFromEnv: true, Logger: logger})}
+	p.Base = cfg.Base(description, p.talk, logger)
 	return p
 }
+
+// description is what the plugin says of itself and its CLI, once.
+// Codex's thread ids are UUIDs (version 7).
+var description = cliproc.Description{ID: "codex", NPM: "@openai/codex",
+	SessionNoun: "Codex thread id", Resume: "codex resume",
+	CLI: cliproc.CLI{Name: "Codex", Bin: "codex", State: stateDir.Whole, Clean: stripNoise, ToolTokenFromEnv: true},
+	// Modes: Codex's sandbox levels (--sandbox), which bound what its
+	// commands may touch.
+	Modes: []core.Mode{
+		{Name: "read-only", Help: "commands may read files but change nothing"},
+		{Name: "workspace-write", Help: "commands may change files in the workdir only"},
+		{Name: "danger-full-access", Help: "commands may change anything, network included", Bypass: true},
+	}}
 
 // level is the sandbox level of turn t: its mode's (empty: the configured
 // one), or read-only for a read-only turn, whatever its mode. Inside a
@@ -79,16 +85,6 @@ var stateDir = cliproc.StateDir{Var: "CODEX_HOME", Dot: ".codex"}
 // them, nor HOME, is set.
 func (cfg Config) StateDir(getenv func(string) string) (string, error) {
 	return stateDir.Find(cfg.Home, getenv)
-}
-
-// Modes are Codex's sandbox levels (--sandbox), which bound what its
-// commands may touch.
-func (p *Plugin) Modes() []core.Mode {
-	return []core.Mode{
-		{Name: "read-only", Help: "commands may read files but change nothing"},
-		{Name: "workspace-write", Help: "commands may change files in the workdir only"},
-		{Name: "danger-full-access", Help: "commands may change anything, network included", Bypass: true},
-	}
 }
 
 // talk is how every turn (Run, Warm) talks to Codex: through `codex

@@ -24,8 +24,9 @@ type Config struct {
 	// ApprovalMode is --approval-mode: default, auto_edit, yolo or plan,
 	// for the turns nobody is asked in (APPROVALS=auto). There every
 	// decision that would ask the user is a denial, as headless, so
-	// default allows no edits and auto_edit no shell commands.
-	ApprovalMode string `env:"GEMINI_APPROVAL_MODE" envDefault:"auto_edit"`
+	// default allows no edits and auto_edit no shell commands. Empty is
+	// auto_edit (New).
+	ApprovalMode string `env:"GEMINI_APPROVAL_MODE"`
 	// Home is the folder that holds .gemini; empty means
 	// $GEMINI_CLI_HOME, else the user's home.
 	Home string `env:"GEMINI_CLI_HOME"`
@@ -44,20 +45,25 @@ var _ core.Warmer = (*Plugin)(nil)
 
 // New returns the plugin. A nil logger discards.
 func New(cfg Config, logger *slog.Logger) *Plugin {
-	if cfg.ApprovalMode == "" {
-		cfg.ApprovalMode = "auto_edit"
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = core.SystemClock{}
-	}
-	// Headless runs refuse an untrusted folder (exit 55); the router only
-	// runs turns in workdirs inside the allowed roots, so trust it.
+	cfg.ApprovalMode = cmp.Or(cfg.ApprovalMode, "auto_edit")
+	cfg.Clock = cmp.Or[core.Clock](cfg.Clock, core.SystemClock{})
 	p := &Plugin{cfg: cfg}
-	p.Base = cliproc.Base{PluginID: "gemini", SessionNoun: "Gemini CLI session id", Resume: "gemini --resume", Talk: p.talk,
-		Proc: cfg.CLI(cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
-			Install: cliproc.NPMInstall("@google/gemini-cli", "GEMINI_BIN"), State: stateDir.Whole, Clean: stripNoise, Logger: logger})}
+	p.Base = cfg.Base(description, p.talk, logger)
 	return p
 }
+
+// description is what the plugin says of itself and its CLI, once.
+// Headless runs refuse an untrusted folder (exit 55); the router only
+// runs turns in workdirs inside the allowed roots, so it trusts them.
+var description = cliproc.Description{ID: "gemini", NPM: "@google/gemini-cli",
+	SessionNoun: "Gemini CLI session id", Resume: "gemini --resume",
+	CLI: cliproc.CLI{Name: "Gemini CLI", Bin: "gemini", Env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, State: stateDir.Whole, Clean: stripNoise},
+	// Modes: the Gemini CLI's approval modes (--approval-mode).
+	Modes: []core.Mode{
+		{Name: "plan", Help: "reads and plans, changes nothing"},
+		{Name: "auto_edit", Help: "edits files without asking; asks before other tools"},
+		{Name: "yolo", Help: "runs every tool without asking", Bypass: true},
+	}}
 
 // stateDir is where the Gemini CLI keeps its state: the .gemini folder
 // in $GEMINI_CLI_HOME, else in the home. Its sandbox shows it the folder
@@ -69,15 +75,6 @@ var stateDir = cliproc.StateDir{Var: "GEMINI_CLI_HOME", Dot: ".gemini", VarIsHom
 // the order the CLI itself follows. It fails when none of them is set.
 func (cfg Config) StateDir(getenv func(string) string) (string, error) {
 	return stateDir.Find(cfg.Home, getenv)
-}
-
-// Modes are the Gemini CLI's approval modes (--approval-mode).
-func (p *Plugin) Modes() []core.Mode {
-	return []core.Mode{
-		{Name: "plan", Help: "reads and plans, changes nothing"},
-		{Name: "auto_edit", Help: "edits files without asking; asks before other tools"},
-		{Name: "yolo", Help: "runs every tool without asking", Bypass: true},
-	}
 }
 
 // Args returns the CLI's arguments for a turn. The prompt is given as
