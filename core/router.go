@@ -90,7 +90,10 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 		side:       newSideBySide(),
 	}
 	r.sched = &scheduler{r: r, flight: newSchedFlight()}
-	r.questions.r, r.side.r = r, r
+	r.side.r = r
+	r.questions = questions{chat: r, convs: convs, turns: r.turns, reactions: &r.reactions,
+		timeout: cfg.ApprovalTimeout, unattended: cfg.UnattendedApprovals, timers: cfg.Timers,
+		redactor: cfg.Redactor, clock: cfg.Clock, logger: r.logger, deliver: r.deliverCtx}
 	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
 	r.taken = newTakenMessages(cfg.LocalTurns, cfg.Clock, r.logger)
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
