@@ -18,13 +18,23 @@ const DefaultAttachmentMaxBytes = 20 << 20
 
 // files carries files between the chat and a conversation's workdir: a
 // user's attachments saved for the turn (voice notes transcribed), and a
-// workdir's file sent for /file and the agent's send_file.
-type files struct{ r *Router }
+// workdir's file sent for /file and the agent's send_file. It is given at
+// construction what it uses, rather than the router.
+type files struct {
+	chat chat
+	// place is the machine a conversation works on for a user of rights
+	// who (Router.placeOf); rights are the author's (Access.RightsOf).
+	place  func(conv Conversation, who Rights) Place
+	rights func(m Message) Rights
+	// maxBytes is ATTACHMENT_MAX_BYTES; hear TRANSCRIBE_CMD, or nil.
+	maxBytes int64
+	hear     Transcriber
+	redactor *Redactor
+}
 
 func (fl *files) maxAttachment() int64 {
-	r := fl.r
-	if r.cfg.AttachmentMaxBytes > 0 {
-		return r.cfg.AttachmentMaxBytes
+	if fl.maxBytes > 0 {
+		return fl.maxBytes
 	}
 	return DefaultAttachmentMaxBytes
 }
@@ -35,7 +45,6 @@ func (fl *files) maxAttachment() int64 {
 // file over the size limit, a failed download or a voice note that cannot
 // be heard fails the whole message, and nothing half-written is left.
 func (fl *files) takeFiles(ctx context.Context, a *attached, m Message, conv Conversation, workdir string) (prompt string, images []string, err error) {
-	r := fl.r
 	prompt = m.Text
 	if len(m.Files) == 0 {
 		return prompt, nil, nil
@@ -45,7 +54,7 @@ func (fl *files) takeFiles(ctx context.Context, a *attached, m Message, conv Con
 		return "", nil, fmt.Errorf("uploads folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	saved, err := r.files.uploadFiles(ctx, m, conv, workdir, tmp)
+	saved, err := fl.uploadFiles(ctx, m, conv, workdir, tmp)
 	if err != nil {
 		return "", nil, err
 	}
@@ -54,11 +63,11 @@ func (fl *files) takeFiles(ctx context.Context, a *attached, m Message, conv Con
 		rel, _ := filepath.Rel(workdir, s.path)
 		switch s.kind {
 		case FileVoice:
-			text, err := r.files.transcribe(ctx, s.local, s.path)
+			text, err := fl.transcribe(ctx, s.local, s.path)
 			if err != nil {
 				return "", nil, err
 			}
-			r.reply(a, m.Target(), "🎤 Heard: "+text)
+			fl.chat.reply(a, m.Target(), "🎤 Heard: "+text)
 			prompt = strings.TrimSpace(prompt + "\n\n" + text)
 			lines = append(lines, fmt.Sprintf("- %s (the voice note this text was heard from)", rel))
 		case FileImage:
@@ -84,7 +93,6 @@ type savedFile struct {
 // copies here stay until the turn has its prompt: a voice note is heard
 // here, by TRANSCRIBE_CMD.
 func (fl *files) uploadFiles(ctx context.Context, m Message, conv Conversation, workdir, tmp string) ([]savedFile, error) {
-	r := fl.r
 	dir, err := workspace.OpenFolder(tmp, tmp)
 	if err != nil {
 		return nil, err
@@ -93,14 +101,14 @@ func (fl *files) uploadFiles(ctx context.Context, m Message, conv Conversation, 
 	var saved []savedFile
 	var files []UploadFile
 	for _, f := range m.Files {
-		local, err := r.files.saveFile(ctx, dir, f)
+		local, err := fl.saveFile(ctx, dir, f)
 		if err != nil {
 			return nil, err
 		}
 		saved = append(saved, savedFile{kind: f.Kind, local: local})
 		files = append(files, UploadFile{Name: filepath.Base(local), Path: local})
 	}
-	paths, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).Upload(ctx, workdir, files)
+	paths, err := fl.place(conv, fl.rights(m)).Upload(ctx, workdir, files)
 	if err == nil && len(paths) != len(saved) {
 		err = fmt.Errorf("saved %d files of %d", len(paths), len(saved))
 	}
@@ -115,8 +123,7 @@ func (fl *files) uploadFiles(ctx context.Context, m Message, conv Conversation, 
 
 // saveFile downloads f into dir under a clean name of its own.
 func (fl *files) saveFile(ctx context.Context, dir *workspace.Folder, f Attachment) (string, error) {
-	r := fl.r
-	max := r.files.maxAttachment()
+	max := fl.maxAttachment()
 	name := workspace.CleanFileName(f.Name)
 	if f.Kind == FileVoice {
 		// TRANSCRIBE_CMD may put {file} inside a shell string: a voice
@@ -170,11 +177,10 @@ func (fl *files) saveFile(ctx context.Context, dir *workspace.Folder, f Attachme
 // transcribe runs the Transcriber on the voice note at local, or says how
 // to get one; saved is where the note stays, for the user.
 func (fl *files) transcribe(ctx context.Context, local, saved string) (string, error) {
-	r := fl.r
-	if r.cfg.Transcribe == nil {
+	if fl.hear == nil {
 		return "", Errorf("voice notes need TRANSCRIBE_CMD, a command that prints the text of {file} (a local whisper.cpp, for one): see README, Files and voice. Your note is saved at %s", saved)
 	}
-	text, err := r.cfg.Transcribe(ctx, local)
+	text, err := fl.hear(ctx, local)
 	text = strings.TrimSpace(text)
 	if err != nil {
 		return "", Errorf("the voice note could not be transcribed: %v", err)
@@ -185,17 +191,6 @@ func (fl *files) transcribe(ctx context.Context, local, saved string) (string, e
 	return text, nil
 }
 
-// cmdFile answers /file <path>: the file from the conversation's
-// workdir, here or on its runner, as a document.
-func cmdFile(c *call) (string, error) {
-	r, ctx, m, conv, arg := c.r, c.ctx, c.m, c.conv, c.cmd.Arg
-	fs, ok := c.a.p.(FileSender)
-	if !ok {
-		return r.files.fileWithoutSending(ctx, m, conv, arg, "")
-	}
-	return "", r.files.sendWorkFile(ctx, fs, m, conv, arg, "")
-}
-
 // fileWithoutSending says where arg of conv's workdir is, its size and
 // caption, on a platform that cannot send files (the console), once it
 // passes the checks a file sent would.
@@ -204,13 +199,12 @@ func (fl *files) fileWithoutSending(ctx context.Context, m Message, conv Convers
 		return "", fmt.Errorf("waiting to read %s: %w", arg, err)
 	}
 	defer func() { <-fileSends }()
-	r := fl.r
-	f, err := r.files.workFile(ctx, m, conv, arg)
+	f, err := fl.workFile(ctx, m, conv, arg)
 	if err != nil {
 		return "", err
 	}
 	text := fmt.Sprintf("This platform cannot send files. The file is %s (%s).", f.Path, size(f.Size))
-	if caption = strings.TrimSpace(r.cfg.Redactor.Redact(caption)); caption != "" {
+	if caption = strings.TrimSpace(fl.redactor.Redact(caption)); caption != "" {
 		text += " Caption: " + caption
 	}
 	return text, nil
@@ -224,16 +218,15 @@ func (fl *files) sendWorkFile(ctx context.Context, fs FileSender, m Message, con
 		return fmt.Errorf("waiting to send %s: %w", arg, err)
 	}
 	defer func() { <-fileSends }()
-	r := fl.r
-	f, err := r.files.workFile(ctx, m, conv, arg)
+	f, err := fl.workFile(ctx, m, conv, arg)
 	if err != nil {
 		return err
 	}
-	if r.cfg.Redactor.holdsSecret(f.Data) {
+	if fl.redactor.holdsSecret(f.Data) {
 		return Errorf("%s holds one of the bot's secrets: it is not sent", arg)
 	}
 	name := filepath.Base(f.Path)
-	if _, err := fs.SendFile(ctx, m.Target(), name, f.Data, r.cfg.Redactor.Redact(caption)); err != nil {
+	if _, err := fs.SendFile(ctx, m.Target(), name, f.Data, fl.redactor.Redact(caption)); err != nil {
 		return fmt.Errorf("send %s: %w", name, err)
 	}
 	return nil
@@ -242,8 +235,7 @@ func (fl *files) sendWorkFile(ctx context.Context, fs FileSender, m Message, con
 // workFile reads arg for /file from conv's workdir: on this machine, or
 // on its runner, which checks it against the author's roots there.
 func (fl *files) workFile(ctx context.Context, m Message, conv Conversation, arg string) (WorkFile, error) {
-	r := fl.r
-	f, err := r.placeOf(conv, r.cfg.Access.RightsOf(m)).ReadFile(ctx, conv.Workdir, arg, r.files.maxAttachment())
+	f, err := fl.place(conv, fl.rights(m)).ReadFile(ctx, conv.Workdir, arg, fl.maxAttachment())
 	f.Path = conv.Shown(f.Path)
 	return f, err
 }

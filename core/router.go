@@ -97,7 +97,8 @@ func NewRouter(ctx context.Context, cfg RouterConfig, convs *State) *Router {
 	r.holds = newBudgetHolds(cfg.Budgets, cfg.Access, cfg.Clock, convs, r.saidOnce)
 	r.taken = newTakenMessages(cfg.LocalTurns, cfg.Clock, r.logger)
 	r.reactions = reactions{on: cfg.Reactions, stopping: turnCtx, deliver: r.deliverCtx, clock: cfg.Clock, logger: r.logger}
-	r.files = files{r}
+	r.files = files{chat: r, place: r.placeOf, rights: cfg.Access.RightsOf, maxBytes: cfg.AttachmentMaxBytes,
+		hear: cfg.Transcribe, redactor: cfg.Redactor}
 	return r
 }
 
