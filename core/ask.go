@@ -16,7 +16,7 @@ func cmdAsk(c *call) (string, error) {
 		return "", err
 	}
 	if text == "" {
-		return "", usageError(c.spec.Usage())
+		return "", usageError(c.usage)
 	}
 	how := "asked"
 	if write {

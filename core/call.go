@@ -25,9 +25,10 @@ type call struct {
 	// whether there was one.
 	conv    Conversation
 	hasConv bool
-	// cmd is the command m is, and spec its entry in the table.
-	cmd  Command
-	spec CommandSpec
+	// cmd is the command m is, and usage its entry's usage line, for a
+	// handler that finds its argument wanting.
+	cmd   Command
+	usage string
 	// done is m's Done; an answer keeps it (tookDone) until its turn
 	// ends.
 	done     func()
@@ -44,77 +45,6 @@ func (r *Router) newCall(ctx context.Context, a *attached, m Message, id string,
 
 // place is the machine c's conversation works on, narrowed to c's author.
 func (c *call) place() Place { return c.r.placeOf(c.conv, c.who) }
-
-// command runs c's message as a slash command and records it. An answer
-// to a question keeps c.done until the turn ends (c.tookDone).
-func (r *Router) command(c *call) {
-	started := r.clock.Now()
-	m := c.m
-	rec := Record{Kind: RecordCommand, ID: c.id, Time: started, Key: m.Key, Author: m.Author(), Text: m.Text, Outcome: OutcomeOK}
-	cmd, spec, err := r.cfg.Plugins.Commands().parse(m.Text)
-	if err == nil {
-		c.cmd, c.spec = cmd, spec
-		rec.Command = cmd.line()
-		err = c.run()
-	}
-	rec.Key = c.m.Key // a /start may have moved it to a thread of its own
-	if conv, ok := r.convs.Get(c.m.Key); ok {
-		rec.Plugin, rec.Workdir, rec.SessionID = conv.Plugin, conv.Shown(conv.Workdir), conv.SessionID
-	}
-	if err != nil {
-		rec.Outcome = OutcomeError
-		r.replyError(c.a, c.m.Target(), c.id, err)
-	}
-	rec.Duration = r.clock.Now().Sub(started)
-	r.obs.Record(rec)
-}
-
-// run applies c.spec's rules around its handler: who may answer, that a
-// command which moves the conversation waits for its turns, the warm CLI
-// of a conversation moved, and the handler's answer sent.
-func (c *call) run() error {
-	s, r := c.spec, c.r
-	if s.Answer {
-		// A person's schedule sends commands, never answers: it was not
-		// written with the question in front of them.
-		if c.may.answer != nil {
-			return c.may.answer
-		}
-	} else {
-		r.logger.Info("command", "id", c.id, "conversation", c.m.Key.String(), "command", string(c.cmd.Name), "plugin", c.cmd.Plugin)
-	}
-	moves := s.Changes && !(s.ShowsBare && c.cmd.Arg == "")
-	if moves {
-		if why := r.busy(c.m.Key); why != "" {
-			return Errorf("%s", why)
-		}
-	}
-	if s.NeedsConversation && !c.hasConv {
-		r.reply(c.a, c.m.Target(), r.noConversation())
-		return nil
-	}
-	if s.Run == nil {
-		return Errorf("command %q is not implemented", c.cmd.Name)
-	}
-	text, err := s.Run(c)
-	if err != nil {
-		return err
-	}
-	if moves && s.Rewarm {
-		c.rewarm()
-	}
-	if text != "" {
-		r.reply(c.a, c.m.Target(), text)
-	}
-	return nil
-}
-
-// rewarm drops the warm CLI of c's conversation as it was and starts the
-// one of the session (or workdir) it moved to.
-func (c *call) rewarm() {
-	c.r.warm.drop(c.m.Key)
-	c.r.warmUp(c.m, c.may)
-}
 
 // permitsOf decides what m may do.
 func (r *Router) permitsOf(m Message) permits {

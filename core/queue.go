@@ -139,3 +139,56 @@ func (r *Router) busy(k ConversationKey) string {
 	}
 	return msg + "; /stop it first, or wait until it ends."
 }
+
+// followUnfinished goes on with the replies of the turns on runners that
+// an earlier process of the bot was streaming into a's chats: each runs
+// as the turn it was, its conversation's agent's or a helper's
+// (Turn.Side), with the rest of its events; the chat of one that never
+// started there is told so. It returns the conversations whose turns it
+// follows or told of.
+func (r *Router) followUnfinished(a *attached) map[ConversationKey]bool {
+	followed := map[ConversationKey]bool{}
+	if r.cfg.Runners == nil {
+		return followed
+	}
+	var notices []lostNotice
+	for _, u := range r.cfg.Runners.Unfinished(a.p.Name()) {
+		m := u.Message
+		if u.NotStarted {
+			// Its message's record (LocalTurns), if a killed process
+			// left one, is this turn's: told once, here.
+			followed[m.Key] = true
+			r.logger.Warn("turn on a runner lost: the process stopped before the runner started it", "runner", u.Runner, "conversation", m.Key.String())
+			notices = append(notices, notStartedNotice(u))
+			continue
+		}
+		side, pair, err := readSide(u.Side)
+		if err != nil {
+			r.logger.Warn("turn on a runner abandoned", "runner", u.Runner, "conversation", m.Key.String(), "err", err)
+			u.Abandon()
+			continue
+		}
+		m.origin = OriginRunner
+		if side != nil {
+			// A helper's turn, or findings sent to the author, stays the
+			// bot's on its person's behalf in every decision.
+			m.origin = OriginHelper
+		}
+		conv, ok := r.convs.Get(m.Key)
+		qm := queued{m: m, id: newID(), conv: conv, may: r.permitsOf(m), done: func() {}, follow: u.Plugin, side: side}
+		if !ok || conv.Runner != u.Runner || qm.pluginOf(conv) != u.Plugin.ID() {
+			r.logger.Info("turn on a runner abandoned: its conversation ended or moved", "runner", u.Runner, "conversation", m.Key.String())
+			u.Abandon()
+			continue
+		}
+		r.side.resumeLoop(m.Key, conv, side, pair)
+		r.enqueue(a, qm, "")
+		followed[m.Key] = true
+	}
+	go func() {
+		for _, n := range notices {
+			r.say(a, n.to, "", n.ans)
+		}
+	}()
+	return followed
+}
