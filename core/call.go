@@ -45,26 +45,3 @@ func (r *Router) newCall(ctx context.Context, a *attached, m Message, id string,
 
 // place is the machine c's conversation works on, narrowed to c's author.
 func (c *call) place() Place { return c.r.placeOf(c.conv, c.who) }
-
-// permitsOf decides what m may do.
-func (r *Router) permitsOf(m Message) permits {
-	o := m.Origin()
-	admin := r.cfg.Access.RightsOf(m).Admin
-	b := r.cfg.Budgets
-	p := permits{origin: o, admin: admin, ownBudget: (b.UserDailyUSD > 0 || b.UserDailyTokens > 0) && (b.Admins || !admin)}
-	if o.Kind != OriginPerson && o.Kind != OriginSchedule {
-		p.command = Errorf("a message sent by a %s is never a command", o.Kind)
-	}
-	if o.Kind != OriginPerson {
-		p.answer = Errorf("only a person's own message or button press acts on a running turn, not a %s's", o.Kind)
-	}
-	switch {
-	case o.Kind == OriginAgent || o.Kind == OriginAgentSchedule:
-		p.bypass = Errorf("a turn the agent set runs no mode that skips approvals")
-	case o.Kind == OriginHelper:
-		p.bypass = Errorf("a turn another agent of the conversation caused runs no mode that skips approvals")
-	case !r.cfg.AllowBypassModes && !admin:
-		p.bypass = Errorf("only admins may use a mode that skips approvals")
-	}
-	return p
-}

@@ -97,39 +97,6 @@ func (sch *scheduler) offerContinuation(a *attached, to Target, plugin string, c
 	r.offer(a, to, c.note, choices, typed+".")
 }
 
-// cmdStartNow answers /<plugin> now N, a continuation's Start with <plugin>
-// now: the refused message of schedule N goes at once to a new
-// conversation of that plugin, here, in the same workdir; the schedule
-// is removed.
-func cmdStartNow(c *call) (string, error) {
-	r, a, m, cmd := c.r, c.a, &c.m, c.cmd
-	s, err := c.ownSchedule(cmd.Arg)
-	if err != nil {
-		return "", err
-	}
-	if s.Limit == "" || s.Prompt == "" {
-		return "", Errorf("schedule #%d does not wait for a usage window: /%s start begins a conversation", s.ID, cmd.Plugin)
-	}
-	conv := c.conv
-	if !c.hasConv || s.Key != m.Key {
-		return "", Errorf("schedule #%d belongs to another conversation: press its button there", s.ID)
-	}
-	start := Command{Name: CmdStart, Plugin: cmd.Plugin, Arg: conv.Shown(conv.Workdir) + " --no-worktree"}
-	started, err := c.start(start)
-	if err != nil {
-		return "", err
-	}
-	c.rewarm()
-	r.convs.RemoveSchedule(s.ID)
-	r.sched.armSchedules()
-	r.reply(a, m.Target(), started)
-	conv = c.conv // the conversation started
-	msg := *m
-	msg.Text = s.Prompt
-	r.enqueue(a, queued{m: msg, id: newID(), conv: conv, may: r.permitsOf(msg), done: func() {}}, BusyQueue)
-	return "", nil
-}
-
 // keepUsage records a window t's CLI reported in book and remembers it in
 // t, for the footer.
 func (t *turnRun) keepUsage(book *usageBook, w UsageWindow) {

@@ -257,3 +257,26 @@ func (r *Router) recoverHandling(a *attached, m Message, id string) {
 	r.obs.Record(Record{Kind: RecordCommand, ID: id, Time: r.clock.Now(), Key: m.Key, Author: m.Author(), Outcome: OutcomePanic})
 	r.replyError(a, m.Target(), id, &UserError{Msg: fmt.Sprintf("internal error (id %s): handling your message crashed; the bot's log has the details. Other conversations are not affected.", id)})
 }
+
+// permitsOf decides what m may do.
+func (r *Router) permitsOf(m Message) permits {
+	o := m.Origin()
+	admin := r.cfg.Access.RightsOf(m).Admin
+	b := r.cfg.Budgets
+	p := permits{origin: o, admin: admin, ownBudget: (b.UserDailyUSD > 0 || b.UserDailyTokens > 0) && (b.Admins || !admin)}
+	if o.Kind != OriginPerson && o.Kind != OriginSchedule {
+		p.command = Errorf("a message sent by a %s is never a command", o.Kind)
+	}
+	if o.Kind != OriginPerson {
+		p.answer = Errorf("only a person's own message or button press acts on a running turn, not a %s's", o.Kind)
+	}
+	switch {
+	case o.Kind == OriginAgent || o.Kind == OriginAgentSchedule:
+		p.bypass = Errorf("a turn the agent set runs no mode that skips approvals")
+	case o.Kind == OriginHelper:
+		p.bypass = Errorf("a turn another agent of the conversation caused runs no mode that skips approvals")
+	case !r.cfg.AllowBypassModes && !admin:
+		p.bypass = Errorf("only admins may use a mode that skips approvals")
+	}
+	return p
+}
